@@ -1,0 +1,1 @@
+//! One file per ioengine behind one trait.

@@ -1,0 +1,1 @@
+//! fio's json output format.

@@ -1,0 +1,235 @@
+//! `Report`: the one result model. Statistics are computed before a `Report` is built;
+//! renderers (one file per output format) are pure functions of it.
+
+pub mod json;
+pub mod normal;
+pub mod terse;
+
+use std::time::SystemTime;
+
+/// How a percentile table was computed (iogauge's honesty note; goes under the `iogauge` JSON key).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PercentileMethod {
+    /// Sorted samples, nearest rank (idx = ceil(p·n) − 1): exact.
+    Exact,
+    /// Log-linear histogram, relative error ≤ 0.5 % (value reported is the bucket midpoint,
+    /// clamped into min..max).
+    Histogram,
+}
+
+impl PercentileMethod {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            PercentileMethod::Exact => "exact",
+            PercentileMethod::Histogram => "histogram",
+        }
+    }
+}
+
+/// Summary of one latency distribution, in nanoseconds.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct LatSummary {
+    pub n: u64,
+    pub min: u64,
+    pub max: u64,
+    pub mean: f64,
+    /// Sample standard deviation (n − 1), as fio.
+    pub stddev: f64,
+    /// (percentile, value ns) in `percentile_list` order. Empty when percentiles are not reported
+    /// for this distribution (fio omits the `percentile` object then).
+    pub percentiles: Vec<(f64, u64)>,
+    pub method: Option<PercentileMethod>,
+    /// Histogram bins (bucket value ns, count) with count > 0, ascending; for `json+`.
+    pub bins: Vec<(u64, u64)>,
+}
+
+/// Min/max/mean/stddev of the periodic bandwidth or IOPS samples.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SampleSummary {
+    pub min: u64,
+    pub max: u64,
+    pub mean: f64,
+    pub stddev: f64,
+    pub samples: u64,
+}
+
+/// One periodic sample: end of the interval (ms since the job's measurement start) and value.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct SeriesPoint {
+    pub t_ms: u64,
+    pub value: f64,
+}
+
+/// Statistics of one direction (read, write or trim) of a job or group.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DirReport {
+    pub io_bytes: u64,
+    pub total_ios: u64,
+    pub short_ios: u64,
+    pub drop_ios: u64,
+    /// Runtime of this direction in ms (0 when it did no I/O), as fio.
+    pub runtime_ms: u64,
+    /// Bytes per second: 1000·io_bytes / runtime_ms.
+    pub bw_bytes: u64,
+    /// I/Os per second: 1000·total_ios / runtime_ms.
+    pub iops: f64,
+    pub slat: LatSummary,
+    pub clat: LatSummary,
+    pub lat: LatSummary,
+    /// Periodic bandwidth samples, KiB/s.
+    pub bw_samples: SampleSummary,
+    /// The job's mean bandwidth as a percentage of its group's aggregate (fio `per=` / `bw_agg`).
+    pub bw_agg_pct: f64,
+    pub iops_samples: SampleSummary,
+    /// The whole periodic series (KiB/s and IOPS), kept for charts.
+    pub bw_series: Vec<SeriesPoint>,
+    pub iops_series: Vec<SeriesPoint>,
+}
+
+/// fsync/fdatasync operations issued by the job (fio's `sync` object).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SyncReport {
+    pub total_ios: u64,
+    pub lat: LatSummary,
+}
+
+/// The fio `IO depths` / `submit` / `complete` distributions, as percentages.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DepthReport {
+    /// Buckets 1, 2, 4, 8, 16, 32, >=64.
+    pub level: [f64; 7],
+    /// Buckets 0, 4, 8, 16, 32, 64, >=64.
+    pub submit: [f64; 7],
+    /// Buckets 0, 4, 8, 16, 32, 64, >=64.
+    pub complete: [f64; 7],
+}
+
+/// Share of I/Os by completion latency (the `lat (usec): 2=…%` lines), percentages of
+/// read+write+trim I/Os. Each label is an exclusive upper bound.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct LatencyBuckets {
+    /// ≤ 2, 4, 10, 20, 50, 100, 250, 500, 750, 1000 ns
+    pub ns: [f64; 10],
+    /// ≤ 2, 4, 10, 20, 50, 100, 250, 500, 750, 1000 µs
+    pub us: [f64; 10],
+    /// ≤ 2, 4, 10, 20, 50, 100, 250, 500, 750, 1000, 2000 ms, ≥ 2000 ms
+    pub ms: [f64; 12],
+}
+
+pub const LAT_BUCKET_LABELS: [u64; 10] = [2, 4, 10, 20, 50, 100, 250, 500, 750, 1000];
+pub const LAT_MS_BUCKET_LABELS: [u64; 11] = [2, 4, 10, 20, 50, 100, 250, 500, 750, 1000, 2000];
+
+/// What the text header line and `job options` describe.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct JobHeader {
+    /// `write`, `randrw`, ...
+    pub rw: String,
+    /// Block sizes per direction.
+    pub bs: [u64; 3],
+    pub ioengine: String,
+    pub iodepth: u32,
+}
+
+/// CPU use of the job's threads during the measured period.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CpuReport {
+    /// Percent of the job's wall time.
+    pub usr_pct: f64,
+    pub sys_pct: f64,
+    /// Voluntary + involuntary context switches.
+    pub ctx: u64,
+    pub majf: u64,
+    pub minf: u64,
+}
+
+/// One entry of fio's `jobs[]`: a job instance, or a whole group with `group_reporting`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct JobReport {
+    pub name: String,
+    pub groupid: u32,
+    /// Number of job instances folded into this entry (`jobs=N` in the text).
+    pub njobs: u32,
+    pub pid: u32,
+    /// errno of the first error, 0 if none.
+    pub error: i32,
+    /// Seconds since the run started, as fio's `elapsed`.
+    pub elapsed_s: u64,
+    /// Wall time of the measured period in ms (fio `job_runtime`).
+    pub job_runtime_ms: u64,
+    /// When the job finished (for the text line `... pid=N: <date>`).
+    pub finished_at: Option<SystemTime>,
+    pub header: JobHeader,
+    pub options: Vec<(String, String)>,
+    /// read, write, trim.
+    pub dirs: [DirReport; 3],
+    pub sync: SyncReport,
+    pub cpu: CpuReport,
+    pub depths: DepthReport,
+    pub lat_buckets: LatencyBuckets,
+    /// Latency collection was switched off (gtod_reduce): percentiles and latencies are absent.
+    pub gtod_reduce: bool,
+    pub clat_percentiles: bool,
+    pub lat_percentiles: bool,
+    /// The iodepth setting, for fio's `latency_depth`.
+    pub iodepth: u32,
+    /// Files laid out / opened, for `(f=N)` and notes.
+    pub nr_files: u32,
+    /// `Laying out IO file (N files / SIZE)`: files and total bytes laid out before the run,
+    /// None when nothing had to be laid out.
+    pub laid_out: Option<(u32, u64)>,
+}
+
+/// fio's `Run status group N (all jobs)` block.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct GroupDirReport {
+    pub io_bytes: u64,
+    /// Aggregate bandwidth: total bytes·1000 / longest job runtime (B/s).
+    pub agg_bw_bytes: u64,
+    /// Per-job min and max bandwidth (B/s).
+    pub min_bw_bytes: u64,
+    pub max_bw_bytes: u64,
+    /// Shortest and longest job runtime (ms).
+    pub min_run_ms: u64,
+    pub max_run_ms: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct GroupReport {
+    pub groupid: u32,
+    pub dirs: [GroupDirReport; 3],
+}
+
+/// One block device's counters over the run (fio `disk_util`).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DiskReport {
+    pub name: String,
+    pub read_ios: u64,
+    pub write_ios: u64,
+    pub read_merges: u64,
+    pub write_merges: u64,
+    pub read_ticks: u64,
+    pub write_ticks: u64,
+    pub in_queue: u64,
+    pub util_pct: f64,
+    /// For device-mapper / md: the underlying disks, printed as fio's `aggr*` values.
+    pub slaves: Vec<DiskReport>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    /// Printed where fio prints its version (`fio version` in JSON).
+    pub version: String,
+    pub started_at: SystemTime,
+    pub global_options: Vec<(String, String)>,
+    pub jobs: Vec<JobReport>,
+    pub groups: Vec<GroupReport>,
+    pub disks: Vec<DiskReport>,
+    /// Human notes shown after the run (e.g. "latency was not measured (gtod_reduce=1)").
+    pub notes: Vec<String>,
+}
+
+impl Report {
+    pub fn version_string() -> String {
+        format!("iogauge-{}", env!("CARGO_PKG_VERSION"))
+    }
+}

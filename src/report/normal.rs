@@ -1,0 +1,1 @@
+//! fio's normal output format.

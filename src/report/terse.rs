@@ -1,0 +1,1 @@
+//! fio's terse output format.

@@ -1,0 +1,1 @@
+//! The orchestrator: threads, groups, ramp, time limits, monitor, signals.

@@ -1,0 +1,1 @@
+//! fio command line and INI job files → `RunSpec`.

@@ -1,0 +1,295 @@
+//! The job model. Every translator (fio command line, fio job files, troubleshoot YAML,
+//! built-in profiles) produces these types; nothing below `run/` knows where a job came from.
+
+pub mod fio;
+pub mod units;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Index into per-direction arrays: read, write, trim (fio's order).
+pub const DDIR_READ: usize = 0;
+pub const DDIR_WRITE: usize = 1;
+pub const DDIR_TRIM: usize = 2;
+
+/// What the job does: which direction(s) and whether offsets are sequential or random.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RwKind {
+    Read,
+    Write,
+    /// Mixed reads and writes (fio `rw`/`readwrite`/`randrw`), split by `rwmixread`.
+    ReadWrite,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RwMode {
+    pub kind: RwKind,
+    pub random: bool,
+}
+
+impl RwMode {
+    /// fio's name for the mode (`randrw`, `write`, ...), as printed in the text header.
+    pub fn fio_name(&self) -> &'static str {
+        match (self.kind, self.random) {
+            (RwKind::Read, false) => "read",
+            (RwKind::Read, true) => "randread",
+            (RwKind::Write, false) => "write",
+            (RwKind::Write, true) => "randwrite",
+            (RwKind::ReadWrite, false) => "rw",
+            (RwKind::ReadWrite, true) => "randrw",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IoEngine {
+    /// read/write on a moving file position (lseek when the offset jumps).
+    Sync,
+    /// pread/pwrite.
+    Psync,
+    /// No I/O at all: measures the tool's own overhead.
+    Null,
+}
+
+impl IoEngine {
+    pub fn fio_name(&self) -> &'static str {
+        match self {
+            IoEngine::Sync => "sync",
+            IoEngine::Psync => "psync",
+            IoEngine::Null => "null",
+        }
+    }
+}
+
+/// `sync=` option: open flags for synchronous writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpenSync {
+    None,
+    /// O_SYNC
+    Sync,
+    /// O_DSYNC
+    Dsync,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Distribution {
+    Random,
+    /// zipf:theta
+    Zipf(f64),
+    /// pareto:h
+    Pareto(f64),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fallocate {
+    None,
+    /// fallocate(fd, 0, 0, size): unwritten extents, fio's default on Linux.
+    Native,
+    /// posix_fallocate
+    Posix,
+    /// fallocate with FALLOC_FL_KEEP_SIZE
+    Keep,
+    /// ftruncate to the size
+    Truncate,
+}
+
+/// A size that may be relative to the file or device (`size=50%`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum SizeSpec {
+    Bytes(u64),
+    /// Percentage 0 < p <= 100 of the existing file or device size.
+    Percent(f64),
+}
+
+/// One `[job]` section (or `--name=` on the command line) after globals were applied.
+/// `numjobs` copies run from this one spec.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobSpec {
+    pub name: String,
+    /// Options as the user wrote them for this job only (not inherited globals),
+    /// in order, for fio's JSON `job options` object.
+    pub options: Vec<(String, String)>,
+
+    // --- reporting group structure
+    /// Wait for all earlier jobs to finish before starting; also starts a new group.
+    pub stonewall: bool,
+    /// Start a new reporting group without waiting.
+    pub new_group: bool,
+    pub group_reporting: bool,
+    pub numjobs: u32,
+
+    // --- target
+    /// `filename`, possibly several separated by ':'. Used as is (fio escapes '\:').
+    pub filename: Option<String>,
+    pub directory: Option<PathBuf>,
+    pub nrfiles: u32,
+    /// Total bytes of I/O for the job, split across files (fio `size`).
+    pub size: Option<SizeSpec>,
+    /// Size of each file (fio `filesize`); default size / nrfiles.
+    pub filesize: Option<SizeSpec>,
+    pub offset: SizeSpec,
+    pub loops: u32,
+
+    // --- workload
+    pub rw: RwMode,
+    /// Percent of reads in a mixed workload (0..=100).
+    pub rwmixread: u32,
+    /// Block size per direction (read, write, trim).
+    pub bs: [u64; 3],
+
+    // --- engine and sync
+    pub ioengine: IoEngine,
+    pub iodepth: u32,
+    pub direct: bool,
+    pub open_sync: OpenSync,
+    /// fsync after every N writes (0 = never).
+    pub fsync: u32,
+    /// fdatasync after every N writes (0 = never).
+    pub fdatasync: u32,
+    pub end_fsync: bool,
+    pub fsync_on_close: bool,
+
+    // --- time
+    /// Cap on the job's run time (after ramp). None = no cap.
+    pub runtime: Option<Duration>,
+    pub time_based: bool,
+    pub ramp_time: Duration,
+    pub startdelay: Duration,
+    /// Bytes per second per direction (None = unlimited).
+    pub rate: [Option<u64>; 3],
+    /// I/Os per second per direction (None = unlimited).
+    pub rate_iops: [Option<u64>; 3],
+
+    // --- randomness and buffers
+    pub randrepeat: bool,
+    pub randseed: u64,
+    pub random_distribution: Distribution,
+    pub norandommap: bool,
+    pub refill_buffers: bool,
+    pub zero_buffers: bool,
+
+    // --- files
+    pub invalidate: bool,
+    pub fallocate: Fallocate,
+    pub create_only: bool,
+    /// Remove files iogauge created when the job ends. iogauge's default is true,
+    /// unlike fio; an explicit `unlink=0` keeps them.
+    pub unlink: bool,
+
+    // --- statistics
+    pub gtod_reduce: bool,
+    pub percentile_list: Vec<f64>,
+    pub clat_percentiles: bool,
+    pub lat_percentiles: bool,
+    pub bwavgtime_ms: u64,
+    pub iopsavgtime_ms: u64,
+}
+
+impl Default for JobSpec {
+    /// fio 3.33's defaults (reference/fio/optdefaults.txt), except `unlink` (see field).
+    fn default() -> Self {
+        JobSpec {
+            name: String::new(),
+            options: Vec::new(),
+            stonewall: false,
+            new_group: false,
+            group_reporting: false,
+            numjobs: 1,
+            filename: None,
+            directory: None,
+            nrfiles: 1,
+            size: None,
+            filesize: None,
+            offset: SizeSpec::Bytes(0),
+            loops: 1,
+            rw: RwMode {
+                kind: RwKind::Read,
+                random: false,
+            },
+            rwmixread: 50,
+            bs: [4096; 3],
+            ioengine: IoEngine::Psync,
+            iodepth: 1,
+            direct: false,
+            open_sync: OpenSync::None,
+            fsync: 0,
+            fdatasync: 0,
+            end_fsync: false,
+            fsync_on_close: false,
+            runtime: None,
+            time_based: false,
+            ramp_time: Duration::ZERO,
+            startdelay: Duration::ZERO,
+            rate: [None; 3],
+            rate_iops: [None; 3],
+            randrepeat: true,
+            randseed: 0x89,
+            random_distribution: Distribution::Random,
+            norandommap: false,
+            refill_buffers: false,
+            zero_buffers: false,
+            invalidate: true,
+            fallocate: Fallocate::Native,
+            create_only: false,
+            unlink: true,
+            gtod_reduce: false,
+            percentile_list: DEFAULT_PERCENTILES.to_vec(),
+            clat_percentiles: true,
+            lat_percentiles: false,
+            bwavgtime_ms: 500,
+            iopsavgtime_ms: 500,
+        }
+    }
+}
+
+pub const DEFAULT_PERCENTILES: [f64; 17] = [
+    1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95,
+    99.99,
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputFormat {
+    Normal,
+    Json,
+    JsonPlus,
+    Terse,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Eta {
+    Auto,
+    Always,
+    Never,
+}
+
+/// Everything one `iogauge fio …` invocation asked for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunSpec {
+    pub jobs: Vec<JobSpec>,
+    /// Options given globally (command line before the first --name, and [global] sections),
+    /// as written, for fio's JSON `global options` object.
+    pub global_options: Vec<(String, String)>,
+    pub output_formats: Vec<OutputFormat>,
+    pub output: Option<PathBuf>,
+    pub eta: Eta,
+    /// `--keep-files`: leave the data files in place (iogauge removes them by default).
+    pub keep_files: bool,
+    /// `--allow-overwrite`: permit writing into existing files iogauge did not create and block devices.
+    pub allow_overwrite: bool,
+    pub parse_only: bool,
+}
+
+impl Default for RunSpec {
+    fn default() -> Self {
+        RunSpec {
+            jobs: Vec::new(),
+            global_options: Vec::new(),
+            output_formats: vec![OutputFormat::Normal],
+            output: None,
+            eta: Eta::Auto,
+            keep_files: false,
+            allow_overwrite: false,
+            parse_only: false,
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! fio and Kubernetes/Go unit grammars: sizes, times, percentages.

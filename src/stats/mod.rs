@@ -1,0 +1,1 @@
+//! Recorders (latency histograms, counters), periodic sampler, CPU and disk statistics, merging.

@@ -1,0 +1,1 @@
+//! Offsets, rw mix, rate pacing, buffers, file layout and cleanup.
