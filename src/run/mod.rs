@@ -1,1 +1,348 @@
-//! The orchestrator: threads, groups, ramp, time limits, monitor, signals.
+//! The orchestrator: expands jobs into instances, checks safety and free space, lays out files,
+//! runs each phase's threads together (phases in order: stonewall), watches them with the monitor
+//! thread, cleans up, and hands the raw results to `assemble` to build the `Report`.
+
+pub mod assemble;
+pub mod clock;
+pub mod monitor;
+pub mod plan;
+pub mod worker;
+
+use crate::engine::{null::Null, psync::Psync, sync::Sync};
+use crate::report::Report;
+use crate::spec::{IoEngine, JobSpec, RunSpec};
+use crate::stats::latency::DEFAULT_SAMPLE_BUDGET;
+use crate::workload::cleanup::CreatedFiles;
+use crate::workload::layout::{self, LayoutError};
+use monitor::{Trace, Watched};
+use plan::Instance;
+use std::fs::File;
+use std::os::unix::io::AsRawFd;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Barrier};
+use worker::{IoFailure, Published, WorkerInput, WorkerResult};
+
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Layout(#[from] LayoutError),
+    #[error("{} error on '{}' at offset {}: {} (errno {})", .0.op, .0.path.display(), .0.offset, .0.message, .0.errno)]
+    Io(IoFailure),
+    #[error("interrupted; removed the files iogauge created")]
+    Interrupted,
+    #[error("could not start a worker thread: {0}")]
+    Thread(std::io::Error),
+}
+
+/// How to run (beyond what the jobs say).
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// Draw the progress line on stderr.
+    pub progress: bool,
+    /// Samples kept per latency recorder for exact percentiles.
+    pub sample_budget: usize,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            progress: false,
+            sample_budget: DEFAULT_SAMPLE_BUDGET,
+        }
+    }
+}
+
+/// Raw results of one instance, for `assemble`.
+pub struct InstanceResult {
+    pub instance: Instance,
+    pub result: WorkerResult,
+    pub trace: Trace,
+    /// Files laid out for this instance: (count, bytes).
+    pub laid_out: Option<(u32, u64)>,
+}
+
+/// Run every job of `spec`. Files iogauge created are removed before this returns, whatever
+/// happens, unless the user asked to keep them. `stop` is set by SIGINT/SIGTERM.
+pub fn run(spec: &RunSpec, opts: &RunOptions, stop: &AtomicBool) -> Result<Report, RunError> {
+    let created = CreatedFiles::new();
+    let started_at = std::time::SystemTime::now();
+    let run_start = clock::now_ns();
+    let disks_before = assemble::disk_snapshot(spec);
+    let outcome = run_phases(spec, opts, stop, &created);
+    // Cleanup happens on every path: success, error and interrupt.
+    let kept: Vec<PathBuf> = if spec.keep_files {
+        created.list()
+    } else {
+        kept_by_unlink(spec, &created)
+    };
+    for p in &kept {
+        created.forget(p);
+    }
+    for (p, e) in created.remove_all() {
+        eprintln!("iogauge: warning: could not remove '{}': {e}", p.display());
+    }
+    let results = outcome?;
+    if stop.load(Ordering::Relaxed) {
+        return Err(RunError::Interrupted);
+    }
+    if let Some(f) = results.iter().find_map(|r| r.result.error.clone()) {
+        return Err(RunError::Io(f));
+    }
+    Ok(assemble::report(spec, results, started_at, run_start, disks_before))
+}
+
+/// Files whose job said `unlink=0`: they stay, as the user asked.
+fn kept_by_unlink(spec: &RunSpec, created: &CreatedFiles) -> Vec<PathBuf> {
+    let listed = created.list();
+    let mut keep = Vec::new();
+    for job in spec.jobs.iter().filter(|j| !j.unlink) {
+        for n in 0..job.numjobs {
+            if let Ok(plans) = layout::plan_files(job, n) {
+                keep.extend(plans.into_iter().map(|p| p.path).filter(|p| listed.contains(p)));
+            }
+        }
+    }
+    keep
+}
+
+fn expand(spec: &RunSpec, created: &CreatedFiles) -> Result<Vec<Instance>, RunError> {
+    let gp = plan::group_and_phase(&spec.jobs);
+    let mut out = Vec::new();
+    let mut new_bytes: Vec<(PathBuf, u64)> = Vec::new();
+    let mut seen: Vec<PathBuf> = Vec::new();
+    for (ji, job) in spec.jobs.iter().enumerate() {
+        for jobnum in 0..job.numjobs.max(1) {
+            let files = layout::plan_files(job, jobnum)?;
+            for f in &files {
+                if !seen.contains(&f.path) {
+                    layout::check_safety(job, f, spec.allow_overwrite, created)?;
+                    if !f.existed {
+                        new_bytes.push((layout::parent_dir(&f.path), f.size));
+                    }
+                    seen.push(f.path.clone());
+                }
+            }
+            out.push(Instance {
+                job: ji,
+                jobnum,
+                groupid: gp[ji].0,
+                phase: gp[ji].1,
+                files,
+            });
+        }
+    }
+    layout::check_free_space(&new_bytes)?;
+    Ok(out)
+}
+
+fn run_phases(
+    spec: &RunSpec,
+    opts: &RunOptions,
+    stop: &AtomicBool,
+    created: &CreatedFiles,
+) -> Result<Vec<InstanceResult>, RunError> {
+    let instances = expand(spec, created)?;
+    let nphases = instances.iter().map(|i| i.phase + 1).max().unwrap_or(0);
+    let mut results = Vec::with_capacity(instances.len());
+    for phase in 0..nphases {
+        let these: Vec<Instance> = instances.iter().filter(|i| i.phase == phase).cloned().collect();
+        results.extend(run_phase(spec, opts, stop, created, these)?);
+        let failed = results.iter().any(|r| r.result.error.is_some());
+        if failed || stop.load(Ordering::Relaxed) {
+            break;
+        }
+    }
+    Ok(results)
+}
+
+struct Prepared {
+    instance: Instance,
+    input: WorkerInput,
+    files: Vec<File>,
+    laid_out: Option<(u32, u64)>,
+}
+
+fn prepare(
+    spec: &RunSpec,
+    stop: &AtomicBool,
+    created: &CreatedFiles,
+    inst: Instance,
+) -> Result<Prepared, RunError> {
+    let job: &JobSpec = &spec.jobs[inst.job];
+    let mut laid = (0u32, 0u64);
+    let mut files = Vec::with_capacity(inst.files.len());
+    if job.ioengine != IoEngine::Null {
+        for f in &inst.files {
+            if layout::lay_out(job, f, created, stop)? {
+                laid.0 += 1;
+                laid.1 += f.size;
+            }
+        }
+        if job.create_only {
+            // fio's create_only: lay out, do no I/O.
+        } else {
+            for f in &inst.files {
+                let file = layout::open_for_io(job, f)?;
+                if job.invalidate {
+                    layout::invalidate(&file);
+                }
+                files.push(file);
+            }
+        }
+    }
+    let io_limit = if job.create_only {
+        Some(0)
+    } else {
+        plan::io_limit(job, &inst.files)
+    };
+    let input = WorkerInput {
+        job: job.clone(),
+        jobnum: inst.jobnum,
+        paths: inst.files.iter().map(|f| f.path.clone()).collect(),
+        regions: inst.files.iter().map(|f| (f.offset, f.region)).collect(),
+        io_limit,
+        seed: plan::seed_for(job, inst.jobnum),
+    };
+    Ok(Prepared {
+        instance: inst,
+        input,
+        files,
+        laid_out: (laid.0 > 0).then_some(laid),
+    })
+}
+
+fn run_phase(
+    spec: &RunSpec,
+    opts: &RunOptions,
+    stop: &AtomicBool,
+    created: &CreatedFiles,
+    instances: Vec<Instance>,
+) -> Result<Vec<InstanceResult>, RunError> {
+    let mut prepared = Vec::with_capacity(instances.len());
+    for inst in instances {
+        prepared.push(prepare(spec, stop, created, inst)?);
+    }
+    let n = prepared.len();
+    let published: Vec<Arc<Published>> = (0..n).map(|_| Arc::new(Published::default())).collect();
+    let watched: Vec<Watched> = prepared
+        .iter()
+        .zip(&published)
+        .map(|(p, pb)| {
+            let j = &p.input.job;
+            Watched {
+                published: pb.clone(),
+                bw_ms: j.bwavgtime_ms,
+                iops_ms: j.iopsavgtime_ms,
+                total_bytes: p.input.io_limit,
+                total_ns: j
+                    .runtime
+                    .filter(|_| j.time_based)
+                    .map(|r| (r + j.ramp_time + j.startdelay).as_nanos() as u64),
+                letter: match j.rw.kind {
+                    crate::spec::RwKind::Read => 'R',
+                    crate::spec::RwKind::Write => 'W',
+                    crate::spec::RwKind::ReadWrite => 'M',
+                },
+            }
+        })
+        .collect();
+    let done = AtomicBool::new(false);
+    let barrier = Barrier::new(n);
+    let budget = opts.sample_budget;
+    let (results, traces) = std::thread::scope(|s| {
+        let mon = s.spawn(|| monitor::monitor(&watched, &done, opts.progress));
+        let mut handles = Vec::with_capacity(n);
+        for (p, pb) in prepared.iter().zip(&published) {
+            let barrier = &barrier;
+            let h = std::thread::Builder::new()
+                .name(format!("{}.{}", p.input.job.name, p.input.jobnum))
+                .spawn_scoped(s, move || {
+                    let fds = p.files.iter().map(|f| f.as_raw_fd()).collect::<Vec<_>>();
+                    barrier.wait();
+                    let start = clock::now_ns();
+                    match p.input.job.ioengine {
+                        IoEngine::Sync => worker::run_worker(Sync::new(fds), &p.input, pb, stop, start, budget),
+                        IoEngine::Psync => worker::run_worker(Psync::new(fds), &p.input, pb, stop, start, budget),
+                        IoEngine::Null => worker::run_worker(Null, &p.input, pb, stop, start, budget),
+                    }
+                });
+            handles.push(h);
+        }
+        let mut results = Vec::with_capacity(n);
+        let mut spawn_err = None;
+        for h in handles {
+            match h {
+                Ok(h) => match h.join() {
+                    Ok(r) => results.push(r),
+                    Err(p) => std::panic::resume_unwind(p),
+                },
+                Err(e) => spawn_err = Some(e),
+            }
+        }
+        done.store(true, Ordering::Release);
+        let traces = mon.join().unwrap_or_default();
+        match spawn_err {
+            Some(e) => (Err(RunError::Thread(e)), traces),
+            None => (Ok(results), traces),
+        }
+    });
+    let results = results?;
+    Ok(prepared
+        .into_iter()
+        .zip(results)
+        .zip(traces)
+        .map(|((p, result), trace)| InstanceResult {
+            instance: p.instance,
+            result,
+            trace,
+            laid_out: p.laid_out,
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::{RwKind, RwMode, SizeSpec};
+
+    fn etcd_like(dir: &std::path::Path) -> JobSpec {
+        JobSpec {
+            name: "mytest".into(),
+            directory: Some(dir.to_path_buf()),
+            size: Some(SizeSpec::Bytes(2 << 20)),
+            bs: [2300; 3],
+            rw: RwMode {
+                kind: RwKind::Write,
+                random: false,
+            },
+            ioengine: IoEngine::Sync,
+            fdatasync: 1,
+            ..JobSpec::default()
+        }
+    }
+
+    #[test]
+    fn etcd_recipe_counts_writes_and_syncs_and_cleans_up() {
+        let d = tempfile::tempdir().unwrap();
+        let spec = RunSpec {
+            jobs: vec![etcd_like(d.path())],
+            ..RunSpec::default()
+        };
+        let stop = AtomicBool::new(false);
+        let r = run(&spec, &RunOptions::default(), &stop).unwrap();
+        let j = &r.jobs[0];
+        // 2 MiB / 2300 B = 911 whole blocks, one fdatasync after each.
+        assert_eq!(j.dirs[1].total_ios, 911);
+        assert_eq!(j.dirs[1].io_bytes, 911 * 2300);
+        assert_eq!(j.sync.total_ios, 911);
+        assert_eq!(j.sync.lat.n, 911);
+        assert_eq!(j.dirs[0].total_ios, 0);
+        let s = &j.sync.lat;
+        assert!(s.min <= s.max && s.min as f64 <= s.mean && s.mean <= s.max as f64);
+        let p: Vec<u64> = s.percentiles.iter().map(|x| x.1).collect();
+        assert!(p.windows(2).all(|w| w[0] <= w[1]));
+        assert!(p.iter().all(|&v| v >= s.min && v <= s.max));
+        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0, "files left behind");
+    }
+}

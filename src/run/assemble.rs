@@ -1,0 +1,228 @@
+//! Raw worker results → `Report`: per-instance or per-group (group_reporting) entries, group
+//! summaries and disk statistics. All statistics are computed here, never in renderers.
+
+use super::InstanceResult;
+use crate::report::{
+    CpuReport, DepthReport, DirReport, GroupDirReport, GroupReport, JobHeader, JobReport,
+    LatSummary, Report, SyncReport,
+};
+use crate::spec::{JobSpec, RunSpec};
+use crate::stats::cpu::CpuTimes;
+use crate::stats::latency::LatRecorder;
+use std::time::SystemTime;
+
+/// Disk counters before the run (resolved from the jobs' directories and files).
+pub struct DiskBefore;
+
+pub fn disk_snapshot(_spec: &RunSpec) -> DiskBefore {
+    DiskBefore
+}
+
+fn runtime_ms(ns: u64) -> u64 {
+    ns.div_ceil(1_000_000)
+}
+
+/// Several instances folded into one `jobs[]` entry (one instance without group_reporting).
+struct Folded<'a> {
+    job: &'a JobSpec,
+    groupid: u32,
+    members: Vec<&'a InstanceResult>,
+}
+
+fn fold<'a>(spec: &'a RunSpec, results: &'a [InstanceResult]) -> Vec<Folded<'a>> {
+    let mut out: Vec<Folded> = Vec::new();
+    for r in results {
+        let job = &spec.jobs[r.instance.job];
+        let g = r.instance.groupid;
+        let group_reporting = spec
+            .jobs
+            .iter()
+            .zip(results.iter().map(|x| x.instance.groupid))
+            .any(|(j, gid)| gid == g && j.group_reporting)
+            || job.group_reporting;
+        if group_reporting {
+            if let Some(f) = out.iter_mut().find(|f| f.groupid == g) {
+                f.members.push(r);
+                continue;
+            }
+        }
+        out.push(Folded {
+            job,
+            groupid: g,
+            members: vec![r],
+        });
+    }
+    out
+}
+
+fn merged(recs: impl Iterator<Item = LatRecorder>) -> LatRecorder {
+    let mut it = recs;
+    let mut first = it.next().unwrap_or_default();
+    for r in it {
+        first.merge(&r);
+    }
+    first
+}
+
+fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
+    let job = f.job;
+    let pcts = &job.percentile_list;
+    let measured_ns = f.members.iter().map(|m| m.result.measured_ns).max().unwrap_or(0);
+    let run_ms = runtime_ms(measured_ns);
+    let mut dirs: [DirReport; 3] = Default::default();
+    for (d, dir) in dirs.iter_mut().enumerate() {
+        let rec = merged(f.members.iter().map(|m| m.result.clat[d].clone()));
+        dir.io_bytes = f.members.iter().map(|m| m.result.bytes[d]).sum();
+        dir.total_ios = f.members.iter().map(|m| m.result.ios[d]).sum();
+        dir.short_ios = f.members.iter().map(|m| m.result.short[d]).sum();
+        if dir.total_ios > 0 {
+            dir.runtime_ms = run_ms;
+            let ms = run_ms.max(1);
+            dir.bw_bytes = (dir.io_bytes as u128 * 1000 / ms as u128) as u64;
+            dir.iops = dir.total_ios as f64 * 1000.0 / ms as f64;
+        }
+        if !job.gtod_reduce {
+            dir.clat = rec.summary(pcts, job.clat_percentiles, true);
+            // Synchronous engines prepare and submit in one step: lat and clat are one interval.
+            dir.lat = rec.summary(pcts, job.lat_percentiles, true);
+        }
+    }
+    let sync_rec = merged(f.members.iter().map(|m| m.result.sync_lat.clone()));
+    let sync = SyncReport {
+        total_ios: f.members.iter().map(|m| m.result.syncs).sum(),
+        lat: if job.gtod_reduce {
+            LatSummary::default()
+        } else {
+            sync_rec.summary(pcts, true, true)
+        },
+    };
+    let mut cpu = CpuTimes::default();
+    let mut wall = 0u64;
+    for m in &f.members {
+        let c = &m.result.cpu;
+        cpu.utime_ns += c.utime_ns;
+        cpu.stime_ns += c.stime_ns;
+        cpu.nvcsw += c.nvcsw;
+        cpu.nivcsw += c.nivcsw;
+        cpu.majflt += c.majflt;
+        cpu.minflt += c.minflt;
+        wall += m.result.measured_ns;
+    }
+    let cpu: CpuReport = cpu.report(wall);
+    let any_io = dirs.iter().any(|d| d.total_ios > 0) || sync.total_ios > 0;
+    // Synchronous engines have exactly one I/O in flight, submitted and completed one at a time;
+    // syncs count like any other I/O (fio shows 200 % here).
+    let depths = if any_io {
+        let mut d = DepthReport::default();
+        d.level[0] = 100.0;
+        d.submit[1] = 100.0;
+        d.complete[1] = 100.0;
+        d
+    } else {
+        DepthReport::default()
+    };
+    let finished_at = f.members.iter().map(|m| m.result.finished_at).max();
+    // Seconds from the start of the run to the report, as fio's `elapsed`.
+    let elapsed_s = super::clock::now_ns()
+        .saturating_sub(run_start_ns)
+        .div_ceil(1_000_000_000);
+    let laid = f
+        .members
+        .iter()
+        .filter_map(|m| m.laid_out)
+        .fold(None, |acc: Option<(u32, u64)>, (n, b)| {
+            let (an, ab) = acc.unwrap_or((0, 0));
+            Some((an + n, ab + b))
+        });
+    JobReport {
+        name: job.name.clone(),
+        groupid: f.groupid,
+        njobs: f.members.len() as u32,
+        pid: f.members.first().map(|m| m.result.tid).unwrap_or(0),
+        error: 0,
+        elapsed_s,
+        job_runtime_ms: runtime_ms(f.members.iter().map(|m| m.result.measured_ns).sum()),
+        finished_at,
+        header: JobHeader {
+            rw: job.rw.fio_name().to_string(),
+            bs: job.bs,
+            ioengine: job.ioengine.fio_name().to_string(),
+            iodepth: job.iodepth,
+        },
+        options: job.options.clone(),
+        dirs,
+        sync,
+        cpu,
+        depths,
+        lat_buckets: Default::default(),
+        gtod_reduce: job.gtod_reduce,
+        clat_percentiles: job.clat_percentiles,
+        lat_percentiles: job.lat_percentiles,
+        iodepth: job.iodepth,
+        nr_files: f.members.first().map(|m| m.instance.files.len() as u32).unwrap_or(0),
+        laid_out: laid,
+    }
+}
+
+fn group_reports(results: &[InstanceResult]) -> Vec<GroupReport> {
+    let mut groups: Vec<GroupReport> = Vec::new();
+    let ngroups = results.iter().map(|r| r.instance.groupid + 1).max().unwrap_or(0);
+    for g in 0..ngroups {
+        let members: Vec<&InstanceResult> =
+            results.iter().filter(|r| r.instance.groupid == g).collect();
+        if members.is_empty() {
+            continue;
+        }
+        let mut gr = GroupReport {
+            groupid: g,
+            dirs: Default::default(),
+        };
+        for (d, gd) in gr.dirs.iter_mut().enumerate() {
+            let active: Vec<(u64, u64)> = members
+                .iter()
+                .filter(|m| m.result.ios[d] > 0)
+                .map(|m| (m.result.bytes[d], runtime_ms(m.result.measured_ns).max(1)))
+                .collect();
+            if active.is_empty() {
+                continue;
+            }
+            let bws: Vec<u64> = active.iter().map(|&(b, ms)| b * 1000 / ms).collect();
+            *gd = GroupDirReport {
+                io_bytes: active.iter().map(|a| a.0).sum(),
+                agg_bw_bytes: 0,
+                min_bw_bytes: *bws.iter().min().unwrap_or(&0),
+                max_bw_bytes: *bws.iter().max().unwrap_or(&0),
+                min_run_ms: active.iter().map(|a| a.1).min().unwrap_or(0),
+                max_run_ms: active.iter().map(|a| a.1).max().unwrap_or(0),
+            };
+            gd.agg_bw_bytes = (gd.io_bytes as u128 * 1000 / gd.max_run_ms.max(1) as u128) as u64;
+        }
+        groups.push(gr);
+    }
+    groups
+}
+
+pub fn report(
+    spec: &RunSpec,
+    results: Vec<InstanceResult>,
+    started_at: SystemTime,
+    run_start_ns: u64,
+    _disks_before: DiskBefore,
+) -> Report {
+    let folded = fold(spec, &results);
+    let jobs: Vec<JobReport> = folded.iter().map(|f| job_report(f, run_start_ns)).collect();
+    let groups = group_reports(&results);
+    let mut notes = Vec::new();
+    if spec.jobs.iter().any(|j| j.gtod_reduce) {
+        notes.push("latency was not measured (gtod_reduce=1)".to_string());
+    }
+    Report {
+        version: Report::version_string(),
+        started_at,
+        global_options: spec.global_options.clone(),
+        jobs,
+        groups,
+        disks: Vec::new(),
+        notes,
+    }
+}

@@ -1,0 +1,148 @@
+//! The monitor thread: reads the workers' published counters at absolute deadlines
+//! (every bwavgtime / iopsavgtime ms after each worker's measurement start) for the periodic
+//! samples, and draws the progress line on stderr when asked to.
+
+use super::clock::{now_ns, sleep_until};
+use super::worker::{Published, PHASE_DONE, PHASE_MEASURING};
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+/// Cumulative counters observed at each deadline, per worker: (ms since measurement start,
+/// per-direction value). A deadline is observed only while the worker is still measuring, so the
+/// trailing partial interval never becomes a sample.
+#[derive(Debug, Clone, Default)]
+pub struct Trace {
+    pub bw: Vec<(u64, [u64; 3])>,
+    pub iops: Vec<(u64, [u64; 3])>,
+}
+
+/// What the monitor needs to know about one worker.
+pub struct Watched {
+    pub published: Arc<Published>,
+    pub bw_ms: u64,
+    pub iops_ms: u64,
+    /// For the progress line: total bytes (size-based) or total ns incl. ramp (time-based).
+    pub total_bytes: Option<u64>,
+    pub total_ns: Option<u64>,
+    /// 'R', 'W' or 'M' in the progress line, as fio.
+    pub letter: char,
+}
+
+struct State {
+    started: bool,
+    meas_start: u64,
+    next_bw: u64,
+    next_iops: u64,
+    trace: Trace,
+}
+
+const POLL_NS: u64 = 20_000_000;
+const PROGRESS_NS: u64 = 1_000_000_000;
+
+/// Run until `done` is set (all workers joined); returns one trace per watched worker.
+pub fn monitor(watched: &[Watched], done: &AtomicBool, progress: bool) -> Vec<Trace> {
+    let t0 = now_ns();
+    let mut states: Vec<State> = watched
+        .iter()
+        .map(|_| State {
+            started: false,
+            meas_start: 0,
+            next_bw: u64::MAX,
+            next_iops: u64::MAX,
+            trace: Trace::default(),
+        })
+        .collect();
+    let mut next_progress = t0 + PROGRESS_NS;
+    let mut drew = false;
+    loop {
+        let finished = done.load(Ordering::Acquire);
+        let now = now_ns();
+        let mut wake = now + POLL_NS;
+        for (w, s) in watched.iter().zip(states.iter_mut()) {
+            let phase = w.published.phase.load(Ordering::Acquire);
+            if !s.started && phase >= PHASE_MEASURING {
+                s.started = true;
+                s.meas_start = w.published.meas_start_ns.load(Ordering::Relaxed);
+                s.next_bw = s.meas_start + w.bw_ms.max(1) * 1_000_000;
+                s.next_iops = s.meas_start + w.iops_ms.max(1) * 1_000_000;
+            }
+            if !s.started || phase != PHASE_MEASURING {
+                continue;
+            }
+            while now >= s.next_bw {
+                let t_ms = (s.next_bw - s.meas_start) / 1_000_000;
+                s.trace.bw.push((t_ms, load3(&w.published.bytes)));
+                s.next_bw += w.bw_ms.max(1) * 1_000_000;
+            }
+            while now >= s.next_iops {
+                let t_ms = (s.next_iops - s.meas_start) / 1_000_000;
+                s.trace.iops.push((t_ms, load3(&w.published.ios)));
+                s.next_iops += w.iops_ms.max(1) * 1_000_000;
+            }
+            wake = wake.min(s.next_bw).min(s.next_iops);
+        }
+        if progress && now >= next_progress {
+            draw_progress(watched, now - t0);
+            drew = true;
+            next_progress += PROGRESS_NS;
+        }
+        if finished {
+            break;
+        }
+        if progress {
+            wake = wake.min(next_progress);
+        }
+        sleep_until(wake);
+    }
+    if drew {
+        // Clear the progress line so that later stderr output starts clean.
+        let _ = write!(std::io::stderr(), "\r\x1b[K");
+    }
+    states.into_iter().map(|s| s.trace).collect()
+}
+
+fn load3(a: &[std::sync::atomic::AtomicU64; 3]) -> [u64; 3] {
+    [
+        a[0].load(Ordering::Relaxed),
+        a[1].load(Ordering::Relaxed),
+        a[2].load(Ordering::Relaxed),
+    ]
+}
+
+fn draw_progress(watched: &[Watched], elapsed_ns: u64) {
+    let running: Vec<&Watched> = watched
+        .iter()
+        .filter(|w| w.published.phase.load(Ordering::Relaxed) != PHASE_DONE)
+        .collect();
+    let letters: String = running.iter().map(|w| w.letter).collect();
+    let mut frac: f64 = 0.0;
+    for w in watched {
+        let f = if w.published.phase.load(Ordering::Relaxed) == PHASE_DONE {
+            1.0
+        } else if let Some(t) = w.total_ns {
+            elapsed_ns as f64 / t.max(1) as f64
+        } else if let Some(b) = w.total_bytes {
+            let done: u64 = load3(&w.published.bytes).iter().sum();
+            done as f64 / b.max(1) as f64
+        } else {
+            0.0
+        };
+        frac += f.min(1.0);
+    }
+    frac /= watched.len().max(1) as f64;
+    let eta = if frac > 0.0 {
+        ((elapsed_ns as f64 / frac - elapsed_ns as f64) / 1e9) as u64
+    } else {
+        0
+    };
+    let _ = write!(
+        std::io::stderr(),
+        "\rJobs: {} [{}][{:.1}%][eta {:02}m:{:02}s]\x1b[K",
+        running.len(),
+        letters,
+        frac * 100.0,
+        eta / 60,
+        eta % 60
+    );
+}

@@ -1,0 +1,117 @@
+//! Expanding jobs into instances (numjobs) and grouping them: `stonewall` waits for earlier jobs
+//! and starts a new reporting group; `new_group` only starts a reporting group.
+
+use crate::spec::{JobSpec, RwKind, DDIR_READ, DDIR_WRITE};
+use crate::workload::layout::FilePlan;
+use crate::workload::rng::Rng;
+
+/// One thread's worth of work.
+#[derive(Debug, Clone)]
+pub struct Instance {
+    /// Index into RunSpec.jobs.
+    pub job: usize,
+    pub jobnum: u32,
+    pub groupid: u32,
+    /// Instances of one phase start together; phases run one after another.
+    pub phase: u32,
+    pub files: Vec<FilePlan>,
+}
+
+/// (groupid, phase) for each job, in order.
+pub fn group_and_phase(jobs: &[JobSpec]) -> Vec<(u32, u32)> {
+    let mut out = Vec::with_capacity(jobs.len());
+    let (mut g, mut p) = (0u32, 0u32);
+    for (i, j) in jobs.iter().enumerate() {
+        if i > 0 {
+            if j.stonewall {
+                g += 1;
+                p += 1;
+            } else if j.new_group {
+                g += 1;
+            }
+        }
+        out.push((g, p));
+    }
+    out
+}
+
+/// The smallest block size the job uses (the unit of its I/O regions).
+pub fn unit_bs(job: &JobSpec) -> u64 {
+    match job.rw.kind {
+        RwKind::Read => job.bs[DDIR_READ],
+        RwKind::Write => job.bs[DDIR_WRITE],
+        RwKind::ReadWrite => job.bs[DDIR_READ].min(job.bs[DDIR_WRITE]),
+    }
+}
+
+/// Bytes an instance transfers after ramp: every whole block of every region, `loops` times.
+/// None for time-based jobs, which run until their deadline.
+pub fn io_limit(job: &JobSpec, files: &[FilePlan]) -> Option<u64> {
+    if job.time_based {
+        return None;
+    }
+    let bs = unit_bs(job);
+    let per_pass: u64 = files.iter().map(|f| f.region / bs * bs).sum();
+    Some(per_pass * job.loops.max(1) as u64)
+}
+
+/// Seed of one instance: repeatable from `randseed` with randrepeat=1 (different per clone, as in
+/// fio), fresh entropy otherwise.
+pub fn seed_for(job: &JobSpec, jobnum: u32) -> u64 {
+    if job.randrepeat {
+        job.randseed
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .wrapping_add(jobnum as u64 + 1)
+    } else {
+        Rng::entropy_seed()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn j(stonewall: bool, new_group: bool) -> JobSpec {
+        JobSpec {
+            stonewall,
+            new_group,
+            ..JobSpec::default()
+        }
+    }
+
+    #[test]
+    fn stonewall_and_new_group() {
+        let jobs = [j(false, false), j(false, false), j(true, false), j(false, true), j(false, false)];
+        assert_eq!(
+            group_and_phase(&jobs),
+            vec![(0, 0), (0, 0), (1, 1), (2, 1), (2, 1)]
+        );
+    }
+
+    #[test]
+    fn first_job_stonewall_changes_nothing() {
+        assert_eq!(group_and_phase(&[j(true, true)]), vec![(0, 0)]);
+    }
+
+    #[test]
+    fn io_limit_counts_whole_blocks() {
+        let job = JobSpec {
+            bs: [2300; 3],
+            rw: crate::spec::RwMode {
+                kind: RwKind::Write,
+                random: false,
+            },
+            ..JobSpec::default()
+        };
+        let f = FilePlan {
+            path: "x".into(),
+            offset: 0,
+            region: 22 << 20,
+            size: 22 << 20,
+            existed: false,
+            is_block: false,
+        };
+        // fio's etcd recipe: 22 MiB / 2300 B = 10029 writes.
+        assert_eq!(io_limit(&job, &[f]), Some(10029 * 2300));
+    }
+}

@@ -1,0 +1,360 @@
+//! One job instance on one OS thread: the I/O loop. The loop allocates nothing, takes no lock and
+//! makes no system call besides the I/O itself and the clock; progress is published through
+//! relaxed atomics that the monitor thread reads.
+
+use super::clock::{gettid, now_ns, sleep_until};
+use crate::engine::{Engine, Op, SyncOp};
+use crate::spec::{JobSpec, RwKind, DDIR_READ, DDIR_WRITE};
+use crate::stats::cpu::CpuTimes;
+use crate::stats::latency::LatRecorder;
+use crate::workload::buffers::AlignedBuf;
+use crate::workload::offsets::OffsetGen;
+use crate::workload::rate::Pacer;
+use crate::workload::rng::Rng;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
+
+/// Worker phases as published to the monitor.
+pub const PHASE_WAITING: u8 = 0;
+pub const PHASE_RAMP: u8 = 1;
+pub const PHASE_MEASURING: u8 = 2;
+pub const PHASE_DONE: u8 = 3;
+
+/// Counters a worker publishes for periodic samples and progress. Cache-line aligned so that
+/// workers never share a line.
+#[repr(align(64))]
+#[derive(Debug, Default)]
+pub struct Published {
+    pub phase: AtomicU8,
+    /// CLOCK_MONOTONIC ns when measurement (after ramp) started.
+    pub meas_start_ns: AtomicU64,
+    /// CLOCK_MONOTONIC ns when the worker finished.
+    pub end_ns: AtomicU64,
+    /// Bytes and I/Os completed since measurement start, per direction.
+    pub bytes: [AtomicU64; 3],
+    pub ios: [AtomicU64; 3],
+}
+
+/// Everything a worker needs, prepared by the orchestrator (files are open).
+pub struct WorkerInput {
+    pub job: JobSpec,
+    pub jobnum: u32,
+    pub paths: Vec<PathBuf>,
+    /// (offset, region length) of each file.
+    pub regions: Vec<(u64, u64)>,
+    /// Bytes to transfer after ramp (None: time-based, run until the deadline).
+    pub io_limit: Option<u64>,
+    pub seed: u64,
+}
+
+#[derive(Debug, Clone)]
+pub struct IoFailure {
+    pub op: &'static str,
+    pub path: PathBuf,
+    pub offset: u64,
+    pub errno: i32,
+    pub message: String,
+}
+
+/// What a worker measured.
+pub struct WorkerResult {
+    pub jobnum: u32,
+    pub tid: u32,
+    /// Completion latency (= total latency for synchronous engines) per direction.
+    pub clat: [LatRecorder; 3],
+    pub sync_lat: LatRecorder,
+    pub bytes: [u64; 3],
+    pub ios: [u64; 3],
+    pub short: [u64; 3],
+    pub syncs: u64,
+    /// Length of the measured period (after ramp) in ns.
+    pub measured_ns: u64,
+    pub cpu: CpuTimes,
+    pub error: Option<IoFailure>,
+    pub finished_at: std::time::SystemTime,
+}
+
+struct Loop<'a, E: Engine> {
+    engine: E,
+    input: &'a WorkerInput,
+    published: &'a Published,
+    stop: &'a AtomicBool,
+}
+
+/// Run one job instance. `start_ns` is the common start instant of the group (after startdelay
+/// is added here).
+pub fn run_worker<E: Engine>(
+    engine: E,
+    input: &WorkerInput,
+    published: &Published,
+    stop: &AtomicBool,
+    start_ns: u64,
+    sample_budget: usize,
+) -> WorkerResult {
+    let l = Loop {
+        engine,
+        input,
+        published,
+        stop,
+    };
+    l.run(start_ns, sample_budget)
+}
+
+impl<E: Engine> Loop<'_, E> {
+    fn run(mut self, start_ns: u64, sample_budget: usize) -> WorkerResult {
+        let job = &self.input.job;
+        let tid = gettid();
+        let mut res = WorkerResult {
+            jobnum: self.input.jobnum,
+            tid,
+            clat: [
+                LatRecorder::new(sample_budget),
+                LatRecorder::new(sample_budget),
+                LatRecorder::new(0),
+            ],
+            sync_lat: LatRecorder::new(sample_budget),
+            bytes: [0; 3],
+            ios: [0; 3],
+            short: [0; 3],
+            syncs: 0,
+            measured_ns: 0,
+            cpu: CpuTimes::default(),
+            error: None,
+            finished_at: std::time::SystemTime::now(),
+        };
+
+        let begin = start_ns + job.startdelay.as_nanos() as u64;
+        if begin > now_ns() {
+            sleep_until(begin);
+        }
+
+        let nfiles = self.input.regions.len();
+        let seed = self.input.seed;
+        let mut rng = Rng::new(seed);
+        let dist = job.random_distribution;
+        // One generator per file and direction, as fio keeps a position per direction.
+        let mut gens: Vec<[OffsetGen; 2]> = self
+            .input
+            .regions
+            .iter()
+            .enumerate()
+            .map(|(i, &(off, len))| {
+                let g = |d: usize| {
+                    OffsetGen::new(
+                        off,
+                        len,
+                        job.bs[d],
+                        job.rw.random,
+                        job.norandommap,
+                        dist,
+                        seed.wrapping_add((i * 2 + d) as u64 * 0x9E37),
+                    )
+                };
+                [g(DDIR_READ), g(DDIR_WRITE)]
+            })
+            .collect();
+        let max_bs = job.bs[DDIR_READ].max(job.bs[DDIR_WRITE]) as usize;
+        let mut buf = AlignedBuf::new(max_bs);
+        buf.fill(&mut rng, job.zero_buffers);
+        let bufp = buf.as_mut_ptr();
+        let mut pacers = [
+            Pacer::new(job.rate_iops[0], job.rate[0], job.bs[0]),
+            Pacer::new(job.rate_iops[1], job.rate[1], job.bs[1]),
+        ];
+        let paced = pacers[0].is_limited() || pacers[1].is_limited();
+        let timed = !job.gtod_reduce;
+        let refill = job.refill_buffers && !job.zero_buffers;
+        let fixed_dir = match job.rw.kind {
+            RwKind::Read => Some(DDIR_READ),
+            RwKind::Write => Some(DDIR_WRITE),
+            RwKind::ReadWrite => None,
+        };
+        let mix = job.rwmixread as u64;
+        let fsync_every = job.fsync as u64;
+        let fdatasync_every = job.fdatasync as u64;
+
+        let ramp_ns = job.ramp_time.as_nanos() as u64;
+        let t_begin = now_ns();
+        let mut in_ramp = ramp_ns > 0;
+        let mut meas_start = t_begin;
+        let ramp_end = t_begin + ramp_ns;
+        let runtime_ns = job.runtime.map(|d| d.as_nanos() as u64).filter(|&n| n > 0);
+        let mut deadline = match runtime_ns {
+            Some(r) => ramp_end + r,
+            None => u64::MAX,
+        };
+        let limit = self.input.io_limit.unwrap_or(u64::MAX);
+        let mut done_bytes: u64 = 0;
+        let mut writes: u64 = 0;
+        let mut file = 0usize;
+        for p in pacers.iter_mut() {
+            p.restart(t_begin);
+        }
+        if in_ramp {
+            self.published.phase.store(PHASE_RAMP, Ordering::Release);
+        } else {
+            self.published.meas_start_ns.store(meas_start, Ordering::Relaxed);
+            self.published.phase.store(PHASE_MEASURING, Ordering::Release);
+        }
+        res.cpu = CpuTimes::now_thread();
+
+        'io: loop {
+            if self.stop.load(Ordering::Relaxed) {
+                break;
+            }
+            let dir = match fixed_dir {
+                Some(d) => d,
+                None => {
+                    if rng.below(100) < mix {
+                        DDIR_READ
+                    } else {
+                        DDIR_WRITE
+                    }
+                }
+            };
+            if paced {
+                let due = pacers[dir].next_due();
+                if due > now_ns() {
+                    // Sleep in slices so that Ctrl-C is noticed during slow rates.
+                    loop {
+                        let now = now_ns();
+                        if now >= due || self.stop.load(Ordering::Relaxed) {
+                            break;
+                        }
+                        sleep_until(due.min(now + 100_000_000));
+                    }
+                }
+            }
+            let len = job.bs[dir] as usize;
+            let offset = gens[file][dir].next(&mut rng);
+            if refill && dir == DDIR_WRITE {
+                // SAFETY: buf holds max_bs >= len bytes and is owned by this thread.
+                rng.fill(unsafe { std::slice::from_raw_parts_mut(bufp, len) });
+            }
+            let op = if dir == DDIR_READ { Op::Read } else { Op::Write };
+            let t0 = now_ns();
+            let r = self.engine.io(file, op, bufp, len, offset);
+            let t1 = now_ns();
+            let n = match r {
+                Ok(n) => n,
+                Err(e) => {
+                    res.error = Some(self.failure(
+                        if dir == DDIR_READ { "read" } else { "write" },
+                        file,
+                        offset,
+                        e,
+                    ));
+                    break;
+                }
+            };
+            if n < len {
+                res.short[dir] += 1;
+            }
+            if timed {
+                res.clat[dir].record(t1 - t0);
+            }
+            res.bytes[dir] += n as u64;
+            res.ios[dir] += 1;
+            self.published.bytes[dir].store(res.bytes[dir], Ordering::Relaxed);
+            self.published.ios[dir].store(res.ios[dir], Ordering::Relaxed);
+            done_bytes += len as u64;
+            let mut t_end = t1;
+
+            if dir == DDIR_WRITE {
+                writes += 1;
+                for (every, sop, name) in [
+                    (fsync_every, SyncOp::Fsync, "fsync"),
+                    (fdatasync_every, SyncOp::Fdatasync, "fdatasync"),
+                ] {
+                    if every != 0 && writes % every == 0 {
+                        let s0 = now_ns();
+                        let r = self.engine.sync(file, sop);
+                        let s1 = now_ns();
+                        if let Err(e) = r {
+                            res.error = Some(self.failure(name, file, offset, e));
+                            break 'io;
+                        }
+                        if timed {
+                            res.sync_lat.record(s1 - s0);
+                        }
+                        res.syncs += 1;
+                        t_end = s1;
+                    }
+                }
+            }
+
+            file += 1;
+            if file == nfiles {
+                file = 0;
+            }
+
+            if in_ramp && t_end >= ramp_end {
+                // Ramp over: forget everything measured so far, including CPU time.
+                in_ramp = false;
+                meas_start = t_end;
+                deadline = runtime_ns.map(|r| meas_start + r).unwrap_or(u64::MAX);
+                for rec in res.clat.iter_mut() {
+                    rec.reset();
+                }
+                res.sync_lat.reset();
+                res.bytes = [0; 3];
+                res.ios = [0; 3];
+                res.short = [0; 3];
+                res.syncs = 0;
+                done_bytes = 0;
+                for d in 0..3 {
+                    self.published.bytes[d].store(0, Ordering::Relaxed);
+                    self.published.ios[d].store(0, Ordering::Relaxed);
+                }
+                self.published.meas_start_ns.store(meas_start, Ordering::Relaxed);
+                self.published.phase.store(PHASE_MEASURING, Ordering::Release);
+                res.cpu = CpuTimes::now_thread();
+                for p in pacers.iter_mut() {
+                    p.restart(meas_start);
+                }
+                continue;
+            }
+            if t_end >= deadline || (!in_ramp && done_bytes >= limit) {
+                break;
+            }
+        }
+
+        if job.end_fsync && res.error.is_none() {
+            for f in 0..nfiles {
+                if let Err(e) = self.engine.sync(f, SyncOp::Fsync) {
+                    res.error = Some(self.failure("fsync", f, 0, e));
+                    break;
+                }
+            }
+        }
+        let end = now_ns();
+        res.measured_ns = end.saturating_sub(meas_start);
+        if in_ramp {
+            // Stopped during ramp: nothing was measured.
+            res.measured_ns = 0;
+        }
+        res.cpu = CpuTimes::now_thread().delta(&res.cpu);
+        if job.fsync_on_close && res.error.is_none() {
+            for f in 0..nfiles {
+                if let Err(e) = self.engine.sync(f, SyncOp::Fsync) {
+                    res.error = Some(self.failure("fsync", f, 0, e));
+                    break;
+                }
+            }
+        }
+        self.published.end_ns.store(end, Ordering::Relaxed);
+        self.published.phase.store(PHASE_DONE, Ordering::Release);
+        res.finished_at = std::time::SystemTime::now();
+        res
+    }
+
+    fn failure(&self, op: &'static str, file: usize, offset: u64, e: std::io::Error) -> IoFailure {
+        IoFailure {
+            op,
+            path: self.input.paths[file].clone(),
+            offset,
+            errno: e.raw_os_error().unwrap_or(0),
+            message: e.to_string(),
+        }
+    }
+}

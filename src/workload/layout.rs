@@ -1,0 +1,506 @@
+//! Which files a job instance uses, and getting them ready the way fio does: new files for
+//! write-only jobs are pre-allocated with `fallocate` (unwritten extents, which the job then
+//! overwrites), files that will be read are written out first, caches are dropped when
+//! `invalidate=1`. Safety first: never write into a block device or an existing file iogauge
+//! did not create without `--allow-overwrite`, and check free space before laying out.
+
+use super::buffers::AlignedBuf;
+use super::cleanup::CreatedFiles;
+use super::rng::Rng;
+use crate::spec::{Fallocate, JobSpec, OpenSync, RwKind, SizeSpec};
+use std::ffi::CString;
+use std::fs::{File, OpenOptions};
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
+use std::os::unix::io::AsRawFd;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+#[derive(Debug, thiserror::Error)]
+pub enum LayoutError {
+    #[error("job '{job}': no size given and '{path}' does not exist; set size= (e.g. --size=1g) or filesize=")]
+    NoSize { job: String, path: PathBuf },
+    #[error("job '{job}': size={pct}% needs an existing file or device, but '{path}' does not exist; give an absolute size such as --size=1g")]
+    PercentOfMissing { job: String, pct: f64, path: PathBuf },
+    #[error("job '{job}': the I/O region of '{path}' ({region} bytes after offset {offset}) is smaller than one block of {bs} bytes; raise size= or lower bs=/offset=")]
+    RegionTooSmall {
+        job: String,
+        path: PathBuf,
+        region: u64,
+        offset: u64,
+        bs: u64,
+    },
+    #[error("refusing to write into existing file '{path}', which iogauge did not create; remove it, choose another --directory/--filename, or pass --allow-overwrite")]
+    ExistingFile { path: PathBuf },
+    #[error("refusing to write into block device '{path}'; this destroys its data. Pass --allow-overwrite if that is really what you want")]
+    BlockDevice { path: PathBuf },
+    #[error("'{path}' is {have} bytes, but the job needs {need} bytes (offset + size); iogauge will not extend a file it did not create: lower size=/offset= or pass --allow-overwrite")]
+    ExistingTooSmall { path: PathBuf, have: u64, need: u64 },
+    #[error("not enough free space in '{dir}': the jobs need {need} bytes for new files, {avail} bytes are available; lower size= or choose another --directory")]
+    NoSpace { dir: PathBuf, need: u64, avail: u64 },
+    #[error("directory '{dir}' does not exist; create it first or choose another --directory")]
+    NoDirectory { dir: PathBuf },
+    #[error("the filesystem holding '{path}' refused O_DIRECT ({source}); use --direct=0 or a directory on a filesystem that supports direct I/O (tmpfs does not)")]
+    DirectRefused {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{op} '{path}': {source}")]
+    Io {
+        op: &'static str,
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("interrupted while laying out '{path}'")]
+    Interrupted { path: PathBuf },
+}
+
+fn io_err<'a>(op: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> LayoutError + 'a {
+    move |source| LayoutError::Io {
+        op,
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// One file of one job instance.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FilePlan {
+    pub path: PathBuf,
+    /// Start of the I/O region.
+    pub offset: u64,
+    /// Length of the I/O region.
+    pub region: u64,
+    /// The size the file must have (offset + region) when iogauge creates it.
+    pub size: u64,
+    /// The file existed before the run (iogauge did not create it).
+    pub existed: bool,
+    pub is_block: bool,
+}
+
+/// Split fio's `filename` list: ':' separates names, '\:' is a literal colon.
+pub fn split_filenames(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&':') => {
+                cur.push(':');
+                chars.next();
+            }
+            ':' => out.push(std::mem::take(&mut cur)),
+            _ => cur.push(c),
+        }
+    }
+    out.push(cur);
+    out.retain(|n| !n.is_empty());
+    out
+}
+
+fn block_device_size(path: &Path) -> Option<u64> {
+    let f = File::open(path).ok()?;
+    let mut size: u64 = 0;
+    // BLKGETSIZE64 = _IOR(0x12, 114, size_t)
+    const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;
+    // SAFETY: the ioctl writes one u64 into `size`.
+    let r = unsafe { libc::ioctl(f.as_raw_fd(), BLKGETSIZE64, &mut size as *mut u64) };
+    (r == 0).then_some(size)
+}
+
+/// Size of an existing file or block device, None when it does not exist.
+fn existing_size(path: &Path) -> Option<(u64, bool)> {
+    let md = std::fs::metadata(path).ok()?;
+    if md.file_type().is_block_device() {
+        Some((block_device_size(path).unwrap_or(0), true))
+    } else {
+        Some((md.len(), false))
+    }
+}
+
+fn resolve(size: SizeSpec, of: Option<u64>) -> Option<u64> {
+    match size {
+        SizeSpec::Bytes(b) => Some(b),
+        SizeSpec::Percent(p) => of.map(|total| (total as f64 * p / 100.0) as u64),
+    }
+}
+
+/// The files of instance `jobnum` of `job`, with regions and sizes resolved.
+pub fn plan_files(job: &JobSpec, jobnum: u32) -> Result<Vec<FilePlan>, LayoutError> {
+    let dir = job.directory.clone();
+    let names: Vec<PathBuf> = match &job.filename {
+        Some(list) => split_filenames(list)
+            .into_iter()
+            .map(|n| {
+                let p = PathBuf::from(&n);
+                match &dir {
+                    Some(d) if p.is_relative() => d.join(p),
+                    _ => p,
+                }
+            })
+            .collect(),
+        None => (0..job.nrfiles.max(1))
+            .map(|i| {
+                let n = format!("{}.{}.{}", job.name, jobnum, i);
+                dir.as_ref().map(|d| d.join(&n)).unwrap_or_else(|| PathBuf::from(n))
+            })
+            .collect(),
+    };
+    if let Some(d) = &dir {
+        if !d.is_dir() {
+            return Err(LayoutError::NoDirectory { dir: d.clone() });
+        }
+    }
+    let nfiles = names.len() as u64;
+    let min_bs = job.bs.iter().copied().filter(|&b| b > 0).min().unwrap_or(4096);
+    let mut plans = Vec::with_capacity(names.len());
+    for path in names {
+        let existing = existing_size(&path);
+        let ex_size = existing.map(|(s, _)| s);
+        let per_file = match (job.filesize, job.size) {
+            (Some(fs), _) => resolve(fs, ex_size),
+            (None, Some(s)) => resolve(s, ex_size).map(|b| b / nfiles),
+            (None, None) => ex_size,
+        };
+        let per_file = match per_file {
+            Some(b) => b,
+            None => {
+                return Err(match job.filesize.or(job.size) {
+                    Some(SizeSpec::Percent(pct)) => LayoutError::PercentOfMissing {
+                        job: job.name.clone(),
+                        pct,
+                        path,
+                    },
+                    _ => LayoutError::NoSize {
+                        job: job.name.clone(),
+                        path,
+                    },
+                })
+            }
+        };
+        let offset = resolve(job.offset, ex_size.or(Some(per_file))).unwrap_or(0);
+        let offset = offset - offset % min_bs;
+        // With no explicit size on an existing file, the region is what follows the offset.
+        let region = if job.size.is_none() && job.filesize.is_none() {
+            per_file.saturating_sub(offset)
+        } else {
+            per_file
+        };
+        if region < min_bs {
+            return Err(LayoutError::RegionTooSmall {
+                job: job.name.clone(),
+                path,
+                region,
+                offset,
+                bs: min_bs,
+            });
+        }
+        plans.push(FilePlan {
+            size: offset + region,
+            offset,
+            region,
+            existed: existing.is_some(),
+            is_block: existing.map(|(_, b)| b).unwrap_or(false),
+            path,
+        });
+    }
+    Ok(plans)
+}
+
+/// Whether the job ever writes (so existing data would be overwritten).
+pub fn job_writes(job: &JobSpec) -> bool {
+    job.rw.kind != RwKind::Read
+}
+
+/// Whether new files must contain data before the job runs (reads need real blocks).
+pub fn job_reads(job: &JobSpec) -> bool {
+    job.rw.kind != RwKind::Write
+}
+
+/// Refuse what could destroy data iogauge does not own. `created` holds files created earlier in
+/// this run (numjobs clones share a `filename`).
+pub fn check_safety(
+    job: &JobSpec,
+    plan: &FilePlan,
+    allow_overwrite: bool,
+    created: &CreatedFiles,
+) -> Result<(), LayoutError> {
+    if allow_overwrite || !plan.existed || created.contains(&plan.path) {
+        return Ok(());
+    }
+    if plan.is_block {
+        if job_writes(job) {
+            return Err(LayoutError::BlockDevice {
+                path: plan.path.clone(),
+            });
+        }
+        return Ok(());
+    }
+    if job_writes(job) {
+        return Err(LayoutError::ExistingFile {
+            path: plan.path.clone(),
+        });
+    }
+    let have = std::fs::metadata(&plan.path).map(|m| m.len()).unwrap_or(0);
+    if have < plan.size {
+        return Err(LayoutError::ExistingTooSmall {
+            path: plan.path.clone(),
+            have,
+            need: plan.size,
+        });
+    }
+    Ok(())
+}
+
+/// Check that every filesystem has room for the new files: `need` is (directory, bytes) pairs.
+pub fn check_free_space(need: &[(PathBuf, u64)]) -> Result<(), LayoutError> {
+    // Group by filesystem (st_dev) so two jobs in one directory add up.
+    let mut by_dev: Vec<(u64, PathBuf, u64)> = Vec::new();
+    for (dir, bytes) in need {
+        let md = std::fs::metadata(dir).map_err(io_err("cannot stat directory", dir))?;
+        match by_dev.iter_mut().find(|(d, _, _)| *d == md.dev()) {
+            Some(e) => e.2 += bytes,
+            None => by_dev.push((md.dev(), dir.clone(), *bytes)),
+        }
+    }
+    for (_, dir, bytes) in by_dev {
+        let avail = free_bytes(&dir)?;
+        if bytes > avail {
+            return Err(LayoutError::NoSpace {
+                dir,
+                need: bytes,
+                avail,
+            });
+        }
+    }
+    Ok(())
+}
+
+pub fn free_bytes(dir: &Path) -> Result<u64, LayoutError> {
+    let c = CString::new(dir.as_os_str().as_encoded_bytes()).map_err(|_| LayoutError::Io {
+        op: "invalid path",
+        path: dir.to_path_buf(),
+        source: std::io::Error::from(std::io::ErrorKind::InvalidInput),
+    })?;
+    let mut s: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: c is a valid C string, s a valid out pointer.
+    if unsafe { libc::statvfs(c.as_ptr(), &mut s) } != 0 {
+        return Err(io_err("statvfs", dir)(std::io::Error::last_os_error()));
+    }
+    Ok(s.f_bavail as u64 * s.f_frsize as u64)
+}
+
+/// Directory in which a planned file lives (for the free-space check).
+pub fn parent_dir(p: &Path) -> PathBuf {
+    match p.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// Create (if needed) and lay out one file. Returns true when it was laid out (new file).
+pub fn lay_out(
+    job: &JobSpec,
+    plan: &FilePlan,
+    created: &CreatedFiles,
+    stop: &AtomicBool,
+) -> Result<bool, LayoutError> {
+    if plan.existed || created.contains(&plan.path) {
+        return Ok(false);
+    }
+    let f = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .mode(0o644)
+        .open(&plan.path)
+        .map_err(io_err("cannot create", &plan.path))?;
+    created.register(&plan.path);
+    if job_reads(job) {
+        write_out(&f, plan, stop)?;
+    } else {
+        preallocate(&f, plan.size, job.fallocate).map_err(io_err("cannot allocate", &plan.path))?;
+    }
+    Ok(true)
+}
+
+fn preallocate(f: &File, size: u64, how: Fallocate) -> std::io::Result<()> {
+    let fd = f.as_raw_fd();
+    let r = match how {
+        // SAFETY: plain syscalls on an open fd.
+        Fallocate::Native => unsafe { libc::fallocate(fd, 0, 0, size as libc::off_t) },
+        Fallocate::Keep => unsafe {
+            libc::fallocate(fd, libc::FALLOC_FL_KEEP_SIZE, 0, size as libc::off_t)
+        },
+        Fallocate::Posix => {
+            let e = unsafe { libc::posix_fallocate(fd, 0, size as libc::off_t) };
+            if e != 0 {
+                return Err(std::io::Error::from_raw_os_error(e));
+            }
+            0
+        }
+        Fallocate::None | Fallocate::Truncate => 0,
+    };
+    if r != 0 {
+        let e = std::io::Error::last_os_error();
+        // Filesystems without fallocate (fio warns and goes on with a sparse file).
+        if e.raw_os_error() != Some(libc::EOPNOTSUPP) {
+            return Err(e);
+        }
+    }
+    f.set_len(size)
+}
+
+/// Write the whole file with random data, as fio does for files that will be read.
+fn write_out(f: &File, plan: &FilePlan, stop: &AtomicBool) -> Result<(), LayoutError> {
+    use std::os::unix::fs::FileExt;
+    const CHUNK: usize = 1 << 20;
+    let mut buf = AlignedBuf::new(CHUNK);
+    buf.fill(&mut Rng::new(0x1a7e), false);
+    let mut off = 0u64;
+    while off < plan.size {
+        if stop.load(Ordering::Relaxed) {
+            return Err(LayoutError::Interrupted {
+                path: plan.path.clone(),
+            });
+        }
+        let n = ((plan.size - off) as usize).min(CHUNK);
+        f.write_all_at(&buf.as_slice()[..n], off)
+            .map_err(io_err("cannot lay out", &plan.path))?;
+        off += n as u64;
+    }
+    // Written data must reach the disk, or invalidate=1 could not drop it from the cache.
+    f.sync_all().map_err(io_err("cannot sync", &plan.path))
+}
+
+/// Open flags for the job's I/O.
+pub fn open_for_io(job: &JobSpec, plan: &FilePlan) -> Result<File, LayoutError> {
+    let mut flags = 0;
+    if job.direct {
+        flags |= libc::O_DIRECT;
+    }
+    match job.open_sync {
+        OpenSync::None => {}
+        OpenSync::Sync => flags |= libc::O_SYNC,
+        OpenSync::Dsync => flags |= libc::O_DSYNC,
+    }
+    let mut oo = OpenOptions::new();
+    oo.read(true).custom_flags(flags);
+    if job_writes(job) {
+        oo.write(true);
+    }
+    match oo.open(&plan.path) {
+        Ok(f) => Ok(f),
+        Err(e) if job.direct && e.raw_os_error() == Some(libc::EINVAL) => {
+            Err(LayoutError::DirectRefused {
+                path: plan.path.clone(),
+                source: e,
+            })
+        }
+        Err(e) => Err(io_err("cannot open", &plan.path)(e)),
+    }
+}
+
+/// Drop the file's pages from the page cache (fio's invalidate=1).
+pub fn invalidate(f: &File) {
+    // SAFETY: advisory call on an open fd; failure only means the cache stays warm.
+    unsafe {
+        libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(name: &str, dir: &Path) -> JobSpec {
+        JobSpec {
+            name: name.into(),
+            directory: Some(dir.to_path_buf()),
+            size: Some(SizeSpec::Bytes(1 << 20)),
+            ..JobSpec::default()
+        }
+    }
+
+    #[test]
+    fn names_follow_fio() {
+        let d = tempfile::tempdir().unwrap();
+        let mut j = job("mytest", d.path());
+        j.nrfiles = 2;
+        let p = plan_files(&j, 3).unwrap();
+        assert_eq!(p[0].path, d.path().join("mytest.3.0"));
+        assert_eq!(p[1].path, d.path().join("mytest.3.1"));
+        assert_eq!(p[0].region, 512 * 1024);
+    }
+
+    #[test]
+    fn filename_list_with_escaped_colon() {
+        assert_eq!(split_filenames("a:b\\:c"), vec!["a", "b:c"]);
+    }
+
+    #[test]
+    fn write_job_preallocates_read_job_writes_out_and_cleanup_removes() {
+        let d = tempfile::tempdir().unwrap();
+        let created = CreatedFiles::new();
+        let stop = AtomicBool::new(false);
+        let mut w = job("w", d.path());
+        w.rw.kind = RwKind::Write;
+        let pw = &plan_files(&w, 0).unwrap()[0];
+        assert!(lay_out(&w, pw, &created, &stop).unwrap());
+        let md = std::fs::metadata(&pw.path).unwrap();
+        assert_eq!(md.len(), 1 << 20);
+        // fallocate reserves blocks (unwritten extents) on ext4.
+        assert!(md.blocks() * 512 >= 1 << 20);
+
+        let r = job("r", d.path());
+        let pr = &plan_files(&r, 0).unwrap()[0];
+        lay_out(&r, pr, &created, &stop).unwrap();
+        let data = std::fs::read(&pr.path).unwrap();
+        assert_eq!(data.len(), 1 << 20);
+        assert!(data.iter().filter(|&&b| b == 0).count() < 10_000);
+
+        assert!(created.remove_all().is_empty());
+        assert!(!pw.path.exists() && !pr.path.exists());
+    }
+
+    #[test]
+    fn refuses_existing_file_for_writes_unless_allowed() {
+        let d = tempfile::tempdir().unwrap();
+        let mut w = job("w", d.path());
+        w.rw.kind = RwKind::Write;
+        std::fs::write(d.path().join("w.0.0"), b"precious").unwrap();
+        let p = &plan_files(&w, 0).unwrap()[0];
+        let created = CreatedFiles::new();
+        let e = check_safety(&w, p, false, &created).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "refusing to write into existing file '{}', which iogauge did not create; remove it, choose another --directory/--filename, or pass --allow-overwrite",
+                p.path.display()
+            )
+        );
+        assert!(check_safety(&w, p, true, &created).is_ok());
+        // Reading an existing file is fine when it is large enough.
+        let mut r = job("w", d.path());
+        r.size = Some(SizeSpec::Bytes(4));
+        r.bs = [4; 3];
+        let p = &plan_files(&r, 0).unwrap()[0];
+        assert!(check_safety(&r, p, false, &created).is_ok());
+    }
+
+    #[test]
+    fn free_space_check_names_the_numbers() {
+        let d = tempfile::tempdir().unwrap();
+        let e = check_free_space(&[(d.path().to_path_buf(), u64::MAX / 2)]).unwrap_err();
+        assert!(e.to_string().starts_with("not enough free space in"), "{e}");
+        assert!(check_free_space(&[(d.path().to_path_buf(), 4096)]).is_ok());
+    }
+
+    #[test]
+    fn missing_size_is_an_error() {
+        let d = tempfile::tempdir().unwrap();
+        let mut j = job("nosize", d.path());
+        j.size = None;
+        let e = plan_files(&j, 0).unwrap_err();
+        assert!(matches!(e, LayoutError::NoSize { .. }));
+    }
+}
