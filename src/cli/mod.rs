@@ -1,4 +1,6 @@
-//! Command-line dispatch and exit codes.
+//! Command-line dispatch and exit codes. Only this module writes to stdout.
+
+// pub mod fio;
 
 /// Exit codes shared with troubleshoot's preflight (DESIGN.md).
 pub const EXIT_OK: i32 = 0;
@@ -7,6 +9,36 @@ pub const EXIT_USAGE: i32 = 2;
 pub const EXIT_FAIL: i32 = 3;
 pub const EXIT_WARN: i32 = 4;
 
+const USAGE: &str = "\
+iogauge: measure whether a disk or filesystem is good enough for what runs on it.
+
+Usage:
+  iogauge fio [FIO OPTIONS] [JOBFILE...]   run fio command lines and job files unchanged
+  iogauge --version
+  iogauge --help
+
+Run 'iogauge fio --help' for the fio options iogauge supports.
+";
+
 pub fn main() -> i32 {
-    EXIT_OK
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("fio") => EXIT_USAGE,
+        Some("--version") | Some("-V") => {
+            println!("iogauge {}", env!("CARGO_PKG_VERSION"));
+            EXIT_OK
+        }
+        Some("--help") | Some("-h") | Some("help") => {
+            print!("{USAGE}");
+            EXIT_OK
+        }
+        Some(other) => {
+            eprintln!("iogauge: unknown command '{other}'; expected 'fio'. Run 'iogauge --help'.");
+            EXIT_USAGE
+        }
+        None => {
+            eprint!("{USAGE}");
+            EXIT_USAGE
+        }
+    }
 }

@@ -1,0 +1,102 @@
+//! `iogauge fio …`: parse fio's grammar, run, render fio's output formats.
+
+use super::{EXIT_ERROR, EXIT_OK, EXIT_USAGE};
+use crate::report::{json::render_json, normal::render_normal, terse::render_terse, Report};
+use crate::run::{run, RunOptions};
+use crate::spec::fio::{parse_fio_args, FioCommand};
+use crate::spec::{Eta, OutputFormat, RunSpec};
+use std::io::Write;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+pub fn main(args: &[String]) -> i32 {
+    let env = |k: &str| std::env::var(k).ok();
+    let cmd = match parse_fio_args(args, &env, &mut std::io::stdin()) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("iogauge fio: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    let spec = match cmd {
+        FioCommand::Version => {
+            println!("{}", Report::version_string());
+            return EXIT_OK;
+        }
+        FioCommand::Help(text) => {
+            print!("{text}");
+            return EXIT_OK;
+        }
+        FioCommand::Run(spec) => spec,
+    };
+    if spec.parse_only {
+        return EXIT_OK;
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    if let Err(e) = install_signal_handlers(&stop) {
+        eprintln!("iogauge fio: cannot install signal handlers: {e}");
+        return EXIT_ERROR;
+    }
+    let opts = RunOptions {
+        progress: show_progress(&spec),
+        ..RunOptions::default()
+    };
+    match run(&spec, &opts, &stop) {
+        Ok(report) => write_output(&spec, &report),
+        Err(e) => {
+            eprintln!("iogauge fio: {e}");
+            EXIT_ERROR
+        }
+    }
+}
+
+/// SIGINT/SIGTERM set `stop` (workers finish their current I/O, files are removed); a second
+/// signal exits at once.
+fn install_signal_handlers(stop: &Arc<AtomicBool>) -> std::io::Result<()> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    for sig in [SIGINT, SIGTERM] {
+        signal_hook::flag::register_conditional_shutdown(sig, 1, stop.clone())?;
+        signal_hook::flag::register(sig, stop.clone())?;
+    }
+    Ok(())
+}
+
+fn show_progress(spec: &RunSpec) -> bool {
+    match spec.eta {
+        Eta::Always => true,
+        Eta::Never => false,
+        // SAFETY: isatty only inspects the descriptor.
+        Eta::Auto => unsafe { libc::isatty(2) == 1 },
+    }
+}
+
+fn render(spec: &RunSpec, report: &Report) -> String {
+    let mut out = String::new();
+    for f in &spec.output_formats {
+        out.push_str(&match f {
+            OutputFormat::Normal => render_normal(report),
+            OutputFormat::Json => render_json(report, false),
+            OutputFormat::JsonPlus => render_json(report, true),
+            OutputFormat::Terse => render_terse(report),
+        });
+    }
+    out
+}
+
+fn write_output(spec: &RunSpec, report: &Report) -> i32 {
+    let text = render(spec, report);
+    let res = match &spec.output {
+        Some(path) => std::fs::write(path, text.as_bytes()).map_err(|e| (path.display().to_string(), e)),
+        None => std::io::stdout()
+            .lock()
+            .write_all(text.as_bytes())
+            .map_err(|e| ("stdout".to_string(), e)),
+    };
+    match res {
+        Ok(()) => EXIT_OK,
+        Err((what, e)) => {
+            eprintln!("iogauge fio: cannot write output to {what}: {e}");
+            EXIT_ERROR
+        }
+    }
+}
