@@ -1,1 +1,17 @@
 //! Recorders (latency histograms, counters), periodic sampler, CPU and disk statistics, merging.
+//!
+//! One concept per file:
+//! - `histogram`: log-linear bucket layout (≤ 0.39 % relative error, 1 ns … ≈73 min).
+//! - `latency`: [`LatRecorder`], the hot-path latency recorder (exact → histogram percentiles).
+//! - `buckets`: fio's coarse `lat (usec): 2=…%` distribution.
+//! - `depth`: IO depth / submit / complete distributions.
+//! - `periodic`: bandwidth / IOPS samples on absolute deadlines.
+//! - `cpu`: per-thread `getrusage` snapshots.
+//! - `disk`: block device resolution and `/sys/block/*/stat` deltas.
+
+pub mod buckets;
+pub mod histogram;
+pub mod latency;
+
+pub use buckets::latency_buckets;
+pub use latency::{sample_budget_for, LatRecorder, DEFAULT_SAMPLE_BUDGET};
