@@ -15,3 +15,7 @@ pub mod latency;
 
 pub use buckets::latency_buckets;
 pub use latency::{sample_budget_for, LatRecorder, DEFAULT_SAMPLE_BUDGET};
+pub mod depth;
+pub mod periodic;
+pub use depth::DepthCounters;
+pub use periodic::{aggregate_series, PeriodicSampler, SampleStats, SampleUnit};
