@@ -7,15 +7,19 @@
 //! - `depth`: IO depth / submit / complete distributions.
 //! - `periodic`: bandwidth / IOPS samples on absolute deadlines.
 //! - `cpu`: per-thread `getrusage` snapshots.
-//! - `disk`: block device resolution and `/sys/block/*/stat` deltas.
+//! - `disk`: block device resolution and `/sys/class/block/*/stat` deltas.
 
 pub mod buckets;
+pub mod cpu;
+pub mod depth;
+pub mod disk;
 pub mod histogram;
 pub mod latency;
+pub mod periodic;
 
 pub use buckets::latency_buckets;
-pub use latency::{sample_budget_for, LatRecorder, DEFAULT_SAMPLE_BUDGET};
-pub mod depth;
-pub mod periodic;
+pub use cpu::{CpuError, CpuTimes};
 pub use depth::DepthCounters;
+pub use disk::{resolve as resolve_disk, DiskError, DiskSnapshot, DiskStat, DiskTarget};
+pub use latency::{sample_budget_for, LatRecorder, DEFAULT_SAMPLE_BUDGET};
 pub use periodic::{aggregate_series, PeriodicSampler, SampleStats, SampleUnit};
