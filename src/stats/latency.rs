@@ -31,7 +31,7 @@ pub fn sample_budget_for(recorders: usize) -> usize {
     per.min(DEFAULT_SAMPLE_BUDGET)
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct LatRecorder {
     count: u64,
     min: u64,
@@ -46,6 +46,20 @@ pub struct LatRecorder {
     samples: Vec<u64>,
     hist: Histogram,
     lat_buckets: [u64; NLAT_BUCKETS],
+}
+
+/// Manual `Clone`: a derived clone would shrink the sample buffer's capacity to its length,
+/// and the next `record` on the clone would then reallocate on the hot path.
+impl Clone for LatRecorder {
+    fn clone(&self) -> Self {
+        let mut samples = Vec::with_capacity(self.budget.max(self.samples.len()));
+        samples.extend_from_slice(&self.samples);
+        LatRecorder {
+            samples,
+            hist: self.hist.clone(),
+            ..*self
+        }
+    }
 }
 
 impl LatRecorder {
@@ -246,8 +260,12 @@ impl LatRecorder {
 }
 
 /// 1-based nearest rank: ceil(p/100·n), clamped to 1..=n (p ≤ 0 → 1, p ≥ 100 → n).
+/// Percentiles are decimal numbers (99.9) that binary floating point cannot hold exactly, so
+/// p·n/100 may land a hair above an integer (999.0000000000001 for p99.9 of 1000) and ceil would
+/// skip a rank; a relative tolerance of 1e-12 absorbs that.
 fn nearest_rank(p: f64, n: u64) -> u64 {
-    let x = (p / 100.0 * n as f64).ceil();
+    let x = p * n as f64 / 100.0;
+    let x = (x - x.abs() * 1e-12).ceil();
     if x.is_nan() || x < 1.0 {
         1
     } else if x >= n as f64 {
@@ -450,6 +468,39 @@ mod tests {
         }
         let expected = (5.0f64 / 3.0).sqrt();
         assert!((r.stddev() - expected).abs() < 1e-9, "{}", r.stddev());
+    }
+
+    #[test]
+    fn nearest_rank_is_robust_to_decimal_percentiles() {
+        assert_eq!(nearest_rank(99.9, 1000), 999);
+        assert_eq!(nearest_rank(99.99, 10_000), 9999);
+        assert_eq!(nearest_rank(99.95, 10_000), 9995);
+        assert_eq!(nearest_rank(1.0, 100), 1);
+        assert_eq!(nearest_rank(5.0, 20), 1);
+        assert_eq!(nearest_rank(50.0, 3), 2);
+        assert_eq!(nearest_rank(99.0, 911), 902);
+        assert_eq!(nearest_rank(0.0, 5), 1);
+        assert_eq!(nearest_rank(100.0, 5), 5);
+        for n in 1..2000u64 {
+            for &p in &PCTS {
+                let r = nearest_rank(p, n);
+                // exact rational check: r−1 < p·n/100 ≤ r, with p given to 2 decimals
+                let pn = (p * 100.0).round() as u64 * n; // = p·n·100
+                assert!(
+                    (r - 1) * 10_000 < pn && pn <= r * 10_000 || r == 1,
+                    "p{p} n{n} r{r}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn clone_keeps_capacity() {
+        let mut r = LatRecorder::new(1000);
+        r.record(1);
+        let c = r.clone();
+        assert!(c.samples.capacity() >= 1000);
+        assert_eq!(c.summary(&PCTS, true, true), r.summary(&PCTS, true, true));
     }
 
     #[test]
