@@ -28,7 +28,10 @@ fn go(jobs: Vec<JobSpec>) -> iogauge::report::Report {
 }
 
 fn assert_empty(dir: &Path) {
-    let left: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    let left: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     assert!(left.is_empty(), "files left behind: {left:?}");
 }
 
@@ -39,7 +42,10 @@ fn assert_lat_sane(s: &iogauge::report::LatSummary) {
     let v: Vec<u64> = s.percentiles.iter().map(|p| p.1).collect();
     assert!(!v.is_empty());
     assert!(v.windows(2).all(|w| w[0] <= w[1]), "unordered {v:?}");
-    assert!(v.iter().all(|&x| x >= s.min && x <= s.max), "outside min..max {v:?}");
+    assert!(
+        v.iter().all(|&x| x >= s.min && x <= s.max),
+        "outside min..max {v:?}"
+    );
 }
 
 #[test]
@@ -110,7 +116,11 @@ fn time_based_runs_for_runtime_and_ramp_is_excluded() {
     let wall = t0.elapsed();
     let jr = &r.jobs[0];
     // Measured period is the runtime only; the whole run also spent the ramp.
-    assert!((600..700).contains(&jr.dirs[0].runtime_ms), "{}", jr.dirs[0].runtime_ms);
+    assert!(
+        (600..700).contains(&jr.dirs[0].runtime_ms),
+        "{}",
+        jr.dirs[0].runtime_ms
+    );
     assert!(wall >= Duration::from_millis(1000), "{wall:?}");
     // null I/O is fast: far more than size/bs I/Os prove time_based looped.
     assert!(jr.dirs[0].total_ios > 1024 * 10);
@@ -160,7 +170,10 @@ fn stonewall_makes_groups_run_in_order() {
     assert_eq!(r.jobs[0].groupid, 0);
     assert_eq!(r.jobs[1].groupid, 1);
     assert_eq!(r.groups.len(), 2);
-    let (fa, fb) = (r.jobs[0].finished_at.unwrap(), r.jobs[1].finished_at.unwrap());
+    let (fa, fb) = (
+        r.jobs[0].finished_at.unwrap(),
+        r.jobs[1].finished_at.unwrap(),
+    );
     assert!(fa <= fb);
 }
 
@@ -231,7 +244,10 @@ fn stop_flag_interrupts_and_cleans_up() {
     let e = run(&spec, &RunOptions::default(), &stop).unwrap_err();
     t.join().unwrap();
     assert!(t0.elapsed() < Duration::from_secs(5));
-    assert_eq!(e.to_string(), "interrupted; removed the files iogauge created");
+    assert_eq!(
+        e.to_string(),
+        "interrupted; removed the files iogauge created"
+    );
     assert_empty(d.path());
 }
 
@@ -247,7 +263,10 @@ fn ramp_io_is_not_counted() {
     j.rate_iops = [Some(1000), None, None];
     let r = go(vec![j]);
     let ios = r.jobs[0].dirs[0].total_ios;
-    assert!((900..=1100).contains(&ios), "{ios} I/Os: ramp leaked into the stats");
+    assert!(
+        (900..=1100).contains(&ios),
+        "{ios} I/Os: ramp leaked into the stats"
+    );
     assert_eq!(r.jobs[0].dirs[0].clat.n, ios);
 }
 
@@ -260,4 +279,38 @@ fn direct_io_with_aligned_blocks_works() {
     let r = go(vec![j]);
     assert_eq!(r.jobs[0].dirs[1].total_ios, 256);
     assert_empty(d.path());
+}
+
+#[test]
+fn periodic_samples_follow_the_interval_and_disk_stats_are_reported() {
+    let d = tempfile::tempdir_in(".").unwrap();
+    let mut j = job("per", d.path(), RwKind::Write, false);
+    j.time_based = true;
+    j.runtime = Some(Duration::from_millis(2100));
+    j.bwavgtime_ms = 250;
+    j.iopsavgtime_ms = 500;
+    let r = go(vec![j]);
+    let w = &r.jobs[0].dirs[DDIR_WRITE];
+    // 2.1 s: 8 complete 250 ms intervals and 4 of 500 ms; the partial tail is not sampled.
+    assert_eq!(w.bw_samples.samples, 8, "{:?}", w.bw_samples);
+    assert_eq!(w.iops_samples.samples, 4, "{:?}", w.iops_samples);
+    assert_eq!(w.bw_series.len(), 8);
+    assert!(
+        w.bw_samples.min as f64 <= w.bw_samples.mean
+            && w.bw_samples.mean <= w.bw_samples.max as f64
+    );
+    assert!((w.bw_agg_pct - 100.0).abs() < 10.0, "per={}", w.bw_agg_pct);
+    // The files live on a real disk here, so its counters are reported.
+    assert!(!r.disks.is_empty(), "no disk stats");
+    assert!(r.disks[0].write_ios > 0);
+    assert!(
+        r.jobs[0]
+            .lat_buckets
+            .us
+            .iter()
+            .chain(r.jobs[0].lat_buckets.ns.iter())
+            .chain(r.jobs[0].lat_buckets.ms.iter())
+            .sum::<f64>()
+            > 99.0
+    );
 }

@@ -24,8 +24,14 @@ pub enum SyncOp {
 pub trait Engine: Send {
     /// One I/O of `len` bytes at `offset` of the job's file number `file`; returns bytes done.
     /// `buf` is valid for `len` bytes (and aligned for O_DIRECT).
-    fn io(&mut self, file: usize, op: Op, buf: *mut u8, len: usize, offset: u64)
-        -> io::Result<usize>;
+    fn io(
+        &mut self,
+        file: usize,
+        op: Op,
+        buf: *mut u8,
+        len: usize,
+        offset: u64,
+    ) -> io::Result<usize>;
 
     /// fsync or fdatasync of the job's file number `file`.
     fn sync(&mut self, file: usize, op: SyncOp) -> io::Result<()>;

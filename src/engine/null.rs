@@ -9,7 +9,14 @@ pub struct Null;
 
 impl Engine for Null {
     #[inline(always)]
-    fn io(&mut self, _file: usize, _op: Op, _buf: *mut u8, len: usize, _offset: u64) -> io::Result<usize> {
+    fn io(
+        &mut self,
+        _file: usize,
+        _op: Op,
+        _buf: *mut u8,
+        len: usize,
+        _offset: u64,
+    ) -> io::Result<usize> {
         Ok(len)
     }
 

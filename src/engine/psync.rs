@@ -17,7 +17,14 @@ impl Psync {
 
 impl Engine for Psync {
     #[inline]
-    fn io(&mut self, file: usize, op: Op, buf: *mut u8, len: usize, offset: u64) -> io::Result<usize> {
+    fn io(
+        &mut self,
+        file: usize,
+        op: Op,
+        buf: *mut u8,
+        len: usize,
+        offset: u64,
+    ) -> io::Result<usize> {
         let fd = self.fds[file];
         // SAFETY: buf is valid for len bytes (Engine contract).
         let n = unsafe {

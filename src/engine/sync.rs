@@ -24,7 +24,14 @@ impl Sync {
 
 impl Engine for Sync {
     #[inline]
-    fn io(&mut self, file: usize, op: Op, buf: *mut u8, len: usize, offset: u64) -> io::Result<usize> {
+    fn io(
+        &mut self,
+        file: usize,
+        op: Op,
+        buf: *mut u8,
+        len: usize,
+        offset: u64,
+    ) -> io::Result<usize> {
         let fd = self.fds[file];
         if self.pos[file] != offset {
             // SAFETY: plain syscall on an owned descriptor.

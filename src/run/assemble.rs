@@ -7,15 +7,60 @@ use crate::report::{
     LatSummary, Report, SyncReport,
 };
 use crate::spec::{JobSpec, RunSpec};
-use crate::stats::cpu::CpuTimes;
-use crate::stats::latency::LatRecorder;
+use crate::stats::{
+    latency_buckets, resolve_disk, CpuTimes, DiskSnapshot, DiskTarget, LatRecorder,
+    PeriodicSampler, SampleStats, SampleUnit,
+};
+use std::path::PathBuf;
 use std::time::SystemTime;
 
-/// Disk counters before the run (resolved from the jobs' directories and files).
-pub struct DiskBefore;
+/// Disk counters before the run, for the devices holding the jobs' files.
+pub struct DiskBefore(Vec<(DiskTarget, DiskSnapshot)>);
 
-pub fn disk_snapshot(_spec: &RunSpec) -> DiskBefore {
-    DiskBefore
+/// Where a job's files live: its directory, the parent of each named file, or the cwd.
+fn job_locations(job: &JobSpec) -> Vec<PathBuf> {
+    match &job.filename {
+        Some(list) => crate::workload::layout::split_filenames(list)
+            .into_iter()
+            .map(|n| {
+                let p = PathBuf::from(n);
+                let p = match &job.directory {
+                    Some(d) if p.is_relative() => d.join(p),
+                    _ => p,
+                };
+                if p.exists() {
+                    p
+                } else {
+                    crate::workload::layout::parent_dir(&p)
+                }
+            })
+            .collect(),
+        None => vec![job.directory.clone().unwrap_or_else(|| PathBuf::from("."))],
+    }
+}
+
+pub fn disk_snapshot(spec: &RunSpec) -> DiskBefore {
+    let mut targets: Vec<DiskTarget> = Vec::new();
+    for job in spec
+        .jobs
+        .iter()
+        .filter(|j| j.ioengine != crate::spec::IoEngine::Null)
+    {
+        for loc in job_locations(job) {
+            // A location on tmpfs or NFS has no block device; that is not an error.
+            if let Ok(Some(t)) = resolve_disk(&loc) {
+                if !targets.contains(&t) {
+                    targets.push(t);
+                }
+            }
+        }
+    }
+    DiskBefore(
+        targets
+            .into_iter()
+            .filter_map(|t| t.snapshot().ok().map(|s| (t, s)))
+            .collect(),
+    )
 }
 
 fn runtime_ms(ns: u64) -> u64 {
@@ -55,23 +100,46 @@ fn fold<'a>(spec: &'a RunSpec, results: &'a [InstanceResult]) -> Vec<Folded<'a>>
     out
 }
 
-fn merged(recs: impl Iterator<Item = LatRecorder>) -> LatRecorder {
-    let mut it = recs;
-    let mut first = it.next().unwrap_or_default();
-    for r in it {
-        first.merge(&r);
+fn merged<'a>(recs: impl Iterator<Item = &'a LatRecorder>) -> LatRecorder {
+    let mut out = LatRecorder::new(0);
+    for r in recs {
+        out.merge(r);
     }
-    first
+    out
+}
+
+/// Periodic samples of one instance and direction: the monitor's observations plus the final
+/// counter (which only counts if its interval completed).
+fn sampler(
+    points: &[(u64, [u64; 3])],
+    d: usize,
+    interval_ms: u64,
+    unit: SampleUnit,
+    end_ms: u64,
+    final_value: u64,
+) -> PeriodicSampler {
+    let mut s = PeriodicSampler::new(interval_ms, unit);
+    for &(t, v) in points {
+        s.observe(t, v[d]);
+    }
+    s.observe(end_ms, final_value);
+    s
 }
 
 fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
     let job = f.job;
     let pcts = &job.percentile_list;
-    let measured_ns = f.members.iter().map(|m| m.result.measured_ns).max().unwrap_or(0);
+    let measured_ns = f
+        .members
+        .iter()
+        .map(|m| m.result.measured_ns)
+        .max()
+        .unwrap_or(0);
     let run_ms = runtime_ms(measured_ns);
     let mut dirs: [DirReport; 3] = Default::default();
+    let mut clats: Vec<LatRecorder> = Vec::with_capacity(3);
     for (d, dir) in dirs.iter_mut().enumerate() {
-        let rec = merged(f.members.iter().map(|m| m.result.clat[d].clone()));
+        let rec = merged(f.members.iter().map(|m| &m.result.clat[d]));
         dir.io_bytes = f.members.iter().map(|m| m.result.bytes[d]).sum();
         dir.total_ios = f.members.iter().map(|m| m.result.ios[d]).sum();
         dir.short_ios = f.members.iter().map(|m| m.result.short[d]).sum();
@@ -86,8 +154,47 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
             // Synchronous engines prepare and submit in one step: lat and clat are one interval.
             dir.lat = rec.summary(pcts, job.lat_percentiles, true);
         }
+        if dir.total_ios > 0 {
+            let mut bw = Vec::new();
+            let mut iops = Vec::new();
+            for m in &f.members {
+                let end_ms = m.result.measured_ns / 1_000_000;
+                let b = sampler(
+                    &m.trace.bw,
+                    d,
+                    job.bwavgtime_ms,
+                    SampleUnit::KiBPerSec,
+                    end_ms,
+                    m.result.bytes[d],
+                );
+                let i = sampler(
+                    &m.trace.iops,
+                    d,
+                    job.iopsavgtime_ms,
+                    SampleUnit::PerSec,
+                    end_ms,
+                    m.result.ios[d],
+                );
+                bw.push(b);
+                iops.push(i);
+            }
+            let stats = |v: &[PeriodicSampler]| {
+                let parts: Vec<SampleStats> = v.iter().map(|s| *s.stats()).collect();
+                SampleStats::sum_fio(&parts).summary()
+            };
+            dir.bw_samples = stats(&bw);
+            dir.iops_samples = stats(&iops);
+            let series = |v: &[PeriodicSampler], ms: u64| {
+                let all: Vec<&[crate::report::SeriesPoint]> =
+                    v.iter().map(|s| s.series()).collect();
+                crate::stats::aggregate_series(&all, ms)
+            };
+            dir.bw_series = series(&bw, job.bwavgtime_ms);
+            dir.iops_series = series(&iops, job.iopsavgtime_ms);
+        }
+        clats.push(rec);
     }
-    let sync_rec = merged(f.members.iter().map(|m| m.result.sync_lat.clone()));
+    let sync_rec = merged(f.members.iter().map(|m| &m.result.sync_lat));
     let sync = SyncReport {
         total_ios: f.members.iter().map(|m| m.result.syncs).sum(),
         lat: if job.gtod_reduce {
@@ -126,14 +233,13 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
     let elapsed_s = super::clock::now_ns()
         .saturating_sub(run_start_ns)
         .div_ceil(1_000_000_000);
-    let laid = f
-        .members
-        .iter()
-        .filter_map(|m| m.laid_out)
-        .fold(None, |acc: Option<(u32, u64)>, (n, b)| {
+    let laid = f.members.iter().filter_map(|m| m.laid_out).fold(
+        None,
+        |acc: Option<(u32, u64)>, (n, b)| {
             let (an, ab) = acc.unwrap_or((0, 0));
             Some((an + n, ab + b))
-        });
+        },
+    );
     JobReport {
         name: job.name.clone(),
         groupid: f.groupid,
@@ -154,19 +260,31 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
         sync,
         cpu,
         depths,
-        lat_buckets: Default::default(),
+        lat_buckets: if job.gtod_reduce {
+            Default::default()
+        } else {
+            latency_buckets(&clats.iter().collect::<Vec<_>>())
+        },
         gtod_reduce: job.gtod_reduce,
         clat_percentiles: job.clat_percentiles,
         lat_percentiles: job.lat_percentiles,
         iodepth: job.iodepth,
-        nr_files: f.members.first().map(|m| m.instance.files.len() as u32).unwrap_or(0),
+        nr_files: f
+            .members
+            .first()
+            .map(|m| m.instance.files.len() as u32)
+            .unwrap_or(0),
         laid_out: laid,
     }
 }
 
 fn group_reports(results: &[InstanceResult]) -> Vec<GroupReport> {
     let mut groups: Vec<GroupReport> = Vec::new();
-    let ngroups = results.iter().map(|r| r.instance.groupid + 1).max().unwrap_or(0);
+    let ngroups = results
+        .iter()
+        .map(|r| r.instance.groupid + 1)
+        .max()
+        .unwrap_or(0);
     for g in 0..ngroups {
         let members: Vec<&InstanceResult> =
             results.iter().filter(|r| r.instance.groupid == g).collect();
@@ -207,11 +325,27 @@ pub fn report(
     results: Vec<InstanceResult>,
     started_at: SystemTime,
     run_start_ns: u64,
-    _disks_before: DiskBefore,
+    disks_before: DiskBefore,
 ) -> Report {
     let folded = fold(spec, &results);
-    let jobs: Vec<JobReport> = folded.iter().map(|f| job_report(f, run_start_ns)).collect();
+    let mut jobs: Vec<JobReport> = folded.iter().map(|f| job_report(f, run_start_ns)).collect();
     let groups = group_reports(&results);
+    // fio's per=: the entry's mean periodic bandwidth as a share of its group's aggregate.
+    for j in jobs.iter_mut() {
+        if let Some(g) = groups.iter().find(|g| g.groupid == j.groupid) {
+            for (d, dir) in j.dirs.iter_mut().enumerate() {
+                let agg_kib = g.dirs[d].agg_bw_bytes as f64 / 1024.0;
+                if agg_kib > 0.0 && dir.bw_samples.samples > 0 {
+                    dir.bw_agg_pct = dir.bw_samples.mean / agg_kib * 100.0;
+                }
+            }
+        }
+    }
+    let disks = disks_before
+        .0
+        .iter()
+        .filter_map(|(t, before)| t.snapshot().ok().map(|now| now.report_since(before)))
+        .collect();
     let mut notes = Vec::new();
     if spec.jobs.iter().any(|j| j.gtod_reduce) {
         notes.push("latency was not measured (gtod_reduce=1)".to_string());
@@ -222,7 +356,7 @@ pub fn report(
         global_options: spec.global_options.clone(),
         jobs,
         groups,
-        disks: Vec::new(),
+        disks,
         notes,
     }
 }

@@ -11,7 +11,7 @@ pub mod worker;
 use crate::engine::{null::Null, psync::Psync, sync::Sync};
 use crate::report::Report;
 use crate::spec::{IoEngine, JobSpec, RunSpec};
-use crate::stats::latency::DEFAULT_SAMPLE_BUDGET;
+use crate::stats::DEFAULT_SAMPLE_BUDGET;
 use crate::workload::cleanup::CreatedFiles;
 use crate::workload::layout::{self, LayoutError};
 use monitor::{Trace, Watched};
@@ -89,7 +89,13 @@ pub fn run(spec: &RunSpec, opts: &RunOptions, stop: &AtomicBool) -> Result<Repor
     if let Some(f) = results.iter().find_map(|r| r.result.error.clone()) {
         return Err(RunError::Io(f));
     }
-    Ok(assemble::report(spec, results, started_at, run_start, disks_before))
+    Ok(assemble::report(
+        spec,
+        results,
+        started_at,
+        run_start,
+        disks_before,
+    ))
 }
 
 /// Files whose job said `unlink=0`: they stay, as the user asked.
@@ -99,7 +105,12 @@ fn kept_by_unlink(spec: &RunSpec, created: &CreatedFiles) -> Vec<PathBuf> {
     for job in spec.jobs.iter().filter(|j| !j.unlink) {
         for n in 0..job.numjobs {
             if let Ok(plans) = layout::plan_files(job, n) {
-                keep.extend(plans.into_iter().map(|p| p.path).filter(|p| listed.contains(p)));
+                keep.extend(
+                    plans
+                        .into_iter()
+                        .map(|p| p.path)
+                        .filter(|p| listed.contains(p)),
+                );
             }
         }
     }
@@ -146,7 +157,11 @@ fn run_phases(
     let nphases = instances.iter().map(|i| i.phase + 1).max().unwrap_or(0);
     let mut results = Vec::with_capacity(instances.len());
     for phase in 0..nphases {
-        let these: Vec<Instance> = instances.iter().filter(|i| i.phase == phase).cloned().collect();
+        let these: Vec<Instance> = instances
+            .iter()
+            .filter(|i| i.phase == phase)
+            .cloned()
+            .collect();
         results.extend(run_phase(spec, opts, stop, created, these)?);
         let failed = results.iter().any(|r| r.result.error.is_some());
         if failed || stop.load(Ordering::Relaxed) {
@@ -249,7 +264,10 @@ fn run_phase(
         .collect();
     let done = AtomicBool::new(false);
     let barrier = Barrier::new(n);
-    let budget = opts.sample_budget;
+    // Three recorders per instance (read, write, sync) share the run's sample memory.
+    let budget = opts
+        .sample_budget
+        .min(crate::stats::sample_budget_for(n * 3));
     let (results, traces) = std::thread::scope(|s| {
         let mon = s.spawn(|| monitor::monitor(&watched, &done, opts.progress));
         let mut handles = Vec::with_capacity(n);
@@ -262,9 +280,15 @@ fn run_phase(
                     barrier.wait();
                     let start = clock::now_ns();
                     match p.input.job.ioengine {
-                        IoEngine::Sync => worker::run_worker(Sync::new(fds), &p.input, pb, stop, start, budget),
-                        IoEngine::Psync => worker::run_worker(Psync::new(fds), &p.input, pb, stop, start, budget),
-                        IoEngine::Null => worker::run_worker(Null, &p.input, pb, stop, start, budget),
+                        IoEngine::Sync => {
+                            worker::run_worker(Sync::new(fds), &p.input, pb, stop, start, budget)
+                        }
+                        IoEngine::Psync => {
+                            worker::run_worker(Psync::new(fds), &p.input, pb, stop, start, budget)
+                        }
+                        IoEngine::Null => {
+                            worker::run_worker(Null, &p.input, pb, stop, start, budget)
+                        }
                     }
                 });
             handles.push(h);
@@ -343,6 +367,10 @@ mod tests {
         let p: Vec<u64> = s.percentiles.iter().map(|x| x.1).collect();
         assert!(p.windows(2).all(|w| w[0] <= w[1]));
         assert!(p.iter().all(|&v| v >= s.min && v <= s.max));
-        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0, "files left behind");
+        assert_eq!(
+            std::fs::read_dir(d.path()).unwrap().count(),
+            0,
+            "files left behind"
+        );
     }
 }

@@ -81,7 +81,13 @@ mod tests {
 
     #[test]
     fn stonewall_and_new_group() {
-        let jobs = [j(false, false), j(false, false), j(true, false), j(false, true), j(false, false)];
+        let jobs = [
+            j(false, false),
+            j(false, false),
+            j(true, false),
+            j(false, true),
+            j(false, false),
+        ];
         assert_eq!(
             group_and_phase(&jobs),
             vec![(0, 0), (0, 0), (1, 1), (2, 1), (2, 1)]

@@ -5,8 +5,7 @@
 use super::clock::{gettid, now_ns, sleep_until};
 use crate::engine::{Engine, Op, SyncOp};
 use crate::spec::{JobSpec, RwKind, DDIR_READ, DDIR_WRITE};
-use crate::stats::cpu::CpuTimes;
-use crate::stats::latency::LatRecorder;
+use crate::stats::{CpuTimes, LatRecorder};
 use crate::workload::buffers::AlignedBuf;
 use crate::workload::offsets::OffsetGen;
 use crate::workload::rate::Pacer;
@@ -193,10 +192,14 @@ impl<E: Engine> Loop<'_, E> {
         if in_ramp {
             self.published.phase.store(PHASE_RAMP, Ordering::Release);
         } else {
-            self.published.meas_start_ns.store(meas_start, Ordering::Relaxed);
-            self.published.phase.store(PHASE_MEASURING, Ordering::Release);
+            self.published
+                .meas_start_ns
+                .store(meas_start, Ordering::Relaxed);
+            self.published
+                .phase
+                .store(PHASE_MEASURING, Ordering::Release);
         }
-        res.cpu = CpuTimes::now_thread();
+        res.cpu = CpuTimes::now_thread().unwrap_or_default();
 
         'io: loop {
             if self.stop.load(Ordering::Relaxed) {
@@ -231,7 +234,11 @@ impl<E: Engine> Loop<'_, E> {
                 // SAFETY: buf holds max_bs >= len bytes and is owned by this thread.
                 rng.fill(unsafe { std::slice::from_raw_parts_mut(bufp, len) });
             }
-            let op = if dir == DDIR_READ { Op::Read } else { Op::Write };
+            let op = if dir == DDIR_READ {
+                Op::Read
+            } else {
+                Op::Write
+            };
             let t0 = now_ns();
             let r = self.engine.io(file, op, bufp, len, offset);
             let t1 = now_ns();
@@ -306,9 +313,13 @@ impl<E: Engine> Loop<'_, E> {
                     self.published.bytes[d].store(0, Ordering::Relaxed);
                     self.published.ios[d].store(0, Ordering::Relaxed);
                 }
-                self.published.meas_start_ns.store(meas_start, Ordering::Relaxed);
-                self.published.phase.store(PHASE_MEASURING, Ordering::Release);
-                res.cpu = CpuTimes::now_thread();
+                self.published
+                    .meas_start_ns
+                    .store(meas_start, Ordering::Relaxed);
+                self.published
+                    .phase
+                    .store(PHASE_MEASURING, Ordering::Release);
+                res.cpu = CpuTimes::now_thread().unwrap_or_default();
                 for p in pacers.iter_mut() {
                     p.restart(meas_start);
                 }
@@ -333,7 +344,7 @@ impl<E: Engine> Loop<'_, E> {
             // Stopped during ramp: nothing was measured.
             res.measured_ns = 0;
         }
-        res.cpu = CpuTimes::now_thread().delta(&res.cpu);
+        res.cpu = CpuTimes::now_thread().unwrap_or_default().delta(&res.cpu);
         if job.fsync_on_close && res.error.is_none() {
             for f in 0..nfiles {
                 if let Err(e) = self.engine.sync(f, SyncOp::Fsync) {

@@ -20,7 +20,11 @@ pub enum LayoutError {
     #[error("job '{job}': no size given and '{path}' does not exist; set size= (e.g. --size=1g) or filesize=")]
     NoSize { job: String, path: PathBuf },
     #[error("job '{job}': size={pct}% needs an existing file or device, but '{path}' does not exist; give an absolute size such as --size=1g")]
-    PercentOfMissing { job: String, pct: f64, path: PathBuf },
+    PercentOfMissing {
+        job: String,
+        pct: f64,
+        path: PathBuf,
+    },
     #[error("job '{job}': the I/O region of '{path}' ({region} bytes after offset {offset}) is smaller than one block of {bs} bytes; raise size= or lower bs=/offset=")]
     RegionTooSmall {
         job: String,
@@ -141,7 +145,9 @@ pub fn plan_files(job: &JobSpec, jobnum: u32) -> Result<Vec<FilePlan>, LayoutErr
         None => (0..job.nrfiles.max(1))
             .map(|i| {
                 let n = format!("{}.{}.{}", job.name, jobnum, i);
-                dir.as_ref().map(|d| d.join(&n)).unwrap_or_else(|| PathBuf::from(n))
+                dir.as_ref()
+                    .map(|d| d.join(&n))
+                    .unwrap_or_else(|| PathBuf::from(n))
             })
             .collect(),
     };
@@ -151,7 +157,13 @@ pub fn plan_files(job: &JobSpec, jobnum: u32) -> Result<Vec<FilePlan>, LayoutErr
         }
     }
     let nfiles = names.len() as u64;
-    let min_bs = job.bs.iter().copied().filter(|&b| b > 0).min().unwrap_or(4096);
+    let min_bs = job
+        .bs
+        .iter()
+        .copied()
+        .filter(|&b| b > 0)
+        .min()
+        .unwrap_or(4096);
     let mut plans = Vec::with_capacity(names.len());
     for path in names {
         let existing = existing_size(&path);

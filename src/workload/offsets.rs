@@ -84,7 +84,15 @@ mod tests {
     #[test]
     fn sequential_walks_blocks_then_wraps() {
         let mut rng = Rng::new(1);
-        let mut g = OffsetGen::new(4096, 4 * 2300 + 100, 2300, false, false, Distribution::Random, 0);
+        let mut g = OffsetGen::new(
+            4096,
+            4 * 2300 + 100,
+            2300,
+            false,
+            false,
+            Distribution::Random,
+            0,
+        );
         let v: Vec<u64> = (0..5).map(|_| g.next(&mut rng)).collect();
         assert_eq!(v, vec![4096, 4096 + 2300, 4096 + 4600, 4096 + 6900, 4096]);
     }

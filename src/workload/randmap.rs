@@ -19,7 +19,11 @@ impl RandMap {
     pub fn new(n: u64, seed: u64) -> Self {
         assert!(n > 0, "a random map needs at least one block");
         let bits = 64 - (n - 1).leading_zeros();
-        let mask = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+        let mask = if bits == 64 {
+            u64::MAX
+        } else {
+            (1u64 << bits) - 1
+        };
         let mut m = RandMap {
             n,
             mask,
