@@ -107,7 +107,9 @@ fn header(rw: &str, bs: u64, engine: &str, iodepth: u32) -> JobHeader {
     }
 }
 
-fn vda(r: u64, w: u64, rm: u64, wm: u64, rt: u64, wt: u64, q: u64, util: f64) -> DiskReport {
+/// `vda` with [read ios, write ios, read merges, write merges, read ticks, write ticks, in_queue].
+fn vda(c: [u64; 7], util: f64) -> DiskReport {
+    let [r, w, rm, wm, rt, wt, q] = c;
     DiskReport {
         name: "vda".into(),
         read_ios: r,
@@ -160,13 +162,18 @@ pub fn run2() -> Report {
     wr.bw_agg_pct = 100.0;
     wr.iops_samples = samples(19572, 29638, 23482.666667, 3748.86, 9);
 
-    let mut depths = DepthReport::default();
-    depths.level = [0.1, 0.1, 0.1, 0.1, 99.993, 0.0, 0.0];
-    depths.submit[1] = 100.0;
-    depths.complete = [0.0, 99.96, 0.0, 0.1, 0.0, 0.0, 0.0];
-    let mut buckets = LatencyBuckets::default();
-    buckets.us = [0.0, 0.0, 0.0, 0.0, 0.01, 0.03, 18.04, 77.06, 4.51, 0.16];
-    buckets.ms[..4].copy_from_slice(&[0.06, 0.08, 0.06, 0.01]);
+    let depths = DepthReport {
+        level: [0.1, 0.1, 0.1, 0.1, 99.993, 0.0, 0.0],
+        submit: [0.0, 100.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+        complete: [0.0, 99.96, 0.0, 0.1, 0.0, 0.0, 0.0],
+    };
+    let buckets = LatencyBuckets {
+        us: [0.0, 0.0, 0.0, 0.0, 0.01, 0.03, 18.04, 77.06, 4.51, 0.16],
+        ms: [
+            0.06, 0.08, 0.06, 0.01, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+        ],
+        ..Default::default()
+    };
 
     let job = JobReport {
         name: "rr".into(),
@@ -203,7 +210,7 @@ pub fn run2() -> Report {
     report(
         vec![job],
         vec![g],
-        vec![vda(113_765, 113_475, 0, 8, 28399, 28880, 57278, 84.70)],
+        vec![vda([113_765, 113_475, 0, 8, 28399, 28880, 57278], 84.70)],
     )
 }
 
@@ -220,8 +227,10 @@ pub fn run1() -> Report {
     sync_lat.percentiles = pcts_us(&[
         84, 89, 92, 96, 99, 103, 105, 109, 111, 114, 126, 145, 180, 206, 306, 306, 306,
     ]);
-    let mut buckets = LatencyBuckets::default();
-    buckets.us = [39.19, 3.40, 1.10, 0.11, 0.11, 55.10, 0.88, 0.11, 0.0, 0.0];
+    let buckets = LatencyBuckets {
+        us: [39.19, 3.40, 1.10, 0.11, 0.11, 55.10, 0.88, 0.11, 0.0, 0.0],
+        ..Default::default()
+    };
     let job = JobReport {
         name: "t".into(),
         njobs: 1,
@@ -252,7 +261,7 @@ pub fn run1() -> Report {
     report(
         vec![job],
         vec![one_job_group(0, 1, wr.io_bytes, 136)],
-        vec![vda(0, 0, 0, 0, 0, 0, 0, 0.0)],
+        vec![vda([0, 0, 0, 0, 0, 0, 0], 0.0)],
     )
 }
 
@@ -265,8 +274,10 @@ pub fn run3() -> Report {
         78336, 146_432,
     ]);
     wr.lat = lat(4096, 1081, 146_900, 1580.09, 3470.63);
-    let mut b0 = LatencyBuckets::default();
-    b0.us = [97.29, 2.25, 0.22, 0.05, 0.05, 0.10, 0.05, 0.0, 0.0, 0.0];
+    let b0 = LatencyBuckets {
+        us: [97.29, 2.25, 0.22, 0.05, 0.05, 0.10, 0.05, 0.0, 0.0, 0.0],
+        ..Default::default()
+    };
     let seqw = JobReport {
         name: "seqw".into(),
         groupid: 0,
@@ -300,10 +311,11 @@ pub fn run3() -> Report {
         53, 59, 62, 67, 70, 74, 78, 81, 85, 88, 96, 116, 225, 334, 1401, 1696, 5276,
     ]);
     rd.lat = lat(2048, 49_200, 5_298_100, 85060.0, 127_830.0);
-    let mut b1 = LatencyBuckets::default();
-    b1.us = [0.0, 0.0, 0.0, 0.0, 0.05, 92.09, 7.13, 0.54, 0.05, 0.0];
-    b1.ms[0] = 0.10;
-    b1.ms[2] = 0.05;
+    let b1 = LatencyBuckets {
+        us: [0.0, 0.0, 0.0, 0.0, 0.05, 92.09, 7.13, 0.54, 0.05, 0.0],
+        ms: [0.10, 0.0, 0.05, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+        ..Default::default()
+    };
     let randr = JobReport {
         name: "randr".into(),
         groupid: 1,
@@ -334,7 +346,7 @@ pub fn run3() -> Report {
             one_job_group(0, 1, wr.io_bytes, 7),
             one_job_group(1, 0, rd.io_bytes, 177),
         ],
-        vec![vda(1083, 5, 0, 0, 68, 24, 91, 16.19)],
+        vec![vda([1083, 5, 0, 0, 68, 24, 91], 16.19)],
     );
     r.global_options = vec![
         ("directory".into(), "test-data".into()),
@@ -368,14 +380,24 @@ pub fn seed002_null() -> Report {
         40, 42, 42, 43, 43, 44, 44, 45, 45, 45, 48, 51, 57, 78, 110, 113, 362,
     ]);
     rd.lat = lat(ios, 73, 62490, 87.04, 197.77);
-    rd.bw_samples = samples(12354 * 1024 + 100, 13351 * 1024, 13130.32 * 1024.0, 435.0 * 1024.0, 5);
+    rd.bw_samples = samples(
+        12354 * 1024 + 100,
+        13351 * 1024,
+        13130.32 * 1024.0,
+        435.0 * 1024.0,
+        5,
+    );
     rd.bw_agg_pct = 100.0;
     rd.iops_samples = samples(3_162_738, 3_418_112, 3_361_363.6, 111_358.31, 5);
-    let mut b = LatencyBuckets::default();
-    b.ns = [0.0, 0.0, 0.0, 0.0, 93.49, 6.26, 0.23, 0.01, 0.01, 0.01];
-    b.us = [0.01, 0.01, 0.01, 0.01, 0.01, 0.01, 0.0, 0.0, 0.0, 0.0];
-    let mut depths = DepthReport::default();
-    depths.level[0] = 100.0;
+    let b = LatencyBuckets {
+        ns: [0.0, 0.0, 0.0, 0.0, 93.49, 6.26, 0.23, 0.01, 0.01, 0.01],
+        us: [0.01, 0.01, 0.01, 0.01, 0.01, 0.01, 0.0, 0.0, 0.0, 0.0],
+        ..Default::default()
+    };
+    let depths = DepthReport {
+        level: [100.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+        ..Default::default()
+    };
     let job = JobReport {
         name: "test".into(),
         njobs: 1,
@@ -397,7 +419,11 @@ pub fn seed002_null() -> Report {
         iodepth: 1,
         ..Default::default()
     };
-    report(vec![job], vec![one_job_group(0, 0, rd.io_bytes, 3000)], vec![])
+    report(
+        vec![job],
+        vec![one_job_group(0, 0, rd.io_bytes, 3000)],
+        vec![],
+    )
 }
 
 // ---- fio JSON → Report, to check the JSON renderer value by value against real fio output.
@@ -490,7 +516,9 @@ pub fn from_fio_json(text: &str) -> Report {
     let ts_ms = u(&doc, "timestamp_ms");
     let lvl = ["1", "2", "4", "8", "16", "32", ">=64"];
     let sub = ["0", "4", "8", "16", "32", "64", ">=64"];
-    let lat_keys = ["2", "4", "10", "20", "50", "100", "250", "500", "750", "1000"];
+    let lat_keys = [
+        "2", "4", "10", "20", "50", "100", "250", "500", "750", "1000",
+    ];
     let ms_keys = [
         "2", "4", "10", "20", "50", "100", "250", "500", "750", "1000", "2000", ">=2000",
     ];

@@ -444,14 +444,24 @@ mod tests {
 
     /// Every leaf of `want` must be in `got` with the same value (floats to fio's 6 decimals),
     /// except the listed paths.
-    fn assert_values_match(got: &Value, want: &Value, path: &str, skip: &[&str], errs: &mut Vec<String>) {
+    fn assert_values_match(
+        got: &Value,
+        want: &Value,
+        path: &str,
+        skip: &[&str],
+        errs: &mut Vec<String>,
+    ) {
         if skip.contains(&path) {
             return;
         }
         match want {
             Value::Object(m) => {
                 for (k, w) in m {
-                    let p = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
+                    let p = if path.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{path}.{k}")
+                    };
                     match got.get(k) {
                         Some(g) => assert_values_match(g, w, &p, skip, errs),
                         None => errs.push(format!("missing {p}")),
@@ -525,7 +535,12 @@ mod tests {
                 errs.push(format!("line {i}: got {:?} want {:?}", g.get(i), w.get(i)));
             }
         }
-        assert!(errs.len() < 1, "{} layout mismatches:\n{}", errs.len(), errs.join("\n"));
+        assert!(
+            errs.is_empty(),
+            "{} layout mismatches:\n{}",
+            errs.len(),
+            errs.join("\n")
+        );
     }
 
     const KNOWN_DIFFS: [&str; 2] = ["fio version", "jobs[0].eta"];
@@ -539,7 +554,11 @@ mod tests {
         let mut errs = Vec::new();
         assert_values_match(&got, &want, "", &KNOWN_DIFFS, &mut errs);
         assert!(errs.is_empty(), "{}", errs.join("\n"));
-        assert_layout_matches(&text, fixtures::RUN2_JSON, &["\"fio version\"", "\"eta\"", "\"time\""]);
+        assert_layout_matches(
+            &text,
+            fixtures::RUN2_JSON,
+            &["\"fio version\"", "\"eta\"", "\"time\""],
+        );
         assert_eq!(got["jobs"][0]["eta"], 0);
         assert_eq!(got["fio version"], "iogauge-0.1.0");
         assert!(got["jobs"][0]["read"]["clat_ns"].get("bins").is_none());
@@ -554,7 +573,11 @@ mod tests {
         let mut errs = Vec::new();
         assert_values_match(&got, &want, "", &KNOWN_DIFFS, &mut errs);
         assert!(errs.is_empty(), "{}", errs.join("\n"));
-        assert_layout_matches(&text, fixtures::RUN2_JSONPLUS, &["\"fio version\"", "\"eta\"", "\"time\""]);
+        assert_layout_matches(
+            &text,
+            fixtures::RUN2_JSONPLUS,
+            &["\"fio version\"", "\"eta\"", "\"time\""],
+        );
         let mut paths = BTreeSet::new();
         key_paths(&got, "", &mut paths);
         let missing: Vec<_> = reference_paths(fixtures::RUN2_KEYPATHS)
@@ -602,7 +625,10 @@ mod tests {
     #[test]
     fn run3_and_run5_match_fio_values_and_layout() {
         for (src, skip) in [
-            (fixtures::RUN3_JSON, vec!["fio version", "jobs[0].eta", "jobs[1].eta"]),
+            (
+                fixtures::RUN3_JSON,
+                vec!["fio version", "jobs[0].eta", "jobs[1].eta"],
+            ),
             (fixtures::RUN5_JSON, vec!["fio version", "jobs[0].eta"]),
         ] {
             let r = from_fio_json(src);
@@ -620,8 +646,14 @@ mod tests {
         let mut r = fixtures::run2();
         r.notes.push("a \"quoted\"\nnote\u{1}".into());
         r.jobs[0].dirs[0].bw_series = vec![
-            SeriesPoint { t_ms: 500, value: 91766.5 },
-            SeriesPoint { t_ms: 1000, value: 90000.0 },
+            SeriesPoint {
+                t_ms: 500,
+                value: 91766.5,
+            },
+            SeriesPoint {
+                t_ms: 1000,
+                value: 90000.0,
+            },
         ];
         r.jobs[0].dirs[0].clat.method = Some(PercentileMethod::Histogram);
         r.jobs[0].gtod_reduce = true;
@@ -638,7 +670,7 @@ mod tests {
         assert_eq!(v["jobs"][0]["iogauge"]["latency_measured"], false);
         // The iogauge key is the last key of each object.
         let job = v["jobs"][0].as_object().expect("job object");
-        assert_eq!(job.keys().last().map(String::as_str), Some("iogauge"));
+        assert_eq!(job.keys().next_back().map(String::as_str), Some("iogauge"));
         // Points stay on one line each.
         assert!(text.contains("\"bw_series\" : [\n"));
         assert!(text.contains("[500, 91766.500000],\n"));
@@ -669,7 +701,7 @@ mod tests {
         r.disks.push(dm);
         let v = parse(&render_json(&r, false));
         let d = &v["disk_util"][1];
-        assert_eq!(d["aggr_read_ios"], (113_765u64 + 1) / 2);
+        assert_eq!(d["aggr_read_ios"], 113_766u64 / 2);
         assert_eq!(d["aggr_write_merge"], 8);
         assert_eq!(d["aggr_util"], 99.5);
         assert!(v["disk_util"][0].get("aggr_read_ios").is_none());

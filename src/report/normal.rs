@@ -296,8 +296,8 @@ fn display_lat(name: &str, s: &LatSummary, out: &mut String) {
     );
 }
 
-/// The percentile table. Unit: msec when the smallest percentile value > 2 ms and the largest
-/// > 99.999999 ms, usec for > 2 µs and > 99.999 µs, else nsec; scaled values are rounded up.
+/// The percentile table. Unit: msec when the smallest percentile value exceeds 2 ms and the
+/// largest 99.999999 ms, usec for 2 µs and 99.999 µs, else nsec; scaled values are rounded up.
 /// Column width follows the largest value (at least 5); entries per line = 73 / (12 + width).
 fn percentile_block(pre: &str, pcts: &[(f64, u64)], out: &mut String) {
     if pcts.is_empty() {
@@ -349,7 +349,11 @@ fn render_lat_buckets(b: &LatencyBuckets, out: &mut String) {
     const LABELS: [&str; 12] = [
         "2", "4", "10", "20", "50", "100", "250", "500", "750", "1000", "2000", ">=2000",
     ];
-    for (unit, vals) in [("nsec", &b.ns[..]), ("usec", &b.us[..]), ("msec", &b.ms[..])] {
+    for (unit, vals) in [
+        ("nsec", &b.ns[..]),
+        ("usec", &b.us[..]),
+        ("msec", &b.ms[..]),
+    ] {
         let mut shown = 0usize;
         for (i, &v) in vals.iter().enumerate() {
             if v <= 0.0 {
@@ -452,7 +456,12 @@ mod tests {
                 errs.push(format!("line {i}:\n  got:  {a:?}\n  want: {b:?}"));
             }
         }
-        assert!(errs.is_empty(), "{} mismatches:\n{}", errs.len(), errs.join("\n"));
+        assert!(
+            errs.is_empty(),
+            "{} mismatches:\n{}",
+            errs.len(),
+            errs.join("\n")
+        );
     }
 
     fn find_line<'a>(text: &'a str, prefix: &str) -> &'a str {
@@ -585,12 +594,8 @@ mod tests {
     #[test]
     fn percentile_block_scales_to_msec_and_wraps_at_three() {
         // Seed 004 (RHEL 8.2 HDD): sync percentiles in msec.
-        let pcts: Vec<(f64, u64)> = [
-            (1.0, 5_800_000),
-            (5.0, 6_500_000),
-            (99.99, 233_832_448),
-        ]
-        .to_vec();
+        let pcts: Vec<(f64, u64)> =
+            [(1.0, 5_800_000), (5.0, 6_500_000), (99.99, 233_832_448)].to_vec();
         let mut out = String::new();
         percentile_block("sync", &pcts, &mut out);
         assert_eq!(
@@ -626,7 +631,9 @@ mod tests {
         percentile_block("clat", &pcts, &mut out);
         // Max below 99.999 µs·... no: 1.5 ms > 99.999 µs and min > 2 µs → usec.
         assert!(out.contains("[ 1500]"), "{out}");
-        let pcts: Vec<(f64, u64)> = (0..4).map(|i| (i as f64 + 1.0, 1_234_567_890_123)).collect();
+        let pcts: Vec<(f64, u64)> = (0..4)
+            .map(|i| (i as f64 + 1.0, 1_234_567_890_123))
+            .collect();
         let mut out = String::new();
         percentile_block("clat", &pcts, &mut out);
         // 7-digit msec values: width 7, 73 / 19 = 3 per line.
