@@ -13,7 +13,7 @@
 
 use std::fmt::Write as _;
 
-use super::units::{ctime, epoch_secs_ms};
+use super::units::{ctime, depth_share, epoch_secs_ms, lat_share};
 use super::{DirReport, DiskReport, JobReport, LatSummary, Report, SeriesPoint};
 
 /// A JSON value that keeps insertion order and prints the way fio does.
@@ -139,12 +139,22 @@ fn job(j: &JobReport, plus: bool) -> J {
     const LAT: [&str; 12] = [
         "2", "4", "10", "20", "50", "100", "250", "500", "750", "1000", "2000", ">=2000",
     ];
-    o.val("iodepth_level", floats(&LEVEL, &j.depths.level))
-        .val("iodepth_submit", floats(&SUBMIT, &j.depths.submit))
-        .val("iodepth_complete", floats(&SUBMIT, &j.depths.complete))
-        .val("latency_ns", floats(&LAT, &j.lat_buckets.ns))
-        .val("latency_us", floats(&LAT, &j.lat_buckets.us))
-        .val("latency_ms", floats(&LAT, &j.lat_buckets.ms));
+    let b = &j.lat_buckets;
+    o.val(
+        "iodepth_level",
+        floats(&LEVEL, &j.depths.level.map(depth_share)),
+    )
+    .val(
+        "iodepth_submit",
+        floats(&SUBMIT, &j.depths.submit.map(depth_share)),
+    )
+    .val(
+        "iodepth_complete",
+        floats(&SUBMIT, &j.depths.complete.map(depth_share)),
+    )
+    .val("latency_ns", floats(&LAT, &b.ns.map(lat_share)))
+    .val("latency_us", floats(&LAT, &b.us.map(lat_share)))
+    .val("latency_ms", floats(&LAT, &b.ms.map(lat_share)));
     if j.iodepth > 0 {
         // iogauge has no latency_target mode: fio's defaults for target, percentile, window.
         o.int("latency_depth", j.iodepth as u64)

@@ -8,7 +8,7 @@
 
 use std::fmt::Write as _;
 
-use super::units::{ctime, num2str, size_str, Unit, SIG_FIGS};
+use super::units::{ctime, depth_share, lat_share, num2str, size_str, strerror, Unit, SIG_FIGS};
 use super::{
     DirReport, DiskReport, GroupReport, JobLine, JobReport, LatSummary, LatencyBuckets, Report,
 };
@@ -16,17 +16,32 @@ use super::{
 const DIR_NAMES: [&str; 3] = ["read", "write", "trim"];
 const GROUP_DIR_NAMES: [&str; 3] = ["   READ", "  WRITE", "   TRIM"];
 
-/// The whole text output of a run.
+/// The whole text output of a run: `render_normal_preamble` followed by
+/// `render_normal_results`.
 pub fn render_normal(r: &Report) -> String {
     let mut out = String::new();
-    render_preamble(r, &mut out);
-    render_results(r, &mut out);
+    preamble(r, &mut out);
+    results(r, &mut out);
     out
 }
 
 /// What fio prints before the jobs run: one header line per job definition (`...` for its
-/// numjobs copies), the version, the number of threads and the files laid out.
-fn render_preamble(r: &Report, out: &mut String) {
+/// numjobs copies), the version, the number of threads and the files laid out. For callers that
+/// print it before the run (only `version`, `job_lines` and `jobs[].laid_out` are read).
+pub fn render_normal_preamble(r: &Report) -> String {
+    let mut out = String::new();
+    preamble(r, &mut out);
+    out
+}
+
+/// What fio prints after the run: a blank line, job blocks, group summaries, disk stats, notes.
+pub fn render_normal_results(r: &Report) -> String {
+    let mut out = String::new();
+    results(r, &mut out);
+    out
+}
+
+fn preamble(r: &Report, out: &mut String) {
     let derived;
     let lines: &[JobLine] = if r.job_lines.is_empty() {
         derived = derive_job_lines(&r.jobs);
@@ -99,8 +114,7 @@ fn derive_job_lines(jobs: &[JobReport]) -> Vec<JobLine> {
     lines
 }
 
-/// Everything fio prints after the run: job blocks, group summaries, disk stats, notes.
-fn render_results(r: &Report, out: &mut String) {
+fn results(r: &Report, out: &mut String) {
     out.push('\n');
     for j in &r.jobs {
         let group = r.groups.iter().find(|g| g.groupid == j.groupid);
@@ -131,10 +145,15 @@ fn render_job(j: &JobReport, group: Option<&GroupReport>, r: &Report, out: &mut 
         return;
     }
     let when = ctime(j.finished_at.unwrap_or(r.started_at));
+    let err = if j.error == 0 {
+        String::new()
+    } else {
+        format!(" (error={})", strerror(j.error))
+    };
     let _ = writeln!(
         out,
-        "{}: (groupid={}, jobs={}): err={:2}: pid={}: {}",
-        j.name, j.groupid, j.njobs, j.error, j.pid, when
+        "{}: (groupid={}, jobs={}): err={:2}{}: pid={}: {}",
+        j.name, j.groupid, j.njobs, j.error, err, j.pid, when
     );
     if !j.description.is_empty() {
         let _ = writeln!(out, "  Description  : [{}]", j.description);
@@ -161,15 +180,15 @@ fn render_job(j: &JobReport, group: Option<&GroupReport>, r: &Report, out: &mut 
         "  cpu          : usr={:.2}%, sys={:.2}%, ctx={}, majf={}, minf={}",
         c.usr_pct, c.sys_pct, c.ctx, c.majf, c.minf
     );
-    let l = &j.depths.level;
+    let l = j.depths.level.map(depth_share);
     let _ = writeln!(
         out,
         "  IO depths    : 1={:.1}%, 2={:.1}%, 4={:.1}%, 8={:.1}%, 16={:.1}%, 32={:.1}%, >=64={:.1}%",
         l[0], l[1], l[2], l[3], l[4], l[5], l[6]
     );
     for (label, v) in [
-        ("     submit    ", &j.depths.submit),
-        ("     complete  ", &j.depths.complete),
+        ("     submit    ", j.depths.submit.map(depth_share)),
+        ("     complete  ", j.depths.complete.map(depth_share)),
     ] {
         let _ = writeln!(
             out,
@@ -367,7 +386,7 @@ fn render_lat_buckets(b: &LatencyBuckets, out: &mut String) {
             } else {
                 out.push_str(", ");
             }
-            let _ = write!(out, "{}={:.2}%", LABELS[i], v);
+            let _ = write!(out, "{}={:.2}%", LABELS[i], lat_share(v));
             shown += 1;
         }
         if shown > 0 {
@@ -705,5 +724,35 @@ mod tests {
         let mut out = String::new();
         render_disk(&d, &mut out);
         assert_eq!(out, "    dm-8: ios=4/39339, merge=0/0, ticks=0/15288, in_queue=15295, util=94.22%, aggrios=4149/82184, aggrmerge=188/1942, aggrticks=536/8280, aggrin_queue=4864, aggrutil=28.77%\n");
+    }
+
+    #[test]
+    fn numjobs_entries_laying_out_errors_and_lat_percentiles() {
+        let mut r = fixtures::seed002_null();
+        let mut second = r.jobs[0].clone();
+        second.pid = 8499;
+        second.error = 5;
+        r.jobs[0].laid_out = Some((1, 1 << 30));
+        second.laid_out = Some((2, 2 << 30));
+        // lat_percentiles: fio prints the clat block, then the lat block.
+        second.lat_percentiles = true;
+        second.dirs[0].lat.percentiles = second.dirs[0].clat.percentiles.clone();
+        r.jobs.push(second);
+        let got = render_normal(&r);
+        assert!(got.starts_with(
+            "test: (g=0): rw=read, bs=(R) 4096B-4096B, (W) 4096B-4096B, (T) 4096B-4096B, ioengine=null, iodepth=1\n...\niogauge-0.1.0\nStarting 2 threads\ntest: Laying out IO file (1 file / 1024MiB)\ntest: Laying out IO files (2 files / total 2048MiB)\n\ntest: (groupid=0, jobs=1): err= 0: pid=8498: "
+        ), "{got}");
+        assert!(got.contains(
+            "\ntest: (groupid=0, jobs=1): err= 5 (error=Input/output error): pid=8499: "
+        ));
+        let second_block = &got[got.find("pid=8499").unwrap_or(0)..];
+        assert!(second_block.contains(
+            "     | 99.99th=[  362]\n    lat percentiles (nsec):\n     |  1.00th=[   40],"
+        ));
+        assert_eq!(
+            crate::report::terse::render_terse(&r).lines().count(),
+            2,
+            "one terse line per job entry"
+        );
     }
 }

@@ -22,6 +22,7 @@
 
 use std::fmt::Write as _;
 
+use super::units::{depth_share, lat_share};
 use super::{DirReport, DiskReport, JobReport, Report, DEFAULT_PERCENTILES};
 
 /// fio prints a fixed number of percentile slots (FIO_IO_U_LIST_MAX_LEN).
@@ -46,16 +47,16 @@ fn render_job(r: &Report, j: &JobReport, out: &mut String) {
         ";{:.6}%;{:.6}%;{};{};{}",
         c.usr_pct, c.sys_pct, c.ctx, c.majf, c.minf
     );
-    for v in &j.depths.level {
+    for v in j.depths.level.map(depth_share) {
         let _ = write!(out, ";{v:.1}%");
     }
     // fio keeps the v3 layout by folding the nanosecond buckets into the first µs bucket.
     let ns_total: f64 = j.lat_buckets.ns.iter().sum();
-    for (i, v) in j.lat_buckets.us.iter().enumerate() {
+    for (i, v) in j.lat_buckets.us.map(lat_share).iter().enumerate() {
         let v = if i == 0 { v + ns_total } else { *v };
         let _ = write!(out, ";{v:.2}%");
     }
-    for v in &j.lat_buckets.ms {
+    for v in j.lat_buckets.ms.map(lat_share) {
         let _ = write!(out, ";{v:.2}%");
     }
     for d in &r.disks {

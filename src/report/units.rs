@@ -96,6 +96,33 @@ pub fn size_str(bytes: u64) -> String {
     num2str(bytes, SIG_FIGS, true, Unit::Byte)
 }
 
+/// A latency-bucket share as fio shows it: a non-empty bucket never shows below 0.01 %.
+pub fn lat_share(pct: f64) -> f64 {
+    if pct > 0.0 && pct < 0.01 {
+        0.01
+    } else {
+        pct
+    }
+}
+
+/// An IO-depth share as fio shows it: a non-empty bucket never shows below 0.1 %.
+pub fn depth_share(pct: f64) -> f64 {
+    if pct > 0.0 && pct < 0.1 {
+        0.1
+    } else {
+        pct
+    }
+}
+
+/// The text of an errno, without Rust's ` (os error N)` suffix.
+pub fn strerror(errno: i32) -> String {
+    let s = std::io::Error::from_raw_os_error(errno).to_string();
+    match s.rfind(" (os error ") {
+        Some(i) => s[..i].to_string(),
+        None => s,
+    }
+}
+
 /// `ctime(3)` layout without the trailing newline, in local time: `Sun Nov 22 07:49:02 2026`.
 pub fn ctime(t: SystemTime) -> String {
     let secs = match t.duration_since(UNIX_EPOCH) {
@@ -240,6 +267,16 @@ mod tests {
         assert_eq!(num2str(1_952_700, 6, false, Unit::None), "1952.7k");
         assert_eq!(num2str(10_499, 6, false, Unit::None), "10499");
         assert_eq!(num2str(12_345_678, 6, false, Unit::None), "12346k");
+    }
+
+    #[test]
+    fn shares_and_errno() {
+        assert_eq!(lat_share(0.004), 0.01);
+        assert_eq!(lat_share(0.0), 0.0);
+        assert_eq!(lat_share(12.5), 12.5);
+        assert_eq!(depth_share(0.02), 0.1);
+        assert_eq!(depth_share(0.0), 0.0);
+        assert_eq!(strerror(5), "Input/output error");
     }
 
     #[test]
