@@ -716,4 +716,28 @@ mod tests {
         assert_eq!(d["aggr_util"], 99.5);
         assert!(v["disk_util"][0].get("aggr_read_ios").is_none());
     }
+
+    /// Manual check against any fio 3.33 JSON document:
+    /// `FIO_JSON=out.json [FIO_PLUS=1] cargo test --lib fio_json_roundtrip -- --ignored`.
+    #[test]
+    #[ignore]
+    fn fio_json_roundtrip() {
+        let Ok(path) = std::env::var("FIO_JSON") else {
+            return;
+        };
+        let src = std::fs::read_to_string(&path).expect("readable FIO_JSON");
+        let plus = std::env::var("FIO_PLUS").is_ok();
+        let r = from_fio_json(&src);
+        let text = render_json(&r, plus);
+        let want = parse(&src);
+        let skip: Vec<String> = (0..r.jobs.len())
+            .map(|i| format!("jobs[{i}].eta"))
+            .chain(["fio version".to_string()])
+            .collect();
+        let skip: Vec<&str> = skip.iter().map(String::as_str).collect();
+        let mut errs = Vec::new();
+        assert_values_match(&parse(&text), &want, "", &skip, &mut errs);
+        assert!(errs.is_empty(), "{}", errs.join("\n"));
+        assert_layout_matches(&text, &src, &["\"fio version\"", "\"eta\"", "\"time\""]);
+    }
 }
