@@ -117,8 +117,7 @@ fn derive_job_lines(jobs: &[JobReport]) -> Vec<JobLine> {
 fn results(r: &Report, out: &mut String) {
     out.push('\n');
     for j in &r.jobs {
-        let group = r.groups.iter().find(|g| g.groupid == j.groupid);
-        render_job(j, group, r, out);
+        render_job(j, r, out);
     }
     for g in &r.groups {
         render_group(g, out);
@@ -137,7 +136,7 @@ fn results(r: &Report, out: &mut String) {
     }
 }
 
-fn render_job(j: &JobReport, group: Option<&GroupReport>, r: &Report, out: &mut String) {
+fn render_job(j: &JobReport, r: &Report, out: &mut String) {
     let any_bytes = j.dirs.iter().any(|d| d.io_bytes > 0);
     let any_ios = j.dirs.iter().any(|d| d.total_ios > 0);
     // fio skips jobs that did nothing at all.
@@ -160,8 +159,7 @@ fn render_job(j: &JobReport, group: Option<&GroupReport>, r: &Report, out: &mut 
     }
     for (d, dir) in j.dirs.iter().enumerate() {
         if dir.io_bytes > 0 {
-            let agg = group.map(|g| g.dirs[d].agg_bw_bytes);
-            render_dir(d, dir, agg, out);
+            render_dir(d, dir, out);
         }
     }
     if j.gtod_reduce {
@@ -223,7 +221,7 @@ fn render_job(j: &JobReport, group: Option<&GroupReport>, r: &Report, out: &mut 
 }
 
 /// One direction: the IOPS/BW line, latency summaries, percentiles and periodic samples.
-fn render_dir(d: usize, dir: &DirReport, group_agg_bw: Option<u64>, out: &mut String) {
+fn render_dir(d: usize, dir: &DirReport, out: &mut String) {
     let runtime = dir.runtime_ms;
     if runtime == 0 {
         return;
@@ -261,7 +259,6 @@ fn render_dir(d: usize, dir: &DirReport, group_agg_bw: Option<u64>, out: &mut St
     }
     let bw = &dir.bw_samples;
     if bw.samples > 0 {
-        let _ = group_agg_bw; // `per=` comes precomputed in bw_agg_pct.
         let (mut min, mut max, mut mean, mut dev) = (bw.min, bw.max, bw.mean, bw.stddev);
         let mut unit = "KiB";
         // Above 1 GiB/s fio switches the line to MiB/s (truncating min and max).
