@@ -4,6 +4,10 @@
 pub mod json;
 pub mod normal;
 pub mod terse;
+pub mod units;
+
+#[cfg(test)]
+mod fixtures;
 
 use std::time::SystemTime;
 
@@ -177,6 +181,29 @@ pub struct JobReport {
     /// `Laying out IO file (N files / SIZE)`: files and total bytes laid out before the run,
     /// None when nothing had to be laid out.
     pub laid_out: Option<(u32, u64)>,
+    /// fio's `description` option; empty when unset (text `Description  : [...]`, JSON `desc`).
+    pub description: String,
+    /// The `percentile_list` in effect (fio prints it in terse output even without samples).
+    /// Empty means fio's default list.
+    pub percentile_list: Vec<f64>,
+}
+
+/// fio's default `percentile_list`.
+pub const DEFAULT_PERCENTILES: [f64; 17] = [
+    1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95,
+    99.99,
+];
+
+/// One job definition as announced before the run (`name: (g=0): rw=..., ioengine=..., iodepth=1`
+/// followed by `...` when numjobs > 1). Independent of `jobs[]`, which may be folded by
+/// group_reporting.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct JobLine {
+    pub name: String,
+    pub groupid: u32,
+    pub header: JobHeader,
+    /// numjobs of this definition.
+    pub numjobs: u32,
 }
 
 /// fio's `Run status group N (all jobs)` block.
@@ -191,6 +218,46 @@ pub struct GroupDirReport {
     /// Shortest and longest job runtime (ms).
     pub min_run_ms: u64,
     pub max_run_ms: u64,
+}
+
+impl DiskReport {
+    /// fio's `aggr*` values for a device with slaves: counters averaged over the slaves (integer
+    /// division, as fio) and the highest slave utilisation. None without slaves.
+    pub fn aggr(&self) -> Option<DiskAggr> {
+        let n = self.slaves.len() as u64;
+        if n == 0 {
+            return None;
+        }
+        let sum = |f: fn(&DiskReport) -> u64| self.slaves.iter().map(f).sum::<u64>() / n;
+        Some(DiskAggr {
+            read_ios: sum(|d| d.read_ios),
+            write_ios: sum(|d| d.write_ios),
+            read_merges: sum(|d| d.read_merges),
+            write_merges: sum(|d| d.write_merges),
+            read_ticks: sum(|d| d.read_ticks),
+            write_ticks: sum(|d| d.write_ticks),
+            in_queue: sum(|d| d.in_queue),
+            util_pct: self
+                .slaves
+                .iter()
+                .map(|d| d.util_pct)
+                .fold(0.0, f64::max)
+                .min(100.0),
+        })
+    }
+}
+
+/// Averages over a device's slaves (see `DiskReport::aggr`).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DiskAggr {
+    pub read_ios: u64,
+    pub write_ios: u64,
+    pub read_merges: u64,
+    pub write_merges: u64,
+    pub read_ticks: u64,
+    pub write_ticks: u64,
+    pub in_queue: u64,
+    pub util_pct: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -226,6 +293,9 @@ pub struct Report {
     pub disks: Vec<DiskReport>,
     /// Human notes shown after the run (e.g. "latency was not measured (gtod_reduce=1)").
     pub notes: Vec<String>,
+    /// Job definitions for the header lines of the text output, in job-file order. When empty,
+    /// the text renderer derives them from `jobs` (one line per entry, `...` when njobs > 1).
+    pub job_lines: Vec<JobLine>,
 }
 
 impl Report {
