@@ -189,10 +189,7 @@ pub struct JobReport {
 }
 
 /// fio's default `percentile_list`.
-pub const DEFAULT_PERCENTILES: [f64; 17] = [
-    1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95,
-    99.99,
-];
+pub use crate::spec::DEFAULT_PERCENTILES;
 
 /// One job definition as announced before the run (`name: (g=0): rw=..., ioengine=..., iodepth=1`
 /// followed by `...` when numjobs > 1). Independent of `jobs[]`, which may be folded by

@@ -3,7 +3,7 @@
 
 use super::InstanceResult;
 use crate::report::{
-    CpuReport, DepthReport, DirReport, GroupDirReport, GroupReport, JobHeader, JobReport,
+    CpuReport, DepthReport, DirReport, GroupDirReport, GroupReport, JobHeader, JobLine, JobReport,
     LatSummary, Report, SyncReport,
 };
 use crate::spec::{JobSpec, RunSpec};
@@ -249,13 +249,10 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
         elapsed_s,
         job_runtime_ms: runtime_ms(f.members.iter().map(|m| m.result.measured_ns).sum()),
         finished_at,
-        header: JobHeader {
-            rw: job.rw.fio_name().to_string(),
-            bs: job.bs,
-            ioengine: job.ioengine.fio_name().to_string(),
-            iodepth: job.iodepth,
-        },
+        header: header(job),
         options: job.options.clone(),
+        description: String::new(),
+        percentile_list: job.percentile_list.clone(),
         dirs,
         sync,
         cpu,
@@ -276,6 +273,30 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
             .unwrap_or(0),
         laid_out: laid,
     }
+}
+
+fn header(job: &JobSpec) -> JobHeader {
+    JobHeader {
+        rw: job.rw.fio_name().to_string(),
+        bs: job.bs,
+        ioengine: job.ioengine.fio_name().to_string(),
+        iodepth: job.iodepth,
+    }
+}
+
+/// One header line per job definition, as fio prints before the run.
+fn job_lines(spec: &RunSpec) -> Vec<JobLine> {
+    let gp = super::plan::group_and_phase(&spec.jobs);
+    spec.jobs
+        .iter()
+        .zip(gp)
+        .map(|(j, (g, _))| JobLine {
+            name: j.name.clone(),
+            groupid: g,
+            header: header(j),
+            numjobs: j.numjobs,
+        })
+        .collect()
 }
 
 fn group_reports(results: &[InstanceResult]) -> Vec<GroupReport> {
@@ -354,6 +375,7 @@ pub fn report(
         version: Report::version_string(),
         started_at,
         global_options: spec.global_options.clone(),
+        job_lines: job_lines(spec),
         jobs,
         groups,
         disks,
