@@ -289,6 +289,11 @@ fn periodic_samples_follow_the_interval_and_disk_stats_are_reported() {
     j.runtime = Some(Duration::from_millis(2100));
     j.bwavgtime_ms = 250;
     j.iopsavgtime_ms = 500;
+    // Buffered writes may never reach the disk before the file is removed; end_fsync makes
+    // sure the device's counters move.
+    j.end_fsync = true;
+    // A modest rate keeps the final fsync short, so it cannot stretch the measured period.
+    j.rate_iops = [None, Some(2000), None];
     let r = go(vec![j]);
     let w = &r.jobs[0].dirs[DDIR_WRITE];
     // 2.1 s: 8 complete 250 ms intervals and 4 of 500 ms; the partial tail is not sampled.
