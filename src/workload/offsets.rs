@@ -68,7 +68,7 @@ impl OffsetGen {
                 *next = if b + 1 == self.nblocks { 0 } else { b + 1 };
                 b
             }
-            Kind::Map(m) => m.next(),
+            Kind::Map(m) => m.next_block(),
             Kind::Uniform => rng.below(self.nblocks),
             Kind::Zipf(z, salt) => rank_to_block(z.rank(rng), self.nblocks, *salt),
             Kind::Pareto(p, salt) => rank_to_block(p.rank(rng), self.nblocks, *salt),

@@ -60,7 +60,7 @@ impl RandMap {
 
     /// Next block index; after `n` calls a new pass starts with a fresh order.
     #[inline]
-    pub fn next(&mut self) -> u64 {
+    pub fn next_block(&mut self) -> u64 {
         if self.emitted == self.n {
             let seed = self.state.wrapping_mul(LCG_MUL).wrapping_add(0x2545_F491);
             self.reseed(seed ^ (seed >> 29));
@@ -82,7 +82,7 @@ mod tests {
 
     fn one_pass(n: u64, seed: u64) -> Vec<u64> {
         let mut m = RandMap::new(n, seed);
-        (0..n).map(|_| m.next()).collect()
+        (0..n).map(|_| m.next_block()).collect()
     }
 
     #[test]
@@ -98,8 +98,8 @@ mod tests {
     fn second_pass_is_also_a_permutation_in_another_order() {
         let n = 5000;
         let mut m = RandMap::new(n, 42);
-        let first: Vec<u64> = (0..n).map(|_| m.next()).collect();
-        let second: Vec<u64> = (0..n).map(|_| m.next()).collect();
+        let first: Vec<u64> = (0..n).map(|_| m.next_block()).collect();
+        let second: Vec<u64> = (0..n).map(|_| m.next_block()).collect();
         let mut s = second.clone();
         s.sort_unstable();
         assert_eq!(s, (0..n).collect::<Vec<_>>());
