@@ -29,6 +29,9 @@ pub fn main(args: &[String]) -> i32 {
         }
         FioCommand::Run(spec) => spec,
     };
+    for w in &spec.warnings {
+        eprintln!("iogauge fio: note: {w}");
+    }
     if spec.parse_only {
         return EXIT_OK;
     }
@@ -86,7 +89,9 @@ fn render(spec: &RunSpec, report: &Report) -> String {
 fn write_output(spec: &RunSpec, report: &Report) -> i32 {
     let text = render(spec, report);
     let res = match &spec.output {
-        Some(path) => std::fs::write(path, text.as_bytes()).map_err(|e| (path.display().to_string(), e)),
+        Some(path) => {
+            std::fs::write(path, text.as_bytes()).map_err(|e| (path.display().to_string(), e))
+        }
         None => std::io::stdout()
             .lock()
             .write_all(text.as_bytes())

@@ -1,6 +1,6 @@
 //! Command-line dispatch and exit codes. Only this module writes to stdout.
 
-// pub mod fio;
+pub mod fio;
 
 /// Exit codes shared with troubleshoot's preflight (DESIGN.md).
 pub const EXIT_OK: i32 = 0;
@@ -23,7 +23,7 @@ Run 'iogauge fio --help' for the fio options iogauge supports.
 pub fn main() -> i32 {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
-        Some("fio") => EXIT_USAGE,
+        Some("fio") => fio::main(&args[1..]),
         Some("--version") | Some("-V") => {
             println!("iogauge {}", env!("CARGO_PKG_VERSION"));
             EXIT_OK

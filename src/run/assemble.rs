@@ -251,7 +251,7 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
         finished_at,
         header: header(job),
         options: job.options.clone(),
-        description: String::new(),
+        description: job.description.clone(),
         percentile_list: job.percentile_list.clone(),
         dirs,
         sync,

@@ -106,6 +106,8 @@ pub enum SizeSpec {
 #[derive(Debug, Clone, PartialEq)]
 pub struct JobSpec {
     pub name: String,
+    /// fio's `description`; empty when unset.
+    pub description: String,
     /// Options as the user wrote them for this job only (not inherited globals),
     /// in order, for fio's JSON `job options` object.
     pub options: Vec<(String, String)>,
@@ -190,6 +192,7 @@ impl Default for JobSpec {
     fn default() -> Self {
         JobSpec {
             name: String::new(),
+            description: String::new(),
             options: Vec::new(),
             stonewall: false,
             new_group: false,
@@ -277,6 +280,8 @@ pub struct RunSpec {
     /// `--allow-overwrite`: permit writing into existing files iogauge did not create and block devices.
     pub allow_overwrite: bool,
     pub parse_only: bool,
+    /// Options accepted that have no effect here, to be said on stderr before the run.
+    pub warnings: Vec<String>,
 }
 
 impl Default for RunSpec {
@@ -290,6 +295,7 @@ impl Default for RunSpec {
             keep_files: false,
             allow_overwrite: false,
             parse_only: false,
+            warnings: Vec::new(),
         }
     }
 }

@@ -1,1 +1,297 @@
-//! fio and Kubernetes/Go unit grammars: sizes, times, percentages.
+//! fio's value grammar: sizes, integers, times, booleans and per-direction lists (FACTS.md §1).
+//! Errors are short phrases ("expected …"); the caller adds which option and input they came from.
+
+use super::SizeSpec;
+use std::time::Duration;
+
+const SIZE_HINT: &str = "expected a size such as 4096, 4k, 64KiB or 1g";
+
+/// Splits "12.5kib" into ("12.5", "kib"); hex ("0x1f") has no fraction.
+fn split_number(s: &str) -> Option<(&str, &str)> {
+    let b = s.as_bytes();
+    let end = if s.len() > 2 && (s.starts_with("0x") || s.starts_with("0X")) {
+        2 + b[2..].iter().take_while(|c| c.is_ascii_hexdigit()).count()
+    } else {
+        let int = b.iter().take_while(|c| c.is_ascii_digit()).count();
+        if b.get(int) == Some(&b'.') {
+            int + 1
+                + b[int + 1..]
+                    .iter()
+                    .take_while(|c| c.is_ascii_digit())
+                    .count()
+        } else {
+            int
+        }
+    };
+    if end == 0 || (end == 1 && b[0] == b'.') {
+        return None;
+    }
+    Some((&s[..end], &s[end..]))
+}
+
+/// An exact integer or a fraction, so "1.5g" works like fio while large integers stay exact.
+enum Number {
+    Int(u64),
+    Frac(f64),
+}
+
+fn parse_number(num: &str) -> Option<Number> {
+    if let Some(hex) = num.strip_prefix("0x").or_else(|| num.strip_prefix("0X")) {
+        return u64::from_str_radix(hex, 16).ok().map(Number::Int);
+    }
+    if num.contains('.') {
+        return num.parse::<f64>().ok().map(Number::Frac);
+    }
+    num.parse::<u64>().ok().map(Number::Int)
+}
+
+fn scale(n: Number, mult: u64) -> Option<u64> {
+    match n {
+        Number::Int(v) => v.checked_mul(mult),
+        Number::Frac(f) => {
+            let v = f * mult as f64;
+            (v.is_finite() && v < u64::MAX as f64).then_some(v as u64)
+        }
+    }
+}
+
+/// Multiplier of a size suffix with fio's default kb_base=1024: `k`, `kb`, `ki` are 1024 but
+/// `kib` is 1000 (fio's documented inversion), likewise for m, g, t, p, e.
+fn size_multiplier(suffix: &str) -> Option<u64> {
+    let s = suffix.to_ascii_lowercase();
+    if s.is_empty() || s == "b" {
+        return Some(1);
+    }
+    let mut chars = s.chars();
+    let pow = match chars.next()? {
+        'k' => 1,
+        'm' => 2,
+        'g' => 3,
+        't' => 4,
+        'p' => 5,
+        'e' => 6,
+        _ => return None,
+    };
+    let base: u64 = match chars.as_str() {
+        "" | "b" | "i" => 1024,
+        "ib" => 1000,
+        _ => return None,
+    };
+    Some(base.pow(pow))
+}
+
+/// A byte count: `4096`, `4k`, `0x1000`, `1.5g`, `4KiB` (= 4000, fio's quirk).
+pub fn parse_bytes(s: &str) -> Result<u64, String> {
+    let (num, suffix) = split_number(s).ok_or(SIZE_HINT)?;
+    let n = parse_number(num).ok_or(SIZE_HINT)?;
+    let mult = size_multiplier(suffix).ok_or(SIZE_HINT)?;
+    scale(n, mult).ok_or_else(|| "value too large".to_string())
+}
+
+/// A size that may also be a percentage of the file or device (`50%`).
+pub fn parse_size(s: &str) -> Result<SizeSpec, String> {
+    if let Some(p) = s.strip_suffix('%') {
+        let v: f64 = p
+            .parse()
+            .map_err(|_| "expected a size such as 4k or 1g, or a percentage such as 50%")?;
+        if !(v > 0.0 && v <= 100.0) {
+            return Err("a percentage must be above 0 and at most 100".into());
+        }
+        return Ok(SizeSpec::Percent(v));
+    }
+    parse_bytes(s).map(SizeSpec::Bytes)
+}
+
+/// An integer option; fio lets these carry size suffixes too (`iodepth=1k` is 1024).
+pub fn parse_int(s: &str) -> Result<u64, String> {
+    let (num, suffix) = split_number(s).ok_or("expected a whole number")?;
+    let n = match parse_number(num).ok_or("expected a whole number")? {
+        Number::Int(v) => v,
+        Number::Frac(_) => return Err("expected a whole number".into()),
+    };
+    let mult = size_multiplier(suffix).ok_or("expected a whole number")?;
+    n.checked_mul(mult)
+        .ok_or_else(|| "value too large".to_string())
+}
+
+/// An integer in `lo..=hi`.
+pub fn parse_int_in(s: &str, lo: u64, hi: u64) -> Result<u64, String> {
+    let v = parse_int(s)?;
+    if v < lo || v > hi {
+        return Err(format!("expected a whole number from {lo} to {hi}"));
+    }
+    Ok(v)
+}
+
+/// fio booleans are 0 or 1 only: `direct=true` is an error in fio, and here.
+pub fn parse_bool(s: &str) -> Result<bool, String> {
+    match s {
+        "0" => Ok(false),
+        "1" => Ok(true),
+        _ => Err("expected 0 or 1".into()),
+    }
+}
+
+/// Unit of a bare number for a time option: seconds for runtime, ramp_time, startdelay;
+/// microseconds for thinktime-like options.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeUnit {
+    Seconds,
+    Micros,
+}
+
+/// A duration: `30`, `30s`, `500ms`, `250us`, `2m` (minutes), `1h`, `1d`.
+pub fn parse_time(s: &str, bare: TimeUnit) -> Result<Duration, String> {
+    const HINT: &str = "expected a time such as 30, 30s, 500ms, 2m or 1h";
+    let (num, suffix) = split_number(s).ok_or(HINT)?;
+    let n = parse_number(num).ok_or(HINT)?;
+    let ns_per: u64 = match suffix.to_ascii_lowercase().as_str() {
+        "" => match bare {
+            TimeUnit::Seconds => 1_000_000_000,
+            TimeUnit::Micros => 1_000,
+        },
+        "us" | "usec" => 1_000,
+        "ms" | "msec" => 1_000_000,
+        "s" | "sec" => 1_000_000_000,
+        "m" | "min" => 60_000_000_000,
+        "h" => 3_600_000_000_000,
+        "d" => 86_400_000_000_000,
+        _ => return Err(HINT.into()),
+    };
+    scale(n, ns_per)
+        .map(Duration::from_nanos)
+        .ok_or_else(|| "value too large".to_string())
+}
+
+/// Splits a per-direction value (read,write,trim) the way fio does: one value applies to all;
+/// `4k,8k` gives write and trim 8k; an empty part keeps the default (`8k,` or `,8k`).
+pub fn split_per_direction(s: &str) -> Result<[Option<&str>; 3], String> {
+    let parts: Vec<&str> = s.split(',').collect();
+    fn some(p: &str) -> Option<&str> {
+        (!p.is_empty()).then_some(p)
+    }
+    match parts.as_slice() {
+        [one] => Ok([some(one), some(one), some(one)]),
+        [r, w] => Ok([some(r), some(w), some(w)]),
+        [r, w, t] => Ok([some(r), some(w), some(t)]),
+        _ => Err("expected at most three comma-separated values (read,write,trim)".into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_follow_fio_including_the_kib_quirk() {
+        for (s, v) in [
+            ("4096", 4096),
+            ("4k", 4096),
+            ("4K", 4096),
+            ("4kb", 4096),
+            ("4KB", 4096),
+            ("4ki", 4096),
+            ("4KiB", 4000),
+            ("4kib", 4000),
+            ("1m", 1 << 20),
+            ("1MiB", 1_000_000),
+            ("2g", 2 << 30),
+            ("1t", 1 << 40),
+            ("1p", 1 << 50),
+            ("0x1000", 4096),
+            ("1.5k", 1536),
+            ("2300", 2300),
+            ("512b", 512),
+            ("0", 0),
+        ] {
+            assert_eq!(parse_bytes(s), Ok(v), "{s}");
+        }
+        for bad in [
+            "", "k", "4x", "4kk", "-1", "four", " 8k", "4 k", "1.2.3", "0x",
+        ] {
+            assert!(parse_bytes(bad).is_err(), "{bad:?} accepted");
+        }
+        assert_eq!(
+            parse_bytes("99999999999999999999"),
+            Err("expected a size such as 4096, 4k, 64KiB or 1g".into())
+        );
+        assert_eq!(parse_bytes("20000000e"), Err("value too large".into()));
+    }
+
+    #[test]
+    fn percentages_are_sizes_relative_to_the_file() {
+        assert_eq!(parse_size("50%"), Ok(SizeSpec::Percent(50.0)));
+        assert_eq!(parse_size("12.5%"), Ok(SizeSpec::Percent(12.5)));
+        assert_eq!(parse_size("8m"), Ok(SizeSpec::Bytes(8 << 20)));
+        assert!(parse_size("0%").is_err());
+        assert!(parse_size("101%").is_err());
+        assert!(parse_size("x%").is_err());
+        assert!(parse_bytes("50%").is_err());
+    }
+
+    #[test]
+    fn integers_take_size_suffixes_but_not_fractions() {
+        assert_eq!(parse_int("64"), Ok(64));
+        assert_eq!(parse_int("1k"), Ok(1024));
+        assert!(parse_int("1.5").is_err());
+        assert!(parse_int("").is_err());
+        assert_eq!(parse_int_in("75", 0, 100), Ok(75));
+        assert_eq!(
+            parse_int_in("101", 0, 100),
+            Err("expected a whole number from 0 to 100".into())
+        );
+    }
+
+    #[test]
+    fn booleans_are_zero_or_one() {
+        assert_eq!(parse_bool("1"), Ok(true));
+        assert_eq!(parse_bool("0"), Ok(false));
+        for bad in ["true", "yes", "2", ""] {
+            assert_eq!(parse_bool(bad), Err("expected 0 or 1".into()), "{bad}");
+        }
+    }
+
+    #[test]
+    fn times_use_the_options_bare_unit() {
+        let s = TimeUnit::Seconds;
+        assert_eq!(parse_time("10", s), Ok(Duration::from_secs(10)));
+        assert_eq!(
+            parse_time("10", TimeUnit::Micros),
+            Ok(Duration::from_micros(10))
+        );
+        assert_eq!(parse_time("3s", s), Ok(Duration::from_secs(3)));
+        assert_eq!(parse_time("500ms", s), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_time("500msec", s), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_time("250us", s), Ok(Duration::from_micros(250)));
+        assert_eq!(parse_time("2m", s), Ok(Duration::from_secs(120)));
+        assert_eq!(parse_time("1h", s), Ok(Duration::from_secs(3600)));
+        assert_eq!(parse_time("1d", s), Ok(Duration::from_secs(86400)));
+        assert_eq!(parse_time("1.5s", s), Ok(Duration::from_millis(1500)));
+        assert_eq!(parse_time("60S", s), Ok(Duration::from_secs(60)));
+        for bad in ["", "s", "10x", "10 s", "-1"] {
+            assert!(parse_time(bad, s).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn per_direction_lists_follow_fio() {
+        assert_eq!(
+            split_per_direction("4k"),
+            Ok([Some("4k"), Some("4k"), Some("4k")])
+        );
+        assert_eq!(
+            split_per_direction("4k,8k"),
+            Ok([Some("4k"), Some("8k"), Some("8k")])
+        );
+        assert_eq!(split_per_direction("8k,"), Ok([Some("8k"), None, None]));
+        assert_eq!(
+            split_per_direction(",8k"),
+            Ok([None, Some("8k"), Some("8k")])
+        );
+        assert_eq!(
+            split_per_direction("1k,2k,3k"),
+            Ok([Some("1k"), Some("2k"), Some("3k")])
+        );
+        assert!(split_per_direction("1,2,3,4").is_err());
+    }
+}

@@ -1,1 +1,210 @@
-//! fio command line and INI job files → `RunSpec`.
+//! Translator from fio's command line and job files to a [`RunSpec`]. Options apply in the order
+//! fio applies them: command-line globals, then each job file's `[global]` sections as they come,
+//! then the job's own options.
+
+mod cmdline;
+mod help;
+mod jobfile;
+mod known;
+mod options;
+
+use super::{Eta, IoEngine, JobSpec, RunSpec};
+use std::fmt;
+use std::io::Read;
+
+/// Where an option was written, for error messages and fio's JSON option objects.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Origin {
+    CommandLine,
+    File { path: String, line: usize },
+}
+
+/// One `key[=value]` as the user wrote it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    pub key: String,
+    pub value: Option<String>,
+    pub origin: Origin,
+}
+
+impl fmt::Display for Entry {
+    /// `--bs=4x` or `fio.job:3: bs=4x`, the way the user wrote it.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.origin {
+            Origin::CommandLine => write!(f, "--{}", self.key)?,
+            Origin::File { path, line } => write!(f, "{path}:{line}: {}", self.key)?,
+        }
+        match &self.value {
+            Some(v) => write!(f, "={v}"),
+            None => Ok(()),
+        }
+    }
+}
+
+/// What `iogauge fio …` was asked to do.
+#[derive(Debug)]
+pub enum FioCommand {
+    Run(RunSpec),
+    Version,
+    Help(String),
+}
+
+/// A usage error: the message names the input and what was expected (exit code 2).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FioError(pub String);
+
+impl fmt::Display for FioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for FioError {}
+
+/// Applies one option to `job`, refusing options fio has but iogauge does not, and naming the
+/// closest known option for a typo.
+fn apply(job: &mut JobSpec, e: &Entry) -> Result<(), FioError> {
+    if let Some(opt) = options::find(&e.key) {
+        return opt
+            .apply(job, e.value.as_deref())
+            .map_err(|msg| FioError(format!("{e}: {msg}")));
+    }
+    let at = match &e.origin {
+        Origin::CommandLine => String::new(),
+        Origin::File { path, line } => format!("{path}:{line}: "),
+    };
+    let key = &e.key;
+    Err(FioError(if known::is_fio_option(key) {
+        format!("{at}option '{key}' is not supported by iogauge yet")
+    } else if let Some(near) = known::closest(key) {
+        format!("{at}unknown option '{key}'; did you mean '{near}'?")
+    } else {
+        format!(
+            "{at}unknown option '{key}'; run 'iogauge fio --help' for the options iogauge supports"
+        )
+    }))
+}
+
+fn as_written(entries: &[Entry]) -> impl Iterator<Item = (String, String)> + '_ {
+    entries
+        .iter()
+        .map(|e| (e.key.clone(), e.value.clone().unwrap_or_default()))
+}
+
+/// Builds one job: defaults, the globals in force, then its own options.
+fn build_job(globals: &[Entry], own: &[Entry], section: Option<&str>) -> Result<JobSpec, FioError> {
+    let mut job = JobSpec {
+        name: section.unwrap_or_default().to_string(),
+        ..JobSpec::default()
+    };
+    for e in globals.iter().chain(own) {
+        apply(&mut job, e)?;
+    }
+    if job.name.is_empty() {
+        return Err(FioError(
+            "--name= needs a job name, e.g. --name=test".into(),
+        ));
+    }
+    job.options = as_written(own).collect();
+    Ok(job)
+}
+
+/// Things fio accepts silently that change nothing here; said on stderr so that nothing is
+/// silently ignored.
+fn warnings(job: &JobSpec) -> Vec<String> {
+    let mut w = Vec::new();
+    if job.iodepth > 1 {
+        w.push(format!(
+            "job '{}': iodepth={} has no effect with the synchronous engine '{}' (one I/O at a time)",
+            job.name,
+            job.iodepth,
+            job.ioengine.fio_name()
+        ));
+    }
+    if job.ioengine == IoEngine::Null && (job.direct || job.fsync > 0 || job.fdatasync > 0) {
+        w.push(format!(
+            "job '{}': ioengine=null does no I/O, so direct, fsync and fdatasync have no effect",
+            job.name
+        ));
+    }
+    w
+}
+
+/// Parses `iogauge fio` arguments. `env` looks up `${NAME}` in job files; `stdin` feeds job file `-`.
+pub fn parse_fio_args(
+    args: &[String],
+    env: &dyn Fn(&str) -> Option<String>,
+    stdin: &mut dyn Read,
+) -> Result<FioCommand, FioError> {
+    let c = cmdline::parse(args).map_err(FioError)?;
+    if c.version {
+        return Ok(FioCommand::Version);
+    }
+    if c.help {
+        return Ok(FioCommand::Help(help::usage()));
+    }
+    if let Some(topic) = &c.cmdhelp {
+        return help::cmdhelp(topic).map(FioCommand::Help).map_err(FioError);
+    }
+
+    // Check every global now, even if no job uses it, so a typo never passes unnoticed.
+    let mut scratch = JobSpec::default();
+    for e in &c.globals {
+        apply(&mut scratch, e)?;
+    }
+    let mut spec = RunSpec {
+        global_options: as_written(&c.globals).collect(),
+        ..RunSpec::default()
+    };
+    for own in &c.jobs {
+        spec.jobs.push(build_job(&c.globals, own, None)?);
+    }
+    let mut sections_seen = vec![false; c.sections.len()];
+    for path in &c.job_files {
+        let mut globals = c.globals.clone();
+        for s in jobfile::parse(path, env, stdin).map_err(FioError)? {
+            if s.name == "global" {
+                for e in &s.entries {
+                    apply(&mut scratch, e)?;
+                }
+                spec.global_options.extend(as_written(&s.entries));
+                globals.extend(s.entries);
+                continue;
+            }
+            if !c.sections.is_empty() {
+                match c.sections.iter().position(|n| *n == s.name) {
+                    Some(i) => sections_seen[i] = true,
+                    None => continue,
+                }
+            }
+            spec.jobs
+                .push(build_job(&globals, &s.entries, Some(&s.name))?);
+        }
+    }
+    if let Some(i) = sections_seen.iter().position(|seen| !seen) {
+        return Err(FioError(format!(
+            "--section={}: no such section in the job files",
+            c.sections[i]
+        )));
+    }
+    if spec.jobs.is_empty() {
+        return Err(FioError(
+            "no jobs defined: give a job file or start a job with --name=NAME (options before the \
+             first --name apply to every job)"
+                .into(),
+        ));
+    }
+    spec.warnings = spec.jobs.iter().flat_map(warnings).collect();
+    if !c.output_formats.is_empty() {
+        spec.output_formats = c.output_formats;
+    }
+    spec.output = c.output.map(Into::into);
+    spec.eta = c.eta.unwrap_or(Eta::Auto);
+    spec.keep_files = c.keep_files;
+    spec.allow_overwrite = c.allow_overwrite;
+    spec.parse_only = c.parse_only;
+    Ok(FioCommand::Run(spec))
+}
+
+#[cfg(test)]
+mod tests;

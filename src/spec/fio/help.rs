@@ -1,0 +1,96 @@
+//! `iogauge fio --help` and `--cmdhelp`: generated from the option table, so they cannot drift.
+
+use super::{known, options::OPTIONS};
+
+pub fn usage() -> String {
+    let mut s = String::from(
+        "Usage: iogauge fio [OPTIONS] [JOBFILE...]\n\
+         Runs fio command lines and job files unchanged and prints fio's output formats.\n\
+         Options before the first --name apply to every job (and to job files); each --name starts a job.\n\
+         \n\
+         Program options:\n  \
+           --output=FILE            write results to FILE instead of stdout\n  \
+           --output-format=LIST     normal, json, json+, terse (comma list; default normal)\n  \
+           --minimal                same as --output-format=terse\n  \
+           --eta=always|never|auto  progress line on stderr (auto: when stderr is a terminal)\n  \
+           --section=NAME           run only this job file section (repeatable)\n  \
+           --parse-only             check the options and exit\n  \
+           --keep-files             leave the data files in place (iogauge removes them by default)\n  \
+           --allow-overwrite        allow writing into files iogauge did not create\n  \
+           --cmdhelp[=OPTION]       describe one job option, or all of them\n  \
+           --version, --help\n\
+         \n\
+         Job options (--option=value on the command line, option=value in job files):\n",
+    );
+    for o in OPTIONS {
+        s.push_str(&line(o.name, o.aliases, o.help));
+    }
+    s.push_str(
+        "\nAny other fio option is refused with \"option 'X' is not supported by iogauge yet\".\n",
+    );
+    s
+}
+
+fn line(name: &str, aliases: &[&str], help: &str) -> String {
+    let label = if aliases.is_empty() {
+        name.to_string()
+    } else {
+        format!("{name} ({})", aliases.join(", "))
+    };
+    format!("  {label:<26} {help}\n")
+}
+
+/// `--cmdhelp` (all options) or `--cmdhelp=OPTION`.
+pub fn cmdhelp(topic: &str) -> Result<String, String> {
+    if topic.is_empty() || topic == "all" {
+        return Ok(OPTIONS
+            .iter()
+            .map(|o| line(o.name, o.aliases, o.help))
+            .collect());
+    }
+    if let Some(o) = OPTIONS
+        .iter()
+        .find(|o| o.name == topic || o.aliases.contains(&topic))
+    {
+        return Ok(line(o.name, o.aliases, o.help));
+    }
+    if known::is_fio_option(topic) {
+        return Ok(format!(
+            "{topic}: a fio option that is not supported by iogauge yet\n"
+        ));
+    }
+    Err(match known::closest(topic) {
+        Some(near) => format!("--cmdhelp={topic}: unknown option; did you mean '{near}'?"),
+        None => format!("--cmdhelp={topic}: unknown option"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn usage_lists_every_supported_option() {
+        let u = usage();
+        for o in OPTIONS {
+            assert!(u.contains(&format!("\n  {}", o.name)), "{} missing", o.name);
+        }
+        assert!(u.contains("  bs (blocksize)"));
+    }
+
+    #[test]
+    fn cmdhelp_answers_for_supported_unsupported_and_unknown_options() {
+        assert!(cmdhelp("readwrite")
+            .unwrap()
+            .starts_with("  rw (readwrite)"));
+        assert_eq!(
+            cmdhelp("write_bw_log").unwrap(),
+            "write_bw_log: a fio option that is not supported by iogauge yet\n"
+        );
+        assert_eq!(
+            cmdhelp("runtiem").unwrap_err(),
+            "--cmdhelp=runtiem: unknown option; did you mean 'runtime'?"
+        );
+        assert_eq!(cmdhelp("").unwrap().lines().count(), OPTIONS.len());
+    }
+}

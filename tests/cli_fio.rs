@@ -1,0 +1,312 @@
+//! `iogauge fio` end to end: the seeds' recipes run unchanged and print fio's layouts; bad input
+//! gets its message and exit code; nothing is left behind.
+
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn iogauge(args: &[&str], cwd: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_iogauge"))
+        .arg("fio")
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("spawn iogauge")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn assert_ok(o: &Output) {
+    assert!(
+        o.status.success(),
+        "exit {:?}\nstderr: {}",
+        o.status.code(),
+        stderr(o)
+    );
+}
+
+fn files_in(d: &Path) -> Vec<String> {
+    std::fs::read_dir(d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect()
+}
+
+const ETCD: [&str; 7] = [
+    "--rw=write",
+    "--ioengine=sync",
+    "--fdatasync=1",
+    "--directory=test-data",
+    "--size=2m",
+    "--bs=2300",
+    "--name=mytest",
+];
+
+#[test]
+fn etcd_recipe_normal_output_reads_like_fio() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir(d.path().join("test-data")).unwrap();
+    let o = iogauge(&ETCD, d.path());
+    assert_ok(&o);
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(
+        lines[0].starts_with("mytest: (g=0): rw=write, bs=(R) 2300B-2300B, (W) 2300B-2300B, (T) 2300B-2300B, ioengine=sync, iodepth=1"),
+        "{out}"
+    );
+    assert!(
+        out.contains("mytest: Laying out IO file (1 file / 2MiB)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("mytest: (groupid=0, jobs=1): err= 0: pid="),
+        "{out}"
+    );
+    assert!(out.contains("  write: IOPS="), "{out}");
+    assert!(
+        out.contains("  fsync/fdatasync/sync_file_range:\n    sync ("),
+        "{out}"
+    );
+    assert!(out.contains("    sync percentiles ("), "{out}");
+    assert!(
+        out.contains("     issued rwts: total=0,911,0,911 short=0,0,0,0 dropped=0,0,0,0"),
+        "{out}"
+    );
+    assert!(out.contains("  IO depths    : 1=100.0%"), "{out}");
+    assert!(
+        out.contains("Run status group 0 (all jobs):\n  WRITE: bw="),
+        "{out}"
+    );
+    assert!(out.contains("io=2046KiB (2095kB)"), "{out}");
+    // Nothing on stderr without a terminal, and no file left behind.
+    assert_eq!(stderr(&o), "");
+    assert!(files_in(&d.path().join("test-data")).is_empty());
+}
+
+#[test]
+fn etcd_recipe_json_is_one_document_with_the_sync_p99() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir(d.path().join("test-data")).unwrap();
+    let mut args = ETCD.to_vec();
+    args.push("--output-format=json");
+    let o = iogauge(&args, d.path());
+    assert_ok(&o);
+    let v: Value = serde_json::from_slice(&o.stdout).expect("stdout is exactly one JSON document");
+    let sync = &v["jobs"][0]["sync"];
+    assert_eq!(sync["total_ios"], 911);
+    let lat = &sync["lat_ns"];
+    let p99 = lat["percentile"]["99.000000"].as_u64().expect("sync p99");
+    let (min, max) = (lat["min"].as_u64().unwrap(), lat["max"].as_u64().unwrap());
+    assert!(min <= p99 && p99 <= max, "{min} <= {p99} <= {max}");
+    assert_eq!(lat["N"], 911);
+    assert_eq!(lat["iogauge"]["percentile_method"], "exact");
+    assert_eq!(v["jobs"][0]["write"]["total_ios"], 911);
+    assert_eq!(v["jobs"][0]["write"]["io_bytes"], 911 * 2300);
+    assert_eq!(v["jobs"][0]["read"]["short_ios"], 0);
+    // As in fio, options before --name are global.
+    assert_eq!(v["global options"]["bs"], "2300");
+    assert_eq!(v["jobs"][0]["job options"]["name"], "mytest");
+}
+
+#[test]
+fn json_plus_adds_bins_and_terse_is_version_3() {
+    let d = tempfile::tempdir().unwrap();
+    let o = iogauge(
+        &[
+            "--name=n",
+            "--ioengine=null",
+            "--size=16m",
+            "--output-format=json+,terse",
+        ],
+        d.path(),
+    );
+    assert_ok(&o);
+    let out = stdout(&o);
+    // json+ first, then the terse line.
+    let split = out.rfind("\n3;").expect("terse line after the JSON") + 1;
+    let v: Value = serde_json::from_str(&out[..split]).expect("json+ document");
+    let bins = v["jobs"][0]["read"]["clat_ns"]["bins"]
+        .as_object()
+        .expect("bins");
+    let total: u64 = bins.values().map(|c| c.as_u64().unwrap()).sum();
+    assert_eq!(total, 4096);
+    let terse = out[split..].trim_end();
+    let fields: Vec<&str> = terse.split(';').collect();
+    assert_eq!(fields[0], "3");
+    assert_eq!(fields[2], "n");
+    // Read: KiB total, bandwidth, IOPS, runtime.
+    assert_eq!(fields[5], "16384");
+}
+
+#[test]
+fn seed_002_null_engine_time_based() {
+    let d = tempfile::tempdir().unwrap();
+    let o = iogauge(
+        &[
+            "--name=test",
+            "--ioengine=null",
+            "--filesize=1G",
+            "--time_based",
+            "--runtime=1s",
+        ],
+        d.path(),
+    );
+    assert_ok(&o);
+    let out = stdout(&o);
+    assert!(
+        out.contains("test: (g=0): rw=read, bs=(R) 4096B-4096B"),
+        "{out}"
+    );
+    assert!(out.contains("  read: IOPS="), "{out}");
+    assert!(
+        out.contains("/1000msec)") || out.contains("/1001msec)"),
+        "{out}"
+    );
+    assert!(out.contains("   bw (  "), "{out}");
+    assert!(out.contains("samples=2"), "{out}");
+    assert!(files_in(d.path()).is_empty());
+}
+
+#[test]
+fn seed_001_job_file_runs_with_gtod_reduce() {
+    let d = tempfile::tempdir().unwrap();
+    let job = d.path().join("fio.job");
+    // Seed 001's job file with size and times lowered for a test.
+    std::fs::write(
+        &job,
+        "[global]\nrandrepeat=0\nverify=0\ndirect=1\ngtod_reduce=1\ntime_based\nramp_time=1s\nruntime=2s\nsize=16m\n\n[sequential-write-iops]\nname=sequential_write_iops\nioengine=sync\nfdatasync=1\nreadwrite=write\niodepth=1\nbs=4k\n",
+    )
+    .unwrap();
+    let scratch = d.path().join("scratch");
+    std::fs::create_dir(&scratch).unwrap();
+    let o = iogauge(
+        &[
+            "fio.job",
+            "--eta=never",
+            &format!("--directory={}", scratch.display()),
+        ],
+        d.path(),
+    );
+    assert_ok(&o);
+    let out = stdout(&o);
+    assert!(
+        out.contains("sequential_write_iops: (g=0): rw=write, bs=(R) 4096B-4096B"),
+        "{out}"
+    );
+    assert!(
+        out.contains("sequential_write_iops: (groupid=0, jobs=1)"),
+        "{out}"
+    );
+    assert!(out.contains("  write: IOPS="), "{out}");
+    assert!(out.contains("not measured (gtod_reduce=1)"), "{out}");
+    assert!(
+        !out.contains("clat ("),
+        "latency printed despite gtod_reduce: {out}"
+    );
+    assert!(files_in(&scratch).is_empty());
+}
+
+#[test]
+fn output_file_gets_the_report_and_stdout_stays_empty() {
+    let d = tempfile::tempdir().unwrap();
+    let o = iogauge(
+        &[
+            "--name=n",
+            "--ioengine=null",
+            "--size=1m",
+            "--output=res.json",
+            "--output-format=json",
+        ],
+        d.path(),
+    );
+    assert_ok(&o);
+    assert_eq!(stdout(&o), "");
+    let v: Value =
+        serde_json::from_slice(&std::fs::read(d.path().join("res.json")).unwrap()).unwrap();
+    assert_eq!(v["jobs"][0]["read"]["total_ios"], 256);
+}
+
+#[test]
+fn eta_always_draws_progress_on_stderr_only() {
+    let d = tempfile::tempdir().unwrap();
+    let o = iogauge(
+        &[
+            "--name=n",
+            "--ioengine=null",
+            "--size=1m",
+            "--time_based",
+            "--runtime=2",
+            "--eta=always",
+            "--output-format=json",
+        ],
+        d.path(),
+    );
+    assert_ok(&o);
+    assert!(stderr(&o).contains("Jobs: 1 [R]"), "{}", stderr(&o));
+    let _: Value = serde_json::from_slice(&o.stdout).expect("stdout stays pure JSON");
+}
+
+#[test]
+fn keep_files_and_unlink_0_keep_the_files() {
+    for flag in ["--keep-files", "--unlink=0"] {
+        let d = tempfile::tempdir().unwrap();
+        let o = iogauge(&["--name=k", "--rw=write", "--size=1m", flag], d.path());
+        assert_ok(&o);
+        assert_eq!(files_in(d.path()), vec!["k.0.0".to_string()], "{flag}");
+    }
+}
+
+#[test]
+fn existing_file_is_refused_with_exit_1_and_kept() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("w.0.0"), b"precious").unwrap();
+    let o = iogauge(&["--name=w", "--rw=write", "--size=1m"], d.path());
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o).trim_end(),
+        "iogauge fio: refusing to write into existing file 'w.0.0', which iogauge did not create; remove it, choose another --directory/--filename, or pass --allow-overwrite"
+    );
+    assert_eq!(std::fs::read(d.path().join("w.0.0")).unwrap(), b"precious");
+}
+
+#[test]
+fn sigterm_stops_the_run_and_removes_files() {
+    let d = tempfile::tempdir().unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_iogauge"))
+        .args([
+            "fio",
+            "--name=s",
+            "--rw=write",
+            "--size=4m",
+            "--time_based",
+            "--runtime=60",
+        ])
+        .current_dir(d.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the file exists (laid out), then interrupt.
+    let t0 = std::time::Instant::now();
+    while !d.path().join("s.0.0").exists() {
+        assert!(t0.elapsed().as_secs() < 10, "file never appeared");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    // SAFETY: plain kill(2) on our child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("interrupted"), "{}", stderr(&o));
+    assert!(
+        files_in(d.path()).is_empty(),
+        "left: {:?}",
+        files_in(d.path())
+    );
+}

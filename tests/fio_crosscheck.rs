@@ -1,0 +1,224 @@
+//! The same small jobs under fio and iogauge: iogauge's JSON key set must contain fio's, and the
+//! I/O and byte counts must be equal. fio must be installed (CI installs it; with CI=true a
+//! missing fio fails these tests instead of skipping them).
+
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::Command;
+
+fn have_fio() -> bool {
+    let ok = Command::new("fio")
+        .arg("--version")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    if !ok {
+        if std::env::var("CI").as_deref() == Ok("true") {
+            panic!("fio is not installed, and CI=true requires the cross-check: apt-get install -y fio");
+        }
+        eprintln!("skipping the fio cross-check: fio is not installed (apt-get install -y fio)");
+    }
+    ok
+}
+
+fn run_json(program: &str, pre: &[&str], args: &[String], cwd: &Path) -> Value {
+    let out = Command::new(program)
+        .args(pre)
+        .args(args)
+        .arg("--output-format=json")
+        .current_dir(cwd)
+        .output()
+        .expect("spawn");
+    assert!(
+        out.status.success(),
+        "{program} {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{program}: stdout is not one JSON document ({e}):\n{}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    })
+}
+
+/// Key paths with array indices folded to `[]`.
+fn key_paths(v: &Value, prefix: &str, out: &mut BTreeSet<String>) {
+    match v {
+        Value::Object(m) => {
+            for (k, val) in m {
+                let p = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                out.insert(p.clone());
+                key_paths(val, &p, out);
+            }
+        }
+        Value::Array(a) => {
+            for val in a {
+                key_paths(val, &format!("{prefix}[]"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn u(v: &Value, path: &[&str]) -> u64 {
+    let mut cur = v;
+    for p in path {
+        cur = match p.parse::<usize>() {
+            Ok(i) if cur.is_array() => &cur[i],
+            _ => &cur[*p],
+        };
+    }
+    cur.as_u64()
+        .unwrap_or_else(|| panic!("{path:?} is not an integer: {cur}"))
+}
+
+/// Run `args` under both tools in separate temp dirs; return (fio, iogauge) JSON.
+fn both(args: &[&str]) -> (Value, Value) {
+    let fd = tempfile::tempdir().unwrap();
+    let gd = tempfile::tempdir().unwrap();
+    let fix = |d: &Path| -> Vec<String> {
+        args.iter()
+            .map(|a| a.replace("@DIR@", d.to_str().unwrap()))
+            .collect()
+    };
+    let fio = run_json("fio", &[], &fix(fd.path()), fd.path());
+    let iog = run_json(
+        env!("CARGO_BIN_EXE_iogauge"),
+        &["fio"],
+        &fix(gd.path()),
+        gd.path(),
+    );
+    // iogauge cleans up after itself; fio leaves its files in its own temp dir.
+    let left: Vec<_> = std::fs::read_dir(gd.path()).unwrap().collect();
+    assert!(left.is_empty(), "iogauge left files: {left:?}");
+    (fio, iog)
+}
+
+fn assert_keys_superset(fio: &Value, iog: &Value) {
+    let (mut fk, mut gk) = (BTreeSet::new(), BTreeSet::new());
+    key_paths(fio, "", &mut fk);
+    key_paths(iog, "", &mut gk);
+    let missing: Vec<&String> = fk.difference(&gk).collect();
+    assert!(
+        missing.is_empty(),
+        "keys fio prints but iogauge does not: {missing:?}"
+    );
+}
+
+fn assert_counts_equal(fio: &Value, iog: &Value) {
+    let fj = fio["jobs"].as_array().unwrap();
+    let gj = iog["jobs"].as_array().unwrap();
+    assert_eq!(fj.len(), gj.len(), "number of job entries");
+    for (f, g) in fj.iter().zip(gj) {
+        assert_eq!(f["jobname"], g["jobname"]);
+        assert_eq!(f["groupid"], g["groupid"]);
+        for d in ["read", "write", "trim"] {
+            assert_eq!(
+                u(f, &[d, "total_ios"]),
+                u(g, &[d, "total_ios"]),
+                "{d} total_ios"
+            );
+            assert_eq!(
+                u(f, &[d, "io_bytes"]),
+                u(g, &[d, "io_bytes"]),
+                "{d} io_bytes"
+            );
+        }
+    }
+}
+
+#[test]
+fn etcd_recipe_counts_and_keys_match_fio() {
+    if !have_fio() {
+        return;
+    }
+    let (f, g) = both(&[
+        "--rw=write",
+        "--ioengine=sync",
+        "--fdatasync=1",
+        "--directory=@DIR@",
+        "--size=2m",
+        "--bs=2300",
+        "--name=mytest",
+    ]);
+    assert_keys_superset(&f, &g);
+    assert_counts_equal(&f, &g);
+    let writes = u(&g, &["jobs", "0", "write", "total_ios"]);
+    assert_eq!(writes, 911);
+    // fio 3.33 books each fdatasync as a short read; iogauge counts it as sync I/O.
+    let fio_syncs =
+        u(&f, &["jobs", "0", "sync", "total_ios"]) + u(&f, &["jobs", "0", "read", "short_ios"]);
+    assert_eq!(fio_syncs, 911);
+    assert_eq!(u(&g, &["jobs", "0", "sync", "total_ios"]), 911);
+    assert_eq!(u(&g, &["jobs", "0", "read", "short_ios"]), 0);
+    assert_eq!(u(&g, &["jobs", "0", "sync", "lat_ns", "N"]), 911);
+}
+
+#[test]
+fn null_engine_counts_and_keys_match_fio() {
+    if !have_fio() {
+        return;
+    }
+    let (f, g) = both(&["--name=null", "--ioengine=null", "--size=64m", "--bs=4k"]);
+    assert_keys_superset(&f, &g);
+    assert_counts_equal(&f, &g);
+    assert_eq!(u(&g, &["jobs", "0", "read", "total_ios"]), 16384);
+}
+
+#[test]
+fn random_reads_and_mixes_match_fio() {
+    if !have_fio() {
+        return;
+    }
+    let (f, g) = both(&[
+        "--name=rr",
+        "--directory=@DIR@",
+        "--rw=randread",
+        "--ioengine=psync",
+        "--size=8m",
+        "--bs=4k",
+    ]);
+    assert_keys_superset(&f, &g);
+    assert_counts_equal(&f, &g);
+    // A mix splits by chance, differently in each tool: compare the total.
+    let (f, g) = both(&[
+        "--name=mix",
+        "--directory=@DIR@",
+        "--rw=randrw",
+        "--rwmixread=75",
+        "--size=8m",
+        "--bs=4k",
+    ]);
+    assert_keys_superset(&f, &g);
+    let total = |v: &Value| {
+        u(v, &["jobs", "0", "read", "total_ios"]) + u(v, &["jobs", "0", "write", "total_ios"])
+    };
+    assert_eq!(total(&f), total(&g));
+    assert_eq!(total(&g), 2048);
+}
+
+#[test]
+fn job_file_with_groups_matches_fio() {
+    if !have_fio() {
+        return;
+    }
+    let jobdir = tempfile::tempdir().unwrap();
+    let jobfile = jobdir.path().join("groups.fio");
+    std::fs::write(
+        &jobfile,
+        "[global]\nsize=4m\nbs=4k\nioengine=psync\n\n[seqw]\nrw=write\nnumjobs=2\ngroup_reporting\n\n[randr]\nstonewall\nrw=randread\n",
+    )
+    .unwrap();
+    let jf = jobfile.to_str().unwrap().to_string();
+    let (f, g) = both(&[jf.as_str(), "--directory=@DIR@"]);
+    assert_keys_superset(&f, &g);
+    assert_counts_equal(&f, &g);
+    assert_eq!(u(&g, &["jobs", "0", "write", "total_ios"]), 2048);
+    assert_eq!(u(&g, &["jobs", "1", "groupid"]), 1);
+}
