@@ -310,3 +310,71 @@ fn sigterm_stops_the_run_and_removes_files() {
         files_in(d.path())
     );
 }
+
+#[test]
+fn usage_errors_exit_2_with_one_line_naming_the_input() {
+    let d = tempfile::tempdir().unwrap();
+    for (args, msg) in [
+        (
+            vec!["--name=t", "--size=1m", "--write_lat_log=x"],
+            "iogauge fio: option 'write_lat_log' is not supported by iogauge yet",
+        ),
+        (
+            vec!["--name=t", "--size=1m", "--runtiem=10"],
+            "iogauge fio: unknown option 'runtiem'; did you mean 'runtime'?",
+        ),
+        (
+            vec!["--name=t", "--ioengine=io_uring"],
+            "iogauge fio: --ioengine=io_uring: ioengine 'io_uring' is not supported by iogauge yet \
+             (asynchronous engines come next); use ioengine=psync or ioengine=sync",
+        ),
+        (vec!["--name=t", "--direct=true"], "iogauge fio: --direct=true: expected 0 or 1"),
+        (
+            vec!["missing.fio"],
+            "iogauge fio: cannot read job file 'missing.fio': No such file or directory (os error 2); \
+             check the path (job files are read relative to the current directory)",
+        ),
+    ] {
+        let o = iogauge(&args, d.path());
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert_eq!(stderr(&o), format!("{msg}\n"), "{args:?}");
+        assert_eq!(stdout(&o), "");
+    }
+    assert!(files_in(d.path()).is_empty());
+}
+
+#[test]
+fn job_file_on_stdin_with_groups_and_command_line_globals() {
+    use std::io::Write;
+    let d = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_iogauge"))
+        .args(["fio", "--size=1m", "--output-format=json", "-"])
+        .current_dir(d.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"[global]\nbs=8k ; inline comment\n[w]\nrw=write\nnumjobs=2\n[r]\nstonewall\nrw=randread\n")
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_ok(&o);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let jobs = v["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 3);
+    let groups: Vec<u64> = jobs
+        .iter()
+        .map(|j| j["groupid"].as_u64().unwrap())
+        .collect();
+    assert_eq!(groups, vec![0, 0, 1]);
+    // 1 MiB in 8 KiB blocks per job.
+    assert_eq!(jobs[0]["write"]["total_ios"], 128);
+    assert_eq!(jobs[2]["read"]["total_ios"], 128);
+    assert_eq!(v["global options"]["size"], "1m");
+    assert_eq!(v["global options"]["bs"], "8k");
+    assert!(files_in(d.path()).is_empty());
+}

@@ -101,23 +101,31 @@ pub fn split_filenames(s: &str) -> Vec<String> {
     out
 }
 
-fn block_device_size(path: &Path) -> Option<u64> {
-    let f = File::open(path).ok()?;
+fn block_device_size(path: &Path) -> std::io::Result<u64> {
+    let f = File::open(path)?;
     let mut size: u64 = 0;
     // BLKGETSIZE64 = _IOR(0x12, 114, size_t)
     const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;
     // SAFETY: the ioctl writes one u64 into `size`.
     let r = unsafe { libc::ioctl(f.as_raw_fd(), BLKGETSIZE64, &mut size as *mut u64) };
-    (r == 0).then_some(size)
+    if r == 0 {
+        Ok(size)
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
 }
 
-/// Size of an existing file or block device, None when it does not exist.
-fn existing_size(path: &Path) -> Option<(u64, bool)> {
-    let md = std::fs::metadata(path).ok()?;
+/// Size of an existing file or block device (and whether it is a device), None when it does
+/// not exist.
+fn existing_size(path: &Path) -> Result<Option<(u64, bool)>, LayoutError> {
+    let Ok(md) = std::fs::metadata(path) else {
+        return Ok(None);
+    };
     if md.file_type().is_block_device() {
-        Some((block_device_size(path).unwrap_or(0), true))
+        let size = block_device_size(path).map_err(io_err("cannot open block device", path))?;
+        Ok(Some((size, true)))
     } else {
-        Some((md.len(), false))
+        Ok(Some((md.len(), false)))
     }
 }
 
@@ -166,7 +174,7 @@ pub fn plan_files(job: &JobSpec, jobnum: u32) -> Result<Vec<FilePlan>, LayoutErr
         .unwrap_or(4096);
     let mut plans = Vec::with_capacity(names.len());
     for path in names {
-        let existing = existing_size(&path);
+        let existing = existing_size(&path)?;
         let ex_size = existing.map(|(s, _)| s);
         let per_file = match (job.filesize, job.size) {
             (Some(fs), _) => resolve(fs, ex_size),
