@@ -46,6 +46,17 @@ pub fn main(args: &[String]) -> i32 {
     };
     match run(&spec, &opts, &stop) {
         Ok(report) => write_output(&spec, &report),
+        // The host cannot run this engine, or direct=1 with sizes the filesystem cannot take:
+        // problems with the input, not failures of the disk.
+        Err(
+            e @ (crate::run::RunError::EngineUnavailable(_)
+            | crate::run::RunError::Layout(
+                crate::workload::layout::LayoutError::DirectAlignment { .. },
+            )),
+        ) => {
+            eprintln!("iogauge fio: {e}");
+            EXIT_USAGE
+        }
         Err(e) => {
             eprintln!("iogauge fio: {e}");
             EXIT_ERROR

@@ -1,6 +1,8 @@
 //! I/O engines, one file each, behind one trait. The worker loop is generic over the engine,
 //! so the per-I/O call is static and inlinable (no virtual call on the hot path).
 
+pub mod io_uring;
+pub mod libaio;
 pub mod null;
 pub mod psync;
 pub mod sync;
@@ -34,6 +36,26 @@ pub trait Engine: Send {
     ) -> io::Result<usize>;
 
     /// fsync or fdatasync of the job's file number `file`.
+    fn sync(&mut self, file: usize, op: SyncOp) -> io::Result<()>;
+}
+
+/// A queueing engine: I/Os are queued into numbered slots (0..iodepth), submitted in the order
+/// queued, and completed in any order. The worker owns the slots and their buffers; a slot is
+/// reused only after its completion was reaped.
+pub trait QueueEngine: Send {
+    /// Prepare one I/O in `slot`; it is sent by the next [`QueueEngine::submit`]. The caller never
+    /// has more than iodepth I/Os queued or in flight, so this cannot run out of room.
+    fn queue(&mut self, slot: u32, file: usize, op: Op, buf: *mut u8, len: usize, offset: u64);
+
+    /// Submit queued I/Os, oldest first; returns how many the kernel took (0 = busy, reap first).
+    fn submit(&mut self) -> io::Result<usize>;
+
+    /// Wait until at least `min` completions are available, then hand up to `max` of them to
+    /// `on(slot, result)`, where result is bytes done or a negative errno. Returns the count.
+    fn reap<F: FnMut(u32, i64)>(&mut self, min: usize, max: usize, on: &mut F)
+        -> io::Result<usize>;
+
+    /// fsync or fdatasync of file `file`, synchronously (the caller drains the queue first).
     fn sync(&mut self, file: usize, op: SyncOp) -> io::Result<()>;
 }
 

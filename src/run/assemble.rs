@@ -149,7 +149,15 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
             dir.bw_bytes = (dir.io_bytes as u128 * 1000 / ms as u128) as u64;
             dir.iops = dir.total_ios as f64 * 1000.0 / ms as f64;
         }
-        if !job.gtod_reduce {
+        let queued = f.members.iter().any(|m| !m.result.lat.is_empty());
+        if !job.gtod_reduce && queued {
+            let lat = merged(f.members.iter().map(|m| &m.result.lat[d]));
+            let slat = merged(f.members.iter().map(|m| &m.result.slat[d]));
+            dir.clat = rec.summary(pcts, job.clat_percentiles, true);
+            dir.lat = lat.summary(pcts, job.lat_percentiles, true);
+            // fio's slat_percentiles defaults to off.
+            dir.slat = slat.summary(pcts, false, true);
+        } else if !job.gtod_reduce {
             dir.clat = rec.summary(pcts, job.clat_percentiles, true);
             // Synchronous engines prepare and submit in one step: lat and clat are one interval.
             dir.lat = rec.summary(pcts, job.lat_percentiles, true);
@@ -219,7 +227,18 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
     let any_io = dirs.iter().any(|d| d.total_ios > 0) || sync.total_ios > 0;
     // Synchronous engines have exactly one I/O in flight, submitted and completed one at a time;
     // syncs count like any other I/O (fio shows 200 % here).
-    let depths = if any_io {
+    let measured_depth = f
+        .members
+        .iter()
+        .filter_map(|m| m.result.depth.as_ref())
+        .fold(None::<crate::stats::DepthCounters>, |acc, d| {
+            let mut acc = acc.unwrap_or_default();
+            acc.merge(d);
+            Some(acc)
+        });
+    let depths = if let Some(d) = measured_depth.filter(|_| any_io) {
+        d.report()
+    } else if any_io {
         let mut d = DepthReport::default();
         d.level[0] = 100.0;
         d.submit[1] = 100.0;

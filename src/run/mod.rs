@@ -4,16 +4,19 @@
 
 pub mod assemble;
 pub mod clock;
+pub mod engines;
 pub mod monitor;
 pub mod plan;
+pub mod queue_worker;
+pub mod source;
 pub mod worker;
 
-use crate::engine::{null::Null, psync::Psync, sync::Sync};
 use crate::report::Report;
 use crate::spec::{IoEngine, JobSpec, RunSpec};
 use crate::stats::DEFAULT_SAMPLE_BUDGET;
 use crate::workload::cleanup::CreatedFiles;
 use crate::workload::layout::{self, LayoutError};
+use engines::Engines;
 use monitor::{Trace, Watched};
 use plan::Instance;
 use std::fs::File;
@@ -33,6 +36,11 @@ pub enum RunError {
     Interrupted,
     #[error("could not start a worker thread: {0}")]
     Thread(std::io::Error),
+    /// The engine cannot run on this host at all (a usage problem: exit 2).
+    #[error("{0}")]
+    EngineUnavailable(String),
+    #[error("{0}")]
+    EngineSetup(String),
 }
 
 /// How to run (beyond what the jobs say).
@@ -199,6 +207,9 @@ fn prepare(
         } else {
             for f in &inst.files {
                 let file = layout::open_for_io(job, f)?;
+                if job.direct {
+                    layout::check_direct_alignment(job, f, &file)?;
+                }
                 if job.invalidate {
                     layout::invalidate(&file);
                 }
@@ -262,32 +273,48 @@ fn run_phase(
             }
         })
         .collect();
+    let mut engines = Vec::with_capacity(n);
+    for p in &prepared {
+        let fds = p.files.iter().map(|f| f.as_raw_fd()).collect::<Vec<_>>();
+        engines.push(engines::make(&p.input.job, fds)?);
+    }
     let done = AtomicBool::new(false);
     let barrier = Barrier::new(n);
-    // Three recorders per instance (read, write, sync) share the run's sample memory.
+    // Recorders per instance share the run's sample memory: clat per direction and sync, plus
+    // slat and lat per direction for queueing engines.
+    let recorders: usize = prepared
+        .iter()
+        .map(|p| {
+            if p.input.job.ioengine.is_async() {
+                7
+            } else {
+                3
+            }
+        })
+        .sum();
     let budget = opts
         .sample_budget
-        .min(crate::stats::sample_budget_for(n * 3));
+        .min(crate::stats::sample_budget_for(recorders));
     let (results, traces) = std::thread::scope(|s| {
         let mon = s.spawn(|| monitor::monitor(&watched, &done, opts.progress));
         let mut handles = Vec::with_capacity(n);
-        for (p, pb) in prepared.iter().zip(&published) {
+        for ((p, pb), engine) in prepared.iter().zip(&published).zip(engines) {
             let barrier = &barrier;
             let h = std::thread::Builder::new()
                 .name(format!("{}.{}", p.input.job.name, p.input.jobnum))
                 .spawn_scoped(s, move || {
-                    let fds = p.files.iter().map(|f| f.as_raw_fd()).collect::<Vec<_>>();
                     barrier.wait();
                     let start = clock::now_ns();
-                    match p.input.job.ioengine {
-                        IoEngine::Sync => {
-                            worker::run_worker(Sync::new(fds), &p.input, pb, stop, start, budget)
+                    let input = &p.input;
+                    match engine {
+                        Engines::Sync(e) => worker::run_worker(e, input, pb, stop, start, budget),
+                        Engines::Psync(e) => worker::run_worker(e, input, pb, stop, start, budget),
+                        Engines::Null(e) => worker::run_worker(e, input, pb, stop, start, budget),
+                        Engines::Uring(e, b) => {
+                            queue_worker::run_queue_worker(e, b, input, pb, stop, start, budget)
                         }
-                        IoEngine::Psync => {
-                            worker::run_worker(Psync::new(fds), &p.input, pb, stop, start, budget)
-                        }
-                        IoEngine::Null => {
-                            worker::run_worker(Null, &p.input, pb, stop, start, budget)
+                        Engines::Aio(e, b) => {
+                            queue_worker::run_queue_worker(e, b, input, pb, stop, start, budget)
                         }
                     }
                 });

@@ -3,13 +3,11 @@
 //! relaxed atomics that the monitor thread reads.
 
 use super::clock::{gettid, now_ns, sleep_until};
+use super::source::{IoSource, NextIo};
 use crate::engine::{Engine, Op, SyncOp};
-use crate::spec::{JobSpec, RwKind, DDIR_READ, DDIR_WRITE};
-use crate::stats::{CpuTimes, LatRecorder};
+use crate::spec::{JobSpec, DDIR_READ, DDIR_WRITE};
+use crate::stats::{CpuTimes, DepthCounters, LatRecorder};
 use crate::workload::buffers::AlignedBuf;
-use crate::workload::offsets::OffsetGen;
-use crate::workload::rate::Pacer;
-use crate::workload::rng::Rng;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 
@@ -61,6 +59,11 @@ pub struct WorkerResult {
     pub tid: u32,
     /// Completion latency (= total latency for synchronous engines) per direction.
     pub clat: [LatRecorder; 3],
+    /// Queueing engines only: submission latency and total latency per direction.
+    pub slat: Vec<LatRecorder>,
+    pub lat: Vec<LatRecorder>,
+    /// Queueing engines only: measured queue depth, submit and complete batch sizes.
+    pub depth: Option<DepthCounters>,
     pub sync_lat: LatRecorder,
     pub bytes: [u64; 3],
     pub ios: [u64; 3],
@@ -112,6 +115,9 @@ impl<E: Engine> Loop<'_, E> {
                 LatRecorder::new(0),
             ],
             sync_lat: LatRecorder::new(sample_budget),
+            slat: Vec::new(),
+            lat: Vec::new(),
+            depth: None,
             bytes: [0; 3],
             ios: [0; 3],
             short: [0; 3],
@@ -128,47 +134,13 @@ impl<E: Engine> Loop<'_, E> {
         }
 
         let nfiles = self.input.regions.len();
-        let seed = self.input.seed;
-        let mut rng = Rng::new(seed);
-        let dist = job.random_distribution;
-        // One generator per file and direction, as fio keeps a position per direction.
-        let mut gens: Vec<[OffsetGen; 2]> = self
-            .input
-            .regions
-            .iter()
-            .enumerate()
-            .map(|(i, &(off, len))| {
-                let g = |d: usize| {
-                    OffsetGen::new(
-                        off,
-                        len,
-                        job.bs[d],
-                        job.rw.random,
-                        job.norandommap,
-                        dist,
-                        seed.wrapping_add((i * 2 + d) as u64 * 0x9E37),
-                    )
-                };
-                [g(DDIR_READ), g(DDIR_WRITE)]
-            })
-            .collect();
+        let mut src = IoSource::new(self.input);
         let max_bs = job.bs[DDIR_READ].max(job.bs[DDIR_WRITE]) as usize;
         let mut buf = AlignedBuf::new(max_bs);
-        buf.fill(&mut rng, job.zero_buffers);
+        buf.fill(&mut src.rng, job.zero_buffers);
         let bufp = buf.as_mut_ptr();
-        let mut pacers = [
-            Pacer::new(job.rate_iops[0], job.rate[0], job.bs[0]),
-            Pacer::new(job.rate_iops[1], job.rate[1], job.bs[1]),
-        ];
-        let paced = pacers[0].is_limited() || pacers[1].is_limited();
         let timed = !job.gtod_reduce;
         let refill = job.refill_buffers && !job.zero_buffers;
-        let fixed_dir = match job.rw.kind {
-            RwKind::Read => Some(DDIR_READ),
-            RwKind::Write => Some(DDIR_WRITE),
-            RwKind::ReadWrite => None,
-        };
-        let mix = job.rwmixread as u64;
         let fsync_every = job.fsync as u64;
         let fdatasync_every = job.fdatasync as u64;
 
@@ -185,10 +157,7 @@ impl<E: Engine> Loop<'_, E> {
         let limit = self.input.io_limit.unwrap_or(u64::MAX);
         let mut done_bytes: u64 = 0;
         let mut writes: u64 = 0;
-        let mut file = 0usize;
-        for p in pacers.iter_mut() {
-            p.restart(t_begin);
-        }
+        src.restart_pacing(t_begin);
         if in_ramp {
             self.published.phase.store(PHASE_RAMP, Ordering::Release);
         } else {
@@ -205,18 +174,9 @@ impl<E: Engine> Loop<'_, E> {
             if self.stop.load(Ordering::Relaxed) {
                 break;
             }
-            let dir = match fixed_dir {
-                Some(d) => d,
-                None => {
-                    if rng.below(100) < mix {
-                        DDIR_READ
-                    } else {
-                        DDIR_WRITE
-                    }
-                }
-            };
-            if paced {
-                let due = pacers[dir].next_due();
+            let dir = src.pick_dir();
+            if src.paced {
+                let due = src.due(dir);
                 if due > now_ns() {
                     // Sleep in slices so that Ctrl-C is noticed during slow rates.
                     loop {
@@ -228,11 +188,13 @@ impl<E: Engine> Loop<'_, E> {
                     }
                 }
             }
-            let len = job.bs[dir] as usize;
-            let offset = gens[file][dir].next(&mut rng);
+            let NextIo {
+                file, offset, len, ..
+            } = src.next(dir);
             if refill && dir == DDIR_WRITE {
                 // SAFETY: buf holds max_bs >= len bytes and is owned by this thread.
-                rng.fill(unsafe { std::slice::from_raw_parts_mut(bufp, len) });
+                src.rng
+                    .fill(unsafe { std::slice::from_raw_parts_mut(bufp, len) });
             }
             let op = if dir == DDIR_READ {
                 Op::Read
@@ -290,11 +252,6 @@ impl<E: Engine> Loop<'_, E> {
                 }
             }
 
-            file += 1;
-            if file == nfiles {
-                file = 0;
-            }
-
             if in_ramp && t_end >= ramp_end {
                 // Ramp over: forget everything measured so far, including CPU time.
                 in_ramp = false;
@@ -320,9 +277,7 @@ impl<E: Engine> Loop<'_, E> {
                     .phase
                     .store(PHASE_MEASURING, Ordering::Release);
                 res.cpu = CpuTimes::now_thread().unwrap_or_default();
-                for p in pacers.iter_mut() {
-                    p.restart(meas_start);
-                }
+                src.restart_pacing(meas_start);
                 continue;
             }
             if t_end >= deadline || (!in_ramp && done_bytes >= limit) {

@@ -49,6 +49,10 @@ pub enum IoEngine {
     Psync,
     /// No I/O at all: measures the tool's own overhead.
     Null,
+    /// Linux io_uring: a queue of `iodepth` I/Os in flight.
+    IoUring,
+    /// Linux native AIO (io_submit/io_getevents); asynchronous only with O_DIRECT.
+    Libaio,
 }
 
 impl IoEngine {
@@ -57,7 +61,14 @@ impl IoEngine {
             IoEngine::Sync => "sync",
             IoEngine::Psync => "psync",
             IoEngine::Null => "null",
+            IoEngine::IoUring => "io_uring",
+            IoEngine::Libaio => "libaio",
         }
+    }
+
+    /// Whether the engine keeps several I/Os in flight (and so has submit/complete steps).
+    pub fn is_async(&self) -> bool {
+        matches!(self, IoEngine::IoUring | IoEngine::Libaio)
     }
 }
 
@@ -142,6 +153,19 @@ pub struct JobSpec {
     // --- engine and sync
     pub ioengine: IoEngine,
     pub iodepth: u32,
+    /// I/Os to queue before a submit call (`iodepth_batch_submit`; 0 = iodepth).
+    pub iodepth_batch_submit: u32,
+    /// Fewest completions a reap call waits for (`iodepth_batch_complete_min`).
+    pub iodepth_batch_complete_min: u32,
+    /// Most completions one reap call takes (`iodepth_batch_complete_max`; 0 = the minimum, as fio).
+    pub iodepth_batch_complete_max: u32,
+    /// Once the queue is full, reap down to this many in flight before refilling (0 = iodepth).
+    pub iodepth_low: u32,
+    /// io_uring: registered buffers, registered files, a kernel submission thread, polled I/O.
+    pub fixedbufs: bool,
+    pub registerfiles: bool,
+    pub sqthread_poll: bool,
+    pub hipri: bool,
     pub direct: bool,
     pub open_sync: OpenSync,
     /// fsync after every N writes (0 = never).
@@ -213,6 +237,14 @@ impl Default for JobSpec {
             bs: [4096; 3],
             ioengine: IoEngine::Psync,
             iodepth: 1,
+            iodepth_batch_submit: 1,
+            iodepth_batch_complete_min: 1,
+            iodepth_batch_complete_max: 0,
+            iodepth_low: 0,
+            fixedbufs: false,
+            registerfiles: false,
+            sqthread_poll: false,
+            hipri: false,
             direct: false,
             open_sync: OpenSync::None,
             fsync: 0,

@@ -48,6 +48,14 @@ pub enum LayoutError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error("job '{job}': direct=1 needs {what}={value} to be a multiple of {align} bytes, the direct I/O alignment of '{path}'; use a multiple of {align} or direct=0")]
+    DirectAlignment {
+        job: String,
+        what: &'static str,
+        value: u64,
+        align: u64,
+        path: PathBuf,
+    },
     #[error("{op} '{path}': {source}")]
     Io {
         op: &'static str,
@@ -418,6 +426,59 @@ pub fn open_for_io(job: &JobSpec, plan: &FilePlan) -> Result<File, LayoutError> 
         }
         Err(e) => Err(io_err("cannot open", &plan.path)(e)),
     }
+}
+
+/// The offset alignment O_DIRECT needs on `f`: statx's STATX_DIOALIGN where the kernel and
+/// filesystem report it, else the logical block size of a block device, else 512.
+pub fn direct_alignment(f: &File) -> u64 {
+    // SAFETY: statx fills the zeroed struct; an empty path with AT_EMPTY_PATH means the fd.
+    let mut stx: libc::statx = unsafe { std::mem::zeroed() };
+    let r = unsafe {
+        libc::statx(
+            f.as_raw_fd(),
+            c"".as_ptr(),
+            libc::AT_EMPTY_PATH,
+            libc::STATX_DIOALIGN,
+            &mut stx,
+        )
+    };
+    if r == 0 && stx.stx_mask & libc::STATX_DIOALIGN != 0 && stx.stx_dio_offset_align > 0 {
+        return stx.stx_dio_offset_align as u64;
+    }
+    let mut ssz: libc::c_int = 0;
+    // BLKSSZGET = _IO(0x12, 104)
+    const BLKSSZGET: libc::c_ulong = 0x1268;
+    // SAFETY: the ioctl writes one int; it fails harmlessly on regular files.
+    if unsafe { libc::ioctl(f.as_raw_fd(), BLKSSZGET, &mut ssz) } == 0 && ssz > 0 {
+        return ssz as u64;
+    }
+    512
+}
+
+/// With direct=1, block sizes and the start offset must be multiples of the file's direct I/O
+/// alignment; say which value is wrong instead of failing with EINVAL mid-run.
+pub fn check_direct_alignment(job: &JobSpec, plan: &FilePlan, f: &File) -> Result<(), LayoutError> {
+    let align = direct_alignment(f);
+    let mut checks = Vec::new();
+    if job_reads(job) {
+        checks.push(("bs", job.bs[crate::spec::DDIR_READ]));
+    }
+    if job_writes(job) {
+        checks.push(("bs", job.bs[crate::spec::DDIR_WRITE]));
+    }
+    checks.push(("offset", plan.offset));
+    for (what, value) in checks {
+        if value % align != 0 {
+            return Err(LayoutError::DirectAlignment {
+                job: job.name.clone(),
+                what,
+                value,
+                align,
+                path: plan.path.clone(),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Drop the file's pages from the page cache (fio's invalidate=1).

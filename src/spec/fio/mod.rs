@@ -106,6 +106,27 @@ fn build_job(globals: &[Entry], own: &[Entry], section: Option<&str>) -> Result<
         ));
     }
     job.options = as_written(own).collect();
+    let uring_only = [
+        ("fixedbufs", job.fixedbufs),
+        ("registerfiles", job.registerfiles),
+        ("sqthread_poll", job.sqthread_poll),
+        ("hipri", job.hipri),
+    ];
+    if let Some((opt, _)) = uring_only.iter().find(|(_, on)| *on) {
+        if job.ioengine != IoEngine::IoUring {
+            return Err(FioError(format!(
+                "job '{}': {opt} is an io_uring option, but ioengine={}; set ioengine=io_uring",
+                job.name,
+                job.ioengine.fio_name()
+            )));
+        }
+    }
+    if job.hipri && !job.direct {
+        return Err(FioError(format!(
+            "job '{}': hipri (polled I/O) needs direct=1",
+            job.name
+        )));
+    }
     Ok(job)
 }
 
@@ -113,7 +134,7 @@ fn build_job(globals: &[Entry], own: &[Entry], section: Option<&str>) -> Result<
 /// silently ignored.
 fn warnings(job: &JobSpec) -> Vec<String> {
     let mut w = Vec::new();
-    if job.iodepth > 1 {
+    if job.iodepth > 1 && !job.ioengine.is_async() {
         w.push(format!(
             "job '{}': iodepth={} has no effect with the synchronous engine '{}' (one I/O at a time)",
             job.name,

@@ -54,8 +54,6 @@ macro_rules! opt {
     };
 }
 
-/// fio engines iogauge knows it does not run yet (the asynchronous ones come next).
-const ASYNC_ENGINES: [&str; 2] = ["libaio", "io_uring"];
 /// Other engine names fio 3.33 accepts.
 const OTHER_FIO_ENGINES: [&str; 25] = [
     "vsync",
@@ -116,16 +114,12 @@ fn set_ioengine(j: &mut JobSpec, v: &str) -> Result<(), String> {
         "sync" => IoEngine::Sync,
         "psync" => IoEngine::Psync,
         "null" => IoEngine::Null,
-        _ if ASYNC_ENGINES.contains(&v) => {
-            return Err(format!(
-                "ioengine '{v}' is not supported by iogauge yet (asynchronous engines come next); \
-                 use ioengine=psync or ioengine=sync"
-            ))
-        }
+        "io_uring" => IoEngine::IoUring,
+        "libaio" => IoEngine::Libaio,
         _ if OTHER_FIO_ENGINES.contains(&v) => {
             return Err(format!("ioengine '{v}' is not supported by iogauge yet"))
         }
-        _ => return Err("expected sync, psync or null".into()),
+        _ => return Err("expected sync, psync, null, libaio or io_uring".into()),
     };
     Ok(())
 }
@@ -901,15 +895,13 @@ mod tests {
             format!("expected a whole number from 1 to {}", u32::MAX)
         );
         assert_eq!(
-            err("ioengine", Some("libaio")),
-            "ioengine 'libaio' is not supported by iogauge yet (asynchronous engines come next); \
-             use ioengine=psync or ioengine=sync"
-        );
-        assert_eq!(
             err("ioengine", Some("mmap")),
             "ioengine 'mmap' is not supported by iogauge yet"
         );
-        assert_eq!(err("ioengine", Some("foo")), "expected sync, psync or null");
+        assert_eq!(
+            err("ioengine", Some("foo")),
+            "expected sync, psync, null, libaio or io_uring"
+        );
         assert_eq!(
             err("rw", Some("trim")),
             "rw=trim is not supported by iogauge yet"

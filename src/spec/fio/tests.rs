@@ -164,7 +164,14 @@ fn unsupported_and_misspelt_options_are_refused_by_name() {
         "--direct=true: expected 0 or 1"
     );
     // A bad global is caught even when no job would use it.
-    assert_eq!(err(&["--ioengine=io_uring"]).split(';').next().unwrap(), "--ioengine=io_uring: ioengine 'io_uring' is not supported by iogauge yet (asynchronous engines come next)");
+    assert_eq!(
+        err(&["--ioengine=mmap"]),
+        "--ioengine=mmap: ioengine 'mmap' is not supported by iogauge yet"
+    );
+    assert_eq!(
+        err(&["--name=t", "--fixedbufs"]),
+        "job 't': fixedbufs is an io_uring option, but ioengine=psync; set ioengine=io_uring"
+    );
     assert_eq!(
         err(&["--size=1m"]),
         "no jobs defined: give a job file or start a job with --name=NAME (options before the first \

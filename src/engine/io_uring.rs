@@ -1,0 +1,191 @@
+//! `io_uring`: one ring per job instance, `iodepth` slots. Completions are read straight from
+//! the completion ring, so the worker can timestamp each one as it is reaped.
+
+use super::{sync_fd, Op, QueueEngine, SyncOp};
+use io_uring::{opcode, squeue, types, IoUring};
+use std::io;
+use std::os::unix::io::RawFd;
+
+/// io_uring settings from the job (`fixedbufs`, `registerfiles`, `sqthread_poll`, `hipri`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct UringOptions {
+    pub fixedbufs: bool,
+    pub registerfiles: bool,
+    pub sqthread_poll: bool,
+    pub hipri: bool,
+}
+
+pub struct Uring {
+    ring: IoUring,
+    fds: Vec<RawFd>,
+    opts: UringOptions,
+}
+
+/// Why io_uring cannot be used here, in words that name the fix.
+pub fn unavailable_reason(e: &io::Error) -> Option<String> {
+    let disabled = std::fs::read_to_string("/proc/sys/kernel/io_uring_disabled")
+        .ok()
+        .map(|s| s.trim().to_string())
+        .filter(|s| s != "0");
+    match e.raw_os_error() {
+        Some(libc::ENOSYS) => Some(
+            "io_uring is not available: this kernel has no io_uring (ENOSYS, or a seccomp \
+             profile hides it); use --ioengine=libaio"
+                .into(),
+        ),
+        Some(libc::EPERM) | Some(libc::EACCES) => Some(match disabled {
+            Some(v) => format!(
+                "io_uring is disabled on this host (sysctl kernel.io_uring_disabled={v}); set it \
+                 to 0 or use --ioengine=libaio"
+            ),
+            None => "io_uring is not permitted here (EPERM): container runtimes block it by \
+                     default (Docker's seccomp profile; run with a profile that allows \
+                     io_uring_setup) or sysctl kernel.io_uring_disabled is set; use \
+                     --ioengine=libaio"
+                .into(),
+        }),
+        _ => None,
+    }
+}
+
+impl Uring {
+    /// A ring for `depth` I/Os on `fds`. With `fixedbufs`, `bufs` (one per slot) are registered.
+    pub fn new(
+        fds: Vec<RawFd>,
+        depth: u32,
+        opts: UringOptions,
+        bufs: &[(*mut u8, usize)],
+    ) -> io::Result<Self> {
+        let mut b = IoUring::builder();
+        if opts.sqthread_poll {
+            b.setup_sqpoll(1000);
+        }
+        if opts.hipri {
+            b.setup_iopoll();
+        }
+        let ring = b.build(depth.max(1).next_power_of_two())?;
+        if opts.fixedbufs {
+            let iov: Vec<libc::iovec> = bufs
+                .iter()
+                .map(|&(p, len)| libc::iovec {
+                    iov_base: p.cast(),
+                    iov_len: len,
+                })
+                .collect();
+            // SAFETY: the buffers are owned by the worker and outlive the ring (dropped after it).
+            unsafe { ring.submitter().register_buffers(&iov)? };
+        }
+        if opts.registerfiles {
+            ring.submitter().register_files(&fds)?;
+        }
+        Ok(Uring { ring, fds, opts })
+    }
+
+    fn entry(
+        &self,
+        slot: u32,
+        file: usize,
+        op: Op,
+        buf: *mut u8,
+        len: usize,
+        offset: u64,
+    ) -> squeue::Entry {
+        let len = len as u32;
+        let e = match (op, self.opts.fixedbufs, self.opts.registerfiles) {
+            (Op::Read, false, false) => opcode::Read::new(types::Fd(self.fds[file]), buf, len)
+                .offset(offset)
+                .build(),
+            (Op::Read, false, true) => opcode::Read::new(types::Fixed(file as u32), buf, len)
+                .offset(offset)
+                .build(),
+            (Op::Read, true, false) => {
+                opcode::ReadFixed::new(types::Fd(self.fds[file]), buf, len, slot as u16)
+                    .offset(offset)
+                    .build()
+            }
+            (Op::Read, true, true) => {
+                opcode::ReadFixed::new(types::Fixed(file as u32), buf, len, slot as u16)
+                    .offset(offset)
+                    .build()
+            }
+            (Op::Write, false, false) => opcode::Write::new(types::Fd(self.fds[file]), buf, len)
+                .offset(offset)
+                .build(),
+            (Op::Write, false, true) => opcode::Write::new(types::Fixed(file as u32), buf, len)
+                .offset(offset)
+                .build(),
+            (Op::Write, true, false) => {
+                opcode::WriteFixed::new(types::Fd(self.fds[file]), buf, len, slot as u16)
+                    .offset(offset)
+                    .build()
+            }
+            (Op::Write, true, true) => {
+                opcode::WriteFixed::new(types::Fixed(file as u32), buf, len, slot as u16)
+                    .offset(offset)
+                    .build()
+            }
+        };
+        e.user_data(slot as u64)
+    }
+}
+
+/// Retries a ring call interrupted by a signal (the worker checks its stop flag itself).
+fn retry_eintr(mut f: impl FnMut() -> io::Result<usize>) -> io::Result<usize> {
+    loop {
+        match f() {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            r => return r,
+        }
+    }
+}
+
+impl QueueEngine for Uring {
+    #[inline]
+    fn queue(&mut self, slot: u32, file: usize, op: Op, buf: *mut u8, len: usize, offset: u64) {
+        let e = self.entry(slot, file, op, buf, len, offset);
+        // SAFETY: the buffer stays valid until the completion is reaped (worker's slot contract).
+        let pushed = unsafe { self.ring.submission().push(&e) };
+        // The ring has at least iodepth entries and the caller never exceeds iodepth.
+        debug_assert!(pushed.is_ok(), "submission ring full");
+    }
+
+    #[inline]
+    fn submit(&mut self) -> io::Result<usize> {
+        match retry_eintr(|| self.ring.submit()) {
+            Err(e)
+                if e.raw_os_error() == Some(libc::EBUSY)
+                    || e.raw_os_error() == Some(libc::EAGAIN) =>
+            {
+                Ok(0)
+            }
+            r => r,
+        }
+    }
+
+    #[inline]
+    fn reap<F: FnMut(u32, i64)>(
+        &mut self,
+        min: usize,
+        max: usize,
+        on: &mut F,
+    ) -> io::Result<usize> {
+        let mut got = 0;
+        loop {
+            for cqe in self.ring.completion() {
+                on(cqe.user_data() as u32, cqe.result() as i64);
+                got += 1;
+                if got == max {
+                    return Ok(got);
+                }
+            }
+            if got >= min {
+                return Ok(got);
+            }
+            retry_eintr(|| self.ring.submit_and_wait(min - got))?;
+        }
+    }
+
+    fn sync(&mut self, file: usize, op: SyncOp) -> io::Result<()> {
+        sync_fd(self.fds[file], op)
+    }
+}

@@ -1,0 +1,60 @@
+//! Builds each instance's engine before its thread starts, so that an engine that cannot be set
+//! up (io_uring blocked by a container, too many AIO contexts) fails the run before any I/O.
+
+use super::queue_worker::SlotBuffers;
+use super::RunError;
+use crate::engine::io_uring::{unavailable_reason, Uring, UringOptions};
+use crate::engine::libaio::Aio;
+use crate::engine::{null::Null, psync::Psync, sync::Sync};
+use crate::spec::{IoEngine, JobSpec, DDIR_READ, DDIR_WRITE};
+use std::os::unix::io::RawFd;
+
+pub enum Engines {
+    Sync(Sync),
+    Psync(Psync),
+    Null(Null),
+    Uring(Uring, SlotBuffers),
+    Aio(Aio, SlotBuffers),
+}
+
+pub fn make(job: &JobSpec, fds: Vec<RawFd>) -> Result<Engines, RunError> {
+    let max_bs = job.bs[DDIR_READ].max(job.bs[DDIR_WRITE]) as usize;
+    Ok(match job.ioengine {
+        IoEngine::Sync => Engines::Sync(Sync::new(fds)),
+        IoEngine::Psync => Engines::Psync(Psync::new(fds)),
+        IoEngine::Null => Engines::Null(Null),
+        IoEngine::IoUring => {
+            let mut bufs = SlotBuffers::new(job.iodepth, max_bs);
+            let opts = UringOptions {
+                fixedbufs: job.fixedbufs,
+                registerfiles: job.registerfiles,
+                sqthread_poll: job.sqthread_poll,
+                hipri: job.hipri,
+            };
+            let ring = Uring::new(fds, job.iodepth, opts, &bufs.regions()).map_err(|e| {
+                match unavailable_reason(&e) {
+                    Some(why) => RunError::EngineUnavailable(why),
+                    None => RunError::EngineSetup(format!(
+                        "job '{}': cannot set up io_uring with iodepth={}: {e}",
+                        job.name, job.iodepth
+                    )),
+                }
+            })?;
+            Engines::Uring(ring, bufs)
+        }
+        IoEngine::Libaio => {
+            let aio = Aio::new(fds, job.iodepth).map_err(|e| {
+                let hint = if e.raw_os_error() == Some(libc::EAGAIN) {
+                    " (the AIO context limit fs.aio-max-nr is exhausted; raise it or lower iodepth/numjobs)"
+                } else {
+                    ""
+                };
+                RunError::EngineSetup(format!(
+                    "job '{}': cannot set up libaio with iodepth={}: {e}{hint}",
+                    job.name, job.iodepth
+                ))
+            })?;
+            Engines::Aio(aio, SlotBuffers::new(job.iodepth, max_bs))
+        }
+    })
+}

@@ -1,0 +1,476 @@
+//! One job instance with a queueing engine (io_uring, libaio): keeps up to `iodepth` I/Os in
+//! flight. Definitions (docs/MEASUREMENT.md): slat = prepared → handed to the kernel, clat =
+//! handed to the kernel → completion reaped, lat = prepared → completion reaped. The submit
+//! timestamp is taken *before* the submit call, so I/O that completes inside it (buffered
+//! libaio) shows in clat, not slat; every completion gets its own timestamp as it is reaped.
+//! fsync/fdatasync every N writes drain the queue first and are timed as their own operation.
+
+use super::clock::{gettid, now_ns, sleep_until};
+use super::source::{IoSource, NextIo};
+use super::worker::{IoFailure, Published, WorkerInput, WorkerResult};
+use super::worker::{PHASE_DONE, PHASE_MEASURING, PHASE_RAMP};
+use crate::engine::{Op, QueueEngine, SyncOp};
+use crate::spec::{DDIR_READ, DDIR_WRITE};
+use crate::stats::{CpuTimes, DepthCounters, LatRecorder};
+use crate::workload::buffers::AlignedBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// An I/O slot: what is in it and when it was prepared and submitted.
+#[derive(Debug, Clone, Copy, Default)]
+struct Slot {
+    dir: usize,
+    file: usize,
+    offset: u64,
+    len: usize,
+    t_prep: u64,
+    t_sub: u64,
+}
+
+/// Slot buffers: one aligned allocation, `stride` bytes per slot.
+pub struct SlotBuffers {
+    buf: AlignedBuf,
+    stride: usize,
+}
+
+impl SlotBuffers {
+    pub fn new(depth: u32, max_bs: usize) -> Self {
+        let stride = max_bs.div_ceil(4096) * 4096;
+        SlotBuffers {
+            buf: AlignedBuf::new(stride * depth.max(1) as usize),
+            stride,
+        }
+    }
+
+    /// (pointer, length) of every slot's buffer, for engines that register them.
+    pub fn regions(&mut self) -> Vec<(*mut u8, usize)> {
+        let base = self.buf.as_mut_ptr();
+        let n = self.buf.len() / self.stride;
+        // SAFETY: every slot lies inside the allocation.
+        (0..n)
+            .map(|i| (unsafe { base.add(i * self.stride) }, self.stride))
+            .collect()
+    }
+}
+
+/// Queue settings resolved from the job (0 = iodepth, as fio).
+struct Depths {
+    depth: usize,
+    batch_submit: usize,
+    complete_min: usize,
+    complete_max: usize,
+    low: usize,
+}
+
+impl Depths {
+    fn of(job: &crate::spec::JobSpec) -> Self {
+        let depth = job.iodepth.max(1) as usize;
+        let complete_min = (job.iodepth_batch_complete_min as usize).min(depth);
+        // fio: the maximum defaults to the minimum, so by default one completion per reap.
+        let complete_max = match job.iodepth_batch_complete_max as usize {
+            0 => complete_min.max(1),
+            v => v.clamp(complete_min.max(1), depth),
+        };
+        Depths {
+            depth,
+            batch_submit: match job.iodepth_batch_submit {
+                0 => depth,
+                v => (v as usize).min(depth),
+            },
+            complete_min,
+            complete_max,
+            low: if job.iodepth_low == 0 {
+                depth
+            } else {
+                (job.iodepth_low as usize).min(depth)
+            },
+        }
+    }
+}
+
+/// Run one job instance on a queueing engine. `bufs` must be the buffers the engine registered
+/// (if it did).
+pub fn run_queue_worker<E: QueueEngine>(
+    mut engine: E,
+    mut bufs: SlotBuffers,
+    input: &WorkerInput,
+    published: &Published,
+    stop: &AtomicBool,
+    start_ns: u64,
+    sample_budget: usize,
+) -> WorkerResult {
+    let job = &input.job;
+    let q = Depths::of(job);
+    let rec = || LatRecorder::new(sample_budget);
+    let three = || [rec(), rec(), LatRecorder::new(0)];
+    let mut res = WorkerResult {
+        jobnum: input.jobnum,
+        tid: gettid(),
+        clat: three(),
+        sync_lat: rec(),
+        slat: three().into(),
+        lat: three().into(),
+        depth: Some(DepthCounters::new()),
+        bytes: [0; 3],
+        ios: [0; 3],
+        short: [0; 3],
+        syncs: 0,
+        measured_ns: 0,
+        cpu: CpuTimes::default(),
+        error: None,
+        finished_at: std::time::SystemTime::now(),
+    };
+    let failure = |op: &'static str, file: usize, offset: u64, errno: i32| IoFailure {
+        op,
+        path: input.paths[file].clone(),
+        offset,
+        errno,
+        message: std::io::Error::from_raw_os_error(errno).to_string(),
+    };
+
+    let begin = start_ns + job.startdelay.as_nanos() as u64;
+    if begin > now_ns() {
+        sleep_until(begin);
+    }
+
+    let mut src = IoSource::new(input);
+    let regions = bufs.regions();
+    for &(p, len) in &regions {
+        // SAFETY: each region is a distinct, owned slice of the slot buffer.
+        let s = unsafe { std::slice::from_raw_parts_mut(p, len) };
+        if job.zero_buffers {
+            s.fill(0);
+        } else {
+            src.rng.fill(s);
+        }
+    }
+    let refill = job.refill_buffers && !job.zero_buffers;
+    let timed = !job.gtod_reduce;
+    let sync_every = [
+        (job.fsync as u64, SyncOp::Fsync),
+        (job.fdatasync as u64, SyncOp::Fdatasync),
+    ];
+
+    let mut slots = vec![Slot::default(); q.depth];
+    let mut free: Vec<u32> = (0..q.depth as u32).rev().collect();
+    let mut queued: Vec<u32> = Vec::with_capacity(q.depth);
+    let mut inflight = 0usize;
+    let mut inflight_bytes = 0u64;
+    let mut depth = DepthCounters::new();
+
+    let ramp_ns = job.ramp_time.as_nanos() as u64;
+    let t_begin = now_ns();
+    let mut in_ramp = ramp_ns > 0;
+    let mut meas_start = t_begin;
+    let ramp_end = t_begin + ramp_ns;
+    let runtime_ns = job.runtime.map(|d| d.as_nanos() as u64).filter(|&n| n > 0);
+    let mut deadline = runtime_ns.map(|r| ramp_end + r).unwrap_or(u64::MAX);
+    let limit = input.io_limit.unwrap_or(u64::MAX);
+    let mut issued_bytes = 0u64;
+    let mut writes = 0u64;
+    // A sync waiting for the queue to drain: (op, file of the write that triggered it).
+    let mut pending_sync: Option<(SyncOp, usize)> = None;
+    // Next I/O's direction and due time when rate-limited and not yet due.
+    let mut held: Option<(usize, u64)> = None;
+    let mut stopping = false;
+    // After the queue filled up, reap down to iodepth_low before refilling.
+    let mut draining_to_low = false;
+    src.restart_pacing(t_begin);
+    if in_ramp {
+        published.phase.store(PHASE_RAMP, Ordering::Release);
+    } else {
+        published.meas_start_ns.store(meas_start, Ordering::Relaxed);
+        published.phase.store(PHASE_MEASURING, Ordering::Release);
+    }
+    res.cpu = CpuTimes::now_thread().unwrap_or_default();
+
+    loop {
+        if stop.load(Ordering::Relaxed) {
+            stopping = true;
+        }
+        // 1. Fill the queue.
+        let mut now = 0u64;
+        while !stopping
+            && !draining_to_low
+            && pending_sync.is_none()
+            && inflight + queued.len() < q.depth
+            && (in_ramp || issued_bytes < limit)
+        {
+            let (dir, due) = match held.take() {
+                Some(h) => h,
+                None => {
+                    let dir = src.pick_dir();
+                    (dir, if src.paced { src.due(dir) } else { 0 })
+                }
+            };
+            if due > 0 {
+                now = now_ns();
+                if due > now {
+                    held = Some((dir, due));
+                    break;
+                }
+            }
+            let NextIo {
+                file, offset, len, ..
+            } = src.next(dir);
+            let slot = free.pop().expect("a free slot below iodepth") as usize;
+            let buf = regions[slot].0;
+            if refill && dir == DDIR_WRITE {
+                // SAFETY: the slot's buffer holds at least len bytes and is not in flight.
+                src.rng
+                    .fill(unsafe { std::slice::from_raw_parts_mut(buf, len) });
+            }
+            let t_prep = if timed { now_ns() } else { 0 };
+            slots[slot] = Slot {
+                dir,
+                file,
+                offset,
+                len,
+                t_prep,
+                t_sub: 0,
+            };
+            let op = if dir == DDIR_READ {
+                Op::Read
+            } else {
+                Op::Write
+            };
+            engine.queue(slot as u32, file, op, buf, len, offset);
+            queued.push(slot as u32);
+            depth.on_issue((inflight + queued.len()) as u32);
+            issued_bytes += len as u64;
+            if dir == DDIR_WRITE {
+                writes += 1;
+                for &(every, op) in &sync_every {
+                    if every != 0 && writes % every == 0 {
+                        pending_sync = Some((op, file));
+                    }
+                }
+            }
+            if queued.len() >= q.batch_submit {
+                break;
+            }
+        }
+
+        // 2. Submit what is queued (oldest first).
+        while !queued.is_empty() {
+            let t_sub = if timed { now_ns() } else { 0 };
+            let n = match engine.submit() {
+                Ok(n) => n,
+                Err(e) => {
+                    let s = slots[queued[0] as usize];
+                    let op = if s.dir == DDIR_READ { "read" } else { "write" };
+                    res.error = Some(failure(op, s.file, s.offset, e.raw_os_error().unwrap_or(0)));
+                    break;
+                }
+            };
+            if n == 0 {
+                break; // the kernel is busy: reap first
+            }
+            for &slot in &queued[..n] {
+                let s = &mut slots[slot as usize];
+                s.t_sub = t_sub;
+                inflight_bytes += s.len as u64;
+            }
+            queued.drain(..n);
+            inflight += n;
+            depth.on_submit(n as u32);
+        }
+        if res.error.is_some() {
+            break;
+        }
+        if inflight + queued.len() >= q.depth && q.low < q.depth {
+            draining_to_low = true;
+        }
+
+        // 3. Nothing in flight: run a due sync, wait for the rate schedule, or finish.
+        if inflight == 0 && queued.is_empty() {
+            if let Some((op, file)) = pending_sync.take() {
+                let s0 = now_ns();
+                if let Err(e) = engine.sync(file, op) {
+                    let name = if op == SyncOp::Fsync {
+                        "fsync"
+                    } else {
+                        "fdatasync"
+                    };
+                    res.error = Some(failure(name, file, 0, e.raw_os_error().unwrap_or(0)));
+                    break;
+                }
+                let s1 = now_ns();
+                if timed {
+                    res.sync_lat.record(s1 - s0);
+                }
+                res.syncs += 1;
+                if s1 >= deadline {
+                    break;
+                }
+                continue;
+            }
+            if stopping || (!in_ramp && issued_bytes >= limit) {
+                break;
+            }
+            if let Some((_, due)) = held {
+                // Sleep in slices so that Ctrl-C is noticed during slow rates.
+                let now = if now == 0 { now_ns() } else { now };
+                if now >= deadline {
+                    break;
+                }
+                sleep_until(due.min(now + 100_000_000).min(deadline));
+                continue;
+            }
+            continue;
+        }
+
+        // 4. Reap: wait while the queue is full, a sync waits, or nothing more can be issued.
+        let must_wait = draining_to_low
+            || inflight + queued.len() >= q.depth
+            || pending_sync.is_some()
+            || held.is_some()
+            || stopping
+            || (!in_ramp && issued_bytes >= limit);
+        let min = if must_wait {
+            let want = if draining_to_low {
+                inflight.saturating_sub(q.low).max(1)
+            } else {
+                1
+            };
+            want.max(q.complete_min).min(inflight)
+        } else {
+            0
+        };
+        if min == 0 && inflight == 0 {
+            continue;
+        }
+        let mut last_t = 0u64;
+        let mut io_error: Option<(usize, i64)> = None;
+        let reaped = engine.reap(min, q.complete_max, &mut |slot: u32, r: i64| {
+            let t = now_ns();
+            last_t = t;
+            let s = slots[slot as usize];
+            free.push(slot);
+            inflight -= 1;
+            inflight_bytes -= s.len as u64;
+            if r < 0 {
+                io_error.get_or_insert((slot as usize, r));
+                return;
+            }
+            let d = s.dir;
+            if timed {
+                res.clat[d].record(t.saturating_sub(s.t_sub));
+                res.lat[d].record(t.saturating_sub(s.t_prep));
+                res.slat[d].record(s.t_sub.saturating_sub(s.t_prep));
+            }
+            if (r as usize) < s.len {
+                res.short[d] += 1;
+            }
+            res.bytes[d] += r as u64;
+            res.ios[d] += 1;
+        });
+        let n = match reaped {
+            Ok(n) => n,
+            Err(e) => {
+                let s = slots[queued.first().copied().unwrap_or(0) as usize];
+                res.error = Some(failure(
+                    "reap",
+                    s.file,
+                    s.offset,
+                    e.raw_os_error().unwrap_or(0),
+                ));
+                break;
+            }
+        };
+        if n > 0 {
+            depth.on_complete(n as u32);
+            for d in [DDIR_READ, DDIR_WRITE] {
+                published.bytes[d].store(res.bytes[d], Ordering::Relaxed);
+                published.ios[d].store(res.ios[d], Ordering::Relaxed);
+            }
+        }
+        if let Some((slot, r)) = io_error {
+            let s = slots[slot];
+            let op = if s.dir == DDIR_READ { "read" } else { "write" };
+            res.error = Some(failure(op, s.file, s.offset, (-r) as i32));
+            break;
+        }
+        if draining_to_low && inflight <= q.low {
+            draining_to_low = false;
+        }
+        if n == 0 {
+            continue;
+        }
+        if in_ramp && last_t >= ramp_end {
+            // Ramp over: forget everything measured so far, including CPU time. I/Os still in
+            // flight count towards the measured period's byte limit.
+            in_ramp = false;
+            meas_start = last_t;
+            deadline = runtime_ns.map(|r| meas_start + r).unwrap_or(u64::MAX);
+            for r in res
+                .clat
+                .iter_mut()
+                .chain(res.lat.iter_mut())
+                .chain(res.slat.iter_mut())
+            {
+                r.reset();
+            }
+            res.sync_lat.reset();
+            res.bytes = [0; 3];
+            res.ios = [0; 3];
+            res.short = [0; 3];
+            res.syncs = 0;
+            depth.reset();
+            issued_bytes = inflight_bytes;
+            for d in 0..3 {
+                published.bytes[d].store(0, Ordering::Relaxed);
+                published.ios[d].store(0, Ordering::Relaxed);
+            }
+            published.meas_start_ns.store(meas_start, Ordering::Relaxed);
+            published.phase.store(PHASE_MEASURING, Ordering::Release);
+            res.cpu = CpuTimes::now_thread().unwrap_or_default();
+            src.restart_pacing(meas_start);
+            continue;
+        }
+        if last_t >= deadline {
+            stopping = true;
+        }
+    }
+
+    // Drain what is still in flight (after an error too: the buffers must outlive the I/O).
+    while inflight > 0 {
+        match engine.reap(1, q.depth, &mut |slot: u32, _| {
+            free.push(slot);
+            inflight -= 1;
+        }) {
+            Ok(_) => {}
+            Err(_) => break,
+        }
+    }
+    if job.end_fsync && res.error.is_none() {
+        for f in 0..input.paths.len() {
+            if let Err(e) = engine.sync(f, SyncOp::Fsync) {
+                res.error = Some(failure("fsync", f, 0, e.raw_os_error().unwrap_or(0)));
+                break;
+            }
+        }
+    }
+    let end = now_ns();
+    res.measured_ns = if in_ramp {
+        0
+    } else {
+        end.saturating_sub(meas_start)
+    };
+    res.cpu = CpuTimes::now_thread().unwrap_or_default().delta(&res.cpu);
+    if job.fsync_on_close && res.error.is_none() {
+        for f in 0..input.paths.len() {
+            if let Err(e) = engine.sync(f, SyncOp::Fsync) {
+                res.error = Some(failure("fsync", f, 0, e.raw_os_error().unwrap_or(0)));
+                break;
+            }
+        }
+    }
+    res.depth = Some(depth);
+    // The engine goes before the buffers it may have registered.
+    drop(engine);
+    drop(bufs);
+    published.end_ns.store(end, Ordering::Relaxed);
+    published.phase.store(PHASE_DONE, Ordering::Release);
+    res.finished_at = std::time::SystemTime::now();
+    res
+}
