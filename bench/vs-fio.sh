@@ -1,5 +1,10 @@
 #!/usr/bin/env bash
 # Benchmark iogauge against fio on the same work, interleaved; prints median ratios.
-# Usage: bench/vs-fio.sh [ROUNDS]   (env: BENCH_SECONDS=3, BENCH_DIR=<dir on the disk to test>)
+# Usage: bench/vs-fio.sh [ROUNDS] [SET]   (env: BENCH_SECONDS=3, BENCH_DIR=<dir on the disk to test>)
+#   ROUNDS  default 5
+#   SET     sync (default): etcd p99, null engine, psync page cache + bare pread floor
+#           async: io_uring/libaio page-cache randread qd1/16/64, direct randwrite qd16,
+#                  GitLab libaio randrw recipe; also CPU us per I/O
+#           all:   both
 set -euo pipefail
 exec python3 "$(dirname "$0")/vs_fio.py" "$@"

@@ -1,20 +1,67 @@
 #!/usr/bin/env python3
 """Run fio and iogauge on the same work, interleaved, several rounds; print median ratios.
 
-Not a test: numbers depend on the machine. Usage: bench/vs-fio.sh [ROUNDS] (default 5).
-Each row runs fio then iogauge (order alternating per round) with identical arguments and
-reads the same JSON path from both. Peak RSS comes from getrusage of each child.
+Not a test: numbers depend on the machine.
+
+Usage: bench/vs-fio.sh [ROUNDS] [SET]
+  ROUNDS  positive integer, default 5
+  SET     sync   the three synchronous rows + the bare pread floor (default)
+          async  io_uring / libaio rows: page-cache 4 KiB randread at iodepth 1/16/64,
+                 O_DIRECT 4 KiB randwrite at iodepth 16, seed 003's GitLab randrw recipe
+          all    both
+  env: BENCH_SECONDS=3 (runtime of time-based rows), BENCH_DIR=<dir on the disk to test>
+
+Each run executes fio then iogauge (order alternating per round) with identical arguments and
+reads the same JSON path from both; the table shows medians and ratio = iogauge / fio.
+Peak RSS comes from getrusage of each child. Async rows also show CPU cost per I/O in
+microseconds: (usr_cpu + sys_cpu) / 100 * job_runtime / (read.total_ios + write.total_ios).
+If either tool fails (nonzero exit, unparsable JSON, job error, missing field) the script
+prints that tool's stderr and aborts, naming the row and the command.
 """
-import json, os, resource, shutil, statistics, subprocess, sys, tempfile, time
+import json, os, re, shlex, shutil, statistics, subprocess, sys, tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 IOGAUGE = os.path.join(ROOT, "target", "release", "iogauge")
-ROUNDS = int(sys.argv[1]) if len(sys.argv) > 1 else 5
 SECS = os.environ.get("BENCH_SECONDS", "3")
+SETS = ("sync", "async", "all")
+USAGE = ("usage: bench/vs-fio.sh [ROUNDS] [SET]\n"
+         "  ROUNDS: positive integer (default 5); SET: sync | async | all (default sync)\n"
+         "  env: BENCH_SECONDS=3, BENCH_DIR=<dir on the disk to test>")
 
 
-def measured(argv):
-    """Run argv under a tiny wrapper that reports the child's own max RSS."""
+def parse_args(argv):
+    if any(a in ("-h", "--help") for a in argv):
+        print(USAGE)
+        sys.exit(0)
+    if len(argv) > 2:
+        sys.exit(f"too many arguments\n{USAGE}")
+    try:
+        rounds = int(argv[0]) if argv else 5
+    except ValueError:
+        rounds = 0
+    if rounds < 1:
+        sys.exit(f"ROUNDS must be a positive integer, got {argv[0]!r}\n{USAGE}")
+    row_set = argv[1] if len(argv) > 1 else "sync"
+    if row_set not in SETS:
+        sys.exit(f"SET must be one of {', '.join(SETS)}, got {row_set!r}\n{USAGE}")
+    return rounds, row_set
+
+
+class BenchError(Exception):
+    pass
+
+
+def fail(title, tool, argv, what, stderr="", stdout=""):
+    msg = [f"vs_fio: row '{title}': {tool} {what}", f"  command: {shlex.join(argv)}"]
+    if stderr.strip():
+        msg += [f"--- {tool} stderr ---", stderr.rstrip()]
+    if stdout.strip():
+        msg += [f"--- {tool} stdout (last 2000 chars) ---", stdout.rstrip()[-2000:]]
+    raise BenchError("\n".join(msg))
+
+
+def measured(argv, title, tool):
+    """Run argv under a tiny wrapper that reports the child's own max RSS; return (JSON, KiB)."""
     wrapper = ("import resource,subprocess,sys;"
                "p=subprocess.run(sys.argv[1:],stdout=subprocess.PIPE,stderr=subprocess.PIPE,text=True);"
                "sys.stderr.write(p.stderr);sys.stdout.write(p.stdout);"
@@ -22,10 +69,32 @@ def measured(argv):
                "sys.exit(p.returncode)")
     p = subprocess.run([sys.executable, "-c", wrapper] + argv, stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, text=True)
+    out, sep, rss = p.stdout.rpartition("\nRSS_KIB=")
+    if not sep:
+        out = p.stdout
     if p.returncode != 0:
-        sys.exit(f"failed ({p.returncode}): {' '.join(argv)}\n{p.stderr}")
-    out, _, rss = p.stdout.rpartition("\nRSS_KIB=")
-    return json.loads(out), int(rss)
+        fail(title, tool, argv, f"exited with status {p.returncode}", p.stderr, out)
+    # fio may print notes before the JSON document; start at the first line opening an object.
+    m = re.search(r"^\{", out, re.M)
+    try:
+        if not m:
+            raise ValueError("no JSON object in stdout")
+        d, _ = json.JSONDecoder().raw_decode(out, m.start())
+        err = d["jobs"][0].get("error", 0)
+    except (ValueError, KeyError, IndexError, TypeError) as e:
+        fail(title, tool, argv, f"printed no usable JSON ({e})", p.stderr, out)
+    if err:
+        fail(title, tool, argv, f"reported job error {err}", p.stderr, out)
+    return d, int(rss)
+
+
+def extract(fn, d, title, tool, argv):
+    try:
+        v = fn(d)
+        return float(v)
+    except (KeyError, IndexError, TypeError, ValueError, ZeroDivisionError) as e:
+        fail(title, tool, argv, f"JSON has no usable value for {fn.__name__} ({type(e).__name__}: {e})",
+             stdout=json.dumps(d, indent=1))
 
 
 def p99_sync(d):
@@ -36,65 +105,155 @@ def read_iops(d):
     return d["jobs"][0]["read"]["iops"]
 
 
-def main():
-    if not shutil.which("fio"):
-        sys.exit("fio is not installed (apt-get install -y fio)")
-    subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
-    work = tempfile.mkdtemp(prefix="iogauge-bench-", dir=os.environ.get("BENCH_DIR", ROOT))
+def write_iops(d):
+    return d["jobs"][0]["write"]["iops"]
+
+
+def cpu_us_per_io(d):
+    """Microseconds of CPU (user + system) per completed I/O, reads and writes together."""
+    j = d["jobs"][0]
+    ios = j["read"]["total_ios"] + j["write"]["total_ios"]
+    if ios <= 0:
+        raise ValueError("no I/O completed")
+    return (j["usr_cpu"] + j["sys_cpu"]) / 100 * j["job_runtime"] * 1000 / ios
+
+
+def run(title, args, rows, cpu=False):
+    """One fio/iogauge invocation pair; rows = [(row name, metric, better, unit)] read from it."""
+    return {"title": title, "args": args, "rows": rows, "cpu": cpu}
+
+
+def build_runs(row_set, work, pc_file):
+    """Runs for the chosen set, plus the scratch dirs emptied after every invocation."""
+    runs, scratch = [], []
+    timed = ["--time_based", f"--runtime={SECS}"]
+    if row_set in ("sync", "all"):
+        etcd_dir = os.path.join(work, "etcd")
+        os.mkdir(etcd_dir)
+        scratch.append(etcd_dir)
+        for name, better, args, metric, unit in [
+            ("etcd recipe (seed 004): p99 sync latency", "lower",
+             ["--rw=write", "--ioengine=sync", "--fdatasync=1", f"--directory={etcd_dir}",
+              "--size=22m", "--bs=2300", "--name=mytest"], p99_sync, "ns"),
+            ("ioengine=null 4 KiB: read IOPS", "higher",
+             ["--name=null", "--ioengine=null", "--rw=read", "--bs=4k", "--size=1g"] + timed,
+             read_iops, "IOPS"),
+            ("psync 4 KiB randread, page cache: read IOPS", "higher",
+             ["--name=pc", f"--filename={pc_file}", "--rw=randread", "--ioengine=psync",
+              "--bs=4k", "--invalidate=0"] + timed, read_iops, "IOPS"),
+        ]:
+            runs.append(run(name, args, [(name, metric, better, unit)]))
+    if row_set in ("async", "all"):
+        for engine in ("io_uring", "libaio"):
+            for depth in (1, 16, 64):
+                name = f"{engine} 4 KiB randread, page cache, qd{depth}: read IOPS"
+                runs.append(run(name,
+                                ["--name=pc", f"--filename={pc_file}", "--rw=randread",
+                                 f"--ioengine={engine}", f"--iodepth={depth}", "--bs=4k",
+                                 "--invalidate=0"] + timed,
+                                [(name, read_iops, "higher", "IOPS")], cpu=True))
+        dw_dir = os.path.join(work, "direct")
+        os.mkdir(dw_dir)
+        scratch.append(dw_dir)
+        for engine in ("io_uring", "libaio"):
+            name = f"{engine} 4 KiB randwrite, direct, qd16: write IOPS"
+            runs.append(run(name,
+                            ["--name=dw", f"--directory={dw_dir}", "--size=256m", "--rw=randwrite",
+                             f"--ioengine={engine}", "--iodepth=16", "--bs=4k", "--direct=1"]
+                            + timed,
+                            [(name, write_iops, "higher", "IOPS")], cpu=True))
+        gl_dir = os.path.join(work, "gitlab")
+        os.mkdir(gl_dir)
+        scratch.append(gl_dir)
+        gl = "GitLab recipe (seed 003), libaio randrw qd64"
+        runs.append(run(gl,
+                        ["--randrepeat=1", "--ioengine=libaio", "--direct=1", "--gtod_reduce=1",
+                         "--name=test", "--bs=4k", "--iodepth=64", "--readwrite=randrw",
+                         "--rwmixread=75", "--size=256m",
+                         f"--filename={os.path.join(gl_dir, 'testfile')}"] + timed,
+                        [(gl + ": read IOPS", read_iops, "higher", "IOPS"),
+                         (gl + ": write IOPS", write_iops, "higher", "IOPS")], cpu=True))
+    return runs, scratch
+
+
+def bench(rounds, row_set, work):
     pc_file = os.path.join(work, "pagecache.dat")
     with open(pc_file, "wb") as f:
         for _ in range(256):
             f.write(os.urandom(1 << 20))
-    floor_bin = os.path.join(work, "pread_loop")
-    subprocess.run(["gcc", "-O2", "-o", floor_bin, os.path.join(ROOT, "bench", "pread_loop.c")],
-                   check=True)
-    etcd_dir = os.path.join(work, "etcd")
-    os.mkdir(etcd_dir)
-    rows = [
-        ("etcd recipe (seed 004): p99 sync latency", "lower",
-         ["--rw=write", "--ioengine=sync", "--fdatasync=1", f"--directory={etcd_dir}",
-          "--size=22m", "--bs=2300", "--name=mytest"], p99_sync, "ns"),
-        ("ioengine=null 4 KiB: read IOPS", "higher",
-         ["--name=null", "--ioengine=null", "--rw=read", "--bs=4k", "--size=1g",
-          "--time_based", f"--runtime={SECS}"], read_iops, "IOPS"),
-        ("psync 4 KiB randread, page cache: read IOPS", "higher",
-         ["--name=pc", f"--filename={pc_file}", "--rw=randread", "--ioengine=psync", "--bs=4k",
-          "--invalidate=0", "--time_based", f"--runtime={SECS}"], read_iops, "IOPS"),
-    ]
-    results = {name: {"fio": [], "iogauge": [], "fio_rss": [], "iogauge_rss": []}
-               for name, *_ in rows}
+    floor_bin = None
+    if row_set in ("sync", "all"):
+        floor_bin = os.path.join(work, "pread_loop")
+        subprocess.run(["gcc", "-O2", "-o", floor_bin,
+                        os.path.join(ROOT, "bench", "pread_loop.c")], check=True)
+    runs, scratch = build_runs(row_set, work, pc_file)
+    tools = ("fio", "iogauge")
+    results = {name: {t: [] for t in tools} for r in runs for name, *_ in r["rows"]}
+    rss = {r["title"]: {t: [] for t in tools} for r in runs}
+    cpu = {r["title"]: {t: [] for t in tools} for r in runs}
     floor = []
     subprocess.run(["cat", pc_file], stdout=subprocess.DEVNULL, check=True)  # warm the cache
-    for rnd in range(ROUNDS):
-        for name, _, args, metric, _ in rows:
-            order = ["fio", "iogauge"] if rnd % 2 == 0 else ["iogauge", "fio"]
+    for rnd in range(rounds):
+        for r in runs:
+            order = list(tools) if rnd % 2 == 0 else list(reversed(tools))
             for tool in order:
-                cmd = (["fio"] if tool == "fio" else [IOGAUGE, "fio"]) + args + \
+                cmd = (["fio"] if tool == "fio" else [IOGAUGE, "fio"]) + r["args"] + \
                       ["--output-format=json"]
-                d, rss = measured(cmd)
-                results[name][tool].append(metric(d))
-                results[name][tool + "_rss"].append(rss)
+                d, kib = measured(cmd, r["title"], tool)
+                for name, metric, _, _ in r["rows"]:
+                    results[name][tool].append(extract(metric, d, name, tool, cmd))
+                if r["cpu"]:
+                    cpu[r["title"]][tool].append(extract(cpu_us_per_io, d, r["title"], tool, cmd))
+                rss[r["title"]][tool].append(kib)
                 # fio leaves its files; iogauge removes its own. Same starting state for both.
-                for f in os.listdir(etcd_dir):
-                    os.unlink(os.path.join(etcd_dir, f))
-        out = subprocess.run([floor_bin, pc_file, SECS], stdout=subprocess.PIPE, text=True,
-                             check=True).stdout
-        floor.append(float(out))
-        print(f"round {rnd + 1}/{ROUNDS} done", file=sys.stderr)
-    shutil.rmtree(work)
+                for dirname in scratch:
+                    for f in os.listdir(dirname):
+                        os.unlink(os.path.join(dirname, f))
+        if floor_bin:
+            out = subprocess.run([floor_bin, pc_file, SECS], stdout=subprocess.PIPE, text=True,
+                                 check=True).stdout
+            floor.append(float(out))
+        print(f"round {rnd + 1}/{rounds} done", file=sys.stderr)
 
-    print(f"iogauge vs fio {subprocess.run(['fio', '--version'], stdout=subprocess.PIPE, text=True).stdout.strip()}"
-          f", {ROUNDS} rounds, medians; ratio = iogauge / fio")
-    print(f"{'workload':48} {'fio':>12} {'iogauge':>12} {'ratio':>7} {'fio RSS':>10} {'iog RSS':>10}")
-    for name, better, _, _, unit in rows:
-        r = results[name]
-        f, g = statistics.median(r["fio"]), statistics.median(r["iogauge"])
-        print(f"{name:48} {f:12.0f} {g:12.0f} {g / f:7.3f} "
-              f"{statistics.median(r['fio_rss']):7.0f}KiB {statistics.median(r['iogauge_rss']):7.0f}KiB"
-              f"  ({unit}, {better} is better)")
-    pc = statistics.median(results[rows[2][0]]["iogauge"])
-    print(f"{'bare pread loop (C), same file':48} {statistics.median(floor):12.0f} "
-          f"{'':12} {pc / statistics.median(floor):7.3f}  (iogauge / bare loop)")
+    med = statistics.median
+    fio_version = subprocess.run(["fio", "--version"], stdout=subprocess.PIPE,
+                                 text=True).stdout.strip()
+    print(f"iogauge vs fio {fio_version}, {rounds} rounds, set {row_set}, "
+          f"BENCH_SECONDS={SECS}, medians; ratio = iogauge / fio; CPU in us per I/O")
+    w = max([len("bare pread loop (C), same file")] +
+            [len(name) for r in runs for name, *_ in r["rows"]])
+    print(f"{'workload':{w}} {'fio':>12} {'iogauge':>12} {'ratio':>7} {'fio RSS':>10} "
+          f"{'iog RSS':>10} {'fio CPU':>8} {'iog CPU':>8}")
+    for r in runs:
+        t = r["title"]
+        if r["cpu"]:
+            cpu_cols = f" {med(cpu[t]['fio']):8.2f} {med(cpu[t]['iogauge']):8.2f}"
+        else:
+            cpu_cols = f" {'':8} {'':8}"
+        for name, _, better, unit in r["rows"]:
+            f, g = med(results[name]["fio"]), med(results[name]["iogauge"])
+            ratio = f"{g / f:7.3f}" if f else f"{'n/a':>7}"
+            print(f"{name:{w}} {f:12.0f} {g:12.0f} {ratio} "
+                  f"{med(rss[t]['fio']):7.0f}KiB {med(rss[t]['iogauge']):7.0f}KiB{cpu_cols}"
+                  f"  ({unit}, {better} is better)")
+    if floor:
+        pc = med(results["psync 4 KiB randread, page cache: read IOPS"]["iogauge"])
+        print(f"{'bare pread loop (C), same file':{w}} {med(floor):12.0f} "
+              f"{'':12} {pc / med(floor):7.3f}  (iogauge psync / bare loop)")
+
+
+def main():
+    rounds, row_set = parse_args(sys.argv[1:])
+    if not shutil.which("fio"):
+        sys.exit("fio is not installed (apt-get install -y fio)")
+    subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
+    work = tempfile.mkdtemp(prefix="iogauge-bench-", dir=os.environ.get("BENCH_DIR", ROOT))
+    try:
+        bench(rounds, row_set, work)
+    except BenchError as e:
+        sys.exit(str(e))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,8 @@ pub struct Uring {
     ring: IoUring,
     fds: Vec<RawFd>,
     opts: UringOptions,
+    /// Entries pushed since the last submit.
+    unsubmitted: usize,
 }
 
 /// Why io_uring cannot be used here, in words that name the fix.
@@ -78,7 +80,12 @@ impl Uring {
         if opts.registerfiles {
             ring.submitter().register_files(&fds)?;
         }
-        Ok(Uring { ring, fds, opts })
+        Ok(Uring {
+            ring,
+            fds,
+            opts,
+            unsubmitted: 0,
+        })
     }
 
     fn entry(
@@ -147,19 +154,29 @@ impl QueueEngine for Uring {
         let pushed = unsafe { self.ring.submission().push(&e) };
         // The ring has at least iodepth entries and the caller never exceeds iodepth.
         debug_assert!(pushed.is_ok(), "submission ring full");
+        self.unsubmitted += 1;
     }
 
     #[inline]
     fn submit(&mut self) -> io::Result<usize> {
-        match retry_eintr(|| self.ring.submit()) {
-            Err(e)
-                if e.raw_os_error() == Some(libc::EBUSY)
-                    || e.raw_os_error() == Some(libc::EAGAIN) =>
-            {
-                Ok(0)
-            }
-            r => r,
+        if self.unsubmitted == 0 {
+            return Ok(0);
         }
+        let busy = |e: &io::Error| matches!(e.raw_os_error(), Some(libc::EBUSY | libc::EAGAIN));
+        let n = match retry_eintr(|| self.ring.submit()) {
+            Err(e) if busy(&e) => 0,
+            r => r?,
+        };
+        // With a kernel polling thread an entry is submitted once it is in the ring, and the
+        // returned count covers entries still waiting from earlier calls; without one, a reap
+        // may already have submitted some of them.
+        let n = if self.opts.sqthread_poll {
+            self.unsubmitted
+        } else {
+            n.min(self.unsubmitted)
+        };
+        self.unsubmitted -= n;
+        Ok(n)
     }
 
     #[inline]

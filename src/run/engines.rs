@@ -13,7 +13,8 @@ pub enum Engines {
     Sync(Sync),
     Psync(Psync),
     Null(Null),
-    Uring(Uring, SlotBuffers),
+    // Boxed: the ring is much larger than the other engines.
+    Uring(Box<Uring>, SlotBuffers),
     Aio(Aio, SlotBuffers),
 }
 
@@ -40,7 +41,7 @@ pub fn make(job: &JobSpec, fds: Vec<RawFd>) -> Result<Engines, RunError> {
                     )),
                 }
             })?;
-            Engines::Uring(ring, bufs)
+            Engines::Uring(Box::new(ring), bufs)
         }
         IoEngine::Libaio => {
             let aio = Aio::new(fds, job.iodepth).map_err(|e| {

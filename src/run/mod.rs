@@ -311,7 +311,7 @@ fn run_phase(
                         Engines::Psync(e) => worker::run_worker(e, input, pb, stop, start, budget),
                         Engines::Null(e) => worker::run_worker(e, input, pb, stop, start, budget),
                         Engines::Uring(e, b) => {
-                            queue_worker::run_queue_worker(e, b, input, pb, stop, start, budget)
+                            queue_worker::run_queue_worker(*e, b, input, pb, stop, start, budget)
                         }
                         Engines::Aio(e, b) => {
                             queue_worker::run_queue_worker(e, b, input, pb, stop, start, budget)
@@ -322,16 +322,24 @@ fn run_phase(
         }
         let mut results = Vec::with_capacity(n);
         let mut spawn_err = None;
+        let mut panicked = None;
         for h in handles {
             match h {
                 Ok(h) => match h.join() {
                     Ok(r) => results.push(r),
-                    Err(p) => std::panic::resume_unwind(p),
+                    Err(p) => {
+                        // Stop the others and the monitor first, or the scope never ends.
+                        stop.store(true, Ordering::Relaxed);
+                        panicked.get_or_insert(p);
+                    }
                 },
                 Err(e) => spawn_err = Some(e),
             }
         }
         done.store(true, Ordering::Release);
+        if let Some(p) = panicked {
+            std::panic::resume_unwind(p);
+        }
         let traces = mon.join().unwrap_or_default();
         match spawn_err {
             Some(e) => (Err(RunError::Thread(e)), traces),

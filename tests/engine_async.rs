@@ -1,0 +1,257 @@
+//! The queueing engines (io_uring, libaio) on real files: exact counts, queue depth bounded by
+//! iodepth, mixes, syncs, latency definitions, and direct I/O alignment errors.
+
+use iogauge::report::{JobReport, LatSummary, Report};
+use iogauge::run::{run, RunError, RunOptions};
+use iogauge::spec::{IoEngine, JobSpec, RunSpec, RwKind, RwMode, SizeSpec, DDIR_READ, DDIR_WRITE};
+use iogauge::workload::layout::LayoutError;
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+
+const ENGINES: [IoEngine; 2] = [IoEngine::IoUring, IoEngine::Libaio];
+
+fn job(name: &str, dir: &Path, engine: IoEngine, kind: RwKind, random: bool) -> JobSpec {
+    JobSpec {
+        name: name.into(),
+        directory: Some(dir.to_path_buf()),
+        size: Some(SizeSpec::Bytes(8 << 20)),
+        rw: RwMode { kind, random },
+        ioengine: engine,
+        iodepth: 8,
+        ..JobSpec::default()
+    }
+}
+
+fn try_go(jobs: Vec<JobSpec>) -> Result<Report, RunError> {
+    let spec = RunSpec {
+        jobs,
+        ..RunSpec::default()
+    };
+    run(&spec, &RunOptions::default(), &AtomicBool::new(false))
+}
+
+fn go(jobs: Vec<JobSpec>) -> Report {
+    try_go(jobs).expect("run succeeds")
+}
+
+fn assert_empty(dir: &Path) {
+    let left: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert!(left.is_empty(), "files left behind: {left:?}");
+}
+
+fn assert_lat_sane(s: &LatSummary) {
+    assert!(s.n > 0);
+    assert!(s.min <= s.max);
+    assert!(s.min as f64 <= s.mean && s.mean <= s.max as f64);
+    let v: Vec<u64> = s.percentiles.iter().map(|p| p.1).collect();
+    assert!(v.windows(2).all(|w| w[0] <= w[1]), "unordered {v:?}");
+    assert!(
+        v.iter().all(|&x| x >= s.min && x <= s.max),
+        "outside min..max {v:?}"
+    );
+}
+
+/// Depth buckets 1, 2, 4, 8, 16, 32, >=64: nothing above the bucket holding `iodepth`.
+fn assert_depth_bounded(j: &JobReport, iodepth: u32) {
+    let bucket = match iodepth {
+        1 => 0,
+        2..=3 => 1,
+        4..=7 => 2,
+        8..=15 => 3,
+        16..=31 => 4,
+        32..=63 => 5,
+        _ => 6,
+    };
+    let level = j.depths.level;
+    assert!(
+        level[bucket + 1..].iter().all(|&p| p == 0.0),
+        "depth above {iodepth}: {level:?}"
+    );
+    let total: f64 = level.iter().sum();
+    assert!(total > 99.0, "{level:?}");
+}
+
+#[test]
+fn direct_random_writes_and_reads_count_exactly_and_stay_within_iodepth() {
+    for engine in ENGINES {
+        for (kind, d) in [(RwKind::Write, DDIR_WRITE), (RwKind::Read, DDIR_READ)] {
+            let dir = tempfile::tempdir().unwrap();
+            let mut j = job("q", dir.path(), engine, kind, true);
+            j.direct = true;
+            let r = go(vec![j]);
+            let jr = &r.jobs[0];
+            let dr = &jr.dirs[d];
+            assert_eq!(dr.total_ios, 2048, "{engine:?} {kind:?}");
+            assert_eq!(dr.io_bytes, 8 << 20);
+            assert_eq!(jr.dirs[1 - d].total_ios, 0);
+            assert_lat_sane(&dr.clat);
+            assert_lat_sane(&dr.lat);
+            assert_eq!(dr.slat.n, 2048);
+            // lat = slat + clat for every I/O, so the means add up.
+            let sum = dr.slat.mean + dr.clat.mean;
+            assert!(
+                (dr.lat.mean - sum).abs() <= 1.0 + sum * 1e-9,
+                "{} vs {sum}",
+                dr.lat.mean
+            );
+            assert_depth_bounded(jr, 8);
+            // With a direct queue on a real disk the queue is full most of the time.
+            assert!(
+                jr.depths.level[3] > 50.0,
+                "{engine:?}: {:?}",
+                jr.depths.level
+            );
+            assert_empty(dir.path());
+        }
+    }
+}
+
+#[test]
+fn mixes_land_within_three_percent_over_20k_ios() {
+    for engine in ENGINES {
+        let dir = tempfile::tempdir().unwrap();
+        let mut j = job("mix", dir.path(), engine, RwKind::ReadWrite, true);
+        j.size = Some(SizeSpec::Bytes(80 << 20));
+        j.rwmixread = 75;
+        j.iodepth = 16;
+        j.gtod_reduce = true;
+        let r = go(vec![j]);
+        let (rd, wr) = (
+            r.jobs[0].dirs[DDIR_READ].total_ios,
+            r.jobs[0].dirs[DDIR_WRITE].total_ios,
+        );
+        assert_eq!(rd + wr, 20480);
+        let pct = rd as f64 * 100.0 / (rd + wr) as f64;
+        assert!((72.0..=78.0).contains(&pct), "{engine:?}: {pct:.2}% reads");
+        assert_depth_bounded(&r.jobs[0], 16);
+        assert_empty(dir.path());
+    }
+}
+
+#[test]
+fn fdatasync_every_n_writes_is_counted_and_timed_as_sync() {
+    for engine in ENGINES {
+        let dir = tempfile::tempdir().unwrap();
+        let mut j = job("s", dir.path(), engine, RwKind::Write, false);
+        j.size = Some(SizeSpec::Bytes(1 << 20));
+        j.fdatasync = 4;
+        let r = go(vec![j]);
+        assert_eq!(r.jobs[0].dirs[DDIR_WRITE].total_ios, 256);
+        assert_eq!(r.jobs[0].sync.total_ios, 64, "{engine:?}");
+        assert_lat_sane(&r.jobs[0].sync.lat);
+        assert_eq!(r.jobs[0].sync.lat.n, 64);
+    }
+}
+
+#[test]
+fn batch_options_shape_submit_and_complete_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut j = job("b", dir.path(), IoEngine::IoUring, RwKind::Read, true);
+    j.direct = true;
+    j.iodepth = 16;
+    j.iodepth_batch_submit = 8;
+    j.iodepth_batch_complete_min = 8;
+    j.iodepth_batch_complete_max = 16;
+    let r = go(vec![j]);
+    let jr = &r.jobs[0];
+    assert_eq!(jr.dirs[DDIR_READ].total_ios, 2048);
+    // Submits of 5–8 I/Os dominate; reaps take 8–16 (except the final drain).
+    assert!(jr.depths.submit[2] > 90.0, "submit {:?}", jr.depths.submit);
+    assert!(
+        jr.depths.complete[2] + jr.depths.complete[3] > 90.0,
+        "complete {:?}",
+        jr.depths.complete
+    );
+    assert_depth_bounded(jr, 16);
+}
+
+/// At depth 1 with O_DIRECT, io_uring's clat is the device time, as psync's is: they must agree
+/// within noise. Run them alternately on the same file so both see the same disk.
+#[test]
+fn depth_one_clat_matches_psync_clat() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut medians = [Vec::new(), Vec::new()];
+    for round in 0..3 {
+        for (i, engine) in [IoEngine::Psync, IoEngine::IoUring].into_iter().enumerate() {
+            let mut j = job(
+                &format!("d{round}{i}"),
+                dir.path(),
+                engine,
+                RwKind::Read,
+                true,
+            );
+            j.direct = true;
+            j.iodepth = 1;
+            j.size = Some(SizeSpec::Bytes(16 << 20));
+            let r = go(vec![j]);
+            let p = &r.jobs[0].dirs[DDIR_READ].clat.percentiles;
+            let p50 = p.iter().find(|(q, _)| *q == 50.0).unwrap().1;
+            medians[i].push(p50 as f64);
+        }
+    }
+    let med = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let (ps, ur) = (med(&mut medians[0]), med(&mut medians[1]));
+    let ratio = ur / ps;
+    assert!(
+        (0.7..=1.4).contains(&ratio),
+        "io_uring p50 clat {ur} ns vs psync {ps} ns"
+    );
+}
+
+#[test]
+fn direct_io_with_an_unaligned_block_size_names_the_value() {
+    for engine in ENGINES {
+        let dir = tempfile::tempdir().unwrap();
+        let mut j = job("al", dir.path(), engine, RwKind::Write, false);
+        j.direct = true;
+        j.bs = [2300; 3];
+        let e = try_go(vec![j]).expect_err("unaligned direct I/O must fail");
+        let msg = e.to_string();
+        assert!(
+            matches!(
+                e,
+                RunError::Layout(LayoutError::DirectAlignment {
+                    what: "bs",
+                    value: 2300,
+                    ..
+                })
+            ),
+            "{msg}"
+        );
+        assert!(
+            msg.starts_with("job 'al': direct=1 needs bs=2300 to be a multiple of "),
+            "{msg}"
+        );
+        assert!(msg.ends_with(" or direct=0"), "{msg}");
+        assert_empty(dir.path());
+    }
+}
+
+#[test]
+fn io_uring_options_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut j = job(
+        "opts",
+        dir.path(),
+        IoEngine::IoUring,
+        RwKind::ReadWrite,
+        true,
+    );
+    j.direct = true;
+    j.fixedbufs = true;
+    j.registerfiles = true;
+    j.sqthread_poll = true;
+    let r = go(vec![j]);
+    let jr = &r.jobs[0];
+    assert_eq!(
+        jr.dirs[DDIR_READ].total_ios + jr.dirs[DDIR_WRITE].total_ios,
+        2048
+    );
+    assert_empty(dir.path());
+}
