@@ -377,3 +377,59 @@ fn job_file_on_stdin_with_groups_and_command_line_globals() {
     assert_eq!(v["global options"]["bs"], "8k");
     assert!(files_in(d.path()).is_empty());
 }
+
+#[test]
+fn seed_003_gitlab_recipe_runs_unchanged_with_a_smaller_size() {
+    let d = tempfile::tempdir().unwrap();
+    let file = d.path().join("testfile");
+    let file_arg = format!("--filename={}", file.display());
+    let o = iogauge(
+        &[
+            "--randrepeat=1",
+            "--ioengine=libaio",
+            "--direct=1",
+            "--gtod_reduce=1",
+            "--name=test",
+            "--bs=4k",
+            "--iodepth=64",
+            "--readwrite=randrw",
+            "--rwmixread=75",
+            "--size=16m",
+            &file_arg,
+        ],
+        d.path(),
+    );
+    assert_ok(&o);
+    let out = stdout(&o);
+    assert!(
+        out.starts_with("test: (g=0): rw=randrw, bs=(R) 4096B-4096B, (W) 4096B-4096B, (T) 4096B-4096B, ioengine=libaio, iodepth=64\n"),
+        "{out}"
+    );
+    assert!(out.contains("  read: IOPS="), "{out}");
+    assert!(out.contains("  write: IOPS="), "{out}");
+    assert!(out.contains("not measured (gtod_reduce=1)"), "{out}");
+    assert!(!out.contains("clat ("), "{out}");
+    // 16 MiB in 4 KiB blocks, split between reads and writes.
+    let issued = out
+        .lines()
+        .find(|l| l.contains("issued rwts: total="))
+        .unwrap();
+    let totals: Vec<u64> = issued
+        .split("total=")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap()
+        .split(',')
+        .map(|n| n.parse().unwrap())
+        .collect();
+    assert_eq!(totals[0] + totals[1], 4096, "{issued}");
+    // The queue is kept full: almost every I/O is issued at depth 64.
+    let depths = out
+        .lines()
+        .find(|l| l.starts_with("  IO depths    :"))
+        .unwrap();
+    assert!(depths.contains(">=64=9"), "{depths}");
+    assert!(!file.exists());
+}

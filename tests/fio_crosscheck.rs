@@ -222,3 +222,56 @@ fn job_file_with_groups_matches_fio() {
     assert_eq!(u(&g, &["jobs", "0", "write", "total_ios"]), 2048);
     assert_eq!(u(&g, &["jobs", "1", "groupid"]), 1);
 }
+
+#[test]
+fn async_engines_counts_and_keys_match_fio() {
+    if !have_fio() {
+        return;
+    }
+    for engine in ["libaio", "io_uring"] {
+        let eng = format!("--ioengine={engine}");
+        let (f, g) = both(&[
+            "--name=q",
+            "--directory=@DIR@",
+            "--rw=randwrite",
+            &eng,
+            "--iodepth=16",
+            "--direct=1",
+            "--size=8m",
+            "--bs=4k",
+        ]);
+        assert_keys_superset(&f, &g);
+        assert_counts_equal(&f, &g);
+        assert_eq!(
+            u(&g, &["jobs", "0", "write", "total_ios"]),
+            2048,
+            "{engine}"
+        );
+        // slat is measured for queueing engines, as in fio.
+        assert_eq!(
+            u(&g, &["jobs", "0", "write", "slat_ns", "N"]),
+            2048,
+            "{engine}"
+        );
+        // Seed 003 (GitLab), size lowered: gtod_reduce=1 turns latency off in both tools.
+        let (f, g) = both(&[
+            "--randrepeat=1",
+            &eng,
+            "--direct=1",
+            "--gtod_reduce=1",
+            "--name=test",
+            "--bs=4k",
+            "--iodepth=64",
+            "--readwrite=randrw",
+            "--rwmixread=75",
+            "--size=8m",
+            "--filename=@DIR@/testfile",
+        ]);
+        assert_keys_superset(&f, &g);
+        let total = |v: &Value| {
+            u(v, &["jobs", "0", "read", "total_ios"]) + u(v, &["jobs", "0", "write", "total_ios"])
+        };
+        assert_eq!(total(&f), total(&g), "{engine}");
+        assert_eq!(u(&g, &["jobs", "0", "read", "clat_ns", "N"]), 0, "{engine}");
+    }
+}

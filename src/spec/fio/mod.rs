@@ -85,10 +85,12 @@ fn apply(job: &mut JobSpec, e: &Entry) -> Result<(), FioError> {
     }))
 }
 
+/// Options as written, under their canonical names (fio's JSON says `rw` for `readwrite`).
 fn as_written(entries: &[Entry]) -> impl Iterator<Item = (String, String)> + '_ {
-    entries
-        .iter()
-        .map(|e| (e.key.clone(), e.value.clone().unwrap_or_default()))
+    entries.iter().map(|e| {
+        let key = options::find(&e.key).map_or(e.key.as_str(), |o| o.name);
+        (key.to_string(), e.value.clone().unwrap_or_default())
+    })
 }
 
 /// Builds one job: defaults, the globals in force, then its own options.
