@@ -255,3 +255,32 @@ fn io_uring_options_run() {
     );
     assert_empty(dir.path());
 }
+
+#[test]
+fn rate_ramp_and_time_based_work_with_a_queue() {
+    for engine in ENGINES {
+        // 1000 IOPS for a 0.5 s ramp and a 1 s run: only the run's ~1000 I/Os are reported,
+        // and the schedule holds with 4 I/Os allowed in flight.
+        let dir = tempfile::tempdir().unwrap();
+        let mut j = job("rr", dir.path(), engine, RwKind::Read, true);
+        j.iodepth = 4;
+        j.time_based = true;
+        j.runtime = Some(std::time::Duration::from_secs(1));
+        j.ramp_time = std::time::Duration::from_millis(500);
+        j.rate_iops = [Some(1000), None, None];
+        let r = go(vec![j]);
+        let dr = &r.jobs[0].dirs[DDIR_READ];
+        assert!(
+            (900..=1100).contains(&dr.total_ios),
+            "{engine:?}: {} I/Os",
+            dr.total_ios
+        );
+        assert!(
+            (1000..=1100).contains(&dr.runtime_ms),
+            "{engine:?}: {} ms",
+            dr.runtime_ms
+        );
+        assert_eq!(dr.clat.n, dr.total_ios);
+        assert_empty(dir.path());
+    }
+}
