@@ -416,7 +416,13 @@ pub static OPTIONS: &[Opt] = &[
         Ok(())
     }),
     // engine and sync
-    opt!("ioengine", [], false, "sync, psync or null", set_ioengine),
+    opt!(
+        "ioengine",
+        [],
+        false,
+        "sync, psync, null, libaio or io_uring",
+        set_ioengine
+    ),
     opt!(
         "iodepth",
         [],
@@ -424,6 +430,86 @@ pub static OPTIONS: &[Opt] = &[
         "I/Os in flight (1 for synchronous engines)",
         |j, v| {
             j.iodepth = positive_u32(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "iodepth_batch_submit",
+        ["iodepth_batch"],
+        false,
+        "I/Os to queue before submitting them (0 = iodepth)",
+        |j, v| {
+            j.iodepth_batch_submit = any_u32(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "iodepth_batch_complete_min",
+        ["iodepth_batch_complete"],
+        false,
+        "Fewest completions to wait for per reap",
+        |j, v| {
+            j.iodepth_batch_complete_min = any_u32(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "iodepth_batch_complete_max",
+        [],
+        false,
+        "Most completions to take per reap (default: the minimum)",
+        |j, v| {
+            j.iodepth_batch_complete_max = any_u32(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "iodepth_low",
+        [],
+        false,
+        "Refill a full queue once this few are in flight",
+        |j, v| {
+            j.iodepth_low = any_u32(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "fixedbufs",
+        [],
+        true,
+        "io_uring: register the I/O buffers",
+        |j, v| {
+            j.fixedbufs = parse_bool(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "registerfiles",
+        [],
+        true,
+        "io_uring: register the files",
+        |j, v| {
+            j.registerfiles = parse_bool(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "sqthread_poll",
+        [],
+        true,
+        "io_uring: a kernel thread polls the submission queue",
+        |j, v| {
+            j.sqthread_poll = parse_bool(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "hipri",
+        [],
+        true,
+        "io_uring: polled completions (needs direct=1 and poll queues)",
+        |j, v| {
+            j.hipri = parse_bool(v)?;
             Ok(())
         }
     ),

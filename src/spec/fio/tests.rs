@@ -182,13 +182,63 @@ fn unsupported_and_misspelt_options_are_refused_by_name() {
         "--name= needs a job name, e.g. --name=test"
     );
     assert_eq!(
-        run_spec(&["-"], "[j]\nhipri\n").unwrap_err(),
-        "<stdin>:2: option 'hipri' is not supported by iogauge yet"
+        run_spec(&["-"], "[j]\nwrite_iops_log=x\n").unwrap_err(),
+        "<stdin>:2: option 'write_iops_log' is not supported by iogauge yet"
     );
     assert_eq!(
         run_spec(&["-"], "[j]\nrw=trim\n").unwrap_err(),
         "<stdin>:2: rw=trim: rw=trim is not supported by iogauge yet"
     );
+}
+
+#[test]
+fn queue_options_reach_the_job() {
+    let s = run_spec(
+        &[
+            "--name=q",
+            "--ioengine=io_uring",
+            "--iodepth=32",
+            "--iodepth_batch=8",
+            "--iodepth_batch_complete=4",
+            "--iodepth_batch_complete_max=16",
+            "--iodepth_low=16",
+            "--fixedbufs",
+            "--registerfiles=1",
+            "--sqthread_poll",
+            "--direct=1",
+            "--hipri",
+            "--size=1m",
+        ],
+        "",
+    )
+    .unwrap();
+    let j = &s.jobs[0];
+    assert_eq!(j.ioengine, IoEngine::IoUring);
+    assert_eq!(
+        (
+            j.iodepth,
+            j.iodepth_batch_submit,
+            j.iodepth_batch_complete_min
+        ),
+        (32, 8, 4)
+    );
+    assert_eq!((j.iodepth_batch_complete_max, j.iodepth_low), (16, 16));
+    assert!(j.fixedbufs && j.registerfiles && j.sqthread_poll && j.hipri);
+    assert!(s.warnings.is_empty(), "{:?}", s.warnings);
+    assert_eq!(
+        run_spec(
+            &["--name=q", "--ioengine=io_uring", "--hipri", "--size=1m"],
+            ""
+        )
+        .unwrap_err(),
+        "job 'q': hipri (polled I/O) needs direct=1"
+    );
+    let s = run_spec(
+        &["--name=l", "--ioengine=libaio", "--iodepth=64", "--size=1m"],
+        "",
+    )
+    .unwrap();
+    assert_eq!(s.jobs[0].ioengine, IoEngine::Libaio);
 }
 
 #[test]
