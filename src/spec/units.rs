@@ -178,6 +178,93 @@ pub fn split_per_direction(s: &str) -> Result<[Option<&str>; 3], String> {
     }
 }
 
+/// A Kubernetes resource quantity as a byte count: `22Mi` (binary), `22M` (decimal), `1Gi`,
+/// `1.5Gi`, `1e9`, plain bytes. Fractions of a byte round up, as `Quantity.Value()` does.
+pub fn parse_k8s_quantity(s: &str) -> Result<u64, String> {
+    const HINT: &str = "expected a Kubernetes quantity such as 22Mi, 100M, 1Gi or 4096";
+    let t = s.trim();
+    let t = t.strip_prefix('+').unwrap_or(t);
+    let digits = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, suffix) = t.split_at(digits);
+    if num.is_empty() || num == "." || num.matches('.').count() > 1 {
+        return Err(HINT.into());
+    }
+    let v: f64 = num.parse().map_err(|_| HINT)?;
+    let mult: f64 = match suffix {
+        "" => 1.0,
+        "Ki" => 1024.0,
+        "Mi" => 1024f64.powi(2),
+        "Gi" => 1024f64.powi(3),
+        "Ti" => 1024f64.powi(4),
+        "Pi" => 1024f64.powi(5),
+        "Ei" => 1024f64.powi(6),
+        "k" => 1e3,
+        "M" => 1e6,
+        "G" => 1e9,
+        "T" => 1e12,
+        "P" => 1e15,
+        "E" => 1e18,
+        "m" => 1e-3,
+        "u" => 1e-6,
+        "n" => 1e-9,
+        e if e.starts_with(['e', 'E']) => {
+            let exp: i32 = e[1..].parse().map_err(|_| HINT)?;
+            10f64.powi(exp)
+        }
+        _ => return Err(HINT.into()),
+    };
+    let bytes = (v * mult).ceil();
+    if !bytes.is_finite() || bytes >= u64::MAX as f64 {
+        return Err("value too large".into());
+    }
+    Ok(bytes as u64)
+}
+
+/// A Go duration (`time.ParseDuration`): `1m`, `2m30s`, `1.5h`, `300ms`, `10us`/`10µs`, `0`.
+/// Negative durations are refused: no iogauge setting can use one.
+pub fn parse_go_duration(s: &str) -> Result<Duration, String> {
+    const HINT: &str = "expected a Go duration such as 90s, 2m, 1m30s, 500ms or 1.5h";
+    let mut rest = s.strip_prefix('+').unwrap_or(s);
+    if rest == "0" {
+        return Ok(Duration::ZERO);
+    }
+    if rest.is_empty() || rest.starts_with('-') {
+        return Err(HINT.into());
+    }
+    let mut total: f64 = 0.0;
+    while !rest.is_empty() {
+        let n = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .ok_or(HINT)?;
+        let (num, after) = rest.split_at(n);
+        if num.is_empty() || num == "." {
+            return Err(HINT.into());
+        }
+        let v: f64 = num.parse().map_err(|_| HINT)?;
+        let u = after
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(after.len());
+        let (unit, next) = after.split_at(u);
+        let ns = match unit {
+            "ns" => 1.0,
+            "us" | "\u{b5}s" | "\u{3bc}s" => 1e3,
+            "ms" => 1e6,
+            "s" => 1e9,
+            "m" => 60e9,
+            "h" => 3600e9,
+            _ => return Err(HINT.into()),
+        };
+        total += v * ns;
+        rest = next;
+    }
+    if total > 9.2e18 {
+        return Err("value too large".into());
+    }
+    Ok(Duration::from_nanos(total.round() as u64))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -293,5 +380,48 @@ mod tests {
             Ok([Some("1k"), Some("2k"), Some("3k")])
         );
         assert!(split_per_direction("1,2,3,4").is_err());
+    }
+    #[test]
+    fn kubernetes_quantities() {
+        for (s, v) in [
+            ("22Mi", 23_068_672),
+            ("22M", 22_000_000),
+            ("1Gi", 1 << 30),
+            ("10Mi", 10 << 20),
+            ("4096", 4096),
+            ("1.5Ki", 1536),
+            ("1e3", 1000),
+            ("100k", 100_000),
+            ("+2Ki", 2048),
+            ("1500m", 2),
+        ] {
+            assert_eq!(parse_k8s_quantity(s), Ok(v), "{s}");
+        }
+        for bad in ["", "Mi", "22MB", "22mi", "-1Gi", "1..2", "22 Mi"] {
+            assert!(parse_k8s_quantity(bad).is_err(), "{bad:?} accepted");
+        }
+    }
+
+    #[test]
+    fn go_durations() {
+        let ms = Duration::from_millis;
+        for (s, v) in [
+            ("1m", ms(60_000)),
+            ("2m30s", ms(150_000)),
+            ("1.5h", ms(5_400_000)),
+            ("300ms", ms(300)),
+            ("10us", Duration::from_micros(10)),
+            ("10\u{b5}s", Duration::from_micros(10)),
+            ("10\u{3bc}s", Duration::from_micros(10)),
+            ("5ns", Duration::from_nanos(5)),
+            ("0", Duration::ZERO),
+            ("2.376ms", Duration::from_micros(2376)),
+            ("+1s", ms(1000)),
+        ] {
+            assert_eq!(parse_go_duration(s), Ok(v), "{s}");
+        }
+        for bad in ["", "10", "1d", "-1s", "1 s", "s", "1.s.", "ms"] {
+            assert!(parse_go_duration(bad).is_err(), "{bad:?} accepted");
+        }
     }
 }

@@ -293,40 +293,7 @@ pub fn closest(key: &str) -> Option<&'static str> {
     let supported = OPTIONS
         .iter()
         .flat_map(|o| std::iter::once(o.name).chain(o.aliases.iter().copied()));
-    let limit = (key.chars().count() / 3).max(2);
-    supported
-        .chain(FIO_OPTIONS.iter().copied())
-        .map(|c| (edit_distance(key, c), c))
-        .filter(|&(d, _)| d <= limit)
-        .min_by_key(|&(d, _)| d)
-        .map(|(_, c)| c)
-}
-
-/// Levenshtein distance, counting a swap of two neighbours as one edit (typos are often swaps).
-fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let w = b.len() + 1;
-    let mut d = vec![0usize; (a.len() + 1) * w];
-    for (i, row) in d.chunks_mut(w).enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in d.iter_mut().take(w).enumerate() {
-        *cell = j;
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut v = (d[(i - 1) * w + j] + 1)
-                .min(d[i * w + j - 1] + 1)
-                .min(d[(i - 1) * w + j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                v = v.min(d[(i - 2) * w + j - 2] + 1);
-            }
-            d[i * w + j] = v;
-        }
-    }
-    d[a.len() * w + b.len()]
+    crate::spec::suggest::closest(key, supported.chain(FIO_OPTIONS.iter().copied()))
 }
 
 #[cfg(test)]
@@ -355,13 +322,5 @@ mod tests {
         assert_eq!(closest("iodpeth"), Some("iodepth"));
         assert_eq!(closest("ramptime"), Some("ramp_time"));
         assert_eq!(closest("completely_unrelated_words"), None);
-    }
-
-    #[test]
-    fn edit_distance_counts_swaps_once() {
-        assert_eq!(edit_distance("abc", "abc"), 0);
-        assert_eq!(edit_distance("abc", "acb"), 1);
-        assert_eq!(edit_distance("", "abc"), 3);
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
     }
 }

@@ -1,0 +1,205 @@
+//! The `filesystemPerformance` collector: its parameters (FACTS.md §5), checked at load time, and
+//! the job that measures them.
+
+use super::{check_keys, get_bool, get_str, show};
+use crate::spec::units::{parse_go_duration, parse_k8s_quantity};
+use crate::spec::{IoEngine, JobSpec, RwKind, RwMode, SizeSpec};
+use serde_yaml::{Mapping, Value};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Sync policy after each write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SyncPolicy {
+    /// `sync: true`: fsync (wins over datasync).
+    Fsync,
+    /// `datasync: true`: fdatasync.
+    Fdatasync,
+    /// Neither: plain buffered writes; the latency reported is then the write latency.
+    None,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Background {
+    pub warmup: Duration,
+    /// Total IOPS budget per kind, shared by its jobs (0: those jobs do nothing).
+    pub write_iops: u64,
+    pub read_iops: u64,
+    pub write_jobs: u32,
+    pub read_jobs: u32,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct FsPerfCollector {
+    pub collector_name: String,
+    pub exclude: bool,
+    pub directory: PathBuf,
+    pub file_size: u64,
+    pub operation_size: u64,
+    pub sync: SyncPolicy,
+    /// None: no cap (runTime "0" or "").
+    pub run_time: Option<Duration>,
+    /// Covers setup, warmup and the run.
+    pub timeout: Duration,
+    pub background: Option<Background>,
+}
+
+pub const DEFAULT_NAME: &str = "filesystemPerformance";
+
+const KEYS: [&str; 16] = [
+    "collectorName",
+    "exclude",
+    "directory",
+    "fileSize",
+    "operationSize",
+    "operationSizeBytes",
+    "sync",
+    "datasync",
+    "runTime",
+    "timeout",
+    "enableBackgroundIOPS",
+    "backgroundIOPSWarmupSeconds",
+    "backgroundWriteIOPS",
+    "backgroundReadIOPS",
+    "backgroundWriteIOPSJobs",
+    "backgroundReadIOPSJobs",
+];
+
+fn get_u64(m: &Mapping, key: &str, at: &str) -> Result<Option<u64>, String> {
+    match m.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) if n.as_u64().is_some() => Ok(n.as_u64()),
+        Some(Value::String(s)) if s.parse::<u64>().is_ok() => Ok(s.parse().ok()),
+        Some(v) => Err(format!(
+            "{at}.{key}: expected a whole number, found '{}'",
+            show(v)
+        )),
+    }
+}
+
+/// `runTime`: seconds as a string ("120"), "0" or "" for no cap; a Go duration ("2m") is
+/// accepted too (troubleshoot rejects it, which surprises users).
+fn run_time(s: &str, at: &str) -> Result<Option<Duration>, String> {
+    let s = s.trim();
+    if s.is_empty() || s == "0" {
+        return Ok(None);
+    }
+    let d = match s.parse::<u64>() {
+        Ok(secs) => Duration::from_secs(secs),
+        Err(_) => parse_go_duration(s).map_err(|_| {
+            format!(
+                "{at}.runTime: '{s}': expected seconds such as \"120\" or a duration such as 2m"
+            )
+        })?,
+    };
+    Ok((!d.is_zero()).then_some(d))
+}
+
+pub fn parse(m: &Mapping, at: &str, notices: &mut Vec<String>) -> Result<FsPerfCollector, String> {
+    check_keys(m, &KEYS, at)?;
+    let name = get_str(m, "collectorName", at)?.unwrap_or_else(|| DEFAULT_NAME.to_string());
+    if name.is_empty() || name.contains('/') {
+        return Err(format!(
+            "{at}.collectorName: '{name}' must be a non-empty name without '/'"
+        ));
+    }
+    let directory = get_str(m, "directory", at)?
+        .filter(|d| !d.is_empty())
+        .ok_or_else(|| {
+            format!("{at}: 'directory' is required (where the benchmark creates its file)")
+        })?;
+    let file_size = match get_str(m, "fileSize", at)? {
+        Some(q) => parse_k8s_quantity(&q).map_err(|e| format!("{at}.fileSize: '{q}': {e}"))?,
+        None => 10 << 20,
+    };
+    let op = match (
+        get_u64(m, "operationSize", at)?,
+        get_u64(m, "operationSizeBytes", at)?,
+    ) {
+        (Some(_), Some(_)) => {
+            return Err(format!(
+                "{at}: both operationSize and operationSizeBytes are set; keep operationSize"
+            ))
+        }
+        (Some(v), None) => v,
+        (None, Some(v)) => {
+            notices.push(format!(
+                "{at}: 'operationSizeBytes' is read as 'operationSize' ({v} bytes); troubleshoot \
+                 itself ignores the misspelt key and writes 1024-byte operations"
+            ));
+            v
+        }
+        (None, None) => 1024,
+    };
+    if op == 0 || op > u32::MAX as u64 {
+        return Err(format!(
+            "{at}.operationSize: {op}: expected 1 byte to 4 GiB"
+        ));
+    }
+    if file_size < op {
+        return Err(format!(
+            "{at}: fileSize ({file_size} bytes) is smaller than one operation ({op} bytes)"
+        ));
+    }
+    let sync = match (get_bool(m, "sync", at)?, get_bool(m, "datasync", at)?) {
+        (Some(true), _) => SyncPolicy::Fsync,
+        (_, Some(true)) => SyncPolicy::Fdatasync,
+        _ => SyncPolicy::None,
+    };
+    let run_time = run_time(
+        &get_str(m, "runTime", at)?.unwrap_or_else(|| "120".into()),
+        at,
+    )?;
+    let timeout = match get_str(m, "timeout", at)? {
+        Some(t) => parse_go_duration(&t).map_err(|e| format!("{at}.timeout: '{t}': {e}"))?,
+        None => Duration::from_secs(60),
+    };
+    if timeout.is_zero() {
+        return Err(format!("{at}.timeout: must be above 0, e.g. 2m"));
+    }
+    let background = if get_bool(m, "enableBackgroundIOPS", at)? == Some(true) {
+        let n = |k: &str| get_u64(m, k, at).map(|v| v.unwrap_or(0));
+        Some(Background {
+            warmup: Duration::from_secs(n("backgroundIOPSWarmupSeconds")?),
+            write_iops: n("backgroundWriteIOPS")?,
+            read_iops: n("backgroundReadIOPS")?,
+            write_jobs: n("backgroundWriteIOPSJobs")? as u32,
+            read_jobs: n("backgroundReadIOPSJobs")? as u32,
+        })
+    } else {
+        None
+    };
+    Ok(FsPerfCollector {
+        collector_name: name,
+        exclude: get_bool(m, "exclude", at)?.unwrap_or(false),
+        directory: directory.into(),
+        file_size,
+        operation_size: op,
+        sync,
+        run_time,
+        timeout,
+        background,
+    })
+}
+
+impl FsPerfCollector {
+    /// The measuring job, as troubleshoot's fio-based collector runs it (`--name=fsperf
+    /// --rw=write --ioengine=sync`), with the sync policy the spec asked for.
+    pub fn job(&self) -> JobSpec {
+        JobSpec {
+            name: "fsperf".into(),
+            directory: Some(self.directory.clone()),
+            size: Some(SizeSpec::Bytes(self.file_size)),
+            bs: [self.operation_size; 3],
+            rw: RwMode {
+                kind: RwKind::Write,
+                random: false,
+            },
+            ioengine: IoEngine::Sync,
+            fsync: u32::from(self.sync == SyncPolicy::Fsync),
+            fdatasync: u32::from(self.sync == SyncPolicy::Fdatasync),
+            runtime: self.run_time,
+            ..JobSpec::default()
+        }
+    }
+}
