@@ -243,6 +243,7 @@ pub fn run1() -> Report {
         sync: SyncReport {
             total_ios: 911,
             lat: sync_lat,
+            write_and_sync: LatSummary::default(),
         },
         cpu: CpuReport {
             usr_pct: 0.0,
@@ -536,6 +537,7 @@ pub fn from_fio_json(text: &str) -> Report {
             let mut sync = SyncReport {
                 total_ios: u(&j["sync"], "total_ios"),
                 lat: lat_from(&j["sync"]["lat_ns"]),
+                write_and_sync: LatSummary::default(),
             };
             if sync.total_ios == 0 && sync.lat.n > 0 && dirs[0].short_ios == sync.lat.n {
                 dirs[0].short_ios = 0;

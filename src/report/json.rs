@@ -125,6 +125,15 @@ fn job(j: &JobReport, plus: bool) -> J {
     let mut sync = Obj::default();
     sync.int("total_ios", j.sync.total_ios)
         .val("lat_ns", lat_object(&j.sync.lat, plus));
+    if j.sync.write_and_sync.n > 0 {
+        // Each write with the sync that followed it, as troubleshoot's original collector timed.
+        let mut extra = Obj::default();
+        extra.val(
+            "write_and_sync_lat_ns",
+            lat_object(&j.sync.write_and_sync, plus),
+        );
+        sync.val("iogauge", extra.done());
+    }
     o.val("sync", sync.done());
 
     o.int("job_runtime", j.job_runtime_ms)

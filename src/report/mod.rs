@@ -95,6 +95,8 @@ pub struct DirReport {
 pub struct SyncReport {
     pub total_ios: u64,
     pub lat: LatSummary,
+    /// Each synced write from the start of the write to the end of its sync (iogauge only).
+    pub write_and_sync: LatSummary,
 }
 
 /// The fio `IO depths` / `submit` / `complete` distributions, as percentages.

@@ -203,7 +203,13 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
         clats.push(rec);
     }
     let sync_rec = merged(f.members.iter().map(|m| &m.result.sync_lat));
+    let write_sync = merged(f.members.iter().map(|m| &m.result.write_sync));
     let sync = SyncReport {
+        write_and_sync: if job.gtod_reduce {
+            LatSummary::default()
+        } else {
+            write_sync.summary(pcts, true, true)
+        },
         total_ios: f.members.iter().map(|m| m.result.syncs).sum(),
         lat: if job.gtod_reduce {
             LatSummary::default()

@@ -107,6 +107,7 @@ pub fn run_queue_worker<E: QueueEngine>(
         tid: gettid(),
         clat: three(),
         sync_lat: rec(),
+        write_sync: LatRecorder::new(0),
         slat: three().into(),
         lat: three().into(),
         depth: Some(DepthCounters::new()),

@@ -65,6 +65,8 @@ pub struct WorkerResult {
     /// Queueing engines only: measured queue depth, submit and complete batch sizes.
     pub depth: Option<DepthCounters>,
     pub sync_lat: LatRecorder,
+    /// Synchronous engines: the write that triggered a sync plus the sync.
+    pub write_sync: LatRecorder,
     pub bytes: [u64; 3],
     pub ios: [u64; 3],
     pub short: [u64; 3],
@@ -115,6 +117,7 @@ impl<E: Engine> Loop<'_, E> {
                 LatRecorder::new(0),
             ],
             sync_lat: LatRecorder::new(sample_budget),
+            write_sync: LatRecorder::new(sample_budget),
             slat: Vec::new(),
             lat: Vec::new(),
             depth: None,
@@ -245,6 +248,7 @@ impl<E: Engine> Loop<'_, E> {
                         }
                         if timed {
                             res.sync_lat.record(s1 - s0);
+                            res.write_sync.record(s1 - t0);
                         }
                         res.syncs += 1;
                         t_end = s1;
@@ -261,6 +265,7 @@ impl<E: Engine> Loop<'_, E> {
                     rec.reset();
                 }
                 res.sync_lat.reset();
+                res.write_sync.reset();
                 res.bytes = [0; 3];
                 res.ios = [0; 3];
                 res.short = [0; 3];
