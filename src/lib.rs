@@ -7,4 +7,5 @@ pub mod report;
 pub mod run;
 pub mod spec;
 pub mod stats;
+pub mod verdict;
 pub mod workload;

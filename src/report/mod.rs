@@ -4,6 +4,7 @@
 pub mod json;
 pub mod normal;
 pub mod terse;
+pub mod troubleshoot;
 pub mod units;
 
 #[cfg(test)]

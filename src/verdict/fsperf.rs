@@ -1,0 +1,217 @@
+//! troubleshoot's `filesystemPerformance` analyzer: outcomes are tried in order and the first
+//! whose `when` holds gives the verdict; an empty `when` always holds; `fileNotCollected` holds when
+//! the collector produced no result; when nothing holds there is no verdict.
+
+use super::godur::go_duration;
+use crate::report::troubleshoot::{FsPerfResults, KEYS};
+use crate::spec::troubleshoot::{
+    Condition, Field, FsPerfAnalyzer, OutcomeKind, Part, Stat, Template,
+};
+
+/// One analyzer's verdict.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verdict {
+    pub title: String,
+    pub kind: OutcomeKind,
+    pub message: String,
+    pub uri: Option<String>,
+}
+
+/// The table `{{ .String }}` prints: one `Name: duration` line per field.
+pub fn table(r: &FsPerfResults) -> String {
+    let mut s = format!(
+        "Min: {}\nMax: {}\nAverage: {}\n",
+        go_duration(r.min),
+        go_duration(r.max),
+        go_duration(r.average)
+    );
+    for (i, (k, _)) in KEYS.iter().enumerate() {
+        s.push_str(&format!("{k}: {}\n", go_duration(r.p[i])));
+    }
+    s
+}
+
+fn value(r: &FsPerfResults, s: Stat) -> Option<f64> {
+    Some(match s {
+        Stat::Min => r.min as f64,
+        Stat::Max => r.max as f64,
+        Stat::Average => r.average as f64,
+        Stat::P(i) => r.p[i] as f64,
+        Stat::Iops => r.iops?,
+    })
+}
+
+pub fn render(t: &Template, r: Option<&FsPerfResults>) -> String {
+    let mut out = String::new();
+    for p in &t.parts {
+        match (p, r) {
+            (Part::Text(s), _) => out.push_str(s),
+            (Part::Field(Field::String), Some(r)) => out.push_str(&table(r)),
+            (Part::Field(Field::Stat(Stat::Iops)), Some(r)) => match r.iops {
+                Some(v) => out.push_str(&format!("{v:.0}")),
+                None => out.push_str("(unknown)"),
+            },
+            (Part::Field(Field::Stat(s)), Some(r)) => {
+                out.push_str(&go_duration(value(r, *s).unwrap_or(0.0) as u64))
+            }
+            // No result (fileNotCollected): there is nothing to print.
+            (Part::Field(_), None) => out.push_str("(not collected)"),
+        }
+    }
+    out
+}
+
+/// Evaluates `a` against the collector's result (None when it produced none). Err when the
+/// result is missing and the analyzer has no `fileNotCollected` outcome, or when a condition
+/// needs a number the result does not have.
+pub fn analyze(
+    a: &FsPerfAnalyzer,
+    r: Option<&FsPerfResults>,
+    title: &str,
+) -> Result<Option<Verdict>, String> {
+    for o in &a.outcomes {
+        let holds = match (&o.when, r) {
+            (Condition::Always, _) => true,
+            (Condition::FileNotCollected, r) => r.is_none(),
+            (Condition::Compare { .. }, None) => {
+                return Err(format!(
+                    "{title}: collector '{}' produced no result; add a 'fileNotCollected' outcome \
+                     first to give a verdict for that case",
+                    a.collector_name
+                ))
+            }
+            (Condition::Compare { stat, op, value: v }, Some(r)) => {
+                let x = value(r, *stat).ok_or_else(|| {
+                    format!(
+                        "{title}: 'iops' is not known for results collected by troubleshoot; use a \
+                         latency keyword"
+                    )
+                })?;
+                op.holds(x, *v)
+            }
+        };
+        if holds {
+            return Ok(Some(Verdict {
+                title: title.to_string(),
+                kind: o.kind,
+                message: render(&o.message, r),
+                uri: o.uri.clone(),
+            }));
+        }
+    }
+    Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::troubleshoot::{load, Preflight};
+
+    fn results(p99_ns: u64) -> FsPerfResults {
+        let mut p = [0u64; 17];
+        for (i, v) in p.iter_mut().enumerate() {
+            *v = 1_000_000 + i as u64 * 1000;
+        }
+        p[12] = p99_ns;
+        FsPerfResults {
+            min: 900_000,
+            max: 9_000_000,
+            average: 1_500_000,
+            p,
+            iops: Some(812.4),
+        }
+    }
+
+    fn analyzer(outcomes: &str) -> FsPerfAnalyzer {
+        let text = format!(
+            "kind: HostPreflight\nspec:\n  hostAnalyzers:\n    - filesystemPerformance:\n        collectorName: c\n        outcomes:\n{outcomes}"
+        );
+        let mut p = Preflight::default();
+        load(&text, "t.yaml", &mut p).unwrap();
+        p.analyzers.remove(0)
+    }
+
+    const EXAMPLE: &str = "          - pass: {when: \"p99 < 3ms\", message: \"Write latency is great! (p99: {{ .P99 }})\"}\n          - pass: {when: \"p99 < 5ms\", message: \"Write latency is ok (p99: {{ .P99 }})\"}\n          - warn: {when: \"p99 < 8ms\", message: \"Write latency is high {{ .String }}\"}\n          - fail: {when: \"p99 >= 8ms\", message: \"Write latency is too high {{ .String }}\"}\n";
+
+    #[test]
+    fn first_match_wins_across_the_example_thresholds() {
+        let a = analyzer(EXAMPLE);
+        let v = |ns| analyze(&a, Some(&results(ns)), "T").unwrap().unwrap();
+        let great = v(2_376_000);
+        assert_eq!(
+            (great.kind, great.message.as_str()),
+            (OutcomeKind::Pass, "Write latency is great! (p99: 2.376ms)")
+        );
+        assert_eq!(v(3_000_000).message, "Write latency is ok (p99: 3ms)");
+        let high = v(7_999_999);
+        assert_eq!(high.kind, OutcomeKind::Warn);
+        assert!(high.message.starts_with(
+            "Write latency is high Min: 900\u{b5}s\nMax: 9ms\nAverage: 1.5ms\nP1: 1ms\n"
+        ));
+        assert!(high.message.contains("P99: 7.999999ms\n"));
+        assert_eq!(v(8_000_000).kind, OutcomeKind::Fail);
+    }
+
+    #[test]
+    fn empty_when_file_not_collected_and_no_match() {
+        let a = analyzer("          - fail: {when: fileNotCollected, message: \"no data\"}\n          - pass: {message: \"fine: {{ .Average }} avg, {{ .IOPS }} IOPS\"}\n");
+        let none = analyze(&a, None, "T").unwrap().unwrap();
+        assert_eq!(
+            (none.kind, none.message.as_str()),
+            (OutcomeKind::Fail, "no data")
+        );
+        let some = analyze(&a, Some(&results(1)), "T").unwrap().unwrap();
+        assert_eq!(some.message, "fine: 1.5ms avg, 812 IOPS");
+        let only = analyzer("          - fail: {when: \"p99 > 1s\", message: slow}\n");
+        assert_eq!(analyze(&only, Some(&results(1)), "T").unwrap(), None);
+        assert_eq!(
+            analyze(&only, None, "T").unwrap_err(),
+            "T: collector 'c' produced no result; add a 'fileNotCollected' outcome first to give a \
+             verdict for that case"
+        );
+    }
+
+    #[test]
+    fn every_operator_and_iops() {
+        let r = results(5_000_000);
+        for (w, want) in [
+            ("p99 < 5ms", false),
+            ("p99 <= 5ms", true),
+            ("p99 > 5ms", false),
+            ("p99 >= 5ms", true),
+            ("p99 = 5ms", true),
+            ("p99 == 5ms", true),
+            ("p99 === 4ms", false),
+            ("min < 1ms", true),
+            ("max > 8ms", true),
+            ("average < 1.5ms", false),
+            ("avg <= 1.5ms", true),
+            ("iops >= 800", true),
+            ("iops < 800", false),
+        ] {
+            let a = analyzer(&format!(
+                "          - fail: {{when: \"{w}\", message: x}}\n"
+            ));
+            assert_eq!(analyze(&a, Some(&r), "T").unwrap().is_some(), want, "{w}");
+        }
+        let mut from_troubleshoot = r.clone();
+        from_troubleshoot.iops = None;
+        let a = analyzer("          - fail: {when: \"iops < 800\", message: x}\n");
+        assert!(analyze(&a, Some(&from_troubleshoot), "T")
+            .unwrap_err()
+            .contains("'iops' is not known"));
+    }
+
+    #[test]
+    fn every_placeholder_renders() {
+        let r = results(4_464_537);
+        for (i, (k, _)) in KEYS.iter().enumerate() {
+            let t = crate::spec::troubleshoot::template::parse(&format!("{{{{ .{k} }}}}")).unwrap();
+            assert_eq!(render(&t, Some(&r)), go_duration(r.p[i]));
+        }
+        let t = crate::spec::troubleshoot::template::parse("{{ .Min }}/{{ .Max }}/{{ .Average }}")
+            .unwrap();
+        assert_eq!(render(&t, Some(&r)), "900\u{b5}s/9ms/1.5ms");
+        assert_eq!(table(&r).lines().count(), 20);
+    }
+}
