@@ -1,6 +1,7 @@
 //! Command-line dispatch and exit codes. Only this module writes to stdout.
 
 pub mod fio;
+pub mod preflight;
 
 /// Exit codes shared with troubleshoot's preflight (DESIGN.md).
 pub const EXIT_OK: i32 = 0;
@@ -14,16 +15,18 @@ iogauge: measure whether a disk or filesystem is good enough for what runs on it
 
 Usage:
   iogauge fio [FIO OPTIONS] [JOBFILE...]   run fio command lines and job files unchanged
+  iogauge preflight [OPTIONS] SPEC.yaml... run troubleshoot filesystemPerformance checks, no fio needed
   iogauge --version
   iogauge --help
 
-Run 'iogauge fio --help' for the fio options iogauge supports.
+Run 'iogauge fio --help' or 'iogauge preflight --help' for their options.
 ";
 
 pub fn main() -> i32 {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("fio") => fio::main(&args[1..]),
+        Some("preflight") => preflight::main(&args[1..]),
         Some("--version") | Some("-V") => {
             println!("iogauge {}", env!("CARGO_PKG_VERSION"));
             EXIT_OK
@@ -33,7 +36,7 @@ pub fn main() -> i32 {
             EXIT_OK
         }
         Some(other) => {
-            eprintln!("iogauge: unknown command '{other}'; expected 'fio'. Run 'iogauge --help'.");
+            eprintln!("iogauge: unknown command '{other}'; expected 'fio' or 'preflight'. Run 'iogauge --help'.");
             EXIT_USAGE
         }
         None => {

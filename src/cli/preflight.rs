@@ -1,0 +1,384 @@
+//! `iogauge preflight SPEC.yaml…`: runs troubleshoot `filesystemPerformance` collectors with
+//! iogauge's engine, writes troubleshoot's result files, evaluates the analyzers, prints the
+//! outcomes as troubleshoot's `preflight` does, and exits with its codes.
+
+use super::{EXIT_ERROR, EXIT_FAIL, EXIT_OK, EXIT_USAGE, EXIT_WARN};
+use crate::report::json::render_json;
+use crate::report::troubleshoot::{FsPerfResults, Measure};
+use crate::run::{run, RunError, RunOptions};
+use crate::spec::troubleshoot::collector::SyncPolicy;
+use crate::spec::troubleshoot::{load, FsPerfCollector, OutcomeKind, Preflight};
+use crate::spec::RunSpec;
+use crate::verdict::fsperf::{analyze, Verdict};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+const USAGE: &str = "\
+Usage: iogauge preflight [OPTIONS] SPEC.yaml...   ('-' reads a spec from stdin)
+Runs troubleshoot.sh filesystemPerformance collectors and analyzers without fio.
+
+Options:
+  --output DIR          where result files go (default: a new preflight-<timestamp> directory)
+  --analyze-only DIR    evaluate the analyzers against results already in DIR (iogauge's or
+                        troubleshoot's), collecting nothing
+  --format FORMAT       human (default), json or yaml
+  --keep-files          leave the benchmark files in place
+  --help
+
+Exit codes: 0 all passed, 1 error, 2 spec problem, 3 an outcome failed, 4 the worst was a warning.
+";
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Format {
+    Human,
+    Json,
+    Yaml,
+}
+
+struct Args {
+    specs: Vec<String>,
+    output: Option<PathBuf>,
+    analyze_only: Option<PathBuf>,
+    format: Format,
+    keep_files: bool,
+}
+
+fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
+    let mut a = Args {
+        specs: Vec::new(),
+        output: None,
+        analyze_only: None,
+        format: Format::Human,
+        keep_files: false,
+    };
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        let (key, inline) = match arg.split_once('=') {
+            Some((k, v)) if k.starts_with("--") => (k, Some(v.to_string())),
+            _ => (arg.as_str(), None),
+        };
+        let mut value = |what: &str| -> Result<String, String> {
+            inline
+                .clone()
+                .or_else(|| it.next().cloned())
+                .ok_or_else(|| format!("{key} needs a value, e.g. {key} {what}"))
+        };
+        match key {
+            "--help" | "-h" => return Ok(None),
+            "--output" | "-o" => a.output = Some(value("results")?.into()),
+            "--analyze-only" => a.analyze_only = Some(value("preflight-results")?.into()),
+            "--format" => {
+                a.format = match value("json")?.as_str() {
+                    "human" | "text" => Format::Human,
+                    "json" => Format::Json,
+                    "yaml" => Format::Yaml,
+                    f => return Err(format!("--format {f}: expected human, json or yaml")),
+                }
+            }
+            "--keep-files" => a.keep_files = true,
+            "--interactive=false" | "--interactive" => {}
+            k if k.starts_with("--") => {
+                return Err(format!(
+                    "unknown option '{k}'; run 'iogauge preflight --help'"
+                ))
+            }
+            _ => a.specs.push(arg.clone()),
+        }
+    }
+    if a.specs.is_empty() {
+        return Err("no spec given: iogauge preflight SPEC.yaml (or - for stdin)".into());
+    }
+    Ok(Some(a))
+}
+
+fn load_specs(paths: &[String]) -> Result<Preflight, String> {
+    let mut p = Preflight::default();
+    for path in paths {
+        let text = if path == "-" {
+            let mut s = String::new();
+            std::io::stdin()
+                .read_to_string(&mut s)
+                .map_err(|e| format!("cannot read the spec from stdin: {e}"))?;
+            s
+        } else {
+            std::fs::read_to_string(path).map_err(|e| format!("cannot read spec '{path}': {e}"))?
+        };
+        load(&text, if path == "-" { "<stdin>" } else { path }, &mut p)?;
+    }
+    Ok(p)
+}
+
+fn results_dir(out: &Path) -> PathBuf {
+    out.join("host-collectors").join("filesystemPerformance")
+}
+
+/// Runs one collector under its timeout. Ok(None): timed out (files removed).
+fn collect(
+    c: &FsPerfCollector,
+    out: &Path,
+    keep_files: bool,
+    stop: &Arc<AtomicBool>,
+) -> Result<Option<FsPerfResults>, String> {
+    if !c.directory.exists() {
+        std::fs::create_dir_all(&c.directory)
+            .map_err(|e| format!("cannot create directory '{}': {e}", c.directory.display()))?;
+        use std::os::unix::fs::PermissionsExt;
+        let _ = std::fs::set_permissions(&c.directory, std::fs::Permissions::from_mode(0o700));
+    }
+    let spec = RunSpec {
+        jobs: vec![c.job()],
+        keep_files,
+        ..RunSpec::default()
+    };
+    // The timeout covers everything: a timer flips the same flag a signal would.
+    let timed_out = Arc::new(AtomicBool::new(false));
+    let done = Arc::new(AtomicBool::new(false));
+    let timer = {
+        let (stop, timed_out, done) = (stop.clone(), timed_out.clone(), done.clone());
+        let deadline = std::time::Instant::now() + c.timeout;
+        std::thread::spawn(move || {
+            while !done.load(Ordering::Relaxed) {
+                let now = std::time::Instant::now();
+                if now >= deadline {
+                    timed_out.store(true, Ordering::Relaxed);
+                    stop.store(true, Ordering::Relaxed);
+                    return;
+                }
+                std::thread::sleep((deadline - now).min(Duration::from_millis(50)));
+            }
+        })
+    };
+    let res = run(&spec, &RunOptions::default(), stop);
+    done.store(true, Ordering::Relaxed);
+    let _ = timer.join();
+    let report = match res {
+        Ok(r) => r,
+        Err(RunError::Interrupted) if timed_out.load(Ordering::Relaxed) => {
+            stop.store(false, Ordering::Relaxed);
+            return Ok(None);
+        }
+        Err(e) => return Err(format!("collector '{}': {e}", c.collector_name)),
+    };
+    let measure = match c.sync {
+        SyncPolicy::None => Measure::Write,
+        _ => Measure::Sync,
+    };
+    let r = FsPerfResults::from_report(&report, measure)
+        .ok_or_else(|| format!("collector '{}': no latency was measured", c.collector_name))?;
+    let dir = results_dir(out);
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create '{}': {e}", dir.display()))?;
+    let write = |name: String, text: String| {
+        let p = dir.join(name);
+        std::fs::write(&p, text).map_err(|e| format!("cannot write '{}': {e}", p.display()))
+    };
+    write(format!("{}.json", c.collector_name), r.to_json())?;
+    write(
+        format!("{}.iogauge.json", c.collector_name),
+        render_json(&report, false),
+    )?;
+    Ok(Some(r))
+}
+
+/// Result files for `collector` in `out`: the host's own, then one per node subdirectory.
+fn find_results(out: &Path, collector: &str) -> Vec<(Option<String>, PathBuf)> {
+    let dir = results_dir(out);
+    let file = format!("{collector}.json");
+    let mut found = Vec::new();
+    if dir.join(&file).is_file() {
+        found.push((None, dir.join(&file)));
+    }
+    if let Ok(rd) = std::fs::read_dir(&dir) {
+        let mut nodes: Vec<(String, PathBuf)> = rd
+            .filter_map(Result::ok)
+            .filter(|e| e.path().join(&file).is_file())
+            .map(|e| {
+                (
+                    e.file_name().to_string_lossy().into_owned(),
+                    e.path().join(&file),
+                )
+            })
+            .collect();
+        nodes.sort();
+        found.extend(nodes.into_iter().map(|(n, p)| (Some(n), p)));
+    }
+    found
+}
+
+fn print_human(verdicts: &[Verdict], errors: &[String]) {
+    for v in verdicts {
+        let label = match v.kind {
+            OutcomeKind::Pass => "PASS",
+            OutcomeKind::Warn => "WARN:",
+            OutcomeKind::Fail => "FAIL:",
+        };
+        println!("   --- {label} {}", v.title);
+        for line in v.message.lines() {
+            println!("      --- {line}");
+        }
+    }
+    for e in errors {
+        println!("   --- ERROR: {e}");
+    }
+    let worst = verdicts.iter().map(|v| v.kind).max();
+    if worst == Some(OutcomeKind::Fail) || !errors.is_empty() {
+        println!("--- FAIL   iogauge preflight\nFAILED");
+    } else {
+        println!("--- PASS   iogauge preflight\nPASS");
+    }
+}
+
+fn structured(verdicts: &[Verdict]) -> serde_json::Value {
+    let group = |k: OutcomeKind| -> Vec<serde_json::Value> {
+        verdicts
+            .iter()
+            .filter(|v| v.kind == k)
+            .map(|v| {
+                let mut o = serde_json::json!({"title": v.title, "message": v.message});
+                if let Some(u) = &v.uri {
+                    o["uri"] = u.clone().into();
+                }
+                o
+            })
+            .collect()
+    };
+    let mut o = serde_json::Map::new();
+    for (k, kind) in [
+        ("pass", OutcomeKind::Pass),
+        ("warn", OutcomeKind::Warn),
+        ("fail", OutcomeKind::Fail),
+    ] {
+        let g = group(kind);
+        if !g.is_empty() {
+            o.insert(k.into(), g.into());
+        }
+    }
+    o.into()
+}
+
+pub fn main(args: &[String]) -> i32 {
+    let a = match parse_args(args) {
+        Ok(Some(a)) => a,
+        Ok(None) => {
+            print!("{USAGE}");
+            return EXIT_OK;
+        }
+        Err(e) => {
+            eprintln!("iogauge preflight: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    let p = match load_specs(&a.specs) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("iogauge preflight: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    for n in &p.notices {
+        eprintln!("iogauge preflight: note: {n}");
+    }
+    if !p.skipped.is_empty() {
+        eprintln!(
+            "iogauge preflight: skipped (iogauge runs filesystemPerformance only): {}",
+            p.skipped.join(", ")
+        );
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        let _ = signal_hook::flag::register_conditional_shutdown(sig, 1, stop.clone());
+        let _ = signal_hook::flag::register(sig, stop.clone());
+    }
+    let mut errors = Vec::new();
+    let out = match (&a.analyze_only, &a.output) {
+        (Some(d), _) => d.clone(),
+        (None, Some(d)) => d.clone(),
+        (None, None) => {
+            let secs = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs())
+                .unwrap_or(0);
+            PathBuf::from(format!("preflight-{secs}"))
+        }
+    };
+    if a.analyze_only.is_none() {
+        for c in p.collectors.iter().filter(|c| !c.exclude) {
+            eprintln!(
+                "iogauge preflight: collecting {} in {}",
+                c.collector_name,
+                c.directory.display()
+            );
+            match collect(c, &out, a.keep_files, &stop) {
+                Ok(Some(_)) => {}
+                Ok(None) => errors.push(format!(
+                    "collector '{}' timed out after {:?}; its files were removed",
+                    c.collector_name, c.timeout
+                )),
+                Err(e) => errors.push(e),
+            }
+            if stop.load(Ordering::Relaxed) {
+                eprintln!("iogauge preflight: interrupted; removed the files iogauge created");
+                return EXIT_ERROR;
+            }
+        }
+        eprintln!("iogauge preflight: results in {}", out.display());
+    }
+    let mut verdicts = Vec::new();
+    for an in p.analyzers.iter().filter(|x| !x.exclude) {
+        let found = find_results(&out, &an.collector_name);
+        let runs: Vec<(String, Option<FsPerfResults>)> = if found.is_empty() {
+            vec![(an.check_name.clone(), None)]
+        } else {
+            let mut v = Vec::new();
+            for (node, path) in found {
+                let title = match node {
+                    Some(n) => format!("{} - Node {n}", an.check_name),
+                    None => an.check_name.clone(),
+                };
+                match std::fs::read_to_string(&path)
+                    .map_err(|e| e.to_string())
+                    .and_then(|t| FsPerfResults::from_json(&t))
+                {
+                    Ok(r) => v.push((title, Some(r))),
+                    Err(e) => errors.push(format!("{}: {e}", path.display())),
+                }
+            }
+            v
+        };
+        for (title, r) in runs {
+            match analyze(an, r.as_ref(), &title) {
+                Ok(Some(v)) => verdicts.push(v),
+                Ok(None) => {}
+                Err(e) => errors.push(e),
+            }
+        }
+    }
+    match a.format {
+        Format::Human => print_human(&verdicts, &errors),
+        Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&structured(&verdicts)).unwrap_or_default()
+        ),
+        Format::Yaml => print!(
+            "{}",
+            serde_yaml::to_string(&structured(&verdicts)).unwrap_or_default()
+        ),
+    }
+    if a.format != Format::Human {
+        for e in &errors {
+            eprintln!("iogauge preflight: {e}");
+        }
+    }
+    let worst = verdicts.iter().map(|v| v.kind).max();
+    if !errors.is_empty() {
+        EXIT_ERROR
+    } else {
+        match worst {
+            Some(OutcomeKind::Fail) => EXIT_FAIL,
+            Some(OutcomeKind::Warn) => EXIT_WARN,
+            _ => EXIT_OK,
+        }
+    }
+}
