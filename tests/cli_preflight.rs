@@ -1,0 +1,214 @@
+//! `iogauge preflight` end to end with real I/O on small files: verdicts and exit codes,
+//! troubleshoot's result files, analyze-only on troubleshoot's formats and per-node layout,
+//! timeouts, and spec errors.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn preflight(args: &[&str], cwd: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_iogauge"))
+        .arg("preflight")
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("spawn iogauge")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// A HostPreflight with one collector writing in `dir` and one analyzer with `outcomes`.
+fn spec(dir: &Path, extra: &str, outcomes: &str) -> String {
+    format!(
+        "apiVersion: troubleshoot.sh/v1beta2\nkind: HostPreflight\nmetadata:\n  name: etcd\nspec:\n  \
+         hostCollectors:\n    - filesystemPerformance:\n        collectorName: etcd-perf\n        \
+         directory: {}\n        fileSize: 1Mi\n        operationSize: 2300\n        datasync: true\n{extra}  \
+         hostAnalyzers:\n    - filesystemPerformance:\n        collectorName: etcd-perf\n        outcomes:\n{outcomes}",
+        dir.display()
+    )
+}
+
+const EXAMPLE: &str = "          - pass: {when: \"p99 < 10s\", message: \"Write latency is great! (p99: {{ .P99 }})\"}\n          - fail: {when: \"p99 >= 10s\", message: \"Write latency is too high {{ .String }}\"}\n";
+
+#[test]
+fn a_passing_run_writes_troubleshoots_files_and_cleans_up() {
+    let d = tempfile::tempdir().unwrap();
+    let bench = d.path().join("etcd");
+    std::fs::write(d.path().join("s.yaml"), spec(&bench, "", EXAMPLE)).unwrap();
+    let o = preflight(&["--output", "out", "s.yaml"], d.path());
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "   --- PASS Filesystem Performance");
+    assert!(
+        lines[1].starts_with("      --- Write latency is great! (p99: "),
+        "{out}"
+    );
+    assert!(lines[1].ends_with("s)"), "{out}");
+    assert_eq!(lines[lines.len() - 1], "PASS");
+    let res = d.path().join("out/host-collectors/filesystemPerformance");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(res.join("etcd-perf.json")).unwrap())
+            .unwrap();
+    let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+    assert_eq!(keys.len(), 20);
+    let (min, p50, p99, max) = (
+        v["Min"].as_u64().unwrap(),
+        v["P50"].as_u64().unwrap(),
+        v["P99"].as_u64().unwrap(),
+        v["Max"].as_u64().unwrap(),
+    );
+    assert!(min <= p50 && p50 <= p99 && p99 <= max, "{v}");
+    // The full report: 1 MiB / 2300 B = 455 writes, each followed by fdatasync.
+    let full: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(res.join("etcd-perf.iogauge.json")).unwrap())
+            .unwrap();
+    assert_eq!(full["jobs"][0]["write"]["total_ios"], 455);
+    assert_eq!(full["jobs"][0]["sync"]["total_ios"], 455);
+    assert_eq!(
+        full["jobs"][0]["sync"]["lat_ns"]["percentile"]["99.000000"],
+        v["P99"]
+    );
+    assert_eq!(
+        full["jobs"][0]["sync"]["iogauge"]["write_and_sync_lat_ns"]["N"],
+        455
+    );
+    // The benchmark directory was created and is left empty.
+    assert_eq!(std::fs::read_dir(&bench).unwrap().count(), 0);
+}
+
+#[test]
+fn fail_and_warn_outcomes_give_exit_codes_3_and_4() {
+    let d = tempfile::tempdir().unwrap();
+    for (outcomes, code, label) in [
+        (
+            "          - fail: {when: \"p99 >= 0\", message: \"too slow: {{ .P99 }}\"}\n",
+            3,
+            "   --- FAIL: Filesystem Performance",
+        ),
+        (
+            "          - warn: {when: \"max > 0\", message: \"meh\"}\n",
+            4,
+            "   --- WARN: Filesystem Performance",
+        ),
+    ] {
+        std::fs::write(
+            d.path().join("s.yaml"),
+            spec(&d.path().join("b"), "", outcomes),
+        )
+        .unwrap();
+        let o = preflight(&["--output", "out", "s.yaml"], d.path());
+        assert_eq!(o.status.code(), Some(code), "{}", text(&o.stderr));
+        assert!(text(&o.stdout).starts_with(label), "{}", text(&o.stdout));
+    }
+    // JSON format: structured results only on stdout.
+    let o = preflight(&["--output", "out", "--format", "json", "s.yaml"], d.path());
+    assert_eq!(o.status.code(), Some(4));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["warn"][0]["title"], "Filesystem Performance");
+    assert_eq!(v["warn"][0]["message"], "meh");
+}
+
+#[test]
+fn analyze_only_reads_troubleshoots_formats_and_nodes() {
+    let d = tempfile::tempdir().unwrap();
+    let res = d
+        .path()
+        .join("bundle/host-collectors/filesystemPerformance");
+    std::fs::create_dir_all(res.join("node-b")).unwrap();
+    // Seed 000's example file (p99 4.46 ms) for the host, and a fio-JSON result for node-b.
+    std::fs::write(
+        res.join("etcd-perf.json"),
+        r#"{"Min":1072380,"Max":28258541,"Average":1936389,"P1":1361771,"P5":1470115,"P10":1530443,"P20":1606706,"P30":1668387,"P40":1722871,"P50":1782345,"P60":1845403,"P70":1929173,"P80":2069770,"P90":2484501,"P95":2887302,"P99":4464537,"P995":5948001,"P999":9461315,"P9995":10746333,"P9999":19159876}"#,
+    )
+    .unwrap();
+    let pct: serde_json::Map<String, serde_json::Value> = [
+        1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9,
+        99.95, 99.99,
+    ]
+    .iter()
+    .map(|q: &f64| (format!("{q:.6}"), serde_json::Value::from(9_000_000u64)))
+    .collect();
+    let fio = serde_json::json!({"jobs": [{"jobname": "fsperf", "sync": {"lat_ns": {"min": 1, "max": 9_500_000, "mean": 5e6, "percentile": pct}}}]});
+    std::fs::write(res.join("node-b/etcd-perf.json"), fio.to_string()).unwrap();
+    let outcomes = "          - pass: {when: \"p99 < 5ms\", message: \"ok (p99: {{ .P99 }})\"}\n          - fail: {message: \"slow (p99: {{ .P99 }})\"}\n";
+    std::fs::write(
+        d.path().join("s.yaml"),
+        spec(&d.path().join("never"), "", outcomes),
+    )
+    .unwrap();
+    let o = preflight(&["--analyze-only", "bundle", "s.yaml"], d.path());
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(out.starts_with(
+        "   --- PASS Filesystem Performance\n      --- ok (p99: 4.464537ms)\n   --- FAIL: Filesystem Performance - Node node-b\n      --- slow (p99: 9ms)\n"
+    ), "{out}");
+    // Nothing was collected: the benchmark directory was never created.
+    assert!(!d.path().join("never").exists());
+}
+
+#[test]
+fn file_not_collected_and_timeouts() {
+    let d = tempfile::tempdir().unwrap();
+    let outcomes = "          - warn: {when: fileNotCollected, message: \"no result\"}\n          - pass: {message: fine}\n";
+    std::fs::write(
+        d.path().join("s.yaml"),
+        spec(&d.path().join("b"), "", outcomes),
+    )
+    .unwrap();
+    std::fs::create_dir(d.path().join("empty")).unwrap();
+    let o = preflight(&["--analyze-only", "empty", "s.yaml"], d.path());
+    assert_eq!(o.status.code(), Some(4));
+    assert!(
+        text(&o.stdout).starts_with("   --- WARN: Filesystem Performance\n      --- no result\n")
+    );
+
+    // 256 MiB in 2300-byte fdatasynced writes takes far longer than the 1 s timeout.
+    let bench = d.path().join("slow");
+    let s = spec(
+        &bench,
+        "        timeout: 1s\n        runTime: \"0\"\n",
+        outcomes,
+    )
+    .replace("fileSize: 1Mi", "fileSize: 256Mi");
+    std::fs::write(d.path().join("t.yaml"), s).unwrap();
+    let t0 = std::time::Instant::now();
+    let o = preflight(&["--output", "out", "t.yaml"], d.path());
+    assert!(
+        t0.elapsed() < std::time::Duration::from_secs(20),
+        "{:?}",
+        t0.elapsed()
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stdout).contains(
+            "   --- ERROR: collector 'etcd-perf' timed out after 1s; its files were removed"
+        ),
+        "{}",
+        text(&o.stdout)
+    );
+    assert_eq!(std::fs::read_dir(&bench).unwrap().count(), 0);
+    assert!(!d
+        .path()
+        .join("out/host-collectors/filesystemPerformance/etcd-perf.json")
+        .exists());
+}
+
+#[test]
+fn spec_problems_exit_2_naming_the_key() {
+    let d = tempfile::tempdir().unwrap();
+    let s = spec(&d.path().join("b"), "        filesize: 1Mi\n", EXAMPLE);
+    std::fs::write(d.path().join("s.yaml"), s).unwrap();
+    let o = preflight(&["s.yaml"], d.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        text(&o.stderr),
+        "iogauge preflight: s.yaml (document 1): spec.hostCollectors[0].filesystemPerformance: unknown key 'filesize'; did you mean 'fileSize'?\n"
+    );
+    assert_eq!(text(&o.stdout), "");
+    assert!(!d.path().join("b").exists());
+    let o = preflight(&["missing.yaml"], d.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).starts_with("iogauge preflight: cannot read spec 'missing.yaml': "));
+}
