@@ -212,3 +212,54 @@ fn spec_problems_exit_2_naming_the_key() {
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stderr).starts_with("iogauge preflight: cannot read spec 'missing.yaml': "));
 }
+
+#[test]
+fn background_iops_runs_during_warmup_and_benchmark_at_its_budget() {
+    let d = tempfile::tempdir().unwrap();
+    let bench = d.path().join("b");
+    let extra =
+        "        enableBackgroundIOPS: true\n        backgroundIOPSWarmupSeconds: 1\n        \
+                 backgroundWriteIOPS: 100\n        backgroundWriteIOPSJobs: 2\n        \
+                 backgroundReadIOPS: 50\n        backgroundReadIOPSJobs: 1\n";
+    std::fs::write(d.path().join("s.yaml"), spec(&bench, extra, EXAMPLE)).unwrap();
+    let t0 = std::time::Instant::now();
+    let o = preflight(&["--output", "out", "s.yaml"], d.path());
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    // The warmup really happened before the benchmark.
+    assert!(t0.elapsed() >= std::time::Duration::from_secs(1));
+    let err = text(&o.stderr);
+    assert!(err.contains("background write: "), "{err}");
+    let full: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            d.path()
+                .join("out/host-collectors/filesystemPerformance/etcd-perf.iogauge.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let jobs = full["jobs"].as_array().unwrap();
+    let names: Vec<&str> = jobs
+        .iter()
+        .map(|j| j["jobname"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "fsperf",
+            "background-write-0",
+            "background-write-1",
+            "background-read-0"
+        ]
+    );
+    let iops = |name: &str, dir: &str| -> f64 {
+        jobs.iter().find(|j| j["jobname"] == name).unwrap()[dir]["iops"]
+            .as_f64()
+            .unwrap()
+    };
+    let writes = iops("background-write-0", "write") + iops("background-write-1", "write");
+    assert!((85.0..=115.0).contains(&writes), "write IOPS {writes}");
+    let reads = iops("background-read-0", "read");
+    assert!((42.0..=58.0).contains(&reads), "read IOPS {reads}");
+    // Background files are 4 KiB direct I/O and are removed with the rest.
+    assert_eq!(std::fs::read_dir(&bench).unwrap().count(), 0);
+}

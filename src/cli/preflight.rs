@@ -129,7 +129,7 @@ fn collect(
         let _ = std::fs::set_permissions(&c.directory, std::fs::Permissions::from_mode(0o700));
     }
     let spec = RunSpec {
-        jobs: vec![c.job()],
+        jobs: c.jobs(),
         keep_files,
         ..RunSpec::default()
     };
@@ -168,6 +168,20 @@ fn collect(
     };
     let r = FsPerfResults::from_report(&report, measure)
         .ok_or_else(|| format!("collector '{}': no latency was measured", c.collector_name))?;
+    // Show that the background load was real: what each kind achieved against its target.
+    if let Some(b) = &c.background {
+        for (word, target, d) in [("write", b.write_iops, 1), ("read", b.read_iops, 0)] {
+            let got: f64 = report
+                .jobs
+                .iter()
+                .filter(|j| j.name.starts_with(&format!("background-{word}-")))
+                .map(|j| j.dirs[d].iops)
+                .sum();
+            eprintln!(
+                "iogauge preflight: background {word}: {got:.1} IOPS achieved (target {target})"
+            );
+        }
+    }
     let dir = results_dir(out);
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create '{}': {e}", dir.display()))?;
     let write = |name: String, text: String| {

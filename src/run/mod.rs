@@ -279,6 +279,7 @@ fn run_phase(
         engines.push(engines::make(&p.input.job, fds)?);
     }
     let done = AtomicBool::new(false);
+    let bg_stop = AtomicBool::new(false);
     let barrier = Barrier::new(n);
     // Recorders per instance share the run's sample memory: clat per direction and sync, plus
     // slat and lat per direction for queueing engines.
@@ -300,6 +301,12 @@ fn run_phase(
         let mut handles = Vec::with_capacity(n);
         for ((p, pb), engine) in prepared.iter().zip(&published).zip(engines) {
             let barrier = &barrier;
+            // Background jobs run until the phase's other jobs are done.
+            let stop = if p.input.job.background {
+                &bg_stop
+            } else {
+                stop
+            };
             let h = std::thread::Builder::new()
                 .name(format!("{}.{}", p.input.job.name, p.input.jobnum))
                 .spawn_scoped(s, move || {
@@ -320,22 +327,34 @@ fn run_phase(
                 });
             handles.push(h);
         }
-        let mut results = Vec::with_capacity(n);
+        let mut results: Vec<Option<WorkerResult>> = (0..n).map(|_| None).collect();
         let mut spawn_err = None;
         let mut panicked = None;
-        for h in handles {
-            match h {
-                Ok(h) => match h.join() {
-                    Ok(r) => results.push(r),
-                    Err(p) => {
-                        // Stop the others and the monitor first, or the scope never ends.
-                        stop.store(true, Ordering::Relaxed);
-                        panicked.get_or_insert(p);
-                    }
-                },
-                Err(e) => spawn_err = Some(e),
+        let mut handles: Vec<_> = handles.into_iter().map(Some).collect();
+        // Foreground jobs first; then the background ones are told to stop.
+        for background in [false, true] {
+            if background {
+                bg_stop.store(true, Ordering::Relaxed);
+            }
+            for (i, h) in handles.iter_mut().enumerate() {
+                if prepared[i].input.job.background != background {
+                    continue;
+                }
+                match h.take().expect("joined once") {
+                    Ok(h) => match h.join() {
+                        Ok(r) => results[i] = Some(r),
+                        Err(p) => {
+                            // Stop the others and the monitor first, or the scope never ends.
+                            stop.store(true, Ordering::Relaxed);
+                            bg_stop.store(true, Ordering::Relaxed);
+                            panicked.get_or_insert(p);
+                        }
+                    },
+                    Err(e) => spawn_err = Some(e),
+                }
             }
         }
+        let results: Vec<WorkerResult> = results.into_iter().flatten().collect();
         done.store(true, Ordering::Release);
         if let Some(p) = panicked {
             std::panic::resume_unwind(p);

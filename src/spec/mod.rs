@@ -132,6 +132,8 @@ pub struct JobSpec {
     pub new_group: bool,
     pub group_reporting: bool,
     pub numjobs: u32,
+    /// Runs only while the other jobs of its phase run (troubleshoot's background IOPS).
+    pub background: bool,
 
     // --- target
     /// `filename`, possibly several separated by ':'. Used as is (fio escapes '\:').
@@ -224,6 +226,7 @@ impl Default for JobSpec {
             new_group: false,
             group_reporting: false,
             numjobs: 1,
+            background: false,
             filename: None,
             directory: None,
             nrfiles: 1,

@@ -199,7 +199,58 @@ impl FsPerfCollector {
             fsync: u32::from(self.sync == SyncPolicy::Fsync),
             fdatasync: u32::from(self.sync == SyncPolicy::Fdatasync),
             runtime: self.run_time,
+            // Background load warms up first; its files are laid out before anything starts.
+            startdelay: self
+                .background
+                .as_ref()
+                .map_or(Duration::ZERO, |b| b.warmup),
             ..JobSpec::default()
         }
+    }
+
+    /// The measuring job first, then troubleshoot's background jobs: each its own 100 MiB file
+    /// `background-{read,write}-<i>`, 4 KiB O_DIRECT random I/O, sharing its kind's IOPS budget
+    /// evenly and paced smoothly (troubleshoot releases each second's budget at once).
+    pub fn jobs(&self) -> Vec<JobSpec> {
+        let mut jobs = vec![self.job()];
+        let Some(b) = &self.background else {
+            return jobs;
+        };
+        for (kind, total, n) in [
+            (RwKind::Write, b.write_iops, b.write_jobs),
+            (RwKind::Read, b.read_iops, b.read_jobs),
+        ] {
+            if total == 0 || n == 0 {
+                continue; // troubleshoot: a zero budget means those jobs do nothing
+            }
+            let word = if kind == RwKind::Write {
+                "write"
+            } else {
+                "read"
+            };
+            for i in 0..n {
+                // Split the budget so the jobs' shares add up to the total exactly.
+                let share = total / n as u64 + u64::from((i as u64) < total % n as u64);
+                if share == 0 {
+                    continue;
+                }
+                jobs.push(JobSpec {
+                    name: format!("background-{word}-{i}"),
+                    directory: Some(self.directory.clone()),
+                    filename: Some(format!("background-{word}-{i}")),
+                    size: Some(SizeSpec::Bytes(100 << 20)),
+                    rw: RwMode { kind, random: true },
+                    ioengine: IoEngine::Psync,
+                    direct: true,
+                    norandommap: true,
+                    rate_iops: [Some(share); 3],
+                    time_based: true,
+                    runtime: Some(self.timeout),
+                    background: true,
+                    ..JobSpec::default()
+                });
+            }
+        }
+        jobs
     }
 }
