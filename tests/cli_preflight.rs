@@ -40,13 +40,15 @@ fn a_passing_run_writes_troubleshoots_files_and_cleans_up() {
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     let out = text(&o.stdout);
     let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(lines[0], "   --- PASS Filesystem Performance");
+    assert_eq!(lines[0], "");
+    assert_eq!(lines[1], "   --- PASS Filesystem Performance");
     assert!(
-        lines[1].starts_with("      --- Write latency is great! (p99: "),
+        lines[2].starts_with("      --- Write latency is great! (p99: "),
         "{out}"
     );
-    assert!(lines[1].ends_with("s)"), "{out}");
-    assert_eq!(lines[lines.len() - 1], "PASS");
+    assert!(lines[2].ends_with("s)"), "{out}");
+    // troubleshoot ends with the spec's metadata.name and the overall word.
+    assert_eq!(lines[3..], ["--- PASS   etcd", "PASS"]);
     let res = d.path().join("out/host-collectors/filesystemPerformance");
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(res.join("etcd-perf.json")).unwrap())
@@ -85,12 +87,12 @@ fn fail_and_warn_outcomes_give_exit_codes_3_and_4() {
         (
             "          - fail: {when: \"p99 >= 0\", message: \"too slow: {{ .P99 }}\"}\n",
             3,
-            "   --- FAIL: Filesystem Performance",
+            "\n   --- FAIL: Filesystem Performance",
         ),
         (
             "          - warn: {when: \"max > 0\", message: \"meh\"}\n",
             4,
-            "   --- WARN: Filesystem Performance",
+            "\n   --- WARN: Filesystem Performance",
         ),
     ] {
         std::fs::write(
@@ -142,7 +144,7 @@ fn analyze_only_reads_troubleshoots_formats_and_nodes() {
     assert_eq!(o.status.code(), Some(3), "{}", text(&o.stderr));
     let out = text(&o.stdout);
     assert!(out.starts_with(
-        "   --- PASS Filesystem Performance\n      --- ok (p99: 4.464537ms)\n   --- FAIL: Filesystem Performance - Node node-b\n      --- slow (p99: 9ms)\n"
+        "\n   --- PASS Filesystem Performance\n      --- ok (p99: 4.464537ms)\n   --- FAIL: Filesystem Performance - Node node-b\n      --- slow (p99: 9ms)\n"
     ), "{out}");
     // Nothing was collected: the benchmark directory was never created.
     assert!(!d.path().join("never").exists());
@@ -161,7 +163,7 @@ fn file_not_collected_and_timeouts() {
     let o = preflight(&["--analyze-only", "empty", "s.yaml"], d.path());
     assert_eq!(o.status.code(), Some(4));
     assert!(
-        text(&o.stdout).starts_with("   --- WARN: Filesystem Performance\n      --- no result\n")
+        text(&o.stdout).starts_with("\n   --- WARN: Filesystem Performance\n      --- no result\n")
     );
 
     // 256 MiB in 2300-byte fdatasynced writes takes far longer than the 1 s timeout.
@@ -180,19 +182,38 @@ fn file_not_collected_and_timeouts() {
         "{:?}",
         t0.elapsed()
     );
-    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    // The spec says what to do without a result: its fileNotCollected outcome (a warning).
+    assert_eq!(o.status.code(), Some(4), "{}", text(&o.stderr));
     assert!(
-        text(&o.stdout).contains(
-            "   --- ERROR: collector 'etcd-perf' timed out after 1s; its files were removed"
+        text(&o.stderr).contains(
+            "iogauge preflight: collector 'etcd-perf' timed out after 1s; its files were removed"
         ),
         "{}",
-        text(&o.stdout)
+        text(&o.stderr)
     );
     assert_eq!(std::fs::read_dir(&bench).unwrap().count(), 0);
     assert!(!d
         .path()
         .join("out/host-collectors/filesystemPerformance/etcd-perf.json")
         .exists());
+    // Without one, the timeout itself is the (failing) verdict.
+    let s = spec(
+        &bench,
+        "        timeout: 1s\n        runTime: \"0\"\n",
+        EXAMPLE,
+    )
+    .replace("fileSize: 1Mi", "fileSize: 256Mi");
+    std::fs::write(d.path().join("t.yaml"), s).unwrap();
+    let o = preflight(&["--output", "out2", "t.yaml"], d.path());
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stdout).starts_with(
+            "\n   --- FAIL: Filesystem Performance\n      --- collector 'etcd-perf' timed out after 1s; its files were removed\n"
+        ),
+        "{}",
+        text(&o.stdout)
+    );
+    assert_eq!(std::fs::read_dir(&bench).unwrap().count(), 0);
 }
 
 #[test]

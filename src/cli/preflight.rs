@@ -221,7 +221,9 @@ fn find_results(out: &Path, collector: &str) -> Vec<(Option<String>, PathBuf)> {
     found
 }
 
-fn print_human(verdicts: &[Verdict], errors: &[String]) {
+/// troubleshoot's non-interactive `human` format.
+fn print_human(name: &str, verdicts: &[Verdict]) {
+    println!();
     for v in verdicts {
         let label = match v.kind {
             OutcomeKind::Pass => "PASS",
@@ -229,18 +231,26 @@ fn print_human(verdicts: &[Verdict], errors: &[String]) {
             OutcomeKind::Fail => "FAIL:",
         };
         println!("   --- {label} {}", v.title);
-        for line in v.message.lines() {
-            println!("      --- {line}");
+        println!("      --- {}", v.message);
+        if v.strict {
+            println!("      --- Strict: true");
         }
     }
-    for e in errors {
-        println!("   --- ERROR: {e}");
-    }
-    let worst = verdicts.iter().map(|v| v.kind).max();
-    if worst == Some(OutcomeKind::Fail) || !errors.is_empty() {
-        println!("--- FAIL   iogauge preflight\nFAILED");
+    if verdicts.iter().any(|v| v.kind == OutcomeKind::Fail) {
+        println!("--- FAIL   {name}\nFAILED");
     } else {
-        println!("--- PASS   iogauge preflight\nPASS");
+        println!("--- PASS   {name}\nPASS");
+    }
+}
+
+/// An analyzer that could not decide fails, as in troubleshoot ("Analyzer Failed: …").
+fn failed(title: &str, why: String, strict: bool) -> Verdict {
+    Verdict {
+        title: title.to_string(),
+        kind: OutcomeKind::Fail,
+        message: why,
+        uri: None,
+        strict,
     }
 }
 
@@ -253,6 +263,9 @@ fn structured(verdicts: &[Verdict]) -> serde_json::Value {
                 let mut o = serde_json::json!({"title": v.title, "message": v.message});
                 if let Some(u) = &v.uri {
                     o["uri"] = u.clone().into();
+                }
+                if v.strict {
+                    o["strict"] = true.into();
                 }
                 o
             })
@@ -305,7 +318,8 @@ pub fn main(args: &[String]) -> i32 {
         let _ = signal_hook::flag::register_conditional_shutdown(sig, 1, stop.clone());
         let _ = signal_hook::flag::register(sig, stop.clone());
     }
-    let mut errors = Vec::new();
+    // Collectors that produced no result, and why.
+    let mut errors: Vec<(String, String)> = Vec::new();
     let out = match (&a.analyze_only, &a.output) {
         (Some(d), _) => d.clone(),
         (None, Some(d)) => d.clone(),
@@ -324,13 +338,17 @@ pub fn main(args: &[String]) -> i32 {
                 c.collector_name,
                 c.directory.display()
             );
-            match collect(c, &out, a.keep_files, &stop) {
-                Ok(Some(_)) => {}
-                Ok(None) => errors.push(format!(
+            let why = match collect(c, &out, a.keep_files, &stop) {
+                Ok(Some(_)) => None,
+                Ok(None) => Some(format!(
                     "collector '{}' timed out after {:?}; its files were removed",
                     c.collector_name, c.timeout
                 )),
-                Err(e) => errors.push(e),
+                Err(e) => Some(e),
+            };
+            if let Some(why) = why {
+                eprintln!("iogauge preflight: {why}");
+                errors.push((c.collector_name.clone(), why));
             }
             if stop.load(Ordering::Relaxed) {
                 eprintln!("iogauge preflight: interrupted; removed the files iogauge created");
@@ -356,21 +374,36 @@ pub fn main(args: &[String]) -> i32 {
                     .and_then(|t| FsPerfResults::from_json(&t))
                 {
                     Ok(r) => v.push((title, Some(r))),
-                    Err(e) => errors.push(format!("{}: {e}", path.display())),
+                    Err(e) => verdicts.push(failed(
+                        &title,
+                        format!("{}: {e}", path.display()),
+                        an.strict,
+                    )),
                 }
             }
             v
         };
+        let not_collected_first = an.outcomes.first().map(|o| &o.when)
+            == Some(&crate::spec::troubleshoot::Condition::FileNotCollected);
         for (title, r) in runs {
+            // A collector that failed here: its reason is the verdict, unless the spec says what
+            // to do without a result.
+            if let (None, false) = (&r, not_collected_first) {
+                if let Some((_, why)) = errors.iter().find(|(n, _)| *n == an.collector_name) {
+                    verdicts.push(failed(&title, why.clone(), an.strict));
+                    continue;
+                }
+            }
             match analyze(an, r.as_ref(), &title) {
                 Ok(Some(v)) => verdicts.push(v),
                 Ok(None) => {}
-                Err(e) => errors.push(e),
+                Err(e) => verdicts.push(failed(&title, format!("Analyzer Failed: {e}"), an.strict)),
             }
         }
     }
+    let name = p.name.as_deref().unwrap_or("preflight");
     match a.format {
-        Format::Human => print_human(&verdicts, &errors),
+        Format::Human => print_human(name, &verdicts),
         Format::Json => println!(
             "{}",
             serde_json::to_string_pretty(&structured(&verdicts)).unwrap_or_default()
@@ -380,19 +413,10 @@ pub fn main(args: &[String]) -> i32 {
             serde_yaml::to_string(&structured(&verdicts)).unwrap_or_default()
         ),
     }
-    if a.format != Format::Human {
-        for e in &errors {
-            eprintln!("iogauge preflight: {e}");
-        }
-    }
-    let worst = verdicts.iter().map(|v| v.kind).max();
-    if !errors.is_empty() {
-        EXIT_ERROR
-    } else {
-        match worst {
-            Some(OutcomeKind::Fail) => EXIT_FAIL,
-            Some(OutcomeKind::Warn) => EXIT_WARN,
-            _ => EXIT_OK,
-        }
+    match verdicts.iter().map(|v| v.kind).max() {
+        Some(OutcomeKind::Fail) => EXIT_FAIL,
+        Some(OutcomeKind::Warn) => EXIT_WARN,
+        _ if !errors.is_empty() => EXIT_ERROR,
+        _ => EXIT_OK,
     }
 }

@@ -3,7 +3,7 @@
 //! the collector produced no result; when nothing holds there is no verdict.
 
 use super::godur::go_duration;
-use crate::report::troubleshoot::{FsPerfResults, KEYS};
+use crate::report::troubleshoot::FsPerfResults;
 use crate::spec::troubleshoot::{
     Condition, Field, FsPerfAnalyzer, OutcomeKind, Part, Stat, Template,
 };
@@ -15,18 +15,26 @@ pub struct Verdict {
     pub kind: OutcomeKind,
     pub message: String,
     pub uri: Option<String>,
+    pub strict: bool,
 }
 
-/// The table `{{ .String }}` prints: one `Name: duration` line per field.
+/// Labels of troubleshoot's `String()` table, in `KEYS` order after Min, Max, Avg.
+const LABELS: [&str; 17] = [
+    "p1", "p5", "p10", "p20", "p30", "p40", "p50", "p60", "p70", "p80", "p90", "p95", "p99",
+    "p99.5", "p99.9", "p99.95", "p99.99",
+];
+
+/// The table `{{ .String }}` prints, as troubleshoot's `FSPerfResults.String()`: a leading
+/// newline, then `label: duration` lines with labels right-aligned to six columns, no trailing
+/// newline.
 pub fn table(r: &FsPerfResults) -> String {
-    let mut s = format!(
-        "Min: {}\nMax: {}\nAverage: {}\n",
-        go_duration(r.min),
-        go_duration(r.max),
-        go_duration(r.average)
-    );
-    for (i, (k, _)) in KEYS.iter().enumerate() {
-        s.push_str(&format!("{k}: {}\n", go_duration(r.p[i])));
+    let mut s = String::new();
+    let mut line = |label: &str, ns: u64| s.push_str(&format!("\n{label:>6}: {}", go_duration(ns)));
+    line("Min", r.min);
+    line("Max", r.max);
+    line("Avg", r.average);
+    for (i, label) in LABELS.iter().enumerate() {
+        line(label, r.p[i]);
     }
     s
 }
@@ -41,21 +49,29 @@ fn value(r: &FsPerfResults, s: Stat) -> Option<f64> {
     })
 }
 
+/// Renders a message. Without a result (fileNotCollected) every value is zero, as troubleshoot
+/// renders it.
 pub fn render(t: &Template, r: Option<&FsPerfResults>) -> String {
+    let zero = FsPerfResults {
+        min: 0,
+        max: 0,
+        average: 0,
+        p: [0; 17],
+        iops: None,
+    };
+    let r = r.unwrap_or(&zero);
     let mut out = String::new();
     for p in &t.parts {
-        match (p, r) {
-            (Part::Text(s), _) => out.push_str(s),
-            (Part::Field(Field::String), Some(r)) => out.push_str(&table(r)),
-            (Part::Field(Field::Stat(Stat::Iops)), Some(r)) => match r.iops {
+        match p {
+            Part::Text(s) => out.push_str(s),
+            Part::Field(Field::String) => out.push_str(&table(r)),
+            Part::Field(Field::Stat(Stat::Iops)) => match r.iops {
                 Some(v) => out.push_str(&format!("{v:.0}")),
                 None => out.push_str("(unknown)"),
             },
-            (Part::Field(Field::Stat(s)), Some(r)) => {
+            Part::Field(Field::Stat(s)) => {
                 out.push_str(&go_duration(value(r, *s).unwrap_or(0.0) as u64))
             }
-            // No result (fileNotCollected): there is nothing to print.
-            (Part::Field(_), None) => out.push_str("(not collected)"),
         }
     }
     out
@@ -96,6 +112,7 @@ pub fn analyze(
                 kind: o.kind,
                 message: render(&o.message, r),
                 uri: o.uri.clone(),
+                strict: a.strict,
             }));
         }
     }
@@ -145,10 +162,9 @@ mod tests {
         assert_eq!(v(3_000_000).message, "Write latency is ok (p99: 3ms)");
         let high = v(7_999_999);
         assert_eq!(high.kind, OutcomeKind::Warn);
-        assert!(high.message.starts_with(
-            "Write latency is high Min: 900\u{b5}s\nMax: 9ms\nAverage: 1.5ms\nP1: 1ms\n"
-        ));
-        assert!(high.message.contains("P99: 7.999999ms\n"));
+        assert!(high.message.starts_with("Write latency is high \n   Min: 900\u{b5}s\n   Max: 9ms\n   Avg: 1.5ms\n    p1: 1ms\n    p5: 1.001ms\n"));
+        assert!(high.message.contains("\n   p99: 7.999999ms\n p99.5: 1.013ms\n p99.9: 1.014ms\np99.95: 1.015ms\np99.99: 1.016ms"));
+        assert!(high.message.ends_with("1.016ms"));
         assert_eq!(v(8_000_000).kind, OutcomeKind::Fail);
     }
 
@@ -159,6 +175,12 @@ mod tests {
         assert_eq!(
             (none.kind, none.message.as_str()),
             (OutcomeKind::Fail, "no data")
+        );
+        let zero =
+            analyzer("          - warn: {when: fileNotCollected, message: \"p99={{ .P99 }}\"}\n");
+        assert_eq!(
+            analyze(&zero, None, "T").unwrap().unwrap().message,
+            "p99=0s"
         );
         let some = analyze(&a, Some(&results(1)), "T").unwrap().unwrap();
         assert_eq!(some.message, "fine: 1.5ms avg, 812 IOPS");
@@ -205,13 +227,13 @@ mod tests {
     #[test]
     fn every_placeholder_renders() {
         let r = results(4_464_537);
-        for (i, (k, _)) in KEYS.iter().enumerate() {
+        for (i, (k, _)) in crate::report::troubleshoot::KEYS.iter().enumerate() {
             let t = crate::spec::troubleshoot::template::parse(&format!("{{{{ .{k} }}}}")).unwrap();
             assert_eq!(render(&t, Some(&r)), go_duration(r.p[i]));
         }
         let t = crate::spec::troubleshoot::template::parse("{{ .Min }}/{{ .Max }}/{{ .Average }}")
             .unwrap();
         assert_eq!(render(&t, Some(&r)), "900\u{b5}s/9ms/1.5ms");
-        assert_eq!(table(&r).lines().count(), 20);
+        assert_eq!(table(&r).lines().count(), 21);
     }
 }

@@ -16,6 +16,8 @@ use serde_yaml::{Mapping, Value};
 /// What a set of spec documents asks iogauge to do.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Preflight {
+    /// `metadata.name` of the first document that has one (troubleshoot prints it last).
+    pub name: Option<String>,
     pub collectors: Vec<FsPerfCollector>,
     pub analyzers: Vec<FsPerfAnalyzer>,
     /// Collector and analyzer kinds iogauge does not run, each once ("hostCollectors: cpu").
@@ -70,6 +72,13 @@ pub fn load(text: &str, name: &str, into: &mut Preflight) -> Result<(), String> 
                     "{at}: apiVersion '{api}' is not troubleshoot.sh/v1beta2"
                 ));
             }
+        }
+        if into.name.is_none() {
+            into.name = m
+                .get("metadata")
+                .and_then(|md| md.get("name"))
+                .and_then(Value::as_str)
+                .map(str::to_string);
         }
         let Some(spec) = m.get("spec").and_then(Value::as_mapping) else {
             return Err(format!("{at}: kind {kind} has no 'spec' mapping"));
