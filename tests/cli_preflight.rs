@@ -284,3 +284,92 @@ fn background_iops_runs_during_warmup_and_benchmark_at_its_budget() {
     // Background files are 4 KiB direct I/O and are removed with the rest.
     assert_eq!(std::fs::read_dir(&bench).unwrap().count(), 0);
 }
+
+/// A fixture with /var/lib/etcd pointed at `dir`, 22Mi lowered to 1Mi and warmups to 1 s.
+fn fixture(name: &str, dir: &Path) -> String {
+    let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(path)
+        .unwrap()
+        .replace("/var/lib/etcd", dir.to_str().unwrap())
+        .replace("fileSize: 22Mi", "fileSize: 1Mi")
+        .replace(
+            "backgroundIOPSWarmupSeconds: 10",
+            "backgroundIOPSWarmupSeconds: 1",
+        )
+}
+
+#[test]
+fn seed_000_kurl_and_embedded_cluster_specs_run_end_to_end() {
+    let d = tempfile::tempdir().unwrap();
+    let bench = d.path().join("etcd");
+    for (file, result, title, last) in [
+        (
+            "seed000-support-bundle.yaml",
+            "filesystem-latency-two-minute-benchmark",
+            "   --- PASS Filesystem Performance",
+            "--- PASS   filesystem-performance",
+        ),
+        (
+            "kurl-style-host-preflight.yaml",
+            "filesystem-write-latency-etcd",
+            "   --- PASS Filesystem Performance",
+            "--- PASS   kurl-builtin",
+        ),
+        (
+            "embedded-cluster-style.yaml",
+            "embedded-cluster-path-usage",
+            "   --- PASS Filesystem Write Latency",
+            "--- PASS   embedded-cluster",
+        ),
+    ] {
+        std::fs::write(d.path().join(file), fixture(file, &bench)).unwrap();
+        let o = preflight(&["--output", "out", file], d.path());
+        let (out, err) = (text(&o.stdout), text(&o.stderr));
+        assert_eq!(o.status.code(), Some(0), "{file}: {out}{err}");
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines[1], title, "{file}: {out}");
+        assert!(lines[2].starts_with("      --- "), "{file}: {out}");
+        assert!(!lines[2].contains("{{"), "{file}: {out}");
+        assert_eq!(lines[lines.len() - 2], last, "{file}: {out}");
+        let res = d.path().join(format!(
+            "out/host-collectors/filesystemPerformance/{result}.json"
+        ));
+        assert!(res.is_file(), "{file}: no {}", res.display());
+        assert_eq!(
+            std::fs::read_dir(&bench).unwrap().count(),
+            0,
+            "{file} left files"
+        );
+        match file {
+            "kurl-style-host-preflight.yaml" => {
+                assert!(
+                    err.contains("'operationSizeBytes' is read as 'operationSize' (2300 bytes)"),
+                    "{err}"
+                );
+                assert!(err.contains("skipped (iogauge runs filesystemPerformance only): collectors: cpu, analyzers: cpu"), "{err}");
+            }
+            "embedded-cluster-style.yaml" => {
+                assert!(
+                    lines[2].contains(", which is better than the 10 ms requirement."),
+                    "{out}"
+                );
+                assert_eq!(lines[3], "      --- Strict: true");
+                let o = preflight(
+                    &["--analyze-only", "out", "--format", "yaml", file],
+                    d.path(),
+                );
+                let y = text(&o.stdout);
+                assert!(
+                    y.starts_with("pass:\n- title: Filesystem Write Latency\n"),
+                    "{y}"
+                );
+                assert!(
+                    y.contains("uri: https://etcd.io/docs/latest/op-guide/hardware/"),
+                    "{y}"
+                );
+                assert!(y.contains("strict: true"), "{y}");
+            }
+            _ => assert!(err.contains("background write: "), "{err}"),
+        }
+    }
+}

@@ -154,7 +154,7 @@ fn collect(
     let res = run(&spec, &RunOptions::default(), stop);
     done.store(true, Ordering::Relaxed);
     let _ = timer.join();
-    let report = match res {
+    let mut report = match res {
         Ok(r) => r,
         Err(RunError::Interrupted) if timed_out.load(Ordering::Relaxed) => {
             stop.store(false, Ordering::Relaxed);
@@ -166,6 +166,30 @@ fn collect(
         SyncPolicy::None => Measure::Write,
         _ => Measure::Sync,
     };
+    // Say what the numbers in <collectorName>.json are, in the full report beside it.
+    report.notes.push(match c.sync {
+        SyncPolicy::None => format!(
+            "{}: neither sync nor datasync is set, so {}.json holds the latency of plain buffered \
+             writes (no sync after them)",
+            c.collector_name, c.collector_name
+        ),
+        policy => format!(
+            "{}: {}.json holds the latency of the {} after each write (jobs[0].sync.lat_ns), as \
+             troubleshoot's fio-based collector reads it; each write together with its {} is \
+             jobs[0].sync.iogauge.write_and_sync_lat_ns, as troubleshoot's original collector timed it",
+            c.collector_name,
+            c.collector_name,
+            if policy == SyncPolicy::Fsync { "fsync" } else { "fdatasync" },
+            if policy == SyncPolicy::Fsync { "fsync" } else { "fdatasync" },
+        ),
+    });
+    if c.sync == SyncPolicy::None {
+        eprintln!(
+            "iogauge preflight: note: collector '{}' sets neither sync nor datasync: its result is \
+             plain write latency",
+            c.collector_name
+        );
+    }
     let r = FsPerfResults::from_report(&report, measure)
         .ok_or_else(|| format!("collector '{}': no latency was measured", c.collector_name))?;
     // Show that the background load was real: what each kind achieved against its target.
