@@ -373,3 +373,39 @@ fn seed_000_kurl_and_embedded_cluster_specs_run_end_to_end() {
         }
     }
 }
+
+#[test]
+fn sigint_stops_the_collector_and_removes_its_files() {
+    let d = tempfile::tempdir().unwrap();
+    let bench = d.path().join("b");
+    let s = spec(
+        &bench,
+        "        timeout: 5m\n        runTime: \"0\"\n",
+        EXAMPLE,
+    )
+    .replace("fileSize: 1Mi", "fileSize: 256Mi");
+    std::fs::write(d.path().join("s.yaml"), s).unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_iogauge"))
+        .args(["preflight", "--output", "out", "s.yaml"])
+        .current_dir(d.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t0 = std::time::Instant::now();
+    while !bench.join("fsperf.0.0").exists() {
+        assert!(t0.elapsed().as_secs() < 10, "benchmark file never appeared");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    // SAFETY: plain kill(2) on our child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("interrupted; removed the files iogauge created"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert_eq!(std::fs::read_dir(&bench).unwrap().count(), 0);
+}
