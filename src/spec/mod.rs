@@ -2,6 +2,7 @@
 //! built-in profiles) produces these types; nothing below `run/` knows where a job came from.
 
 pub mod fio;
+pub mod profiles;
 pub mod suggest;
 pub mod troubleshoot;
 pub mod units;

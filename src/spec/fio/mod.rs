@@ -153,6 +153,17 @@ fn warnings(job: &JobSpec) -> Vec<String> {
     w
 }
 
+/// Applies one fio option (`key`, value or None for a flag) to `job`, with the same checks and
+/// messages as the command line; for translators that describe workloads in fio's terms.
+pub fn apply_option(job: &mut JobSpec, key: &str, value: Option<&str>) -> Result<(), FioError> {
+    let e = Entry {
+        key: key.to_string(),
+        value: value.map(str::to_string),
+        origin: Origin::CommandLine,
+    };
+    apply(job, &e)
+}
+
 /// Parses `iogauge fio` arguments. `env` looks up `${NAME}` in job files; `stdin` feeds job file `-`.
 pub fn parse_fio_args(
     args: &[String],

@@ -1,0 +1,335 @@
+//! Built-in profiles for `iogauge check`: data files in `profiles/` (workload in fio's terms,
+//! criteria with their sources, reference results), compiled in and validated by tests.
+
+use crate::spec::fio::apply_option;
+use crate::spec::units::parse_go_duration;
+use crate::spec::{JobSpec, SizeSpec};
+use serde::Deserialize;
+use std::path::Path;
+
+/// The numbers a profile can judge, read from a run's report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MetricKey {
+    /// p99 of the fsync/fdatasync latency, ns.
+    SyncP99,
+    WriteIops,
+    ReadIops,
+}
+
+impl MetricKey {
+    pub fn name(&self) -> &'static str {
+        match self {
+            MetricKey::SyncP99 => "sync_p99",
+            MetricKey::WriteIops => "write_iops",
+            MetricKey::ReadIops => "read_iops",
+        }
+    }
+
+    /// Unit of the value: ns for latencies, IOPS for rates.
+    pub fn unit(&self) -> &'static str {
+        match self {
+            MetricKey::SyncP99 => "ns",
+            _ => "IOPS",
+        }
+    }
+
+    pub fn is_latency(&self) -> bool {
+        matches!(self, MetricKey::SyncP99)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Better {
+    Lower,
+    Higher,
+}
+
+/// A threshold as written: a Go duration for latencies (`10ms`), a number for rates.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum Amount {
+    Number(f64),
+    Text(String),
+}
+
+impl Amount {
+    /// The value in the metric's unit (ns or IOPS).
+    pub fn value(&self) -> Result<f64, String> {
+        match self {
+            Amount::Number(n) => Ok(*n),
+            Amount::Text(t) => parse_go_duration(t).map(|d| d.as_nanos() as f64),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Metric {
+    pub key: MetricKey,
+    pub label: String,
+    pub better: Better,
+    /// Pass when strictly below (lower) or at least (higher) this.
+    pub pass: Amount,
+    /// Warn instead of fail when strictly below (lower) or at least (higher) this.
+    pub warn: Option<Amount>,
+    pub pass_label: Option<String>,
+    pub warn_label: Option<String>,
+    pub fail_label: Option<String>,
+    pub source: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Guidance {
+    pub value: f64,
+    pub label: String,
+}
+
+/// A number reported next to guidance values, without a verdict.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Info {
+    pub key: MetricKey,
+    pub label: String,
+    pub guidance: Vec<Guidance>,
+}
+
+/// A published result of the same workload on a real system.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Reference {
+    pub system: String,
+    pub sync_p99: Option<Amount>,
+    pub write_iops: Option<f64>,
+    pub read_iops: Option<f64>,
+}
+
+impl Reference {
+    pub fn get(&self, k: MetricKey) -> Option<f64> {
+        match k {
+            MetricKey::SyncP99 => self.sync_p99.as_ref().and_then(|a| a.value().ok()),
+            MetricKey::WriteIops => self.write_iops,
+            MetricKey::ReadIops => self.read_iops,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Profile {
+    pub name: String,
+    pub title: String,
+    /// fio options (`key=value` or a flag), applied in order.
+    pub workload: Vec<String>,
+    /// Which of size, runtime, ramp_time `--scale` shrinks.
+    #[serde(default)]
+    pub scale: Vec<String>,
+    pub metrics: Vec<Metric>,
+    #[serde(default)]
+    pub info: Vec<Info>,
+    #[serde(default)]
+    pub references: Vec<Reference>,
+}
+
+const SOURCES: [(&str, &str); 4] = [
+    ("etcd", include_str!("../../../profiles/etcd.yaml")),
+    (
+        "etcd-large",
+        include_str!("../../../profiles/etcd-large.yaml"),
+    ),
+    (
+        "sync-iops",
+        include_str!("../../../profiles/sync-iops.yaml"),
+    ),
+    ("gitlab", include_str!("../../../profiles/gitlab.yaml")),
+];
+
+/// Profiles `iogauge check` runs when none is named, in order.
+pub const DEFAULT_SUITE: [&str; 3] = ["etcd", "sync-iops", "gitlab"];
+
+pub fn names() -> impl Iterator<Item = &'static str> {
+    SOURCES.iter().map(|(n, _)| *n)
+}
+
+/// The built-in profile `name`.
+pub fn get(name: &str) -> Result<Profile, String> {
+    let (_, text) = SOURCES.iter().find(|(n, _)| *n == name).ok_or_else(|| {
+        let known: Vec<&str> = names().collect();
+        match crate::spec::suggest::closest(name, known.iter().copied()) {
+            Some(near) => format!("unknown profile '{name}'; did you mean '{near}'?"),
+            None => format!(
+                "unknown profile '{name}'; the profiles are {}",
+                known.join(", ")
+            ),
+        }
+    })?;
+    serde_yaml::from_str(text).map_err(|e| format!("built-in profile '{name}' is broken: {e}"))
+}
+
+/// How to adapt a profile's workload for one run.
+#[derive(Debug, Clone, Default)]
+pub struct Tuning {
+    /// Shrink sizes and times by this factor (0 < scale ≤ 1); 1 = as published.
+    pub scale: f64,
+    /// Replace the runtime of time-based profiles.
+    pub duration: Option<std::time::Duration>,
+    /// Replace the size.
+    pub size: Option<u64>,
+}
+
+impl Profile {
+    /// The job to run in `dir`.
+    pub fn job(&self, dir: &Path, t: &Tuning) -> Result<JobSpec, String> {
+        let mut job = JobSpec {
+            name: self.name.clone(),
+            ..JobSpec::default()
+        };
+        for opt in &self.workload {
+            let (k, v) = match opt.split_once('=') {
+                Some((k, v)) => (k, Some(v)),
+                None => (opt.as_str(), None),
+            };
+            apply_option(&mut job, k, v).map_err(|e| format!("profile '{}': {e}", self.name))?;
+        }
+        job.directory = Some(dir.to_path_buf());
+        let scaled = |what: &str| t.scale < 1.0 && self.scale.iter().any(|s| s == what);
+        if scaled("size") {
+            if let Some(SizeSpec::Bytes(b)) = job.size {
+                // Keep whole blocks and at least 1 MiB, so there is something to measure.
+                let bs = job.bs[1].max(job.bs[0]);
+                let b = ((b as f64 * t.scale) as u64).max(1 << 20);
+                job.size = Some(SizeSpec::Bytes(b / bs * bs));
+            }
+        }
+        if scaled("runtime") {
+            job.runtime = job
+                .runtime
+                .map(|r| r.mul_f64(t.scale).max(std::time::Duration::from_secs(1)));
+        }
+        if scaled("ramp_time") {
+            job.ramp_time = job.ramp_time.mul_f64(t.scale);
+        }
+        if let Some(s) = t.size {
+            job.size = Some(SizeSpec::Bytes(s));
+        }
+        if let (Some(d), true) = (t.duration, job.time_based) {
+            job.runtime = Some(d);
+        }
+        Ok(job)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn every_profile_loads_and_builds_its_job() {
+        for n in names() {
+            let p = get(n).unwrap();
+            assert_eq!(p.name, n);
+            for m in &p.metrics {
+                m.pass.value().unwrap();
+                if let Some(w) = &m.warn {
+                    w.value().unwrap();
+                }
+            }
+            for r in &p.references {
+                assert!(
+                    r.get(MetricKey::SyncP99).is_some()
+                        || r.write_iops.is_some()
+                        || r.read_iops.is_some()
+                );
+            }
+            p.job(
+                Path::new("/tmp"),
+                &Tuning {
+                    scale: 1.0,
+                    ..Tuning::default()
+                },
+            )
+            .unwrap();
+        }
+        for n in DEFAULT_SUITE {
+            get(n).unwrap();
+        }
+    }
+
+    #[test]
+    fn the_etcd_profile_is_the_ibm_recipe() {
+        let j = get("etcd")
+            .unwrap()
+            .job(
+                Path::new("/d"),
+                &Tuning {
+                    scale: 1.0,
+                    ..Tuning::default()
+                },
+            )
+            .unwrap();
+        assert_eq!(j.bs, [2300; 3]);
+        assert_eq!(j.fdatasync, 1);
+        assert_eq!(j.ioengine, crate::spec::IoEngine::Sync);
+        assert_eq!(j.size, Some(SizeSpec::Bytes(22 << 20)));
+        assert_eq!(j.directory.as_deref(), Some(Path::new("/d")));
+    }
+
+    #[test]
+    fn scale_and_overrides() {
+        let p = get("sync-iops").unwrap();
+        let j = p
+            .job(
+                Path::new("/d"),
+                &Tuning {
+                    scale: 0.1,
+                    ..Tuning::default()
+                },
+            )
+            .unwrap();
+        assert_eq!(j.runtime, Some(Duration::from_secs(6)));
+        assert_eq!(j.ramp_time, Duration::from_millis(200));
+        assert_eq!(j.size, Some(SizeSpec::Bytes(107_372_544)));
+        let j = p
+            .job(
+                Path::new("/d"),
+                &Tuning {
+                    scale: 1.0,
+                    duration: Some(Duration::from_secs(5)),
+                    size: Some(8 << 20),
+                },
+            )
+            .unwrap();
+        assert_eq!(
+            (j.runtime, j.size),
+            (Some(Duration::from_secs(5)), Some(SizeSpec::Bytes(8 << 20)))
+        );
+        // The etcd recipe is size-bound: a duration does not apply, a tiny scale keeps 1 MiB.
+        let e = get("etcd").unwrap();
+        let j = e
+            .job(
+                Path::new("/d"),
+                &Tuning {
+                    scale: 0.001,
+                    duration: Some(Duration::from_secs(5)),
+                    size: None,
+                },
+            )
+            .unwrap();
+        assert_eq!(j.runtime, None);
+        assert_eq!(j.size, Some(SizeSpec::Bytes((1 << 20) / 2300 * 2300)));
+    }
+
+    #[test]
+    fn unknown_profiles_get_a_suggestion() {
+        assert_eq!(
+            get("etdc").unwrap_err(),
+            "unknown profile 'etdc'; did you mean 'etcd'?"
+        );
+        assert!(get("zzzzzzzz")
+            .unwrap_err()
+            .starts_with("unknown profile 'zzzzzzzz'; the profiles are etcd, "));
+    }
+}
