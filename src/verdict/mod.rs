@@ -3,3 +3,4 @@
 
 pub mod fsperf;
 pub mod godur;
+pub mod profile;
