@@ -1,5 +1,6 @@
 //! Command-line dispatch and exit codes. Only this module writes to stdout.
 
+pub mod check;
 pub mod fio;
 pub mod preflight;
 
@@ -14,17 +15,19 @@ const USAGE: &str = "\
 iogauge: measure whether a disk or filesystem is good enough for what runs on it.
 
 Usage:
+  iogauge check [PROFILE...] [--dir DIR]   is this disk good enough? (etcd, sync-iops, gitlab, ...)
   iogauge fio [FIO OPTIONS] [JOBFILE...]   run fio command lines and job files unchanged
   iogauge preflight [OPTIONS] SPEC.yaml... run troubleshoot filesystemPerformance checks, no fio needed
   iogauge --version
   iogauge --help
 
-Run 'iogauge fio --help' or 'iogauge preflight --help' for their options.
+Run 'iogauge check --help', 'iogauge fio --help' or 'iogauge preflight --help' for their options.
 ";
 
 pub fn main() -> i32 {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
+        Some("check") => check::main(&args[1..]),
         Some("fio") => fio::main(&args[1..]),
         Some("preflight") => preflight::main(&args[1..]),
         Some("--version") | Some("-V") => {
@@ -36,7 +39,7 @@ pub fn main() -> i32 {
             EXIT_OK
         }
         Some(other) => {
-            eprintln!("iogauge: unknown command '{other}'; expected 'fio' or 'preflight'. Run 'iogauge --help'.");
+            eprintln!("iogauge: unknown command '{other}'; expected 'check', 'fio' or 'preflight'. Run 'iogauge --help'.");
             EXIT_USAGE
         }
         None => {

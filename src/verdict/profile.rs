@@ -128,13 +128,13 @@ pub fn rank_line(p: &Profile, m: &Metric, value: f64) -> Option<String> {
         Better::Higher => ("more", "over"),
     };
     let mut s = format!("{}: ", show(m.key, value));
-    s.push_str(&match beaten {
-        b if b == n => format!("{word} than all {n} reference systems"),
-        0 => format!(
-            "{} than all {n} reference systems",
-            if word == "faster" { "slower" } else { "fewer" }
-        ),
-        b => format!("{word} than {b} of {n} reference systems"),
+    let worse = if word == "faster" { "slower" } else { "fewer" };
+    s.push_str(&match (beaten, n) {
+        (1, 1) => format!("{word} than the one reference system"),
+        (0, 1) => format!("{worse} than the one reference system"),
+        (b, n) if b == n => format!("{word} than all {n} reference systems"),
+        (0, n) => format!("{worse} than all {n} reference systems"),
+        (b, n) => format!("{word} than {b} of {n} reference systems"),
     });
     let limit = m.pass.value().ok()?;
     let ratio = match m.better {
@@ -217,7 +217,7 @@ mod tests {
         let s = get("sync-iops").unwrap();
         assert_eq!(
             rank_line(&s, &s.metrics[0], 640.0).unwrap(),
-            "640 IOPS: fewer than all 1 reference systems"
+            "640 IOPS: fewer than the one reference system"
         );
     }
 
