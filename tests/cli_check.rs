@@ -26,7 +26,7 @@ fn empty(d: &Path) -> bool {
 fn every_profile_runs_at_reduced_scale_and_leaves_nothing() {
     let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let dir = d.path().to_str().unwrap();
-    for p in ["etcd", "etcd-large", "sync-iops", "gitlab"] {
+    for p in ["etcd", "etcd-large", "sync-iops", "gitlab", "small-files"] {
         let o = check(
             &[p, "--dir", dir, "--scale", "0.05", "--duration", "2s"],
             d.path(),
@@ -42,11 +42,52 @@ fn every_profile_runs_at_reduced_scale_and_leaves_nothing() {
             err.starts_with(&format!("iogauge check: {p}: ")),
             "{p}: {err}"
         );
-        if p != "etcd-large" {
+        if p == "small-files" {
+            assert!(
+                out.contains("\n        p99 per-file create (open, write, close): "),
+                "{out}"
+            );
+            assert!(err.contains(": 50 files of 5 bytes in "), "{err}");
+        } else if p != "etcd-large" {
             assert!(out.contains("\n        rank: "), "{p}: {out}");
         }
         assert!(empty(d.path()), "{p} left files");
     }
+}
+
+#[test]
+fn the_default_suite_runs_all_four_profiles() {
+    let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let o = check(
+        &[
+            "--dir",
+            d.path().to_str().unwrap(),
+            "--scale",
+            "0.02",
+            "--duration",
+            "1s",
+            "--format",
+            "json",
+        ],
+        d.path(),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let names: Vec<&str> = v["profiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["profile"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["etcd", "sync-iops", "small-files", "gitlab"]);
+    let sf = &v["profiles"][2];
+    assert_eq!(sf["metric"], "small_files_total");
+    assert_eq!(sf["report"]["files"], 20);
+    assert_eq!(
+        sf["value"].as_f64().unwrap(),
+        sf["report"]["total_ns"].as_f64().unwrap()
+    );
+    assert!(empty(d.path()));
 }
 
 #[test]

@@ -4,11 +4,14 @@
 use super::{EXIT_ERROR, EXIT_FAIL, EXIT_OK, EXIT_USAGE, EXIT_WARN};
 use crate::report::json::render_json;
 use crate::report::Report;
+use crate::run::small_files::run_small_files;
 use crate::run::{run, RunError, RunOptions};
+use crate::spec::profiles::SmallFiles;
 use crate::spec::profiles::{self, Profile, Tuning, DEFAULT_SUITE};
 use crate::spec::troubleshoot::OutcomeKind;
 use crate::spec::units::{parse_go_duration, parse_k8s_quantity};
 use crate::spec::{IoEngine, JobSpec, RunSpec, SizeSpec, DDIR_READ, DDIR_WRITE};
+use crate::verdict::profile::Measured;
 use crate::verdict::profile::{judge, metric_value, rank, rank_line, show, threshold_text};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -158,8 +161,27 @@ fn memory_backed(dir: &Path) -> Option<&'static str> {
     }
 }
 
+/// What a profile runs.
+enum Work {
+    Job(Box<JobSpec>),
+    SmallFiles(SmallFiles),
+}
+
 /// What the run will do, for the line printed before it starts.
-fn plan_line(p: &Profile, job: &JobSpec, dir: &Path) -> String {
+fn plan_line(p: &Profile, work: &Work, dir: &Path) -> String {
+    let job = match work {
+        Work::Job(j) => j,
+        Work::SmallFiles(s) => {
+            return format!(
+                "iogauge check: {}: {}: {} files of {} bytes in {}, created then read back, usually seconds",
+                p.name,
+                p.title,
+                s.files,
+                s.size,
+                dir.display()
+            )
+        }
+    };
     let size = match job.size {
         Some(SizeSpec::Bytes(b)) => format!("{:.0} MiB", b as f64 / (1u64 << 20) as f64),
         _ => "?".into(),
@@ -217,13 +239,13 @@ struct Outcome {
     metrics: Vec<Value>,
     text: Vec<String>,
     warnings: Vec<String>,
-    report: Report,
+    report: Measured,
 }
 
 fn evaluate(
     p: Profile,
-    job: &JobSpec,
-    report: Report,
+    work: &Work,
+    report: Measured,
     shortened: bool,
     fs: Option<&str>,
 ) -> Outcome {
@@ -283,15 +305,24 @@ fn evaluate(
                     )
                 })
                 .collect();
-            text.push(format!(
-                "        {}: {} ({})",
-                i.label,
-                show(i.key, v),
-                g.join("; ")
-            ));
+            let guidance = if g.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", g.join("; "))
+            };
+            text.push(format!("        {}: {}{guidance}", i.label, show(i.key, v)));
         }
     }
-    let mut w = warnings(job, &report, fs);
+    let mut w = match (work, &report) {
+        (Work::Job(job), Measured::Fio(r)) => warnings(job, r, fs),
+        _ => fs
+            .map(|fs| {
+                vec![format!(
+                    "the directory is on {fs}, not on a disk; point --dir at the disk you mean"
+                )]
+            })
+            .unwrap_or_default(),
+    };
     if shortened {
         w.insert(
             0,
@@ -366,22 +397,25 @@ pub fn main(args: &[String]) -> i32 {
                 return EXIT_USAGE;
             }
         };
-        let job = match p.job(&a.dir, &a.tuning) {
-            Ok(j) => j,
-            Err(e) => {
-                eprintln!("iogauge check: {e}");
-                return EXIT_USAGE;
-            }
+        let work = match p.small_files(&a.tuning) {
+            Some(s) => Work::SmallFiles(s),
+            None => match p.job(&a.dir, &a.tuning) {
+                Ok(j) => Work::Job(Box::new(j)),
+                Err(e) => {
+                    eprintln!("iogauge check: {e}");
+                    return EXIT_USAGE;
+                }
+            },
         };
-        plan.push((p, job));
+        plan.push((p, work));
     }
     if let Err(e) = check_dir(&a.dir) {
         eprintln!("iogauge check: {e}");
         return EXIT_USAGE;
     }
     let fs = memory_backed(&a.dir);
-    for (p, job) in &plan {
-        eprintln!("{}", plan_line(p, job, &a.dir));
+    for (p, work) in &plan {
+        eprintln!("{}", plan_line(p, work, &a.dir));
     }
     let stop = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
@@ -390,9 +424,14 @@ pub fn main(args: &[String]) -> i32 {
     }
     let shortened = a.tuning.scale < 1.0 || a.tuning.duration.is_some() || a.tuning.size.is_some();
     let mut outcomes = Vec::new();
-    for (p, job) in plan {
-        match run_job(job.clone(), a.keep_files, &stop) {
-            Ok(r) => outcomes.push(evaluate(p, &job, r, shortened, fs)),
+    for (p, work) in plan {
+        let measured = match &work {
+            Work::Job(job) => run_job((**job).clone(), a.keep_files, &stop).map(Measured::Fio),
+            Work::SmallFiles(s) => run_small_files(&a.dir, s.files, s.size, a.keep_files, &stop)
+                .map(Measured::SmallFiles),
+        };
+        match measured {
+            Ok(r) => outcomes.push(evaluate(p, &work, r, shortened, fs)),
             Err(e) => {
                 eprintln!("iogauge check: {}: {e}", p.name);
                 return if matches!(e, RunError::EngineUnavailable(_)) {
@@ -427,7 +466,10 @@ pub fn main(args: &[String]) -> i32 {
                     "metrics": o.metrics,
                     "shortened": shortened,
                     "warnings": o.warnings,
-                    "report": serde_json::from_str::<Value>(&render_json(&o.report, false)).unwrap_or(Value::Null),
+                    "report": match &o.report {
+                        Measured::Fio(r) => serde_json::from_str::<Value>(&render_json(r, false)).unwrap_or(Value::Null),
+                        Measured::SmallFiles(s) => s.to_json(),
+                    },
                 })
             }).collect::<Vec<_>>(),
         });

@@ -3,6 +3,7 @@
 
 pub mod json;
 pub mod normal;
+pub mod small_files;
 pub mod terse;
 pub mod troubleshoot;
 pub mod units;

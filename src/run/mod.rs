@@ -8,6 +8,7 @@ pub mod engines;
 pub mod monitor;
 pub mod plan;
 pub mod queue_worker;
+pub mod small_files;
 pub mod source;
 pub mod worker;
 

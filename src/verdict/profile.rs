@@ -1,26 +1,48 @@
 //! Verdicts of `iogauge check` profiles: a metric against its thresholds (boundaries as the
 //! profile states them), and a rank against the profile's reference systems.
 
+use crate::report::small_files::SmallFilesReport;
 use crate::report::Report;
 use crate::spec::profiles::{Better, Metric, MetricKey, Profile};
 use crate::spec::troubleshoot::OutcomeKind;
 use crate::spec::{DDIR_READ, DDIR_WRITE};
 
-/// The value of `k` in a run's first job; None when it was not measured.
-pub fn metric_value(r: &Report, k: MetricKey) -> Option<f64> {
-    let j = r.jobs.first()?;
-    match k {
-        MetricKey::SyncP99 => j
-            .sync
-            .lat
-            .percentiles
-            .iter()
-            .find(|(p, _)| *p == 99.0)
-            .map(|(_, v)| *v as f64),
-        MetricKey::WriteIops => {
-            (j.dirs[DDIR_WRITE].total_ios > 0).then_some(j.dirs[DDIR_WRITE].iops)
+/// What a profile's run produced.
+#[derive(Debug, Clone)]
+pub enum Measured {
+    Fio(Report),
+    SmallFiles(SmallFilesReport),
+}
+
+/// The value of `k` in a run; None when it was not measured.
+pub fn metric_value(m: &Measured, k: MetricKey) -> Option<f64> {
+    match m {
+        Measured::Fio(r) => {
+            let j = r.jobs.first()?;
+            match k {
+                MetricKey::SyncP99 => j
+                    .sync
+                    .lat
+                    .percentiles
+                    .iter()
+                    .find(|(p, _)| *p == 99.0)
+                    .map(|(_, v)| *v as f64),
+                MetricKey::WriteIops => {
+                    (j.dirs[DDIR_WRITE].total_ios > 0).then_some(j.dirs[DDIR_WRITE].iops)
+                }
+                MetricKey::ReadIops => {
+                    (j.dirs[DDIR_READ].total_ios > 0).then_some(j.dirs[DDIR_READ].iops)
+                }
+                _ => None,
+            }
         }
-        MetricKey::ReadIops => (j.dirs[DDIR_READ].total_ios > 0).then_some(j.dirs[DDIR_READ].iops),
+        Measured::SmallFiles(s) => match k {
+            MetricKey::SmallFilesTotal => Some(s.total_ns() as f64),
+            MetricKey::FilesPerSec => Some(s.files_per_sec()),
+            MetricKey::CreateP99 => SmallFilesReport::p99(&s.create).map(|v| v as f64),
+            MetricKey::ReadP99 => SmallFilesReport::p99(&s.read).map(|v| v as f64),
+            _ => None,
+        },
     }
 }
 
@@ -46,8 +68,14 @@ pub fn judge(m: &Metric, value: f64) -> OutcomeKind {
 
 /// A value in the metric's natural words: `0.27 ms`, `4573 IOPS`.
 pub fn show(k: MetricKey, v: f64) -> String {
+    if k == MetricKey::FilesPerSec {
+        return format!("{v:.0} files/s");
+    }
     if k.is_latency() {
         let ms = v / 1e6;
+        if ms >= 1000.0 {
+            return format!("{:.2} s", ms / 1000.0).replace(".00 s", " s");
+        }
         if ms < 0.01 {
             format!("{:.1} µs", v / 1e3)
         } else if ms.fract() == 0.0 {

@@ -15,6 +15,12 @@ pub enum MetricKey {
     SyncP99,
     WriteIops,
     ReadIops,
+    /// Small-files test: create plus read-back time, ns.
+    SmallFilesTotal,
+    FilesPerSec,
+    /// Small-files test: p99 per-file create / read, ns.
+    CreateP99,
+    ReadP99,
 }
 
 impl MetricKey {
@@ -23,19 +29,30 @@ impl MetricKey {
             MetricKey::SyncP99 => "sync_p99",
             MetricKey::WriteIops => "write_iops",
             MetricKey::ReadIops => "read_iops",
+            MetricKey::SmallFilesTotal => "small_files_total",
+            MetricKey::FilesPerSec => "files_per_sec",
+            MetricKey::CreateP99 => "create_p99",
+            MetricKey::ReadP99 => "read_p99",
         }
     }
 
     /// Unit of the value: ns for latencies, IOPS for rates.
     pub fn unit(&self) -> &'static str {
         match self {
-            MetricKey::SyncP99 => "ns",
+            MetricKey::FilesPerSec => "files/s",
+            k if k.is_latency() => "ns",
             _ => "IOPS",
         }
     }
 
     pub fn is_latency(&self) -> bool {
-        matches!(self, MetricKey::SyncP99)
+        matches!(
+            self,
+            MetricKey::SyncP99
+                | MetricKey::SmallFilesTotal
+                | MetricKey::CreateP99
+                | MetricKey::ReadP99
+        )
     }
 }
 
@@ -112,6 +129,7 @@ impl Reference {
             MetricKey::SyncP99 => self.sync_p99.as_ref().and_then(|a| a.value().ok()),
             MetricKey::WriteIops => self.write_iops,
             MetricKey::ReadIops => self.read_iops,
+            _ => None,
         }
     }
 }
@@ -122,7 +140,10 @@ pub struct Profile {
     pub name: String,
     pub title: String,
     /// fio options (`key=value` or a flag), applied in order.
+    #[serde(default)]
     pub workload: Vec<String>,
+    /// Instead of a fio workload: GitLab's small-files test.
+    pub small_files: Option<SmallFiles>,
     /// Which of size, runtime, ramp_time `--scale` shrinks.
     #[serde(default)]
     pub scale: Vec<String>,
@@ -133,7 +154,25 @@ pub struct Profile {
     pub references: Vec<Reference>,
 }
 
-const SOURCES: [(&str, &str); 4] = [
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SmallFiles {
+    pub files: u32,
+    pub size: usize,
+}
+
+impl Profile {
+    /// The small-files test as tuned: `--scale` shrinks the number of files (at least 10).
+    pub fn small_files(&self, t: &Tuning) -> Option<SmallFiles> {
+        let mut s = self.small_files?;
+        if t.scale < 1.0 && self.scale.iter().any(|x| x == "files") {
+            s.files = ((s.files as f64 * t.scale) as u32).max(10);
+        }
+        Some(s)
+    }
+}
+
+const SOURCES: [(&str, &str); 5] = [
     ("etcd", include_str!("../../../profiles/etcd.yaml")),
     (
         "etcd-large",
@@ -144,10 +183,14 @@ const SOURCES: [(&str, &str); 4] = [
         include_str!("../../../profiles/sync-iops.yaml"),
     ),
     ("gitlab", include_str!("../../../profiles/gitlab.yaml")),
+    (
+        "small-files",
+        include_str!("../../../profiles/small-files.yaml"),
+    ),
 ];
 
 /// Profiles `iogauge check` runs when none is named, in order.
-pub const DEFAULT_SUITE: [&str; 3] = ["etcd", "sync-iops", "gitlab"];
+pub const DEFAULT_SUITE: [&str; 4] = ["etcd", "sync-iops", "small-files", "gitlab"];
 
 pub fn names() -> impl Iterator<Item = &'static str> {
     SOURCES.iter().map(|(n, _)| *n)
@@ -243,6 +286,9 @@ mod tests {
                         || r.write_iops.is_some()
                         || r.read_iops.is_some()
                 );
+            }
+            if p.small_files.is_some() {
+                continue;
             }
             p.job(
                 Path::new("/tmp"),

@@ -1,0 +1,54 @@
+//! Result of the small-files test (`iogauge check small-files`): per-phase times and per-file
+//! latency summaries.
+
+use super::LatSummary;
+use serde_json::{json, Value};
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SmallFilesReport {
+    pub files: u32,
+    pub file_size: u64,
+    /// Wall time of the create phase and of the read-back phase, ns.
+    pub create_ns: u64,
+    pub read_ns: u64,
+    /// Per-file open+write+close and open+read+close.
+    pub create: LatSummary,
+    pub read: LatSummary,
+}
+
+impl SmallFilesReport {
+    pub fn total_ns(&self) -> u64 {
+        self.create_ns + self.read_ns
+    }
+
+    /// Files created and read back per second over the whole test.
+    pub fn files_per_sec(&self) -> f64 {
+        2.0 * self.files as f64 / (self.total_ns().max(1) as f64 / 1e9)
+    }
+
+    pub fn p99(s: &LatSummary) -> Option<u64> {
+        s.percentiles
+            .iter()
+            .find(|(q, _)| *q == 99.0)
+            .map(|(_, v)| *v)
+    }
+
+    pub fn to_json(&self) -> Value {
+        let lat = |s: &LatSummary| {
+            json!({
+                "min_ns": s.min, "max_ns": s.max, "mean_ns": s.mean, "N": s.n,
+                "percentile": s.percentiles.iter().map(|(q, v)| (format!("{q:.6}"), json!(v))).collect::<serde_json::Map<_, _>>(),
+            })
+        };
+        json!({
+            "files": self.files,
+            "file_size": self.file_size,
+            "create_ns": self.create_ns,
+            "read_ns": self.read_ns,
+            "total_ns": self.total_ns(),
+            "files_per_sec": self.files_per_sec(),
+            "create": lat(&self.create),
+            "read": lat(&self.read),
+        })
+    }
+}

@@ -1,0 +1,133 @@
+//! GitLab's small-files test: create N small files, then read them all back, each phase timed and
+//! each file's open+write+close (or open+read+close) recorded. Buffered, no fsync, as the shell
+//! loop GitLab documents. Every file is registered for cleanup the moment it exists.
+
+use super::clock::now_ns;
+use super::RunError;
+use crate::report::small_files::SmallFilesReport;
+use crate::stats::LatRecorder;
+use crate::workload::cleanup::CreatedFiles;
+use std::io::{Read, Write};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+const PERCENTILES: [f64; 5] = [50.0, 90.0, 99.0, 99.9, 99.99];
+
+fn io_error(op: &'static str, path: &Path, e: std::io::Error) -> RunError {
+    RunError::Io(super::worker::IoFailure {
+        op,
+        path: path.to_path_buf(),
+        offset: 0,
+        errno: e.raw_os_error().unwrap_or(0),
+        message: e.to_string(),
+    })
+}
+
+/// Runs the test in `dir` with `count` files of `size` bytes; removes them unless `keep`.
+pub fn run_small_files(
+    dir: &Path,
+    count: u32,
+    size: usize,
+    keep: bool,
+    stop: &AtomicBool,
+) -> Result<SmallFilesReport, RunError> {
+    let created = CreatedFiles::new();
+    let res = phases(dir, count, size, &created, stop);
+    if !keep {
+        created.remove_all();
+    }
+    if stop.load(Ordering::Relaxed) {
+        return Err(RunError::Interrupted);
+    }
+    res
+}
+
+fn phases(
+    dir: &Path,
+    count: u32,
+    size: usize,
+    created: &CreatedFiles,
+    stop: &AtomicBool,
+) -> Result<SmallFilesReport, RunError> {
+    let pid = std::process::id();
+    let paths: Vec<_> = (0..count)
+        .map(|i| dir.join(format!("iogauge-small.{pid}.{i}")))
+        .collect();
+    let data = vec![b'x'; size];
+    let mut buf = vec![0u8; size];
+    let mut create = LatRecorder::new(count as usize);
+    let mut read = LatRecorder::new(count as usize);
+
+    let t0 = now_ns();
+    for p in &paths {
+        if stop.load(Ordering::Relaxed) {
+            return Err(RunError::Interrupted);
+        }
+        let s = now_ns();
+        // create_new: never touch a file iogauge did not create.
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(p)
+            .map_err(|e| io_error("create", p, e))?;
+        created.register(p);
+        f.write_all(&data).map_err(|e| io_error("write", p, e))?;
+        drop(f);
+        create.record(now_ns() - s);
+    }
+    let t1 = now_ns();
+    for p in &paths {
+        if stop.load(Ordering::Relaxed) {
+            return Err(RunError::Interrupted);
+        }
+        let s = now_ns();
+        let mut f = std::fs::File::open(p).map_err(|e| io_error("open", p, e))?;
+        f.read_exact(&mut buf).map_err(|e| io_error("read", p, e))?;
+        drop(f);
+        read.record(now_ns() - s);
+    }
+    let t2 = now_ns();
+    Ok(SmallFilesReport {
+        files: count,
+        file_size: size as u64,
+        create_ns: t1 - t0,
+        read_ns: t2 - t1,
+        create: create.summary(&PERCENTILES, true, false),
+        read: read.summary(&PERCENTILES, true, false),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn creates_reads_and_removes_every_file() {
+        let d = tempfile::tempdir().unwrap();
+        let r = run_small_files(d.path(), 200, 5, false, &AtomicBool::new(false)).unwrap();
+        assert_eq!((r.files, r.create.n, r.read.n), (200, 200, 200));
+        assert!(r.create.min <= r.create.max && r.read.min <= r.read.max);
+        let p99 = r
+            .create
+            .percentiles
+            .iter()
+            .find(|(q, _)| *q == 99.0)
+            .unwrap()
+            .1;
+        assert!(r.create.min <= p99 && p99 <= r.create.max);
+        // Each phase takes at least the sum of its per-file times.
+        assert!(r.create_ns as f64 >= r.create.mean * 200.0);
+        assert!(std::fs::read_dir(d.path()).unwrap().next().is_none());
+        let kept = run_small_files(d.path(), 3, 5, true, &AtomicBool::new(false)).unwrap();
+        assert_eq!(kept.files, 3);
+        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 3);
+    }
+
+    #[test]
+    fn stop_removes_what_was_created() {
+        let d = tempfile::tempdir().unwrap();
+        let e = run_small_files(d.path(), 50, 5, false, &AtomicBool::new(true)).unwrap_err();
+        assert!(matches!(e, RunError::Interrupted));
+        assert!(std::fs::read_dir(d.path()).unwrap().next().is_none());
+    }
+}
