@@ -1,6 +1,7 @@
 //! `iogauge check [PROFILE…]`: runs built-in profiles in a directory and gives a verdict per
 //! profile with the number, its threshold and source, and a rank against reference systems.
 
+use super::progress::Bar;
 use super::{EXIT_ERROR, EXIT_FAIL, EXIT_OK, EXIT_USAGE, EXIT_WARN};
 use crate::report::json::render_json;
 use crate::report::Report;
@@ -13,6 +14,7 @@ use crate::spec::units::{parse_go_duration, parse_k8s_quantity};
 use crate::spec::{IoEngine, JobSpec, RunSpec, SizeSpec, DDIR_READ, DDIR_WRITE};
 use crate::verdict::profile::Measured;
 use crate::verdict::profile::{judge, metric_value, rank, rank_line, show, threshold_text};
+use indicatif::ProgressDrawTarget;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -355,25 +357,29 @@ fn run_job(job: JobSpec, keep_files: bool, stop: &AtomicBool) -> Result<Report, 
         keep_files,
         ..RunSpec::default()
     };
+    // Progress on an indicatif bar, only when stderr is a terminal.
+    // SAFETY: isatty only inspects the descriptor.
+    let bar = (unsafe { libc::isatty(2) } == 1)
+        .then(|| Arc::new(Bar::new(ProgressDrawTarget::stderr(), &job.name)));
     let opts = RunOptions {
-        // SAFETY: isatty only inspects the descriptor.
-        progress: unsafe { libc::isatty(2) == 1 },
+        progress_sink: bar.as_ref().map(|b| b.sink()),
         ..RunOptions::default()
     };
-    match run(&spec(job.clone()), &opts, stop) {
+    let res = match run(&spec(job.clone()), &opts, stop) {
         Err(RunError::EngineUnavailable(why)) if job.ioengine == IoEngine::IoUring => {
             eprintln!("iogauge check: {why}; using libaio instead");
-            run(
-                &spec(JobSpec {
-                    ioengine: IoEngine::Libaio,
-                    ..job
-                }),
-                &opts,
-                stop,
-            )
+            let job = JobSpec {
+                ioengine: IoEngine::Libaio,
+                ..job
+            };
+            run(&spec(job), &opts, stop)
         }
         r => r,
+    };
+    if let Some(b) = bar {
+        b.finish();
     }
+    res
 }
 
 pub fn main(args: &[String]) -> i32 {

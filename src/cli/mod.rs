@@ -3,6 +3,7 @@
 pub mod check;
 pub mod fio;
 pub mod preflight;
+pub mod progress;
 
 /// Exit codes shared with troubleshoot's preflight (DESIGN.md).
 pub const EXIT_OK: i32 = 0;

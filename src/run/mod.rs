@@ -45,10 +45,12 @@ pub enum RunError {
 }
 
 /// How to run (beyond what the jobs say).
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct RunOptions {
-    /// Draw the progress line on stderr.
+    /// Draw fio's progress line on stderr.
     pub progress: bool,
+    /// Or hand progress snapshots to this instead.
+    pub progress_sink: Option<monitor::ProgressSink>,
     /// Samples kept per latency recorder for exact percentiles.
     pub sample_budget: usize,
 }
@@ -57,8 +59,19 @@ impl Default for RunOptions {
     fn default() -> Self {
         RunOptions {
             progress: false,
+            progress_sink: None,
             sample_budget: DEFAULT_SAMPLE_BUDGET,
         }
+    }
+}
+
+impl std::fmt::Debug for RunOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunOptions")
+            .field("progress", &self.progress)
+            .field("progress_sink", &self.progress_sink.is_some())
+            .field("sample_budget", &self.sample_budget)
+            .finish()
     }
 }
 
@@ -261,6 +274,7 @@ fn run_phase(
                 published: pb.clone(),
                 bw_ms: j.bwavgtime_ms,
                 iops_ms: j.iopsavgtime_ms,
+                depth: if j.ioengine.is_async() { j.iodepth } else { 1 },
                 total_bytes: p.input.io_limit,
                 total_ns: j
                     .runtime
@@ -298,7 +312,9 @@ fn run_phase(
         .sample_budget
         .min(crate::stats::sample_budget_for(recorders));
     let (results, traces) = std::thread::scope(|s| {
-        let mon = s.spawn(|| monitor::monitor(&watched, &done, opts.progress));
+        let mon = s.spawn(|| {
+            monitor::monitor(&watched, &done, opts.progress, opts.progress_sink.as_ref())
+        });
         let mut handles = Vec::with_capacity(n);
         for ((p, pb), engine) in prepared.iter().zip(&published).zip(engines) {
             let barrier = &barrier;

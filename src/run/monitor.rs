@@ -27,7 +27,28 @@ pub struct Watched {
     pub total_ns: Option<u64>,
     /// 'R', 'W' or 'M' in the progress line, as fio.
     pub letter: char,
+    /// I/Os the job keeps in flight (for the latency estimate in progress reports).
+    pub depth: u32,
 }
+
+/// A progress snapshot, once a second, for whoever draws it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProgressInfo {
+    /// Jobs still running, and fio's letters for them.
+    pub running: usize,
+    pub letters: String,
+    /// 0..=1 of the whole phase (bytes or time, per job).
+    pub fraction: f64,
+    pub elapsed_s: u64,
+    pub eta_s: u64,
+    /// I/Os per second over the last second, all jobs.
+    pub iops: f64,
+    /// Average time per I/O over the last second, from Little's law (in-flight / IOPS), ns.
+    pub op_ns: Option<f64>,
+}
+
+/// Receives progress snapshots instead of fio's `Jobs:` line.
+pub type ProgressSink = Arc<dyn Fn(&ProgressInfo) + Send + Sync>;
 
 struct State {
     started: bool,
@@ -41,7 +62,13 @@ const POLL_NS: u64 = 20_000_000;
 const PROGRESS_NS: u64 = 1_000_000_000;
 
 /// Run until `done` is set (all workers joined); returns one trace per watched worker.
-pub fn monitor(watched: &[Watched], done: &AtomicBool, progress: bool) -> Vec<Trace> {
+pub fn monitor(
+    watched: &[Watched],
+    done: &AtomicBool,
+    progress: bool,
+    sink: Option<&ProgressSink>,
+) -> Vec<Trace> {
+    let progress = progress || sink.is_some();
     let t0 = now_ns();
     let mut states: Vec<State> = watched
         .iter()
@@ -55,6 +82,7 @@ pub fn monitor(watched: &[Watched], done: &AtomicBool, progress: bool) -> Vec<Tr
         .collect();
     let mut next_progress = t0 + PROGRESS_NS;
     let mut drew = false;
+    let mut last = (t0, 0u64);
     loop {
         let finished = done.load(Ordering::Acquire);
         let now = now_ns();
@@ -83,8 +111,14 @@ pub fn monitor(watched: &[Watched], done: &AtomicBool, progress: bool) -> Vec<Tr
             wake = wake.min(s.next_bw).min(s.next_iops);
         }
         if progress && now >= next_progress {
-            draw_progress(watched, now - t0);
-            drew = true;
+            let info = progress_info(watched, now - t0, &mut last, now);
+            match sink {
+                Some(f) => f(&info),
+                None => {
+                    draw_line(&info);
+                    drew = true;
+                }
+            }
             next_progress += PROGRESS_NS;
         }
         if finished {
@@ -110,7 +144,12 @@ fn load3(a: &[std::sync::atomic::AtomicU64; 3]) -> [u64; 3] {
     ]
 }
 
-fn draw_progress(watched: &[Watched], elapsed_ns: u64) {
+fn progress_info(
+    watched: &[Watched],
+    elapsed_ns: u64,
+    last: &mut (u64, u64),
+    now: u64,
+) -> ProgressInfo {
     let running: Vec<&Watched> = watched
         .iter()
         .filter(|w| w.published.phase.load(Ordering::Relaxed) != PHASE_DONE)
@@ -131,18 +170,40 @@ fn draw_progress(watched: &[Watched], elapsed_ns: u64) {
         frac += f.min(1.0);
     }
     frac /= watched.len().max(1) as f64;
-    let eta = if frac > 0.0 {
+    let eta_s = if frac > 0.0 {
         ((elapsed_ns as f64 / frac - elapsed_ns as f64) / 1e9) as u64
     } else {
         0
     };
+    // Counters restart at the end of ramp_time; a drop just restarts the rate.
+    let ios: u64 = watched
+        .iter()
+        .map(|w| load3(&w.published.ios).iter().sum::<u64>())
+        .sum();
+    let dt = now.saturating_sub(last.0).max(1) as f64 / 1e9;
+    let iops = ios.saturating_sub(last.1) as f64 / dt;
+    *last = (now, ios);
+    let depth: u32 = running.iter().map(|w| w.depth.max(1)).sum();
+    ProgressInfo {
+        running: running.len(),
+        letters,
+        fraction: frac,
+        elapsed_s: elapsed_ns / 1_000_000_000,
+        eta_s,
+        iops,
+        op_ns: (iops > 0.0 && depth > 0).then(|| depth as f64 / iops * 1e9),
+    }
+}
+
+/// fio's `Jobs: 1 [W][42.0%][eta 00m:03s]` line.
+fn draw_line(p: &ProgressInfo) {
     let _ = write!(
         std::io::stderr(),
         "\rJobs: {} [{}][{:.1}%][eta {:02}m:{:02}s]\x1b[K",
-        running.len(),
-        letters,
-        frac * 100.0,
-        eta / 60,
-        eta % 60
+        p.running,
+        p.letters,
+        p.fraction * 100.0,
+        p.eta_s / 60,
+        p.eta_s % 60
     );
 }

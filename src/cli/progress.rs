@@ -1,0 +1,126 @@
+//! `iogauge check`'s live progress on stderr (indicatif): the profile, a bar, current IOPS, the
+//! time per I/O they imply, elapsed time and ETA. Only drawn when stderr is a terminal.
+
+use crate::run::monitor::{ProgressInfo, ProgressSink};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::sync::Arc;
+
+pub struct Bar {
+    bar: ProgressBar,
+}
+
+/// `4573`, `45.7k`, `1.2M`.
+fn short(v: f64) -> String {
+    if v >= 1e6 {
+        format!("{:.1}M", v / 1e6)
+    } else if v >= 1e4 {
+        format!("{:.1}k", v / 1e3)
+    } else {
+        format!("{v:.0}")
+    }
+}
+
+fn duration(ns: f64) -> String {
+    if ns >= 1e6 {
+        format!("{:.2} ms", ns / 1e6)
+    } else {
+        format!("{:.1} µs", ns / 1e3)
+    }
+}
+
+/// The text after the bar.
+pub fn message(p: &ProgressInfo) -> String {
+    let mut m = format!("{} IOPS", short(p.iops));
+    if let Some(ns) = p.op_ns {
+        m.push_str(&format!(", ~{} per I/O", duration(ns)));
+    }
+    m.push_str(&format!(
+        ", {}s elapsed, eta {:02}:{:02}",
+        p.elapsed_s,
+        p.eta_s / 60,
+        p.eta_s % 60
+    ));
+    m
+}
+
+impl Bar {
+    pub fn new(target: ProgressDrawTarget, profile: &str) -> Self {
+        let bar = ProgressBar::with_draw_target(Some(1000), target);
+        bar.set_style(
+            ProgressStyle::with_template("{prefix:>12} [{bar:30}] {percent:>3}% {msg}")
+                .expect("valid template")
+                .progress_chars("=> "),
+        );
+        bar.set_prefix(profile.to_string());
+        Bar { bar }
+    }
+
+    pub fn update(&self, p: &ProgressInfo) {
+        self.bar
+            .set_position((p.fraction.clamp(0.0, 1.0) * 1000.0) as u64);
+        self.bar.set_message(message(p));
+    }
+
+    pub fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+
+    /// A sink for [`crate::run::RunOptions`] that updates this bar.
+    pub fn sink(self: &Arc<Self>) -> ProgressSink {
+        let me = self.clone();
+        Arc::new(move |p: &ProgressInfo| me.update(p))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use indicatif::InMemoryTerm;
+
+    fn info(fraction: f64, iops: f64) -> ProgressInfo {
+        ProgressInfo {
+            running: 1,
+            letters: "W".into(),
+            fraction,
+            elapsed_s: 3,
+            eta_s: 65,
+            iops,
+            op_ns: Some(1e9 / iops),
+        }
+    }
+
+    #[test]
+    fn draws_profile_bar_iops_latency_and_eta() {
+        let term = InMemoryTerm::new(4, 120);
+        let bar = Arc::new(Bar::new(
+            ProgressDrawTarget::term_like(Box::new(term.clone())),
+            "etcd",
+        ));
+        let sink = bar.sink();
+        sink(&info(0.25, 4573.0));
+        bar.bar.tick();
+        let c = term.contents();
+        assert!(c.contains("etcd ["), "{c}");
+        assert!(
+            c.contains(" 25% 4573 IOPS, ~218.7 µs per I/O, 3s elapsed, eta 01:05"),
+            "{c}"
+        );
+        sink(&info(1.0, 45_700.0));
+        bar.bar.tick();
+        assert!(
+            term.contents()
+                .contains("100% 45.7k IOPS, ~21.9 µs per I/O"),
+            "{}",
+            term.contents()
+        );
+        bar.finish();
+        assert_eq!(term.contents().trim(), "");
+    }
+
+    #[test]
+    fn hidden_target_draws_nothing_and_costs_nothing() {
+        let bar = Bar::new(ProgressDrawTarget::hidden(), "gitlab");
+        bar.update(&info(0.5, 100.0));
+        assert!(bar.bar.is_hidden());
+    }
+}
