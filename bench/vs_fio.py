@@ -98,6 +98,8 @@ def extract(fn, d, title, tool, argv):
 
 
 def p99_sync(d):
+    if "profiles" in d:  # `iogauge check --format json`: the run's report is inside
+        d = d["profiles"][0]["report"]
     return d["jobs"][0]["sync"]["lat_ns"]["percentile"]["99.000000"]
 
 
@@ -118,9 +120,10 @@ def cpu_us_per_io(d):
     return (j["usr_cpu"] + j["sys_cpu"]) / 100 * j["job_runtime"] * 1000 / ios
 
 
-def run(title, args, rows, cpu=False):
-    """One fio/iogauge invocation pair; rows = [(row name, metric, better, unit)] read from it."""
-    return {"title": title, "args": args, "rows": rows, "cpu": cpu}
+def run(title, args, rows, cpu=False, iogauge=None):
+    """One fio/iogauge invocation pair; rows = [(row name, metric, better, unit)] read from it.
+    `iogauge` replaces `iogauge fio ARGS --output-format=json` with another iogauge command line."""
+    return {"title": title, "args": args, "rows": rows, "cpu": cpu, "iogauge": iogauge}
 
 
 def build_runs(row_set, work, pc_file):
@@ -143,6 +146,13 @@ def build_runs(row_set, work, pc_file):
               "--bs=4k", "--invalidate=0"] + timed, read_iops, "IOPS"),
         ]:
             runs.append(run(name, args, [(name, metric, better, unit)]))
+        # `iogauge check etcd` runs the same recipe; compare it with fio's run of the recipe.
+        name = "iogauge check etcd vs fio's etcd recipe: p99 sync latency"
+        runs.append(run(name,
+                        ["--rw=write", "--ioengine=sync", "--fdatasync=1",
+                         f"--directory={etcd_dir}", "--size=22m", "--bs=2300", "--name=mytest"],
+                        [(name, p99_sync, "lower", "ns")],
+                        iogauge=["check", "etcd", "--dir", etcd_dir, "--format", "json"]))
     if row_set in ("async", "all"):
         for engine in ("io_uring", "libaio"):
             for depth in (1, 16, 64):
@@ -197,8 +207,11 @@ def bench(rounds, row_set, work):
         for r in runs:
             order = list(tools) if rnd % 2 == 0 else list(reversed(tools))
             for tool in order:
-                cmd = (["fio"] if tool == "fio" else [IOGAUGE, "fio"]) + r["args"] + \
-                      ["--output-format=json"]
+                if tool == "iogauge" and r["iogauge"]:
+                    cmd = [IOGAUGE] + r["iogauge"]
+                else:
+                    cmd = (["fio"] if tool == "fio" else [IOGAUGE, "fio"]) + r["args"] + \
+                          ["--output-format=json"]
                 d, kib = measured(cmd, r["title"], tool)
                 for name, metric, _, _ in r["rows"]:
                     results[name][tool].append(extract(metric, d, name, tool, cmd))
