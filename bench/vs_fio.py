@@ -80,7 +80,9 @@ def measured(argv, title, tool):
         if not m:
             raise ValueError("no JSON object in stdout")
         d, _ = json.JSONDecoder().raw_decode(out, m.start())
-        err = d["jobs"][0].get("error", 0)
+        # `iogauge check --format json` wraps the run's fio-style report.
+        report = d["profiles"][0]["report"] if "profiles" in d else d
+        err = report["jobs"][0].get("error", 0)
     except (ValueError, KeyError, IndexError, TypeError) as e:
         fail(title, tool, argv, f"printed no usable JSON ({e})", p.stderr, out)
     if err:
