@@ -15,6 +15,9 @@ pub struct UringOptions {
     pub hipri: bool,
 }
 
+/// linux/io_uring.h: wait for completions.
+const IORING_ENTER_GETEVENTS: u32 = 1;
+
 pub struct Uring {
     ring: IoUring,
     fds: Vec<RawFd>,
@@ -198,7 +201,15 @@ impl QueueEngine for Uring {
             if got >= min {
                 return Ok(got);
             }
-            retry_eintr(|| self.ring.submit_and_wait(min - got))?;
+            // Wait without submitting (to_submit = 0): everything queued was handed over by
+            // submit(), so a reap never submits behind the worker's back (after EBUSY, say).
+            let want = (min - got) as u32;
+            // SAFETY: no argument struct is passed; flags are IORING_ENTER_GETEVENTS (1).
+            retry_eintr(|| unsafe {
+                self.ring
+                    .submitter()
+                    .enter::<libc::sigset_t>(0, want, IORING_ENTER_GETEVENTS, None)
+            })?;
         }
     }
 
