@@ -225,3 +225,24 @@ fn a_throttled_disk_fails_sync_iops_for_real() {
     assert!(out.contains(": not recommended for production"), "{out}");
     assert!(empty(d.path()));
 }
+
+#[test]
+fn tuning_errors_and_what_counts_as_shortened() {
+    let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let dir = d.path().to_str().unwrap();
+    let o = check(&["sync-iops", "--dir", dir, "--size", "1Ki"], d.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        text(&o.stderr),
+        "iogauge check: --size 1024: smaller than one 4096-byte block of profile 'sync-iops'; use at least 4096 bytes (e.g. 64Mi)\n"
+    );
+    // etcd is size-bound: --duration does not change it, so it is not marked as shortened.
+    let o = check(
+        &["etcd", "--dir", dir, "--duration", "1s", "--format", "json"],
+        d.path(),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["profiles"][0]["shortened"], false);
+    assert!(empty(d.path()));
+}

@@ -409,3 +409,48 @@ fn sigint_stops_the_collector_and_removes_its_files() {
     );
     assert_eq!(std::fs::read_dir(&bench).unwrap().count(), 0);
 }
+
+#[test]
+fn a_timeout_during_layout_is_a_timeout_and_old_results_never_stand_in() {
+    let d = tempfile::tempdir().unwrap();
+    // First a passing run that leaves a result in out/.
+    std::fs::write(
+        d.path().join("s.yaml"),
+        spec(&d.path().join("a"), "", EXAMPLE),
+    )
+    .unwrap();
+    assert_eq!(
+        preflight(&["--output", "out", "s.yaml"], d.path())
+            .status
+            .code(),
+        Some(0)
+    );
+    // Then the same collector times out while laying out eight 100 MiB background files; a
+    // second collector after it still runs.
+    let slow = "        timeout: 50ms\n        enableBackgroundIOPS: true\n        backgroundReadIOPS: 100\n        backgroundReadIOPSJobs: 8\n";
+    let second = format!(
+        "    - filesystemPerformance:\n        collectorName: other\n        directory: {}\n        fileSize: 1Mi\n        datasync: true\n",
+        d.path().join("b").display()
+    );
+    let s = spec(&d.path().join("a"), slow, EXAMPLE)
+        .replace("  hostAnalyzers:\n", &format!("{second}  hostAnalyzers:\n"));
+    std::fs::write(d.path().join("t.yaml"), s).unwrap();
+    let o = preflight(&["--output", "out", "t.yaml"], d.path());
+    let (out, err) = (text(&o.stdout), text(&o.stderr));
+    assert_eq!(o.status.code(), Some(3), "{out}{err}");
+    assert!(
+        out.contains("--- collector 'etcd-perf' timed out after 50ms; its files were removed"),
+        "{out}"
+    );
+    assert!(err.contains("collecting other in "), "{err}");
+    assert!(d
+        .path()
+        .join("out/host-collectors/filesystemPerformance/other.json")
+        .is_file());
+    assert!(!d
+        .path()
+        .join("out/host-collectors/filesystemPerformance/etcd-perf.json")
+        .exists());
+    assert_eq!(std::fs::read_dir(d.path().join("a")).unwrap().count(), 0);
+    assert_eq!(std::fs::read_dir(d.path().join("b")).unwrap().count(), 0);
+}

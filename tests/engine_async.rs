@@ -284,3 +284,41 @@ fn rate_ramp_and_time_based_work_with_a_queue() {
         assert_empty(dir.path());
     }
 }
+
+#[test]
+fn iodepth_low_lets_the_queue_drain_before_refilling() {
+    for engine in ENGINES {
+        let dir = tempfile::tempdir().unwrap();
+        let mut j = job("low", dir.path(), engine, RwKind::Read, true);
+        j.direct = true;
+        j.size = Some(SizeSpec::Bytes(32 << 20));
+        j.iodepth = 32;
+        j.iodepth_low = 8;
+        let r = go(vec![j]);
+        let jr = &r.jobs[0];
+        assert_eq!(jr.dirs[DDIR_READ].total_ios, 8192, "{engine:?}");
+        assert_depth_bounded(jr, 32);
+        // Refills start from 8 in flight, so depths 8–31 carry most I/Os, not 32.
+        let l = jr.depths.level;
+        assert!(l[3] + l[4] > 80.0, "{engine:?}: {l:?}");
+        assert!(l[5] < 20.0, "{engine:?}: {l:?}");
+    }
+}
+
+#[test]
+fn create_only_with_ramp_does_no_io_on_any_engine() {
+    for engine in [
+        IoEngine::Psync,
+        IoEngine::Sync,
+        IoEngine::IoUring,
+        IoEngine::Libaio,
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut j = job("co", dir.path(), engine, RwKind::Write, false);
+        j.create_only = true;
+        j.ramp_time = std::time::Duration::from_millis(300);
+        let r = go(vec![j]);
+        assert_eq!(r.jobs[0].dirs[DDIR_WRITE].total_ios, 0, "{engine:?}");
+        assert_empty(dir.path());
+    }
+}

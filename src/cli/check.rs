@@ -241,6 +241,7 @@ struct Outcome {
     metrics: Vec<Value>,
     text: Vec<String>,
     warnings: Vec<String>,
+    shortened: bool,
     report: Measured,
 }
 
@@ -338,6 +339,7 @@ fn evaluate(
         metrics,
         text,
         warnings: w,
+        shortened,
         report,
     }
 }
@@ -413,14 +415,50 @@ pub fn main(args: &[String]) -> i32 {
                 }
             },
         };
-        plan.push((p, work));
+        if let (Work::Job(j), Some(size)) = (&work, a.tuning.size) {
+            let bs = j.bs[DDIR_READ].max(j.bs[DDIR_WRITE]);
+            if size < bs {
+                eprintln!(
+                    "iogauge check: --size {size}: smaller than one {bs}-byte block of profile '{}'; \
+                     use at least {bs} bytes (e.g. 64Mi)",
+                    p.name
+                );
+                return EXIT_USAGE;
+            }
+        }
+        // Marked as shortened only if the tuning actually changed this profile's run.
+        let shortened = match &work {
+            Work::SmallFiles(s) => Some(s.files) != p.small_files.map(|d| d.files),
+            Work::Job(j) => {
+                let published = p.job(
+                    &a.dir,
+                    &Tuning {
+                        scale: 1.0,
+                        ..Tuning::default()
+                    },
+                );
+                published.map(|pj| pj != **j).unwrap_or(true)
+            }
+        };
+        // Decide the engine before laying out 1 GiB, not after.
+        let work = match work {
+            Work::Job(mut j) if j.ioengine == IoEngine::IoUring => {
+                if let Some(why) = crate::engine::io_uring::probe() {
+                    eprintln!("iogauge check: {}: {why}; using libaio instead", p.name);
+                    j.ioengine = IoEngine::Libaio;
+                }
+                Work::Job(j)
+            }
+            w => w,
+        };
+        plan.push((p, work, shortened));
     }
     if let Err(e) = check_dir(&a.dir) {
         eprintln!("iogauge check: {e}");
         return EXIT_USAGE;
     }
     let fs = memory_backed(&a.dir);
-    for (p, work) in &plan {
+    for (p, work, _) in &plan {
         eprintln!("{}", plan_line(p, work, &a.dir));
     }
     let stop = Arc::new(AtomicBool::new(false));
@@ -428,9 +466,13 @@ pub fn main(args: &[String]) -> i32 {
         let _ = signal_hook::flag::register_conditional_shutdown(sig, 1, stop.clone());
         let _ = signal_hook::flag::register(sig, stop.clone());
     }
-    let shortened = a.tuning.scale < 1.0 || a.tuning.duration.is_some() || a.tuning.size.is_some();
     let mut outcomes = Vec::new();
-    for (p, work) in plan {
+    // A profile that cannot run does not throw away the others' results.
+    let mut failed_runs = 0;
+    for (p, work, shortened) in plan {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
         let measured = match &work {
             Work::Job(job) => run_job((**job).clone(), a.keep_files, &stop).map(Measured::Fio),
             Work::SmallFiles(s) => run_small_files(&a.dir, s.files, s.size, a.keep_files, &stop)
@@ -440,11 +482,7 @@ pub fn main(args: &[String]) -> i32 {
             Ok(r) => outcomes.push(evaluate(p, &work, r, shortened, fs)),
             Err(e) => {
                 eprintln!("iogauge check: {}: {e}", p.name);
-                return if matches!(e, RunError::EngineUnavailable(_)) {
-                    EXIT_USAGE
-                } else {
-                    EXIT_ERROR
-                };
+                failed_runs += 1;
             }
         }
     }
@@ -470,7 +508,7 @@ pub fn main(args: &[String]) -> i32 {
                     "source": first["source"],
                     "references": first["references"],
                     "metrics": o.metrics,
-                    "shortened": shortened,
+                    "shortened": o.shortened,
                     "warnings": o.warnings,
                     "report": match &o.report {
                         Measured::Fio(r) => serde_json::from_str::<Value>(&render_json(r, false)).unwrap_or(Value::Null),
@@ -504,7 +542,7 @@ pub fn main(args: &[String]) -> i32 {
             println!();
         }
     }
-    if stop.load(Ordering::Relaxed) {
+    if stop.load(Ordering::Relaxed) || failed_runs > 0 {
         return EXIT_ERROR;
     }
     exit_code(worst, a.strict)

@@ -5,7 +5,7 @@
 use super::{EXIT_ERROR, EXIT_FAIL, EXIT_OK, EXIT_USAGE, EXIT_WARN};
 use crate::report::json::render_json;
 use crate::report::troubleshoot::{FsPerfResults, Measure};
-use crate::run::{run, RunError, RunOptions};
+use crate::run::{run, RunOptions};
 use crate::spec::troubleshoot::collector::SyncPolicy;
 use crate::spec::troubleshoot::{load, FsPerfCollector, OutcomeKind, Preflight};
 use crate::spec::RunSpec;
@@ -133,33 +133,53 @@ fn collect(
         keep_files,
         ..RunSpec::default()
     };
-    // The timeout covers everything: a timer flips the same flag a signal would.
+    // A result from an earlier run in the same directory must not stand in for this one.
+    let dir = results_dir(out);
+    for name in [
+        format!("{}.json", c.collector_name),
+        format!("{}.iogauge.json", c.collector_name),
+    ] {
+        let _ = std::fs::remove_file(dir.join(name));
+    }
+    // The run stops on a signal or when the timeout (setup, warmup and run) expires; the two
+    // are told apart afterwards, and the signal flag is never touched by the timer.
+    let run_stop = Arc::new(AtomicBool::new(false));
     let timed_out = Arc::new(AtomicBool::new(false));
     let done = Arc::new(AtomicBool::new(false));
-    let timer = {
-        let (stop, timed_out, done) = (stop.clone(), timed_out.clone(), done.clone());
+    let watcher = {
+        let (stop, run_stop, timed_out, done) = (
+            stop.clone(),
+            run_stop.clone(),
+            timed_out.clone(),
+            done.clone(),
+        );
         let deadline = std::time::Instant::now() + c.timeout;
         std::thread::spawn(move || {
             while !done.load(Ordering::Relaxed) {
                 let now = std::time::Instant::now();
-                if now >= deadline {
+                if stop.load(Ordering::Relaxed) {
+                    run_stop.store(true, Ordering::Relaxed);
+                } else if now >= deadline {
                     timed_out.store(true, Ordering::Relaxed);
-                    stop.store(true, Ordering::Relaxed);
+                    run_stop.store(true, Ordering::Relaxed);
+                }
+                if run_stop.load(Ordering::Relaxed) {
                     return;
                 }
-                std::thread::sleep((deadline - now).min(Duration::from_millis(50)));
+                std::thread::sleep((deadline - now).min(Duration::from_millis(20)));
             }
         })
     };
-    let res = run(&spec, &RunOptions::default(), stop);
+    let res = run(&spec, &RunOptions::default(), &run_stop);
     done.store(true, Ordering::Relaxed);
-    let _ = timer.join();
+    let _ = watcher.join();
+    if stop.load(Ordering::Relaxed) {
+        return Err(format!("collector '{}': interrupted", c.collector_name));
+    }
     let mut report = match res {
+        // Whatever stage the timeout hit (layout, warmup, run), it is a timeout.
+        _ if timed_out.load(Ordering::Relaxed) => return Ok(None),
         Ok(r) => r,
-        Err(RunError::Interrupted) if timed_out.load(Ordering::Relaxed) => {
-            stop.store(false, Ordering::Relaxed);
-            return Ok(None);
-        }
         Err(e) => return Err(format!("collector '{}': {e}", c.collector_name)),
     };
     let measure = match c.sync {

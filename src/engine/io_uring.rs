@@ -53,6 +53,16 @@ pub fn unavailable_reason(e: &io::Error) -> Option<String> {
     }
 }
 
+/// Whether this host lets iogauge set up a ring at all (None) or why not.
+pub fn probe() -> Option<String> {
+    match IoUring::new(1) {
+        Ok(_) => None,
+        Err(e) => {
+            Some(unavailable_reason(&e).unwrap_or_else(|| format!("io_uring setup failed: {e}")))
+        }
+    }
+}
+
 impl Uring {
     /// A ring for `depth` I/Os on `fds`. With `fixedbufs`, `bufs` (one per slot) are registered.
     pub fn new(

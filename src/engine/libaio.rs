@@ -139,6 +139,7 @@ impl QueueEngine for Aio {
         on: &mut F,
     ) -> io::Result<usize> {
         let max = max.min(self.events.len());
+        let min = min.min(max);
         let n = loop {
             // SAFETY: `events` has room for `max` entries; a null timeout waits for `min`.
             let r = unsafe {

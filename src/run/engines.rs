@@ -1,5 +1,7 @@
 //! Builds each instance's engine before its thread starts, so that an engine that cannot be set
-//! up (io_uring blocked by a container, too many AIO contexts) fails the run before any I/O.
+//! up (io_uring blocked by a container, too many AIO contexts) fails the run before any
+//! measured I/O (the files are laid out by then; callers that can fall back, like `check`,
+//! probe first).
 
 use super::queue_worker::SlotBuffers;
 use super::RunError;

@@ -91,8 +91,11 @@ pub fn run(spec: &RunSpec, opts: &RunOptions, stop: &AtomicBool) -> Result<Repor
     let started_at = std::time::SystemTime::now();
     let run_start = clock::now_ns();
     let disks_before = assemble::disk_snapshot(spec);
-    let outcome = run_phases(spec, opts, stop, &created);
-    // Cleanup happens on every path: success, error and interrupt.
+    // A panic in a worker must not skip the cleanup below: catch it, clean up, then re-raise.
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        run_phases(spec, opts, stop, &created)
+    }));
+    // Cleanup happens on every path: success, error, interrupt and panic.
     let kept: Vec<PathBuf> = if spec.keep_files {
         created.list()
     } else {
@@ -104,7 +107,10 @@ pub fn run(spec: &RunSpec, opts: &RunOptions, stop: &AtomicBool) -> Result<Repor
     for (p, e) in created.remove_all() {
         eprintln!("iogauge: warning: could not remove '{}': {e}", p.display());
     }
-    let results = outcome?;
+    let results = match outcome {
+        Ok(r) => r?,
+        Err(panic) => std::panic::resume_unwind(panic),
+    };
     if stop.load(Ordering::Relaxed) {
         return Err(RunError::Interrupted);
     }
@@ -376,7 +382,11 @@ fn run_phase(
         if let Some(p) = panicked {
             std::panic::resume_unwind(p);
         }
-        let traces = mon.join().unwrap_or_default();
+        // The monitor's traces line up with the results; without them the report would be empty.
+        let traces = match mon.join() {
+            Ok(t) => t,
+            Err(p) => std::panic::resume_unwind(p),
+        };
         match spawn_err {
             Some(e) => (Err(RunError::Thread(e)), traces),
             None => (Ok(results), traces),

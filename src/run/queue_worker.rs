@@ -194,6 +194,7 @@ pub fn run_queue_worker<E: QueueEngine>(
             && !draining_to_low
             && pending_sync.is_none()
             && inflight + queued.len() < q.depth
+            && limit > 0
             && (in_ramp || issued_bytes < limit)
         {
             let (dir, due) = match held.take() {
@@ -305,7 +306,8 @@ pub fn run_queue_worker<E: QueueEngine>(
                 }
                 continue;
             }
-            if stopping || (!in_ramp && issued_bytes >= limit) {
+            // create_only (limit 0) does no I/O, not even during ramp.
+            if stopping || limit == 0 || (!in_ramp && issued_bytes >= limit) {
                 break;
             }
             if let Some((_, due)) = held {
@@ -333,7 +335,8 @@ pub fn run_queue_worker<E: QueueEngine>(
             } else {
                 1
             };
-            want.max(q.complete_min).min(inflight)
+            // Never ask for more than one reap may take (io_getevents refuses min > max).
+            want.max(q.complete_min).min(q.complete_max).min(inflight)
         } else {
             0
         };
@@ -368,13 +371,8 @@ pub fn run_queue_worker<E: QueueEngine>(
         let n = match reaped {
             Ok(n) => n,
             Err(e) => {
-                let s = slots[queued.first().copied().unwrap_or(0) as usize];
-                res.error = Some(failure(
-                    "reap",
-                    s.file,
-                    s.offset,
-                    e.raw_os_error().unwrap_or(0),
-                ));
+                // Not tied to one I/O: name the job's first file, offset 0.
+                res.error = Some(failure("reap", 0, 0, e.raw_os_error().unwrap_or(0)));
                 break;
             }
         };
@@ -467,9 +465,14 @@ pub fn run_queue_worker<E: QueueEngine>(
         }
     }
     res.depth = Some(depth);
-    // The engine goes before the buffers it may have registered.
+    // The engine goes before the buffers it may have registered. If I/O is somehow still in
+    // flight (a failed reap), leak the buffers rather than let the kernel write into freed memory.
     drop(engine);
-    drop(bufs);
+    if inflight > 0 {
+        std::mem::forget(bufs);
+    } else {
+        drop(bufs);
+    }
     published.end_ns.store(end, Ordering::Relaxed);
     published.phase.store(PHASE_DONE, Ordering::Release);
     res.finished_at = std::time::SystemTime::now();

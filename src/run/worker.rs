@@ -174,7 +174,8 @@ impl<E: Engine> Loop<'_, E> {
         res.cpu = CpuTimes::now_thread().unwrap_or_default();
 
         'io: loop {
-            if self.stop.load(Ordering::Relaxed) {
+            // create_only (a limit of 0 bytes): lay out, do no I/O, not even during ramp.
+            if limit == 0 || self.stop.load(Ordering::Relaxed) {
                 break;
             }
             let dir = src.pick_dir();
