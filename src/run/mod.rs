@@ -5,6 +5,7 @@
 pub mod assemble;
 pub mod clock;
 pub mod engines;
+pub mod gate;
 pub mod monitor;
 pub mod plan;
 pub mod queue_worker;
@@ -24,7 +25,7 @@ use std::fs::File;
 use std::os::unix::io::AsRawFd;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Barrier};
+use std::sync::Arc;
 use worker::{IoFailure, Published, WorkerInput, WorkerResult};
 
 #[derive(Debug, thiserror::Error)]
@@ -301,7 +302,7 @@ fn run_phase(
     }
     let done = AtomicBool::new(false);
     let bg_stop = AtomicBool::new(false);
-    let barrier = Barrier::new(n);
+    let gate = gate::Gate::new(n);
     // Recorders per instance share the run's sample memory: clat per direction and sync, plus
     // slat and lat per direction for queueing engines.
     let recorders: usize = prepared
@@ -323,7 +324,7 @@ fn run_phase(
         });
         let mut handles = Vec::with_capacity(n);
         for ((p, pb), engine) in prepared.iter().zip(&published).zip(engines) {
-            let barrier = &barrier;
+            let gate = &gate;
             // Background jobs run until the phase's other jobs are done.
             let stop = if p.input.job.background {
                 &bg_stop
@@ -333,7 +334,7 @@ fn run_phase(
             let h = std::thread::Builder::new()
                 .name(format!("{}.{}", p.input.job.name, p.input.jobnum))
                 .spawn_scoped(s, move || {
-                    barrier.wait();
+                    gate.wait();
                     let start = clock::now_ns();
                     let input = &p.input;
                     match engine {
@@ -348,6 +349,12 @@ fn run_phase(
                         }
                     }
                 });
+            if h.is_err() {
+                // The others must not wait for it: stop them and open the gate.
+                stop.store(true, Ordering::Relaxed);
+                bg_stop.store(true, Ordering::Relaxed);
+                gate.abort();
+            }
             handles.push(h);
         }
         let mut results: Vec<Option<WorkerResult>> = (0..n).map(|_| None).collect();
