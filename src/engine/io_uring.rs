@@ -15,8 +15,18 @@ pub struct UringOptions {
     pub hipri: bool,
 }
 
-/// linux/io_uring.h: wait for completions.
+/// linux/io_uring.h: wait for completions; the argument is an io_uring_getevents_arg.
 const IORING_ENTER_GETEVENTS: u32 = 1;
+const IORING_ENTER_EXT_ARG: u32 = 1 << 3;
+
+/// `struct io_uring_getevents_arg` (Linux 5.11+): a wait timeout without a timeout SQE.
+#[repr(C)]
+struct GeteventsArg {
+    sigmask: u64,
+    sigmask_sz: u32,
+    pad: u32,
+    ts: u64,
+}
 
 pub struct Uring {
     ring: IoUring,
@@ -197,9 +207,14 @@ impl QueueEngine for Uring {
         &mut self,
         min: usize,
         max: usize,
+        timeout_ns: Option<u64>,
         on: &mut F,
     ) -> io::Result<usize> {
         let mut got = 0;
+        let ts = timeout_ns.map(|ns| libc::timespec {
+            tv_sec: (ns / 1_000_000_000) as libc::time_t,
+            tv_nsec: (ns % 1_000_000_000) as libc::c_long,
+        });
         loop {
             for cqe in self.ring.completion() {
                 on(cqe.user_data() as u32, cqe.result() as i64);
@@ -214,12 +229,48 @@ impl QueueEngine for Uring {
             // Wait without submitting (to_submit = 0): everything queued was handed over by
             // submit(), so a reap never submits behind the worker's back (after EBUSY, say).
             let want = (min - got) as u32;
-            // SAFETY: no argument struct is passed; flags are IORING_ENTER_GETEVENTS (1).
-            retry_eintr(|| unsafe {
-                self.ring
-                    .submitter()
-                    .enter::<libc::sigset_t>(0, want, IORING_ENTER_GETEVENTS, None)
-            })?;
+            let r = match &ts {
+                // SAFETY: no argument struct is passed; flags are IORING_ENTER_GETEVENTS.
+                None => retry_eintr(|| unsafe {
+                    self.ring.submitter().enter::<libc::sigset_t>(
+                        0,
+                        want,
+                        IORING_ENTER_GETEVENTS,
+                        None,
+                    )
+                }),
+                Some(ts) => {
+                    let arg = GeteventsArg {
+                        sigmask: 0,
+                        sigmask_sz: 0,
+                        pad: 0,
+                        ts: ts as *const libc::timespec as u64,
+                    };
+                    // SAFETY: EXT_ARG with a valid io_uring_getevents_arg whose timespec
+                    // outlives the call.
+                    retry_eintr(|| unsafe {
+                        self.ring.submitter().enter(
+                            0,
+                            want,
+                            IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG,
+                            Some(&arg),
+                        )
+                    })
+                }
+            };
+            match r {
+                Err(e) if e.raw_os_error() == Some(libc::ETIME) => {
+                    // Timed out: take whatever has arrived and let the caller go on.
+                    for cqe in self.ring.completion().take(max - got) {
+                        on(cqe.user_data() as u32, cqe.result() as i64);
+                        got += 1;
+                    }
+                    return Ok(got);
+                }
+                r => {
+                    r?;
+                }
+            }
         }
     }
 

@@ -136,12 +136,21 @@ impl QueueEngine for Aio {
         &mut self,
         min: usize,
         max: usize,
+        timeout_ns: Option<u64>,
         on: &mut F,
     ) -> io::Result<usize> {
+        let mut ts = timeout_ns.map(|ns| libc::timespec {
+            tv_sec: (ns / 1_000_000_000) as libc::time_t,
+            tv_nsec: (ns % 1_000_000_000) as libc::c_long,
+        });
+        let tsp = ts
+            .as_mut()
+            .map_or(std::ptr::null_mut(), |t| t as *mut libc::timespec);
         let max = max.min(self.events.len());
         let min = min.min(max);
         let n = loop {
-            // SAFETY: `events` has room for `max` entries; a null timeout waits for `min`.
+            // SAFETY: `events` has room for `max` entries; a null timeout waits for `min`, a
+            // timespec (relative) bounds the wait.
             let r = unsafe {
                 libc::syscall(
                     libc::SYS_io_getevents,
@@ -149,7 +158,7 @@ impl QueueEngine for Aio {
                     min as libc::c_long,
                     max as libc::c_long,
                     self.events.as_mut_ptr(),
-                    std::ptr::null_mut::<libc::timespec>(),
+                    tsp,
                 )
             };
             match sys(r) {

@@ -50,10 +50,16 @@ pub trait QueueEngine: Send {
     /// Submit queued I/Os, oldest first; returns how many the kernel took (0 = busy, reap first).
     fn submit(&mut self) -> io::Result<usize>;
 
-    /// Wait until at least `min` completions are available, then hand up to `max` of them to
-    /// `on(slot, result)`, where result is bytes done or a negative errno. Returns the count.
-    fn reap<F: FnMut(u32, i64)>(&mut self, min: usize, max: usize, on: &mut F)
-        -> io::Result<usize>;
+    /// Wait until at least `min` completions are available (or `timeout_ns` passed, if given),
+    /// then hand up to `max` of them to `on(slot, result)`, where result is bytes done or a
+    /// negative errno. Returns the count.
+    fn reap<F: FnMut(u32, i64)>(
+        &mut self,
+        min: usize,
+        max: usize,
+        timeout_ns: Option<u64>,
+        on: &mut F,
+    ) -> io::Result<usize>;
 
     /// fsync or fdatasync of file `file`, synchronously (the caller drains the queue first).
     fn sync(&mut self, file: usize, op: SyncOp) -> io::Result<()>;

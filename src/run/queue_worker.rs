@@ -343,9 +343,22 @@ pub fn run_queue_worker<E: QueueEngine>(
         if min == 0 && inflight == 0 {
             continue;
         }
+        // Waiting only for the rate schedule: wake up when the next I/O is due, not when some
+        // completion happens to arrive, or paced I/O would go out in bursts.
+        let only_pacing = held.is_some()
+            && !draining_to_low
+            && inflight + queued.len() < q.depth
+            && pending_sync.is_none()
+            && !stopping
+            && (in_ramp || issued_bytes < limit);
+        let timeout = if only_pacing {
+            held.map(|(_, due)| due.saturating_sub(now_ns()).max(1_000))
+        } else {
+            None
+        };
         let mut last_t = 0u64;
         let mut io_error: Option<(usize, i64)> = None;
-        let reaped = engine.reap(min, q.complete_max, &mut |slot: u32, r: i64| {
+        let reaped = engine.reap(min, q.complete_max, timeout, &mut |slot: u32, r: i64| {
             let t = now_ns();
             last_t = t;
             let s = slots[slot as usize];
@@ -433,7 +446,7 @@ pub fn run_queue_worker<E: QueueEngine>(
 
     // Drain what is still in flight (after an error too: the buffers must outlive the I/O).
     while inflight > 0 {
-        match engine.reap(1, q.depth, &mut |slot: u32, _| {
+        match engine.reap(1, q.depth, None, &mut |slot: u32, _| {
             free.push(slot);
             inflight -= 1;
         }) {
