@@ -414,28 +414,9 @@ pub fn run_queue_worker<E: QueueEngine>(
             in_ramp = false;
             meas_start = last_t;
             deadline = runtime_ns.map(|r| meas_start + r).unwrap_or(u64::MAX);
-            for r in res
-                .clat
-                .iter_mut()
-                .chain(res.lat.iter_mut())
-                .chain(res.slat.iter_mut())
-            {
-                r.reset();
-            }
-            res.sync_lat.reset();
-            res.bytes = [0; 3];
-            res.ios = [0; 3];
-            res.short = [0; 3];
-            res.syncs = 0;
+            res.restart_measurement(published, meas_start);
             depth.reset();
             issued_bytes = inflight_bytes;
-            for d in 0..3 {
-                published.bytes[d].store(0, Ordering::Relaxed);
-                published.ios[d].store(0, Ordering::Relaxed);
-            }
-            published.meas_start_ns.store(meas_start, Ordering::Relaxed);
-            published.phase.store(PHASE_MEASURING, Ordering::Release);
-            res.cpu = CpuTimes::now_thread().unwrap_or_default();
             src.restart_pacing(meas_start);
             continue;
         }

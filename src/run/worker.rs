@@ -78,6 +78,37 @@ pub struct WorkerResult {
     pub finished_at: std::time::SystemTime,
 }
 
+impl WorkerResult {
+    /// End of ramp_time: forget everything measured so far (latencies, counts, CPU time) and
+    /// tell the monitor that measurement starts at `at`. Used by both worker loops.
+    pub(super) fn restart_measurement(&mut self, published: &Published, at: u64) {
+        let recorders = self
+            .clat
+            .iter_mut()
+            .chain(self.lat.iter_mut())
+            .chain(self.slat.iter_mut());
+        for rec in recorders {
+            rec.reset();
+        }
+        self.sync_lat.reset();
+        self.write_sync.reset();
+        self.bytes = [0; 3];
+        self.ios = [0; 3];
+        self.short = [0; 3];
+        self.syncs = 0;
+        if let Some(d) = self.depth.as_mut() {
+            d.reset();
+        }
+        for d in 0..3 {
+            published.bytes[d].store(0, Ordering::Relaxed);
+            published.ios[d].store(0, Ordering::Relaxed);
+        }
+        published.meas_start_ns.store(at, Ordering::Relaxed);
+        published.phase.store(PHASE_MEASURING, Ordering::Release);
+        self.cpu = CpuTimes::now_thread().unwrap_or_default();
+    }
+}
+
 struct Loop<'a, E: Engine> {
     engine: E,
     input: &'a WorkerInput,
@@ -262,27 +293,8 @@ impl<E: Engine> Loop<'_, E> {
                 in_ramp = false;
                 meas_start = t_end;
                 deadline = runtime_ns.map(|r| meas_start + r).unwrap_or(u64::MAX);
-                for rec in res.clat.iter_mut() {
-                    rec.reset();
-                }
-                res.sync_lat.reset();
-                res.write_sync.reset();
-                res.bytes = [0; 3];
-                res.ios = [0; 3];
-                res.short = [0; 3];
-                res.syncs = 0;
+                res.restart_measurement(self.published, meas_start);
                 done_bytes = 0;
-                for d in 0..3 {
-                    self.published.bytes[d].store(0, Ordering::Relaxed);
-                    self.published.ios[d].store(0, Ordering::Relaxed);
-                }
-                self.published
-                    .meas_start_ns
-                    .store(meas_start, Ordering::Relaxed);
-                self.published
-                    .phase
-                    .store(PHASE_MEASURING, Ordering::Release);
-                res.cpu = CpuTimes::now_thread().unwrap_or_default();
                 src.restart_pacing(meas_start);
                 continue;
             }
