@@ -1,6 +1,7 @@
 //! `iogauge check [PROFILE…]`: runs built-in profiles in a directory and gives a verdict per
 //! profile with the number, its threshold and source, and a rank against reference systems.
 
+use super::args::Flags;
 use super::progress::Bar;
 use super::{EXIT_ERROR, EXIT_FAIL, EXIT_OK, EXIT_USAGE, EXIT_WARN};
 use crate::report::json::render_json;
@@ -59,18 +60,10 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
         strict: false,
         keep_files: false,
     };
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        let (key, inline) = match arg.split_once('=') {
-            Some((k, v)) if k.starts_with("--") => (k, Some(v.to_string())),
-            _ => (arg.as_str(), None),
-        };
-        let mut value = |eg: &str| -> Result<String, String> {
-            inline
-                .clone()
-                .or_else(|| it.next().cloned())
-                .ok_or_else(|| format!("{key} needs a value, e.g. {key} {eg}"))
-        };
+    let mut flags = Flags::new(args);
+    while let Some(f) = flags.next_flag() {
+        let (key, arg) = (f.key, f.arg);
+        let mut value = |eg: &str| flags.value(&f, eg);
         match key {
             "--help" | "-h" => return Ok(None),
             "--dir" => a.dir = value("/var/lib/etcd")?.into(),
@@ -461,11 +454,13 @@ pub fn main(args: &[String]) -> i32 {
     for (p, work, _) in &plan {
         eprintln!("{}", plan_line(p, work, &a.dir));
     }
-    let stop = Arc::new(AtomicBool::new(false));
-    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        let _ = signal_hook::flag::register_conditional_shutdown(sig, 1, stop.clone());
-        let _ = signal_hook::flag::register(sig, stop.clone());
-    }
+    let stop = match super::stop_on_signals() {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("iogauge check: cannot install signal handlers: {e}");
+            return EXIT_ERROR;
+        }
+    };
     let mut outcomes = Vec::new();
     // A profile that cannot run does not throw away the others' results.
     let mut failed_runs = 0;

@@ -6,8 +6,6 @@ use crate::run::{run, RunOptions};
 use crate::spec::fio::{parse_fio_args, FioCommand};
 use crate::spec::{Eta, OutputFormat, RunSpec};
 use std::io::Write;
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 
 pub fn main(args: &[String]) -> i32 {
     let env = |k: &str| std::env::var(k).ok();
@@ -35,11 +33,13 @@ pub fn main(args: &[String]) -> i32 {
     if spec.parse_only {
         return EXIT_OK;
     }
-    let stop = Arc::new(AtomicBool::new(false));
-    if let Err(e) = install_signal_handlers(&stop) {
-        eprintln!("iogauge fio: cannot install signal handlers: {e}");
-        return EXIT_ERROR;
-    }
+    let stop = match super::stop_on_signals() {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("iogauge fio: cannot install signal handlers: {e}");
+            return EXIT_ERROR;
+        }
+    };
     let opts = RunOptions {
         progress: show_progress(&spec),
         ..RunOptions::default()
@@ -62,17 +62,6 @@ pub fn main(args: &[String]) -> i32 {
             EXIT_ERROR
         }
     }
-}
-
-/// SIGINT/SIGTERM set `stop` (workers finish their current I/O, files are removed); a second
-/// signal exits at once.
-fn install_signal_handlers(stop: &Arc<AtomicBool>) -> std::io::Result<()> {
-    use signal_hook::consts::{SIGINT, SIGTERM};
-    for sig in [SIGINT, SIGTERM] {
-        signal_hook::flag::register_conditional_shutdown(sig, 1, stop.clone())?;
-        signal_hook::flag::register(sig, stop.clone())?;
-    }
-    Ok(())
 }
 
 fn show_progress(spec: &RunSpec) -> bool {

@@ -1,9 +1,22 @@
 //! Command-line dispatch and exit codes. Only this module writes to stdout.
 
+pub mod args;
 pub mod check;
 pub mod fio;
 pub mod preflight;
 pub mod progress;
+
+/// A flag that SIGINT/SIGTERM set: workers finish their current I/O and the files are removed.
+/// A second signal exits at once.
+pub(crate) fn stop_on_signals() -> std::io::Result<std::sync::Arc<std::sync::atomic::AtomicBool>> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    for sig in [SIGINT, SIGTERM] {
+        signal_hook::flag::register_conditional_shutdown(sig, 1, stop.clone())?;
+        signal_hook::flag::register(sig, stop.clone())?;
+    }
+    Ok(stop)
+}
 
 /// Exit codes shared with troubleshoot's preflight (DESIGN.md).
 pub const EXIT_OK: i32 = 0;

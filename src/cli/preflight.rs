@@ -2,6 +2,7 @@
 //! iogauge's engine, writes troubleshoot's result files, evaluates the analyzers, prints the
 //! outcomes as troubleshoot's `preflight` does, and exits with its codes.
 
+use super::args::Flags;
 use super::{EXIT_ERROR, EXIT_FAIL, EXIT_OK, EXIT_USAGE, EXIT_WARN};
 use crate::report::json::render_json;
 use crate::report::troubleshoot::{FsPerfResults, Measure};
@@ -54,18 +55,10 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
         format: Format::Human,
         keep_files: false,
     };
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        let (key, inline) = match arg.split_once('=') {
-            Some((k, v)) if k.starts_with("--") => (k, Some(v.to_string())),
-            _ => (arg.as_str(), None),
-        };
-        let mut value = |what: &str| -> Result<String, String> {
-            inline
-                .clone()
-                .or_else(|| it.next().cloned())
-                .ok_or_else(|| format!("{key} needs a value, e.g. {key} {what}"))
-        };
+    let mut flags = Flags::new(args);
+    while let Some(f) = flags.next_flag() {
+        let (key, arg) = (f.key, f.arg);
+        let mut value = |eg: &str| flags.value(&f, eg);
         match key {
             "--help" | "-h" => return Ok(None),
             "--output" | "-o" => a.output = Some(value("results")?.into()),
@@ -357,11 +350,13 @@ pub fn main(args: &[String]) -> i32 {
             p.skipped.join(", ")
         );
     }
-    let stop = Arc::new(AtomicBool::new(false));
-    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        let _ = signal_hook::flag::register_conditional_shutdown(sig, 1, stop.clone());
-        let _ = signal_hook::flag::register(sig, stop.clone());
-    }
+    let stop = match super::stop_on_signals() {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("iogauge preflight: cannot install signal handlers: {e}");
+            return EXIT_ERROR;
+        }
+    };
     // Collectors that produced no result, and why.
     let mut errors: Vec<(String, String)> = Vec::new();
     let out = match (&a.analyze_only, &a.output) {

@@ -116,11 +116,4 @@ mod tests {
         bar.finish();
         assert_eq!(term.contents().trim(), "");
     }
-
-    #[test]
-    fn hidden_target_draws_nothing_and_costs_nothing() {
-        let bar = Bar::new(ProgressDrawTarget::hidden(), "gitlab");
-        bar.update(&info(0.5, 100.0));
-        assert!(bar.bar.is_hidden());
-    }
 }

@@ -121,39 +121,30 @@ impl Uring {
         offset: u64,
     ) -> squeue::Entry {
         let len = len as u32;
-        let e = match (op, self.opts.fixedbufs, self.opts.registerfiles) {
-            (Op::Read, false, false) => opcode::Read::new(types::Fd(self.fds[file]), buf, len)
-                .offset(offset)
-                .build(),
-            (Op::Read, false, true) => opcode::Read::new(types::Fixed(file as u32), buf, len)
-                .offset(offset)
-                .build(),
-            (Op::Read, true, false) => {
-                opcode::ReadFixed::new(types::Fd(self.fds[file]), buf, len, slot as u16)
-                    .offset(offset)
-                    .build()
-            }
-            (Op::Read, true, true) => {
-                opcode::ReadFixed::new(types::Fixed(file as u32), buf, len, slot as u16)
-                    .offset(offset)
-                    .build()
-            }
-            (Op::Write, false, false) => opcode::Write::new(types::Fd(self.fds[file]), buf, len)
-                .offset(offset)
-                .build(),
-            (Op::Write, false, true) => opcode::Write::new(types::Fixed(file as u32), buf, len)
-                .offset(offset)
-                .build(),
-            (Op::Write, true, false) => {
-                opcode::WriteFixed::new(types::Fd(self.fds[file]), buf, len, slot as u16)
-                    .offset(offset)
-                    .build()
-            }
-            (Op::Write, true, true) => {
-                opcode::WriteFixed::new(types::Fixed(file as u32), buf, len, slot as u16)
-                    .offset(offset)
-                    .build()
-            }
+        let idx = slot as u16;
+        // The same four opcodes for a plain or a registered file (different target types).
+        macro_rules! rw {
+            ($target:expr) => {
+                match (op, self.opts.fixedbufs) {
+                    (Op::Read, false) => {
+                        opcode::Read::new($target, buf, len).offset(offset).build()
+                    }
+                    (Op::Read, true) => opcode::ReadFixed::new($target, buf, len, idx)
+                        .offset(offset)
+                        .build(),
+                    (Op::Write, false) => {
+                        opcode::Write::new($target, buf, len).offset(offset).build()
+                    }
+                    (Op::Write, true) => opcode::WriteFixed::new($target, buf, len, idx)
+                        .offset(offset)
+                        .build(),
+                }
+            };
+        }
+        let e = if self.opts.registerfiles {
+            rw!(types::Fixed(file as u32))
+        } else {
+            rw!(types::Fd(self.fds[file]))
         };
         e.user_data(slot as u64)
     }
@@ -211,10 +202,7 @@ impl QueueEngine for Uring {
         on: &mut F,
     ) -> io::Result<usize> {
         let mut got = 0;
-        let ts = timeout_ns.map(|ns| libc::timespec {
-            tv_sec: (ns / 1_000_000_000) as libc::time_t,
-            tv_nsec: (ns % 1_000_000_000) as libc::c_long,
-        });
+        let ts = timeout_ns.map(super::timespec);
         loop {
             for cqe in self.ring.completion() {
                 on(cqe.user_data() as u32, cqe.result() as i64);

@@ -139,10 +139,7 @@ impl QueueEngine for Aio {
         timeout_ns: Option<u64>,
         on: &mut F,
     ) -> io::Result<usize> {
-        let mut ts = timeout_ns.map(|ns| libc::timespec {
-            tv_sec: (ns / 1_000_000_000) as libc::time_t,
-            tv_nsec: (ns % 1_000_000_000) as libc::c_long,
-        });
+        let mut ts = timeout_ns.map(super::timespec);
         let tsp = ts
             .as_mut()
             .map_or(std::ptr::null_mut(), |t| t as *mut libc::timespec);

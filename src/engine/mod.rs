@@ -65,6 +65,14 @@ pub trait QueueEngine: Send {
     fn sync(&mut self, file: usize, op: SyncOp) -> io::Result<()>;
 }
 
+/// A nanosecond count (a duration, or a CLOCK_MONOTONIC instant) as a `timespec`.
+pub fn timespec(ns: u64) -> libc::timespec {
+    libc::timespec {
+        tv_sec: (ns / 1_000_000_000) as libc::time_t,
+        tv_nsec: (ns % 1_000_000_000) as libc::c_long,
+    }
+}
+
 /// Shared helper: fsync/fdatasync on a raw fd.
 pub(crate) fn sync_fd(fd: RawFd, op: SyncOp) -> io::Result<()> {
     // SAFETY: plain syscalls on a descriptor the engine owns for the job's lifetime.

@@ -14,10 +14,7 @@ pub fn now_ns() -> u64 {
 
 /// Sleep until `deadline_ns` (CLOCK_MONOTONIC), absolute, so repeated sleeps never drift.
 pub fn sleep_until(deadline_ns: u64) {
-    let ts = libc::timespec {
-        tv_sec: (deadline_ns / 1_000_000_000) as libc::time_t,
-        tv_nsec: (deadline_ns % 1_000_000_000) as libc::c_long,
-    };
+    let ts = crate::engine::timespec(deadline_ns);
     loop {
         // SAFETY: valid timespec; TIMER_ABSTIME makes EINTR retries exact.
         let r = unsafe {

@@ -5,13 +5,13 @@
 //! libaio) shows in clat, not slat; every completion gets its own timestamp as it is reaped.
 //! fsync/fdatasync every N writes drain the queue first and are timed as their own operation.
 
-use super::clock::{gettid, now_ns, sleep_until};
+use super::clock::{now_ns, sleep_until};
 use super::source::{IoSource, NextIo};
-use super::worker::{IoFailure, Published, WorkerInput, WorkerResult};
+use super::worker::{errno, wait_for_start, IoFailure, Published, WorkerInput, WorkerResult};
 use super::worker::{PHASE_DONE, PHASE_MEASURING, PHASE_RAMP};
 use crate::engine::{Op, QueueEngine, SyncOp};
 use crate::spec::{DDIR_READ, DDIR_WRITE};
-use crate::stats::{CpuTimes, DepthCounters, LatRecorder};
+use crate::stats::{CpuTimes, DepthCounters};
 use crate::workload::buffers::AlignedBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -100,38 +100,10 @@ pub fn run_queue_worker<E: QueueEngine>(
 ) -> WorkerResult {
     let job = &input.job;
     let q = Depths::of(job);
-    let rec = || LatRecorder::new(sample_budget);
-    let three = || [rec(), rec(), LatRecorder::new(0)];
-    let mut res = WorkerResult {
-        jobnum: input.jobnum,
-        tid: gettid(),
-        clat: three(),
-        sync_lat: rec(),
-        write_sync: LatRecorder::new(0),
-        slat: three().into(),
-        lat: three().into(),
-        depth: Some(DepthCounters::new()),
-        bytes: [0; 3],
-        ios: [0; 3],
-        short: [0; 3],
-        syncs: 0,
-        measured_ns: 0,
-        cpu: CpuTimes::default(),
-        error: None,
-        finished_at: std::time::SystemTime::now(),
-    };
-    let failure = |op: &'static str, file: usize, offset: u64, errno: i32| IoFailure {
-        op,
-        path: input.paths[file].clone(),
-        offset,
-        errno,
-        message: std::io::Error::from_raw_os_error(errno).to_string(),
-    };
+    let mut res = WorkerResult::new(input, sample_budget, true);
+    let failure = |op, file, offset, errno| IoFailure::new(input, op, file, offset, errno);
 
-    let begin = start_ns + job.startdelay.as_nanos() as u64;
-    if begin > now_ns() {
-        sleep_until(begin);
-    }
+    wait_for_start(start_ns, job);
 
     let mut src = IoSource::new(input);
     let regions = bufs.regions();
@@ -260,7 +232,7 @@ pub fn run_queue_worker<E: QueueEngine>(
                 Err(e) => {
                     let s = slots[queued[0] as usize];
                     let op = if s.dir == DDIR_READ { "read" } else { "write" };
-                    res.error = Some(failure(op, s.file, s.offset, e.raw_os_error().unwrap_or(0)));
+                    res.error = Some(failure(op, s.file, s.offset, errno(&e)));
                     break;
                 }
             };
@@ -293,7 +265,7 @@ pub fn run_queue_worker<E: QueueEngine>(
                     } else {
                         "fdatasync"
                     };
-                    res.error = Some(failure(name, file, 0, e.raw_os_error().unwrap_or(0)));
+                    res.error = Some(failure(name, file, 0, errno(&e)));
                     break;
                 }
                 let s1 = now_ns();
@@ -385,7 +357,7 @@ pub fn run_queue_worker<E: QueueEngine>(
             Ok(n) => n,
             Err(e) => {
                 // Not tied to one I/O: name the job's first file, offset 0.
-                res.error = Some(failure("reap", 0, 0, e.raw_os_error().unwrap_or(0)));
+                res.error = Some(failure("reap", 0, 0, errno(&e)));
                 break;
             }
         };
@@ -436,12 +408,7 @@ pub fn run_queue_worker<E: QueueEngine>(
         }
     }
     if job.end_fsync && res.error.is_none() {
-        for f in 0..input.paths.len() {
-            if let Err(e) = engine.sync(f, SyncOp::Fsync) {
-                res.error = Some(failure("fsync", f, 0, e.raw_os_error().unwrap_or(0)));
-                break;
-            }
-        }
+        res.fsync_files(input, |f| engine.sync(f, SyncOp::Fsync));
     }
     let end = now_ns();
     res.measured_ns = if in_ramp {
@@ -451,12 +418,7 @@ pub fn run_queue_worker<E: QueueEngine>(
     };
     res.cpu = CpuTimes::now_thread().unwrap_or_default().delta(&res.cpu);
     if job.fsync_on_close && res.error.is_none() {
-        for f in 0..input.paths.len() {
-            if let Err(e) = engine.sync(f, SyncOp::Fsync) {
-                res.error = Some(failure("fsync", f, 0, e.raw_os_error().unwrap_or(0)));
-                break;
-            }
-        }
+        res.fsync_files(input, |f| engine.sync(f, SyncOp::Fsync));
     }
     res.depth = Some(depth);
     // The engine goes before the buffers it may have registered. If I/O is somehow still in

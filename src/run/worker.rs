@@ -53,6 +53,38 @@ pub struct IoFailure {
     pub message: String,
 }
 
+impl IoFailure {
+    /// `op` failed with `errno` on file number `file` of `input`.
+    pub(super) fn new(
+        input: &WorkerInput,
+        op: &'static str,
+        file: usize,
+        offset: u64,
+        errno: i32,
+    ) -> Self {
+        IoFailure {
+            op,
+            path: input.paths[file].clone(),
+            offset,
+            errno,
+            message: std::io::Error::from_raw_os_error(errno).to_string(),
+        }
+    }
+}
+
+/// The errno of an engine error (engines only return OS errors).
+pub(super) fn errno(e: &std::io::Error) -> i32 {
+    e.raw_os_error().unwrap_or(0)
+}
+
+/// Wait for the group's common start plus the job's startdelay.
+pub(super) fn wait_for_start(start_ns: u64, job: &JobSpec) {
+    let begin = start_ns + job.startdelay.as_nanos() as u64;
+    if begin > now_ns() {
+        sleep_until(begin);
+    }
+}
+
 /// What a worker measured.
 pub struct WorkerResult {
     pub jobnum: u32,
@@ -79,6 +111,45 @@ pub struct WorkerResult {
 }
 
 impl WorkerResult {
+    /// Empty results; queueing engines also record slat, lat and depth, synchronous engines the
+    /// write+sync time.
+    pub(super) fn new(input: &WorkerInput, sample_budget: usize, queued: bool) -> Self {
+        let rec = || LatRecorder::new(sample_budget);
+        let three = || [rec(), rec(), LatRecorder::new(0)];
+        WorkerResult {
+            jobnum: input.jobnum,
+            tid: gettid(),
+            clat: three(),
+            slat: if queued { three().into() } else { Vec::new() },
+            lat: if queued { three().into() } else { Vec::new() },
+            depth: queued.then(DepthCounters::new),
+            sync_lat: rec(),
+            write_sync: if queued { LatRecorder::new(0) } else { rec() },
+            bytes: [0; 3],
+            ios: [0; 3],
+            short: [0; 3],
+            syncs: 0,
+            measured_ns: 0,
+            cpu: CpuTimes::default(),
+            error: None,
+            finished_at: std::time::SystemTime::now(),
+        }
+    }
+
+    /// fsync every file (end_fsync, fsync_on_close), stopping at the first error.
+    pub(super) fn fsync_files(
+        &mut self,
+        input: &WorkerInput,
+        mut fsync: impl FnMut(usize) -> std::io::Result<()>,
+    ) {
+        for f in 0..input.paths.len() {
+            if let Err(e) = fsync(f) {
+                self.error = Some(IoFailure::new(input, "fsync", f, 0, errno(&e)));
+                return;
+            }
+        }
+    }
+
     /// End of ramp_time: forget everything measured so far (latencies, counts, CPU time) and
     /// tell the monitor that measurement starts at `at`. Used by both worker loops.
     pub(super) fn restart_measurement(&mut self, published: &Published, at: u64) {
@@ -138,36 +209,10 @@ pub fn run_worker<E: Engine>(
 impl<E: Engine> Loop<'_, E> {
     fn run(mut self, start_ns: u64, sample_budget: usize) -> WorkerResult {
         let job = &self.input.job;
-        let tid = gettid();
-        let mut res = WorkerResult {
-            jobnum: self.input.jobnum,
-            tid,
-            clat: [
-                LatRecorder::new(sample_budget),
-                LatRecorder::new(sample_budget),
-                LatRecorder::new(0),
-            ],
-            sync_lat: LatRecorder::new(sample_budget),
-            write_sync: LatRecorder::new(sample_budget),
-            slat: Vec::new(),
-            lat: Vec::new(),
-            depth: None,
-            bytes: [0; 3],
-            ios: [0; 3],
-            short: [0; 3],
-            syncs: 0,
-            measured_ns: 0,
-            cpu: CpuTimes::default(),
-            error: None,
-            finished_at: std::time::SystemTime::now(),
-        };
+        let mut res = WorkerResult::new(self.input, sample_budget, false);
 
-        let begin = start_ns + job.startdelay.as_nanos() as u64;
-        if begin > now_ns() {
-            sleep_until(begin);
-        }
+        wait_for_start(start_ns, job);
 
-        let nfiles = self.input.regions.len();
         let mut src = IoSource::new(self.input);
         let max_bs = job.bs[DDIR_READ].max(job.bs[DDIR_WRITE]) as usize;
         let mut buf = AlignedBuf::new(max_bs);
@@ -204,112 +249,111 @@ impl<E: Engine> Loop<'_, E> {
         }
         res.cpu = CpuTimes::now_thread().unwrap_or_default();
 
-        'io: loop {
-            // create_only (a limit of 0 bytes): lay out, do no I/O, not even during ramp.
-            if limit == 0 || self.stop.load(Ordering::Relaxed) {
-                break;
-            }
-            let dir = src.pick_dir();
-            if src.paced {
-                let due = src.due(dir);
-                if due > now_ns() {
-                    // Sleep in slices so that Ctrl-C is noticed during slow rates.
-                    loop {
-                        let now = now_ns();
-                        if now >= due || self.stop.load(Ordering::Relaxed) {
-                            break;
-                        }
-                        sleep_until(due.min(now + 100_000_000));
-                    }
-                }
-            }
-            let NextIo {
-                file, offset, len, ..
-            } = src.next(dir);
-            if refill && dir == DDIR_WRITE {
-                // SAFETY: buf holds max_bs >= len bytes and is owned by this thread.
-                src.rng
-                    .fill(unsafe { std::slice::from_raw_parts_mut(bufp, len) });
-            }
-            let op = if dir == DDIR_READ {
-                Op::Read
-            } else {
-                Op::Write
-            };
-            let t0 = now_ns();
-            let r = self.engine.io(file, op, bufp, len, offset);
-            let t1 = now_ns();
-            let n = match r {
-                Ok(n) => n,
-                Err(e) => {
-                    res.error = Some(self.failure(
-                        if dir == DDIR_READ { "read" } else { "write" },
-                        file,
-                        offset,
-                        e,
-                    ));
+        // create_only (a limit of 0 bytes): lay out, do no I/O, not even during ramp.
+        if limit > 0 {
+            'io: loop {
+                if self.stop.load(Ordering::Relaxed) {
                     break;
                 }
-            };
-            if n < len {
-                res.short[dir] += 1;
-            }
-            if timed {
-                res.clat[dir].record(t1 - t0);
-            }
-            res.bytes[dir] += n as u64;
-            res.ios[dir] += 1;
-            self.published.bytes[dir].store(res.bytes[dir], Ordering::Relaxed);
-            self.published.ios[dir].store(res.ios[dir], Ordering::Relaxed);
-            done_bytes += len as u64;
-            let mut t_end = t1;
-
-            if dir == DDIR_WRITE {
-                writes += 1;
-                for (every, sop, name) in [
-                    (fsync_every, SyncOp::Fsync, "fsync"),
-                    (fdatasync_every, SyncOp::Fdatasync, "fdatasync"),
-                ] {
-                    if every != 0 && writes % every == 0 {
-                        let s0 = now_ns();
-                        let r = self.engine.sync(file, sop);
-                        let s1 = now_ns();
-                        if let Err(e) = r {
-                            res.error = Some(self.failure(name, file, offset, e));
-                            break 'io;
+                let dir = src.pick_dir();
+                if src.paced {
+                    let due = src.due(dir);
+                    if due > now_ns() {
+                        // Sleep in slices so that Ctrl-C is noticed during slow rates.
+                        loop {
+                            let now = now_ns();
+                            if now >= due || self.stop.load(Ordering::Relaxed) {
+                                break;
+                            }
+                            sleep_until(due.min(now + 100_000_000));
                         }
-                        if timed {
-                            res.sync_lat.record(s1 - s0);
-                            res.write_sync.record(s1 - t0);
-                        }
-                        res.syncs += 1;
-                        t_end = s1;
                     }
                 }
-            }
+                let NextIo {
+                    file, offset, len, ..
+                } = src.next(dir);
+                if refill && dir == DDIR_WRITE {
+                    // SAFETY: buf holds max_bs >= len bytes and is owned by this thread.
+                    src.rng
+                        .fill(unsafe { std::slice::from_raw_parts_mut(bufp, len) });
+                }
+                let op = if dir == DDIR_READ {
+                    Op::Read
+                } else {
+                    Op::Write
+                };
+                let t0 = now_ns();
+                let r = self.engine.io(file, op, bufp, len, offset);
+                let t1 = now_ns();
+                let n = match r {
+                    Ok(n) => n,
+                    Err(e) => {
+                        res.error = Some(IoFailure::new(
+                            self.input,
+                            if dir == DDIR_READ { "read" } else { "write" },
+                            file,
+                            offset,
+                            errno(&e),
+                        ));
+                        break;
+                    }
+                };
+                if n < len {
+                    res.short[dir] += 1;
+                }
+                if timed {
+                    res.clat[dir].record(t1 - t0);
+                }
+                res.bytes[dir] += n as u64;
+                res.ios[dir] += 1;
+                self.published.bytes[dir].store(res.bytes[dir], Ordering::Relaxed);
+                self.published.ios[dir].store(res.ios[dir], Ordering::Relaxed);
+                done_bytes += len as u64;
+                let mut t_end = t1;
 
-            if in_ramp && t_end >= ramp_end {
-                // Ramp over: forget everything measured so far, including CPU time.
-                in_ramp = false;
-                meas_start = t_end;
-                deadline = runtime_ns.map(|r| meas_start + r).unwrap_or(u64::MAX);
-                res.restart_measurement(self.published, meas_start);
-                done_bytes = 0;
-                src.restart_pacing(meas_start);
-                continue;
-            }
-            if t_end >= deadline || (!in_ramp && done_bytes >= limit) {
-                break;
+                if dir == DDIR_WRITE {
+                    writes += 1;
+                    for (every, sop, name) in [
+                        (fsync_every, SyncOp::Fsync, "fsync"),
+                        (fdatasync_every, SyncOp::Fdatasync, "fdatasync"),
+                    ] {
+                        if every != 0 && writes % every == 0 {
+                            let s0 = now_ns();
+                            let r = self.engine.sync(file, sop);
+                            let s1 = now_ns();
+                            if let Err(e) = r {
+                                res.error =
+                                    Some(IoFailure::new(self.input, name, file, offset, errno(&e)));
+                                break 'io;
+                            }
+                            if timed {
+                                res.sync_lat.record(s1 - s0);
+                                res.write_sync.record(s1 - t0);
+                            }
+                            res.syncs += 1;
+                            t_end = s1;
+                        }
+                    }
+                }
+
+                if in_ramp && t_end >= ramp_end {
+                    // Ramp over: forget everything measured so far, including CPU time.
+                    in_ramp = false;
+                    meas_start = t_end;
+                    deadline = runtime_ns.map(|r| meas_start + r).unwrap_or(u64::MAX);
+                    res.restart_measurement(self.published, meas_start);
+                    done_bytes = 0;
+                    src.restart_pacing(meas_start);
+                    continue;
+                }
+                if t_end >= deadline || (!in_ramp && done_bytes >= limit) {
+                    break;
+                }
             }
         }
 
         if job.end_fsync && res.error.is_none() {
-            for f in 0..nfiles {
-                if let Err(e) = self.engine.sync(f, SyncOp::Fsync) {
-                    res.error = Some(self.failure("fsync", f, 0, e));
-                    break;
-                }
-            }
+            res.fsync_files(self.input, |f| self.engine.sync(f, SyncOp::Fsync));
         }
         let end = now_ns();
         res.measured_ns = end.saturating_sub(meas_start);
@@ -319,26 +363,11 @@ impl<E: Engine> Loop<'_, E> {
         }
         res.cpu = CpuTimes::now_thread().unwrap_or_default().delta(&res.cpu);
         if job.fsync_on_close && res.error.is_none() {
-            for f in 0..nfiles {
-                if let Err(e) = self.engine.sync(f, SyncOp::Fsync) {
-                    res.error = Some(self.failure("fsync", f, 0, e));
-                    break;
-                }
-            }
+            res.fsync_files(self.input, |f| self.engine.sync(f, SyncOp::Fsync));
         }
         self.published.end_ns.store(end, Ordering::Relaxed);
         self.published.phase.store(PHASE_DONE, Ordering::Release);
         res.finished_at = std::time::SystemTime::now();
         res
-    }
-
-    fn failure(&self, op: &'static str, file: usize, offset: u64, e: std::io::Error) -> IoFailure {
-        IoFailure {
-            op,
-            path: self.input.paths[file].clone(),
-            offset,
-            errno: e.raw_os_error().unwrap_or(0),
-            message: e.to_string(),
-        }
     }
 }

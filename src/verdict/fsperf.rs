@@ -3,7 +3,7 @@
 //! the collector produced no result; when nothing holds there is no verdict.
 
 use super::godur::go_duration;
-use crate::report::troubleshoot::FsPerfResults;
+use crate::report::troubleshoot::{FsPerfResults, KEYS};
 use crate::spec::troubleshoot::{
     Condition, Field, FsPerfAnalyzer, OutcomeKind, Part, Stat, Template,
 };
@@ -18,12 +18,6 @@ pub struct Verdict {
     pub strict: bool,
 }
 
-/// Labels of troubleshoot's `String()` table, in `KEYS` order after Min, Max, Avg.
-const LABELS: [&str; 17] = [
-    "p1", "p5", "p10", "p20", "p30", "p40", "p50", "p60", "p70", "p80", "p90", "p95", "p99",
-    "p99.5", "p99.9", "p99.95", "p99.99",
-];
-
 /// The table `{{ .String }}` prints, as troubleshoot's `FSPerfResults.String()`: a leading
 /// newline, then `label: duration` lines with labels right-aligned to six columns, no trailing
 /// newline.
@@ -33,8 +27,9 @@ pub fn table(r: &FsPerfResults) -> String {
     line("Min", r.min);
     line("Max", r.max);
     line("Avg", r.average);
-    for (i, label) in LABELS.iter().enumerate() {
-        line(label, r.p[i]);
+    // Labels are the percentiles themselves: p1 … p99.5 … p99.99.
+    for (i, (_, q)) in KEYS.iter().enumerate() {
+        line(&format!("p{q}"), r.p[i]);
     }
     s
 }
@@ -227,7 +222,7 @@ mod tests {
     #[test]
     fn every_placeholder_renders() {
         let r = results(4_464_537);
-        for (i, (k, _)) in crate::report::troubleshoot::KEYS.iter().enumerate() {
+        for (i, (k, _)) in KEYS.iter().enumerate() {
             let t = crate::spec::troubleshoot::template::parse(&format!("{{{{ .{k} }}}}")).unwrap();
             assert_eq!(render(&t, Some(&r)), go_duration(r.p[i]));
         }
