@@ -1,6 +1,9 @@
 //! `iogauge check` end to end with real I/O at reduced scale: every profile, the JSON document,
 //! a real failing verdict on a throttled disk (blkio cgroup), refusals, and cleanup.
 
+mod common;
+use common::*;
+
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output};
@@ -12,14 +15,6 @@ fn check(args: &[&str], cwd: &Path) -> Output {
         .current_dir(cwd)
         .output()
         .expect("spawn iogauge")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-fn empty(d: &Path) -> bool {
-    std::fs::read_dir(d).unwrap().next().is_none()
 }
 
 #[test]
@@ -51,7 +46,7 @@ fn every_profile_runs_at_reduced_scale_and_leaves_nothing() {
         } else if p != "etcd-large" {
             assert!(out.contains("\n        rank: "), "{p}: {out}");
         }
-        assert!(empty(d.path()), "{p} left files");
+        assert_empty(d.path());
     }
 }
 
@@ -87,7 +82,7 @@ fn the_default_suite_runs_all_four_profiles() {
         sf["value"].as_f64().unwrap(),
         sf["report"]["total_ns"].as_f64().unwrap()
     );
-    assert!(empty(d.path()));
+    assert_empty(d.path());
 }
 
 #[test]
@@ -223,7 +218,7 @@ fn a_throttled_disk_fails_sync_iops_for_real() {
     assert_eq!(o.status.code(), Some(3), "{out}{}", text(&o.stderr));
     assert!(out.starts_with("FAIL sync-iops: "), "{out}");
     assert!(out.contains(": not recommended for production"), "{out}");
-    assert!(empty(d.path()));
+    assert_empty(d.path());
 }
 
 #[test]
@@ -244,5 +239,5 @@ fn tuning_errors_and_what_counts_as_shortened() {
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["profiles"][0]["shortened"], false);
-    assert!(empty(d.path()));
+    assert_empty(d.path());
 }

@@ -1,6 +1,9 @@
 //! `iogauge fio` end to end: the seeds' recipes run unchanged and print fio's layouts; bad input
 //! gets its message and exit code; nothing is left behind.
 
+mod common;
+use common::*;
+
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output};
@@ -15,11 +18,11 @@ fn iogauge(args: &[&str], cwd: &Path) -> Output {
 }
 
 fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
+    text(&o.stdout)
 }
 
 fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+    text(&o.stderr)
 }
 
 fn assert_ok(o: &Output) {
@@ -29,13 +32,6 @@ fn assert_ok(o: &Output) {
         o.status.code(),
         stderr(o)
     );
-}
-
-fn files_in(d: &Path) -> Vec<String> {
-    std::fs::read_dir(d)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect()
 }
 
 const ETCD: [&str; 7] = [
@@ -293,11 +289,7 @@ fn sigterm_stops_the_run_and_removes_files() {
         .spawn()
         .unwrap();
     // Wait until the file exists (laid out), then interrupt.
-    let t0 = std::time::Instant::now();
-    while !d.path().join("s.0.0").exists() {
-        assert!(t0.elapsed().as_secs() < 10, "file never appeared");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    wait_for_file(&d.path().join("s.0.0"));
     std::thread::sleep(std::time::Duration::from_millis(200));
     // SAFETY: plain kill(2) on our child.
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };

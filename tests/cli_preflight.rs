@@ -2,6 +2,9 @@
 //! troubleshoot's result files, analyze-only on troubleshoot's formats and per-node layout,
 //! timeouts, and spec errors.
 
+mod common;
+use common::*;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -12,10 +15,6 @@ fn preflight(args: &[&str], cwd: &Path) -> Output {
         .current_dir(cwd)
         .output()
         .expect("spawn iogauge")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 /// A HostPreflight with one collector writing in `dir` and one analyzer with `outcomes`.
@@ -392,11 +391,7 @@ fn sigint_stops_the_collector_and_removes_its_files() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let t0 = std::time::Instant::now();
-    while !bench.join("fsperf.0.0").exists() {
-        assert!(t0.elapsed().as_secs() < 10, "benchmark file never appeared");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    wait_for_file(&bench.join("fsperf.0.0"));
     std::thread::sleep(std::time::Duration::from_millis(200));
     // SAFETY: plain kill(2) on our child.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };

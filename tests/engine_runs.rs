@@ -1,6 +1,9 @@
 //! Real small jobs through the orchestrator (library level): counts, time limits, ramp, rate,
 //! mixes, groups and cleanup. Each test runs in its own temporary directory.
 
+mod common;
+use common::*;
+
 use iogauge::run::{run, RunOptions};
 use iogauge::spec::{
     Distribution, IoEngine, JobSpec, RunSpec, RwKind, RwMode, SizeSpec, DDIR_READ, DDIR_WRITE,
@@ -25,27 +28,6 @@ fn go(jobs: Vec<JobSpec>) -> iogauge::report::Report {
         ..RunSpec::default()
     };
     run(&spec, &RunOptions::default(), &AtomicBool::new(false)).expect("run succeeds")
-}
-
-fn assert_empty(dir: &Path) {
-    let left: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    assert!(left.is_empty(), "files left behind: {left:?}");
-}
-
-fn assert_lat_sane(s: &iogauge::report::LatSummary) {
-    assert!(s.n > 0);
-    assert!(s.min <= s.max);
-    assert!(s.min as f64 <= s.mean && s.mean <= s.max as f64);
-    let v: Vec<u64> = s.percentiles.iter().map(|p| p.1).collect();
-    assert!(!v.is_empty());
-    assert!(v.windows(2).all(|w| w[0] <= w[1]), "unordered {v:?}");
-    assert!(
-        v.iter().all(|&x| x >= s.min && x <= s.max),
-        "outside min..max {v:?}"
-    );
 }
 
 #[test]

@@ -1,0 +1,57 @@
+//! Helpers shared by the integration tests (each test binary uses some of them).
+#![allow(dead_code)]
+
+use iogauge::report::LatSummary;
+use std::path::Path;
+
+pub fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+pub fn files_in(d: &Path) -> Vec<String> {
+    std::fs::read_dir(d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect()
+}
+
+pub fn assert_empty(d: &Path) {
+    let left = files_in(d);
+    assert!(
+        left.is_empty(),
+        "files left behind in {}: {left:?}",
+        d.display()
+    );
+}
+
+/// Waits (up to 10 s) until `p` exists, e.g. a benchmark file before a signal is sent.
+pub fn wait_for_file(p: &Path) {
+    let t0 = std::time::Instant::now();
+    while !p.exists() {
+        assert!(
+            t0.elapsed().as_secs() < 10,
+            "{} never appeared",
+            p.display()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// min ≤ mean ≤ max, and any percentiles ordered and inside min..max.
+pub fn assert_lat_stats(s: &LatSummary) {
+    assert!(s.n > 0);
+    assert!(s.min <= s.max);
+    assert!(s.min as f64 <= s.mean && s.mean <= s.max as f64);
+    let v: Vec<u64> = s.percentiles.iter().map(|p| p.1).collect();
+    assert!(v.windows(2).all(|w| w[0] <= w[1]), "unordered {v:?}");
+    assert!(
+        v.iter().all(|&x| x >= s.min && x <= s.max),
+        "outside min..max {v:?}"
+    );
+}
+
+/// As [`assert_lat_stats`], and the percentiles were reported.
+pub fn assert_lat_sane(s: &LatSummary) {
+    assert_lat_stats(s);
+    assert!(!s.percentiles.is_empty(), "no percentiles");
+}
