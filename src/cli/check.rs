@@ -345,13 +345,8 @@ fn kind_name(k: OutcomeKind) -> &'static str {
     }
 }
 
-/// Runs a profile's job; the gitlab profile falls back to libaio where io_uring is blocked.
+/// Runs a profile's job (the engine was chosen before: see the io_uring probe in `main`).
 fn run_job(job: JobSpec, keep_files: bool, stop: &AtomicBool) -> Result<Report, RunError> {
-    let spec = |job: JobSpec| RunSpec {
-        jobs: vec![job],
-        keep_files,
-        ..RunSpec::default()
-    };
     // Progress on an indicatif bar, only when stderr is a terminal.
     // SAFETY: isatty only inspects the descriptor.
     let bar = (unsafe { libc::isatty(2) } == 1)
@@ -360,17 +355,12 @@ fn run_job(job: JobSpec, keep_files: bool, stop: &AtomicBool) -> Result<Report, 
         progress_sink: bar.as_ref().map(|b| b.sink()),
         ..RunOptions::default()
     };
-    let res = match run(&spec(job.clone()), &opts, stop) {
-        Err(RunError::EngineUnavailable(why)) if job.ioengine == IoEngine::IoUring => {
-            eprintln!("iogauge check: {why}; using libaio instead");
-            let job = JobSpec {
-                ioengine: IoEngine::Libaio,
-                ..job
-            };
-            run(&spec(job), &opts, stop)
-        }
-        r => r,
+    let spec = RunSpec {
+        jobs: vec![job],
+        keep_files,
+        ..RunSpec::default()
     };
+    let res = run(&spec, &opts, stop);
     if let Some(b) = bar {
         b.finish();
     }

@@ -55,17 +55,6 @@ impl Stat {
             ),
         })
     }
-
-    /// The result field name (`P99`, `Average`, …) as troubleshoot writes it.
-    pub fn field(&self) -> &'static str {
-        match self {
-            Stat::Min => "Min",
-            Stat::Max => "Max",
-            Stat::Average => "Average",
-            Stat::P(i) => PERCENTILES[*i].0,
-            Stat::Iops => "IOPS",
-        }
-    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
