@@ -34,6 +34,10 @@ fn every_profile_runs_at_reduced_scale_and_leaves_nothing() {
         assert!(out.contains("\n        source: "), "{p}: {out}");
         assert!(out.contains("warning: shortened run"), "{p}: {out}");
         assert!(
+            out.ends_with("\n1 passed, 0 warned, 0 failed\n"),
+            "{p}: {out}"
+        );
+        assert!(
             err.starts_with(&format!("iogauge check: {p}: ")),
             "{p}: {err}"
         );
@@ -42,7 +46,14 @@ fn every_profile_runs_at_reduced_scale_and_leaves_nothing() {
                 out.contains("\n        p99 per-file create (open, write, close): "),
                 "{out}"
             );
-            assert!(err.contains(": 50 files of 5 bytes in "), "{err}");
+            assert!(
+                err.contains(": 50 files of 5 bytes, created then read back"),
+                "{err}"
+            );
+            assert!(
+                out.contains("  PASS  create 50 small files and read them back "),
+                "{out}"
+            );
         } else if p != "etcd-large" {
             assert!(out.contains("\n        rank: "), "{p}: {out}");
         }
@@ -122,15 +133,26 @@ fn unwritable_or_missing_directories_and_unknown_profiles_exit_2() {
     let d = tempfile::tempdir().unwrap();
     let o = check(&["etcd", "--dir", "/proc"], d.path());
     assert_eq!(o.status.code(), Some(2));
-    assert!(
-        text(&o.stderr).starts_with("iogauge check: directory '/proc' is not writable ("),
-        "{}",
-        text(&o.stderr)
+    assert_eq!(
+        text(&o.stderr),
+        "iogauge check: '/proc' is on proc, a pseudo filesystem the kernel generates, not storage; choose a directory on the disk you mean with --dir\n"
     );
+    let ro = tempfile::tempdir().unwrap();
     let o = check(&["etcd", "--dir", "/nonexistent"], d.path());
     assert_eq!(
         text(&o.stderr),
         "iogauge check: directory '/nonexistent' does not exist; create it or choose another with --dir\n"
+    );
+    let file = ro.path().join("a-file");
+    std::fs::write(&file, b"x").unwrap();
+    let o = check(&["etcd", "--dir", file.to_str().unwrap()], d.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        text(&o.stderr),
+        format!(
+            "iogauge check: '{}' is not a directory; --dir takes the directory to test in (the test files are created there)\n",
+            file.display()
+        )
     );
     let o = check(&["etdc"], d.path());
     assert_eq!(o.status.code(), Some(2));
@@ -139,29 +161,256 @@ fn unwritable_or_missing_directories_and_unknown_profiles_exit_2() {
         "iogauge check: unknown profile 'etdc'; did you mean 'etcd'?\n"
     );
     assert_eq!(text(&o.stdout), "");
+    // fio's flags are pointed at `iogauge fio`.
+    let o = check(&["--rw=write"], d.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("(fio's options go to 'iogauge fio')"),
+        "{}",
+        text(&o.stderr)
+    );
 }
 
+/// tmpfs measures RAM: never a plain PASS (WARN, exit 4; exit 3 with --strict), no rank.
 #[test]
-fn memory_backed_directories_are_flagged() {
+fn memory_backed_directories_are_not_a_pass() {
     let Ok(d) = tempfile::tempdir_in("/dev/shm") else {
         eprintln!("skipping: no /dev/shm");
         return;
     };
+    let dir = d.path().to_str().unwrap();
+    let o = check(&["etcd", "--dir", dir, "--scale", "0.05"], d.path());
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(4), "{out}{}", text(&o.stderr));
+    assert!(out.starts_with("WARN etcd: "), "{out}");
+    assert!(
+        out.contains("\n  WARN  not a disk measurement: the directory is on tmpfs (memory), so this measured RAM"),
+        "{out}"
+    );
+    assert!(!out.contains("rank:"), "{out}");
+    assert!(
+        out.contains("\n  next: run the check in a directory on the disk"),
+        "{out}"
+    );
+    assert!(out.ends_with("\n0 passed, 1 warned, 0 failed\n"), "{out}");
+    let o = check(
+        &[
+            "etcd", "--dir", dir, "--scale", "0.05", "--strict", "--format", "json",
+        ],
+        d.path(),
+    );
+    assert_eq!(o.status.code(), Some(3));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["profiles"][0]["verdict"], "warn");
+    assert!(v["profiles"][0]["not_disk"]
+        .as_str()
+        .unwrap()
+        .contains("tmpfs"));
+    assert_eq!(v["summary"]["warned"], 1);
+    assert_empty(d.path());
+}
+
+/// --strict: a shortened run is at best a warning (exit 3), whatever the disk did.
+#[test]
+fn strict_makes_a_shortened_run_a_warning() {
+    let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let dir = d.path().to_str().unwrap();
+    let o = check(
+        &["small-files", "--dir", dir, "--scale", "0.05", "--strict"],
+        d.path(),
+    );
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(3), "{out}");
+    assert!(out.starts_with("WARN small-files: "), "{out}");
+    assert!(
+        out.contains("\n  next: run without --scale, --duration and --size"),
+        "{out}"
+    );
+    assert_empty(d.path());
+}
+
+/// A profile that cannot run is in the result (verdict error, with the reason); the others run.
+#[test]
+fn a_profile_that_cannot_run_is_listed_as_an_error() {
+    let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let dir = d.path().to_str().unwrap();
+    // Not enough space for a 1 EiB file: etcd cannot run, small-files can.
     let o = check(
         &[
             "etcd",
+            "small-files",
             "--dir",
-            d.path().to_str().unwrap(),
+            dir,
+            "--size",
+            "1000000g",
+            "--scale",
+            "0.05",
+            "--format",
+            "json",
+        ],
+        d.path(),
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let ps = v["profiles"].as_array().unwrap();
+    assert_eq!(ps.len(), 2);
+    assert_eq!(ps[0]["profile"], "etcd");
+    assert_eq!(ps[0]["verdict"], "error");
+    let why = ps[0]["reason"].as_str().unwrap();
+    assert!(
+        why.starts_with(&format!(
+            "not enough free space in '{dir}': the test file needs "
+        )),
+        "{why}"
+    );
+    assert!(
+        why.ends_with("use a smaller --size or --scale, or another --dir"),
+        "{why}"
+    );
+    assert_eq!(ps[1]["verdict"], "pass");
+    assert_eq!(v["summary"]["errors"], 1);
+    // In text too, with the summary.
+    let o = check(
+        &[
+            "etcd",
+            "small-files",
+            "--dir",
+            dir,
+            "--size",
+            "1000000g",
             "--scale",
             "0.05",
         ],
         d.path(),
     );
+    let out = text(&o.stdout);
     assert!(
-        text(&o.stdout).contains("warning: the directory is on tmpfs (memory), not on a disk"),
-        "{}",
-        text(&o.stdout)
+        out.starts_with("ERROR etcd: etcd WAL (IBM recipe)\n  not enough free space"),
+        "{out}"
     );
+    assert!(out.contains("\nPASS small-files: "), "{out}");
+    assert!(
+        out.ends_with("\n1 passed, 0 warned, 0 failed, 1 could not run\n"),
+        "{out}"
+    );
+    assert_empty(d.path());
+}
+
+/// Files named like another run's (fio's `etcd.0.0`, or a concurrent check's) are no obstacle:
+/// each check run uses names no other run uses; a killed run's leftovers are pointed out.
+#[test]
+fn runs_never_collide_and_leftovers_are_named() {
+    let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let dir = d.path().to_str().unwrap();
+    std::fs::write(d.path().join("etcd.0.0"), b"fio's").unwrap();
+    let dead = d.path().join("iogauge-etcd.4194305.0000abcd");
+    std::fs::write(&dead, b"killed run").unwrap();
+    let args = [
+        "etcd",
+        "small-files",
+        "--dir",
+        dir,
+        "--scale",
+        "0.05",
+        "--format",
+        "json",
+    ];
+    let spawn = || {
+        Command::new(env!("CARGO_BIN_EXE_iogauge"))
+            .arg("check")
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (a, b) = (spawn(), spawn());
+    for o in [a.wait_with_output().unwrap(), b.wait_with_output().unwrap()] {
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+        let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["summary"]["passed"], 2);
+        assert!(
+            text(&o.stderr).contains(&format!(
+                "note: 1 file(s) in {dir} were left by an earlier iogauge run that was killed (e.g. '{}')",
+                dead.display()
+            )),
+            "{}",
+            text(&o.stderr)
+        );
+    }
+    let mut left = files_in(d.path());
+    left.sort();
+    assert_eq!(left, ["etcd.0.0", "iogauge-etcd.4194305.0000abcd"]);
+}
+
+#[test]
+fn list_and_help() {
+    let d = tempfile::tempdir().unwrap();
+    let o = check(&["--list"], d.path());
+    assert_eq!(o.status.code(), Some(0));
+    let out = text(&o.stdout);
+    for p in ["etcd", "etcd-large", "sync-iops", "small-files", "gitlab"] {
+        assert!(
+            out.lines().any(|l| l.starts_with(&format!("{p} "))),
+            "{p}: {out}"
+        );
+    }
+    let o = check(&["--help"], d.path());
+    let out = text(&o.stdout);
+    assert!(out.contains("small-files"), "{out}");
+    assert!(out.contains("--list"), "{out}");
+    assert!(out.contains("64m = 64 MiB"), "{out}");
+}
+
+/// A user's own profile in the built-in format runs; a broken one is refused with the reason.
+#[test]
+fn a_users_own_profile_file() {
+    let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let dir = d.path().to_str().unwrap();
+    let spec = tempfile::tempdir().unwrap();
+    let good = spec.path().join("vendor.yaml");
+    std::fs::write(
+        &good,
+        "name: vendor-db\ntitle: VendorDB log disk\nworkload: [rw=write, ioengine=sync, fdatasync=1, bs=4k, size=4m]\n\
+         metrics:\n  - {key: sync_p99, label: p99 fdatasync, better: lower, pass: 50ms, source: VendorDB sizing guide}\n\
+         advice: [\"Use the vendor's certified disks\"]\n",
+    )
+    .unwrap();
+    let o = check(&[good.to_str().unwrap(), "--dir", dir], d.path());
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}{}", text(&o.stderr));
+    assert!(
+        out.starts_with("PASS vendor-db: VendorDB log disk\n  PASS  p99 fdatasync "),
+        "{out}"
+    );
+    assert!(
+        out.contains("        source: VendorDB sizing guide\n"),
+        "{out}"
+    );
+    assert_empty(d.path());
+
+    let bad = spec.path().join("bad.yaml");
+    std::fs::write(
+        &bad,
+        "name: bad\ntitle: t\nworkload: [rw=read, bs=4k, size=4m]\n\
+         metrics:\n  - {key: sync_p99, label: p99, better: lower, pass: 10ms, source: s}\n",
+    )
+    .unwrap();
+    let o = check(&[bad.to_str().unwrap(), "--dir", dir], d.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        text(&o.stderr),
+        format!(
+            "iogauge check: profile '{}': metric 'sync_p99' (p99) is not measured by this workload (sync_p99 needs fsync= or fdatasync=; read_iops a read, write_iops a write)\n",
+            bad.display()
+        )
+    );
+    std::fs::write(&bad, "name: bad\ntitle: t\nworkloads: []\n").unwrap();
+    let o = check(&[bad.to_str().unwrap(), "--dir", dir], d.path());
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    assert!(err.contains("unknown field `workloads`"), "{err}");
+    assert!(err.contains("docs/PROFILES.md"), "{err}");
 }
 
 /// A real slow disk: a blkio cgroup limits this disk to 100 write IOPS for the iogauge process
@@ -225,11 +474,11 @@ fn a_throttled_disk_fails_sync_iops_for_real() {
 fn tuning_errors_and_what_counts_as_shortened() {
     let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let dir = d.path().to_str().unwrap();
-    let o = check(&["sync-iops", "--dir", dir, "--size", "1Ki"], d.path());
+    let o = check(&["sync-iops", "--dir", dir, "--size", "1k"], d.path());
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(
         text(&o.stderr),
-        "iogauge check: --size 1024: smaller than one 4096-byte block of profile 'sync-iops'; use at least 4096 bytes (e.g. 64Mi)\n"
+        "iogauge check: --size 1024: smaller than one 4096-byte block of profile 'sync-iops'; use at least 4096 bytes (e.g. 64m)\n"
     );
     // etcd is size-bound: --duration does not change it, so it is not marked as shortened.
     let o = check(

@@ -1,42 +1,47 @@
-//! `iogauge check [PROFILE…]`: runs built-in profiles in a directory and gives a verdict per
-//! profile with the number, its threshold and source, and a rank against reference systems.
+//! `iogauge check [PROFILE…]`: runs profiles in a directory and prints a verdict per profile
+//! (`verdict::check` decides it), a summary, and what to do next.
 
 use super::args::Flags;
 use super::progress::Bar;
-use super::{EXIT_ERROR, EXIT_FAIL, EXIT_OK, EXIT_USAGE, EXIT_WARN};
-use crate::report::json::render_json;
+use super::{Stop, EXIT_ERROR, EXIT_FAIL, EXIT_OK, EXIT_USAGE, EXIT_WARN};
 use crate::report::Report;
 use crate::run::small_files::run_small_files;
 use crate::run::{run, RunError, RunOptions};
-use crate::spec::profiles::SmallFiles;
-use crate::spec::profiles::{self, Profile, Tuning, DEFAULT_SUITE};
-use crate::spec::troubleshoot::OutcomeKind;
-use crate::spec::units::{parse_go_duration, parse_k8s_quantity};
+use crate::spec::profiles::{self, Profile, SmallFiles, Tuning, DEFAULT_SUITE};
+use crate::spec::units::{parse_flag_duration, parse_flag_size};
 use crate::spec::{IoEngine, JobSpec, RunSpec, SizeSpec, DDIR_READ, DDIR_WRITE};
+use crate::verdict::check::{
+    evaluate, not_measured, overall, CheckVerdict, Judging, Overall, ProfileOutcome, Summary,
+};
 use crate::verdict::profile::Measured;
-use crate::verdict::profile::{judge, metric_value, rank, rank_line, show, threshold_text};
+use crate::verdict::trust::Place;
+use crate::workload::layout::LayoutError;
+use crate::workload::{cleanup, fs};
 use indicatif::ProgressDrawTarget;
-use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 const USAGE: &str = "\
-Usage: iogauge check [PROFILE...] [OPTIONS]
-Runs built-in profiles and says whether the disk under --dir is good enough for each.
-Profiles: etcd, etcd-large, sync-iops, gitlab (default: etcd, sync-iops, gitlab).
+Usage: iogauge check [PROFILE|FILE.yaml...] [OPTIONS]
+Runs profiles and says whether the disk under --dir is good enough for each.
+Profiles: etcd, etcd-large, sync-iops, small-files, gitlab (default: etcd, sync-iops,
+small-files, gitlab), or a YAML file in the same format (docs/PROFILES.md).
 
 Options:
   --dir DIR          where to write the test files (default: the current directory)
-  --scale F          shrink sizes and times by F (0 < F <= 1) for a quick look; marked as shortened
-  --duration D       run time-based profiles for D (Go duration: 30s, 2m)
-  --size S           file size (Kubernetes quantity: 512Mi, 1Gi)
+  --scale F          shrink sizes, times and file counts by F (0 < F <= 1) for a quick look;
+                     marked as shortened
+  --duration D       run time-based profiles for D (10 = 10 seconds, 30s, 2m, 1m30s)
+  --size S           test file size, fio's grammar (64m = 64 MiB, 1g = 1 GiB, 512MiB)
   --format FORMAT    text (default) or json
-  --strict           treat warnings as failures
+  --strict           warnings fail too, and a shortened run is at best a warning
   --keep-files       leave the test files in place
+  --list             list the built-in profiles
   --help
 
-Exit codes: 0 pass, 1 error, 2 bad input, 3 a profile failed, 4 the worst was a warning.
+Exit codes: 0 all passed, 1 could not run or interrupted, 2 bad input, 3 a profile failed,
+4 the worst was a warning. Interrupted wins; then a failure, then a profile that could not run.
 ";
 
 struct Args {
@@ -46,6 +51,7 @@ struct Args {
     json: bool,
     strict: bool,
     keep_files: bool,
+    list: bool,
 }
 
 fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
@@ -59,6 +65,7 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
         json: false,
         strict: false,
         keep_files: false,
+        list: false,
     };
     let mut flags = Flags::new(args);
     while let Some(f) = flags.next_flag() {
@@ -79,16 +86,15 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
             }
             "--duration" => {
                 let v = value("30s")?;
-                let d = parse_go_duration(&v).map_err(|e| format!("--duration {v}: {e}"))?;
+                let d = parse_flag_duration(&v).map_err(|e| format!("--duration {v}: {e}"))?;
                 if d.is_zero() {
                     return Err(format!("--duration {v}: must be above 0"));
                 }
                 a.tuning.duration = Some(d);
             }
             "--size" => {
-                let v = value("1Gi")?;
-                a.tuning.size =
-                    Some(parse_k8s_quantity(&v).map_err(|e| format!("--size {v}: {e}"))?);
+                let v = value("1g")?;
+                a.tuning.size = Some(parse_flag_size(&v).map_err(|e| format!("--size {v}: {e}"))?);
             }
             "--format" => {
                 a.json = match value("json")?.as_str() {
@@ -99,8 +105,13 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
             }
             "--strict" => a.strict = true,
             "--keep-files" => a.keep_files = true,
+            "--list" => a.list = true,
             k if k.starts_with('-') => {
-                return Err(format!("unknown option '{k}'; run 'iogauge check --help'"))
+                return Err(format!(
+                "unknown option '{k}'; check takes --dir, --scale, --duration, --size, --format, \
+                     --strict, --keep-files and --list (fio's options go to 'iogauge fio'); run \
+                     'iogauge check --help'"
+            ))
             }
             _ => a.profiles.push(arg.clone()),
         }
@@ -111,49 +122,29 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
     Ok(Some(a))
 }
 
-/// The directory must exist and be writable: say so before anything runs.
-fn check_dir(dir: &Path) -> Result<(), String> {
-    if !dir.is_dir() {
-        return Err(format!(
-            "directory '{}' does not exist; create it or choose another with --dir",
-            dir.display()
-        ));
+/// `--list`: one line per built-in profile.
+fn list() -> String {
+    let mut out = String::new();
+    for name in profiles::names() {
+        let Ok(p) = profiles::get(name) else { continue };
+        let t = Tuning {
+            scale: 1.0,
+            ..Tuning::default()
+        };
+        let judged: Vec<String> = p
+            .metrics
+            .iter()
+            .map(|m| {
+                format!(
+                    "{} {}",
+                    p.label(&m.label, &t),
+                    crate::verdict::profile::threshold_text(m)
+                )
+            })
+            .collect();
+        out.push_str(&format!("{name:<12} {}: {}\n", p.title, judged.join("; ")));
     }
-    // Create and remove a probe file: permission bits alone say nothing for root, and a
-    // read-only mount or a full quota only shows when writing.
-    let probe = dir.join(format!(".iogauge-probe-{}", std::process::id()));
-    match std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&probe)
-    {
-        Ok(_) => {
-            let _ = std::fs::remove_file(&probe);
-        }
-        Err(e) => {
-            return Err(format!(
-                "directory '{}' is not writable ({e}); choose another with --dir",
-                dir.display()
-            ))
-        }
-    }
-    Ok(())
-}
-
-/// Filesystems that are probably not the disk the user meant.
-fn memory_backed(dir: &Path) -> Option<&'static str> {
-    let c = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()).ok()?;
-    // SAFETY: statfs fills the zeroed struct.
-    let mut s: libc::statfs = unsafe { std::mem::zeroed() };
-    if unsafe { libc::statfs(c.as_ptr(), &mut s) } != 0 {
-        return None;
-    }
-    match s.f_type as u64 {
-        0x0102_1994 => Some("tmpfs (memory)"),
-        0x8584_58f6 => Some("ramfs (memory)"),
-        0x794c_7630 => Some("overlayfs (a container's writable layer)"),
-        _ => None,
-    }
+    out
 }
 
 /// What a profile runs.
@@ -162,190 +153,71 @@ enum Work {
     SmallFiles(SmallFiles),
 }
 
-/// What the run will do, for the line printed before it starts.
+struct Planned {
+    profile: Profile,
+    work: Work,
+    shortened: bool,
+}
+
+/// The line printed before a profile runs: what it does, and how long it takes when the work
+/// says so (a size-bound job takes as long as the disk needs; the progress bar shows the ETA).
 fn plan_line(p: &Profile, work: &Work, dir: &Path) -> String {
-    let job = match work {
-        Work::Job(j) => j,
-        Work::SmallFiles(s) => {
-            return format!(
-                "iogauge check: {}: {}: {} files of {} bytes in {}, created then read back, usually seconds",
-                p.name,
-                p.title,
-                s.files,
-                s.size,
-                dir.display()
-            )
+    let what = match work {
+        Work::SmallFiles(s) => format!(
+            "{} files of {} bytes, created then read back",
+            s.files, s.size
+        ),
+        Work::Job(job) => {
+            let size = match job.size {
+                Some(SizeSpec::Bytes(b)) => format!("{:.0} MiB", b as f64 / (1u64 << 20) as f64),
+                _ => "?".into(),
+            };
+            match (job.time_based, job.runtime) {
+                (true, Some(r)) => format!(
+                    "a {size} file, about {:.0} s",
+                    (r + job.ramp_time).as_secs_f64()
+                ),
+                _ => {
+                    let bs = job.bs[DDIR_WRITE].max(job.bs[DDIR_READ]).max(1);
+                    let n = match job.size {
+                        Some(SizeSpec::Bytes(b)) => b / bs,
+                        _ => 0,
+                    };
+                    let sync = if job.fdatasync > 0 || job.fsync > 0 {
+                        ", each synced"
+                    } else {
+                        ""
+                    };
+                    format!("a {size} file in {n} writes of {bs} bytes{sync}; as long as the disk takes")
+                }
+            }
         }
     };
-    let size = match job.size {
-        Some(SizeSpec::Bytes(b)) => format!("{:.0} MiB", b as f64 / (1u64 << 20) as f64),
-        _ => "?".into(),
-    };
-    let time = match (job.time_based, job.runtime) {
-        (true, Some(r)) => format!("about {:.0} s", (r + job.ramp_time).as_secs_f64()),
-        _ => "until the file is written (usually under a minute)".into(),
-    };
     format!(
-        "iogauge check: {}: {} on a {size} file in {}, {time}",
+        "iogauge check: {}: {} in {}: {what}",
         p.name,
         p.title,
         dir.display()
     )
 }
 
-/// Reasons not to trust a result.
-fn warnings(job: &JobSpec, r: &Report, fs: Option<&str>) -> Vec<String> {
-    let mut w = Vec::new();
-    if let Some(fs) = fs {
-        w.push(format!(
-            "the directory is on {fs}, not on a disk; point --dir at the disk you mean"
-        ));
-    }
-    let Some(j) = r.jobs.first() else { return w };
-    for (d, word) in [(DDIR_READ, "read"), (DDIR_WRITE, "write")] {
-        let dir = &j.dirs[d];
-        if dir.total_ios == 0 {
-            continue;
-        }
-        let s = &dir.iops_samples;
-        if s.samples < 3 {
-            w.push(format!(
-                "the {word} run gave {} periodic samples (under 3): too short to show variation; run longer",
-                s.samples
-            ));
-        } else if s.mean > 0.0 && s.stddev / s.mean > 0.3 {
-            w.push(format!(
-                "{word} IOPS varied a lot across {} samples (coefficient of variation {:.0}%): the disk \
-                 was busy or throttled; repeat the check",
-                s.samples,
-                100.0 * s.stddev / s.mean
-            ));
-        }
-        if d == DDIR_READ && !job.direct && dir.bw_bytes > 8 << 30 {
-            w.push("buffered reads ran faster than a disk could (over 8 GiB/s): the page cache answered them".into());
-        }
-    }
-    w
-}
-
-struct Outcome {
-    profile: Profile,
-    verdict: OutcomeKind,
-    metrics: Vec<Value>,
-    text: Vec<String>,
-    warnings: Vec<String>,
-    shortened: bool,
-    report: Measured,
-}
-
-fn evaluate(
-    p: Profile,
-    work: &Work,
-    report: Measured,
-    shortened: bool,
-    fs: Option<&str>,
-) -> Outcome {
-    let mut verdict = OutcomeKind::Pass;
-    let mut metrics = Vec::new();
-    let mut text = Vec::new();
-    for m in &p.metrics {
-        let Some(v) = metric_value(&report, m.key) else {
-            verdict = OutcomeKind::Fail;
-            text.push(format!("  FAIL  {}: not measured", m.label));
-            continue;
-        };
-        let k = judge(m, v);
-        verdict = verdict.max(k);
-        let word = match k {
-            OutcomeKind::Pass => ("PASS", m.pass_label.as_deref()),
-            OutcomeKind::Warn => ("WARN", m.warn_label.as_deref()),
-            OutcomeKind::Fail => ("FAIL", m.fail_label.as_deref()),
-        };
-        let label = word.1.map(|l| format!(": {l}")).unwrap_or_default();
-        text.push(format!(
-            "  {}  {} {} (threshold {}){label}",
-            word.0,
-            m.label,
-            show(m.key, v),
-            threshold_text(m)
-        ));
-        text.push(format!("        source: {}", m.source));
-        if let Some(line) = rank_line(&p, m, v) {
-            text.push(format!("        rank: {line}"));
-        }
-        let (refs, _) = rank(&p, m.key, m.better, v);
-        metrics.push(json!({
-            "metric": m.key.name(),
-            "label": m.label,
-            "verdict": kind_name(k),
-            "value": v,
-            "unit": m.key.unit(),
-            "threshold": m.pass.value().unwrap_or(f64::NAN),
-            "warn_threshold": m.warn.as_ref().and_then(|w| w.value().ok()),
-            "better": if m.better == profiles::Better::Lower { "lower" } else { "higher" },
-            "source": m.source,
-            "references": refs.iter().map(|r| json!({"system": r.system, "value": r.value})).collect::<Vec<_>>(),
-        }));
-    }
-    for i in &p.info {
-        if let Some(v) = metric_value(&report, i.key) {
-            let g: Vec<String> = i
-                .guidance
-                .iter()
-                .map(|g| {
-                    format!(
-                        "{} {} {}",
-                        g.label,
-                        g.value,
-                        if v >= g.value { "met" } else { "NOT met" }
-                    )
-                })
-                .collect();
-            let guidance = if g.is_empty() {
-                String::new()
-            } else {
-                format!(" ({})", g.join("; "))
-            };
-            text.push(format!("        {}: {}{guidance}", i.label, show(i.key, v)));
-        }
-    }
-    let mut w = match (work, &report) {
-        (Work::Job(job), Measured::Fio(r)) => warnings(job, r, fs),
-        _ => fs
-            .map(|fs| {
-                vec![format!(
-                    "the directory is on {fs}, not on a disk; point --dir at the disk you mean"
-                )]
-            })
-            .unwrap_or_default(),
-    };
-    if shortened {
-        w.insert(
-            0,
-            "shortened run (--scale, --duration or --size): a quick look, not the published recipe"
-                .into(),
-        );
-    }
-    Outcome {
-        profile: p,
-        verdict,
-        metrics,
-        text,
-        warnings: w,
-        shortened,
-        report,
+/// A run error in check's words: check has no fio options to point at.
+fn reason(e: &RunError) -> String {
+    match e {
+        RunError::Layout(LayoutError::NoSpace { dir, need, avail }) => format!(
+            "not enough free space in '{}': the test file needs {need} bytes, {avail} are available; \
+             use a smaller --size or --scale, or another --dir",
+            dir.display()
+        ),
+        RunError::Layout(LayoutError::DirectRefused { source, .. }) => format!(
+            "the filesystem under --dir refused direct I/O ({source}), which this profile needs; \
+             choose a --dir on a disk filesystem (tmpfs does not support it)"
+        ),
+        e => e.to_string(),
     }
 }
 
-fn kind_name(k: OutcomeKind) -> &'static str {
-    match k {
-        OutcomeKind::Pass => "pass",
-        OutcomeKind::Warn => "warn",
-        OutcomeKind::Fail => "fail",
-    }
-}
-
-/// Runs a profile's job (the engine was chosen before: see the io_uring probe in `main`).
+/// Runs a profile's job (the engine was chosen before: see the io_uring probe in `plan`).
 fn run_job(job: JobSpec, keep_files: bool, stop: &AtomicBool) -> Result<Report, RunError> {
     // Progress on an indicatif bar, only when stderr is a terminal.
     // SAFETY: isatty only inspects the descriptor.
@@ -367,61 +239,44 @@ fn run_job(job: JobSpec, keep_files: bool, stop: &AtomicBool) -> Result<Report, 
     res
 }
 
-pub fn main(args: &[String]) -> i32 {
-    let a = match parse_args(args) {
-        Ok(Some(a)) => a,
-        Ok(None) => {
-            print!("{USAGE}");
-            return EXIT_OK;
-        }
-        Err(e) => {
-            eprintln!("iogauge check: {e}");
-            return EXIT_USAGE;
-        }
-    };
+/// Profiles resolved and their work built, before anything touches the disk.
+fn plan(a: &Args, token: &str) -> Result<Vec<Planned>, String> {
     let mut plan = Vec::new();
     for name in &a.profiles {
-        let p = match profiles::get(name) {
-            Ok(p) => p,
-            Err(e) => {
-                eprintln!("iogauge check: {e}");
-                return EXIT_USAGE;
-            }
-        };
+        let p = profiles::resolve(name)?;
         let work = match p.small_files(&a.tuning) {
             Some(s) => Work::SmallFiles(s),
-            None => match p.job(&a.dir, &a.tuning) {
-                Ok(j) => Work::Job(Box::new(j)),
-                Err(e) => {
-                    eprintln!("iogauge check: {e}");
-                    return EXIT_USAGE;
-                }
-            },
+            None => {
+                let mut j = p.job(&a.dir, &a.tuning)?;
+                // Names no other run uses, so two checks in one directory never collide.
+                j.filename = Some(format!("iogauge-{}.{token}", p.name));
+                Work::Job(Box::new(j))
+            }
         };
         if let (Work::Job(j), Some(size)) = (&work, a.tuning.size) {
             let bs = j.bs[DDIR_READ].max(j.bs[DDIR_WRITE]);
             if size < bs {
-                eprintln!(
-                    "iogauge check: --size {size}: smaller than one {bs}-byte block of profile '{}'; \
-                     use at least {bs} bytes (e.g. 64Mi)",
+                return Err(format!(
+                    "--size {size}: smaller than one {bs}-byte block of profile '{}'; use at least \
+                     {bs} bytes (e.g. 64m)",
                     p.name
-                );
-                return EXIT_USAGE;
+                ));
             }
         }
         // Marked as shortened only if the tuning actually changed this profile's run.
+        let published = Tuning {
+            scale: 1.0,
+            ..Tuning::default()
+        };
         let shortened = match &work {
             Work::SmallFiles(s) => Some(s.files) != p.small_files.map(|d| d.files),
-            Work::Job(j) => {
-                let published = p.job(
-                    &a.dir,
-                    &Tuning {
-                        scale: 1.0,
-                        ..Tuning::default()
-                    },
-                );
-                published.map(|pj| pj != **j).unwrap_or(true)
-            }
+            Work::Job(j) => p
+                .job(&a.dir, &published)
+                .map(|mut pj| {
+                    pj.filename = j.filename.clone();
+                    pj != **j
+                })
+                .unwrap_or(true),
         };
         // Decide the engine before laying out 1 GiB, not after.
         let work = match work {
@@ -434,112 +289,209 @@ pub fn main(args: &[String]) -> i32 {
             }
             w => w,
         };
-        plan.push((p, work, shortened));
+        plan.push(Planned {
+            profile: p,
+            work,
+            shortened,
+        });
     }
-    if let Err(e) = check_dir(&a.dir) {
-        eprintln!("iogauge check: {e}");
-        return EXIT_USAGE;
-    }
-    let fs = memory_backed(&a.dir);
-    for (p, work, _) in &plan {
-        eprintln!("{}", plan_line(p, work, &a.dir));
-    }
-    let stop = match super::stop_on_signals() {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("iogauge check: cannot install signal handlers: {e}");
-            return EXIT_ERROR;
-        }
+    Ok(plan)
+}
+
+/// Runs one planned profile and judges it.
+fn run_one(a: &Args, pl: &Planned, token: &str, place: &Place, stop: &Stop) -> ProfileOutcome {
+    let p = &pl.profile;
+    let measured = match &pl.work {
+        Work::Job(job) => run_job((**job).clone(), a.keep_files, stop.flag()).map(Measured::Fio),
+        Work::SmallFiles(s) => run_small_files(
+            &a.dir,
+            &format!("iogauge-{}.{token}", p.name),
+            s.files,
+            s.size,
+            a.keep_files,
+            stop.flag(),
+        )
+        .map(Measured::SmallFiles),
     };
-    let mut outcomes = Vec::new();
-    // A profile that cannot run does not throw away the others' results.
-    let mut failed_runs = 0;
-    for (p, work, shortened) in plan {
-        if stop.load(Ordering::Relaxed) {
-            break;
+    let interrupted = || {
+        format!(
+            "interrupted by {}; its files were removed and its partial numbers are not judged",
+            stop.reason()
+        )
+    };
+    match measured {
+        _ if stop.is_set() => not_measured(p, CheckVerdict::Interrupted, interrupted()),
+        Ok(m) => {
+            let how = Judging {
+                shortened: pl.shortened,
+                strict: a.strict,
+                place: place.clone(),
+            };
+            let job = match &pl.work {
+                Work::Job(j) => Some(&**j),
+                Work::SmallFiles(_) => None,
+            };
+            evaluate(p, &a.tuning, job, &m, &how)
         }
-        let measured = match &work {
-            Work::Job(job) => run_job((**job).clone(), a.keep_files, &stop).map(Measured::Fio),
-            Work::SmallFiles(s) => run_small_files(&a.dir, s.files, s.size, a.keep_files, &stop)
-                .map(Measured::SmallFiles),
+        Err(e) => {
+            let why = reason(&e);
+            eprintln!("iogauge check: {}: {why}", p.name);
+            not_measured(p, CheckVerdict::Error, why)
+        }
+    }
+}
+
+fn print_text(outcomes: &[ProfileOutcome], summary: &Summary) {
+    // SAFETY: isatty only inspects the descriptor.
+    let color = unsafe { libc::isatty(1) == 1 };
+    for o in outcomes {
+        let word = o.verdict.word();
+        let code = match o.verdict {
+            CheckVerdict::Pass => "32",
+            CheckVerdict::Warn => "33",
+            CheckVerdict::Fail | CheckVerdict::Error => "31",
+            CheckVerdict::Interrupted | CheckVerdict::Skipped => "2",
         };
-        match measured {
-            Ok(r) => outcomes.push(evaluate(p, &work, r, shortened, fs)),
-            Err(e) => {
-                eprintln!("iogauge check: {}: {e}", p.name);
-                failed_runs += 1;
+        let word = if color {
+            format!("\x1b[1;{code}m{word}\x1b[0m")
+        } else {
+            word.to_string()
+        };
+        println!("{word} {}: {}", o.profile, o.title);
+        for m in &o.metrics {
+            let label = m
+                .verdict_label
+                .as_ref()
+                .map(|l| format!(": {l}"))
+                .unwrap_or_default();
+            println!(
+                "  {}  {} {} (threshold {}){label}",
+                m.verdict.word(),
+                m.label,
+                m.value_text,
+                m.threshold_text
+            );
+            println!("        source: {}", m.source);
+            if let Some(r) = &m.rank {
+                println!("        rank: {r}");
             }
         }
+        for i in &o.info {
+            let g: Vec<String> = i
+                .guidance
+                .iter()
+                .map(|g| {
+                    let met = if g.met { "met" } else { "NOT met" };
+                    format!("{} {} {met}", g.label, g.value)
+                })
+                .collect();
+            let g = if g.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", g.join("; "))
+            };
+            println!("        {}: {}{g}", i.label, i.value_text);
+        }
+        if let Some(n) = &o.not_disk {
+            println!("  WARN  not a disk measurement: {n}");
+        }
+        if let Some(r) = &o.reason {
+            println!("  {r}");
+        }
+        for w in &o.warnings {
+            println!("  warning: {w}");
+        }
+        for a in &o.advice {
+            println!("  next: {a}");
+        }
+        println!();
     }
-    let worst = outcomes
-        .iter()
-        .map(|o| o.verdict)
-        .max()
-        .unwrap_or(OutcomeKind::Pass);
+    println!("{}", summary.line());
+}
+
+pub fn main(args: &[String], stop: &Stop) -> i32 {
+    let a = match parse_args(args) {
+        Ok(Some(a)) => a,
+        Ok(None) => {
+            print!("{USAGE}");
+            return EXIT_OK;
+        }
+        Err(e) => {
+            eprintln!("iogauge check: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    if a.list {
+        print!("{}", list());
+        return EXIT_OK;
+    }
+    let token = cleanup::run_token();
+    let planned = match plan(&a, &token).and_then(|p| fs::check_dir(&a.dir, "--dir").map(|_| p)) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("iogauge check: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    let left = cleanup::leftovers(&a.dir);
+    if !left.is_empty() {
+        eprintln!(
+            "iogauge check: note: {} file(s) in {} were left by an earlier iogauge run that was killed \
+             (e.g. '{}'); they hold only test data: remove them with rm {}/iogauge-*",
+            left.len(),
+            a.dir.display(),
+            left[0].display(),
+            a.dir.display()
+        );
+    }
+    let place = Place {
+        memory: fs::memory_backed(&a.dir),
+        container_layer: fs::container_layer(&a.dir),
+    };
+    for pl in &planned {
+        eprintln!("{}", plan_line(&pl.profile, &pl.work, &a.dir));
+    }
+    let mut outcomes = Vec::new();
+    for pl in &planned {
+        outcomes.push(if stop.is_set() {
+            not_measured(
+                &pl.profile,
+                CheckVerdict::Skipped,
+                "not run: the check was interrupted before it started".into(),
+            )
+        } else {
+            run_one(&a, pl, &token, &place, stop)
+        });
+    }
+    let summary = Summary::of(&outcomes);
     if a.json {
-        let doc = json!({
+        let doc = serde_json::json!({
             "iogauge": env!("CARGO_PKG_VERSION"),
             "dir": a.dir.display().to_string(),
-            "profiles": outcomes.iter().map(|o| {
-                let first = o.metrics.first().cloned().unwrap_or(Value::Null);
-                json!({
-                    "profile": o.profile.name,
-                    "title": o.profile.title,
-                    "verdict": kind_name(o.verdict),
-                    "metric": first["metric"],
-                    "value": first["value"],
-                    "unit": first["unit"],
-                    "threshold": first["threshold"],
-                    "source": first["source"],
-                    "references": first["references"],
-                    "metrics": o.metrics,
-                    "shortened": o.shortened,
-                    "warnings": o.warnings,
-                    "report": match &o.report {
-                        Measured::Fio(r) => serde_json::from_str::<Value>(&render_json(r, false)).unwrap_or(Value::Null),
-                        Measured::SmallFiles(s) => s.to_json(),
-                    },
-                })
-            }).collect::<Vec<_>>(),
+            "profiles": outcomes,
+            "summary": summary,
         });
         println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
     } else {
-        // SAFETY: isatty only inspects the descriptor.
-        let color = unsafe { libc::isatty(1) == 1 };
-        for o in &outcomes {
-            let (word, code) = match o.verdict {
-                OutcomeKind::Pass => ("PASS", "32"),
-                OutcomeKind::Warn => ("WARN", "33"),
-                OutcomeKind::Fail => ("FAIL", "31"),
-            };
-            let word = if color {
-                format!("\x1b[1;{code}m{word}\x1b[0m")
-            } else {
-                word.to_string()
-            };
-            println!("{word} {}: {}", o.profile.name, o.profile.title);
-            for l in &o.text {
-                println!("{l}");
-            }
-            for w in &o.warnings {
-                println!("  warning: {w}");
-            }
-            println!();
+        print_text(&outcomes, &summary);
+    }
+    match overall(&outcomes, a.strict) {
+        Overall::Interrupted => {
+            let during = outcomes
+                .iter()
+                .find(|o| o.verdict == CheckVerdict::Interrupted)
+                .map(|o| format!(" during {}", o.profile))
+                .unwrap_or_default();
+            eprintln!(
+                "iogauge check: interrupted by {}{during}; the files it created were removed",
+                stop.reason()
+            );
+            EXIT_ERROR
         }
-    }
-    if stop.load(Ordering::Relaxed) || failed_runs > 0 {
-        return EXIT_ERROR;
-    }
-    exit_code(worst, a.strict)
-}
-
-/// 0 pass, 3 a fail, 4 the worst was a warning; `--strict` makes a warning a failure.
-fn exit_code(worst: OutcomeKind, strict: bool) -> i32 {
-    match worst {
-        OutcomeKind::Fail => EXIT_FAIL,
-        OutcomeKind::Warn if strict => EXIT_FAIL,
-        OutcomeKind::Warn => EXIT_WARN,
-        OutcomeKind::Pass => EXIT_OK,
+        Overall::Fail => EXIT_FAIL,
+        Overall::Error => EXIT_ERROR,
+        Overall::Warn => EXIT_WARN,
+        Overall::Pass => EXIT_OK,
     }
 }
 
@@ -547,18 +499,21 @@ fn exit_code(worst: OutcomeKind, strict: bool) -> i32 {
 mod tests {
     use super::*;
 
+    fn a(v: &[&str]) -> Result<Option<Args>, String> {
+        parse_args(&v.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    }
+
     #[test]
     fn arguments() {
-        let a = |v: &[&str]| parse_args(&v.iter().map(|s| s.to_string()).collect::<Vec<_>>());
         let x = a(&[
             "etcd",
             "--dir",
             "/d",
             "--scale=0.5",
             "--duration",
-            "10s",
+            "10",
             "--size",
-            "64Mi",
+            "64m",
             "--format",
             "json",
             "--strict",
@@ -571,6 +526,11 @@ mod tests {
         assert_eq!(x.tuning.duration, Some(std::time::Duration::from_secs(10)));
         assert_eq!(x.tuning.size, Some(64 << 20));
         assert!(x.json && x.strict);
+        // fio's grammar: 1m is a MiB and 1G a GiB, never a milli-byte or 10^9 bytes.
+        let size = |s: &str| a(&["--size", s]).unwrap().unwrap().tuning.size;
+        assert_eq!(size("1m"), Some(1 << 20));
+        assert_eq!(size("1G"), Some(1 << 30));
+        assert_eq!(size("1GiB"), Some(1 << 30));
         assert_eq!(
             a(&[]).unwrap().unwrap().profiles,
             DEFAULT_SUITE.map(String::from).to_vec()
@@ -580,32 +540,48 @@ mod tests {
             "--scale 2: expected a number above 0 and at most 1, e.g. 0.1"
         );
         assert_eq!(
-            a(&["--bogus"]).err().unwrap(),
-            "unknown option '--bogus'; run 'iogauge check --help'"
+            a(&["--bs=4k"]).err().unwrap(),
+            "unknown option '--bs'; check takes --dir, --scale, --duration, --size, --format, \
+             --strict, --keep-files and --list (fio's options go to 'iogauge fio'); run \
+             'iogauge check --help'"
         );
         assert!(a(&["--help"]).unwrap().is_none());
+        assert!(a(&["--list"]).unwrap().unwrap().list);
     }
 
     #[test]
-    fn exit_codes() {
-        assert_eq!(exit_code(OutcomeKind::Pass, false), 0);
-        assert_eq!(exit_code(OutcomeKind::Pass, true), 0);
-        assert_eq!(exit_code(OutcomeKind::Warn, false), 4);
-        assert_eq!(exit_code(OutcomeKind::Warn, true), 3);
-        assert_eq!(exit_code(OutcomeKind::Fail, false), 3);
-    }
-
-    #[test]
-    fn unwritable_and_missing_directories_are_refused() {
-        assert_eq!(
-            check_dir(Path::new("/nonexistent/x")).unwrap_err(),
-            "directory '/nonexistent/x' does not exist; create it or choose another with --dir"
+    fn list_has_every_profile_with_its_threshold() {
+        let l = list();
+        assert_eq!(l.lines().count(), profiles::names().count());
+        assert!(
+            l.starts_with("etcd         etcd WAL (IBM recipe): p99 fdatasync latency < 10 ms\n")
         );
-        assert!(check_dir(Path::new("/proc"))
-            .unwrap_err()
-            .starts_with("directory '/proc' is not writable ("));
-        let d = tempfile::tempdir().unwrap();
-        check_dir(d.path()).unwrap();
-        assert_eq!(memory_backed(Path::new("/dev/shm")), Some("tmpfs (memory)"));
+        assert!(l.contains("\nsmall-files  many small files (GitLab): create 1,000 small files"));
+    }
+
+    #[test]
+    fn plan_lines_follow_the_work() {
+        let t = |scale| Tuning {
+            scale,
+            ..Tuning::default()
+        };
+        let p = profiles::get("small-files").unwrap();
+        let w = Work::SmallFiles(p.small_files(&t(0.1)).unwrap());
+        assert_eq!(
+            plan_line(&p, &w, Path::new("/d")),
+            "iogauge check: small-files: many small files (GitLab) in /d: 100 files of 5 bytes, created then read back"
+        );
+        let p = profiles::get("etcd").unwrap();
+        let w = Work::Job(Box::new(p.job(Path::new("/d"), &t(1.0)).unwrap()));
+        assert_eq!(
+            plan_line(&p, &w, Path::new("/d")),
+            "iogauge check: etcd: etcd WAL (IBM recipe) in /d: a 22 MiB file in 10029 writes of 2300 bytes, each synced; as long as the disk takes"
+        );
+        let p = profiles::get("sync-iops").unwrap();
+        let w = Work::Job(Box::new(p.job(Path::new("/d"), &t(0.1)).unwrap()));
+        assert_eq!(
+            plan_line(&p, &w, Path::new("/d")),
+            "iogauge check: sync-iops: synchronous write IOPS (Manetu) in /d: a 102 MiB file, about 6 s"
+        );
     }
 }

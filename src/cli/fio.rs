@@ -7,7 +7,7 @@ use crate::spec::fio::{parse_fio_args, FioCommand};
 use crate::spec::{Eta, OutputFormat, RunSpec};
 use std::io::Write;
 
-pub fn main(args: &[String]) -> i32 {
+pub fn main(args: &[String], stop: &super::Stop) -> i32 {
     let env = |k: &str| std::env::var(k).ok();
     let cmd = match parse_fio_args(args, &env, &mut std::io::stdin()) {
         Ok(c) => c,
@@ -33,18 +33,20 @@ pub fn main(args: &[String]) -> i32 {
     if spec.parse_only {
         return EXIT_OK;
     }
-    let stop = match super::stop_on_signals() {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("iogauge fio: cannot install signal handlers: {e}");
-            return EXIT_ERROR;
-        }
-    };
     let opts = RunOptions {
         progress: show_progress(&spec),
         ..RunOptions::default()
     };
-    match run(&spec, &opts, &stop) {
+    match run(&spec, &opts, stop.flag()) {
+        // Like fio, an interrupted run prints what it measured until then.
+        Ok(report) if stop.is_set() => {
+            eprintln!(
+                "iogauge fio: interrupted by {}; removed the files iogauge created; results so far follow",
+                stop.reason()
+            );
+            write_output(&spec, &report);
+            EXIT_ERROR
+        }
         Ok(report) => write_output(&spec, &report),
         // The host cannot run this engine, or direct=1 with sizes the filesystem cannot take:
         // problems with the input, not failures of the disk.

@@ -322,7 +322,7 @@ fn structured(verdicts: &[Verdict]) -> serde_json::Value {
     o.into()
 }
 
-pub fn main(args: &[String]) -> i32 {
+pub fn main(args: &[String], stop: &super::Stop) -> i32 {
     let a = match parse_args(args) {
         Ok(Some(a)) => a,
         Ok(None) => {
@@ -350,13 +350,6 @@ pub fn main(args: &[String]) -> i32 {
             p.skipped.join(", ")
         );
     }
-    let stop = match super::stop_on_signals() {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("iogauge preflight: cannot install signal handlers: {e}");
-            return EXIT_ERROR;
-        }
-    };
     // Collectors that produced no result, and why.
     let mut errors: Vec<(String, String)> = Vec::new();
     let out = match (&a.analyze_only, &a.output) {
@@ -377,7 +370,7 @@ pub fn main(args: &[String]) -> i32 {
                 c.collector_name,
                 c.directory.display()
             );
-            let why = match collect(c, &out, a.keep_files, &stop) {
+            let why = match collect(c, &out, a.keep_files, stop.flag()) {
                 Ok(Some(_)) => None,
                 Ok(None) => Some(format!(
                     "collector '{}' timed out after {:?}; its files were removed",
@@ -389,7 +382,7 @@ pub fn main(args: &[String]) -> i32 {
                 eprintln!("iogauge preflight: {why}");
                 errors.push((c.collector_name.clone(), why));
             }
-            if stop.load(Ordering::Relaxed) {
+            if stop.is_set() {
                 eprintln!("iogauge preflight: interrupted; removed the files iogauge created");
                 return EXIT_ERROR;
             }

@@ -86,7 +86,8 @@ pub struct InstanceResult {
 }
 
 /// Run every job of `spec`. Files iogauge created are removed before this returns, whatever
-/// happens, unless the user asked to keep them. `stop` is set by SIGINT/SIGTERM.
+/// happens, unless the user asked to keep them. `stop` is set by SIGINT/SIGTERM: when it is set
+/// after the jobs started, the report holds what they did until then.
 pub fn run(spec: &RunSpec, opts: &RunOptions, stop: &AtomicBool) -> Result<Report, RunError> {
     let created = CreatedFiles::new();
     let started_at = std::time::SystemTime::now();
@@ -112,11 +113,13 @@ pub fn run(spec: &RunSpec, opts: &RunOptions, stop: &AtomicBool) -> Result<Repor
         Ok(r) => r?,
         Err(panic) => std::panic::resume_unwind(panic),
     };
-    if stop.load(Ordering::Relaxed) {
-        return Err(RunError::Interrupted);
-    }
     if let Some(f) = results.iter().find_map(|r| r.result.error.clone()) {
         return Err(RunError::Io(f));
+    }
+    // Interrupted before any job ran: nothing to report. Otherwise the results so far are
+    // reported, as fio does; the caller knows from `stop` that the run was cut short.
+    if stop.load(Ordering::Relaxed) && results.is_empty() {
+        return Err(RunError::Interrupted);
     }
     Ok(assemble::report(
         spec,

@@ -23,16 +23,18 @@ fn io_error(op: &'static str, path: &Path, e: std::io::Error) -> RunError {
     })
 }
 
-/// Runs the test in `dir` with `count` files of `size` bytes; removes them unless `keep`.
+/// Runs the test in `dir` with `count` files of `size` bytes named `<name>.<n>`; removes them
+/// unless `keep`.
 pub fn run_small_files(
     dir: &Path,
+    name: &str,
     count: u32,
     size: usize,
     keep: bool,
     stop: &AtomicBool,
 ) -> Result<SmallFilesReport, RunError> {
     let created = CreatedFiles::new();
-    let res = phases(dir, count, size, &created, stop);
+    let res = phases(dir, name, count, size, &created, stop);
     if !keep {
         created.remove_all();
     }
@@ -44,14 +46,14 @@ pub fn run_small_files(
 
 fn phases(
     dir: &Path,
+    name: &str,
     count: u32,
     size: usize,
     created: &CreatedFiles,
     stop: &AtomicBool,
 ) -> Result<SmallFilesReport, RunError> {
-    let pid = std::process::id();
     let paths: Vec<_> = (0..count)
-        .map(|i| dir.join(format!("iogauge-small.{pid}.{i}")))
+        .map(|i| dir.join(format!("{name}.{i}")))
         .collect();
     let data = vec![b'x'; size];
     let mut buf = vec![0u8; size];
@@ -104,7 +106,15 @@ mod tests {
     #[test]
     fn creates_reads_and_removes_every_file() {
         let d = tempfile::tempdir().unwrap();
-        let r = run_small_files(d.path(), 200, 5, false, &AtomicBool::new(false)).unwrap();
+        let r = run_small_files(
+            d.path(),
+            "iogauge-t.1.1",
+            200,
+            5,
+            false,
+            &AtomicBool::new(false),
+        )
+        .unwrap();
         assert_eq!((r.files, r.create.n, r.read.n), (200, 200, 200));
         assert!(r.create.min <= r.create.max && r.read.min <= r.read.max);
         let p99 = r
@@ -118,7 +128,15 @@ mod tests {
         // Each phase takes at least the sum of its per-file times.
         assert!(r.create_ns as f64 >= r.create.mean * 200.0);
         assert!(std::fs::read_dir(d.path()).unwrap().next().is_none());
-        let kept = run_small_files(d.path(), 3, 5, true, &AtomicBool::new(false)).unwrap();
+        let kept = run_small_files(
+            d.path(),
+            "iogauge-t.1.2",
+            3,
+            5,
+            true,
+            &AtomicBool::new(false),
+        )
+        .unwrap();
         assert_eq!(kept.files, 3);
         assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 3);
     }
@@ -126,7 +144,15 @@ mod tests {
     #[test]
     fn stop_removes_what_was_created() {
         let d = tempfile::tempdir().unwrap();
-        let e = run_small_files(d.path(), 50, 5, false, &AtomicBool::new(true)).unwrap_err();
+        let e = run_small_files(
+            d.path(),
+            "iogauge-t.1.3",
+            50,
+            5,
+            false,
+            &AtomicBool::new(true),
+        )
+        .unwrap_err();
         assert!(matches!(e, RunError::Interrupted));
         assert!(std::fs::read_dir(d.path()).unwrap().next().is_none());
     }

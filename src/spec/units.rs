@@ -181,6 +181,11 @@ pub fn split_per_direction(s: &str) -> Result<[Option<&str>; 3], String> {
 /// A Kubernetes resource quantity as a byte count: `22Mi` (binary), `22M` (decimal), `1Gi`,
 /// `1.5Gi`, `1e9`, plain bytes. Fractions of a byte round up, as `Quantity.Value()` does.
 pub fn parse_k8s_quantity(s: &str) -> Result<u64, String> {
+    k8s_quantity(s).map(|v| v.ceil() as u64)
+}
+
+/// The exact value of a Kubernetes quantity (before Kubernetes rounds it up).
+fn k8s_quantity(s: &str) -> Result<f64, String> {
     const HINT: &str = "expected a Kubernetes quantity such as 22Mi, 100M, 1Gi or 4096";
     let t = s.trim();
     let t = t.strip_prefix('+').unwrap_or(t);
@@ -215,11 +220,11 @@ pub fn parse_k8s_quantity(s: &str) -> Result<u64, String> {
         }
         _ => return Err(HINT.into()),
     };
-    let bytes = (v * mult).ceil();
+    let bytes = v * mult;
     if !bytes.is_finite() || bytes >= u64::MAX as f64 {
         return Err("value too large".into());
     }
-    Ok(bytes as u64)
+    Ok(bytes)
 }
 
 /// A Go duration (`time.ParseDuration`): `1m`, `2m30s`, `1.5h`, `300ms`, `10us`/`10µs`, `0`.
@@ -263,6 +268,51 @@ pub fn parse_go_duration(s: &str) -> Result<Duration, String> {
         return Err("value too large".into());
     }
     Ok(Duration::from_nanos(total.round() as u64))
+}
+
+/// A size given to iogauge's own flags (`check --size`): fio's grammar, so `1m` is 1 MiB and `1g`
+/// 1 GiB as in `iogauge fio --size=1m`, except that `MiB`/`GiB` mean what they say (fio reads
+/// `KiB` as 1000).
+pub fn parse_flag_size(s: &str) -> Result<u64, String> {
+    const HINT: &str = "expected a size such as 64m, 512MiB or 1g (m = MiB, g = GiB, as in fio)";
+    let t = s.trim();
+    let lower = t.to_ascii_lowercase();
+    let t = match lower.strip_suffix("ib") {
+        Some(head) if head.ends_with(|c: char| c.is_ascii_alphabetic()) => head.to_string(),
+        _ => lower,
+    };
+    let v = parse_bytes(&t).map_err(|_| HINT.to_string())?;
+    if v == 0 {
+        return Err("must be above 0".into());
+    }
+    Ok(v)
+}
+
+/// A duration given to iogauge's own flags (`check --duration`): fio's time grammar with bare
+/// numbers in seconds (`10` = 10 s, as fio's `runtime=10`), or a Go duration such as `1m30s`.
+pub fn parse_flag_duration(s: &str) -> Result<Duration, String> {
+    parse_time(s.trim(), TimeUnit::Seconds)
+        .or_else(|_| parse_go_duration(s.trim()))
+        .map_err(|_| "expected a time such as 10 (seconds), 30s, 500ms, 2m or 1m30s".to_string())
+}
+
+/// A byte count in a troubleshoot spec: a Kubernetes quantity (troubleshoot's meaning), refusing
+/// one that cannot be meant: `22m` is 22 milli-bytes, which rounds up to 1 byte.
+pub fn parse_k8s_bytes(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let v = k8s_quantity(t)?;
+    if v.fract() == 0.0 {
+        return Ok(v as u64);
+    }
+    let head = t.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    Err(match t.chars().last() {
+        Some('m') => format!(
+            "read as {head} milli-bytes (m = 1/1000 in Kubernetes quantities), which is not a whole number of bytes; did you mean {head}Mi ({head} MiB)?"
+        ),
+        _ => format!(
+            "read as {v} bytes, which is not a whole number of bytes; give a size such as 22Mi"
+        ),
+    })
 }
 
 #[cfg(test)]
@@ -423,5 +473,40 @@ mod tests {
         for bad in ["", "10", "1d", "-1s", "1 s", "s", "1.s.", "ms"] {
             assert!(parse_go_duration(bad).is_err(), "{bad:?} accepted");
         }
+    }
+
+    #[test]
+    fn own_flags_use_fios_size_and_time_grammar() {
+        assert_eq!(parse_flag_size("1m"), Ok(1 << 20));
+        assert_eq!(parse_flag_size("1G"), Ok(1 << 30));
+        assert_eq!(parse_flag_size("1MiB"), Ok(1 << 20));
+        assert_eq!(parse_flag_size("1GiB"), Ok(1 << 30));
+        assert_eq!(parse_flag_size("64Mi"), Ok(64 << 20));
+        assert_eq!(parse_flag_size("4KiB"), Ok(4096));
+        assert_eq!(parse_flag_size("4096"), Ok(4096));
+        assert!(parse_flag_size("0").is_err());
+        assert!(parse_flag_size("lots").unwrap_err().contains("m = MiB"));
+        assert_eq!(parse_flag_duration("10"), Ok(Duration::from_secs(10)));
+        assert_eq!(parse_flag_duration("30s"), Ok(Duration::from_secs(30)));
+        assert_eq!(parse_flag_duration("2m"), Ok(Duration::from_secs(120)));
+        assert_eq!(parse_flag_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_flag_duration("1m30s"), Ok(Duration::from_secs(90)));
+        assert!(parse_flag_duration("soon").is_err());
+    }
+
+    #[test]
+    fn troubleshoot_sizes_refuse_fractions_of_bytes() {
+        assert_eq!(parse_k8s_bytes("22Mi"), Ok(22 << 20));
+        assert_eq!(parse_k8s_bytes("100M"), Ok(100_000_000));
+        assert_eq!(parse_k8s_bytes("4096"), Ok(4096));
+        assert_eq!(parse_k8s_bytes("1.5Ki"), Ok(1536));
+        assert_eq!(
+            parse_k8s_bytes("22m").unwrap_err(),
+            "read as 22 milli-bytes (m = 1/1000 in Kubernetes quantities), which is not a whole number of bytes; did you mean 22Mi (22 MiB)?"
+        );
+        assert!(parse_k8s_bytes("0.5")
+            .unwrap_err()
+            .starts_with("read as 0.5 bytes"));
+        assert!(parse_k8s_bytes("1500u").is_err());
     }
 }

@@ -1,6 +1,8 @@
-//! Verdicts: outcomes decided from results (troubleshoot analyzers now; profile criteria and
-//! reference ranks later). Uses report types only.
+//! Verdicts: outcomes decided from results: troubleshoot analyzers, `check` profile criteria,
+//! reference ranks and trust warnings. Uses report types only.
 
+pub mod check;
 pub mod fsperf;
 pub mod godur;
 pub mod profile;
+pub mod trust;

@@ -56,6 +56,38 @@ impl CreatedFiles {
     }
 }
 
+/// A name no other run uses, for `check`'s files: the process id (unique among running
+/// processes) and the clock's nanoseconds (apart across hosts sharing a network filesystem).
+pub fn run_token() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos() ^ (d.as_secs() as u32))
+        .unwrap_or(0);
+    format!("{}.{nanos:08x}", std::process::id())
+}
+
+/// Files in `dir` that an earlier `check` left because it was killed: named
+/// `iogauge-<profile>.<pid>.<token>[.<n>]` by a process that no longer runs.
+pub fn leftovers(dir: &Path) -> Vec<PathBuf> {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<PathBuf> = rd
+        .filter_map(Result::ok)
+        .filter(|e| {
+            let name = e.file_name();
+            let Some(rest) = name.to_str().and_then(|n| n.strip_prefix("iogauge-")) else {
+                return false;
+            };
+            let pid = rest.split('.').nth(1).and_then(|p| p.parse::<u32>().ok());
+            pid.is_some_and(|pid| !Path::new(&format!("/proc/{pid}")).exists())
+        })
+        .map(|e| e.path())
+        .collect();
+    out.sort();
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -73,5 +105,23 @@ mod tests {
         assert!(files.remove_all().is_empty());
         assert!(!a.exists());
         assert!(!files.contains(&a));
+    }
+
+    #[test]
+    fn leftovers_of_dead_runs_only() {
+        let dir = tempfile::tempdir().unwrap();
+        // pid 2^22 + 1 is above the kernel's pid_max limit, so never running.
+        let dead = dir.path().join("iogauge-etcd.4194305.0000abcd");
+        let alive = dir
+            .path()
+            .join(format!("iogauge-etcd.{}.00000001", std::process::id()));
+        let other = dir.path().join("mytest.0.0");
+        for p in [&dead, &alive, &other] {
+            std::fs::write(p, b"x").unwrap();
+        }
+        assert_eq!(leftovers(dir.path()), vec![dead]);
+        let t = run_token();
+        assert!(t.starts_with(&format!("{}.", std::process::id())));
+        assert_eq!(t.len(), std::process::id().to_string().len() + 9);
     }
 }

@@ -35,6 +35,12 @@ pub enum LayoutError {
     },
     #[error("refusing to write into existing file '{path}', which iogauge did not create; remove it, choose another --directory/--filename, or pass --allow-overwrite")]
     ExistingFile { path: PathBuf },
+    #[error("refusing to write into '{path}': an earlier iogauge run created it and was killed before it could clean up; it holds only test data, so remove it (rm '{path}') and run again")]
+    LeftOver { path: PathBuf },
+    #[error("refusing to write into '{path}': it looks like fio's own data file for job '{job}' (fio keeps its files after a run); remove it, or pass --allow-overwrite to let iogauge lay it out anew")]
+    FioDataFile { path: PathBuf, job: String },
+    #[error("'{dir}' is on {fs}, a pseudo filesystem the kernel generates, not storage; choose a --directory on a real filesystem")]
+    PseudoFilesystem { dir: PathBuf, fs: &'static str },
     #[error("refusing to write into block device '{path}'; this destroys its data. Pass --allow-overwrite if that is really what you want")]
     BlockDevice { path: PathBuf },
     #[error("'{path}' is {have} bytes, but the job needs {need} bytes (offset + size); iogauge will not extend a file it did not create: lower size=/offset= or pass --allow-overwrite")]
@@ -264,9 +270,7 @@ pub fn check_safety(
         return Ok(());
     }
     if job_writes(job) {
-        return Err(LayoutError::ExistingFile {
-            path: plan.path.clone(),
-        });
+        return Err(existing_file_error(job, &plan.path));
     }
     let have = std::fs::metadata(&plan.path).map(|m| m.len()).unwrap_or(0);
     if have < plan.size {
@@ -279,12 +283,87 @@ pub fn check_safety(
     Ok(())
 }
 
+/// Extended attribute set on every file iogauge lays out, so that a killed run's leftovers are
+/// recognised as such later (the value is the creating process's id).
+const XATTR: &std::ffi::CStr = c"user.iogauge";
+
+/// Marks a file iogauge just created. Best effort: a filesystem without user xattrs still gets
+/// the file; only the later message is less specific.
+fn tag_created(f: &File) {
+    let pid = std::process::id().to_string();
+    // SAFETY: plain syscall on an open fd with a valid name and buffer.
+    unsafe {
+        libc::fsetxattr(
+            f.as_raw_fd(),
+            XATTR.as_ptr(),
+            pid.as_ptr().cast(),
+            pid.len(),
+            0,
+        );
+    }
+}
+
+/// Whether an earlier iogauge run created `path` (its tag, or the `iogauge-` prefix that
+/// `check`'s and the small-files test's names carry).
+pub fn created_by_iogauge(path: &Path) -> bool {
+    if path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with("iogauge-"))
+    {
+        return true;
+    }
+    let Ok(c) = CString::new(path.as_os_str().as_encoded_bytes()) else {
+        return false;
+    };
+    // SAFETY: a size query (null buffer, length 0) on a valid path.
+    unsafe { libc::getxattr(c.as_ptr(), XATTR.as_ptr(), std::ptr::null_mut(), 0) >= 0 }
+}
+
+/// fio names its files `<job>.<jobnum>.<filenum>`.
+fn looks_like_fio_file(job: &JobSpec, path: &Path) -> bool {
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    let Some(rest) = name.strip_prefix(&format!("{}.", job.name)) else {
+        return false;
+    };
+    let parts: Vec<&str> = rest.split('.').collect();
+    parts.len() == 2
+        && parts
+            .iter()
+            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Why an existing file is not written: a killed run's leftover, fio's data file, or a file of
+/// unknown origin.
+fn existing_file_error(job: &JobSpec, path: &Path) -> LayoutError {
+    let path = path.to_path_buf();
+    if created_by_iogauge(&path) {
+        LayoutError::LeftOver { path }
+    } else if looks_like_fio_file(job, &path) {
+        LayoutError::FioDataFile {
+            path,
+            job: job.name.clone(),
+        }
+    } else {
+        LayoutError::ExistingFile { path }
+    }
+}
+
 /// Check that every filesystem has room for the new files: `need` is (directory, bytes) pairs.
 pub fn check_free_space(need: &[(PathBuf, u64)]) -> Result<(), LayoutError> {
     // Group by filesystem (st_dev) so two jobs in one directory add up.
     let mut by_dev: Vec<(u64, PathBuf, u64)> = Vec::new();
     for (dir, bytes) in need {
         let md = std::fs::metadata(dir).map_err(io_err("cannot stat directory", dir))?;
+        // Before free space: /proc reports none, and "no space" would send the user astray.
+        if let Some(fs) = super::fs::pseudo(dir) {
+            return Err(LayoutError::PseudoFilesystem {
+                dir: dir.clone(),
+                fs,
+            });
+        }
         match by_dev.iter_mut().find(|(d, _, _)| *d == md.dev()) {
             Some(e) => e.2 += bytes,
             None => by_dev.push((md.dev(), dir.clone(), *bytes)),
@@ -343,6 +422,7 @@ pub fn lay_out(
         .open(&plan.path)
         .map_err(io_err("cannot create", &plan.path))?;
     created.register(&plan.path);
+    tag_created(&f);
     if job_reads(job) {
         write_out(&f, plan, stop)?;
     } else {
@@ -548,7 +628,8 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let mut w = job("w", d.path());
         w.rw.kind = RwKind::Write;
-        std::fs::write(d.path().join("w.0.0"), b"precious").unwrap();
+        w.filename = Some("precious.db".into());
+        std::fs::write(d.path().join("precious.db"), b"precious").unwrap();
         let p = &plan_files(&w, 0).unwrap()[0];
         let created = CreatedFiles::new();
         let e = check_safety(&w, p, false, &created).unwrap_err();
@@ -560,12 +641,55 @@ mod tests {
             )
         );
         assert!(check_safety(&w, p, true, &created).is_ok());
+        // fio's own naming (<job>.<n>.<m>) is called fio's data file.
+        w.filename = None;
+        std::fs::write(d.path().join("w.0.0"), b"fio data").unwrap();
+        let p = &plan_files(&w, 0).unwrap()[0];
+        assert_eq!(
+            check_safety(&w, p, false, &created).unwrap_err().to_string(),
+            format!(
+                "refusing to write into '{}': it looks like fio's own data file for job 'w' (fio keeps its files after a run); remove it, or pass --allow-overwrite to let iogauge lay it out anew",
+                p.path.display()
+            )
+        );
         // Reading an existing file is fine when it is large enough.
         let mut r = job("w", d.path());
         r.size = Some(SizeSpec::Bytes(4));
         r.bs = [4; 3];
         let p = &plan_files(&r, 0).unwrap()[0];
         assert!(check_safety(&r, p, false, &created).is_ok());
+    }
+
+    #[test]
+    fn a_killed_runs_file_is_called_a_leftover() {
+        let d = tempfile::tempdir_in(env!("CARGO_MANIFEST_DIR")).unwrap();
+        let mut w = job("left", d.path());
+        w.rw.kind = RwKind::Write;
+        let p = &plan_files(&w, 0).unwrap()[0];
+        // Laid out by one run (tagged), then that run "dies" without cleaning up.
+        assert!(lay_out(&w, p, &CreatedFiles::new(), &AtomicBool::new(false)).unwrap());
+        let p = &plan_files(&w, 0).unwrap()[0];
+        assert_eq!(
+            check_safety(&w, p, false, &CreatedFiles::new())
+                .unwrap_err()
+                .to_string(),
+            format!(
+                "refusing to write into '{0}': an earlier iogauge run created it and was killed before it could clean up; it holds only test data, so remove it (rm '{0}') and run again",
+                p.path.display()
+            )
+        );
+        // check's names carry the prefix even where xattrs are not supported.
+        assert!(created_by_iogauge(Path::new("/x/iogauge-etcd.1.2")));
+        assert!(!created_by_iogauge(Path::new("/nonexistent/mytest.0.0")));
+    }
+
+    #[test]
+    fn pseudo_filesystems_are_refused_before_free_space() {
+        let e = check_free_space(&[(PathBuf::from("/proc"), 1 << 20)]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "'/proc' is on proc, a pseudo filesystem the kernel generates, not storage; choose a --directory on a real filesystem"
+        );
     }
 
     #[test]

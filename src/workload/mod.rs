@@ -3,6 +3,7 @@
 pub mod buffers;
 pub mod cleanup;
 pub mod dist;
+pub mod fs;
 pub mod layout;
 pub mod offsets;
 pub mod randmap;

@@ -152,6 +152,9 @@ pub struct Profile {
     pub info: Vec<Info>,
     #[serde(default)]
     pub references: Vec<Reference>,
+    /// What to do next when the verdict is WARN or FAIL, most useful first.
+    #[serde(default)]
+    pub advice: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
@@ -196,6 +199,27 @@ pub fn names() -> impl Iterator<Item = &'static str> {
     SOURCES.iter().map(|(n, _)| *n)
 }
 
+/// A profile named on `check`'s command line: a built-in name, or a path to a YAML file in the
+/// same format (anything with a '/' or ending in .yaml/.yml).
+pub fn resolve(arg: &str) -> Result<Profile, String> {
+    if arg.contains('/') || arg.ends_with(".yaml") || arg.ends_with(".yml") {
+        load_file(Path::new(arg))
+    } else {
+        get(arg)
+    }
+}
+
+/// A user's own profile from a YAML file, validated as the built-in ones are.
+pub fn load_file(path: &Path) -> Result<Profile, String> {
+    let at = path.display();
+    let text =
+        std::fs::read_to_string(path).map_err(|e| format!("cannot read profile '{at}': {e}"))?;
+    let p: Profile = serde_yaml::from_str(&text)
+        .map_err(|e| format!("profile '{at}': {e}; the format is described in docs/PROFILES.md"))?;
+    p.validate().map_err(|e| format!("profile '{at}': {e}"))?;
+    Ok(p)
+}
+
 /// The built-in profile `name`.
 pub fn get(name: &str) -> Result<Profile, String> {
     let (_, text) = SOURCES.iter().find(|(n, _)| *n == name).ok_or_else(|| {
@@ -211,6 +235,19 @@ pub fn get(name: &str) -> Result<Profile, String> {
     serde_yaml::from_str(text).map_err(|e| format!("built-in profile '{name}' is broken: {e}"))
 }
 
+/// `1000` as `1,000`.
+fn thousands(n: u32) -> String {
+    let d = n.to_string();
+    let mut out = String::new();
+    for (i, c) in d.chars().enumerate() {
+        if i > 0 && (d.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// How to adapt a profile's workload for one run.
 #[derive(Debug, Clone, Default)]
 pub struct Tuning {
@@ -223,6 +260,141 @@ pub struct Tuning {
 }
 
 impl Profile {
+    /// What serde cannot check: names usable in file names, thresholds that parse, a workload
+    /// that fio's grammar accepts, and metrics the workload can produce.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.name.is_empty()
+            || !self
+                .name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        {
+            return Err(format!(
+                "name '{}': use letters, digits, '-' and '_' only (it names the test file)",
+                self.name
+            ));
+        }
+        match (&self.small_files, self.workload.is_empty()) {
+            (Some(_), false) => {
+                return Err("give either 'workload' (fio options) or 'small_files', not both".into())
+            }
+            (None, true) => {
+                return Err(
+                    "'workload' is empty: list fio options such as 'rw=write' and 'bs=4k', or give 'small_files'"
+                        .into(),
+                )
+            }
+            _ => {}
+        }
+        if let Some(sf) = &self.small_files {
+            if sf.files == 0 || sf.size == 0 {
+                return Err("small_files: 'files' and 'size' must be above 0".into());
+            }
+        }
+        if self.metrics.is_empty() {
+            return Err("'metrics' is empty: a profile needs at least one metric to judge".into());
+        }
+        for s in &self.scale {
+            if !["size", "runtime", "ramp_time", "files"].contains(&s.as_str()) {
+                return Err(format!(
+                    "scale: '{s}': expected size, runtime, ramp_time or files"
+                ));
+            }
+        }
+        let job = if self.small_files.is_none() {
+            Some(self.job(
+                Path::new("."),
+                &Tuning {
+                    scale: 1.0,
+                    ..Tuning::default()
+                },
+            )?)
+        } else {
+            None
+        };
+        if let Some(j) = &job {
+            if !matches!(j.size, Some(SizeSpec::Bytes(_))) {
+                return Err("workload: give an absolute size such as 'size=1g'".into());
+            }
+            let chosen_by_check = ["filename", "directory", "filename_format", "opendir"];
+            if let Some(w) = self.workload.iter().find(|w| {
+                chosen_by_check.contains(&w.split_once('=').map_or(w.as_str(), |(k, _)| k))
+            }) {
+                return Err(format!(
+                    "workload: '{w}': where the test file goes is chosen by iogauge check (--dir); remove it"
+                ));
+            }
+        }
+        let keys = self
+            .metrics
+            .iter()
+            .map(|m| (m.key, &m.label))
+            .chain(self.info.iter().map(|i| (i.key, &i.label)));
+        for (key, label) in keys {
+            let small = matches!(
+                key,
+                MetricKey::SmallFilesTotal
+                    | MetricKey::FilesPerSec
+                    | MetricKey::CreateP99
+                    | MetricKey::ReadP99
+            );
+            let fits = match &job {
+                None => small,
+                Some(j) => match key {
+                    MetricKey::SyncP99 => j.fsync > 0 || j.fdatasync > 0,
+                    MetricKey::WriteIops => j.rw.kind != crate::spec::RwKind::Read,
+                    MetricKey::ReadIops => j.rw.kind != crate::spec::RwKind::Write,
+                    _ => false,
+                },
+            };
+            if !fits {
+                return Err(format!(
+                    "metric '{}' ({label}) is not measured by this {}",
+                    key.name(),
+                    if job.is_some() {
+                        "workload (sync_p99 needs fsync= or fdatasync=; read_iops a read, write_iops a write)"
+                    } else {
+                        "small-files test (it measures small_files_total, files_per_sec, create_p99, read_p99)"
+                    }
+                ));
+            }
+        }
+        for m in &self.metrics {
+            let parse = |a: &Amount, what: &str| {
+                a.value()
+                    .map_err(|e| format!("metric '{}': {what}: {e}", m.key.name()))
+            };
+            let pass = parse(&m.pass, "pass")?;
+            if let Some(w) = &m.warn {
+                let warn = parse(w, "warn")?;
+                let ordered = match m.better {
+                    Better::Lower => warn >= pass,
+                    Better::Higher => warn <= pass,
+                };
+                if !ordered {
+                    return Err(format!(
+                        "metric '{}': warn must be {} than pass (it is the second step)",
+                        m.key.name(),
+                        if m.better == Better::Lower {
+                            "higher"
+                        } else {
+                            "lower"
+                        }
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A metric's label with `{files}` replaced by the number of files actually used.
+    pub fn label(&self, label: &str, t: &Tuning) -> String {
+        match self.small_files(t) {
+            Some(s) if label.contains("{files}") => label.replace("{files}", &thousands(s.files)),
+            _ => label.to_string(),
+        }
+    }
+
     /// The job to run in `dir`.
     pub fn job(&self, dir: &Path, t: &Tuning) -> Result<JobSpec, String> {
         let mut job = JobSpec {

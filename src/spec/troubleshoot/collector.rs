@@ -2,7 +2,7 @@
 //! the job that measures them.
 
 use super::{check_keys, get_bool, get_str, show};
-use crate::spec::units::{parse_go_duration, parse_k8s_quantity};
+use crate::spec::units::{parse_go_duration, parse_k8s_bytes};
 use crate::spec::{IoEngine, JobSpec, RwKind, RwMode, SizeSpec};
 use serde_yaml::{Mapping, Value};
 use std::path::PathBuf;
@@ -109,7 +109,7 @@ pub fn parse(m: &Mapping, at: &str, notices: &mut Vec<String>) -> Result<FsPerfC
             format!("{at}: 'directory' is required (where the benchmark creates its file)")
         })?;
     let file_size = match get_str(m, "fileSize", at)? {
-        Some(q) => parse_k8s_quantity(&q).map_err(|e| format!("{at}.fileSize: '{q}': {e}"))?,
+        Some(q) => parse_k8s_bytes(&q).map_err(|e| format!("{at}.fileSize: '{q}': {e}"))?,
         None => 10 << 20,
     };
     let op = match (

@@ -1,0 +1,467 @@
+//! The outcome of one `iogauge check` profile: each metric against its thresholds, the rank
+//! against reference systems, trust warnings, and what to do next. A profile that could not run,
+//! was interrupted, or never started still has an outcome, so every requested profile appears
+//! in the result.
+
+use super::profile::{judge, metric_value, rank, rank_line, show, threshold_text, Measured};
+use super::trust::{self, Place};
+use crate::report::json::render_json;
+use crate::spec::profiles::{Better, Profile, Tuning};
+use crate::spec::troubleshoot::OutcomeKind;
+use crate::spec::JobSpec;
+use serde::Serialize;
+use serde_json::Value;
+
+/// A profile's verdict. Ordered by how much it says about the disk, for the summary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckVerdict {
+    Pass,
+    Warn,
+    Fail,
+    /// The profile could not run (the reason says why).
+    Error,
+    /// A signal stopped it while it ran; its partial numbers are not judged.
+    Interrupted,
+    /// Not started because the check was interrupted earlier.
+    Skipped,
+}
+
+impl CheckVerdict {
+    pub fn word(self) -> &'static str {
+        match self {
+            CheckVerdict::Pass => "PASS",
+            CheckVerdict::Warn => "WARN",
+            CheckVerdict::Fail => "FAIL",
+            CheckVerdict::Error => "ERROR",
+            CheckVerdict::Interrupted => "INTERRUPTED",
+            CheckVerdict::Skipped => "SKIPPED",
+        }
+    }
+
+    fn from_kind(k: OutcomeKind) -> Self {
+        match k {
+            OutcomeKind::Pass => CheckVerdict::Pass,
+            OutcomeKind::Warn => CheckVerdict::Warn,
+            OutcomeKind::Fail => CheckVerdict::Fail,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReferenceValue {
+    pub system: String,
+    pub value: f64,
+}
+
+/// One metric against its thresholds.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MetricOutcome {
+    pub metric: &'static str,
+    pub label: String,
+    pub verdict: CheckVerdict,
+    pub value: f64,
+    pub unit: &'static str,
+    pub threshold: f64,
+    pub warn_threshold: Option<f64>,
+    pub better: &'static str,
+    pub source: String,
+    /// The profile's reference systems that have this metric, best first.
+    pub references: Vec<ReferenceValue>,
+    /// The value placed among the references, e.g. "faster than 4 of 7 reference systems".
+    pub rank: Option<String>,
+    /// The value and threshold in words, for the text output.
+    #[serde(skip)]
+    pub value_text: String,
+    #[serde(skip)]
+    pub threshold_text: String,
+    /// The profile's words for this verdict ("recommended (NVMe class)").
+    #[serde(skip)]
+    pub verdict_label: Option<String>,
+}
+
+/// A number reported next to guidance values, without a verdict.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct InfoOutcome {
+    pub metric: &'static str,
+    pub label: String,
+    pub value: f64,
+    pub unit: &'static str,
+    pub guidance: Vec<GuidanceMet>,
+    #[serde(skip)]
+    pub value_text: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GuidanceMet {
+    pub label: String,
+    pub value: f64,
+    pub met: bool,
+}
+
+/// Everything `check` says about one profile.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProfileOutcome {
+    pub profile: String,
+    pub title: String,
+    pub verdict: CheckVerdict,
+    /// The first metric's name, value, unit, threshold, source and references, repeated at the
+    /// top for scripts that read one number per profile (null when nothing was measured).
+    pub metric: Option<&'static str>,
+    pub value: Option<f64>,
+    pub unit: Option<&'static str>,
+    pub threshold: Option<f64>,
+    pub source: Option<String>,
+    pub references: Option<Vec<ReferenceValue>>,
+    pub metrics: Vec<MetricOutcome>,
+    pub info: Vec<InfoOutcome>,
+    /// --scale, --duration or --size changed the published run.
+    pub shortened: bool,
+    /// Why the numbers describe memory rather than a disk (the verdict is then at least WARN).
+    pub not_disk: Option<String>,
+    pub warnings: Vec<String>,
+    /// Why the profile has no measured verdict (error, interrupted, skipped).
+    pub reason: Option<String>,
+    /// What to do next, for WARN and FAIL.
+    pub advice: Vec<String>,
+    /// The full run report (fio's JSON layout, or the small-files test's own).
+    pub report: Option<Value>,
+}
+
+/// How a profile's run is judged beyond its thresholds.
+#[derive(Debug, Clone, Default)]
+pub struct Judging {
+    pub shortened: bool,
+    /// A shortened run is at most WARN (`--strict`).
+    pub strict: bool,
+    pub place: Place,
+}
+
+fn empty(p: &Profile, verdict: CheckVerdict, reason: String) -> ProfileOutcome {
+    ProfileOutcome {
+        profile: p.name.clone(),
+        title: p.title.clone(),
+        verdict,
+        metric: None,
+        value: None,
+        unit: None,
+        threshold: None,
+        source: None,
+        references: None,
+        metrics: Vec::new(),
+        info: Vec::new(),
+        shortened: false,
+        not_disk: None,
+        warnings: Vec::new(),
+        reason: Some(reason),
+        advice: Vec::new(),
+        report: None,
+    }
+}
+
+/// A profile without a measured verdict: it could not run, was interrupted, or was skipped.
+pub fn not_measured(p: &Profile, verdict: CheckVerdict, reason: String) -> ProfileOutcome {
+    empty(p, verdict, reason)
+}
+
+/// Judges a profile's run.
+pub fn evaluate(
+    p: &Profile,
+    tuning: &Tuning,
+    job: Option<&JobSpec>,
+    measured: &Measured,
+    how: &Judging,
+) -> ProfileOutcome {
+    let trust = trust::assess(job, measured, &how.place);
+    let mut out = empty(p, CheckVerdict::Pass, String::new());
+    out.reason = None;
+    for m in &p.metrics {
+        let label = p.label(&m.label, tuning);
+        let Some(v) = metric_value(measured, m.key) else {
+            out.verdict = out.verdict.max(CheckVerdict::Error);
+            out.reason = Some(format!("{label}: not measured"));
+            continue;
+        };
+        let k = judge(m, v);
+        let (refs, _) = rank(p, m.key, m.better, v);
+        out.verdict = out.verdict.max(CheckVerdict::from_kind(k));
+        out.metrics.push(MetricOutcome {
+            metric: m.key.name(),
+            label,
+            verdict: CheckVerdict::from_kind(k),
+            value: v,
+            unit: m.key.unit(),
+            threshold: m.pass.value().unwrap_or(f64::NAN),
+            warn_threshold: m.warn.as_ref().and_then(|w| w.value().ok()),
+            better: if m.better == Better::Lower {
+                "lower"
+            } else {
+                "higher"
+            },
+            source: m.source.clone(),
+            references: refs
+                .into_iter()
+                .map(|r| ReferenceValue {
+                    system: r.system,
+                    value: r.value,
+                })
+                .collect(),
+            // A rank of RAM against disks means nothing.
+            rank: if trust.not_disk.is_none() {
+                rank_line(p, m, v)
+            } else {
+                None
+            },
+            value_text: show(m.key, v),
+            threshold_text: threshold_text(m),
+            verdict_label: match k {
+                OutcomeKind::Pass => m.pass_label.clone(),
+                OutcomeKind::Warn => m.warn_label.clone(),
+                OutcomeKind::Fail => m.fail_label.clone(),
+            },
+        });
+    }
+    for i in &p.info {
+        if let Some(v) = metric_value(measured, i.key) {
+            out.info.push(InfoOutcome {
+                metric: i.key.name(),
+                label: p.label(&i.label, tuning),
+                value: v,
+                unit: i.key.unit(),
+                guidance: i
+                    .guidance
+                    .iter()
+                    .map(|g| GuidanceMet {
+                        label: g.label.clone(),
+                        value: g.value,
+                        met: v >= g.value,
+                    })
+                    .collect(),
+                value_text: show(i.key, v),
+            });
+        }
+    }
+    if let Some(first) = out.metrics.first() {
+        out.metric = Some(first.metric);
+        out.value = Some(first.value);
+        out.unit = Some(first.unit);
+        out.threshold = Some(first.threshold);
+        out.source = Some(first.source.clone());
+        out.references = Some(first.references.clone());
+    }
+    out.warnings = trust.warnings;
+    if trust.not_disk.is_some() {
+        out.verdict = out.verdict.max(CheckVerdict::Warn);
+        out.not_disk = trust.not_disk;
+    }
+    out.shortened = how.shortened;
+    if how.shortened {
+        out.warnings.insert(
+            0,
+            "shortened run (--scale, --duration or --size): a quick look, not the published recipe"
+                .into(),
+        );
+        if how.strict {
+            out.verdict = out.verdict.max(CheckVerdict::Warn);
+        }
+    }
+    if matches!(out.verdict, CheckVerdict::Warn | CheckVerdict::Fail) {
+        out.advice = advice(p, &out, how);
+    }
+    out.report = Some(match measured {
+        Measured::Fio(r) => serde_json::from_str(&render_json(r, false)).unwrap_or(Value::Null),
+        Measured::SmallFiles(s) => s.to_json(),
+    });
+    out
+}
+
+/// What to do next: the reason for a WARN that is not about the disk comes first, then the
+/// profile's own advice when a metric itself fell short.
+fn advice(p: &Profile, o: &ProfileOutcome, how: &Judging) -> Vec<String> {
+    let mut a = Vec::new();
+    if o.not_disk.is_some() {
+        a.push("run the check in a directory on the disk the workload will use (--dir)".into());
+    }
+    if how.shortened && how.strict {
+        a.push("run without --scale, --duration and --size for a result to rely on".into());
+    }
+    if o.metrics.iter().any(|m| m.verdict != CheckVerdict::Pass) {
+        a.extend(p.advice.iter().cloned());
+    }
+    a
+}
+
+/// How many profiles ended each way, for the closing line.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Summary {
+    pub passed: usize,
+    pub warned: usize,
+    pub failed: usize,
+    pub errors: usize,
+    pub interrupted: usize,
+    pub skipped: usize,
+}
+
+impl Summary {
+    pub fn of(outcomes: &[ProfileOutcome]) -> Summary {
+        let mut s = Summary::default();
+        for o in outcomes {
+            *match o.verdict {
+                CheckVerdict::Pass => &mut s.passed,
+                CheckVerdict::Warn => &mut s.warned,
+                CheckVerdict::Fail => &mut s.failed,
+                CheckVerdict::Error => &mut s.errors,
+                CheckVerdict::Interrupted => &mut s.interrupted,
+                CheckVerdict::Skipped => &mut s.skipped,
+            } += 1;
+        }
+        s
+    }
+
+    /// "3 passed, 1 warned, 0 failed" (and the others only when there are some).
+    pub fn line(&self) -> String {
+        let mut s = format!(
+            "{} passed, {} warned, {} failed",
+            self.passed, self.warned, self.failed
+        );
+        for (n, word) in [
+            (self.errors, "could not run"),
+            (self.interrupted, "interrupted"),
+            (self.skipped, "not run"),
+        ] {
+            if n > 0 {
+                s.push_str(&format!(", {n} {word}"));
+            }
+        }
+        s
+    }
+}
+
+/// The check's overall result, which decides the exit code: an interrupt ends everything; a
+/// FAIL is a definite answer about the disk and wins over a profile that could not run; that
+/// in turn wins over WARN and PASS, which would claim a complete check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Overall {
+    Pass,
+    Warn,
+    Error,
+    Fail,
+    Interrupted,
+}
+
+pub fn overall(outcomes: &[ProfileOutcome], strict: bool) -> Overall {
+    let s = Summary::of(outcomes);
+    if s.interrupted > 0 || s.skipped > 0 {
+        Overall::Interrupted
+    } else if s.failed > 0 || (strict && s.warned > 0) {
+        Overall::Fail
+    } else if s.errors > 0 {
+        Overall::Error
+    } else if s.warned > 0 {
+        Overall::Warn
+    } else {
+        Overall::Pass
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::small_files::SmallFilesReport;
+    use crate::report::LatSummary;
+    use crate::spec::profiles::get;
+
+    fn small_files(total_ns: u64) -> Measured {
+        Measured::SmallFiles(SmallFilesReport {
+            files: 100,
+            file_size: 5,
+            create_ns: total_ns / 2,
+            read_ns: total_ns - total_ns / 2,
+            create: LatSummary::default(),
+            read: LatSummary::default(),
+        })
+    }
+
+    fn tuning(scale: f64) -> Tuning {
+        Tuning {
+            scale,
+            ..Tuning::default()
+        }
+    }
+
+    #[test]
+    fn boundaries_not_disk_and_strict_shortened() {
+        let p = get("small-files").unwrap();
+        let t = tuning(0.1);
+        let plain = Judging::default();
+        let o = evaluate(&p, &t, None, &small_files(9_999_999_999), &plain);
+        assert_eq!(o.verdict, CheckVerdict::Pass);
+        assert!(o.advice.is_empty());
+        assert_eq!(
+            o.metrics[0].label,
+            "create 100 small files and read them back"
+        );
+        let o = evaluate(&p, &t, None, &small_files(10_000_000_000), &plain);
+        assert_eq!(o.verdict, CheckVerdict::Fail);
+        assert_eq!(o.advice, p.advice);
+        // A passing number on memory is a WARN with the reason, and no rank.
+        let tmpfs = Judging {
+            place: Place {
+                memory: Some("tmpfs (memory)".into()),
+                container_layer: false,
+            },
+            ..Judging::default()
+        };
+        let o = evaluate(&p, &t, None, &small_files(1000), &tmpfs);
+        assert_eq!(o.verdict, CheckVerdict::Warn);
+        assert!(o.not_disk.as_deref().unwrap().contains("tmpfs (memory)"));
+        assert_eq!(
+            o.advice,
+            ["run the check in a directory on the disk the workload will use (--dir)"]
+        );
+        assert!(o.metrics.iter().all(|m| m.rank.is_none()));
+        // Shortened: a warning line; WARN only under --strict.
+        let short = Judging {
+            shortened: true,
+            ..Judging::default()
+        };
+        let o = evaluate(&p, &t, None, &small_files(1000), &short);
+        assert_eq!(o.verdict, CheckVerdict::Pass);
+        assert!(o.warnings[0].starts_with("shortened run"));
+        let strict = Judging {
+            shortened: true,
+            strict: true,
+            ..Judging::default()
+        };
+        assert_eq!(
+            evaluate(&p, &t, None, &small_files(1000), &strict).verdict,
+            CheckVerdict::Warn
+        );
+    }
+
+    #[test]
+    fn overall_result_and_summary() {
+        let p = get("etcd").unwrap();
+        let with = |v: &[CheckVerdict]| -> Vec<ProfileOutcome> {
+            v.iter()
+                .map(|&v| not_measured(&p, v, String::new()))
+                .collect()
+        };
+        use CheckVerdict::*;
+        assert_eq!(overall(&with(&[Pass, Pass]), false), Overall::Pass);
+        assert_eq!(overall(&with(&[Pass, Warn]), false), Overall::Warn);
+        assert_eq!(overall(&with(&[Pass, Warn]), true), Overall::Fail);
+        assert_eq!(overall(&with(&[Warn, Error]), false), Overall::Error);
+        assert_eq!(overall(&with(&[Fail, Error]), false), Overall::Fail);
+        assert_eq!(
+            overall(&with(&[Fail, Interrupted, Skipped]), false),
+            Overall::Interrupted
+        );
+        assert_eq!(overall(&with(&[]), false), Overall::Pass);
+        let s = Summary::of(&with(&[Pass, Warn, Fail, Interrupted, Skipped, Skipped]));
+        assert_eq!(
+            s.line(),
+            "1 passed, 1 warned, 1 failed, 1 interrupted, 2 not run"
+        );
+    }
+}

@@ -1,0 +1,249 @@
+//! What a directory is on, before anything is written there: memory-backed filesystems measure
+//! RAM rather than a disk, pseudo filesystems (/proc, /sys) hold no data at all, and a directory
+//! must exist and take a new file. Read from statfs(2) and /proc/self/mountinfo.
+
+use std::ffi::CString;
+use std::path::{Path, PathBuf};
+
+/// The statfs magic of `dir`'s filesystem.
+fn fs_magic(dir: &Path) -> Option<u64> {
+    let c = CString::new(dir.as_os_str().as_encoded_bytes()).ok()?;
+    // SAFETY: statfs fills the zeroed struct; c is a valid C string.
+    let mut s: libc::statfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statfs(c.as_ptr(), &mut s) } != 0 {
+        return None;
+    }
+    Some(s.f_type as u64)
+}
+
+const TMPFS: u64 = 0x0102_1994;
+const RAMFS: u64 = 0x8584_58f6;
+const HUGETLBFS: u64 = 0x9584_58f6;
+const OVERLAYFS: u64 = 0x794c_7630;
+
+/// Filesystems the kernel generates: nothing written there reaches storage.
+fn pseudo_name(magic: u64) -> Option<&'static str> {
+    Some(match magic {
+        0x9fa0 => "proc",
+        0x6265_6572 => "sysfs",
+        0x6462_6720 => "debugfs",
+        0x7472_6163 => "tracefs",
+        0x7363_6673 => "securityfs",
+        0x0027_e0eb => "cgroup",
+        0x6367_7270 => "cgroup2",
+        0x1cd1 => "devpts",
+        0x6265_6570 => "configfs",
+        0xcafe_4a11 => "bpf",
+        0x6165_676c => "pstore",
+        0xde5e_81e4 => "efivarfs",
+        0x1980_0202 => "mqueue",
+        0x6e73_6673 => "nsfs",
+        0x4249_4e4d => "binfmt_misc",
+        0x6573_5543 => "fusectl",
+        _ => return None,
+    })
+}
+
+fn memory_name(magic: u64) -> Option<&'static str> {
+    Some(match magic {
+        TMPFS => "tmpfs",
+        RAMFS => "ramfs",
+        HUGETLBFS => "hugetlbfs",
+        _ => return None,
+    })
+}
+
+/// One line of /proc/self/mountinfo.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mount {
+    pub mount_point: PathBuf,
+    pub fs_type: String,
+    pub source: String,
+    /// Per-superblock options (overlay's `upperdir=` is here).
+    pub super_options: String,
+}
+
+/// mountinfo escapes space, tab, newline and backslash as octal.
+fn unescape(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'\\' && i + 4 <= b.len() {
+            if let Ok(v) = u8::from_str_radix(s.get(i + 1..i + 4).unwrap_or(""), 8) {
+                out.push(v);
+                i += 4;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn parse_mountinfo_line(line: &str) -> Option<Mount> {
+    let (pre, post) = line.split_once(" - ")?;
+    let mount_point = unescape(pre.split(' ').nth(4)?);
+    let mut post = post.split(' ');
+    Some(Mount {
+        mount_point: PathBuf::from(mount_point),
+        fs_type: post.next()?.to_string(),
+        source: unescape(post.next()?),
+        super_options: post.next().unwrap_or("").to_string(),
+    })
+}
+
+/// The mount that holds `dir` (the longest mount point that is a prefix of its real path).
+pub fn mount_of(dir: &Path) -> Option<Mount> {
+    let real = std::fs::canonicalize(dir).ok()?;
+    let text = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
+    // The last matching line wins among equal mount points: later mounts hide earlier ones.
+    let mut best: Option<Mount> = None;
+    for m in text.lines().filter_map(parse_mountinfo_line) {
+        if real.starts_with(&m.mount_point)
+            && best.as_ref().map_or(true, |b| {
+                m.mount_point.components().count() >= b.mount_point.components().count()
+            })
+        {
+            best = Some(m);
+        }
+    }
+    best
+}
+
+/// Why results from `dir` would describe memory rather than a disk: tmpfs, ramfs, or an
+/// overlay (a container's writable layer) whose upper layer is on tmpfs.
+pub fn memory_backed(dir: &Path) -> Option<String> {
+    let magic = fs_magic(dir)?;
+    if let Some(name) = memory_name(magic) {
+        return Some(format!("{name} (memory)"));
+    }
+    if magic == OVERLAYFS {
+        let upper = overlay_upper(dir)?;
+        let name = memory_name(fs_magic(&upper)?)?;
+        return Some(format!(
+            "overlayfs whose writable layer is on {name} (memory)"
+        ));
+    }
+    None
+}
+
+/// The upper directory of the overlay holding `dir`, when this mount namespace can see it.
+fn overlay_upper(dir: &Path) -> Option<PathBuf> {
+    let m = mount_of(dir)?;
+    m.super_options
+        .split(',')
+        .find_map(|o| o.strip_prefix("upperdir="))
+        .map(PathBuf::from)
+        .filter(|p| p.exists())
+}
+
+/// An overlay whose writable layer cannot be seen from here (inside a container): the result
+/// is a disk measurement, but of the container runtime's storage, not of a mounted volume.
+pub fn container_layer(dir: &Path) -> bool {
+    fs_magic(dir) == Some(OVERLAYFS) && overlay_upper(dir).is_none()
+}
+
+/// The pseudo filesystem `dir` is on, if it is one.
+pub fn pseudo(dir: &Path) -> Option<&'static str> {
+    fs_magic(dir).and_then(pseudo_name)
+}
+
+/// The directory must exist, be a directory on real storage, and take a new file. `flag` is
+/// the option that chose it, for the fix in the message.
+pub fn check_dir(dir: &Path, flag: &str) -> Result<(), String> {
+    let d = dir.display();
+    match std::fs::metadata(dir) {
+        Err(_) => {
+            return Err(format!(
+                "directory '{d}' does not exist; create it or choose another with {flag}"
+            ))
+        }
+        Ok(m) if !m.is_dir() => {
+            return Err(format!(
+                "'{d}' is not a directory; {flag} takes the directory to test in (the test files are created there)"
+            ))
+        }
+        Ok(_) => {}
+    }
+    if let Some(fs) = pseudo(dir) {
+        return Err(format!(
+            "'{d}' is on {fs}, a pseudo filesystem the kernel generates, not storage; choose a directory on the disk you mean with {flag}"
+        ));
+    }
+    // Create and remove a probe file: permission bits alone say nothing for root, and a
+    // read-only mount or a full quota only shows when writing.
+    let probe = dir.join(format!(".iogauge-probe-{}", std::process::id()));
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)
+    {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+            Ok(())
+        }
+        Err(e) => Err(format!(
+            "directory '{d}' is not writable ({e}); choose another with {flag}"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mountinfo_lines_and_escapes() {
+        let m = parse_mountinfo_line(
+            "36 35 98:0 /mnt1 /mnt\\040two rw,noatime master:1 - overlay overlay rw,lowerdir=/l,upperdir=/u,workdir=/w",
+        )
+        .unwrap();
+        assert_eq!(m.mount_point, PathBuf::from("/mnt two"));
+        assert_eq!(m.fs_type, "overlay");
+        assert_eq!(m.source, "overlay");
+        assert!(m.super_options.contains("upperdir=/u"));
+        assert!(parse_mountinfo_line("garbage").is_none());
+    }
+
+    #[test]
+    fn classifies_real_directories() {
+        assert_eq!(
+            memory_backed(Path::new("/dev/shm")).as_deref(),
+            Some("tmpfs (memory)")
+        );
+        assert_eq!(pseudo(Path::new("/proc")), Some("proc"));
+        assert_eq!(pseudo(Path::new("/sys")), Some("sysfs"));
+        let d = tempfile::tempdir_in(env!("CARGO_MANIFEST_DIR")).unwrap();
+        assert_eq!(pseudo(d.path()), None);
+        assert_eq!(memory_backed(d.path()), None);
+        let m = mount_of(d.path()).unwrap();
+        assert!(d.path().canonicalize().unwrap().starts_with(&m.mount_point));
+        assert!(!m.fs_type.is_empty());
+    }
+
+    #[test]
+    fn directory_refusals_name_the_problem() {
+        assert_eq!(
+            check_dir(Path::new("/nonexistent/x"), "--dir").unwrap_err(),
+            "directory '/nonexistent/x' does not exist; create it or choose another with --dir"
+        );
+        assert_eq!(
+            check_dir(Path::new("/proc/self"), "--dir").unwrap_err(),
+            "'/proc/self' is on proc, a pseudo filesystem the kernel generates, not storage; choose a directory on the disk you mean with --dir"
+        );
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("file");
+        std::fs::write(&f, b"x").unwrap();
+        assert_eq!(
+            check_dir(&f, "--dir").unwrap_err(),
+            format!(
+                "'{}' is not a directory; --dir takes the directory to test in (the test files are created there)",
+                f.display()
+            )
+        );
+        check_dir(d.path(), "--dir").unwrap();
+        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
+    }
+}
