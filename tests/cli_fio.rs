@@ -255,6 +255,13 @@ fn keep_files_and_unlink_0_keep_the_files() {
         let o = iogauge(&["--name=k", "--rw=write", "--size=1m", flag], d.path());
         assert_ok(&o);
         assert_eq!(files_in(d.path()), vec!["k.0.0".to_string()], "{flag}");
+        // Kept on purpose, so not called a killed run's leftover next time.
+        let o = iogauge(&["--name=k", "--rw=write", "--size=1m"], d.path());
+        assert!(
+            stderr(&o).contains("or iogauge --keep-files left for job 'k'"),
+            "{}",
+            stderr(&o)
+        );
     }
 }
 
@@ -266,9 +273,23 @@ fn existing_file_is_refused_with_exit_1_and_kept() {
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(
         stderr(&o).trim_end(),
-        "iogauge fio: refusing to write into existing file 'w.0.0', which iogauge did not create; remove it, choose another --directory/--filename, or pass --allow-overwrite"
+        "iogauge fio: refusing to write into 'w.0.0': it looks like a data file that fio (which keeps its files) or iogauge --keep-files left for job 'w'; remove it, or pass --allow-overwrite to let iogauge lay it out anew"
     );
     assert_eq!(std::fs::read(d.path().join("w.0.0")).unwrap(), b"precious");
+    std::fs::write(d.path().join("data.db"), b"precious").unwrap();
+    let o = iogauge(
+        &["--name=w", "--rw=write", "--size=1m", "--filename=data.db"],
+        d.path(),
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o).trim_end(),
+        "iogauge fio: refusing to write into existing file 'data.db', which iogauge did not create; remove it, choose another --directory/--filename, or pass --allow-overwrite"
+    );
+    assert_eq!(
+        std::fs::read(d.path().join("data.db")).unwrap(),
+        b"precious"
+    );
 }
 
 #[test]

@@ -76,7 +76,10 @@ fn a_passing_run_writes_troubleshoots_files_and_cleans_up() {
         455
     );
     // The benchmark directory was created and is left empty.
-    assert_eq!(std::fs::read_dir(&bench).unwrap().count(), 0);
+    assert!(
+        !bench.exists(),
+        "the test directory iogauge made is removed"
+    );
 }
 
 #[test]
@@ -190,11 +193,15 @@ fn file_not_collected_and_timeouts() {
         "{}",
         text(&o.stderr)
     );
-    assert_eq!(std::fs::read_dir(&bench).unwrap().count(), 0);
-    assert!(!d
-        .path()
-        .join("out/host-collectors/filesystemPerformance/etcd-perf.json")
-        .exists());
+    // The test directory iogauge made is gone again, and nothing was written: no "results in",
+    // no empty output directory.
+    assert!(!bench.exists());
+    assert!(
+        !text(&o.stderr).contains("results in"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert!(!d.path().join("out").exists());
     // Without one, the timeout itself is the (failing) verdict.
     let s = spec(
         &bench,
@@ -212,7 +219,7 @@ fn file_not_collected_and_timeouts() {
         "{}",
         text(&o.stdout)
     );
-    assert_eq!(std::fs::read_dir(&bench).unwrap().count(), 0);
+    assert!(!bench.exists());
 }
 
 #[test]
@@ -231,6 +238,16 @@ fn spec_problems_exit_2_naming_the_key() {
     let o = preflight(&["missing.yaml"], d.path());
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stderr).starts_with("iogauge preflight: cannot read spec 'missing.yaml': "));
+    // A Kubernetes quantity that cannot be meant: 22m is 22 milli-bytes.
+    let s = spec(&d.path().join("b"), "", EXAMPLE).replace("fileSize: 1Mi", "fileSize: 22m");
+    std::fs::write(d.path().join("m.yaml"), s).unwrap();
+    let o = preflight(&["m.yaml"], d.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        text(&o.stderr),
+        "iogauge preflight: m.yaml (document 1): spec.hostCollectors[0].filesystemPerformance.fileSize: '22m': read as 22 milli-bytes (m = 1/1000 in Kubernetes quantities), which is not a whole number of bytes; did you mean 22Mi (22 MiB)?\n"
+    );
+    assert!(!d.path().join("b").exists());
 }
 
 #[test]
@@ -281,7 +298,10 @@ fn background_iops_runs_during_warmup_and_benchmark_at_its_budget() {
     let reads = iops("background-read-0", "read");
     assert!((42.0..=58.0).contains(&reads), "read IOPS {reads}");
     // Background files are 4 KiB direct I/O and are removed with the rest.
-    assert_eq!(std::fs::read_dir(&bench).unwrap().count(), 0);
+    assert!(
+        !bench.exists(),
+        "the test directory iogauge made is removed"
+    );
 }
 
 /// A fixture with /var/lib/etcd pointed at `dir`, 22Mi lowered to 1Mi and warmups to 1 s.
@@ -334,11 +354,7 @@ fn seed_000_kurl_and_embedded_cluster_specs_run_end_to_end() {
             "out/host-collectors/filesystemPerformance/{result}.json"
         ));
         assert!(res.is_file(), "{file}: no {}", res.display());
-        assert_eq!(
-            std::fs::read_dir(&bench).unwrap().count(),
-            0,
-            "{file} left files"
-        );
+        assert!(!bench.exists(), "{file} left files or its test directory");
         match file {
             "kurl-style-host-preflight.yaml" => {
                 assert!(
@@ -402,7 +418,10 @@ fn sigint_stops_the_collector_and_removes_its_files() {
         "{}",
         text(&o.stderr)
     );
-    assert_eq!(std::fs::read_dir(&bench).unwrap().count(), 0);
+    assert!(
+        !bench.exists(),
+        "the test directory iogauge made is removed"
+    );
 }
 
 #[test]
@@ -446,6 +465,5 @@ fn a_timeout_during_layout_is_a_timeout_and_old_results_never_stand_in() {
         .path()
         .join("out/host-collectors/filesystemPerformance/etcd-perf.json")
         .exists());
-    assert_eq!(std::fs::read_dir(d.path().join("a")).unwrap().count(), 0);
-    assert_eq!(std::fs::read_dir(d.path().join("b")).unwrap().count(), 0);
+    assert!(!d.path().join("a").exists() && !d.path().join("b").exists());
 }

@@ -59,6 +59,13 @@ pub fn main(args: &[String], stop: &super::Stop) -> i32 {
             eprintln!("iogauge fio: {e}");
             EXIT_USAGE
         }
+        Err(e) if stop.is_set() => {
+            eprintln!(
+                "iogauge fio: interrupted by {} ({e}); removed the files iogauge created",
+                stop.reason()
+            );
+            EXIT_ERROR
+        }
         Err(e) => {
             eprintln!("iogauge fio: {e}");
             EXIT_ERROR

@@ -115,12 +115,35 @@ fn collect(
     keep_files: bool,
     stop: &Arc<AtomicBool>,
 ) -> Result<Option<FsPerfResults>, String> {
-    if !c.directory.exists() {
+    // Directories made for the test go again afterwards (if empty), whatever happens.
+    let made = missing_ancestors(&c.directory);
+    if !made.is_empty() {
         std::fs::create_dir_all(&c.directory)
             .map_err(|e| format!("cannot create directory '{}': {e}", c.directory.display()))?;
         use std::os::unix::fs::PermissionsExt;
         let _ = std::fs::set_permissions(&c.directory, std::fs::Permissions::from_mode(0o700));
     }
+    let res = collect_in(c, out, keep_files, stop);
+    for d in &made {
+        let _ = std::fs::remove_dir(d);
+    }
+    res
+}
+
+/// `dir` and those of its parents that do not exist yet, deepest first.
+fn missing_ancestors(dir: &Path) -> Vec<PathBuf> {
+    dir.ancestors()
+        .take_while(|d| !d.as_os_str().is_empty() && !d.exists())
+        .map(Path::to_path_buf)
+        .collect()
+}
+
+fn collect_in(
+    c: &FsPerfCollector,
+    out: &Path,
+    keep_files: bool,
+    stop: &Arc<AtomicBool>,
+) -> Result<Option<FsPerfResults>, String> {
     let spec = RunSpec {
         jobs: c.jobs(),
         keep_files,
@@ -364,6 +387,7 @@ pub fn main(args: &[String], stop: &super::Stop) -> i32 {
         }
     };
     if a.analyze_only.is_none() {
+        let mut wrote = false;
         for c in p.collectors.iter().filter(|c| !c.exclude) {
             eprintln!(
                 "iogauge preflight: collecting {} in {}",
@@ -371,7 +395,10 @@ pub fn main(args: &[String], stop: &super::Stop) -> i32 {
                 c.directory.display()
             );
             let why = match collect(c, &out, a.keep_files, stop.flag()) {
-                Ok(Some(_)) => None,
+                Ok(Some(_)) => {
+                    wrote = true;
+                    None
+                }
                 Ok(None) => Some(format!(
                     "collector '{}' timed out after {:?}; its files were removed",
                     c.collector_name, c.timeout
@@ -387,7 +414,9 @@ pub fn main(args: &[String], stop: &super::Stop) -> i32 {
                 return EXIT_ERROR;
             }
         }
-        eprintln!("iogauge preflight: results in {}", out.display());
+        if wrote {
+            eprintln!("iogauge preflight: results in {}", out.display());
+        }
     }
     let mut verdicts = Vec::new();
     for an in p.analyzers.iter().filter(|x| !x.exclude) {

@@ -34,7 +34,7 @@ pub enum RunError {
     Layout(#[from] LayoutError),
     #[error("{} error on '{}' at offset {}: {} (errno {})", .0.op, .0.path.display(), .0.offset, .0.message, .0.errno)]
     Io(IoFailure),
-    #[error("interrupted; removed the files iogauge created")]
+    #[error("stopped before any job ran")]
     Interrupted,
     #[error("could not start a worker thread: {0}")]
     Thread(std::io::Error),
@@ -105,6 +105,7 @@ pub fn run(spec: &RunSpec, opts: &RunOptions, stop: &AtomicBool) -> Result<Repor
     };
     for p in &kept {
         created.forget(p);
+        layout::untag(p);
     }
     for (p, e) in created.remove_all() {
         eprintln!("iogauge: warning: could not remove '{}': {e}", p.display());
@@ -189,6 +190,10 @@ fn run_phases(
     let nphases = instances.iter().map(|i| i.phase + 1).max().unwrap_or(0);
     let mut results = Vec::with_capacity(instances.len());
     for phase in 0..nphases {
+        // A signal between phases: the phases that ran are the result.
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
         let these: Vec<Instance> = instances
             .iter()
             .filter(|i| i.phase == phase)
@@ -272,6 +277,10 @@ fn run_phase(
     let mut prepared = Vec::with_capacity(instances.len());
     for inst in instances {
         prepared.push(prepare(spec, stop, created, inst)?);
+    }
+    // Laying out can take long; a signal meanwhile means this phase never starts.
+    if stop.load(Ordering::Relaxed) {
+        return Ok(Vec::new());
     }
     let n = prepared.len();
     let published: Vec<Arc<Published>> = (0..n).map(|_| Arc::new(Published::default())).collect();

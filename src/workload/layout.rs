@@ -37,7 +37,7 @@ pub enum LayoutError {
     ExistingFile { path: PathBuf },
     #[error("refusing to write into '{path}': an earlier iogauge run created it and was killed before it could clean up; it holds only test data, so remove it (rm '{path}') and run again")]
     LeftOver { path: PathBuf },
-    #[error("refusing to write into '{path}': it looks like fio's own data file for job '{job}' (fio keeps its files after a run); remove it, or pass --allow-overwrite to let iogauge lay it out anew")]
+    #[error("refusing to write into '{path}': it looks like a data file that fio (which keeps its files) or iogauge --keep-files left for job '{job}'; remove it, or pass --allow-overwrite to let iogauge lay it out anew")]
     FioDataFile { path: PathBuf, job: String },
     #[error("'{dir}' is on {fs}, a pseudo filesystem the kernel generates, not storage; choose a --directory on a real filesystem")]
     PseudoFilesystem { dir: PathBuf, fs: &'static str },
@@ -68,7 +68,7 @@ pub enum LayoutError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("interrupted while laying out '{path}'")]
+    #[error("stopped while laying out '{path}'")]
     Interrupted { path: PathBuf },
 }
 
@@ -300,6 +300,16 @@ fn tag_created(f: &File) {
             pid.len(),
             0,
         );
+    }
+}
+
+/// A file kept on purpose (`--keep-files`, `unlink=0`) is the user's now, not a leftover.
+pub fn untag(path: &Path) {
+    if let Ok(c) = CString::new(path.as_os_str().as_encoded_bytes()) {
+        // SAFETY: valid C strings; failure only means there was no tag.
+        unsafe {
+            libc::removexattr(c.as_ptr(), XATTR.as_ptr());
+        }
     }
 }
 
@@ -648,7 +658,7 @@ mod tests {
         assert_eq!(
             check_safety(&w, p, false, &created).unwrap_err().to_string(),
             format!(
-                "refusing to write into '{}': it looks like fio's own data file for job 'w' (fio keeps its files after a run); remove it, or pass --allow-overwrite to let iogauge lay it out anew",
+                "refusing to write into '{}': it looks like a data file that fio (which keeps its files) or iogauge --keep-files left for job 'w'; remove it, or pass --allow-overwrite to let iogauge lay it out anew",
                 p.path.display()
             )
         );
