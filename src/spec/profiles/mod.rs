@@ -550,4 +550,72 @@ mod tests {
             .unwrap_err()
             .starts_with("unknown profile 'zzzzzzzz'; the profiles are etcd, "));
     }
+
+    #[test]
+    fn the_documented_example_profile_is_valid() {
+        let doc = include_str!("../../../docs/PROFILES.md");
+        let start = doc.find("```yaml\n").unwrap() + 8;
+        let len = doc[start..].find("```").unwrap();
+        let p: Profile = serde_yaml::from_str(&doc[start..start + len]).unwrap();
+        p.validate().unwrap();
+        assert_eq!(p.name, "vendor-db");
+    }
+
+    #[test]
+    fn own_profiles_are_validated() {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("p.yaml");
+        let base = "name: x\ntitle: t\nworkload: [rw=write, fdatasync=1, bs=4k, size=4m]\n";
+        let metric = |m: &str| format!("{base}metrics:\n  - {{{m}, source: s}}\n");
+        let err = |text: &str| {
+            std::fs::write(&f, text).unwrap();
+            load_file(&f)
+                .unwrap_err()
+                .replace(&format!("profile '{}': ", f.display()), "")
+        };
+        assert_eq!(
+            err(&metric(
+                "key: sync_p99, label: l, better: lower, pass: 10ms, warn: 5ms"
+            )),
+            "metric 'sync_p99': warn must be higher than pass (it is the second step)"
+        );
+        assert_eq!(
+            err(&metric("key: read_iops, label: l, better: higher, pass: 10")),
+            "metric 'read_iops' (l) is not measured by this workload (sync_p99 needs fsync= or fdatasync=; read_iops a read, write_iops a write)"
+        );
+        assert_eq!(
+            err(&metric(
+                "key: sync_p99, label: l, better: lower, pass: soon"
+            )),
+            "metric 'sync_p99': pass: expected a Go duration such as 90s, 2m, 1m30s, 500ms or 1.5h"
+        );
+        assert_eq!(
+            err(&format!("{base}metrics: []\n")),
+            "'metrics' is empty: a profile needs at least one metric to judge"
+        );
+        assert_eq!(
+            err(&metric("key: sync_p99, label: l, better: lower, pass: 1s")
+                .replace("name: x", "name: a/b")),
+            "name 'a/b': use letters, digits, '-' and '_' only (it names the test file)"
+        );
+        assert_eq!(
+            err(&metric("key: sync_p99, label: l, better: lower, pass: 1s")
+                .replace("size=4m]", "size=4m, filename=/dev/sda]")),
+            "workload: 'filename=/dev/sda': where the test file goes is chosen by iogauge check (--dir); remove it"
+        );
+        assert!(err(
+            &metric("key: sync_p99, label: l, better: lower, pass: 1s").replace("bs=4k", "bs=lots")
+        )
+        .starts_with("profile 'x': "));
+        assert!(load_file(Path::new("/nonexistent.yaml"))
+            .unwrap_err()
+            .starts_with("cannot read profile '/nonexistent.yaml': "));
+        std::fs::write(
+            &f,
+            metric("key: sync_p99, label: l, better: lower, pass: 1s"),
+        )
+        .unwrap();
+        assert_eq!(resolve(f.to_str().unwrap()).unwrap().name, "x");
+        assert_eq!(resolve("etcd").unwrap().name, "etcd");
+    }
 }
