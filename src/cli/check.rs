@@ -213,6 +213,12 @@ fn reason(e: &RunError) -> String {
             "the filesystem under --dir refused direct I/O ({source}), which this profile needs; \
              choose a --dir on a disk filesystem (tmpfs does not support it)"
         ),
+        RunError::Layout(LayoutError::DirectAlignment {
+            what, value, align, ..
+        }) => format!(
+            "the filesystem under --dir needs direct I/O aligned to {align} bytes, and this \
+             profile's {what} is {value}; choose a --dir on another filesystem"
+        ),
         e => e.to_string(),
     }
 }
