@@ -190,10 +190,14 @@ fn unwritable_or_missing_directories_and_unknown_profiles_exit_2() {
     // fio's flags are pointed at `iogauge fio`.
     let o = check(&["--rw=write"], d.path());
     assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
     assert!(
-        text(&o.stderr).contains("(fio's options go to 'iogauge fio')"),
-        "{}",
-        text(&o.stderr)
+        err.starts_with("error: unexpected argument '--rw' found"),
+        "{err}"
+    );
+    assert!(
+        err.ends_with("note: check takes --dir, --scale, --duration, --size, --format, --strict, --keep-files and --list; fio's options (--rw, --bs, --ioengine, ...) go to 'iogauge fio'\n"),
+        "{err}"
     );
 }
 

@@ -266,11 +266,11 @@ fn keep_files_and_unlink_0_keep_the_files() {
 }
 
 #[test]
-fn existing_file_is_refused_with_exit_1_and_kept() {
+fn existing_file_is_refused_with_exit_2_and_kept() {
     let d = tempfile::tempdir().unwrap();
     std::fs::write(d.path().join("w.0.0"), b"precious").unwrap();
     let o = iogauge(&["--name=w", "--rw=write", "--size=1m"], d.path());
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(2));
     assert_eq!(
         stderr(&o).trim_end(),
         "iogauge fio: refusing to write into 'w.0.0': it looks like a data file that fio (which keeps its files) or iogauge --keep-files left for job 'w'; remove it, or pass --allow-overwrite to let iogauge lay it out anew"
@@ -281,7 +281,7 @@ fn existing_file_is_refused_with_exit_1_and_kept() {
         &["--name=w", "--rw=write", "--size=1m", "--filename=data.db"],
         d.path(),
     );
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(2));
     assert_eq!(
         stderr(&o).trim_end(),
         "iogauge fio: refusing to write into existing file 'data.db', which iogauge did not create; remove it, choose another --directory/--filename, or pass --allow-overwrite"
@@ -289,6 +289,23 @@ fn existing_file_is_refused_with_exit_1_and_kept() {
     assert_eq!(
         std::fs::read(d.path().join("data.db")).unwrap(),
         b"precious"
+    );
+    // A missing directory is bad input too, as in check.
+    let o = iogauge(
+        &["--name=w", "--size=1m", "--directory=/nonexistent-dir"],
+        d.path(),
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o).trim_end(),
+        "iogauge fio: directory '/nonexistent-dir' does not exist; create it first or choose another --directory"
+    );
+    // /proc is not storage.
+    let o = iogauge(&["--name=w", "--size=1m", "--directory=/proc"], d.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o).trim_end(),
+        "iogauge fio: '/proc' is on proc, a pseudo filesystem the kernel generates, not storage; choose a --directory on a real filesystem"
     );
 }
 

@@ -1,7 +1,6 @@
 //! `iogauge check [PROFILE…]`: runs profiles in a directory and prints a verdict per profile
 //! (`verdict::check` decides it), a summary, and what to do next.
 
-use super::args::Flags;
 use super::progress::Bar;
 use super::{Stop, EXIT_ERROR, EXIT_FAIL, EXIT_OK, EXIT_USAGE, EXIT_WARN};
 use crate::report::Report;
@@ -18,108 +17,92 @@ use crate::verdict::trust::Place;
 use crate::workload::layout::LayoutError;
 use crate::workload::{cleanup, fs};
 use indicatif::ProgressDrawTarget;
+use std::ffi::OsString;
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
+use std::time::Duration;
 
-const USAGE: &str = "\
-Usage: iogauge check [PROFILE|FILE.yaml...] [OPTIONS]
-Runs profiles and says whether the disk under --dir is good enough for each.
-Profiles: etcd, etcd-large, sync-iops, small-files, gitlab (default: etcd, sync-iops,
-small-files, gitlab), or a YAML file in the same format (docs/PROFILES.md).
-
-Options:
-  --dir DIR          where to write the test files (default: the current directory)
-  --scale F          shrink sizes, times and file counts by F (0 < F <= 1) for a quick look;
-                     marked as shortened
-  --duration D       run time-based profiles for D (10 = 10 seconds, 30s, 2m, 1m30s)
-  --size S           test file size, fio's grammar (64m = 64 MiB, 1g = 1 GiB, 512MiB)
-  --format FORMAT    text (default) or json
-  --strict           warnings fail too, and a shortened run is at best a warning
-  --keep-files       leave the test files in place
-  --list             list the built-in profiles
-  --help
+/// Runs profiles and says whether the disk under --dir is good enough for each.
+#[derive(clap::Args, Debug)]
+#[command(after_help = "\
+Profiles: etcd, etcd-large, sync-iops, small-files, gitlab (--list says what each judges), or a
+YAML file in the same format (docs/PROFILES.md). fio's own options go to 'iogauge fio'.
 
 Exit codes: 0 all passed, 1 could not run or interrupted, 2 bad input, 3 a profile failed,
-4 the worst was a warning. Interrupted wins; then a failure, then a profile that could not run.
-";
-
-struct Args {
-    profiles: Vec<String>,
+4 the worst was a warning. Interrupted wins; then a failure, then a profile that could not run.")]
+pub struct CheckArgs {
+    /// Built-in profile names or profile files [default: etcd sync-iops small-files gitlab]
+    #[arg(value_name = "PROFILE|FILE")]
+    profiles: Vec<OsString>,
+    /// Where to write the test files: a directory on the disk you mean
+    #[arg(long, value_name = "DIR", default_value = ".")]
     dir: PathBuf,
-    tuning: Tuning,
-    json: bool,
+    /// Shrink sizes, times and file counts by F (0 < F <= 1) for a quick look; marked as shortened
+    #[arg(long, value_name = "F", value_parser = parse_scale, default_value = "1")]
+    scale: f64,
+    /// Run time-based profiles for D: 10 (seconds), 30s, 2m, 1m30s
+    #[arg(long, value_name = "D", value_parser = parse_duration)]
+    duration: Option<Duration>,
+    /// Test file size in fio's grammar: 64m = 64 MiB, 1g = 1 GiB, 512MiB
+    #[arg(long, value_name = "S", value_parser = parse_size)]
+    size: Option<u64>,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Warnings fail too, and a shortened run is at best a warning
+    #[arg(long)]
     strict: bool,
+    /// Leave the test files in place
+    #[arg(long)]
     keep_files: bool,
+    /// List the built-in profiles, one line each
+    #[arg(long)]
     list: bool,
 }
 
-fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
-    let mut a = Args {
-        profiles: Vec::new(),
-        dir: PathBuf::from("."),
-        tuning: Tuning {
-            scale: 1.0,
-            ..Tuning::default()
-        },
-        json: false,
-        strict: false,
-        keep_files: false,
-        list: false,
-    };
-    let mut flags = Flags::new(args);
-    while let Some(f) = flags.next_flag() {
-        let (key, arg) = (f.key, f.arg);
-        let mut value = |eg: &str| flags.value(&f, eg);
-        match key {
-            "--help" | "-h" => return Ok(None),
-            "--dir" => a.dir = value("/var/lib/etcd")?.into(),
-            "--scale" => {
-                let v = value("0.1")?;
-                a.tuning.scale = v
-                    .parse::<f64>()
-                    .ok()
-                    .filter(|s| *s > 0.0 && *s <= 1.0)
-                    .ok_or_else(|| {
-                        format!("--scale {v}: expected a number above 0 and at most 1, e.g. 0.1")
-                    })?;
-            }
-            "--duration" => {
-                let v = value("30s")?;
-                let d = parse_flag_duration(&v).map_err(|e| format!("--duration {v}: {e}"))?;
-                if d.is_zero() {
-                    return Err(format!("--duration {v}: must be above 0"));
-                }
-                a.tuning.duration = Some(d);
-            }
-            "--size" => {
-                let v = value("1g")?;
-                a.tuning.size = Some(parse_flag_size(&v).map_err(|e| format!("--size {v}: {e}"))?);
-            }
-            "--format" => {
-                a.json = match value("json")?.as_str() {
-                    "text" => false,
-                    "json" => true,
-                    f => return Err(format!("--format {f}: expected text or json")),
-                }
-            }
-            "--strict" => a.strict = true,
-            "--keep-files" => a.keep_files = true,
-            "--list" => a.list = true,
-            k if k.starts_with('-') => {
-                return Err(format!(
-                "unknown option '{k}'; check takes --dir, --scale, --duration, --size, --format, \
-                     --strict, --keep-files and --list (fio's options go to 'iogauge fio'); run \
-                     'iogauge check --help'"
-            ))
-            }
-            _ => a.profiles.push(arg.clone()),
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq)]
+enum Format {
+    Text,
+    Json,
+}
+
+fn parse_scale(v: &str) -> Result<f64, String> {
+    v.parse::<f64>()
+        .ok()
+        .filter(|s| *s > 0.0 && *s <= 1.0)
+        .ok_or_else(|| "expected a number above 0 and at most 1, e.g. 0.1".to_string())
+}
+
+fn parse_duration(v: &str) -> Result<Duration, String> {
+    let d = parse_flag_duration(v)?;
+    if d.is_zero() {
+        return Err("must be above 0".into());
+    }
+    Ok(d)
+}
+
+fn parse_size(v: &str) -> Result<u64, String> {
+    parse_flag_size(v)
+}
+
+impl CheckArgs {
+    fn tuning(&self) -> Tuning {
+        Tuning {
+            scale: self.scale,
+            duration: self.duration,
+            size: self.size,
         }
     }
-    if a.profiles.is_empty() {
-        a.profiles = DEFAULT_SUITE.iter().map(|s| s.to_string()).collect();
+
+    fn profiles(&self) -> Vec<OsString> {
+        if self.profiles.is_empty() {
+            DEFAULT_SUITE.iter().map(OsString::from).collect()
+        } else {
+            self.profiles.clone()
+        }
     }
-    Ok(Some(a))
 }
 
 /// `--list`: one line per built-in profile.
@@ -226,8 +209,8 @@ fn reason(e: &RunError) -> String {
 /// Runs a profile's job (the engine was chosen before: see the io_uring probe in `plan`).
 fn run_job(job: JobSpec, keep_files: bool, stop: &AtomicBool) -> Result<Report, RunError> {
     // Progress on an indicatif bar, only when stderr is a terminal.
-    // SAFETY: isatty only inspects the descriptor.
-    let bar = (unsafe { libc::isatty(2) } == 1)
+    let bar = std::io::stderr()
+        .is_terminal()
         .then(|| Arc::new(Bar::new(ProgressDrawTarget::stderr(), &job.name)));
     let opts = RunOptions {
         progress_sink: bar.as_ref().map(|b| b.sink()),
@@ -246,20 +229,21 @@ fn run_job(job: JobSpec, keep_files: bool, stop: &AtomicBool) -> Result<Report, 
 }
 
 /// Profiles resolved and their work built, before anything touches the disk.
-fn plan(a: &Args, token: &str) -> Result<Vec<Planned>, String> {
+fn plan(a: &CheckArgs, token: &str) -> Result<Vec<Planned>, String> {
     let mut plan = Vec::new();
-    for name in &a.profiles {
-        let p = profiles::resolve(name)?;
-        let work = match p.small_files(&a.tuning) {
+    let tuning = a.tuning();
+    for name in a.profiles() {
+        let p = profiles::resolve(&name)?;
+        let work = match p.small_files(&tuning) {
             Some(s) => Work::SmallFiles(s),
             None => {
-                let mut j = p.job(&a.dir, &a.tuning)?;
+                let mut j = p.job(&a.dir, &tuning)?;
                 // Names no other run uses, so two checks in one directory never collide.
                 j.filename = Some(format!("iogauge-{}.{token}", p.name));
                 Work::Job(Box::new(j))
             }
         };
-        if let (Work::Job(j), Some(size)) = (&work, a.tuning.size) {
+        if let (Work::Job(j), Some(size)) = (&work, a.size) {
             let bs = j.bs[DDIR_READ].max(j.bs[DDIR_WRITE]);
             if size < bs {
                 return Err(format!(
@@ -305,7 +289,7 @@ fn plan(a: &Args, token: &str) -> Result<Vec<Planned>, String> {
 }
 
 /// Runs one planned profile and judges it.
-fn run_one(a: &Args, pl: &Planned, token: &str, place: &Place, stop: &Stop) -> ProfileOutcome {
+fn run_one(a: &CheckArgs, pl: &Planned, token: &str, place: &Place, stop: &Stop) -> ProfileOutcome {
     let p = &pl.profile;
     let measured = match &pl.work {
         Work::Job(job) => run_job((**job).clone(), a.keep_files, stop.flag()).map(Measured::Fio),
@@ -337,7 +321,7 @@ fn run_one(a: &Args, pl: &Planned, token: &str, place: &Place, stop: &Stop) -> P
                 Work::Job(j) => Some(&**j),
                 Work::SmallFiles(_) => None,
             };
-            evaluate(p, &a.tuning, job, &m, &how)
+            evaluate(p, &a.tuning(), job, &m, &how)
         }
         Err(e) => {
             let why = reason(&e);
@@ -348,8 +332,8 @@ fn run_one(a: &Args, pl: &Planned, token: &str, place: &Place, stop: &Stop) -> P
 }
 
 fn print_text(outcomes: &[ProfileOutcome], summary: &Summary) {
-    // SAFETY: isatty only inspects the descriptor.
-    let color = unsafe { libc::isatty(1) == 1 };
+    // Colour only on a terminal, and never with NO_COLOR set (no-color.org).
+    let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     for o in outcomes {
         let word = o.verdict.word();
         let code = match o.verdict {
@@ -415,18 +399,7 @@ fn print_text(outcomes: &[ProfileOutcome], summary: &Summary) {
     println!("{}", summary.line());
 }
 
-pub fn main(args: &[String], stop: &Stop) -> i32 {
-    let a = match parse_args(args) {
-        Ok(Some(a)) => a,
-        Ok(None) => {
-            print!("{USAGE}");
-            return EXIT_OK;
-        }
-        Err(e) => {
-            eprintln!("iogauge check: {e}");
-            return EXIT_USAGE;
-        }
-    };
+pub fn main(a: CheckArgs, stop: &Stop) -> i32 {
     if a.list {
         print!("{}", list());
         return EXIT_OK;
@@ -470,7 +443,7 @@ pub fn main(args: &[String], stop: &Stop) -> i32 {
         });
     }
     let summary = Summary::of(&outcomes);
-    if a.json {
+    if a.format == Format::Json {
         let doc = serde_json::json!({
             "iogauge": env!("CARGO_PKG_VERSION"),
             "dir": a.dir.display().to_string(),
@@ -505,8 +478,16 @@ pub fn main(args: &[String], stop: &Stop) -> i32 {
 mod tests {
     use super::*;
 
-    fn a(v: &[&str]) -> Result<Option<Args>, String> {
-        parse_args(&v.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    fn a(v: &[&str]) -> Result<CheckArgs, String> {
+        use clap::Parser;
+        #[derive(clap::Parser)]
+        struct T {
+            #[command(flatten)]
+            a: CheckArgs,
+        }
+        T::try_parse_from(std::iter::once("check").chain(v.iter().copied()))
+            .map(|t| t.a)
+            .map_err(|e| e.to_string())
     }
 
     #[test]
@@ -524,35 +505,32 @@ mod tests {
             "json",
             "--strict",
         ])
-        .unwrap()
         .unwrap();
-        assert_eq!(x.profiles, vec!["etcd".to_string()]);
+        assert_eq!(x.profiles(), vec![OsString::from("etcd")]);
         assert_eq!(x.dir, PathBuf::from("/d"));
-        assert_eq!(x.tuning.scale, 0.5);
-        assert_eq!(x.tuning.duration, Some(std::time::Duration::from_secs(10)));
-        assert_eq!(x.tuning.size, Some(64 << 20));
-        assert!(x.json && x.strict);
+        assert_eq!(x.scale, 0.5);
+        assert_eq!(x.duration, Some(Duration::from_secs(10)));
+        assert_eq!(x.size, Some(64 << 20));
+        assert!(x.format == Format::Json && x.strict);
         // fio's grammar: 1m is a MiB and 1G a GiB, never a milli-byte or 10^9 bytes.
-        let size = |s: &str| a(&["--size", s]).unwrap().unwrap().tuning.size;
+        let size = |s: &str| a(&["--size", s]).unwrap().size;
         assert_eq!(size("1m"), Some(1 << 20));
         assert_eq!(size("1G"), Some(1 << 30));
         assert_eq!(size("1GiB"), Some(1 << 30));
         assert_eq!(
-            a(&[]).unwrap().unwrap().profiles,
-            DEFAULT_SUITE.map(String::from).to_vec()
+            a(&[]).unwrap().profiles(),
+            DEFAULT_SUITE.map(OsString::from).to_vec()
         );
-        assert_eq!(
-            a(&["--scale", "2"]).err().unwrap(),
-            "--scale 2: expected a number above 0 and at most 1, e.g. 0.1"
-        );
-        assert_eq!(
-            a(&["--bs=4k"]).err().unwrap(),
-            "unknown option '--bs'; check takes --dir, --scale, --duration, --size, --format, \
-             --strict, --keep-files and --list (fio's options go to 'iogauge fio'); run \
-             'iogauge check --help'"
-        );
-        assert!(a(&["--help"]).unwrap().is_none());
-        assert!(a(&["--list"]).unwrap().unwrap().list);
+        assert!(a(&["--scale", "2"]).unwrap_err().starts_with(
+            "error: invalid value '2' for '--scale <F>': expected a number above 0 and at most 1, e.g. 0.1"
+        ));
+        assert!(a(&["--duration", "0"])
+            .unwrap_err()
+            .contains("must be above 0"));
+        assert!(a(&["--bs=4k"])
+            .unwrap_err()
+            .starts_with("error: unexpected argument '--bs' found"));
+        assert!(a(&["--list"]).unwrap().list);
     }
 
     #[test]

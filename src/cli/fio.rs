@@ -5,7 +5,7 @@ use crate::report::{json::render_json, normal::render_normal, terse::render_ters
 use crate::run::{run, RunOptions};
 use crate::spec::fio::{parse_fio_args, FioCommand};
 use crate::spec::{Eta, OutputFormat, RunSpec};
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 
 pub fn main(args: &[String], stop: &super::Stop) -> i32 {
     let env = |k: &str| std::env::var(k).ok();
@@ -48,14 +48,7 @@ pub fn main(args: &[String], stop: &super::Stop) -> i32 {
             EXIT_ERROR
         }
         Ok(report) => write_output(&spec, &report),
-        // The host cannot run this engine, or direct=1 with sizes the filesystem cannot take:
-        // problems with the input, not failures of the disk.
-        Err(
-            e @ (crate::run::RunError::EngineUnavailable(_)
-            | crate::run::RunError::Layout(
-                crate::workload::layout::LayoutError::DirectAlignment { .. },
-            )),
-        ) => {
+        Err(e) if e.is_bad_input() => {
             eprintln!("iogauge fio: {e}");
             EXIT_USAGE
         }
@@ -77,8 +70,7 @@ fn show_progress(spec: &RunSpec) -> bool {
     match spec.eta {
         Eta::Always => true,
         Eta::Never => false,
-        // SAFETY: isatty only inspects the descriptor.
-        Eta::Auto => unsafe { libc::isatty(2) == 1 },
+        Eta::Auto => std::io::stderr().is_terminal(),
     }
 }
 

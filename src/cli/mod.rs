@@ -1,53 +1,15 @@
-//! Command-line dispatch and exit codes. Only this module writes to stdout.
+//! Command-line definition (clap) and dispatch, and the exit codes. Only this module writes to
+//! stdout.
 
-pub mod args;
 pub mod check;
 pub mod fio;
 pub mod preflight;
 pub mod progress;
+pub mod signals;
 
-/// What SIGINT/SIGTERM set: workers finish their current I/O, the files are removed and the
-/// results gathered so far are printed. Every signal only sets the flag, the second one too:
-/// `timeout` sends its signal to the process and again to its process group, and exiting at
-/// once on the second one left test files behind. (SIGKILL still skips cleanup; the next run
-/// names such leftovers.)
-pub struct Stop {
-    flag: std::sync::Arc<std::sync::atomic::AtomicBool>,
-    signal: std::sync::Arc<std::sync::atomic::AtomicUsize>,
-}
-
-impl Stop {
-    /// Installs the handlers. Called first thing in `main`, before anything is created.
-    fn install() -> std::io::Result<Stop> {
-        use signal_hook::consts::{SIGINT, SIGTERM};
-        let stop = Stop {
-            flag: Default::default(),
-            signal: Default::default(),
-        };
-        for sig in [SIGINT, SIGTERM] {
-            signal_hook::flag::register_usize(sig, stop.signal.clone(), sig as usize)?;
-            signal_hook::flag::register(sig, stop.flag.clone())?;
-        }
-        Ok(stop)
-    }
-
-    pub fn flag(&self) -> &std::sync::Arc<std::sync::atomic::AtomicBool> {
-        &self.flag
-    }
-
-    pub fn is_set(&self) -> bool {
-        self.flag.load(std::sync::atomic::Ordering::Relaxed)
-    }
-
-    /// The signal that stopped the run, for the one-line reason ("SIGINT").
-    pub fn reason(&self) -> &'static str {
-        match self.signal.load(std::sync::atomic::Ordering::Relaxed) as i32 {
-            libc::SIGINT => "SIGINT",
-            libc::SIGTERM => "SIGTERM",
-            _ => "a signal",
-        }
-    }
-}
+use clap::{CommandFactory, Parser, Subcommand};
+pub use signals::Stop;
+use std::ffi::OsString;
 
 /// Exit codes shared with troubleshoot's preflight (DESIGN.md).
 pub const EXIT_OK: i32 = 0;
@@ -56,18 +18,42 @@ pub const EXIT_USAGE: i32 = 2;
 pub const EXIT_FAIL: i32 = 3;
 pub const EXIT_WARN: i32 = 4;
 
-const USAGE: &str = "\
-iogauge: measure whether a disk or filesystem is good enough for what runs on it.
+/// Measure whether a disk or filesystem is good enough for what runs on it.
+#[derive(Parser)]
+#[command(name = "iogauge", version, arg_required_else_help = true)]
+#[command(
+    after_help = "Exit codes: 0 passed, 1 could not run or interrupted, 2 bad input, \
+    3 a check failed, 4 the worst outcome was a warning."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
 
-Usage:
-  iogauge check [PROFILE...] [--dir DIR]   is this disk good enough? (etcd, sync-iops, gitlab, ...)
-  iogauge fio [FIO OPTIONS] [JOBFILE...]   run fio command lines and job files unchanged
-  iogauge preflight [OPTIONS] SPEC.yaml... run troubleshoot filesystemPerformance checks, no fio needed
-  iogauge --version
-  iogauge --help
+#[derive(Subcommand)]
+enum Command {
+    /// Is this disk good enough? Runs profiles (etcd, sync-iops, small-files, gitlab, or your own)
+    Check(check::CheckArgs),
+    /// Run fio command lines and job files unchanged ('iogauge fio --help' for fio's options)
+    #[command(disable_help_flag = true, disable_version_flag = true)]
+    Fio {
+        /// fio's options and job files, passed through untouched
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
+        args: Vec<OsString>,
+    },
+    /// Run troubleshoot.sh filesystemPerformance collectors and analyzers, no fio needed
+    Preflight(preflight::PreflightArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+}
 
-Run 'iogauge check --help', 'iogauge fio --help' or 'iogauge preflight --help' for their options.
-";
+/// An unknown option given to `check` is often one of fio's: say where those go.
+const CHECK_HINT: &str =
+    "note: check takes --dir, --scale, --duration, --size, --format, --strict, \
+    --keep-files and --list; fio's options (--rw, --bs, --ioengine, ...) go to 'iogauge fio'";
 
 pub fn main() -> i32 {
     // Before anything else, so that no file can exist before a signal is handled.
@@ -78,26 +64,54 @@ pub fn main() -> i32 {
             return EXIT_ERROR;
         }
     };
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.first().map(String::as_str) {
-        Some("check") => check::main(&args[1..], &stop),
-        Some("fio") => fio::main(&args[1..], &stop),
-        Some("preflight") => preflight::main(&args[1..], &stop),
-        Some("--version") | Some("-V") => {
-            println!("iogauge {}", env!("CARGO_PKG_VERSION"));
+    let args: Vec<OsString> = std::env::args_os().collect();
+    let cli = match Cli::try_parse_from(&args) {
+        Ok(c) => c,
+        Err(e) => {
+            // --help and --version are not errors; clap exits 2 for usage errors.
+            let _ = e.print();
+            if e.kind() == clap::error::ErrorKind::UnknownArgument
+                && args.get(1).is_some_and(|c| c == "check")
+            {
+                eprintln!("{CHECK_HINT}");
+            }
+            return if e.use_stderr() { EXIT_USAGE } else { EXIT_OK };
+        }
+    };
+    match cli.command {
+        Command::Check(a) => check::main(a, &stop),
+        Command::Fio { args } => {
+            let args: Result<Vec<String>, OsString> =
+                args.into_iter().map(OsString::into_string).collect();
+            match args {
+                Ok(args) => fio::main(&args, &stop),
+                Err(bad) => {
+                    eprintln!(
+                        "iogauge fio: argument {bad:?} is not valid UTF-8; fio's grammar takes text (a path can go in a job file's filename= only as text too)"
+                    );
+                    EXIT_USAGE
+                }
+            }
+        }
+        Command::Preflight(a) => preflight::main(a, &stop),
+        Command::Completions { shell } => {
+            clap_complete::generate(
+                shell,
+                &mut Cli::command(),
+                "iogauge",
+                &mut std::io::stdout(),
+            );
             EXIT_OK
         }
-        Some("--help") | Some("-h") | Some("help") => {
-            print!("{USAGE}");
-            EXIT_OK
-        }
-        Some(other) => {
-            eprintln!("iogauge: unknown command '{other}'; expected 'check', 'fio' or 'preflight'. Run 'iogauge --help'.");
-            EXIT_USAGE
-        }
-        None => {
-            eprint!("{USAGE}");
-            EXIT_USAGE
-        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_command_line_definition_is_consistent() {
+        Cli::command().debug_assert();
     }
 }

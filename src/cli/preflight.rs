@@ -2,7 +2,6 @@
 //! iogauge's engine, writes troubleshoot's result files, evaluates the analyzers, prints the
 //! outcomes as troubleshoot's `preflight` does, and exits with its codes.
 
-use super::args::Flags;
 use super::{EXIT_ERROR, EXIT_FAIL, EXIT_OK, EXIT_USAGE, EXIT_WARN};
 use crate::report::json::render_json;
 use crate::report::troubleshoot::{FsPerfResults, Measure};
@@ -17,89 +16,55 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-const USAGE: &str = "\
-Usage: iogauge preflight [OPTIONS] SPEC.yaml...   ('-' reads a spec from stdin)
-Runs troubleshoot.sh filesystemPerformance collectors and analyzers without fio.
+/// Runs troubleshoot.sh filesystemPerformance collectors and analyzers without fio.
+#[derive(clap::Args, Debug)]
+#[command(after_help = "\
+Exit codes: 0 all passed, 1 error, 2 spec problem, 3 an outcome failed, 4 the worst was a warning.")]
+pub struct PreflightArgs {
+    /// troubleshoot specs (HostPreflight, Preflight, SupportBundle); '-' reads one from stdin
+    #[arg(value_name = "SPEC.yaml", required = true)]
+    specs: Vec<PathBuf>,
+    /// Where result files go [default: a new preflight-<unix time> directory]
+    #[arg(short, long, value_name = "DIR")]
+    output: Option<PathBuf>,
+    /// Evaluate the analyzers against results already in DIR (iogauge's or troubleshoot's),
+    /// collecting nothing
+    #[arg(long, value_name = "DIR")]
+    analyze_only: Option<PathBuf>,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
+    /// Leave the benchmark files in place
+    #[arg(long)]
+    keep_files: bool,
+    /// Accepted for troubleshoot compatibility; iogauge is never interactive
+    #[arg(long, hide = true, num_args = 0..=1, default_missing_value = "true")]
+    interactive: Option<bool>,
+}
 
-Options:
-  --output DIR          where result files go (default: a new preflight-<timestamp> directory)
-  --analyze-only DIR    evaluate the analyzers against results already in DIR (iogauge's or
-                        troubleshoot's), collecting nothing
-  --format FORMAT       human (default), json or yaml
-  --keep-files          leave the benchmark files in place
-  --help
-
-Exit codes: 0 all passed, 1 error, 2 spec problem, 3 an outcome failed, 4 the worst was a warning.
-";
-
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq)]
 enum Format {
+    #[value(alias = "text")]
     Human,
     Json,
     Yaml,
 }
 
-struct Args {
-    specs: Vec<String>,
-    output: Option<PathBuf>,
-    analyze_only: Option<PathBuf>,
-    format: Format,
-    keep_files: bool,
-}
-
-fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
-    let mut a = Args {
-        specs: Vec::new(),
-        output: None,
-        analyze_only: None,
-        format: Format::Human,
-        keep_files: false,
-    };
-    let mut flags = Flags::new(args);
-    while let Some(f) = flags.next_flag() {
-        let (key, arg) = (f.key, f.arg);
-        let mut value = |eg: &str| flags.value(&f, eg);
-        match key {
-            "--help" | "-h" => return Ok(None),
-            "--output" | "-o" => a.output = Some(value("results")?.into()),
-            "--analyze-only" => a.analyze_only = Some(value("preflight-results")?.into()),
-            "--format" => {
-                a.format = match value("json")?.as_str() {
-                    "human" | "text" => Format::Human,
-                    "json" => Format::Json,
-                    "yaml" => Format::Yaml,
-                    f => return Err(format!("--format {f}: expected human, json or yaml")),
-                }
-            }
-            "--keep-files" => a.keep_files = true,
-            "--interactive=false" | "--interactive" => {}
-            k if k.starts_with("--") => {
-                return Err(format!(
-                    "unknown option '{k}'; run 'iogauge preflight --help'"
-                ))
-            }
-            _ => a.specs.push(arg.clone()),
-        }
-    }
-    if a.specs.is_empty() {
-        return Err("no spec given: iogauge preflight SPEC.yaml (or - for stdin)".into());
-    }
-    Ok(Some(a))
-}
-
-fn load_specs(paths: &[String]) -> Result<Preflight, String> {
+fn load_specs(paths: &[PathBuf]) -> Result<Preflight, String> {
     let mut p = Preflight::default();
     for path in paths {
-        let text = if path == "-" {
+        let stdin = path.as_os_str() == "-";
+        let name = path.display().to_string();
+        let text = if stdin {
             let mut s = String::new();
             std::io::stdin()
                 .read_to_string(&mut s)
                 .map_err(|e| format!("cannot read the spec from stdin: {e}"))?;
             s
         } else {
-            std::fs::read_to_string(path).map_err(|e| format!("cannot read spec '{path}': {e}"))?
+            std::fs::read_to_string(path).map_err(|e| format!("cannot read spec '{name}': {e}"))?
         };
-        load(&text, if path == "-" { "<stdin>" } else { path }, &mut p)?;
+        load(&text, if stdin { "<stdin>" } else { &name }, &mut p)?;
     }
     Ok(p)
 }
@@ -345,18 +310,7 @@ fn structured(verdicts: &[Verdict]) -> serde_json::Value {
     o.into()
 }
 
-pub fn main(args: &[String], stop: &super::Stop) -> i32 {
-    let a = match parse_args(args) {
-        Ok(Some(a)) => a,
-        Ok(None) => {
-            print!("{USAGE}");
-            return EXIT_OK;
-        }
-        Err(e) => {
-            eprintln!("iogauge preflight: {e}");
-            return EXIT_USAGE;
-        }
-    };
+pub fn main(a: PreflightArgs, stop: &super::Stop) -> i32 {
     let p = match load_specs(&a.specs) {
         Ok(p) => p,
         Err(e) => {

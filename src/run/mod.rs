@@ -45,6 +45,18 @@ pub enum RunError {
     EngineSetup(String),
 }
 
+impl RunError {
+    /// Bad input or usage (exit 2 in every command): the engine cannot run on this host, or the
+    /// files cannot or must not be laid out as asked.
+    pub fn is_bad_input(&self) -> bool {
+        match self {
+            RunError::EngineUnavailable(_) => true,
+            RunError::Layout(e) => e.is_bad_input(),
+            _ => false,
+        }
+    }
+}
+
 /// How to run (beyond what the jobs say).
 #[derive(Clone)]
 pub struct RunOptions {

@@ -102,7 +102,7 @@ pub fn mount_of(dir: &Path) -> Option<Mount> {
     let mut best: Option<Mount> = None;
     for m in text.lines().filter_map(parse_mountinfo_line) {
         if real.starts_with(&m.mount_point)
-            && best.as_ref().map_or(true, |b| {
+            && best.as_ref().is_none_or(|b| {
                 m.mount_point.components().count() >= b.mount_point.components().count()
             })
         {

@@ -72,6 +72,17 @@ pub enum LayoutError {
     Interrupted { path: PathBuf },
 }
 
+impl LayoutError {
+    /// The input asks for something that cannot or must not be done (exit 2), as opposed to a
+    /// failure while doing it (no space, an I/O error, a signal: exit 1).
+    pub fn is_bad_input(&self) -> bool {
+        !matches!(
+            self,
+            LayoutError::NoSpace { .. } | LayoutError::Io { .. } | LayoutError::Interrupted { .. }
+        )
+    }
+}
+
 fn io_err<'a>(op: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> LayoutError + 'a {
     move |source| LayoutError::Io {
         op,

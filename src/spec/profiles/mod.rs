@@ -201,11 +201,15 @@ pub fn names() -> impl Iterator<Item = &'static str> {
 
 /// A profile named on `check`'s command line: a built-in name, or a path to a YAML file in the
 /// same format (anything with a '/' or ending in .yaml/.yml).
-pub fn resolve(arg: &str) -> Result<Profile, String> {
-    if arg.contains('/') || arg.ends_with(".yaml") || arg.ends_with(".yml") {
-        load_file(Path::new(arg))
-    } else {
-        get(arg)
+pub fn resolve(arg: &std::ffi::OsStr) -> Result<Profile, String> {
+    match arg.to_str() {
+        Some(name)
+            if !(name.contains('/') || name.ends_with(".yaml") || name.ends_with(".yml")) =>
+        {
+            get(name)
+        }
+        // Not UTF-8: not a built-in name, so a path.
+        _ => load_file(Path::new(arg)),
     }
 }
 
@@ -615,7 +619,7 @@ mod tests {
             metric("key: sync_p99, label: l, better: lower, pass: 1s"),
         )
         .unwrap();
-        assert_eq!(resolve(f.to_str().unwrap()).unwrap().name, "x");
-        assert_eq!(resolve("etcd").unwrap().name, "etcd");
+        assert_eq!(resolve(f.as_os_str()).unwrap().name, "x");
+        assert_eq!(resolve("etcd".as_ref()).unwrap().name, "etcd");
     }
 }
