@@ -425,7 +425,7 @@ pub fn main(a: PreflightArgs, stop: &super::Stop) -> i32 {
         ),
         Format::Yaml => print!(
             "{}",
-            serde_yaml::to_string(&structured(&verdicts)).unwrap_or_default()
+            yaml_serde::to_string(&structured(&verdicts)).unwrap_or_default()
         ),
     }
     match verdicts.iter().map(|v| v.kind).max() {

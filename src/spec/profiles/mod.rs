@@ -218,7 +218,7 @@ pub fn load_file(path: &Path) -> Result<Profile, String> {
     let at = path.display();
     let text =
         std::fs::read_to_string(path).map_err(|e| format!("cannot read profile '{at}': {e}"))?;
-    let p: Profile = serde_yaml::from_str(&text)
+    let p: Profile = yaml_serde::from_str(&text)
         .map_err(|e| format!("profile '{at}': {e}; the format is described in docs/PROFILES.md"))?;
     p.validate().map_err(|e| format!("profile '{at}': {e}"))?;
     Ok(p)
@@ -236,7 +236,7 @@ pub fn get(name: &str) -> Result<Profile, String> {
             ),
         }
     })?;
-    serde_yaml::from_str(text).map_err(|e| format!("built-in profile '{name}' is broken: {e}"))
+    yaml_serde::from_str(text).map_err(|e| format!("built-in profile '{name}' is broken: {e}"))
 }
 
 /// `1000` as `1,000`.
@@ -560,7 +560,7 @@ mod tests {
         let doc = include_str!("../../../docs/PROFILES.md");
         let start = doc.find("```yaml\n").unwrap() + 8;
         let len = doc[start..].find("```").unwrap();
-        let p: Profile = serde_yaml::from_str(&doc[start..start + len]).unwrap();
+        let p: Profile = yaml_serde::from_str(&doc[start..start + len]).unwrap();
         p.validate().unwrap();
         assert_eq!(p.name, "vendor-db");
     }

@@ -4,7 +4,7 @@
 use super::template::{self, Template};
 use super::{check_keys, get_bool, get_str, show};
 use crate::spec::units::parse_go_duration;
-use serde_yaml::{Mapping, Value};
+use yaml_serde::{Mapping, Value};
 
 /// A statistic of the collector's result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

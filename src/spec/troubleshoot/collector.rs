@@ -4,9 +4,9 @@
 use super::{check_keys, get_bool, get_str, show};
 use crate::spec::units::{parse_go_duration, parse_k8s_bytes};
 use crate::spec::{IoEngine, JobSpec, RwKind, RwMode, SizeSpec};
-use serde_yaml::{Mapping, Value};
 use std::path::PathBuf;
 use std::time::Duration;
+use yaml_serde::{Mapping, Value};
 
 /// Sync policy after each write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

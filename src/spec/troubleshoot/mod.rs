@@ -11,7 +11,7 @@ pub use analyzer::{Condition, FsPerfAnalyzer, Op, Outcome, OutcomeKind, Stat};
 pub use collector::{Background, FsPerfCollector};
 pub use template::{Field, Part, Template};
 
-use serde_yaml::{Mapping, Value};
+use yaml_serde::{Mapping, Value};
 
 /// What a set of spec documents asks iogauge to do.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -38,7 +38,7 @@ pub(crate) fn show(v: &Value) -> String {
         Value::Number(n) => n.to_string(),
         Value::Bool(b) => b.to_string(),
         Value::Null => "null".into(),
-        other => serde_yaml::to_string(other)
+        other => yaml_serde::to_string(other)
             .unwrap_or_default()
             .trim()
             .to_string(),
@@ -47,7 +47,7 @@ pub(crate) fn show(v: &Value) -> String {
 
 /// Reads every document of one spec file (`name` is used in messages).
 pub fn load(text: &str, name: &str, into: &mut Preflight) -> Result<(), String> {
-    for (i, doc) in serde_yaml::Deserializer::from_str(text).enumerate() {
+    for (i, doc) in yaml_serde::Deserializer::from_str(text).enumerate() {
         let at = format!("{name} (document {})", i + 1);
         let v: Value = serde::Deserialize::deserialize(doc)
             .map_err(|e| format!("{name}: not valid YAML: {e}"))?;
