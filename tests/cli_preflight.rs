@@ -476,3 +476,32 @@ fn a_timeout_during_layout_is_a_timeout_and_old_results_never_stand_in() {
         .exists());
     assert!(!d.path().join("a").exists() && !d.path().join("b").exists());
 }
+
+/// troubleshoot's `collect` spec (kind HostCollector): collectors run and their result files are
+/// written; with no analyzer there is no verdict, nothing on stdout, and exit 0.
+#[test]
+fn a_host_collector_spec_only_collects() {
+    let d = tempfile::tempdir().unwrap();
+    let bench = d.path().join("b");
+    let s = format!(
+        "apiVersion: troubleshoot.sh/v1beta2\nkind: HostCollector\nmetadata:\n  name: disks\nspec:\n  \
+         collectors:\n    - filesystemPerformance:\n        collectorName: fsperf\n        \
+         directory: {}\n        fileSize: 1Mi\n        operationSize: 4096\n        datasync: true\n",
+        bench.display()
+    );
+    std::fs::write(d.path().join("c.yaml"), s).unwrap();
+    let o = preflight(&["--output", "out", "c.yaml"], d.path());
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(text(&o.stdout), "");
+    assert!(
+        text(&o.stderr).contains("results in out"),
+        "{}",
+        text(&o.stderr)
+    );
+    let r = d
+        .path()
+        .join("out/host-collectors/filesystemPerformance/fsperf.json");
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(r).unwrap()).unwrap();
+    assert!(v["P99"].as_u64().unwrap() > 0, "{v}");
+    assert!(!bench.exists());
+}

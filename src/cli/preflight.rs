@@ -372,6 +372,14 @@ pub fn main(a: PreflightArgs, stop: &super::Stop) -> i32 {
             eprintln!("iogauge preflight: results in {}", out.display());
         }
     }
+    // Collectors only (troubleshoot's `collect`): the result files are the output; no verdict.
+    if p.analyzers.iter().all(|x| x.exclude) && a.analyze_only.is_none() {
+        return if errors.is_empty() {
+            EXIT_OK
+        } else {
+            EXIT_ERROR
+        };
+    }
     let mut verdicts = Vec::new();
     for an in p.analyzers.iter().filter(|x| !x.exclude) {
         let found = find_results(&out, &an.collector_name);

@@ -1,4 +1,5 @@
-//! Translator from troubleshoot.sh v1beta2 specs (HostPreflight, Preflight, SupportBundle; one or
+//! Translator from troubleshoot.sh v1beta2 specs (HostPreflight, Preflight, SupportBundle,
+//! HostCollector; one or
 //! more YAML documents) to the `filesystemPerformance` collectors and analyzers iogauge runs.
 //! Everything is checked at load time: unknown keys, bad quantities and durations, `when`
 //! expressions and message templates.
@@ -26,7 +27,14 @@ pub struct Preflight {
     pub notices: Vec<String>,
 }
 
-const KINDS: [&str; 3] = ["HostPreflight", "Preflight", "SupportBundle"];
+/// `HostCollector` is what troubleshoot's `collect` command reads: `spec.collectors` and, rarely,
+/// `spec.analyzers`, the same lists as the others.
+const KINDS: [&str; 4] = [
+    "HostPreflight",
+    "Preflight",
+    "SupportBundle",
+    "HostCollector",
+];
 const COLLECTOR_LISTS: [&str; 2] = ["hostCollectors", "collectors"];
 const ANALYZER_LISTS: [&str; 2] = ["hostAnalyzers", "analyzers"];
 const ENTRY: &str = "filesystemPerformance";
@@ -61,7 +69,7 @@ pub fn load(text: &str, name: &str, into: &mut Preflight) -> Result<(), String> 
         if !KINDS.contains(&kind) {
             return Err(format!(
                 "{at}: kind '{kind}' is not a troubleshoot spec iogauge reads; expected HostPreflight, \
-                 Preflight or SupportBundle"
+                 Preflight, SupportBundle or HostCollector"
             ));
         }
         if let Some(api) = m.get("apiVersion").and_then(Value::as_str) {

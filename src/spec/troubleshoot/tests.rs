@@ -192,7 +192,7 @@ fn every_way_a_spec_can_be_wrong_has_its_message() {
     assert_eq!(
         load_one("kind: Pod\nspec: {}\n").unwrap_err(),
         "spec.yaml (document 1): kind 'Pod' is not a troubleshoot spec iogauge reads; expected \
-         HostPreflight, Preflight or SupportBundle"
+         HostPreflight, Preflight, SupportBundle or HostCollector"
     );
     assert!(load_one("kind: [")
         .unwrap_err()
