@@ -8,7 +8,7 @@ use crate::run::small_files::run_small_files;
 use crate::run::{run, RunError, RunOptions};
 use crate::spec::profiles::{self, Profile, SmallFiles, Tuning, DEFAULT_SUITE};
 use crate::spec::units::{parse_flag_duration, parse_flag_size};
-use crate::spec::{IoEngine, JobSpec, RunSpec, SizeSpec, DDIR_READ, DDIR_WRITE};
+use crate::spec::{JobSpec, RunSpec, SizeSpec, DDIR_READ, DDIR_WRITE};
 use crate::verdict::check::{
     evaluate, not_measured, overall, CheckVerdict, Judging, Overall, ProfileOutcome, Summary,
 };
@@ -268,17 +268,12 @@ fn plan(a: &CheckArgs, token: &str) -> Result<Vec<Planned>, String> {
                 })
                 .unwrap_or(true),
         };
-        // Decide the engine before laying out 1 GiB, not after.
-        let work = match work {
-            Work::Job(mut j) if j.ioengine == IoEngine::IoUring => {
-                if let Some(why) = crate::engine::io_uring::probe() {
-                    eprintln!("iogauge check: {}: {why}; using libaio instead", p.name);
-                    j.ioengine = IoEngine::Libaio;
-                }
-                Work::Job(j)
+        let mut work = work;
+        if let Work::Job(j) = &mut work {
+            if let Some(why) = crate::engine::io_uring_or_libaio(&mut j.ioengine) {
+                eprintln!("iogauge check: {}: {why}", p.name);
             }
-            w => w,
-        };
+        }
         plan.push(Planned {
             profile: p,
             work,
