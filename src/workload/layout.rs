@@ -379,12 +379,15 @@ fn preallocate(f: &File, size: u64, how: Fallocate) -> std::io::Result<()> {
     f.set_len(size)
 }
 
-/// Write the whole file with random data, as fio does for files that will be read.
+/// Write the whole file with random data, as fio does for files that will be read. Every chunk
+/// gets fresh data (fio too draws new data for every write): a file that repeats one chunk can
+/// be served from the cache of a deduplicating layer below (a VM host, an array), and reads of
+/// it would measure that cache instead of the storage.
 fn write_out(f: &File, plan: &FilePlan, stop: &AtomicBool) -> Result<(), LayoutError> {
     use std::os::unix::fs::FileExt;
     const CHUNK: usize = 1 << 20;
     let mut buf = AlignedBuf::new(CHUNK);
-    buf.fill(&mut Rng::new(0x1a7e), false);
+    let mut rng = Rng::new(0x1a7e);
     let mut off = 0u64;
     while off < plan.size {
         if stop.load(Ordering::Relaxed) {
@@ -392,6 +395,7 @@ fn write_out(f: &File, plan: &FilePlan, stop: &AtomicBool) -> Result<(), LayoutE
                 path: plan.path.clone(),
             });
         }
+        buf.fill(&mut rng, false);
         let n = ((plan.size - off) as usize).min(CHUNK);
         f.write_all_at(&buf.as_slice()[..n], off)
             .map_err(io_err("cannot lay out", &plan.path))?;
