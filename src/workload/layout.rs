@@ -640,6 +640,23 @@ mod tests {
     }
 
     #[test]
+    fn laid_out_data_does_not_repeat_from_chunk_to_chunk() {
+        // Repeated chunks could be served from a deduplicating layer's cache.
+        let d = tempfile::tempdir().unwrap();
+        let mut r = job("r", d.path());
+        r.size = Some(SizeSpec::Bytes(3 << 20));
+        let p = &plan_files(&r, 0).unwrap()[0];
+        let created = CreatedFiles::new();
+        lay_out(&r, p, &created, &AtomicBool::new(false)).unwrap();
+        let data = std::fs::read(&p.path).unwrap();
+        let mut blocks: Vec<&[u8]> = data.chunks(4096).collect();
+        let n = blocks.len();
+        blocks.sort_unstable();
+        blocks.dedup();
+        assert_eq!(blocks.len(), n, "some 4 KiB blocks repeat");
+    }
+
+    #[test]
     fn refuses_existing_file_for_writes_unless_allowed() {
         let d = tempfile::tempdir().unwrap();
         let mut w = job("w", d.path());
