@@ -1,6 +1,7 @@
 //! One job instance on one OS thread: the I/O loop. The loop allocates nothing, takes no lock and
-//! makes no system call besides the I/O itself and the clock; progress is published through
-//! relaxed atomics that the monitor thread reads.
+//! makes no system call besides the I/O itself and the clock (and, once per pass over a file in
+//! a buffered job, the cache drop); progress is published through relaxed atomics that the
+//! monitor thread reads.
 
 use super::clock::{gettid, now_ns, sleep_until};
 use super::source::{IoSource, NextIo};
