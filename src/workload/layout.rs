@@ -507,7 +507,8 @@ impl CacheDrop {
         }
     }
 
-    /// Drop the region's clean pages. Dirty pages stay (they are not written back here).
+    /// Drop the region's clean pages. Dirty pages stay cached: DONTNEED only starts their
+    /// writeback.
     pub fn drop_cache(&self) -> std::io::Result<()> {
         if self.is_block {
             // fio flushes a block device with BLKFLSBUF = _IO(0x12, 97), which needs
@@ -536,7 +537,7 @@ impl CacheDrop {
 }
 
 /// The posix_fadvise advice for `fadvise_hint`, None for no hint.
-pub fn fadvise_advice(job: &JobSpec) -> Option<libc::c_int> {
+fn fadvise_advice(job: &JobSpec) -> Option<libc::c_int> {
     match job.fadvise_hint {
         FadviseHint::None => None,
         FadviseHint::ByPattern if job.rw.random => Some(libc::POSIX_FADV_RANDOM),
@@ -654,6 +655,22 @@ mod tests {
         blocks.sort_unstable();
         blocks.dedup();
         assert_eq!(blocks.len(), n, "some 4 KiB blocks repeat");
+    }
+
+    #[test]
+    fn fadvise_hint_follows_the_pattern_by_default() {
+        let mut j = JobSpec::default();
+        let advice = |j: &JobSpec| fadvise_advice(j);
+        assert_eq!(advice(&j), Some(libc::POSIX_FADV_SEQUENTIAL));
+        j.rw.random = true;
+        assert_eq!(advice(&j), Some(libc::POSIX_FADV_RANDOM));
+        j.fadvise_hint = FadviseHint::Sequential;
+        assert_eq!(advice(&j), Some(libc::POSIX_FADV_SEQUENTIAL));
+        j.rw.random = false;
+        j.fadvise_hint = FadviseHint::Random;
+        assert_eq!(advice(&j), Some(libc::POSIX_FADV_RANDOM));
+        j.fadvise_hint = FadviseHint::None;
+        assert_eq!(advice(&j), None);
     }
 
     #[test]
