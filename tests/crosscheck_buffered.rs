@@ -2,8 +2,8 @@
 //! file is opened (invalidate=1), the access pattern is announced (fadvise_hint=1: no readahead
 //! for random jobs), and a time-based job drops the cache again whenever a new pass over the file
 //! starts. Two kinds of tests:
-//! - residency: which pages of the file are cached after a run (mincore(2)) must match exactly
-//!   the blocks read since the last pass started; nothing else may have been read or kept;
+//! - residency: the pages of the file cached after a run (mincore(2)) must be the blocks read
+//!   since the last pass started, never more: nothing else may have been read ahead or kept;
 //! - cross-checks: iogauge's IOPS on a buffered psync job within a noise band of fio's on the
 //!   same job, run interleaved in the same test. fio must be installed (CI installs it; with
 //!   CI=true a missing fio fails these tests instead of skipping them).
