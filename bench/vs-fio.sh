@@ -3,6 +3,7 @@
 # Usage: bench/vs-fio.sh [ROUNDS] [SET]   (env: BENCH_SECONDS=3, BENCH_DIR=<dir on the disk to test>)
 #   ROUNDS  default 5
 #   SET     sync (default): etcd p99, null engine, psync page cache + bare pread floor
+#           (page-cache rows pass --invalidate=0 --fadvise_hint=0 to both tools: they measure memory)
 #           async: io_uring/libaio page-cache randread qd1/16/64, direct randwrite qd16,
 #                  GitLab libaio randrw recipe; also CPU us per I/O
 #           all:   both

@@ -236,6 +236,7 @@ fn prepare(
     let job: &JobSpec = &spec.jobs[inst.job];
     let mut laid = (0u32, 0u64);
     let mut files = Vec::with_capacity(inst.files.len());
+    let mut pass_drops = Vec::new();
     if job.ioengine != IoEngine::Null {
         for f in &inst.files {
             if layout::lay_out(job, f, created, stop)? {
@@ -251,8 +252,12 @@ fn prepare(
                 if job.direct {
                     layout::check_direct_alignment(job, f, &file)?;
                 }
-                if job.invalidate {
-                    layout::invalidate(&file);
+                for w in layout::on_open(job, f, &file) {
+                    eprintln!("iogauge: warning: {w}");
+                }
+                // Direct I/O bypasses the cache, so fio only drops it again for buffered jobs.
+                if job.invalidate && !job.direct {
+                    pass_drops.push(layout::CacheDrop::new(&file, f));
                 }
                 files.push(file);
             }
@@ -270,6 +275,7 @@ fn prepare(
         regions: inst.files.iter().map(|f| (f.offset, f.region)).collect(),
         io_limit,
         seed: plan::seed_for(job, inst.jobnum),
+        pass_drops,
     };
     Ok(Prepared {
         instance: inst,

@@ -184,8 +184,15 @@ pub fn run_queue_worker<E: QueueEngine>(
                 }
             }
             let NextIo {
-                file, offset, len, ..
+                file,
+                offset,
+                len,
+                new_pass,
+                ..
             } = src.next(dir);
+            if new_pass {
+                input.start_pass(file);
+            }
             let slot = free.pop().expect("a free slot below iodepth") as usize;
             let buf = regions[slot].0;
             if refill && dir == DDIR_WRITE {

@@ -26,6 +26,8 @@ pub struct NextIo {
     pub file: usize,
     pub offset: u64,
     pub len: usize,
+    /// The offset starts a second or later pass over the file's region (see `OffsetGen::next`).
+    pub new_pass: bool,
 }
 
 impl IoSource {
@@ -102,11 +104,13 @@ impl IoSource {
         if self.file == self.gens.len() {
             self.file = 0;
         }
+        let (offset, new_pass) = self.gens[file][dir].next(&mut self.rng);
         NextIo {
             dir,
             file,
-            offset: self.gens[file][dir].next(&mut self.rng),
+            offset,
             len: self.bs[dir] as usize,
+            new_pass,
         }
     }
 }

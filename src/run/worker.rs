@@ -1,6 +1,7 @@
 //! One job instance on one OS thread: the I/O loop. The loop allocates nothing, takes no lock and
-//! makes no system call besides the I/O itself and the clock; progress is published through
-//! relaxed atomics that the monitor thread reads.
+//! makes no system call besides the I/O itself and the clock (and, once per pass over a file in
+//! a buffered job, the cache drop); progress is published through relaxed atomics that the
+//! monitor thread reads.
 
 use super::clock::{gettid, now_ns, sleep_until};
 use super::source::{IoSource, NextIo};
@@ -8,6 +9,7 @@ use crate::engine::{Engine, Op, SyncOp};
 use crate::spec::{JobSpec, DDIR_READ, DDIR_WRITE};
 use crate::stats::{CpuTimes, DepthCounters, LatRecorder};
 use crate::workload::buffers::AlignedBuf;
+use crate::workload::layout::CacheDrop;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 
@@ -42,6 +44,22 @@ pub struct WorkerInput {
     /// Bytes to transfer after ramp (None: time-based, run until the deadline).
     pub io_limit: Option<u64>,
     pub seed: u64,
+    /// Per file, how to drop its cache when a later pass over its region starts (fio resets the
+    /// file and invalidates it then); empty when the job keeps the cache (invalidate=0, direct).
+    pub pass_drops: Vec<CacheDrop>,
+}
+
+impl WorkerInput {
+    /// A second or later pass over file `file` starts: drop its cache again, or every pass after
+    /// the first would read memory instead of the storage. No drain first: like fio, I/O still
+    /// in flight from the previous pass keeps its (locked) pages. Failures were already
+    /// reported when the file was opened.
+    #[cold]
+    pub(super) fn start_pass(&self, file: usize) {
+        if let Some(d) = self.pass_drops.get(file) {
+            let _ = d.drop_cache();
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -270,8 +288,15 @@ impl<E: Engine> Loop<'_, E> {
                     }
                 }
                 let NextIo {
-                    file, offset, len, ..
+                    file,
+                    offset,
+                    len,
+                    new_pass,
+                    ..
                 } = src.next(dir);
+                if new_pass {
+                    self.input.start_pass(file);
+                }
                 if refill && dir == DDIR_WRITE {
                     // SAFETY: buf holds max_bs >= len bytes and is owned by this thread.
                     src.rng

@@ -107,6 +107,18 @@ pub enum Fallocate {
     Truncate,
 }
 
+/// `fadvise_hint=`: the access pattern announced with posix_fadvise when a file is opened.
+/// It decides the kernel's readahead: none for random, a doubled window for sequential.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FadviseHint {
+    /// `0`: no hint (the kernel's default readahead).
+    None,
+    /// `1` (fio's default): RANDOM for random jobs, SEQUENTIAL for sequential ones.
+    ByPattern,
+    Random,
+    Sequential,
+}
+
 /// A size that may be relative to the file or device (`size=50%`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum SizeSpec {
@@ -200,7 +212,10 @@ pub struct JobSpec {
     pub zero_buffers: bool,
 
     // --- files
+    /// Drop the files' cached pages when they are opened and, unless direct, at the start of
+    /// every later pass over a file's I/O region (fio's `invalidate`).
     pub invalidate: bool,
+    pub fadvise_hint: FadviseHint,
     pub fallocate: Fallocate,
     pub create_only: bool,
     /// Remove files iogauge created when the job ends. iogauge's default is true,
@@ -270,6 +285,7 @@ impl Default for JobSpec {
             refill_buffers: false,
             zero_buffers: false,
             invalidate: true,
+            fadvise_hint: FadviseHint::ByPattern,
             fallocate: Fallocate::Native,
             create_only: false,
             unlink: true,

@@ -1,17 +1,18 @@
 //! Which files a job instance uses, and getting them ready the way fio does: new files for
 //! write-only jobs are pre-allocated with `fallocate` (unwritten extents, which the job then
-//! overwrites), files that will be read are written out first, caches are dropped when
-//! `invalidate=1`. Safety first: never write into a block device or an existing file iogauge
-//! did not create without `--allow-overwrite`, and check free space before laying out.
+//! overwrites), files that will be read are written out first; when a file is opened for I/O its
+//! cache is dropped (`invalidate=1`) and the access pattern announced (`fadvise_hint`). Safety
+//! first: never write into a block device or an existing file iogauge did not create without
+//! `--allow-overwrite`, and check free space before laying out.
 
 use super::buffers::AlignedBuf;
 use super::cleanup::CreatedFiles;
 use super::rng::Rng;
-use crate::spec::{Fallocate, JobSpec, OpenSync, RwKind, SizeSpec};
+use crate::spec::{FadviseHint, Fallocate, JobSpec, OpenSync, RwKind, SizeSpec};
 use std::ffi::CString;
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
-use std::os::unix::io::AsRawFd;
+use std::os::unix::io::{AsRawFd, RawFd};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -479,12 +480,15 @@ fn preallocate(f: &File, size: u64, how: Fallocate) -> std::io::Result<()> {
     f.set_len(size)
 }
 
-/// Write the whole file with random data, as fio does for files that will be read.
+/// Write the whole file with random data, as fio does for files that will be read. Every chunk
+/// gets fresh data (fio too draws new data for every write): a file that repeats one chunk can
+/// be served from the cache of a deduplicating layer below (a VM host, an array), and reads of
+/// it would measure that cache instead of the storage.
 fn write_out(f: &File, plan: &FilePlan, stop: &AtomicBool) -> Result<(), LayoutError> {
     use std::os::unix::fs::FileExt;
     const CHUNK: usize = 1 << 20;
     let mut buf = AlignedBuf::new(CHUNK);
-    buf.fill(&mut Rng::new(0x1a7e), false);
+    let mut rng = Rng::new(0x1a7e);
     let mut off = 0u64;
     while off < plan.size {
         if stop.load(Ordering::Relaxed) {
@@ -492,6 +496,7 @@ fn write_out(f: &File, plan: &FilePlan, stop: &AtomicBool) -> Result<(), LayoutE
                 path: plan.path.clone(),
             });
         }
+        buf.fill(&mut rng, false);
         let n = ((plan.size - off) as usize).min(CHUNK);
         f.write_all_at(&buf.as_slice()[..n], off)
             .map_err(io_err("cannot lay out", &plan.path))?;
@@ -582,12 +587,104 @@ pub fn check_direct_alignment(job: &JobSpec, plan: &FilePlan, f: &File) -> Resul
     Ok(())
 }
 
-/// Drop the file's pages from the page cache (fio's invalidate=1).
-pub fn invalidate(f: &File) {
-    // SAFETY: advisory call on an open fd; failure only means the cache stays warm.
-    unsafe {
-        libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED);
+/// How to drop the cached pages of one file's I/O region, as fio's `invalidate=1` does: on open,
+/// and again by the worker at the start of every later pass (a plain copy of the fd, which the
+/// orchestrator keeps open until the worker is done).
+#[derive(Debug, Clone, Copy)]
+pub struct CacheDrop {
+    fd: RawFd,
+    offset: u64,
+    len: u64,
+    is_block: bool,
+}
+
+impl CacheDrop {
+    pub fn new(f: &File, plan: &FilePlan) -> Self {
+        CacheDrop {
+            fd: f.as_raw_fd(),
+            offset: plan.offset,
+            len: plan.region,
+            is_block: plan.is_block,
+        }
     }
+
+    /// Drop the region's clean pages. Dirty pages stay cached: DONTNEED only starts their
+    /// writeback.
+    pub fn drop_cache(&self) -> std::io::Result<()> {
+        if self.is_block {
+            // fio flushes a block device with BLKFLSBUF = _IO(0x12, 97), which needs
+            // CAP_SYS_ADMIN; fio then gives up, but the region's pages can still be dropped
+            // below, which is what the user asked for.
+            const BLKFLSBUF: libc::c_ulong = 0x1261;
+            // SAFETY: an argument-less ioctl on an open fd.
+            if unsafe { libc::ioctl(self.fd, BLKFLSBUF, 0) } == 0 {
+                return Ok(());
+            }
+        }
+        // SAFETY: advisory call on an open fd.
+        let e = unsafe {
+            libc::posix_fadvise(
+                self.fd,
+                self.offset as libc::off_t,
+                self.len as libc::off_t,
+                libc::POSIX_FADV_DONTNEED,
+            )
+        };
+        match e {
+            0 => Ok(()),
+            e => Err(std::io::Error::from_raw_os_error(e)),
+        }
+    }
+}
+
+/// The posix_fadvise advice for `fadvise_hint`, None for no hint.
+fn fadvise_advice(job: &JobSpec) -> Option<libc::c_int> {
+    match job.fadvise_hint {
+        FadviseHint::None => None,
+        FadviseHint::ByPattern if job.rw.random => Some(libc::POSIX_FADV_RANDOM),
+        FadviseHint::ByPattern | FadviseHint::Sequential => Some(libc::POSIX_FADV_SEQUENTIAL),
+        FadviseHint::Random => Some(libc::POSIX_FADV_RANDOM),
+    }
+}
+
+/// What fio does to a file's cache when it opens it for I/O: drop the region's cached pages
+/// (`invalidate=1`; with direct=1 too, as fio does), then announce the access pattern (`fadvise_hint`), which
+/// sets the kernel's readahead for this open file: none for RANDOM, double for SEQUENTIAL.
+/// Both are advisory; failures come back as warnings, as fio only logs them.
+pub fn on_open(job: &JobSpec, plan: &FilePlan, f: &File) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if job.invalidate {
+        if let Err(e) = CacheDrop::new(f, plan).drop_cache() {
+            warnings.push(format!(
+                "cache invalidation of '{}' failed: {e}",
+                plan.path.display()
+            ));
+        }
+    }
+    // fio advises regular files and block devices only (not pipes or character devices).
+    let advisable = f
+        .metadata()
+        .map(|m| m.file_type().is_file() || m.file_type().is_block_device())
+        .unwrap_or(false);
+    if let Some(advice) = fadvise_advice(job).filter(|_| advisable) {
+        // SAFETY: advisory call on an open fd.
+        let e = unsafe {
+            libc::posix_fadvise(
+                f.as_raw_fd(),
+                plan.offset as libc::off_t,
+                plan.region as libc::off_t,
+                advice,
+            )
+        };
+        if e != 0 {
+            warnings.push(format!(
+                "fadvise hint on '{}' failed: {}",
+                plan.path.display(),
+                std::io::Error::from_raw_os_error(e)
+            ));
+        }
+    }
+    warnings
 }
 
 #[cfg(test)]
@@ -642,6 +739,39 @@ mod tests {
 
         assert!(created.remove_all().is_empty());
         assert!(!pw.path.exists() && !pr.path.exists());
+    }
+
+    #[test]
+    fn laid_out_data_does_not_repeat_from_chunk_to_chunk() {
+        // Repeated chunks could be served from a deduplicating layer's cache.
+        let d = tempfile::tempdir().unwrap();
+        let mut r = job("r", d.path());
+        r.size = Some(SizeSpec::Bytes(3 << 20));
+        let p = &plan_files(&r, 0).unwrap()[0];
+        let created = CreatedFiles::new();
+        lay_out(&r, p, &created, &AtomicBool::new(false)).unwrap();
+        let data = std::fs::read(&p.path).unwrap();
+        let mut blocks: Vec<&[u8]> = data.chunks(4096).collect();
+        let n = blocks.len();
+        blocks.sort_unstable();
+        blocks.dedup();
+        assert_eq!(blocks.len(), n, "some 4 KiB blocks repeat");
+    }
+
+    #[test]
+    fn fadvise_hint_follows_the_pattern_by_default() {
+        let mut j = JobSpec::default();
+        let advice = |j: &JobSpec| fadvise_advice(j);
+        assert_eq!(advice(&j), Some(libc::POSIX_FADV_SEQUENTIAL));
+        j.rw.random = true;
+        assert_eq!(advice(&j), Some(libc::POSIX_FADV_RANDOM));
+        j.fadvise_hint = FadviseHint::Sequential;
+        assert_eq!(advice(&j), Some(libc::POSIX_FADV_SEQUENTIAL));
+        j.rw.random = false;
+        j.fadvise_hint = FadviseHint::Random;
+        assert_eq!(advice(&j), Some(libc::POSIX_FADV_RANDOM));
+        j.fadvise_hint = FadviseHint::None;
+        assert_eq!(advice(&j), None);
     }
 
     #[test]

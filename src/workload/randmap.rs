@@ -58,10 +58,16 @@ impl RandMap {
         x
     }
 
+    /// Every block of the current pass was handed out: the next call starts a new pass.
+    #[inline]
+    pub fn pass_done(&self) -> bool {
+        self.emitted == self.n
+    }
+
     /// Next block index; after `n` calls a new pass starts with a fresh order.
     #[inline]
     pub fn next_block(&mut self) -> u64 {
-        if self.emitted == self.n {
+        if self.pass_done() {
             let seed = self.state.wrapping_mul(LCG_MUL).wrapping_add(0x2545_F491);
             self.reseed(seed ^ (seed >> 29));
         }

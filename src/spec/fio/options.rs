@@ -5,7 +5,9 @@ use crate::spec::units::{
     parse_bool, parse_bytes, parse_int, parse_int_in, parse_size, parse_time, split_per_direction,
     TimeUnit,
 };
-use crate::spec::{Distribution, Fallocate, IoEngine, JobSpec, OpenSync, RwKind, RwMode, SizeSpec};
+use crate::spec::{
+    Distribution, FadviseHint, Fallocate, IoEngine, JobSpec, OpenSync, RwKind, RwMode, SizeSpec,
+};
 
 type Setter = fn(&mut JobSpec, &str) -> Result<(), String>;
 
@@ -42,6 +44,7 @@ fn example(name: &str) -> String {
         "percentile_list" => "50:99:99.9",
         "sync" => "dsync",
         "fallocate" => "none",
+        "fadvise_hint" => "0",
         "name" | "description" => "text",
         _ => "1",
     };
@@ -250,6 +253,18 @@ fn set_fallocate(j: &mut JobSpec, v: &str) -> Result<(), String> {
         "keep" => Fallocate::Keep,
         "truncate" => Fallocate::Truncate,
         _ => return Err("expected none, native, posix, keep or truncate".into()),
+    };
+    Ok(())
+}
+
+fn set_fadvise_hint(j: &mut JobSpec, v: &str) -> Result<(), String> {
+    // fio 3.33's values, matched exactly as fio does (`noreuse` came in a later fio).
+    j.fadvise_hint = match v {
+        "0" => FadviseHint::None,
+        "1" => FadviseHint::ByPattern,
+        "random" => FadviseHint::Random,
+        "sequential" => FadviseHint::Sequential,
+        _ => return Err("expected 0, 1, random or sequential".into()),
     };
     Ok(())
 }
@@ -734,11 +749,18 @@ pub static OPTIONS: &[Opt] = &[
         "invalidate",
         [],
         false,
-        "Drop the files' page cache before the job",
+        "Drop the files' page cache on open and before each new pass",
         |j, v| {
             j.invalidate = parse_bool(v)?;
             Ok(())
         }
+    ),
+    opt!(
+        "fadvise_hint",
+        [],
+        false,
+        "posix_fadvise on open: 0, 1 (by rw pattern), random or sequential",
+        set_fadvise_hint
     ),
     opt!(
         "fallocate",
@@ -964,6 +986,33 @@ mod tests {
         .unwrap();
         assert_eq!(j.random_distribution, Distribution::Pareto(0.9));
         assert_eq!(j.open_sync, OpenSync::Sync);
+    }
+
+    #[test]
+    fn fadvise_hint_takes_fio_3_33_values() {
+        assert_eq!(JobSpec::default().fadvise_hint, FadviseHint::ByPattern);
+        for (v, want) in [
+            ("0", FadviseHint::None),
+            ("1", FadviseHint::ByPattern),
+            ("random", FadviseHint::Random),
+            ("sequential", FadviseHint::Sequential),
+        ] {
+            assert_eq!(
+                set(&[("fadvise_hint", Some(v))]).unwrap().fadvise_hint,
+                want
+            );
+        }
+        // fio 3.33 refuses these too: no boolean spellings, no `noreuse` yet.
+        for v in ["true", "noreuse", "2", "Random"] {
+            assert_eq!(
+                set(&[("fadvise_hint", Some(v))]).unwrap_err(),
+                "expected 0, 1, random or sequential"
+            );
+        }
+        assert_eq!(
+            set(&[("fadvise_hint", None)]).unwrap_err(),
+            "needs a value, e.g. fadvise_hint=0"
+        );
     }
 
     #[test]
