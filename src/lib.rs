@@ -1,6 +1,8 @@
 //! iogauge: a storage benchmark with verdicts. See docs/ARCHITECTURE.md for the data flow:
-//! input → spec → run → stats → Report → renderers / verdicts.
+//! input → spec → run → stats → Report → verdicts → documents → renderers; `app` runs a
+//! command's whole pipeline and `cli` parses, prints and exits.
 
+pub mod app;
 pub mod cli;
 pub mod engine;
 pub mod report;

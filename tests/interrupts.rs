@@ -40,8 +40,8 @@ fn interrupt_at(args: &[&str], dir: &Path, ms: u64, sig: i32) -> Output {
     assert_empty(dir);
     let err = text(&o.stderr);
     match o.status.code() {
-        // It finished before the signal.
-        Some(0) => {}
+        // It finished before the signal, with whatever verdict the disk earned.
+        Some(0 | 3 | 4) => {}
         Some(1) => assert!(
             err.contains("interrupted by SIG"),
             "{args:?} at {ms} ms: {err}"

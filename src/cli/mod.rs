@@ -5,10 +5,9 @@ pub mod check;
 pub mod fio;
 pub mod preflight;
 pub mod progress;
-pub mod signals;
 
+pub use crate::run::stop::Stop;
 use clap::{CommandFactory, Parser, Subcommand};
-pub use signals::Stop;
 use std::ffi::OsString;
 
 /// Exit codes shared with troubleshoot's preflight (DESIGN.md).

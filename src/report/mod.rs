@@ -1,6 +1,8 @@
 //! `Report`: the one result model. Statistics are computed before a `Report` is built;
 //! renderers (one file per output format) are pure functions of it.
 
+pub mod check_text;
+pub mod document;
 pub mod json;
 pub mod normal;
 pub mod small_files;

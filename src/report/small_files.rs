@@ -1,8 +1,8 @@
 //! Result of the small-files test (`iogauge check small-files`): per-phase times and per-file
 //! latency summaries.
 
+use super::document::{LatencyStats, SmallFilesResult};
 use super::LatSummary;
-use serde_json::{json, Value};
 
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SmallFilesReport {
@@ -33,22 +33,28 @@ impl SmallFilesReport {
             .map(|(_, v)| *v)
     }
 
-    pub fn to_json(&self) -> Value {
-        let lat = |s: &LatSummary| {
-            json!({
-                "min_ns": s.min, "max_ns": s.max, "mean_ns": s.mean, "N": s.n,
-                "percentile": s.percentiles.iter().map(|(q, v)| (format!("{q:.6}"), json!(v))).collect::<serde_json::Map<_, _>>(),
-            })
+    /// The result as it goes into the check document.
+    pub fn result(&self) -> SmallFilesResult {
+        let lat = |s: &LatSummary| LatencyStats {
+            min_ns: s.min,
+            max_ns: s.max,
+            mean_ns: s.mean,
+            n: s.n,
+            percentile: s
+                .percentiles
+                .iter()
+                .map(|(q, v)| (format!("{q:.6}"), *v))
+                .collect(),
         };
-        json!({
-            "files": self.files,
-            "file_size": self.file_size,
-            "create_ns": self.create_ns,
-            "read_ns": self.read_ns,
-            "total_ns": self.total_ns(),
-            "files_per_sec": self.files_per_sec(),
-            "create": lat(&self.create),
-            "read": lat(&self.read),
-        })
+        SmallFilesResult {
+            files: self.files,
+            file_size: self.file_size,
+            create_ns: self.create_ns,
+            read_ns: self.read_ns,
+            total_ns: self.total_ns(),
+            files_per_sec: self.files_per_sec(),
+            create: lat(&self.create),
+            read: lat(&self.read),
+        }
     }
 }

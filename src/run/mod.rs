@@ -4,6 +4,7 @@
 
 pub mod assemble;
 pub mod clock;
+pub mod context;
 pub mod engines;
 pub mod gate;
 pub mod monitor;
@@ -11,6 +12,7 @@ pub mod plan;
 pub mod queue_worker;
 pub mod small_files;
 pub mod source;
+pub mod stop;
 pub mod worker;
 
 use crate::report::Report;

@@ -5,128 +5,14 @@
 
 use super::profile::{judge, metric_value, rank, rank_line, show, threshold_text, Measured};
 use super::trust::{self, Place};
+use crate::report::document::{
+    CheckVerdict, GuidanceMet, InfoOutcome, MetricOutcome, ProfileOutcome, ReferenceValue,
+    RunReport, Summary,
+};
 use crate::report::json::render_json;
 use crate::spec::profiles::{Better, Profile, Tuning};
 use crate::spec::troubleshoot::OutcomeKind;
 use crate::spec::JobSpec;
-use serde::Serialize;
-use serde_json::Value;
-
-/// A profile's verdict. Ordered by how much it says about the disk, for the summary.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CheckVerdict {
-    Pass,
-    Warn,
-    Fail,
-    /// The profile could not run (the reason says why).
-    Error,
-    /// A signal stopped it while it ran; its partial numbers are not judged.
-    Interrupted,
-    /// Not started because the check was interrupted earlier.
-    Skipped,
-}
-
-impl CheckVerdict {
-    pub fn word(self) -> &'static str {
-        match self {
-            CheckVerdict::Pass => "PASS",
-            CheckVerdict::Warn => "WARN",
-            CheckVerdict::Fail => "FAIL",
-            CheckVerdict::Error => "ERROR",
-            CheckVerdict::Interrupted => "INTERRUPTED",
-            CheckVerdict::Skipped => "SKIPPED",
-        }
-    }
-
-    fn from_kind(k: OutcomeKind) -> Self {
-        match k {
-            OutcomeKind::Pass => CheckVerdict::Pass,
-            OutcomeKind::Warn => CheckVerdict::Warn,
-            OutcomeKind::Fail => CheckVerdict::Fail,
-        }
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ReferenceValue {
-    pub system: String,
-    pub value: f64,
-}
-
-/// One metric against its thresholds.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct MetricOutcome {
-    pub metric: &'static str,
-    pub label: String,
-    pub verdict: CheckVerdict,
-    pub value: f64,
-    pub unit: &'static str,
-    pub threshold: f64,
-    pub warn_threshold: Option<f64>,
-    pub better: &'static str,
-    pub source: String,
-    /// The profile's reference systems that have this metric, best first.
-    pub references: Vec<ReferenceValue>,
-    /// The value placed among the references, e.g. "faster than 4 of 7 reference systems".
-    pub rank: Option<String>,
-    /// The value and threshold in words, for the text output.
-    #[serde(skip)]
-    pub value_text: String,
-    #[serde(skip)]
-    pub threshold_text: String,
-    /// The profile's words for this verdict ("recommended (NVMe class)").
-    #[serde(skip)]
-    pub verdict_label: Option<String>,
-}
-
-/// A number reported next to guidance values, without a verdict.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct InfoOutcome {
-    pub metric: &'static str,
-    pub label: String,
-    pub value: f64,
-    pub unit: &'static str,
-    pub guidance: Vec<GuidanceMet>,
-    #[serde(skip)]
-    pub value_text: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct GuidanceMet {
-    pub label: String,
-    pub value: f64,
-    pub met: bool,
-}
-
-/// Everything `check` says about one profile.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ProfileOutcome {
-    pub profile: String,
-    pub title: String,
-    pub verdict: CheckVerdict,
-    /// The first metric's name, value, unit, threshold, source and references, repeated at the
-    /// top for scripts that read one number per profile (null when nothing was measured).
-    pub metric: Option<&'static str>,
-    pub value: Option<f64>,
-    pub unit: Option<&'static str>,
-    pub threshold: Option<f64>,
-    pub source: Option<String>,
-    pub references: Option<Vec<ReferenceValue>>,
-    pub metrics: Vec<MetricOutcome>,
-    pub info: Vec<InfoOutcome>,
-    /// --scale, --duration or --size changed the published run.
-    pub shortened: bool,
-    /// Why the numbers describe memory rather than a disk (the verdict is then at least WARN).
-    pub not_disk: Option<String>,
-    pub warnings: Vec<String>,
-    /// Why the profile has no measured verdict (error, interrupted, skipped).
-    pub reason: Option<String>,
-    /// What to do next, for WARN and FAIL.
-    pub advice: Vec<String>,
-    /// The full run report (fio's JSON layout, or the small-files test's own).
-    pub report: Option<Value>,
-}
 
 /// How a profile's run is judged beyond its thresholds.
 #[derive(Debug, Clone, Default)]
@@ -135,6 +21,14 @@ pub struct Judging {
     /// A shortened run is at most WARN (`--strict`).
     pub strict: bool,
     pub place: Place,
+}
+
+fn verdict_of(k: OutcomeKind) -> CheckVerdict {
+    match k {
+        OutcomeKind::Pass => CheckVerdict::Pass,
+        OutcomeKind::Warn => CheckVerdict::Warn,
+        OutcomeKind::Fail => CheckVerdict::Fail,
+    }
 }
 
 fn empty(p: &Profile, verdict: CheckVerdict, reason: String) -> ProfileOutcome {
@@ -155,6 +49,7 @@ fn empty(p: &Profile, verdict: CheckVerdict, reason: String) -> ProfileOutcome {
         warnings: Vec::new(),
         reason: Some(reason),
         advice: Vec::new(),
+        job: None,
         report: None,
     }
 }
@@ -184,20 +79,21 @@ pub fn evaluate(
         };
         let k = judge(m, v);
         let (refs, _) = rank(p, m.key, m.better, v);
-        out.verdict = out.verdict.max(CheckVerdict::from_kind(k));
+        out.verdict = out.verdict.max(verdict_of(k));
         out.metrics.push(MetricOutcome {
-            metric: m.key.name(),
+            metric: m.key.name().to_string(),
             label,
-            verdict: CheckVerdict::from_kind(k),
+            verdict: verdict_of(k),
             value: v,
-            unit: m.key.unit(),
+            unit: m.key.unit().to_string(),
             threshold: m.pass.value().unwrap_or(f64::NAN),
             warn_threshold: m.warn.as_ref().and_then(|w| w.value().ok()),
             better: if m.better == Better::Lower {
                 "lower"
             } else {
                 "higher"
-            },
+            }
+            .to_string(),
             source: m.source.clone(),
             references: refs
                 .into_iter()
@@ -224,10 +120,10 @@ pub fn evaluate(
     for i in &p.info {
         if let Some(v) = metric_value(measured, i.key) {
             out.info.push(InfoOutcome {
-                metric: i.key.name(),
+                metric: i.key.name().to_string(),
                 label: p.label(&i.label, tuning),
                 value: v,
-                unit: i.key.unit(),
+                unit: i.key.unit().to_string(),
                 guidance: i
                     .guidance
                     .iter()
@@ -242,9 +138,9 @@ pub fn evaluate(
         }
     }
     if let Some(first) = out.metrics.first() {
-        out.metric = Some(first.metric);
+        out.metric = Some(first.metric.clone());
         out.value = Some(first.value);
-        out.unit = Some(first.unit);
+        out.unit = Some(first.unit.clone());
         out.threshold = Some(first.threshold);
         out.source = Some(first.source.clone());
         out.references = Some(first.references.clone());
@@ -268,9 +164,13 @@ pub fn evaluate(
     if matches!(out.verdict, CheckVerdict::Warn | CheckVerdict::Fail) {
         out.advice = advice(p, &out, how);
     }
+    out.job = job.map(|j| p.fio_options(j));
     out.report = Some(match measured {
-        Measured::Fio(r) => serde_json::from_str(&render_json(r, false)).unwrap_or(Value::Null),
-        Measured::SmallFiles(s) => s.to_json(),
+        // fio's layout is the fio renderer's; re-read here so the document holds it as data.
+        Measured::Fio(r) => RunReport::Fio(
+            serde_json::from_str(&render_json(r, false)).unwrap_or(serde_json::Value::Null),
+        ),
+        Measured::SmallFiles(s) => RunReport::SmallFiles(s.result()),
     });
     out
 }
@@ -289,52 +189,6 @@ fn advice(p: &Profile, o: &ProfileOutcome, how: &Judging) -> Vec<String> {
         a.extend(p.advice.iter().cloned());
     }
     a
-}
-
-/// How many profiles ended each way, for the closing line.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct Summary {
-    pub passed: usize,
-    pub warned: usize,
-    pub failed: usize,
-    pub errors: usize,
-    pub interrupted: usize,
-    pub skipped: usize,
-}
-
-impl Summary {
-    pub fn of(outcomes: &[ProfileOutcome]) -> Summary {
-        let mut s = Summary::default();
-        for o in outcomes {
-            *match o.verdict {
-                CheckVerdict::Pass => &mut s.passed,
-                CheckVerdict::Warn => &mut s.warned,
-                CheckVerdict::Fail => &mut s.failed,
-                CheckVerdict::Error => &mut s.errors,
-                CheckVerdict::Interrupted => &mut s.interrupted,
-                CheckVerdict::Skipped => &mut s.skipped,
-            } += 1;
-        }
-        s
-    }
-
-    /// "3 passed, 1 warned, 0 failed" (and the others only when there are some).
-    pub fn line(&self) -> String {
-        let mut s = format!(
-            "{} passed, {} warned, {} failed",
-            self.passed, self.warned, self.failed
-        );
-        for (n, word) in [
-            (self.errors, "could not run"),
-            (self.interrupted, "interrupted"),
-            (self.skipped, "not run"),
-        ] {
-            if n > 0 {
-                s.push_str(&format!(", {n} {word}"));
-            }
-        }
-        s
-    }
 }
 
 /// The check's overall result, which decides the exit code: an interrupt ends everything; a

@@ -59,8 +59,27 @@ pub struct Mount {
     pub mount_point: PathBuf,
     pub fs_type: String,
     pub source: String,
+    /// Per-mount options (`rw,relatime`).
+    pub mount_options: String,
     /// Per-superblock options (overlay's `upperdir=` is here).
     pub super_options: String,
+}
+
+impl Mount {
+    /// Both option lists, per mount first, without repeats.
+    pub fn options(&self) -> String {
+        let mut seen: Vec<&str> = Vec::new();
+        for o in self
+            .mount_options
+            .split(',')
+            .chain(self.super_options.split(','))
+        {
+            if !o.is_empty() && !seen.contains(&o) {
+                seen.push(o);
+            }
+        }
+        seen.join(",")
+    }
 }
 
 /// mountinfo escapes space, tab, newline and backslash as octal.
@@ -84,10 +103,13 @@ fn unescape(s: &str) -> String {
 
 fn parse_mountinfo_line(line: &str) -> Option<Mount> {
     let (pre, post) = line.split_once(" - ")?;
-    let mount_point = unescape(pre.split(' ').nth(4)?);
+    let mut pre = pre.split(' ').skip(4);
+    let mount_point = unescape(pre.next()?);
+    let mount_options = pre.next().unwrap_or("").to_string();
     let mut post = post.split(' ');
     Some(Mount {
         mount_point: PathBuf::from(mount_point),
+        mount_options,
         fs_type: post.next()?.to_string(),
         source: unescape(post.next()?),
         super_options: post.next().unwrap_or("").to_string(),
@@ -204,6 +226,8 @@ mod tests {
         assert_eq!(m.fs_type, "overlay");
         assert_eq!(m.source, "overlay");
         assert!(m.super_options.contains("upperdir=/u"));
+        assert_eq!(m.mount_options, "rw,noatime");
+        assert_eq!(m.options(), "rw,noatime,lowerdir=/l,upperdir=/u,workdir=/w");
         assert!(parse_mountinfo_line("garbage").is_none());
     }
 

@@ -399,6 +399,32 @@ impl Profile {
         }
     }
 
+    /// `job` (built by [`Profile::job`]) as fio's command-line options, so that the run can be
+    /// repeated with fio or `iogauge fio`: the workload as written, with the size and times that
+    /// the tuning changed.
+    pub fn fio_options(&self, job: &JobSpec) -> Vec<String> {
+        let mut out = vec![format!("--name={}", job.name)];
+        if let Some(d) = &job.directory {
+            out.push(format!("--directory={}", d.display()));
+        }
+        if let Some(f) = &job.filename {
+            out.push(format!("--filename={f}"));
+        }
+        let ms = |d: std::time::Duration| format!("{}ms", d.as_millis());
+        for w in &self.workload {
+            let key = w.split_once('=').map_or(w.as_str(), |(k, _)| k);
+            out.push(match (key, job.size) {
+                ("size", Some(SizeSpec::Bytes(b))) => format!("--size={b}"),
+                ("runtime", _) if job.runtime.is_some() => {
+                    format!("--runtime={}", ms(job.runtime.unwrap_or_default()))
+                }
+                ("ramp_time", _) => format!("--ramp_time={}", ms(job.ramp_time)),
+                _ => format!("--{w}"),
+            });
+        }
+        out
+    }
+
     /// The job to run in `dir`.
     pub fn job(&self, dir: &Path, t: &Tuning) -> Result<JobSpec, String> {
         let mut job = JobSpec {
@@ -621,5 +647,45 @@ mod tests {
         .unwrap();
         assert_eq!(resolve(f.as_os_str()).unwrap().name, "x");
         assert_eq!(resolve("etcd".as_ref()).unwrap().name, "etcd");
+    }
+
+    #[test]
+    fn the_job_as_fio_options_reproduces_it() {
+        let p = get("sync-iops").unwrap();
+        let t = Tuning {
+            scale: 0.1,
+            ..Tuning::default()
+        };
+        let mut j = p.job(Path::new("/d"), &t).unwrap();
+        j.filename = Some("iogauge-sync-iops.1.2".into());
+        let o = p.fio_options(&j);
+        assert_eq!(
+            o,
+            [
+                "--name=sync-iops",
+                "--directory=/d",
+                "--filename=iogauge-sync-iops.1.2",
+                "--rw=write",
+                "--ioengine=sync",
+                "--direct=1",
+                "--fdatasync=1",
+                "--bs=4k",
+                "--size=107372544",
+                "--time_based",
+                "--ramp_time=200ms",
+                "--runtime=6000ms",
+            ]
+        );
+        // Parsed back with fio's grammar, the options give the same job.
+        let args: Vec<String> = o.iter().map(|s| s.to_string()).collect();
+        let env = |_: &str| None;
+        let crate::spec::fio::FioCommand::Run(spec) =
+            crate::spec::fio::parse_fio_args(&args, &env, &mut std::io::empty()).unwrap()
+        else {
+            panic!("not a run")
+        };
+        let mut parsed = spec.jobs[0].clone();
+        parsed.options.clear(); // the options as written, which only the parser records
+        assert_eq!(parsed, j);
     }
 }

@@ -1,10 +1,11 @@
-//! Signal handling for every command: SIGINT and SIGTERM ask the run to stop cleanly.
+//! The stop request every command honours: SIGINT and SIGTERM set it, and runs check it.
 
 /// What SIGINT/SIGTERM set: workers finish their current I/O, the files are removed and the
 /// results gathered so far are printed. Every signal only sets the flag, the second one too:
 /// `timeout` sends its signal to the process and again to its process group, and exiting at
 /// once on the second one left test files behind. (SIGKILL still skips cleanup; the next run
 /// names such leftovers.)
+#[derive(Default)]
 pub struct Stop {
     flag: std::sync::Arc<std::sync::atomic::AtomicBool>,
     signal: std::sync::Arc<std::sync::atomic::AtomicUsize>,
@@ -14,10 +15,7 @@ impl Stop {
     /// Installs the handlers. Called first thing in `main`, before anything is created.
     pub fn install() -> std::io::Result<Stop> {
         use signal_hook::consts::{SIGINT, SIGTERM};
-        let stop = Stop {
-            flag: Default::default(),
-            signal: Default::default(),
-        };
+        let stop = Stop::default();
         for sig in [SIGINT, SIGTERM] {
             signal_hook::flag::register_usize(sig, stop.signal.clone(), sig as usize)?;
             signal_hook::flag::register(sig, stop.flag.clone())?;

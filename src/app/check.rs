@@ -1,0 +1,361 @@
+//! `iogauge check` from request to document: resolve the profiles and build their work before
+//! anything touches the disk, check the directory, run each profile (a failure or a signal never
+//! loses the others' results), judge it, and gather everything into one `CheckDocument`.
+
+use crate::report::document::{
+    CheckDocument, CheckVerdict, ProfileOutcome, Summary, SCHEMA_VERSION,
+};
+use crate::report::Report;
+use crate::run::monitor::ProgressSink;
+use crate::run::small_files::run_small_files;
+use crate::run::stop::Stop;
+use crate::run::{context, run, RunError, RunOptions};
+use crate::spec::profiles::{self, Profile, SmallFiles, Tuning};
+use crate::spec::{JobSpec, RunSpec, SizeSpec, DDIR_READ, DDIR_WRITE};
+use crate::verdict::check::{evaluate, not_measured, Judging};
+use crate::verdict::profile::{threshold_text, Measured};
+use crate::verdict::trust::Place;
+use crate::workload::layout::LayoutError;
+use crate::workload::{cleanup, fs};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+/// What to check, and how.
+#[derive(Debug, Clone)]
+pub struct CheckRequest {
+    /// Built-in profile names or profile files, in order.
+    pub profiles: Vec<OsString>,
+    pub dir: PathBuf,
+    pub tuning: Tuning,
+    pub strict: bool,
+    pub keep_files: bool,
+}
+
+/// What the caller shows while the check runs (the CLI: lines and a progress bar on stderr).
+pub trait Observer {
+    /// A line for the user: the plan, an engine fallback, a profile's error.
+    fn note(&mut self, line: &str);
+    /// Where a fio job's progress goes while it runs (None: nowhere).
+    fn progress(&mut self, job: &str) -> Option<ProgressSink>;
+    /// The job whose progress was shown has ended.
+    fn done(&mut self);
+}
+
+/// What a profile runs.
+enum Work {
+    Job(Box<JobSpec>),
+    SmallFiles(SmallFiles),
+}
+
+struct Planned {
+    profile: Profile,
+    work: Work,
+    shortened: bool,
+}
+
+/// `--list`: one line per built-in profile, with what it judges.
+pub fn list_profiles() -> String {
+    let published = Tuning {
+        scale: 1.0,
+        ..Tuning::default()
+    };
+    let mut out = String::new();
+    for name in profiles::names() {
+        let Ok(p) = profiles::get(name) else { continue };
+        let judged: Vec<String> = p
+            .metrics
+            .iter()
+            .map(|m| format!("{} {}", p.label(&m.label, &published), threshold_text(m)))
+            .collect();
+        out.push_str(&format!("{name:<12} {}: {}\n", p.title, judged.join("; ")));
+    }
+    out
+}
+
+/// Runs the check. Err: the request cannot run at all (bad input, exit 2); nothing was written.
+pub fn check(
+    req: &CheckRequest,
+    stop: &Stop,
+    obs: &mut dyn Observer,
+) -> Result<CheckDocument, String> {
+    let token = cleanup::run_token();
+    let planned = plan(req, &token, obs)?;
+    fs::check_dir(&req.dir, "--dir")?;
+    let left = cleanup::leftovers(&req.dir);
+    if let Some(first) = left.first() {
+        obs.note(&format!(
+            "iogauge check: note: {} file(s) in {} were left by an earlier iogauge run that was \
+             killed (e.g. '{}'); they hold only test data: remove them with rm {}/iogauge-*",
+            left.len(),
+            req.dir.display(),
+            first.display(),
+            req.dir.display()
+        ));
+    }
+    let place = Place {
+        memory: fs::memory_backed(&req.dir),
+        container_layer: fs::container_layer(&req.dir),
+    };
+    for pl in &planned {
+        obs.note(&plan_line(&pl.profile, &pl.work, &req.dir));
+    }
+    let mut outcomes = Vec::with_capacity(planned.len());
+    for pl in &planned {
+        outcomes.push(if stop.is_set() {
+            not_measured(
+                &pl.profile,
+                CheckVerdict::Skipped,
+                "not run: the check was interrupted before it started".into(),
+            )
+        } else {
+            run_one(req, pl, &token, &place, stop, obs)
+        });
+    }
+    Ok(CheckDocument {
+        schema_version: SCHEMA_VERSION,
+        iogauge: env!("CARGO_PKG_VERSION").to_string(),
+        context: context::describe(Some(&req.dir)),
+        dir: req.dir.display().to_string(),
+        summary: Summary::of(&outcomes),
+        profiles: outcomes,
+    })
+}
+
+/// The line printed before a profile runs: what it does, and how long it takes when the work
+/// says so (a size-bound job takes as long as the disk needs; the progress bar shows the ETA).
+fn plan_line(p: &Profile, work: &Work, dir: &Path) -> String {
+    let what = match work {
+        Work::SmallFiles(s) => format!(
+            "{} files of {} bytes, created then read back",
+            s.files, s.size
+        ),
+        Work::Job(job) => {
+            let bytes = match job.size {
+                Some(SizeSpec::Bytes(b)) => b,
+                _ => 0,
+            };
+            let size = format!("{:.0} MiB", bytes as f64 / (1u64 << 20) as f64);
+            match (job.time_based, job.runtime) {
+                (true, Some(r)) => format!(
+                    "a {size} file, about {:.0} s",
+                    (r + job.ramp_time).as_secs_f64()
+                ),
+                _ => {
+                    let bs = job.bs[DDIR_WRITE].max(job.bs[DDIR_READ]).max(1);
+                    let sync = if job.fdatasync > 0 || job.fsync > 0 {
+                        ", each synced"
+                    } else {
+                        ""
+                    };
+                    format!(
+                        "a {size} file in {} writes of {bs} bytes{sync}; as long as the disk takes",
+                        bytes / bs
+                    )
+                }
+            }
+        }
+    };
+    format!(
+        "iogauge check: {}: {} in {}: {what}",
+        p.name,
+        p.title,
+        dir.display()
+    )
+}
+
+/// A run error in check's words: check has no fio options to point at.
+fn reason(e: &RunError) -> String {
+    match e {
+        RunError::Layout(LayoutError::NoSpace { dir, need, avail }) => format!(
+            "not enough free space in '{}': the test file needs {need} bytes, {avail} are available; \
+             use a smaller --size or --scale, or another --dir",
+            dir.display()
+        ),
+        RunError::Layout(LayoutError::DirectRefused { source, .. }) => format!(
+            "the filesystem under --dir refused direct I/O ({source}), which this profile needs; \
+             choose a --dir on a disk filesystem (tmpfs does not support it)"
+        ),
+        RunError::Layout(LayoutError::DirectAlignment {
+            what, value, align, ..
+        }) => format!(
+            "the filesystem under --dir needs direct I/O aligned to {align} bytes, and this \
+             profile's {what} is {value}; choose a --dir on another filesystem"
+        ),
+        e => e.to_string(),
+    }
+}
+
+/// Profiles resolved and their work built, before anything touches the disk.
+fn plan(req: &CheckRequest, token: &str, obs: &mut dyn Observer) -> Result<Vec<Planned>, String> {
+    let published = Tuning {
+        scale: 1.0,
+        ..Tuning::default()
+    };
+    let mut plan = Vec::new();
+    for name in &req.profiles {
+        let p = profiles::resolve(name)?;
+        let mut work = match p.small_files(&req.tuning) {
+            Some(s) => Work::SmallFiles(s),
+            None => {
+                let mut j = p.job(&req.dir, &req.tuning)?;
+                // Names no other run uses, so two checks in one directory never collide.
+                j.filename = Some(format!("iogauge-{}.{token}", p.name));
+                Work::Job(Box::new(j))
+            }
+        };
+        if let (Work::Job(j), Some(size)) = (&work, req.tuning.size) {
+            let bs = j.bs[DDIR_READ].max(j.bs[DDIR_WRITE]);
+            if size < bs {
+                return Err(format!(
+                    "--size {size}: smaller than one {bs}-byte block of profile '{}'; use at least \
+                     {bs} bytes (e.g. 64m)",
+                    p.name
+                ));
+            }
+        }
+        // Marked as shortened only if the tuning actually changed this profile's run.
+        let shortened = match &work {
+            Work::SmallFiles(s) => Some(s.files) != p.small_files.map(|d| d.files),
+            Work::Job(j) => p
+                .job(&req.dir, &published)
+                .map(|mut pj| {
+                    pj.filename = j.filename.clone();
+                    pj != **j
+                })
+                .unwrap_or(true),
+        };
+        if let Work::Job(j) = &mut work {
+            if let Some(why) = crate::engine::io_uring_or_libaio(&mut j.ioengine) {
+                obs.note(&format!("iogauge check: {}: {why}", p.name));
+            }
+            // The fio report's "job options" say how to run it again.
+            j.options = p
+                .fio_options(j)
+                .iter()
+                .map(|o| {
+                    let o = o.trim_start_matches("--");
+                    let (k, v) = o.split_once('=').unwrap_or((o, ""));
+                    (k.to_string(), v.to_string())
+                })
+                .collect();
+        }
+        plan.push(Planned {
+            profile: p,
+            work,
+            shortened,
+        });
+    }
+    Ok(plan)
+}
+
+fn run_job(
+    job: JobSpec,
+    keep_files: bool,
+    stop: &Stop,
+    obs: &mut dyn Observer,
+) -> Result<Report, RunError> {
+    let opts = RunOptions {
+        progress_sink: obs.progress(&job.name),
+        ..RunOptions::default()
+    };
+    let spec = RunSpec {
+        jobs: vec![job],
+        keep_files,
+        ..RunSpec::default()
+    };
+    let res = run(&spec, &opts, stop.flag());
+    obs.done();
+    res
+}
+
+/// Runs one planned profile and judges it.
+fn run_one(
+    req: &CheckRequest,
+    pl: &Planned,
+    token: &str,
+    place: &Place,
+    stop: &Stop,
+    obs: &mut dyn Observer,
+) -> ProfileOutcome {
+    let p = &pl.profile;
+    let measured = match &pl.work {
+        Work::Job(job) => run_job((**job).clone(), req.keep_files, stop, obs).map(Measured::Fio),
+        Work::SmallFiles(s) => run_small_files(
+            &req.dir,
+            &format!("iogauge-{}.{token}", p.name),
+            s.files,
+            s.size,
+            req.keep_files,
+            stop.flag(),
+        )
+        .map(Measured::SmallFiles),
+    };
+    match measured {
+        _ if stop.is_set() => not_measured(
+            p,
+            CheckVerdict::Interrupted,
+            format!(
+                "interrupted by {}; its files were removed and its partial numbers are not judged",
+                stop.reason()
+            ),
+        ),
+        Ok(m) => {
+            let how = Judging {
+                shortened: pl.shortened,
+                strict: req.strict,
+                place: place.clone(),
+            };
+            let job = match &pl.work {
+                Work::Job(j) => Some(&**j),
+                Work::SmallFiles(_) => None,
+            };
+            evaluate(p, &req.tuning, job, &m, &how)
+        }
+        Err(e) => {
+            let why = reason(&e);
+            obs.note(&format!("iogauge check: {}: {why}", p.name));
+            not_measured(p, CheckVerdict::Error, why)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn list_has_every_profile_with_its_threshold() {
+        let l = list_profiles();
+        assert_eq!(l.lines().count(), profiles::names().count());
+        assert!(
+            l.starts_with("etcd         etcd WAL (IBM recipe): p99 fdatasync latency < 10 ms\n")
+        );
+        assert!(l.contains("\nsmall-files  many small files (GitLab): create 1,000 small files"));
+    }
+
+    #[test]
+    fn plan_lines_follow_the_work() {
+        let t = |scale| Tuning {
+            scale,
+            ..Tuning::default()
+        };
+        let p = profiles::get("small-files").unwrap();
+        let w = Work::SmallFiles(p.small_files(&t(0.1)).unwrap());
+        assert_eq!(
+            plan_line(&p, &w, Path::new("/d")),
+            "iogauge check: small-files: many small files (GitLab) in /d: 100 files of 5 bytes, created then read back"
+        );
+        let p = profiles::get("etcd").unwrap();
+        let w = Work::Job(Box::new(p.job(Path::new("/d"), &t(1.0)).unwrap()));
+        assert_eq!(
+            plan_line(&p, &w, Path::new("/d")),
+            "iogauge check: etcd: etcd WAL (IBM recipe) in /d: a 22 MiB file in 10029 writes of 2300 bytes, each synced; as long as the disk takes"
+        );
+        let p = profiles::get("sync-iops").unwrap();
+        let w = Work::Job(Box::new(p.job(Path::new("/d"), &t(0.1)).unwrap()));
+        assert_eq!(
+            plan_line(&p, &w, Path::new("/d")),
+            "iogauge check: sync-iops: synchronous write IOPS (Manetu) in /d: a 102 MiB file, about 6 s"
+        );
+    }
+}

@@ -1,0 +1,83 @@
+//! `iogauge check`'s text output, rendered from the check document alone: one block per profile
+//! (verdict, each metric against its threshold with its source and rank, guidance, warnings,
+//! what to do next), then the summary line.
+
+use super::document::{CheckDocument, CheckVerdict, ProfileOutcome};
+use std::fmt::Write;
+
+/// The text output; `color` adds ANSI colours to the verdict words.
+pub fn render_check_text(doc: &CheckDocument, color: bool) -> String {
+    let mut out = String::new();
+    for o in &doc.profiles {
+        profile(&mut out, o, color);
+        out.push('\n');
+    }
+    out.push_str(&doc.summary.line());
+    out.push('\n');
+    out
+}
+
+fn word(v: CheckVerdict, color: bool) -> String {
+    if !color {
+        return v.word().to_string();
+    }
+    let code = match v {
+        CheckVerdict::Pass => "32",
+        CheckVerdict::Warn => "33",
+        CheckVerdict::Fail | CheckVerdict::Error => "31",
+        CheckVerdict::Interrupted | CheckVerdict::Skipped => "2",
+    };
+    format!("\x1b[1;{code}m{}\x1b[0m", v.word())
+}
+
+fn profile(out: &mut String, o: &ProfileOutcome, color: bool) {
+    // Writing into a String cannot fail.
+    let _ = writeln!(out, "{} {}: {}", word(o.verdict, color), o.profile, o.title);
+    for m in &o.metrics {
+        let label = m
+            .verdict_label
+            .as_ref()
+            .map(|l| format!(": {l}"))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "  {}  {} {} (threshold {}){label}",
+            m.verdict.word(),
+            m.label,
+            m.value_text,
+            m.threshold_text
+        );
+        let _ = writeln!(out, "        source: {}", m.source);
+        if let Some(r) = &m.rank {
+            let _ = writeln!(out, "        rank: {r}");
+        }
+    }
+    for i in &o.info {
+        let g: Vec<String> = i
+            .guidance
+            .iter()
+            .map(|g| {
+                let met = if g.met { "met" } else { "NOT met" };
+                format!("{} {} {met}", g.label, g.value)
+            })
+            .collect();
+        let g = if g.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", g.join("; "))
+        };
+        let _ = writeln!(out, "        {}: {}{g}", i.label, i.value_text);
+    }
+    if let Some(n) = &o.not_disk {
+        let _ = writeln!(out, "  WARN  not a disk measurement: {n}");
+    }
+    if let Some(r) = &o.reason {
+        let _ = writeln!(out, "  {r}");
+    }
+    for w in &o.warnings {
+        let _ = writeln!(out, "  warning: {w}");
+    }
+    for a in &o.advice {
+        let _ = writeln!(out, "  next: {a}");
+    }
+}

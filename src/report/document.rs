@@ -1,0 +1,366 @@
+//! The typed result documents: what `check --format json` prints and what `preflight` writes
+//! beside troubleshoot's files. The HTML report, the history and the Kubernetes mode read them
+//! back, so they derive `Deserialize`, carry a schema version, and say where they were measured.
+//! A JSON Schema generated from these types is committed under `docs/schema/`.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Raised when a field changes meaning or goes away (adding a field does not raise it).
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Where a result was measured: enough to tell later whether two results are comparable.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct Context {
+    /// The iogauge version that measured it.
+    pub iogauge: String,
+    /// The host's name (uname nodename).
+    pub hostname: String,
+    /// The kernel release (uname release), e.g. `6.1.0-18-amd64`.
+    pub kernel: String,
+    /// The directory the test files were in, as an absolute path.
+    pub directory: Option<String>,
+    /// The filesystem holding that directory.
+    pub filesystem: Option<FilesystemInfo>,
+    /// The block device behind the filesystem; absent for tmpfs, NFS and other device-less ones.
+    pub device: Option<DeviceInfo>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct FilesystemInfo {
+    /// The filesystem type as the kernel names it (`ext4`, `xfs`, `tmpfs`, `nfs4`, `overlay`).
+    pub fs_type: String,
+    /// Where it is mounted.
+    pub mount_point: String,
+    /// What is mounted: a device (`/dev/vda1`), a server export (`host:/export`), or a name.
+    pub source: String,
+    /// Mount options (per mount, then per superblock), e.g. `rw,relatime`.
+    pub options: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct DeviceInfo {
+    /// Kernel name of the whole disk (`nvme0n1`, `sda`, `dm-0`).
+    pub name: String,
+    /// The model string from /sys (`device/model`), when the driver reports one.
+    pub model: Option<String>,
+    /// Whether the kernel treats it as a spinning disk (`queue/rotational`).
+    pub rotational: Option<bool>,
+    /// The active I/O scheduler (`queue/scheduler`'s bracketed entry), e.g. `mq-deadline`.
+    pub scheduler: Option<String>,
+    /// For device-mapper and md devices, the disks underneath.
+    pub slaves: Vec<String>,
+}
+
+/// `iogauge check`'s result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CheckDocument {
+    /// Layout version of this document ([`SCHEMA_VERSION`]).
+    pub schema_version: u32,
+    /// The iogauge version (also in `context`; kept at the top for older readers).
+    pub iogauge: String,
+    /// Where it was measured.
+    pub context: Context,
+    /// The directory the profiles ran in, as given on the command line.
+    pub dir: String,
+    /// One entry per requested profile, in the order requested.
+    pub profiles: Vec<ProfileOutcome>,
+    /// How many profiles ended each way.
+    pub summary: Summary,
+}
+
+/// A profile's verdict.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckVerdict {
+    /// Every metric met its threshold, and the result is a disk measurement.
+    Pass,
+    /// A metric reached only its second step, the result is not a disk measurement, or (with
+    /// `--strict`) the run was shortened.
+    Warn,
+    /// A metric missed its threshold.
+    Fail,
+    /// The profile could not run (`reason` says why).
+    Error,
+    /// A signal stopped it while it ran; its partial numbers are not judged.
+    Interrupted,
+    /// Not started because the check was interrupted earlier.
+    Skipped,
+}
+
+impl CheckVerdict {
+    /// The word printed in the text output.
+    pub fn word(self) -> &'static str {
+        match self {
+            CheckVerdict::Pass => "PASS",
+            CheckVerdict::Warn => "WARN",
+            CheckVerdict::Fail => "FAIL",
+            CheckVerdict::Error => "ERROR",
+            CheckVerdict::Interrupted => "INTERRUPTED",
+            CheckVerdict::Skipped => "SKIPPED",
+        }
+    }
+}
+
+/// A published result of the same workload on a real system.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ReferenceValue {
+    /// The system, as its source describes it.
+    pub system: String,
+    /// Its value, in the metric's unit.
+    pub value: f64,
+}
+
+/// One metric against its thresholds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct MetricOutcome {
+    /// The metric's name (`sync_p99`, `write_iops`, `read_iops`, `small_files_total`, ...).
+    pub metric: String,
+    /// What it is, in words ("p99 fdatasync latency").
+    pub label: String,
+    /// pass, warn or fail.
+    pub verdict: CheckVerdict,
+    /// The measured value, in `unit`.
+    pub value: f64,
+    /// `ns` for latencies and times, `IOPS` or `files/s` for rates.
+    pub unit: String,
+    /// The value needed to pass.
+    pub threshold: f64,
+    /// The value needed to avoid failing (a WARN between the two), if the profile has one.
+    pub warn_threshold: Option<f64>,
+    /// `lower` (pass strictly below the threshold) or `higher` (pass at or above it).
+    pub better: String,
+    /// Where the threshold comes from.
+    pub source: String,
+    /// The profile's reference systems that have this metric, best first.
+    pub references: Vec<ReferenceValue>,
+    /// The value placed among the references and against the threshold, in words; absent when
+    /// there are no references or the result is not a disk measurement.
+    pub rank: Option<String>,
+    /// The value in words ("0.27 ms", "4573 IOPS").
+    pub value_text: String,
+    /// The threshold as a condition ("< 10 ms", "≥ 1000 IOPS to pass, ≥ 750 IOPS to avoid failing").
+    pub threshold_text: String,
+    /// The profile's words for this verdict ("recommended (NVMe class)").
+    pub verdict_label: Option<String>,
+}
+
+/// A number reported next to guidance values, without a verdict.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct InfoOutcome {
+    /// The metric's name.
+    pub metric: String,
+    /// What it is, in words.
+    pub label: String,
+    /// The measured value, in `unit`.
+    pub value: f64,
+    /// The unit of `value`.
+    pub unit: String,
+    /// Published guidance values and whether the result meets each.
+    pub guidance: Vec<GuidanceMet>,
+    /// The value in words.
+    pub value_text: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct GuidanceMet {
+    /// Whose guidance ("etcd hardware guide minimum").
+    pub label: String,
+    /// The guidance value, in the metric's unit.
+    pub value: f64,
+    /// The result is at or above it.
+    pub met: bool,
+}
+
+/// Everything `check` says about one profile.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ProfileOutcome {
+    /// The profile's name (`etcd`, or the `name` of a user's profile file).
+    pub profile: String,
+    /// Its title.
+    pub title: String,
+    /// The profile's verdict: the worst of its metrics, raised by the trust rules.
+    pub verdict: CheckVerdict,
+    /// The first metric's name, repeated here for scripts that read one number per profile
+    /// (null when nothing was measured); so are `value` to `references`.
+    pub metric: Option<String>,
+    /// The first metric's value.
+    pub value: Option<f64>,
+    /// The first metric's unit.
+    pub unit: Option<String>,
+    /// The first metric's pass threshold.
+    pub threshold: Option<f64>,
+    /// The first metric's source.
+    pub source: Option<String>,
+    /// The first metric's reference systems.
+    pub references: Option<Vec<ReferenceValue>>,
+    /// Every judged metric.
+    pub metrics: Vec<MetricOutcome>,
+    /// Numbers reported without a verdict.
+    pub info: Vec<InfoOutcome>,
+    /// `--scale`, `--duration` or `--size` changed the published run.
+    pub shortened: bool,
+    /// Why the numbers describe memory rather than a disk (the verdict is then at least WARN).
+    pub not_disk: Option<String>,
+    /// Reasons to doubt the numbers (few samples, variation, a container layer, shortened).
+    pub warnings: Vec<String>,
+    /// Why the profile has no measured verdict (error, interrupted, skipped).
+    pub reason: Option<String>,
+    /// What to do next, for WARN and FAIL.
+    pub advice: Vec<String>,
+    /// The job as fio options (`--rw=write` ...), so that anyone can run it again with fio or
+    /// `iogauge fio`; absent for the small-files test, which is not a fio job.
+    pub job: Option<Vec<String>>,
+    /// The full run report.
+    pub report: Option<RunReport>,
+}
+
+/// A profile's full report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum RunReport {
+    /// GitLab's small-files test.
+    SmallFiles(SmallFilesResult),
+    /// A fio job: the document `iogauge fio --output-format=json` prints (fio's layout).
+    Fio(serde_json::Value),
+}
+
+/// The small-files test: create N files, then read them back.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SmallFilesResult {
+    /// Files created and read back.
+    pub files: u32,
+    /// Bytes per file.
+    pub file_size: u64,
+    /// Wall time of the create phase, ns.
+    pub create_ns: u64,
+    /// Wall time of the read-back phase, ns.
+    pub read_ns: u64,
+    /// Both phases, ns.
+    pub total_ns: u64,
+    /// Files created and read back per second over the whole test.
+    pub files_per_sec: f64,
+    /// Per-file open+write+close.
+    pub create: LatencyStats,
+    /// Per-file open+read+close.
+    pub read: LatencyStats,
+}
+
+/// A latency distribution, in fio's JSON words.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LatencyStats {
+    pub min_ns: u64,
+    pub max_ns: u64,
+    pub mean_ns: f64,
+    /// How many values.
+    #[serde(rename = "N")]
+    pub n: u64,
+    /// Percentile (as fio writes it, `"99.000000"`) → ns.
+    pub percentile: BTreeMap<String, u64>,
+}
+
+/// How many profiles ended each way.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Summary {
+    pub passed: usize,
+    pub warned: usize,
+    pub failed: usize,
+    /// Profiles that could not run.
+    pub errors: usize,
+    pub interrupted: usize,
+    /// Profiles not started because of an interrupt.
+    pub skipped: usize,
+}
+
+impl Summary {
+    pub fn of(outcomes: &[ProfileOutcome]) -> Summary {
+        let mut s = Summary::default();
+        for o in outcomes {
+            *match o.verdict {
+                CheckVerdict::Pass => &mut s.passed,
+                CheckVerdict::Warn => &mut s.warned,
+                CheckVerdict::Fail => &mut s.failed,
+                CheckVerdict::Error => &mut s.errors,
+                CheckVerdict::Interrupted => &mut s.interrupted,
+                CheckVerdict::Skipped => &mut s.skipped,
+            } += 1;
+        }
+        s
+    }
+
+    /// "3 passed, 1 warned, 0 failed" (and the others only when there are some).
+    pub fn line(&self) -> String {
+        let mut s = format!(
+            "{} passed, {} warned, {} failed",
+            self.passed, self.warned, self.failed
+        );
+        for (n, word) in [
+            (self.errors, "could not run"),
+            (self.interrupted, "interrupted"),
+            (self.skipped, "not run"),
+        ] {
+            if n > 0 {
+                s.push_str(&format!(", {n} {word}"));
+            }
+        }
+        s
+    }
+}
+
+/// `iogauge preflight`'s result, written beside troubleshoot's files.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PreflightDocument {
+    /// Layout version of this document ([`SCHEMA_VERSION`]).
+    pub schema_version: u32,
+    /// The iogauge version.
+    pub iogauge: String,
+    /// The spec's `metadata.name`.
+    pub name: String,
+    /// One entry per collector that was run (or skipped by `exclude`).
+    pub collectors: Vec<CollectorOutcome>,
+    /// The analyzers' outcomes, in the order troubleshoot prints them.
+    pub outcomes: Vec<AnalyzerOutcome>,
+}
+
+/// What became of one `filesystemPerformance` collector.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CollectorOutcome {
+    /// `collectorName`.
+    pub name: String,
+    /// collected, timed_out or failed.
+    pub status: CollectorStatus,
+    /// Why it did not collect.
+    pub reason: Option<String>,
+    /// Where it was measured (its `directory`).
+    pub context: Context,
+    /// troubleshoot's result table (ns), as written to `<collectorName>.json`.
+    pub results: Option<BTreeMap<String, u64>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CollectorStatus {
+    Collected,
+    TimedOut,
+    Failed,
+}
+
+/// One analyzer outcome, as troubleshoot prints it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct AnalyzerOutcome {
+    /// The check's title (`checkName`, with ` - Node <name>` for per-node results).
+    pub title: String,
+    /// pass, warn or fail.
+    pub verdict: CheckVerdict,
+    /// The outcome's message with its placeholders filled in.
+    pub message: String,
+    /// The outcome's link, if any.
+    pub uri: Option<String>,
+    /// The analyzer is `strict`.
+    pub strict: bool,
+}
