@@ -1,0 +1,91 @@
+//! The typed result documents: the committed JSON Schemas match the types, and a real run's
+//! document validates against its schema and survives a round trip through the types unchanged
+//! (the HTML report, the history and the Kubernetes mode read documents back).
+
+mod common;
+use common::*;
+
+use iogauge::report::document::{CheckDocument, PreflightDocument, SCHEMA_VERSION};
+use serde_json::Value;
+use std::path::Path;
+use std::process::Command;
+
+fn schema_path(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("docs/schema/{name}.schema.json"))
+}
+
+fn committed(name: &str) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(schema_path(name)).unwrap()).unwrap()
+}
+
+/// Set UPDATE_SCHEMA=1 to rewrite the committed schemas after changing the types.
+#[test]
+fn committed_schemas_match_the_types() {
+    for (name, schema) in [
+        ("check", schemars::schema_for!(CheckDocument)),
+        ("preflight", schemars::schema_for!(PreflightDocument)),
+    ] {
+        let text = serde_json::to_string_pretty(&schema).unwrap() + "\n";
+        if std::env::var_os("UPDATE_SCHEMA").is_some() {
+            std::fs::write(schema_path(name), &text).unwrap();
+        }
+        let on_disk = std::fs::read_to_string(schema_path(name)).unwrap_or_default();
+        assert!(
+            on_disk == text,
+            "docs/schema/{name}.schema.json differs from the types; run \
+             UPDATE_SCHEMA=1 cargo test --test documents and commit the result"
+        );
+    }
+}
+
+#[test]
+fn a_real_check_document_validates_and_round_trips() {
+    let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_iogauge"))
+        .args([
+            "check",
+            "etcd",
+            "small-files",
+            "--scale",
+            "0.05",
+            "--format",
+            "json",
+        ])
+        .arg("--dir")
+        .arg(d.path())
+        .output()
+        .unwrap();
+    let printed: Value = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}{}", text(&o.stdout), text(&o.stderr)));
+    let validator = jsonschema::validator_for(&committed("check")).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(&printed)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+    let doc: CheckDocument = serde_json::from_value(printed.clone()).unwrap();
+    assert_eq!(doc.schema_version, SCHEMA_VERSION);
+    assert_eq!(doc.profiles.len(), 2);
+    for p in &doc.profiles {
+        use iogauge::report::document::CheckVerdict::*;
+        assert!(matches!(p.verdict, Pass | Warn | Fail), "{p:?}");
+        assert!(p.value.unwrap() > 0.0, "{p:?}");
+    }
+    assert_eq!(serde_json::to_value(&doc).unwrap(), printed);
+    let again: CheckDocument = serde_json::from_str(&serde_json::to_string(&doc).unwrap()).unwrap();
+    assert_eq!(again, doc);
+    // It says where it was measured.
+    let c = &doc.context;
+    assert!(!c.hostname.is_empty() && !c.kernel.is_empty());
+    assert_eq!(
+        c.directory.as_deref(),
+        Some(d.path().canonicalize().unwrap().to_str().unwrap())
+    );
+    assert!(c.filesystem.is_some());
+    // And how to run each fio job again.
+    let job = doc.profiles[0].job.as_ref().unwrap();
+    assert_eq!(job[0], "--name=etcd");
+    assert!(job.contains(&"--fdatasync=1".to_string()), "{job:?}");
+    assert!(doc.profiles[1].job.is_none());
+    assert_empty(d.path());
+}
