@@ -1,6 +1,7 @@
 //! Raw worker results → `Report`: per-instance or per-group (group_reporting) entries, group
 //! summaries and disk statistics. All statistics are computed here, never in renderers.
 
+use super::monitor::TracePoint;
 use super::InstanceResult;
 use crate::report::{
     CpuReport, DepthReport, DirReport, GroupDirReport, GroupReport, JobHeader, JobLine, JobReport,
@@ -108,22 +109,18 @@ fn merged<'a>(recs: impl Iterator<Item = &'a LatRecorder>) -> LatRecorder {
     out
 }
 
-/// Periodic samples of one instance and direction: the monitor's observations plus the final
-/// counter (which only counts if its interval completed).
+/// Periodic samples of one instance and direction: the monitor's readings that fio would have
+/// taken, and the tail up to the end of the measured period (see `stats::periodic`).
 fn sampler(
-    points: &[(u64, [u64; 3])],
+    points: &[TracePoint],
     d: usize,
     interval_ms: u64,
     unit: SampleUnit,
-    end_ms: u64,
+    (runtime_ns, end_ns): (Option<u64>, u64),
     final_value: u64,
 ) -> PeriodicSampler {
-    let mut s = PeriodicSampler::new(interval_ms, unit);
-    for &(t, v) in points {
-        s.observe(t, v[d]);
-    }
-    s.observe(end_ms, final_value);
-    s
+    let readings = points.iter().map(|p| p.reading(d));
+    PeriodicSampler::from_trace(interval_ms, unit, readings, runtime_ns, end_ns, final_value)
 }
 
 fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
@@ -165,14 +162,16 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
         if dir.total_ios > 0 {
             let mut bw = Vec::new();
             let mut iops = Vec::new();
+            // The runtime limit counts from the end of the ramp, as the measured period does.
+            let runtime_ns = job.runtime.map(|r| r.as_nanos() as u64).filter(|&n| n > 0);
             for m in &f.members {
-                let end_ms = m.result.measured_ns / 1_000_000;
+                let end = (runtime_ns, m.result.measured_ns);
                 let b = sampler(
                     &m.trace.bw,
                     d,
                     job.bwavgtime_ms,
                     SampleUnit::KiBPerSec,
-                    end_ms,
+                    end,
                     m.result.bytes[d],
                 );
                 let i = sampler(
@@ -180,7 +179,7 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
                     d,
                     job.iopsavgtime_ms,
                     SampleUnit::PerSec,
-                    end_ms,
+                    end,
                     m.result.ios[d],
                 );
                 bw.push(b);
@@ -199,6 +198,11 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
             };
             dir.bw_series = series(&bw, job.bwavgtime_ms);
             dir.iops_series = series(&iops, job.iopsavgtime_ms);
+            let tail = |v: &[PeriodicSampler]| {
+                crate::stats::aggregate_tail(&v.iter().map(|s| s.tail()).collect::<Vec<_>>())
+            };
+            dir.bw_tail = tail(&bw);
+            dir.iops_tail = tail(&iops);
         }
         clats.push(rec);
     }
