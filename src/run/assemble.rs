@@ -1,68 +1,18 @@
-//! Raw worker results → `Report`: per-instance or per-group (group_reporting) entries, group
-//! summaries and disk statistics. All statistics are computed here, never in renderers.
+//! Raw worker results → `Report`: per-instance or per-group (group_reporting) entries and group
+//! summaries (disk statistics come from `run::disks`). All statistics are computed here or in
+//! `stats`, never in renderers.
 
 use super::monitor::TracePoint;
 use super::InstanceResult;
 use crate::report::{
-    CpuReport, DepthReport, DirReport, GroupDirReport, GroupReport, JobHeader, JobLine, JobReport,
-    LatSummary, Report, SyncReport,
+    CpuReport, DepthReport, DirReport, DiskReport, GroupDirReport, GroupReport, JobHeader, JobLine,
+    JobReport, LatSummary, Report, SyncReport,
 };
 use crate::spec::{JobSpec, RunSpec};
 use crate::stats::{
-    latency_buckets, resolve_disk, CpuTimes, DiskSnapshot, DiskTarget, LatRecorder,
-    PeriodicSampler, SampleStats, SampleUnit,
+    latency_buckets, CpuTimes, LatRecorder, PeriodicSampler, SampleStats, SampleUnit,
 };
-use std::path::PathBuf;
 use std::time::SystemTime;
-
-/// Disk counters before the run, for the devices holding the jobs' files.
-pub struct DiskBefore(Vec<(DiskTarget, DiskSnapshot)>);
-
-/// Where a job's files live: its directory, the parent of each named file, or the cwd.
-fn job_locations(job: &JobSpec) -> Vec<PathBuf> {
-    match &job.filename {
-        Some(list) => crate::workload::layout::split_filenames(list)
-            .into_iter()
-            .map(|n| {
-                let p = PathBuf::from(n);
-                let p = match &job.directory {
-                    Some(d) if p.is_relative() => d.join(p),
-                    _ => p,
-                };
-                if p.exists() {
-                    p
-                } else {
-                    crate::workload::layout::parent_dir(&p)
-                }
-            })
-            .collect(),
-        None => vec![job.directory.clone().unwrap_or_else(|| PathBuf::from("."))],
-    }
-}
-
-pub fn disk_snapshot(spec: &RunSpec) -> DiskBefore {
-    let mut targets: Vec<DiskTarget> = Vec::new();
-    for job in spec
-        .jobs
-        .iter()
-        .filter(|j| j.ioengine != crate::spec::IoEngine::Null)
-    {
-        for loc in job_locations(job) {
-            // A location on tmpfs or NFS has no block device; that is not an error.
-            if let Ok(Some(t)) = resolve_disk(&loc) {
-                if !targets.contains(&t) {
-                    targets.push(t);
-                }
-            }
-        }
-    }
-    DiskBefore(
-        targets
-            .into_iter()
-            .filter_map(|t| t.snapshot().ok().map(|s| (t, s)))
-            .collect(),
-    )
-}
 
 fn runtime_ms(ns: u64) -> u64 {
     ns.div_ceil(1_000_000)
@@ -375,7 +325,7 @@ pub fn report(
     results: Vec<InstanceResult>,
     started_at: SystemTime,
     run_start_ns: u64,
-    disks_before: DiskBefore,
+    disks: Vec<DiskReport>,
 ) -> Report {
     let folded = fold(spec, &results);
     let mut jobs: Vec<JobReport> = folded.iter().map(|f| job_report(f, run_start_ns)).collect();
@@ -391,11 +341,6 @@ pub fn report(
             }
         }
     }
-    let disks = disks_before
-        .0
-        .iter()
-        .filter_map(|(t, before)| t.snapshot().ok().map(|now| now.report_since(before)))
-        .collect();
     let mut notes = Vec::new();
     if spec.jobs.iter().any(|j| j.gtod_reduce) {
         notes.push("latency was not measured (gtod_reduce=1)".to_string());
