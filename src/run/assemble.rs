@@ -10,7 +10,7 @@ use crate::report::{
 };
 use crate::spec::{JobSpec, RunSpec};
 use crate::stats::{
-    latency_buckets, CpuTimes, LatRecorder, PeriodicSampler, SampleStats, SampleUnit,
+    latency_buckets, CpuTimes, LatRecorder, MeasuredEnd, PeriodicSampler, SampleStats, SampleUnit,
 };
 use std::time::SystemTime;
 
@@ -66,11 +66,11 @@ fn sampler(
     d: usize,
     interval_ms: u64,
     unit: SampleUnit,
-    (runtime_ns, end_ns): (Option<u64>, u64),
+    end: MeasuredEnd,
     final_value: u64,
 ) -> PeriodicSampler {
     let readings = points.iter().map(|p| p.reading(d));
-    PeriodicSampler::from_trace(interval_ms, unit, readings, runtime_ns, end_ns, final_value)
+    PeriodicSampler::from_trace(interval_ms, unit, readings, end, final_value)
 }
 
 fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
@@ -115,7 +115,11 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
             // The runtime limit counts from the end of the ramp, as the measured period does.
             let runtime_ns = job.runtime.map(|r| r.as_nanos() as u64).filter(|&n| n > 0);
             for m in &f.members {
-                let end = (runtime_ns, m.result.measured_ns);
+                let end = MeasuredEnd {
+                    end_ns: m.result.measured_ns,
+                    runtime_ns,
+                    after_ramp: !job.ramp_time.is_zero(),
+                };
                 let b = sampler(
                     &m.trace.bw,
                     d,

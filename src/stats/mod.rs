@@ -25,5 +25,6 @@ pub use disk::{
 };
 pub use latency::{sample_budget_for, LatRecorder, DEFAULT_SAMPLE_BUDGET};
 pub use periodic::{
-    aggregate_series, aggregate_tail, PeriodicSampler, Reading, SampleStats, SampleUnit,
+    aggregate_series, aggregate_tail, MeasuredEnd, PeriodicSampler, Reading, SampleStats,
+    SampleUnit,
 };

@@ -18,16 +18,25 @@
 //!   fio for the summary (min/max/mean/stddev/samples exclude zero intervals, so the numbers
 //!   match fio's) and keeps them in the series with value 0; [`PeriodicSampler::zero_intervals`]
 //!   counts them so a verdict can report stalls.
-//! - The end of the job ([`PeriodicSampler::from_trace`]): fio's helper thread samples a job only
-//!   while it is running (`calc_log_samples` skips a thread whose runstate is no longer
-//!   TD_RUNNING) and takes nothing when it stops, and its sample times drift later than
-//!   k·interval (`__add_samples` measures each interval from the previous sample's wake-up,
-//!   ≈0.2–1 ms late each time). So the deadline at which a time-based job's runtime ends is not a
-//!   fio sample: 3 s at 500 ms gives 5 samples, 10 s gives 19, 1.2 s gives 2, 3 s at 250 ms 11.
-//!   iogauge counts a deadline only if it is before the job's runtime limit and the job was still
-//!   measuring 1 ms after it. (A job whose last I/O outlasts its runtime by more than fio's drift
-//!   gets one more sample from fio; a long run with a short interval can lose a further one to
-//!   the drift. iogauge does not simulate either.)
+//! - The end of the job ([`PeriodicSampler::from_trace`], [`MeasuredEnd`]): fio's helper thread
+//!   samples a job only while it is running (`calc_log_samples` skips a thread whose runstate is
+//!   no longer TD_RUNNING) and takes nothing when it stops. When each sample happens depends on
+//!   the helper's timers:
+//!   - Without ramp_time, sample times drift later than k·interval (`__add_samples` measures
+//!     each interval from the previous sample's wake-up; the helper wakes on its 250 ms disk
+//!     timer, started before the job, and ≈0.2–1 ms late each time). So the deadline at which a
+//!     time-based job's runtime ends is never a fio sample: 3 s at 500 ms gives 5 samples, 10 s
+//!     gives 19, 1 s gives 1, 1.2 s gives 2, 3 s at 250 ms 11 (every run, unloaded).
+//!     iogauge counts a deadline if it is before the runtime limit and the job was still
+//!     measuring 1 ms after it.
+//!   - With ramp_time, the end of the ramp restarts the helper's timers (`reset_all_stats` →
+//!     `helper_reset`), and a timer fires up to 1 ms early (`eval_timer`'s sleep accuracy), so
+//!     samples land on the deadlines, the last one racing the job's end: 1 s after a ramp gives 2
+//!     samples in about 4 runs of 5, else 1. iogauge counts the deadlines up to and including the
+//!     runtime limit and the job's end.
+//!   - Not simulated: a job whose last I/O outlasts fio's drift, or a loaded machine, can give
+//!     fio one more; a long run with a short interval can lose a further one to the drift.
+//!     iogauge's deadlines do not drift.
 //! - Everything after the last counted sample — the trailing partial interval, including an
 //!   interval that closes exactly at the end — is [`PeriodicSampler::tail`]: kept for charts,
 //!   outside the series and the statistics.
@@ -185,12 +194,29 @@ pub struct Reading {
 
 const NS_PER_MS: u64 = 1_000_000;
 
-/// Deadlines before this instant are samples (fio's rule, see the module docs): not the one at
-/// which the job's runtime ends, and none the job did not outlive by at least 1 ms.
-fn counted_before_ns(runtime_ns: Option<u64>, end_ns: u64) -> u64 {
-    end_ns
-        .saturating_sub(NS_PER_MS)
-        .min(runtime_ns.unwrap_or(u64::MAX))
+/// How a job's measured period ended, for [`PeriodicSampler::from_trace`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MeasuredEnd {
+    /// From the measurement start (after any ramp) to the end of the job's I/O.
+    pub end_ns: u64,
+    /// The job's runtime limit (counted after the ramp), if it has one.
+    pub runtime_ns: Option<u64>,
+    /// The job had a ramp_time, which re-aligns fio's sampling with the deadlines.
+    pub after_ramp: bool,
+}
+
+impl MeasuredEnd {
+    /// Deadlines before this instant are samples (fio's rule, see the module docs).
+    fn counted_before_ns(&self) -> u64 {
+        let limit = self.runtime_ns.unwrap_or(u64::MAX);
+        if self.after_ramp {
+            // On the deadline itself: up to and including the runtime limit and the end.
+            self.end_ns.min(limit).saturating_add(1)
+        } else {
+            // Not the runtime's last deadline, and none the job did not outlive by 1 ms.
+            self.end_ns.saturating_sub(NS_PER_MS).min(limit)
+        }
+    }
 }
 
 impl PeriodicSampler {
@@ -211,19 +237,18 @@ impl PeriodicSampler {
         }
     }
 
-    /// The samples of a job that measured for `end_ns` (its runtime limit, if any, is
-    /// `runtime_ns`): the monitor's `readings` that fio would also have taken, then
-    /// [`PeriodicSampler::finish`] with the final counter.
+    /// The samples of a job whose measured period ended as `end` says: the monitor's
+    /// `readings` that fio would also have taken, then [`PeriodicSampler::finish`] with the
+    /// final counter.
     pub fn from_trace(
         interval_ms: u64,
         unit: SampleUnit,
         readings: impl IntoIterator<Item = Reading>,
-        runtime_ns: Option<u64>,
-        end_ns: u64,
+        end: MeasuredEnd,
         final_value: u64,
     ) -> Self {
         let mut s = PeriodicSampler::new(interval_ms, unit);
-        let cutoff_ns = counted_before_ns(runtime_ns, end_ns);
+        let (cutoff_ns, end_ns) = (end.counted_before_ns(), end.end_ns);
         for r in readings
             .into_iter()
             .filter(|r| r.t_ms.saturating_mul(NS_PER_MS) < cutoff_ns)
@@ -356,6 +381,14 @@ mod tests {
 
     const MS: u64 = NS_PER_MS;
 
+    fn ended(end_ns: u64, runtime_ns: Option<u64>) -> MeasuredEnd {
+        MeasuredEnd {
+            end_ns,
+            runtime_ns,
+            after_ramp: false,
+        }
+    }
+
     /// What the monitor records for a counter growing by `per_ms` per millisecond: one reading
     /// per deadline up to `upto_ms`, each taken `late_ns` after its deadline.
     fn readings(interval_ms: u64, upto_ms: u64, late_ns: u64, per_ms: u64) -> Vec<Reading> {
@@ -382,8 +415,7 @@ mod tests {
             500,
             SampleUnit::KiBPerSec,
             r,
-            None,
-            5200 * MS,
+            ended(5200 * MS, None),
             5200 * 1024,
         );
         let ts: Vec<u64> = s.series().iter().map(|p| p.t_ms).collect();
@@ -419,8 +451,7 @@ mod tests {
                     interval_ms,
                     SampleUnit::PerSec,
                     r,
-                    Some(runtime_ms * MS),
-                    end_ns,
+                    ended(end_ns, Some(runtime_ms * MS)),
                     end_ns * 7 / MS,
                 );
                 let what = format!("{runtime_ms} ms at {interval_ms} ms, +{overshoot_ns} ns");
@@ -434,16 +465,73 @@ mod tests {
         }
     }
 
+    /// After a ramp, fio samples on the deadlines, so the runtime's last one usually counts
+    /// (1 s after a 300 ms ramp: 2 samples in 8 runs of 10). The job stops 20 µs after it, before
+    /// the monitor could read it: that interval is closed at the job's end.
+    #[test]
+    fn after_a_ramp_the_runtimes_last_deadline_counts() {
+        for (runtime_ms, interval_ms, fio_usually) in [
+            (1000, 500, 2),
+            (3000, 500, 6),
+            (3000, 250, 12),
+            (3000, 1000, 3),
+        ] {
+            let end_ns = runtime_ms * MS + 20_000;
+            let r = readings(interval_ms, runtime_ms - 1, 10_000, 7);
+            let end = MeasuredEnd {
+                end_ns,
+                runtime_ns: Some(runtime_ms * MS),
+                after_ramp: true,
+            };
+            let s = PeriodicSampler::from_trace(
+                interval_ms,
+                SampleUnit::PerSec,
+                r,
+                end,
+                end_ns * 7 / MS,
+            );
+            assert_eq!(
+                s.summary().samples,
+                fio_usually,
+                "{runtime_ms} at {interval_ms}"
+            );
+            assert_eq!(s.series().last().map(|p| p.t_ms), Some(runtime_ms));
+            assert_eq!(s.tail(), None);
+        }
+        // A size-based job that ends 0.5 ms before a deadline does not reach it.
+        let r = readings(500, 2500, 0, 1);
+        let end = MeasuredEnd {
+            end_ns: 2_999_500_000,
+            runtime_ns: None,
+            after_ramp: true,
+        };
+        let s = PeriodicSampler::from_trace(500, SampleUnit::PerSec, r, end, 2999);
+        assert_eq!(s.summary().samples, 5);
+        assert!(s.tail().is_some());
+    }
+
     #[test]
     fn a_job_that_outlives_a_deadline_by_a_millisecond_is_sampled_there() {
         // A size-based job whose last I/O completes at 3004.5 ms: fio's helper thread, waking a
         // little after 3000 ms, still finds it running. At 3000.5 ms it would not.
         let r = readings(500, 3000, 50_000, 2);
-        let s = PeriodicSampler::from_trace(500, SampleUnit::PerSec, r, None, 3_004_500_000, 6009);
+        let s = PeriodicSampler::from_trace(
+            500,
+            SampleUnit::PerSec,
+            r,
+            ended(3_004_500_000, None),
+            6009,
+        );
         assert_eq!(s.summary().samples, 6);
         assert_eq!(s.tail().map(|t| t.t_ms), Some(3005));
         let r = readings(500, 3000, 50_000, 2);
-        let s = PeriodicSampler::from_trace(500, SampleUnit::PerSec, r, None, 3_000_500_000, 6001);
+        let s = PeriodicSampler::from_trace(
+            500,
+            SampleUnit::PerSec,
+            r,
+            ended(3_000_500_000, None),
+            6001,
+        );
         assert_eq!(s.summary().samples, 5);
     }
 
@@ -452,7 +540,8 @@ mod tests {
         // The monitor woke after the job had finished at 1700 ms: 1500 ms was outlived by
         // 200 ms, so it is a sample (fio's would be), over 1000 → 1700 ms; nothing is left over.
         let r = readings(500, 1000, 0, 1);
-        let s = PeriodicSampler::from_trace(500, SampleUnit::PerSec, r, None, 1700 * MS, 1700);
+        let s =
+            PeriodicSampler::from_trace(500, SampleUnit::PerSec, r, ended(1700 * MS, None), 1700);
         assert_eq!(s.summary().samples, 3);
         let last = s.series()[2];
         assert_eq!(last.t_ms, 1500);
@@ -471,7 +560,13 @@ mod tests {
             at_ns: 1_800_500_000,
             value: 1800,
         });
-        let s = PeriodicSampler::from_trace(500, SampleUnit::PerSec, r, None, 1_800_200_000, 1800);
+        let s = PeriodicSampler::from_trace(
+            500,
+            SampleUnit::PerSec,
+            r,
+            ended(1_800_200_000, None),
+            1800,
+        );
         assert_eq!(s.summary().samples, 3);
         let v = s.series()[2].value;
         assert!((v - 800.0 / 0.8002).abs() < 1e-6, "{v}");
