@@ -7,7 +7,7 @@
 //!
 //! iogauge's own additions live under one `iogauge` key per object, always the last key:
 //! top level (version, notes), each job (whether latency was measured), each direction (the
-//! periodic bandwidth/IOPS series) and each latency object that has percentiles (how they were
+//! periodic bandwidth/IOPS series and the uncounted tail) and each latency object that has percentiles (how they were
 //! computed). Deliberate differences: syncs are counted in `sync.total_ios`, never as short reads;
 //! `eta` is 0 because the report is written after every job finished.
 
@@ -25,6 +25,7 @@ enum J {
     Float(f64),
     Str(String),
     Bool(bool),
+    Null,
     Obj(Vec<(String, J)>),
     Arr(Vec<J>),
 }
@@ -221,19 +222,20 @@ fn direction(d: &DirReport, plus: bool) -> J {
         .int("iops_samples", io.samples);
     let mut ig = Obj::default();
     ig.val("bw_series", series(&d.bw_series))
-        .val("iops_series", series(&d.iops_series));
+        .val("iops_series", series(&d.iops_series))
+        .val("bw_tail", d.bw_tail.map_or(J::Null, point))
+        .val("iops_tail", d.iops_tail.map_or(J::Null, point));
     o.val("iogauge", ig.done());
     o.done()
 }
 
 /// `[[t_ms, value], …]`, one point per line.
 fn series(points: &[SeriesPoint]) -> J {
-    J::Arr(
-        points
-            .iter()
-            .map(|p| J::Arr(vec![J::Int(p.t_ms), J::Float(p.value)]))
-            .collect(),
-    )
+    J::Arr(points.iter().copied().map(point).collect())
+}
+
+fn point(p: SeriesPoint) -> J {
+    J::Arr(vec![J::Int(p.t_ms), J::Float(p.value)])
 }
 
 /// `{min, max, mean, stddev, N[, percentile][, bins]}` in ns. Percentiles appear only when the
@@ -324,6 +326,7 @@ fn is_scalar(v: &J) -> bool {
 fn write_value(v: &J, level: usize, out: &mut String) {
     match v {
         J::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        J::Null => out.push_str("null"),
         J::Int(n) => {
             let _ = write!(out, "{n}");
         }
@@ -674,6 +677,10 @@ mod tests {
                 value: 90000.0,
             },
         ];
+        r.jobs[0].dirs[0].bw_tail = Some(SeriesPoint {
+            t_ms: 1201,
+            value: 45000.25,
+        });
         r.jobs[0].dirs[0].clat.method = Some(PercentileMethod::Histogram);
         r.jobs[0].gtod_reduce = true;
         let text = render_json(&r, true);
@@ -684,6 +691,9 @@ mod tests {
         assert_eq!(rd["iogauge"]["bw_series"][0][0], 500);
         assert_eq!(rd["iogauge"]["bw_series"][0][1], 91766.5);
         assert_eq!(rd["iogauge"]["iops_series"], Value::Array(vec![]));
+        assert_eq!(rd["iogauge"]["bw_tail"][0], 1201);
+        assert_eq!(rd["iogauge"]["bw_tail"][1], 45000.25);
+        assert_eq!(rd["iogauge"]["iops_tail"], Value::Null);
         assert_eq!(rd["clat_ns"]["iogauge"]["percentile_method"], "histogram");
         assert!(rd["lat_ns"].get("iogauge").is_none());
         assert_eq!(v["jobs"][0]["iogauge"]["latency_measured"], false);

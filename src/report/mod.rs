@@ -89,9 +89,15 @@ pub struct DirReport {
     /// The job's mean bandwidth as a percentage of its group's aggregate (fio `per=` / `bw_agg`).
     pub bw_agg_pct: f64,
     pub iops_samples: SampleSummary,
-    /// The whole periodic series (KiB/s and IOPS), kept for charts.
+    /// The periodic series (KiB/s and IOPS) for charts: every counted deadline, including
+    /// intervals without I/O (value 0, not in the sample statistics).
     pub bw_series: Vec<SeriesPoint>,
     pub iops_series: Vec<SeriesPoint>,
+    /// The trailing interval from the last sample to the end of the measured period, labelled
+    /// with the runtime; never counted (fio does not sample it). With the series it covers the
+    /// whole run.
+    pub bw_tail: Option<SeriesPoint>,
+    pub iops_tail: Option<SeriesPoint>,
 }
 
 /// fsync/fdatasync operations issued by the job (fio's `sync` object).

@@ -1,67 +1,18 @@
-//! Raw worker results → `Report`: per-instance or per-group (group_reporting) entries, group
-//! summaries and disk statistics. All statistics are computed here, never in renderers.
+//! Raw worker results → `Report`: per-instance or per-group (group_reporting) entries and group
+//! summaries (disk statistics come from `run::disks`). All statistics are computed here or in
+//! `stats`, never in renderers.
 
+use super::monitor::TracePoint;
 use super::InstanceResult;
 use crate::report::{
-    CpuReport, DepthReport, DirReport, GroupDirReport, GroupReport, JobHeader, JobLine, JobReport,
-    LatSummary, Report, SyncReport,
+    CpuReport, DepthReport, DirReport, DiskReport, GroupDirReport, GroupReport, JobHeader, JobLine,
+    JobReport, LatSummary, Report, SyncReport,
 };
 use crate::spec::{JobSpec, RunSpec};
 use crate::stats::{
-    latency_buckets, resolve_disk, CpuTimes, DiskSnapshot, DiskTarget, LatRecorder,
-    PeriodicSampler, SampleStats, SampleUnit,
+    latency_buckets, CpuTimes, LatRecorder, MeasuredEnd, PeriodicSampler, SampleStats, SampleUnit,
 };
-use std::path::PathBuf;
 use std::time::SystemTime;
-
-/// Disk counters before the run, for the devices holding the jobs' files.
-pub struct DiskBefore(Vec<(DiskTarget, DiskSnapshot)>);
-
-/// Where a job's files live: its directory, the parent of each named file, or the cwd.
-fn job_locations(job: &JobSpec) -> Vec<PathBuf> {
-    match &job.filename {
-        Some(list) => crate::workload::layout::split_filenames(list)
-            .into_iter()
-            .map(|n| {
-                let p = PathBuf::from(n);
-                let p = match &job.directory {
-                    Some(d) if p.is_relative() => d.join(p),
-                    _ => p,
-                };
-                if p.exists() {
-                    p
-                } else {
-                    crate::workload::layout::parent_dir(&p)
-                }
-            })
-            .collect(),
-        None => vec![job.directory.clone().unwrap_or_else(|| PathBuf::from("."))],
-    }
-}
-
-pub fn disk_snapshot(spec: &RunSpec) -> DiskBefore {
-    let mut targets: Vec<DiskTarget> = Vec::new();
-    for job in spec
-        .jobs
-        .iter()
-        .filter(|j| j.ioengine != crate::spec::IoEngine::Null)
-    {
-        for loc in job_locations(job) {
-            // A location on tmpfs or NFS has no block device; that is not an error.
-            if let Ok(Some(t)) = resolve_disk(&loc) {
-                if !targets.contains(&t) {
-                    targets.push(t);
-                }
-            }
-        }
-    }
-    DiskBefore(
-        targets
-            .into_iter()
-            .filter_map(|t| t.snapshot().ok().map(|s| (t, s)))
-            .collect(),
-    )
-}
 
 fn runtime_ms(ns: u64) -> u64 {
     ns.div_ceil(1_000_000)
@@ -108,22 +59,18 @@ fn merged<'a>(recs: impl Iterator<Item = &'a LatRecorder>) -> LatRecorder {
     out
 }
 
-/// Periodic samples of one instance and direction: the monitor's observations plus the final
-/// counter (which only counts if its interval completed).
+/// Periodic samples of one instance and direction: the monitor's readings that fio would have
+/// taken, and the tail up to the end of the measured period (see `stats::periodic`).
 fn sampler(
-    points: &[(u64, [u64; 3])],
+    points: &[TracePoint],
     d: usize,
     interval_ms: u64,
     unit: SampleUnit,
-    end_ms: u64,
+    end: MeasuredEnd,
     final_value: u64,
 ) -> PeriodicSampler {
-    let mut s = PeriodicSampler::new(interval_ms, unit);
-    for &(t, v) in points {
-        s.observe(t, v[d]);
-    }
-    s.observe(end_ms, final_value);
-    s
+    let readings = points.iter().map(|p| p.reading(d));
+    PeriodicSampler::from_trace(interval_ms, unit, readings, end, final_value)
 }
 
 fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
@@ -165,14 +112,20 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
         if dir.total_ios > 0 {
             let mut bw = Vec::new();
             let mut iops = Vec::new();
+            // The runtime limit counts from the end of the ramp, as the measured period does.
+            let runtime_ns = job.runtime.map(|r| r.as_nanos() as u64).filter(|&n| n > 0);
             for m in &f.members {
-                let end_ms = m.result.measured_ns / 1_000_000;
+                let end = MeasuredEnd {
+                    end_ns: m.result.measured_ns,
+                    runtime_ns,
+                    after_ramp: !job.ramp_time.is_zero(),
+                };
                 let b = sampler(
                     &m.trace.bw,
                     d,
                     job.bwavgtime_ms,
                     SampleUnit::KiBPerSec,
-                    end_ms,
+                    end,
                     m.result.bytes[d],
                 );
                 let i = sampler(
@@ -180,7 +133,7 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
                     d,
                     job.iopsavgtime_ms,
                     SampleUnit::PerSec,
-                    end_ms,
+                    end,
                     m.result.ios[d],
                 );
                 bw.push(b);
@@ -199,6 +152,11 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
             };
             dir.bw_series = series(&bw, job.bwavgtime_ms);
             dir.iops_series = series(&iops, job.iopsavgtime_ms);
+            let tail = |v: &[PeriodicSampler]| {
+                crate::stats::aggregate_tail(&v.iter().map(|s| s.tail()).collect::<Vec<_>>())
+            };
+            dir.bw_tail = tail(&bw);
+            dir.iops_tail = tail(&iops);
         }
         clats.push(rec);
     }
@@ -371,7 +329,7 @@ pub fn report(
     results: Vec<InstanceResult>,
     started_at: SystemTime,
     run_start_ns: u64,
-    disks_before: DiskBefore,
+    disks: Vec<DiskReport>,
 ) -> Report {
     let folded = fold(spec, &results);
     let mut jobs: Vec<JobReport> = folded.iter().map(|f| job_report(f, run_start_ns)).collect();
@@ -387,11 +345,6 @@ pub fn report(
             }
         }
     }
-    let disks = disks_before
-        .0
-        .iter()
-        .filter_map(|(t, before)| t.snapshot().ok().map(|now| now.report_since(before)))
-        .collect();
     let mut notes = Vec::new();
     if spec.jobs.iter().any(|j| j.gtod_reduce) {
         notes.push("latency was not measured (gtod_reduce=1)".to_string());

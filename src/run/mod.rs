@@ -5,6 +5,7 @@
 pub mod assemble;
 pub mod clock;
 pub mod context;
+pub mod disks;
 pub mod engines;
 pub mod gate;
 pub mod monitor;
@@ -106,10 +107,10 @@ pub fn run(spec: &RunSpec, opts: &RunOptions, stop: &AtomicBool) -> Result<Repor
     let created = CreatedFiles::new();
     let started_at = std::time::SystemTime::now();
     let run_start = clock::now_ns();
-    let disks_before = assemble::disk_snapshot(spec);
+    let mut disks = disks::Disks::resolve(spec);
     // A panic in a worker must not skip the cleanup below: catch it, clean up, then re-raise.
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        run_phases(spec, opts, stop, &created)
+        run_phases(spec, opts, stop, &created, &mut disks)
     }));
     // Cleanup happens on every path: success, error, interrupt and panic.
     let kept: Vec<PathBuf> = if spec.keep_files {
@@ -141,7 +142,7 @@ pub fn run(spec: &RunSpec, opts: &RunOptions, stop: &AtomicBool) -> Result<Repor
         results,
         started_at,
         run_start,
-        disks_before,
+        disks.reports(),
     ))
 }
 
@@ -199,6 +200,7 @@ fn run_phases(
     opts: &RunOptions,
     stop: &AtomicBool,
     created: &CreatedFiles,
+    disks: &mut disks::Disks,
 ) -> Result<Vec<InstanceResult>, RunError> {
     let instances = expand(spec, created)?;
     let nphases = instances.iter().map(|i| i.phase + 1).max().unwrap_or(0);
@@ -213,7 +215,7 @@ fn run_phases(
             .filter(|i| i.phase == phase)
             .cloned()
             .collect();
-        results.extend(run_phase(spec, opts, stop, created, these)?);
+        results.extend(run_phase(spec, opts, stop, created, disks, these)?);
         let failed = results.iter().any(|r| r.result.error.is_some());
         if failed || stop.load(Ordering::Relaxed) {
             break;
@@ -292,6 +294,7 @@ fn run_phase(
     opts: &RunOptions,
     stop: &AtomicBool,
     created: &CreatedFiles,
+    disks: &mut disks::Disks,
     instances: Vec<Instance>,
 ) -> Result<Vec<InstanceResult>, RunError> {
     let mut prepared = Vec::with_capacity(instances.len());
@@ -350,6 +353,13 @@ fn run_phase(
     let budget = opts
         .sample_budget
         .min(crate::stats::sample_budget_for(recorders));
+    // Disk counters cover the threads' run only, as fio's (layout is done by now).
+    let phase_jobs: Vec<usize> = prepared.iter().map(|p| p.instance.job).collect();
+    let disk_delay = disks.open_delay(spec, &phase_jobs);
+    let threads_start = clock::now_ns();
+    if disk_delay.is_zero() {
+        disks.open(&phase_jobs);
+    }
     let (results, traces) = std::thread::scope(|s| {
         let mon = s.spawn(|| {
             monitor::monitor(&watched, &done, opts.progress, opts.progress_sink.as_ref())
@@ -389,6 +399,10 @@ fn run_phase(
             }
             handles.push(h);
         }
+        if !disk_delay.is_zero() {
+            sleep_unless_stopped(threads_start + disk_delay.as_nanos() as u64, stop);
+            disks.open(&phase_jobs);
+        }
         let mut results: Vec<Option<WorkerResult>> = (0..n).map(|_| None).collect();
         let mut spawn_err = None;
         let mut panicked = None;
@@ -417,6 +431,7 @@ fn run_phase(
             }
         }
         let results: Vec<WorkerResult> = results.into_iter().flatten().collect();
+        disks.close();
         done.store(true, Ordering::Release);
         if let Some(p) = panicked {
             std::panic::resume_unwind(p);
@@ -443,6 +458,17 @@ fn run_phase(
             laid_out: p.laid_out,
         })
         .collect())
+}
+
+/// Sleep until `deadline_ns`, waking every 100 ms to notice SIGINT/SIGTERM.
+fn sleep_unless_stopped(deadline_ns: u64, stop: &AtomicBool) {
+    loop {
+        let now = clock::now_ns();
+        if now >= deadline_ns || stop.load(Ordering::Relaxed) {
+            return;
+        }
+        clock::sleep_until(deadline_ns.min(now + 100_000_000));
+    }
 }
 
 #[cfg(test)]

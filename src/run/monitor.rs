@@ -4,17 +4,37 @@
 
 use super::clock::{now_ns, sleep_until};
 use super::worker::{Published, PHASE_DONE, PHASE_MEASURING};
+use crate::stats::Reading;
 use std::io::Write;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
-/// Cumulative counters observed at each deadline, per worker: (ms since measurement start,
-/// per-direction value). A deadline is observed only while the worker is still measuring, so the
-/// trailing partial interval never becomes a sample.
+/// Cumulative per-direction counters read at the deadlines, per worker, only while the worker
+/// is measuring (`assemble` decides which readings fio would count).
 #[derive(Debug, Clone, Default)]
 pub struct Trace {
-    pub bw: Vec<(u64, [u64; 3])>,
-    pub iops: Vec<(u64, [u64; 3])>,
+    pub bw: Vec<TracePoint>,
+    pub iops: Vec<TracePoint>,
+}
+
+/// One reading: the deadline it stands for (ms since the measurement start), when the counters
+/// were read (ns since the measurement start), and their values per direction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TracePoint {
+    pub t_ms: u64,
+    pub at_ns: u64,
+    pub values: [u64; 3],
+}
+
+impl TracePoint {
+    /// The reading of one direction, for the sampler.
+    pub fn reading(&self, d: usize) -> Reading {
+        Reading {
+            t_ms: self.t_ms,
+            at_ns: self.at_ns,
+            value: self.values[d],
+        }
+    }
 }
 
 /// What the monitor needs to know about one worker.
@@ -98,15 +118,19 @@ pub fn monitor(
             if !s.started || phase != PHASE_MEASURING {
                 continue;
             }
-            while now >= s.next_bw {
-                let t_ms = (s.next_bw - s.meas_start) / 1_000_000;
-                s.trace.bw.push((t_ms, load3(&w.published.bytes)));
-                s.next_bw += w.bw_ms.max(1) * 1_000_000;
+            let bw_ns = w.bw_ms.max(1) * 1_000_000;
+            if now >= s.next_bw {
+                s.trace
+                    .bw
+                    .push(read(s.meas_start, bw_ns, &w.published.bytes));
+                s.next_bw = next_deadline(s.meas_start, bw_ns);
             }
-            while now >= s.next_iops {
-                let t_ms = (s.next_iops - s.meas_start) / 1_000_000;
-                s.trace.iops.push((t_ms, load3(&w.published.ios)));
-                s.next_iops += w.iops_ms.max(1) * 1_000_000;
+            let iops_ns = w.iops_ms.max(1) * 1_000_000;
+            if now >= s.next_iops {
+                s.trace
+                    .iops
+                    .push(read(s.meas_start, iops_ns, &w.published.ios));
+                s.next_iops = next_deadline(s.meas_start, iops_ns);
             }
             wake = wake.min(s.next_bw).min(s.next_iops);
         }
@@ -136,7 +160,25 @@ pub fn monitor(
     states.into_iter().map(|s| s.trace).collect()
 }
 
-fn load3(a: &[std::sync::atomic::AtomicU64; 3]) -> [u64; 3] {
+/// Read the counters now, for the latest deadline passed (one reading even when the monitor
+/// overslept several deadlines: the interval's rate stays right, see `stats::periodic`).
+fn read(meas_start: u64, interval_ns: u64, counters: &[AtomicU64; 3]) -> TracePoint {
+    let at_ns = now_ns().saturating_sub(meas_start);
+    let values = load3(counters);
+    TracePoint {
+        t_ms: at_ns / interval_ns * interval_ns / 1_000_000,
+        at_ns,
+        values,
+    }
+}
+
+/// The first deadline after now (deadlines are k·interval after the measurement start).
+fn next_deadline(meas_start: u64, interval_ns: u64) -> u64 {
+    let since = now_ns().saturating_sub(meas_start);
+    meas_start + (since / interval_ns + 1) * interval_ns
+}
+
+fn load3(a: &[AtomicU64; 3]) -> [u64; 3] {
     [
         a[0].load(Ordering::Relaxed),
         a[1].load(Ordering::Relaxed),

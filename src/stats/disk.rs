@@ -18,6 +18,15 @@
 //! ios, merges, sectors, ticks (ms) per direction, in_flight, io_ticks (ms the device was busy)
 //! and time_in_queue (weighted ms). They cover all I/O on the device, not only ours.
 //! util = 100 · Δio_ticks / elapsed ms, capped at 100, as fio.
+//!
+//! The window ([`DiskWindow`]) is fio's (diskutil.c, backend.c `run_threads`): fio reads the
+//! counters first in `init_disk_util`, just before it starts the first job thread using the
+//! device — after every file was laid out (`create_serialize`) and after that job's
+//! `startdelay` — and last in `update_io_ticks` once every thread has been reaped. Its helper
+//! thread reads them every 250 ms in between, which only sums the same deltas. So layout,
+//! cleanup and the time between runs are not in fio's util; with stonewalled phases, iogauge
+//! adds up the periods during which each phase's threads run (it lays out a phase's files when
+//! the phase starts, which fio does before any job starts).
 
 use crate::report::DiskReport;
 use std::fs;
@@ -279,6 +288,23 @@ impl DiskStat {
         }
     }
 
+    /// Two deltas one after the other; `in_flight` (a gauge) is the later one's.
+    pub fn plus(&self, later: &DiskStat) -> DiskStat {
+        DiskStat {
+            read_ios: self.read_ios + later.read_ios,
+            read_merges: self.read_merges + later.read_merges,
+            read_sectors: self.read_sectors + later.read_sectors,
+            read_ticks: self.read_ticks + later.read_ticks,
+            write_ios: self.write_ios + later.write_ios,
+            write_merges: self.write_merges + later.write_merges,
+            write_sectors: self.write_sectors + later.write_sectors,
+            write_ticks: self.write_ticks + later.write_ticks,
+            in_flight: later.in_flight,
+            io_ticks: self.io_ticks + later.io_ticks,
+            time_in_queue: self.time_in_queue + later.time_in_queue,
+        }
+    }
+
     /// fio's fields for a delta over `elapsed_ms`.
     pub fn to_report(&self, name: &str, elapsed_ms: f64) -> DiskReport {
         let util = if elapsed_ms > 0.0 {
@@ -327,22 +353,77 @@ impl DiskTarget {
     }
 }
 
-impl DiskSnapshot {
-    /// The report for the period from `earlier` to `self` (same target).
-    pub fn report_since(&self, earlier: &DiskSnapshot) -> DiskReport {
-        let elapsed_ms = self.at.saturating_duration_since(earlier.at).as_secs_f64() * 1000.0;
-        let mut r = self
-            .stat
-            .delta(&earlier.stat)
-            .to_report(&self.target.name, elapsed_ms);
+/// Counters of a target accumulated over one or more periods (fio's disk util window; see the
+/// module docs), and the time those periods lasted.
+#[derive(Debug, Clone)]
+pub struct DiskWindow {
+    pub target: DiskTarget,
+    open: Option<DiskSnapshot>,
+    stat: DiskStat,
+    slaves: Vec<DiskStat>,
+    elapsed_ms: f64,
+    periods: u32,
+}
+
+impl DiskWindow {
+    pub fn new(target: DiskTarget) -> Self {
+        let n = target.slaves.len();
+        DiskWindow {
+            target,
+            open: None,
+            stat: DiskStat::default(),
+            slaves: vec![DiskStat::default(); n],
+            elapsed_ms: 0.0,
+            periods: 0,
+        }
+    }
+
+    /// Start a period now (does nothing if one is already open).
+    pub fn open(&mut self) -> Result<(), DiskError> {
+        if self.open.is_none() {
+            self.open = Some(self.target.snapshot()?);
+        }
+        Ok(())
+    }
+
+    /// End the open period now and add its deltas (does nothing if none is open).
+    pub fn close(&mut self) -> Result<(), DiskError> {
+        let Some(start) = self.open.take() else {
+            return Ok(());
+        };
+        let now = self.target.snapshot()?;
+        self.elapsed_ms += now.at.saturating_duration_since(start.at).as_secs_f64() * 1000.0;
+        self.stat = self.stat.plus(&now.stat.delta(&start.stat));
+        for (acc, (n, s)) in self
+            .slaves
+            .iter_mut()
+            .zip(now.slaves.iter().zip(start.slaves.iter()))
+        {
+            *acc = acc.plus(&n.delta(s));
+        }
+        self.periods += 1;
+        Ok(())
+    }
+
+    /// Total length of the closed periods.
+    pub fn elapsed_ms(&self) -> f64 {
+        self.elapsed_ms
+    }
+
+    /// fio's report over the periods so far; `None` before the first complete period.
+    pub fn report(&self) -> Option<DiskReport> {
+        if self.periods == 0 {
+            return None;
+        }
+        let mut r = self.stat.to_report(&self.target.name, self.elapsed_ms);
         r.slaves = self
             .target
             .slaves
             .iter()
-            .zip(self.slaves.iter().zip(earlier.slaves.iter()))
-            .map(|(name, (now, then))| now.delta(then).to_report(name, elapsed_ms))
+            .zip(&self.slaves)
+            .map(|(name, s)| s.to_report(name, self.elapsed_ms))
             .collect();
-        r
+        Some(r)
     }
 }
 
@@ -430,15 +511,53 @@ mod tests {
             .join(&t.name)
             .join("partition")
             .exists());
-        let before = t.snapshot().expect("snapshot");
-        let mut f = fs::File::create(dir.path().join("x")).expect("create");
-        f.write_all(&vec![7u8; 1 << 20]).expect("write");
-        f.sync_all().expect("fsync");
-        let after = t.snapshot().expect("snapshot");
-        let r = after.report_since(&before);
+        let mut w = DiskWindow::new(t.clone());
+        assert!(w.report().is_none(), "no period yet");
+        let write_and_sync = |name: &str| {
+            let mut f = fs::File::create(dir.path().join(name)).expect("create");
+            f.write_all(&vec![7u8; 1 << 20]).expect("write");
+            f.sync_all().expect("fsync");
+        };
+        let t0 = Instant::now();
+        w.open().expect("open");
+        write_and_sync("x");
+        w.close().expect("close");
+        let first = w.elapsed_ms();
+        // Between periods (fio's layout and cleanup): neither the time nor the I/O counts.
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        write_and_sync("y");
+        w.open().expect("open");
+        write_and_sync("z");
+        w.close().expect("close");
+        w.close().expect("closing twice is harmless");
+        let wall = t0.elapsed().as_secs_f64() * 1000.0;
+        let total = w.elapsed_ms();
+        assert!(
+            total > first && total < wall - 300.0,
+            "{first} {total} {wall}"
+        );
+        let r = w.report().expect("report");
         assert_eq!(r.name, t.name);
-        assert!(r.write_ios > 0, "{r:?}");
+        assert!(r.write_ios >= 2, "{r:?}");
         assert!((0.0..=100.0).contains(&r.util_pct));
+    }
+
+    #[test]
+    fn deltas_add_up() {
+        let a = DiskStat {
+            read_ios: 3,
+            io_ticks: 10,
+            in_flight: 4,
+            ..Default::default()
+        };
+        let b = DiskStat {
+            read_ios: 5,
+            io_ticks: 20,
+            in_flight: 1,
+            ..Default::default()
+        };
+        let s = a.plus(&b);
+        assert_eq!((s.read_ios, s.io_ticks, s.in_flight), (8, 30, 1));
     }
 
     #[test]

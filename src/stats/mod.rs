@@ -20,6 +20,11 @@ pub mod periodic;
 pub use buckets::latency_buckets;
 pub use cpu::{CpuError, CpuTimes};
 pub use depth::DepthCounters;
-pub use disk::{resolve as resolve_disk, DiskError, DiskSnapshot, DiskStat, DiskTarget};
+pub use disk::{
+    resolve as resolve_disk, DiskError, DiskSnapshot, DiskStat, DiskTarget, DiskWindow,
+};
 pub use latency::{sample_budget_for, LatRecorder, DEFAULT_SAMPLE_BUDGET};
-pub use periodic::{aggregate_series, PeriodicSampler, SampleStats, SampleUnit};
+pub use periodic::{
+    aggregate_series, aggregate_tail, MeasuredEnd, PeriodicSampler, Reading, SampleStats,
+    SampleUnit,
+};
