@@ -89,3 +89,45 @@ fn a_real_check_document_validates_and_round_trips() {
     assert!(doc.profiles[1].job.is_none());
     assert_empty(d.path());
 }
+
+#[test]
+fn a_real_preflight_document_validates_and_round_trips() {
+    let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let spec = format!(
+        "apiVersion: troubleshoot.sh/v1beta2\nkind: HostPreflight\nmetadata:\n  name: etcd\nspec:\n  \
+         hostCollectors:\n    - filesystemPerformance:\n        collectorName: etcd-perf\n        \
+         directory: {}\n        fileSize: 1Mi\n        operationSize: 2300\n        datasync: true\n  \
+         hostAnalyzers:\n    - filesystemPerformance:\n        collectorName: etcd-perf\n        outcomes:\n          \
+         - pass: {{when: \"p99 < 10s\", message: \"fine\"}}\n          - fail: {{message: slow}}\n",
+        d.path().join("bench").display()
+    );
+    std::fs::write(d.path().join("s.yaml"), spec).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_iogauge"))
+        .args(["preflight", "--output", "out", "s.yaml"])
+        .current_dir(d.path())
+        .output()
+        .unwrap();
+    assert!(
+        matches!(o.status.code(), Some(0 | 3)),
+        "{}",
+        text(&o.stderr)
+    );
+    let written: Value = serde_json::from_str(
+        &std::fs::read_to_string(d.path().join("out/preflight.iogauge.json")).unwrap(),
+    )
+    .unwrap();
+    let validator = jsonschema::validator_for(&committed("preflight")).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(&written)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+    let doc: PreflightDocument = serde_json::from_value(written.clone()).unwrap();
+    assert_eq!(serde_json::to_value(&doc).unwrap(), written);
+    assert_eq!(doc.name, "etcd");
+    assert_eq!(doc.collectors.len(), 1);
+    let c = &doc.collectors[0];
+    assert!(c.results.as_ref().unwrap()["P99"] > 0);
+    assert_eq!(doc.outcomes.len(), 1);
+    assert!(c.context.filesystem.is_some());
+}

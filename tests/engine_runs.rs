@@ -237,6 +237,44 @@ fn stop_flag_interrupts_and_cleans_up() {
 }
 
 #[test]
+fn a_deadline_stops_the_run_in_any_stage_and_cleans_up() {
+    let d = tempfile::tempdir().unwrap();
+    // During the I/O: a 30 s job, a 300 ms deadline.
+    let mut j = job("dl", d.path(), RwKind::Write, false);
+    j.time_based = true;
+    j.runtime = Some(Duration::from_secs(30));
+    let spec = RunSpec {
+        jobs: vec![j],
+        ..RunSpec::default()
+    };
+    let opts = RunOptions {
+        deadline: Some(std::time::Instant::now() + Duration::from_millis(300)),
+        ..RunOptions::default()
+    };
+    let t0 = std::time::Instant::now();
+    let e = run(&spec, &opts, &AtomicBool::new(false)).unwrap_err();
+    assert!(t0.elapsed() < Duration::from_secs(5));
+    assert_eq!(e.to_string(), "did not finish before its deadline");
+    assert_empty(d.path());
+    // During layout: a deadline already passed.
+    let mut r = job("dlr", d.path(), RwKind::Read, false);
+    r.size = Some(iogauge::spec::SizeSpec::Bytes(256 << 20));
+    let spec = RunSpec {
+        jobs: vec![r],
+        ..RunSpec::default()
+    };
+    let opts = RunOptions {
+        deadline: Some(std::time::Instant::now()),
+        ..RunOptions::default()
+    };
+    assert!(matches!(
+        run(&spec, &opts, &AtomicBool::new(false)),
+        Err(iogauge::run::RunError::TimedOut)
+    ));
+    assert_empty(d.path());
+}
+
+#[test]
 fn ramp_io_is_not_counted() {
     // 1000 IOPS for a 0.5 s ramp and a 1 s run: only the run's ~1000 I/Os are reported.
     let d = tempfile::tempdir().unwrap();

@@ -2,3 +2,4 @@
 //! input, run, judge, and gather the result. Nothing here prints; callers observe progress.
 
 pub mod check;
+pub mod preflight;

@@ -5,6 +5,7 @@ pub mod check_text;
 pub mod document;
 pub mod json;
 pub mod normal;
+pub mod preflight_text;
 pub mod small_files;
 pub mod terse;
 pub mod troubleshoot;

@@ -4,6 +4,7 @@
 
 use super::{LatSummary, Report};
 use serde_json::{Map, Value};
+use std::path::{Path, PathBuf};
 
 /// troubleshoot's result keys after Min/Max/Average, with the percentile each stands for (one
 /// table, shared with the analyzer's `when` keywords).
@@ -19,6 +20,37 @@ pub struct FsPerfResults {
     pub p: [u64; 17],
     /// Operations per second, when known (iogauge's own results).
     pub iops: Option<f64>,
+}
+
+/// Where troubleshoot keeps `filesystemPerformance` results under an output directory.
+pub fn results_dir(out: &Path) -> PathBuf {
+    out.join("host-collectors").join("filesystemPerformance")
+}
+
+/// Result files for `collector` in `out`: the host's own, then one per node subdirectory (as a
+/// support bundle from several nodes holds them), with the node's name.
+pub fn find_results(out: &Path, collector: &str) -> Vec<(Option<String>, PathBuf)> {
+    let dir = results_dir(out);
+    let file = format!("{collector}.json");
+    let mut found = Vec::new();
+    if dir.join(&file).is_file() {
+        found.push((None, dir.join(&file)));
+    }
+    if let Ok(rd) = std::fs::read_dir(&dir) {
+        let mut nodes: Vec<(String, PathBuf)> = rd
+            .filter_map(Result::ok)
+            .filter(|e| e.path().join(&file).is_file())
+            .map(|e| {
+                (
+                    e.file_name().to_string_lossy().into_owned(),
+                    e.path().join(&file),
+                )
+            })
+            .collect();
+        nodes.sort();
+        found.extend(nodes.into_iter().map(|(n, p)| (Some(n), p)));
+    }
+    found
 }
 
 /// Which latency of the run the result describes.
@@ -63,15 +95,24 @@ impl FsPerfResults {
         }
     }
 
+    /// The table: troubleshoot's keys in its order, integer nanoseconds.
+    pub fn pairs(&self) -> Vec<(&'static str, u64)> {
+        let mut v = vec![
+            ("Min", self.min),
+            ("Max", self.max),
+            ("Average", self.average),
+        ];
+        v.extend(KEYS.iter().enumerate().map(|(i, (k, _))| (*k, self.p[i])));
+        v
+    }
+
     /// troubleshoot's file: the table in integer nanoseconds, keys in troubleshoot's order.
     pub fn to_json(&self) -> String {
-        let mut m = Map::new();
-        m.insert("Min".into(), self.min.into());
-        m.insert("Max".into(), self.max.into());
-        m.insert("Average".into(), self.average.into());
-        for (i, (k, _)) in KEYS.iter().enumerate() {
-            m.insert((*k).into(), self.p[i].into());
-        }
+        let m: Map<String, Value> = self
+            .pairs()
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.into()))
+            .collect();
         let mut s = serde_json::to_string_pretty(&Value::Object(m)).expect("plain JSON");
         s.push('\n');
         s

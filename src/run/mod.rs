@@ -46,6 +46,9 @@ pub enum RunError {
     EngineUnavailable(String),
     #[error("{0}")]
     EngineSetup(String),
+    /// The run's deadline passed, in whatever stage (its files are removed).
+    #[error("did not finish before its deadline")]
+    TimedOut,
 }
 
 impl RunError {
@@ -69,6 +72,9 @@ pub struct RunOptions {
     pub progress_sink: Option<monitor::ProgressSink>,
     /// Samples kept per latency recorder for exact percentiles.
     pub sample_budget: usize,
+    /// The whole run (layout, ramp, I/O) must end by then, or it stops and is a
+    /// [`RunError::TimedOut`] (troubleshoot's collector `timeout`).
+    pub deadline: Option<std::time::Instant>,
 }
 
 impl Default for RunOptions {
@@ -77,6 +83,7 @@ impl Default for RunOptions {
             progress: false,
             progress_sink: None,
             sample_budget: DEFAULT_SAMPLE_BUDGET,
+            deadline: None,
         }
     }
 }
@@ -87,6 +94,7 @@ impl std::fmt::Debug for RunOptions {
             .field("progress", &self.progress)
             .field("progress_sink", &self.progress_sink.is_some())
             .field("sample_budget", &self.sample_budget)
+            .field("deadline", &self.deadline)
             .finish()
     }
 }
@@ -104,6 +112,39 @@ pub struct InstanceResult {
 /// happens, unless the user asked to keep them. `stop` is set by SIGINT/SIGTERM: when it is set
 /// after the jobs started, the report holds what they did until then.
 pub fn run(spec: &RunSpec, opts: &RunOptions, stop: &AtomicBool) -> Result<Report, RunError> {
+    let Some(deadline) = opts.deadline else {
+        return run_until(spec, opts, stop);
+    };
+    // The run stops on the caller's flag or at the deadline; the two are told apart afterwards
+    // and the caller's flag is never set by the timer.
+    let inner = AtomicBool::new(false);
+    let timed_out = AtomicBool::new(false);
+    let done = AtomicBool::new(false);
+    let res = std::thread::scope(|s| {
+        s.spawn(|| {
+            while !done.load(Ordering::Relaxed) {
+                let now = std::time::Instant::now();
+                if now >= deadline {
+                    timed_out.store(true, Ordering::Relaxed);
+                }
+                if stop.load(Ordering::Relaxed) || now >= deadline {
+                    inner.store(true, Ordering::Relaxed);
+                    return;
+                }
+                std::thread::sleep((deadline - now).min(std::time::Duration::from_millis(10)));
+            }
+        });
+        let r = run_until(spec, opts, &inner);
+        done.store(true, Ordering::Relaxed);
+        r
+    });
+    if timed_out.load(Ordering::Relaxed) && !stop.load(Ordering::Relaxed) {
+        return Err(RunError::TimedOut);
+    }
+    res
+}
+
+fn run_until(spec: &RunSpec, opts: &RunOptions, stop: &AtomicBool) -> Result<Report, RunError> {
     let created = CreatedFiles::new();
     let started_at = std::time::SystemTime::now();
     let run_start = clock::now_ns();

@@ -3,10 +3,12 @@
 //! the collector produced no result; when nothing holds there is no verdict.
 
 use super::godur::go_duration;
-use crate::report::troubleshoot::{FsPerfResults, KEYS};
+use crate::report::document::{AnalyzerOutcome, CheckVerdict};
+use crate::report::troubleshoot::{find_results, FsPerfResults, KEYS};
 use crate::spec::troubleshoot::{
     Condition, Field, FsPerfAnalyzer, OutcomeKind, Part, Stat, Template,
 };
+use std::path::Path;
 
 /// One analyzer's verdict.
 #[derive(Debug, Clone, PartialEq)]
@@ -16,6 +18,87 @@ pub struct Verdict {
     pub message: String,
     pub uri: Option<String>,
     pub strict: bool,
+}
+
+impl Verdict {
+    /// As it goes into the preflight document and troubleshoot's outputs.
+    pub fn outcome(&self) -> AnalyzerOutcome {
+        AnalyzerOutcome {
+            title: self.title.clone(),
+            verdict: match self.kind {
+                OutcomeKind::Pass => CheckVerdict::Pass,
+                OutcomeKind::Warn => CheckVerdict::Warn,
+                OutcomeKind::Fail => CheckVerdict::Fail,
+            },
+            message: self.message.clone(),
+            uri: self.uri.clone(),
+            strict: self.strict,
+        }
+    }
+}
+
+/// An analyzer that could not decide fails, as in troubleshoot ("Analyzer Failed: …").
+fn failed(title: &str, why: String, strict: bool) -> Verdict {
+    Verdict {
+        title: title.to_string(),
+        kind: OutcomeKind::Fail,
+        message: why,
+        uri: None,
+        strict,
+    }
+}
+
+/// Every analyzer against the results in `out` (the host's and each node's). `errors` are the
+/// collectors that produced nothing here and why: their reason is the verdict, unless the spec
+/// says what to do without a result (`fileNotCollected` first).
+pub fn analyze_all(
+    analyzers: &[FsPerfAnalyzer],
+    out: &Path,
+    errors: &[(String, String)],
+) -> Vec<Verdict> {
+    let mut verdicts = Vec::new();
+    for an in analyzers.iter().filter(|x| !x.exclude) {
+        let found = find_results(out, &an.collector_name);
+        let runs: Vec<(String, Option<FsPerfResults>)> = if found.is_empty() {
+            vec![(an.check_name.clone(), None)]
+        } else {
+            let mut v = Vec::new();
+            for (node, path) in found {
+                let title = match node {
+                    Some(n) => format!("{} - Node {n}", an.check_name),
+                    None => an.check_name.clone(),
+                };
+                match std::fs::read_to_string(&path)
+                    .map_err(|e| e.to_string())
+                    .and_then(|t| FsPerfResults::from_json(&t))
+                {
+                    Ok(r) => v.push((title, Some(r))),
+                    Err(e) => verdicts.push(failed(
+                        &title,
+                        format!("{}: {e}", path.display()),
+                        an.strict,
+                    )),
+                }
+            }
+            v
+        };
+        let not_collected_first =
+            an.outcomes.first().map(|o| &o.when) == Some(&Condition::FileNotCollected);
+        for (title, r) in runs {
+            if let (None, false) = (&r, not_collected_first) {
+                if let Some((_, why)) = errors.iter().find(|(n, _)| *n == an.collector_name) {
+                    verdicts.push(failed(&title, why.clone(), an.strict));
+                    continue;
+                }
+            }
+            match analyze(an, r.as_ref(), &title) {
+                Ok(Some(v)) => verdicts.push(v),
+                Ok(None) => {}
+                Err(e) => verdicts.push(failed(&title, format!("Analyzer Failed: {e}"), an.strict)),
+            }
+        }
+    }
+    verdicts
 }
 
 /// The table `{{ .String }}` prints, as troubleshoot's `FSPerfResults.String()`: a leading

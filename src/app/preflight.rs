@@ -1,0 +1,289 @@
+//! `iogauge preflight` from specs to outcomes: run each `filesystemPerformance` collector under
+//! its timeout (a run-level deadline), write troubleshoot's result files and iogauge's full
+//! report, evaluate the analyzers, and gather everything into a `PreflightDocument`.
+
+use crate::report::document::{
+    CollectorOutcome, CollectorStatus, Context, PreflightDocument, SCHEMA_VERSION,
+};
+use crate::report::json::render_json;
+use crate::report::troubleshoot::{results_dir, FsPerfResults, Measure};
+use crate::run::stop::Stop;
+use crate::run::{context, run, RunError, RunOptions};
+use crate::spec::troubleshoot::collector::SyncPolicy;
+use crate::spec::troubleshoot::{load, FsPerfCollector, Preflight};
+use crate::spec::RunSpec;
+use crate::verdict::fsperf::{analyze_all, Verdict};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// What to run and where the results go.
+#[derive(Debug, Clone)]
+pub struct PreflightRequest {
+    /// Where result files go; None: a new `preflight-<unix time>` directory.
+    pub output: Option<PathBuf>,
+    /// Evaluate the analyzers against results already here, collecting nothing.
+    pub analyze_only: Option<PathBuf>,
+    pub keep_files: bool,
+}
+
+/// Everything the command line needs to print and to choose the exit code.
+pub struct PreflightResult {
+    pub document: PreflightDocument,
+    pub verdicts: Vec<Verdict>,
+    /// Collectors that produced no result here, and why.
+    pub errors: Vec<(String, String)>,
+    /// The output directory, when a result file was written there.
+    pub wrote: Option<PathBuf>,
+    /// Whether any analyzer is to be evaluated (a spec with collectors only has none).
+    pub analyzed: bool,
+}
+
+/// What the caller shows while collectors run.
+pub trait Observer {
+    fn note(&mut self, line: &str);
+}
+
+/// Reads every document of every spec (`-` is stdin).
+pub fn load_specs(paths: &[PathBuf]) -> Result<Preflight, String> {
+    let mut p = Preflight::default();
+    for path in paths {
+        let stdin = path.as_os_str() == "-";
+        let name = path.display().to_string();
+        let text = if stdin {
+            let mut s = String::new();
+            std::io::stdin()
+                .read_to_string(&mut s)
+                .map_err(|e| format!("cannot read the spec from stdin: {e}"))?;
+            s
+        } else {
+            std::fs::read_to_string(path).map_err(|e| format!("cannot read spec '{name}': {e}"))?
+        };
+        load(&text, if stdin { "<stdin>" } else { &name }, &mut p)?;
+    }
+    Ok(p)
+}
+
+/// Runs the collectors (unless analyze-only) and the analyzers.
+pub fn preflight(
+    req: &PreflightRequest,
+    p: &Preflight,
+    stop: &Stop,
+    obs: &mut dyn Observer,
+) -> PreflightResult {
+    let out = match (&req.analyze_only, &req.output) {
+        (Some(d), _) | (None, Some(d)) => d.clone(),
+        (None, None) => {
+            let secs = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs())
+                .unwrap_or(0);
+            PathBuf::from(format!("preflight-{secs}"))
+        }
+    };
+    let mut errors = Vec::new();
+    let mut collectors = Vec::new();
+    let mut wrote = None;
+    if req.analyze_only.is_none() {
+        for c in p.collectors.iter().filter(|c| !c.exclude) {
+            if stop.is_set() {
+                break;
+            }
+            obs.note(&format!(
+                "iogauge preflight: collecting {} in {}",
+                c.collector_name,
+                c.directory.display()
+            ));
+            let (res, where_) = collect(c, &out, req.keep_files, stop, obs);
+            let (status, reason, results) = match res {
+                Ok(r) => {
+                    wrote = Some(out.clone());
+                    (CollectorStatus::Collected, None, Some(r))
+                }
+                Err(Failure::TimedOut) => (
+                    CollectorStatus::TimedOut,
+                    Some(format!(
+                        "collector '{}' timed out after {:?}; its files were removed",
+                        c.collector_name, c.timeout
+                    )),
+                    None,
+                ),
+                Err(Failure::Other(e)) => (CollectorStatus::Failed, Some(e), None),
+            };
+            if let Some(why) = &reason {
+                obs.note(&format!("iogauge preflight: {why}"));
+                errors.push((c.collector_name.clone(), why.clone()));
+            }
+            collectors.push(CollectorOutcome {
+                name: c.collector_name.clone(),
+                status,
+                reason,
+                context: where_,
+                results: results.map(|r: FsPerfResults| {
+                    r.pairs()
+                        .into_iter()
+                        .map(|(k, v)| (k.to_string(), v))
+                        .collect()
+                }),
+            });
+        }
+    }
+    let analyzed = req.analyze_only.is_some() || p.analyzers.iter().any(|x| !x.exclude);
+    let verdicts = if analyzed && !stop.is_set() {
+        analyze_all(&p.analyzers, &out, &errors)
+    } else {
+        Vec::new()
+    };
+    let document = PreflightDocument {
+        schema_version: SCHEMA_VERSION,
+        iogauge: env!("CARGO_PKG_VERSION").to_string(),
+        name: p.name.clone().unwrap_or_else(|| "preflight".into()),
+        collectors,
+        outcomes: verdicts.iter().map(Verdict::outcome).collect(),
+    };
+    if let Some(dir) = &wrote {
+        // The typed document beside troubleshoot's files; a failure to write it is only noted.
+        let path = dir.join("preflight.iogauge.json");
+        let text = serde_json::to_string_pretty(&document).unwrap_or_default() + "\n";
+        if let Err(e) = std::fs::write(&path, text) {
+            obs.note(&format!(
+                "iogauge preflight: warning: cannot write '{}': {e}",
+                path.display()
+            ));
+        }
+    }
+    PreflightResult {
+        document,
+        verdicts,
+        errors,
+        wrote,
+        analyzed,
+    }
+}
+
+enum Failure {
+    TimedOut,
+    Other(String),
+}
+
+/// `dir` and those of its parents that do not exist yet, deepest first.
+fn missing_ancestors(dir: &Path) -> Vec<PathBuf> {
+    dir.ancestors()
+        .take_while(|d| !d.as_os_str().is_empty() && !d.exists())
+        .map(Path::to_path_buf)
+        .collect()
+}
+
+/// Runs one collector under its timeout and writes its result files; also says where it ran
+/// (read while its directory exists).
+fn collect(
+    c: &FsPerfCollector,
+    out: &Path,
+    keep_files: bool,
+    stop: &Stop,
+    obs: &mut dyn Observer,
+) -> (Result<FsPerfResults, Failure>, Context) {
+    // Directories made for the test go again afterwards (if empty), whatever happens.
+    let made = missing_ancestors(&c.directory);
+    if !made.is_empty() {
+        if let Err(e) = std::fs::create_dir_all(&c.directory) {
+            let why = format!("cannot create directory '{}': {e}", c.directory.display());
+            return (Err(Failure::Other(why)), context::describe(None));
+        }
+        use std::os::unix::fs::PermissionsExt;
+        let _ = std::fs::set_permissions(&c.directory, std::fs::Permissions::from_mode(0o700));
+    }
+    let where_ = context::describe(Some(&c.directory));
+    let res = collect_in(c, out, keep_files, stop, obs);
+    for d in &made {
+        let _ = std::fs::remove_dir(d);
+    }
+    (res, where_)
+}
+
+fn collect_in(
+    c: &FsPerfCollector,
+    out: &Path,
+    keep_files: bool,
+    stop: &Stop,
+    obs: &mut dyn Observer,
+) -> Result<FsPerfResults, Failure> {
+    let name = &c.collector_name;
+    let spec = RunSpec {
+        jobs: c.jobs(),
+        keep_files,
+        ..RunSpec::default()
+    };
+    // A result from an earlier run in the same directory must not stand in for this one.
+    let dir = results_dir(out);
+    for file in [format!("{name}.json"), format!("{name}.iogauge.json")] {
+        let _ = std::fs::remove_file(dir.join(file));
+    }
+    // The timeout covers setup, warmup and run: whatever stage it hits, it is a timeout.
+    let opts = RunOptions {
+        deadline: Some(std::time::Instant::now() + c.timeout),
+        ..RunOptions::default()
+    };
+    let res = run(&spec, &opts, stop.flag());
+    if stop.is_set() {
+        return Err(Failure::Other(format!("collector '{name}': interrupted")));
+    }
+    let mut report = match res {
+        Ok(r) => r,
+        Err(RunError::TimedOut) => return Err(Failure::TimedOut),
+        Err(e) => return Err(Failure::Other(format!("collector '{name}': {e}"))),
+    };
+    let measure = match c.sync {
+        SyncPolicy::None => Measure::Write,
+        _ => Measure::Sync,
+    };
+    // Say what the numbers in <collectorName>.json are, in the full report beside it.
+    let op = if c.sync == SyncPolicy::Fsync {
+        "fsync"
+    } else {
+        "fdatasync"
+    };
+    report.notes.push(match c.sync {
+        SyncPolicy::None => format!(
+            "{name}: neither sync nor datasync is set, so {name}.json holds the latency of plain \
+             buffered writes (no sync after them)"
+        ),
+        _ => format!(
+            "{name}: {name}.json holds the latency of the {op} after each write \
+             (jobs[0].sync.lat_ns), as troubleshoot's fio-based collector reads it; each write \
+             together with its {op} is jobs[0].sync.iogauge.write_and_sync_lat_ns, as \
+             troubleshoot's original collector timed it"
+        ),
+    });
+    if c.sync == SyncPolicy::None {
+        obs.note(&format!(
+            "iogauge preflight: note: collector '{name}' sets neither sync nor datasync: its \
+             result is plain write latency"
+        ));
+    }
+    let r = FsPerfResults::from_report(&report, measure)
+        .ok_or_else(|| Failure::Other(format!("collector '{name}': no latency was measured")))?;
+    // Show that the background load was real: what each kind achieved against its target.
+    if let Some(b) = &c.background {
+        for (word, target, d) in [("write", b.write_iops, 1), ("read", b.read_iops, 0)] {
+            let got: f64 = report
+                .jobs
+                .iter()
+                .filter(|j| j.name.starts_with(&format!("background-{word}-")))
+                .map(|j| j.dirs[d].iops)
+                .sum();
+            obs.note(&format!(
+                "iogauge preflight: background {word}: {got:.1} IOPS achieved (target {target})"
+            ));
+        }
+    }
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| Failure::Other(format!("cannot create '{}': {e}", dir.display())))?;
+    let write = |file: String, text: String| {
+        let p = dir.join(file);
+        std::fs::write(&p, text)
+            .map_err(|e| Failure::Other(format!("cannot write '{}': {e}", p.display())))
+    };
+    write(format!("{name}.json"), r.to_json())?;
+    write(format!("{name}.iogauge.json"), render_json(&report, false))?;
+    Ok(r)
+}

@@ -1,0 +1,72 @@
+//! troubleshoot's `preflight` outputs, from the analyzers' outcomes: the non-interactive `human`
+//! text, and the `{"pass": [...], "warn": [...], "fail": [...]}` structure of `--format json|yaml`.
+
+use super::document::{AnalyzerOutcome, CheckVerdict};
+use serde::Serialize;
+use std::fmt::Write;
+
+/// troubleshoot's `human` format; `name` is the spec's `metadata.name`.
+pub fn render_human(name: &str, outcomes: &[AnalyzerOutcome]) -> String {
+    let mut out = String::from("\n");
+    // Writing into a String cannot fail.
+    for o in outcomes {
+        let label = match o.verdict {
+            CheckVerdict::Pass => "PASS",
+            CheckVerdict::Warn => "WARN:",
+            _ => "FAIL:",
+        };
+        let _ = writeln!(out, "   --- {label} {}", o.title);
+        let _ = writeln!(out, "      --- {}", o.message);
+        if o.strict {
+            let _ = writeln!(out, "      --- Strict: true");
+        }
+    }
+    if outcomes.iter().any(|o| o.verdict == CheckVerdict::Fail) {
+        let _ = writeln!(out, "--- FAIL   {name}\nFAILED");
+    } else {
+        let _ = writeln!(out, "--- PASS   {name}\nPASS");
+    }
+    out
+}
+
+/// One entry of troubleshoot's structured output.
+#[derive(Debug, Serialize)]
+pub struct Item {
+    pub title: String,
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uri: Option<String>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub strict: bool,
+}
+
+/// troubleshoot's structured output: the outcomes grouped by kind, empty groups left out.
+#[derive(Debug, Serialize)]
+pub struct Grouped {
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pass: Vec<Item>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warn: Vec<Item>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub fail: Vec<Item>,
+}
+
+pub fn grouped(outcomes: &[AnalyzerOutcome]) -> Grouped {
+    let of = |k: CheckVerdict| -> Vec<Item> {
+        outcomes
+            .iter()
+            .filter(|o| o.verdict == k)
+            .map(|o| Item {
+                title: o.title.clone(),
+                message: o.message.clone(),
+                uri: o.uri.clone(),
+                strict: o.strict,
+            })
+            .collect()
+    };
+    Grouped {
+        pass: of(CheckVerdict::Pass),
+        warn: of(CheckVerdict::Warn),
+        fail: of(CheckVerdict::Fail),
+    }
+}
