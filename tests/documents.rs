@@ -131,3 +131,24 @@ fn a_real_preflight_document_validates_and_round_trips() {
     assert_eq!(doc.outcomes.len(), 1);
     assert!(c.context.filesystem.is_some());
 }
+
+/// `iogauge fio`'s JSON stays fio's layout; where it ran goes under the `iogauge` key.
+#[test]
+fn fio_json_says_where_it_ran() {
+    let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_iogauge"))
+        .args(["fio", "--name=ctx", "--size=1m", "--output-format=json"])
+        .arg(format!("--directory={}", d.path().display()))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let c: iogauge::report::document::Context =
+        serde_json::from_value(v["iogauge"]["context"].clone()).unwrap();
+    assert_eq!(
+        c.directory.as_deref(),
+        Some(d.path().canonicalize().unwrap().to_str().unwrap())
+    );
+    assert!(c.filesystem.is_some() && !c.kernel.is_empty());
+    assert_empty(d.path());
+}

@@ -128,6 +128,7 @@ fn report(jobs: Vec<JobReport>, groups: Vec<GroupReport>, disks: Vec<DiskReport>
     Report {
         version: Report::version_string(),
         started_at: at_ms(1_795_333_742_000),
+        context: None,
         global_options: vec![],
         jobs,
         groups,
@@ -599,6 +600,7 @@ pub fn from_fio_json(text: &str) -> Report {
     Report {
         version: Report::version_string(),
         started_at: at_ms(ts_ms),
+        context: None,
         global_options: opts(&doc["global options"]),
         jobs,
         groups: vec![],

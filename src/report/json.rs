@@ -6,7 +6,7 @@
 //! as `.jobs[0].sync.lat_ns.percentile["99.000000"]`) therefore work unchanged.
 //!
 //! iogauge's own additions live under one `iogauge` key per object, always the last key:
-//! top level (version, notes), each job (whether latency was measured), each direction (the
+//! top level (version, notes, where it ran), each job (whether latency was measured), each direction (the
 //! periodic bandwidth/IOPS series and the uncounted tail) and each latency object that has percentiles (how they were
 //! computed). Deliberate differences: syncs are counted in `sync.total_ios`, never as short reads;
 //! `eta` is 0 because the report is written after every job finished.
@@ -28,6 +28,23 @@ enum J {
     Null,
     Obj(Vec<(String, J)>),
     Arr(Vec<J>),
+}
+
+/// A serde value (the typed context) in this printer's terms, keeping its key order.
+fn from_serde(v: serde_json::Value) -> J {
+    use serde_json::Value as V;
+    match v {
+        V::Null => J::Null,
+        V::Bool(b) => J::Bool(b),
+        V::Number(n) => match (n.as_u64(), n.as_i64()) {
+            (Some(u), _) => J::Int(u),
+            (None, Some(i)) => J::SInt(i),
+            _ => J::Float(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        V::String(s) => J::Str(s),
+        V::Array(a) => J::Arr(a.into_iter().map(from_serde).collect()),
+        V::Object(m) => J::Obj(m.into_iter().map(|(k, v)| (k, from_serde(v))).collect()),
+    }
 }
 
 /// Small builder for ordered objects.
@@ -97,6 +114,12 @@ fn document(r: &Report, plus: bool) -> J {
         "notes",
         J::Arr(r.notes.iter().map(|n| J::Str(n.clone())).collect()),
     );
+    if let Some(c) = &r.context {
+        ig.val(
+            "context",
+            from_serde(serde_json::to_value(c).unwrap_or_default()),
+        );
+    }
     o.val("iogauge", ig.done());
     o.done()
 }

@@ -297,6 +297,8 @@ pub struct Report {
     /// Printed where fio prints its version (`fio version` in JSON).
     pub version: String,
     pub started_at: SystemTime,
+    /// Where the run happened (host, kernel, filesystem, device), for iogauge's JSON key.
+    pub context: Option<document::Context>,
     pub global_options: Vec<(String, String)>,
     pub jobs: Vec<JobReport>,
     pub groups: Vec<GroupReport>,

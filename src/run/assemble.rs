@@ -324,6 +324,27 @@ fn group_reports(results: &[InstanceResult]) -> Vec<GroupReport> {
     groups
 }
 
+/// Where the run's files were: the first job's directory, the parent of its first named file,
+/// or the current directory.
+fn where_run(spec: &RunSpec) -> std::path::PathBuf {
+    let Some(j) = spec.jobs.first() else {
+        return ".".into();
+    };
+    if let Some(name) = j.filename.as_deref().and_then(|f| {
+        crate::workload::layout::split_filenames(f)
+            .into_iter()
+            .next()
+    }) {
+        let p = std::path::PathBuf::from(name);
+        let p = match &j.directory {
+            Some(d) if p.is_relative() => d.join(p),
+            _ => p,
+        };
+        return crate::workload::layout::parent_dir(&p);
+    }
+    j.directory.clone().unwrap_or_else(|| ".".into())
+}
+
 pub fn report(
     spec: &RunSpec,
     results: Vec<InstanceResult>,
@@ -352,6 +373,7 @@ pub fn report(
     Report {
         version: Report::version_string(),
         started_at,
+        context: Some(super::context::describe(Some(&where_run(spec)))),
         global_options: spec.global_options.clone(),
         job_lines: job_lines(spec),
         jobs,

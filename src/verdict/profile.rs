@@ -8,6 +8,8 @@ use crate::spec::troubleshoot::OutcomeKind;
 use crate::spec::{DDIR_READ, DDIR_WRITE};
 
 /// What a profile's run produced.
+// One per profile run, never in a collection: the size difference costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone)]
 pub enum Measured {
     Fio(Report),

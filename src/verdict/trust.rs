@@ -86,6 +86,7 @@ mod tests {
         let r = Report {
             version: String::new(),
             started_at: std::time::SystemTime::UNIX_EPOCH,
+            context: None,
             global_options: Vec::new(),
             jobs: vec![j],
             groups: Vec::new(),
