@@ -1,6 +1,9 @@
 //! `iogauge check` end to end with real I/O at reduced scale: every profile, the JSON document,
 //! a real failing verdict on a throttled disk (blkio cgroup), refusals, and cleanup.
 
+// Tests unwrap: a failure is the test failing.
+#![allow(clippy::unwrap_used)]
+
 mod common;
 use common::*;
 
@@ -451,6 +454,7 @@ fn a_users_own_profile_file() {
 fn a_throttled_disk_fails_sync_iops_for_real() {
     let cg = Path::new("/sys/fs/cgroup/blkio");
     let must = std::env::var("CI").as_deref() == Ok("true");
+    // SAFETY: geteuid has no preconditions.
     if !cg.is_dir() || unsafe { libc::geteuid() } != 0 {
         assert!(
             !must,

@@ -1,6 +1,9 @@
 //! `iogauge fio` end to end: the seeds' recipes run unchanged and print fio's layouts; bad input
 //! gets its message and exit code; nothing is left behind.
 
+// Tests unwrap: a failure is the test failing.
+#![allow(clippy::unwrap_used)]
+
 mod common;
 use common::*;
 

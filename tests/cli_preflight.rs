@@ -2,6 +2,9 @@
 //! troubleshoot's result files, analyze-only on troubleshoot's formats and per-node layout,
 //! timeouts, and spec errors.
 
+// Tests unwrap: a failure is the test failing.
+#![allow(clippy::unwrap_used)]
+
 mod common;
 use common::*;
 

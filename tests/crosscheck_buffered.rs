@@ -11,6 +11,9 @@
 //! Files live under the build directory, not /tmp, which may be a tmpfs whose pages cannot be
 //! dropped.
 
+// Tests unwrap: a failure is the test failing.
+#![allow(clippy::unwrap_used)]
+
 use serde_json::Value;
 use std::fs::File;
 use std::os::unix::io::AsRawFd;

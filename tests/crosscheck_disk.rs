@@ -3,6 +3,9 @@
 //! cleanup as well. Runs fio and iogauge one after the other, interleaved, on the same job in a
 //! temp dir on the project's filesystem (a real disk here: ext4 on /dev/vda).
 
+// Tests unwrap: a failure is the test failing.
+#![allow(clippy::unwrap_used)]
+
 use serde_json::Value;
 use std::path::Path;
 use std::process::Command;

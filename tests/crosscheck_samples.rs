@@ -3,6 +3,9 @@
 //! docs/MEASUREMENT.md) and what they say. fio and iogauge run at the same time, each in its
 //! own temp dir, so that the whole file takes about as long as its longest run.
 
+// Tests unwrap: a failure is the test failing.
+#![allow(clippy::unwrap_used)]
+
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};

@@ -2,6 +2,9 @@
 //! document validates against its schema and survives a round trip through the types unchanged
 //! (the HTML report, the history and the Kubernetes mode read documents back).
 
+// Tests unwrap: a failure is the test failing.
+#![allow(clippy::unwrap_used)]
+
 mod common;
 use common::*;
 

@@ -1,6 +1,9 @@
 //! The queueing engines (io_uring, libaio) on real files: exact counts, queue depth bounded by
 //! iodepth, mixes, syncs, latency definitions, and direct I/O alignment errors.
 
+// Tests unwrap: a failure is the test failing.
+#![allow(clippy::unwrap_used)]
+
 mod common;
 use common::*;
 

@@ -1,6 +1,9 @@
 //! Real small jobs through the orchestrator (library level): counts, time limits, ramp, rate,
 //! mixes, groups and cleanup. Each test runs in its own temporary directory.
 
+// Tests unwrap: a failure is the test failing.
+#![allow(clippy::unwrap_used)]
+
 mod common;
 use common::*;
 

@@ -2,6 +2,9 @@
 //! I/O and byte counts must be equal. fio must be installed (CI installs it; with CI=true a
 //! missing fio fails these tests instead of skipping them).
 
+// Tests unwrap: a failure is the test failing.
+#![allow(clippy::unwrap_used)]
+
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::Path;

@@ -2,6 +2,9 @@
 //! as a member of the group: two signals in a row): nothing is ever left behind, results that
 //! finished are printed, and an interrupted run exits 1 with a one-line reason.
 
+// Tests unwrap: a failure is the test failing.
+#![allow(clippy::unwrap_used)]
+
 mod common;
 use common::*;
 

@@ -3,6 +3,9 @@
 //! so it is the only test in its binary (cargo runs test binaries one at a time), needs root, and
 //! restores the old value even if the assertions fail.
 
+// Tests unwrap: a failure is the test failing.
+#![allow(clippy::unwrap_used)]
+
 use std::process::Command;
 
 const KNOB: &str = "/proc/sys/kernel/io_uring_disabled";

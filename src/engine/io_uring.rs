@@ -162,13 +162,23 @@ fn retry_eintr(mut f: impl FnMut() -> io::Result<usize>) -> io::Result<usize> {
 
 impl QueueEngine for Uring {
     #[inline]
-    fn queue(&mut self, slot: u32, file: usize, op: Op, buf: *mut u8, len: usize, offset: u64) {
+    unsafe fn queue(
+        &mut self,
+        slot: u32,
+        file: usize,
+        op: Op,
+        buf: *mut u8,
+        len: usize,
+        offset: u64,
+    ) -> io::Result<()> {
         let e = self.entry(slot, file, op, buf, len, offset);
-        // SAFETY: the buffer stays valid until the completion is reaped (worker's slot contract).
+        // SAFETY: the caller keeps the buffer valid until the completion is reaped (# Safety).
         let pushed = unsafe { self.ring.submission().push(&e) };
-        // The ring has at least iodepth entries and the caller never exceeds iodepth.
-        debug_assert!(pushed.is_ok(), "submission ring full");
+        // The ring has at least iodepth entries and the caller never exceeds iodepth, so this
+        // is a broken invariant, reported rather than assumed away.
+        pushed.map_err(|_| io::Error::other("io_uring submission ring full"))?;
         self.unsubmitted += 1;
+        Ok(())
     }
 
     #[inline]

@@ -86,7 +86,15 @@ impl Drop for Aio {
 
 impl QueueEngine for Aio {
     #[inline]
-    fn queue(&mut self, slot: u32, file: usize, op: Op, buf: *mut u8, len: usize, offset: u64) {
+    unsafe fn queue(
+        &mut self,
+        slot: u32,
+        file: usize,
+        op: Op,
+        buf: *mut u8,
+        len: usize,
+        offset: u64,
+    ) -> io::Result<()> {
         let cb = &mut self.iocbs[slot as usize];
         *cb = Iocb {
             data: slot as u64,
@@ -101,6 +109,7 @@ impl QueueEngine for Aio {
             ..Iocb::default()
         };
         self.pending.push(cb);
+        Ok(())
     }
 
     #[inline]

@@ -37,8 +37,12 @@ pub enum SyncOp {
 /// A synchronous engine: each call performs one operation and returns when it is complete.
 pub trait Engine: Send {
     /// One I/O of `len` bytes at `offset` of the job's file number `file`; returns bytes done.
-    /// `buf` is valid for `len` bytes (and aligned for O_DIRECT).
-    fn io(
+    ///
+    /// # Safety
+    /// `buf` must be valid for reads and writes of `len` bytes for the duration of the call,
+    /// aligned as O_DIRECT needs when the file was opened with it, and not used elsewhere
+    /// meanwhile.
+    unsafe fn io(
         &mut self,
         file: usize,
         op: Op,
@@ -56,8 +60,22 @@ pub trait Engine: Send {
 /// reused only after its completion was reaped.
 pub trait QueueEngine: Send {
     /// Prepare one I/O in `slot`; it is sent by the next [`QueueEngine::submit`]. The caller never
-    /// has more than iodepth I/Os queued or in flight, so this cannot run out of room.
-    fn queue(&mut self, slot: u32, file: usize, op: Op, buf: *mut u8, len: usize, offset: u64);
+    /// has more than iodepth I/Os queued or in flight; an engine that still runs out of room
+    /// says so with an error.
+    ///
+    /// # Safety
+    /// `buf` must be valid for `len` bytes (aligned for O_DIRECT where needed) from this call
+    /// until the slot's completion has been reaped; the kernel reads or writes it meanwhile, so
+    /// it must neither be freed nor used for anything else until then.
+    unsafe fn queue(
+        &mut self,
+        slot: u32,
+        file: usize,
+        op: Op,
+        buf: *mut u8,
+        len: usize,
+        offset: u64,
+    ) -> io::Result<()>;
 
     /// Submit queued I/Os, oldest first; returns how many the kernel took (0 = busy, reap first).
     fn submit(&mut self) -> io::Result<usize>;

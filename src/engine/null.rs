@@ -9,7 +9,7 @@ pub struct Null;
 
 impl Engine for Null {
     #[inline(always)]
-    fn io(
+    unsafe fn io(
         &mut self,
         _file: usize,
         _op: Op,

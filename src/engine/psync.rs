@@ -17,7 +17,7 @@ impl Psync {
 
 impl Engine for Psync {
     #[inline]
-    fn io(
+    unsafe fn io(
         &mut self,
         file: usize,
         op: Op,

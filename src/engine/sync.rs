@@ -24,7 +24,7 @@ impl Sync {
 
 impl Engine for Sync {
     #[inline]
-    fn io(
+    unsafe fn io(
         &mut self,
         file: usize,
         op: Op,

@@ -9,6 +9,7 @@ use std::path::Path;
 fn uname() -> (String, String) {
     // SAFETY: uname fills the zeroed struct; its fields are NUL-terminated.
     let mut u: libc::utsname = unsafe { std::mem::zeroed() };
+    // SAFETY: `u` is a valid, writable utsname.
     if unsafe { libc::uname(&mut u) } != 0 {
         return (String::new(), String::new());
     }

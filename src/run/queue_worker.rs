@@ -26,9 +26,12 @@ struct Slot {
     t_sub: u64,
 }
 
-/// Slot buffers: one aligned allocation, `stride` bytes per slot.
+/// Slot buffers: one aligned allocation, `stride` bytes per slot. The kernel may write into
+/// them until every queued I/O is reaped, so they are freed only by [`SlotBuffers::release`],
+/// which the worker calls once nothing is in flight and the engine is gone. Dropped any other
+/// way (a panic in the loop, a failed reap) they are leaked, never freed under the kernel.
 pub struct SlotBuffers {
-    buf: AlignedBuf,
+    buf: std::mem::ManuallyDrop<AlignedBuf>,
     stride: usize,
 }
 
@@ -36,9 +39,15 @@ impl SlotBuffers {
     pub fn new(depth: u32, max_bs: usize) -> Self {
         let stride = max_bs.div_ceil(4096) * 4096;
         SlotBuffers {
-            buf: AlignedBuf::new(stride * depth.max(1) as usize),
+            buf: std::mem::ManuallyDrop::new(AlignedBuf::new(stride * depth.max(1) as usize)),
             stride,
         }
+    }
+
+    /// Frees the buffers: call only when no I/O on them is queued or in flight.
+    pub fn release(mut self) {
+        // SAFETY: `self` is consumed, so the buffer is dropped exactly once and never used again.
+        unsafe { std::mem::ManuallyDrop::drop(&mut self.buf) };
     }
 
     /// (pointer, length) of every slot's buffer, for engines that register them.
@@ -214,7 +223,15 @@ pub fn run_queue_worker<E: QueueEngine>(
             } else {
                 Op::Write
             };
-            engine.queue(slot as u32, file, op, buf, len, offset);
+            // SAFETY: the slot's buffer lives in `bufs`, which is freed only after the queue is
+            // drained and the engine destroyed (and leaked otherwise); the slot is not reused
+            // before its completion is reaped (it returns to `free` only then).
+            if let Err(e) = unsafe { engine.queue(slot as u32, file, op, buf, len, offset) } {
+                free.push(slot as u32);
+                let name = if dir == DDIR_READ { "read" } else { "write" };
+                res.error = Some(failure(name, file, offset, errno(&e)));
+                break;
+            }
             queued.push(slot as u32);
             depth.on_issue((inflight + queued.len()) as u32);
             issued_bytes += len as u64;
@@ -431,10 +448,8 @@ pub fn run_queue_worker<E: QueueEngine>(
     // The engine goes before the buffers it may have registered. If I/O is somehow still in
     // flight (a failed reap), leak the buffers rather than let the kernel write into freed memory.
     drop(engine);
-    if inflight > 0 {
-        std::mem::forget(bufs);
-    } else {
-        drop(bufs);
+    if inflight == 0 {
+        bufs.release();
     }
     published.end_ns.store(end, Ordering::Relaxed);
     published.phase.store(PHASE_DONE, Ordering::Release);

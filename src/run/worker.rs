@@ -308,7 +308,9 @@ impl<E: Engine> Loop<'_, E> {
                     Op::Write
                 };
                 let t0 = now_ns();
-                let r = self.engine.io(file, op, bufp, len, offset);
+                // SAFETY: bufp points at `buf`, max_bs >= len bytes aligned for O_DIRECT,
+                // owned by this thread and alive for the whole loop.
+                let r = unsafe { self.engine.io(file, op, bufp, len, offset) };
                 let t1 = now_ns();
                 let n = match r {
                     Ok(n) => n,

@@ -34,6 +34,7 @@ impl CpuTimes {
     pub fn now_thread() -> Result<CpuTimes, CpuError> {
         // SAFETY: getrusage only writes into the zeroed struct we pass.
         let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: `ru` is a valid, writable rusage.
         let rc = unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut ru) };
         if rc != 0 {
             return Err(CpuError::Getrusage(std::io::Error::last_os_error()));

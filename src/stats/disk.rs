@@ -573,6 +573,7 @@ mod tests {
     /// the loop disk (not `loopNp1`). Everything is torn down in Drop.
     #[test]
     fn loop_partition_resolves_to_parent_disk() {
+        // SAFETY: geteuid has no preconditions.
         if unsafe { libc::geteuid() } != 0 {
             eprintln!(
                 "skipping loop_partition_resolves_to_parent_disk: needs root (losetup, mount)"

@@ -12,7 +12,8 @@ pub struct AlignedBuf {
     layout: Layout,
 }
 
-// The buffer is owned by one worker thread at a time; moving it between threads is safe.
+// SAFETY: the buffer is owned by one worker thread at a time and holds no thread-bound state,
+// so moving it between threads is safe.
 unsafe impl Send for AlignedBuf {}
 
 impl AlignedBuf {

@@ -10,6 +10,7 @@ fn fs_magic(dir: &Path) -> Option<u64> {
     let c = CString::new(dir.as_os_str().as_encoded_bytes()).ok()?;
     // SAFETY: statfs fills the zeroed struct; c is a valid C string.
     let mut s: libc::statfs = unsafe { std::mem::zeroed() };
+    // SAFETY: c is a valid C string and `s` a valid, writable statfs.
     if unsafe { libc::statfs(c.as_ptr(), &mut s) } != 0 {
         return None;
     }

@@ -410,6 +410,7 @@ pub fn free_bytes(dir: &Path) -> Result<u64, LayoutError> {
         path: dir.to_path_buf(),
         source: std::io::Error::from(std::io::ErrorKind::InvalidInput),
     })?;
+    // SAFETY: statvfs is plain data; all zeroes is a valid value.
     let mut s: libc::statvfs = unsafe { std::mem::zeroed() };
     // SAFETY: c is a valid C string, s a valid out pointer.
     if unsafe { libc::statvfs(c.as_ptr(), &mut s) } != 0 {
@@ -458,10 +459,12 @@ fn preallocate(f: &File, size: u64, how: Fallocate) -> std::io::Result<()> {
     let r = match how {
         // SAFETY: plain syscalls on an open fd.
         Fallocate::Native => unsafe { libc::fallocate(fd, 0, 0, size as libc::off_t) },
+        // SAFETY: as above.
         Fallocate::Keep => unsafe {
             libc::fallocate(fd, libc::FALLOC_FL_KEEP_SIZE, 0, size as libc::off_t)
         },
         Fallocate::Posix => {
+            // SAFETY: plain syscall on an open fd.
             let e = unsafe { libc::posix_fallocate(fd, 0, size as libc::off_t) };
             if e != 0 {
                 return Err(std::io::Error::from_raw_os_error(e));
@@ -539,6 +542,7 @@ pub fn open_for_io(job: &JobSpec, plan: &FilePlan) -> Result<File, LayoutError> 
 pub fn direct_alignment(f: &File) -> u64 {
     // SAFETY: statx fills the zeroed struct; an empty path with AT_EMPTY_PATH means the fd.
     let mut stx: libc::statx = unsafe { std::mem::zeroed() };
+    // SAFETY: as above: a valid empty C string, the fd, and a writable statx.
     let r = unsafe {
         libc::statx(
             f.as_raw_fd(),

@@ -31,6 +31,7 @@ impl Rng {
     pub fn entropy_seed() -> u64 {
         let mut buf = [0u8; 8];
         // getrandom(2) cannot fail for 8 bytes once the pool is initialised; fall back to time.
+        // SAFETY: buf is valid for 8 writable bytes.
         let n = unsafe { libc::getrandom(buf.as_mut_ptr().cast(), 8, 0) };
         if n == 8 {
             u64::from_ne_bytes(buf)
