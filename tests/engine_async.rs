@@ -155,42 +155,6 @@ fn batch_options_shape_submit_and_complete_counts() {
     assert_depth_bounded(jr, 16);
 }
 
-/// At depth 1 with O_DIRECT, io_uring's clat is the device time, as psync's is: they must agree
-/// within noise. Run them alternately on the same file so both see the same disk.
-#[test]
-fn depth_one_clat_matches_psync_clat() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut medians = [Vec::new(), Vec::new()];
-    for round in 0..3 {
-        for (i, engine) in [IoEngine::Psync, IoEngine::IoUring].into_iter().enumerate() {
-            let mut j = job(
-                &format!("d{round}{i}"),
-                dir.path(),
-                engine,
-                RwKind::Read,
-                true,
-            );
-            j.direct = true;
-            j.iodepth = 1;
-            j.size = Some(SizeSpec::Bytes(16 << 20));
-            let r = go(vec![j]);
-            let p = &r.jobs[0].dirs[DDIR_READ].clat.percentiles;
-            let p50 = p.iter().find(|(q, _)| *q == 50.0).unwrap().1;
-            medians[i].push(p50 as f64);
-        }
-    }
-    let med = |v: &mut Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
-    let (ps, ur) = (med(&mut medians[0]), med(&mut medians[1]));
-    let ratio = ur / ps;
-    assert!(
-        (0.7..=1.4).contains(&ratio),
-        "io_uring p50 clat {ur} ns vs psync {ps} ns"
-    );
-}
-
 #[test]
 fn direct_io_with_an_unaligned_block_size_names_the_value() {
     for engine in ENGINES {
