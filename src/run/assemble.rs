@@ -243,7 +243,12 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
         lat_buckets: if job.gtod_reduce {
             Default::default()
         } else {
-            latency_buckets(&clats.iter().collect::<Vec<_>>())
+            latency_buckets(
+                &clats
+                    .iter()
+                    .map(|c| c.lat_bucket_counts())
+                    .collect::<Vec<_>>(),
+            )
         },
         gtod_reduce: job.gtod_reduce,
         clat_percentiles: job.clat_percentiles,

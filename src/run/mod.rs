@@ -8,6 +8,7 @@ pub mod context;
 pub mod disks;
 pub mod engines;
 pub mod gate;
+pub mod instance;
 pub mod monitor;
 pub mod plan;
 pub mod queue_worker;
@@ -22,6 +23,7 @@ use crate::stats::DEFAULT_SAMPLE_BUDGET;
 use crate::workload::cleanup::CreatedFiles;
 use crate::workload::layout::{self, LayoutError};
 use engines::Engines;
+use instance::{IoFailure, Published, WorkerInput, WorkerResult};
 use monitor::{Trace, Watched};
 use plan::Instance;
 use std::fs::File;
@@ -29,7 +31,6 @@ use std::os::unix::io::AsRawFd;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use worker::{IoFailure, Published, WorkerInput, WorkerResult};
 
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {

@@ -6,9 +6,9 @@
 //! fsync/fdatasync every N writes drain the queue first and are timed as their own operation.
 
 use super::clock::{now_ns, sleep_until};
+use super::instance::{errno, wait_for_start, IoFailure, Published, WorkerInput, WorkerResult};
+use super::instance::{PHASE_DONE, PHASE_MEASURING, PHASE_RAMP};
 use super::source::{IoSource, NextIo};
-use super::worker::{errno, wait_for_start, IoFailure, Published, WorkerInput, WorkerResult};
-use super::worker::{PHASE_DONE, PHASE_MEASURING, PHASE_RAMP};
 use crate::engine::{Op, QueueEngine, SyncOp};
 use crate::spec::{DDIR_READ, DDIR_WRITE};
 use crate::stats::{CpuTimes, DepthCounters};

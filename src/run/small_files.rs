@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 const PERCENTILES: [f64; 5] = [50.0, 90.0, 99.0, 99.9, 99.99];
 
 fn io_error(op: &'static str, path: &Path, e: std::io::Error) -> RunError {
-    RunError::Io(super::worker::IoFailure {
+    RunError::Io(super::instance::IoFailure {
         op,
         path: path.to_path_buf(),
         offset: 0,

@@ -2,7 +2,7 @@
 //! offset (one generator per file and direction, as fio keeps a position per direction), and
 //! when it is due under rate limits. Shared by the synchronous and the queueing worker loops.
 
-use super::worker::WorkerInput;
+use super::instance::WorkerInput;
 use crate::spec::{RwKind, DDIR_READ, DDIR_WRITE};
 use crate::workload::offsets::OffsetGen;
 use crate::workload::rate::Pacer;

@@ -13,8 +13,7 @@
 //! I/Os across labels. The recorder therefore keeps 32 exact counters, updated with a table
 //! lookup on the hot path (see [`lat_bucket_index`]).
 
-use super::latency::LatRecorder;
-use crate::report::LatencyBuckets;
+use super::summary::LatencyBuckets;
 
 /// 10 ns + 10 µs + 12 ms buckets.
 pub const NLAT_BUCKETS: usize = 32;
@@ -61,10 +60,12 @@ pub fn lat_bucket_index(ns: u64) -> usize {
 /// Share of I/Os per bucket, as a percentage of the total count over all given recorders
 /// (pass read/write/trim clat, as fio does). fio's display floor is applied: a non-empty bucket
 /// whose share rounds below 0.01 % reports 0.01 (fio's `stat_calc_lat`; visible in its JSON).
-pub fn latency_buckets(recs: &[&LatRecorder]) -> LatencyBuckets {
+/// fio's latency bucket percentages from per-recorder bucket counts
+/// (`LatRecorder::lat_bucket_counts`).
+pub fn latency_buckets(recs: &[&[u64; NLAT_BUCKETS]]) -> LatencyBuckets {
     let mut counts = [0u64; NLAT_BUCKETS];
     for r in recs {
-        for (c, v) in counts.iter_mut().zip(r.lat_bucket_counts().iter()) {
+        for (c, v) in counts.iter_mut().zip(r.iter()) {
             *c += *v;
         }
     }
@@ -94,6 +95,7 @@ pub fn latency_buckets(recs: &[&LatRecorder]) -> LatencyBuckets {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::stats::LatRecorder;
 
     #[test]
     fn edges_follow_fio() {
@@ -132,7 +134,7 @@ mod tests {
         r.record(2000); // µs "4"
         w.record(60_000); // µs "100"
         w.record(3_000_000); // ms "4"
-        let b = latency_buckets(&[&r, &w]);
+        let b = latency_buckets(&[r.lat_bucket_counts(), w.lat_bucket_counts()]);
         assert_eq!(b.us[0], 25.0);
         assert_eq!(b.us[1], 25.0);
         assert_eq!(b.us[5], 25.0);
@@ -149,7 +151,7 @@ mod tests {
             r.record(300_000);
         }
         r.record(5_000_000_000);
-        let b = latency_buckets(&[&r]);
+        let b = latency_buckets(&[r.lat_bucket_counts()]);
         assert_eq!(b.ms[11], 0.01);
     }
 }

@@ -4,7 +4,7 @@
 //! The worker takes a snapshot at measurement start (after ramp_time) and at its end, outside the
 //! I/O loop; `delta` of the two, summed over a job's threads with `add`, gives the job's usage.
 
-use crate::report::CpuReport;
+use super::summary::CpuReport;
 use std::ops::{Add, AddAssign};
 
 #[derive(Debug, thiserror::Error)]

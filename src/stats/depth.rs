@@ -22,7 +22,7 @@
 //! Hot path: each `on_*` is one branchy bucket computation and one array increment; no
 //! allocation, lock or syscall.
 
-use crate::report::DepthReport;
+use super::summary::DepthReport;
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct DepthCounters {

@@ -28,7 +28,7 @@
 //! adds up the periods during which each phase's threads run (it lays out a phase's files when
 //! the phase starts, which fio does before any job starts).
 
-use crate::report::DiskReport;
+use super::summary::DiskReport;
 use std::fs;
 use std::io;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};

@@ -8,7 +8,7 @@
 
 use super::buckets::{lat_bucket_index, NLAT_BUCKETS};
 use super::histogram::Histogram;
-use crate::report::{LatSummary, PercentileMethod};
+use super::summary::{LatSummary, PercentileMethod};
 
 /// Samples kept per recorder for exact percentiles: 2^20 = 1,048,576 values = 8 MiB of
 /// address space per recorder.

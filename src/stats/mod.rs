@@ -16,6 +16,7 @@ pub mod disk;
 pub mod histogram;
 pub mod latency;
 pub mod periodic;
+pub mod summary;
 
 pub use buckets::latency_buckets;
 pub use cpu::{CpuError, CpuTimes};

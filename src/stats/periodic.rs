@@ -49,7 +49,7 @@
 //!   [`SampleStats::pooled`] combines populations exactly (Chan et al.) for iogauge's own views,
 //!   and [`aggregate_series`] builds the true aggregate series (sum per deadline).
 
-use crate::report::{SampleSummary, SeriesPoint};
+use super::summary::{SampleSummary, SeriesPoint};
 
 /// What the counter counts and how a sample is expressed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,6 +6,7 @@
 
 pub mod analyzer;
 pub mod collector;
+pub mod stat;
 pub mod template;
 
 pub use analyzer::{Condition, FsPerfAnalyzer, Op, Outcome, OutcomeKind, Stat};

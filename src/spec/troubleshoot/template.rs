@@ -2,7 +2,7 @@
 //! `{{ .String }}` the whole table. The forms real specs use are `{{ .Field }}` with any spacing;
 //! anything else is refused when the spec is loaded, never rendered as a blank.
 
-use super::analyzer::{Stat, PERCENTILES};
+use super::stat::{Stat, PERCENTILES};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Field {

@@ -1,0 +1,195 @@
+//! What one job instance is given and gives back, shared by both worker loops, the monitor and
+//! the orchestrator: its input (job, open files, regions, seed), the counters it publishes, its
+//! result, and an I/O failure.
+
+use super::clock::{gettid, now_ns, sleep_until};
+use crate::spec::JobSpec;
+use crate::stats::{CpuTimes, DepthCounters, LatRecorder};
+use crate::workload::layout::CacheDrop;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+
+/// Worker phases as published to the monitor.
+pub const PHASE_WAITING: u8 = 0;
+pub const PHASE_RAMP: u8 = 1;
+pub const PHASE_MEASURING: u8 = 2;
+pub const PHASE_DONE: u8 = 3;
+
+/// Counters a worker publishes for periodic samples and progress. Cache-line aligned so that
+/// workers never share a line.
+#[repr(align(64))]
+#[derive(Debug, Default)]
+pub struct Published {
+    pub phase: AtomicU8,
+    /// CLOCK_MONOTONIC ns when measurement (after ramp) started.
+    pub meas_start_ns: AtomicU64,
+    /// CLOCK_MONOTONIC ns when the worker finished.
+    pub end_ns: AtomicU64,
+    /// Bytes and I/Os completed since measurement start, per direction.
+    pub bytes: [AtomicU64; 3],
+    pub ios: [AtomicU64; 3],
+}
+
+/// Everything a worker needs, prepared by the orchestrator (files are open).
+pub struct WorkerInput {
+    pub job: JobSpec,
+    pub jobnum: u32,
+    pub paths: Vec<PathBuf>,
+    /// (offset, region length) of each file.
+    pub regions: Vec<(u64, u64)>,
+    /// Bytes to transfer after ramp (None: time-based, run until the deadline).
+    pub io_limit: Option<u64>,
+    pub seed: u64,
+    /// Per file, how to drop its cache when a later pass over its region starts (fio resets the
+    /// file and invalidates it then); empty when the job keeps the cache (invalidate=0, direct).
+    pub pass_drops: Vec<CacheDrop>,
+}
+
+impl WorkerInput {
+    /// A second or later pass over file `file` starts: drop its cache again, or every pass after
+    /// the first would read memory instead of the storage. No drain first: like fio, I/O still
+    /// in flight from the previous pass keeps its (locked) pages. Failures were already
+    /// reported when the file was opened.
+    #[cold]
+    pub(super) fn start_pass(&self, file: usize) {
+        if let Some(d) = self.pass_drops.get(file) {
+            let _ = d.drop_cache();
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct IoFailure {
+    pub op: &'static str,
+    pub path: PathBuf,
+    pub offset: u64,
+    pub errno: i32,
+    pub message: String,
+}
+
+impl IoFailure {
+    /// `op` failed with `errno` on file number `file` of `input`.
+    pub(super) fn new(
+        input: &WorkerInput,
+        op: &'static str,
+        file: usize,
+        offset: u64,
+        errno: i32,
+    ) -> Self {
+        IoFailure {
+            op,
+            path: input.paths[file].clone(),
+            offset,
+            errno,
+            message: std::io::Error::from_raw_os_error(errno).to_string(),
+        }
+    }
+}
+
+/// The errno of an engine error (engines only return OS errors).
+pub(super) fn errno(e: &std::io::Error) -> i32 {
+    e.raw_os_error().unwrap_or(0)
+}
+
+/// Wait for the group's common start plus the job's startdelay.
+pub(super) fn wait_for_start(start_ns: u64, job: &JobSpec) {
+    let begin = start_ns + job.startdelay.as_nanos() as u64;
+    if begin > now_ns() {
+        sleep_until(begin);
+    }
+}
+
+/// What a worker measured.
+pub struct WorkerResult {
+    pub jobnum: u32,
+    pub tid: u32,
+    /// Completion latency (= total latency for synchronous engines) per direction.
+    pub clat: [LatRecorder; 3],
+    /// Queueing engines only: submission latency and total latency per direction.
+    pub slat: Vec<LatRecorder>,
+    pub lat: Vec<LatRecorder>,
+    /// Queueing engines only: measured queue depth, submit and complete batch sizes.
+    pub depth: Option<DepthCounters>,
+    pub sync_lat: LatRecorder,
+    /// Synchronous engines: the write that triggered a sync plus the sync.
+    pub write_sync: LatRecorder,
+    pub bytes: [u64; 3],
+    pub ios: [u64; 3],
+    pub short: [u64; 3],
+    pub syncs: u64,
+    /// Length of the measured period (after ramp) in ns.
+    pub measured_ns: u64,
+    pub cpu: CpuTimes,
+    pub error: Option<IoFailure>,
+    pub finished_at: std::time::SystemTime,
+}
+
+impl WorkerResult {
+    /// Empty results; queueing engines also record slat, lat and depth, synchronous engines the
+    /// write+sync time.
+    pub(super) fn new(input: &WorkerInput, sample_budget: usize, queued: bool) -> Self {
+        let rec = || LatRecorder::new(sample_budget);
+        let three = || [rec(), rec(), LatRecorder::new(0)];
+        WorkerResult {
+            jobnum: input.jobnum,
+            tid: gettid(),
+            clat: three(),
+            slat: if queued { three().into() } else { Vec::new() },
+            lat: if queued { three().into() } else { Vec::new() },
+            depth: queued.then(DepthCounters::new),
+            sync_lat: rec(),
+            write_sync: if queued { LatRecorder::new(0) } else { rec() },
+            bytes: [0; 3],
+            ios: [0; 3],
+            short: [0; 3],
+            syncs: 0,
+            measured_ns: 0,
+            cpu: CpuTimes::default(),
+            error: None,
+            finished_at: std::time::SystemTime::now(),
+        }
+    }
+
+    /// fsync every file (end_fsync, fsync_on_close), stopping at the first error.
+    pub(super) fn fsync_files(
+        &mut self,
+        input: &WorkerInput,
+        mut fsync: impl FnMut(usize) -> std::io::Result<()>,
+    ) {
+        for f in 0..input.paths.len() {
+            if let Err(e) = fsync(f) {
+                self.error = Some(IoFailure::new(input, "fsync", f, 0, errno(&e)));
+                return;
+            }
+        }
+    }
+
+    /// End of ramp_time: forget everything measured so far (latencies, counts, CPU time) and
+    /// tell the monitor that measurement starts at `at`. Used by both worker loops.
+    pub(super) fn restart_measurement(&mut self, published: &Published, at: u64) {
+        let recorders = self
+            .clat
+            .iter_mut()
+            .chain(self.lat.iter_mut())
+            .chain(self.slat.iter_mut());
+        for rec in recorders {
+            rec.reset();
+        }
+        self.sync_lat.reset();
+        self.write_sync.reset();
+        self.bytes = [0; 3];
+        self.ios = [0; 3];
+        self.short = [0; 3];
+        self.syncs = 0;
+        if let Some(d) = self.depth.as_mut() {
+            d.reset();
+        }
+        for d in 0..3 {
+            published.bytes[d].store(0, Ordering::Relaxed);
+            published.ios[d].store(0, Ordering::Relaxed);
+        }
+        published.meas_start_ns.store(at, Ordering::Relaxed);
+        published.phase.store(PHASE_MEASURING, Ordering::Release);
+        self.cpu = CpuTimes::now_thread().unwrap_or_default();
+    }
+}

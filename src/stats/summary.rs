@@ -1,0 +1,147 @@
+//! The summaries the statistics produce (latency, periodic samples, depths, CPU, disks): plain
+//! data owned here, beside the code that computes them, and re-exported by `report` for the
+//! renderers.
+
+/// How a percentile table was computed (iogauge's honesty note; goes under the `iogauge` JSON key).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PercentileMethod {
+    /// Sorted samples, nearest rank (idx = ceil(p·n) − 1): exact.
+    Exact,
+    /// Log-linear histogram, relative error ≤ 0.5 % (value reported is the bucket midpoint,
+    /// clamped into min..max).
+    Histogram,
+}
+
+impl PercentileMethod {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            PercentileMethod::Exact => "exact",
+            PercentileMethod::Histogram => "histogram",
+        }
+    }
+}
+
+/// Summary of one latency distribution, in nanoseconds.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct LatSummary {
+    pub n: u64,
+    pub min: u64,
+    pub max: u64,
+    pub mean: f64,
+    /// Sample standard deviation (n − 1), as fio.
+    pub stddev: f64,
+    /// (percentile, value ns) in `percentile_list` order. Empty when percentiles are not reported
+    /// for this distribution (fio omits the `percentile` object then).
+    pub percentiles: Vec<(f64, u64)>,
+    pub method: Option<PercentileMethod>,
+    /// Histogram bins (bucket value ns, count) with count > 0, ascending; for `json+`.
+    pub bins: Vec<(u64, u64)>,
+}
+
+/// Min/max/mean/stddev of the periodic bandwidth or IOPS samples.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SampleSummary {
+    pub min: u64,
+    pub max: u64,
+    pub mean: f64,
+    pub stddev: f64,
+    pub samples: u64,
+}
+
+/// One periodic sample: end of the interval (ms since the job's measurement start) and value.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct SeriesPoint {
+    pub t_ms: u64,
+    pub value: f64,
+}
+
+/// The fio `IO depths` / `submit` / `complete` distributions, as percentages.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DepthReport {
+    /// Buckets 1, 2, 4, 8, 16, 32, >=64.
+    pub level: [f64; 7],
+    /// Buckets 0, 4, 8, 16, 32, 64, >=64.
+    pub submit: [f64; 7],
+    /// Buckets 0, 4, 8, 16, 32, 64, >=64.
+    pub complete: [f64; 7],
+}
+
+/// Share of I/Os by completion latency (the `lat (usec): 2=…%` lines), percentages of
+/// read+write+trim I/Os. Each label is an exclusive upper bound.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct LatencyBuckets {
+    /// ≤ 2, 4, 10, 20, 50, 100, 250, 500, 750, 1000 ns
+    pub ns: [f64; 10],
+    /// ≤ 2, 4, 10, 20, 50, 100, 250, 500, 750, 1000 µs
+    pub us: [f64; 10],
+    /// ≤ 2, 4, 10, 20, 50, 100, 250, 500, 750, 1000, 2000 ms, ≥ 2000 ms
+    pub ms: [f64; 12],
+}
+
+/// CPU use of the job's threads during the measured period.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CpuReport {
+    /// Percent of the job's wall time.
+    pub usr_pct: f64,
+    pub sys_pct: f64,
+    /// Voluntary + involuntary context switches.
+    pub ctx: u64,
+    pub majf: u64,
+    pub minf: u64,
+}
+
+impl DiskReport {
+    /// fio's `aggr*` values for a device with slaves: counters averaged over the slaves (integer
+    /// division, as fio) and the highest slave utilisation. None without slaves.
+    pub fn aggr(&self) -> Option<DiskAggr> {
+        let n = self.slaves.len() as u64;
+        if n == 0 {
+            return None;
+        }
+        let sum = |f: fn(&DiskReport) -> u64| self.slaves.iter().map(f).sum::<u64>() / n;
+        Some(DiskAggr {
+            read_ios: sum(|d| d.read_ios),
+            write_ios: sum(|d| d.write_ios),
+            read_merges: sum(|d| d.read_merges),
+            write_merges: sum(|d| d.write_merges),
+            read_ticks: sum(|d| d.read_ticks),
+            write_ticks: sum(|d| d.write_ticks),
+            in_queue: sum(|d| d.in_queue),
+            util_pct: self
+                .slaves
+                .iter()
+                .map(|d| d.util_pct)
+                .fold(0.0, f64::max)
+                .min(100.0),
+        })
+    }
+}
+
+/// Averages over a device's slaves (see `DiskReport::aggr`).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DiskAggr {
+    pub read_ios: u64,
+    pub write_ios: u64,
+    pub read_merges: u64,
+    pub write_merges: u64,
+    pub read_ticks: u64,
+    pub write_ticks: u64,
+    pub in_queue: u64,
+    pub util_pct: f64,
+}
+
+/// One block device's counters over the run (fio `disk_util`).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DiskReport {
+    pub name: String,
+    pub read_ios: u64,
+    pub write_ios: u64,
+    pub read_merges: u64,
+    pub write_merges: u64,
+    pub read_ticks: u64,
+    pub write_ticks: u64,
+    pub in_queue: u64,
+    pub util_pct: f64,
+    /// For device-mapper / md: the underlying disks, printed as fio's `aggr*` values.
+    pub slaves: Vec<DiskReport>,
+}
