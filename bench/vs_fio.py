@@ -5,7 +5,11 @@ Not a test: numbers depend on the machine.
 
 Usage: bench/vs-fio.sh [ROUNDS] [SET]
   ROUNDS  positive integer, default 5
-  SET     sync   the three synchronous rows + the bare pread floor (default)
+  SET     sync   the synchronous rows + the bare pread floor (default): etcd p99, null
+                 engine, psync page cache, and the fresh rows
+          fresh  single buffered passes (seq and random) over a fresh 128 MiB file that each
+                 tool lays out itself, cache dropped on open (fio's defaults); noisy, so these
+                 rows also print the spread and the per-round ratio
           async  io_uring / libaio rows: page-cache 4 KiB randread at iodepth 1/16/64,
                  O_DIRECT 4 KiB randwrite at iodepth 16, seed 003's GitLab randrw recipe
           all    both
@@ -25,9 +29,9 @@ import json, os, re, shlex, shutil, statistics, subprocess, sys, tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 IOGAUGE = os.path.join(ROOT, "target", "release", "iogauge")
 SECS = os.environ.get("BENCH_SECONDS", "3")
-SETS = ("sync", "async", "all")
+SETS = ("sync", "async", "fresh", "all")
 USAGE = ("usage: bench/vs-fio.sh [ROUNDS] [SET]\n"
-         "  ROUNDS: positive integer (default 5); SET: sync | async | all (default sync)\n"
+         "  ROUNDS: positive integer (default 5); SET: sync | async | fresh | all (default sync)\n"
          "  env: BENCH_SECONDS=3, BENCH_DIR=<dir on the disk to test>")
 
 
@@ -118,6 +122,10 @@ def read_iops(d):
     return d["jobs"][0]["read"]["iops"]
 
 
+def read_mib_s(d):
+    return d["jobs"][0]["read"]["bw_bytes"] / 2**20
+
+
 def write_iops(d):
     return d["jobs"][0]["write"]["iops"]
 
@@ -131,10 +139,12 @@ def cpu_us_per_io(d):
     return (j["usr_cpu"] + j["sys_cpu"]) / 100 * j["job_runtime"] * 1000 / ios
 
 
-def run(title, args, rows, cpu=False, iogauge=None):
+def run(title, args, rows, cpu=False, iogauge=None, spread=False):
     """One fio/iogauge invocation pair; rows = [(row name, metric, better, unit)] read from it.
-    `iogauge` replaces `iogauge fio ARGS --output-format=json` with another iogauge command line."""
-    return {"title": title, "args": args, "rows": rows, "cpu": cpu, "iogauge": iogauge}
+    `iogauge` replaces `iogauge fio ARGS --output-format=json` with another iogauge command line.
+    `spread`: also print each tool's range and the per-round ratio (for noisy rows)."""
+    return {"title": title, "args": args, "rows": rows, "cpu": cpu, "iogauge": iogauge,
+            "spread": spread}
 
 
 def build_runs(row_set, work, pc_file):
@@ -164,6 +174,21 @@ def build_runs(row_set, work, pc_file):
                          f"--directory={etcd_dir}", "--size=22m", "--bs=2300", "--name=mytest"],
                         [(name, p99_sync, "lower", "ns")],
                         iogauge=["check", "etcd", "--dir", etcd_dir, "--format", "json"]))
+    if row_set in ("sync", "fresh", "all"):
+        # What a first read of just-written data costs, layout included in the recipe: each tool
+        # lays out its own file (fio's layout: fallocate, bs-sized writes, fsync, cache drop),
+        # drops the cache on open and hints the pattern, all by default. The scratch directory
+        # is emptied after every run, so every run starts from a fresh file.
+        fresh_dir = os.path.join(work, "fresh")
+        os.mkdir(fresh_dir)
+        scratch.append(fresh_dir)
+        for rw, what in (("read", "seq"), ("randread", "random")):
+            name = (f"buffered {what} read, one pass over a fresh file (psync 4 KiB, 128 MiB, "
+                    f"own layout): read MiB/s")
+            runs.append(run(name,
+                            ["--name=fresh", f"--directory={fresh_dir}", f"--rw={rw}",
+                             "--ioengine=psync", "--bs=4k", "--size=128m"],
+                            [(name, read_mib_s, "higher", "MiB/s")], spread=True))
     if row_set in ("async", "all"):
         for engine in ("io_uring", "libaio"):
             for depth in (1, 16, 64):
@@ -261,6 +286,16 @@ def bench(rounds, row_set, work):
             print(f"{name:{w}} {f:12.0f} {g:12.0f} {ratio} "
                   f"{med(rss[t]['fio']):7.0f}KiB {med(rss[t]['iogauge']):7.0f}KiB{cpu_cols}"
                   f"  ({unit}, {better} is better)")
+    for r in runs:
+        if not r["spread"]:
+            continue
+        for name, *_ in r["rows"]:
+            f, g = results[name]["fio"], results[name]["iogauge"]
+            paired = sorted(b / a for a, b in zip(f, g) if a)
+            q = lambda v, k: v[min(len(v) - 1, (k * len(v)) // 4)]
+            print(f"  {name}: fio {min(f):.0f}..{max(f):.0f}, iogauge {min(g):.0f}..{max(g):.0f}; "
+                  f"per-round ratio median {med(paired):.2f}, quartiles {q(paired, 1):.2f}.."
+                  f"{q(paired, 3):.2f}")
     if floor:
         pc = med(results[PSYNC_PC]["iogauge"])
         print(f"{'bare pread loop (C), same file':{w}} {med(floor):12.0f} "

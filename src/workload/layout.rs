@@ -8,7 +8,7 @@
 use super::buffers::AlignedBuf;
 use super::cleanup::CreatedFiles;
 use super::rng::Rng;
-use crate::spec::{FadviseHint, Fallocate, JobSpec, OpenSync, RwKind, SizeSpec};
+use crate::spec::{FadviseHint, Fallocate, JobSpec, OpenSync, RwKind, SizeSpec, DDIR_WRITE};
 use std::ffi::CString;
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
@@ -447,7 +447,7 @@ pub fn lay_out(
     created.register(&plan.path);
     tag_created(&f);
     if job_reads(job) {
-        write_out(&f, plan, stop)?;
+        write_out(&f, job, plan, stop)?;
     } else {
         preallocate(&f, plan.size, job.fallocate).map_err(io_err("cannot allocate", &plan.path))?;
     }
@@ -483,30 +483,61 @@ fn preallocate(f: &File, size: u64, how: Fallocate) -> std::io::Result<()> {
     f.set_len(size)
 }
 
-/// Write the whole file with random data, as fio does for files that will be read. Every chunk
-/// gets fresh data (fio too draws new data for every write): a file that repeats one chunk can
-/// be served from the cache of a deduplicating layer below (a VM host, an array), and reads of
-/// it would measure that cache instead of the storage.
-fn write_out(f: &File, plan: &FilePlan, stop: &AtomicBool) -> Result<(), LayoutError> {
-    use std::os::unix::fs::FileExt;
-    const CHUNK: usize = 1 << 20;
-    let mut buf = AlignedBuf::new(CHUNK);
+/// Write the whole file out the way fio 3.33 lays out a file that will be read
+/// (`extend_file`), so that a recipe's reads start from the same kind of file as under fio:
+/// pre-allocate as `fallocate=` says and set the size, then write it front to back in chunks of
+/// the job's write block size (fio's `max_bs[write]`: 4 KiB by default, also for a read-only
+/// job; `bs=2300` gives 2300-byte writes), fsync (fio's default `create_fsync=1`; iogauge has no
+/// such option, so always), and drop the written pages from the cache (fio does that after every
+/// layout, whatever `invalidate=` says).
+///
+/// Every chunk gets fresh data, as fio draws new data for every write: a file that repeats one
+/// chunk can be served from the cache of a deduplicating layer below (a VM host, an array), and
+/// reads of it would measure that cache instead of the storage. `zero_buffers=1` writes zeros,
+/// as fio's layout does then.
+fn write_out(
+    f: &File,
+    job: &JobSpec,
+    plan: &FilePlan,
+    stop: &AtomicBool,
+) -> Result<(), LayoutError> {
+    use std::io::Write;
+    preallocate(f, plan.size, job.fallocate).map_err(io_err("cannot allocate", &plan.path))?;
+    let bs = job.bs[DDIR_WRITE].clamp(1, plan.size.max(1)) as usize;
+    let mut buf = AlignedBuf::new(bs);
     let mut rng = Rng::new(0x1a7e);
-    let mut off = 0u64;
-    while off < plan.size {
+    if job.zero_buffers {
+        buf.fill(&mut rng, true);
+    }
+    let mut out = f;
+    let mut left = plan.size;
+    while left > 0 {
+        // One relaxed load per write: a signal stops even a 4 KiB-chunk layout at once.
         if stop.load(Ordering::Relaxed) {
             return Err(LayoutError::Interrupted {
                 path: plan.path.clone(),
             });
         }
-        buf.fill(&mut rng, false);
-        let n = ((plan.size - off) as usize).min(CHUNK);
-        f.write_all_at(&buf.as_slice()[..n], off)
+        let n = left.min(bs as u64) as usize;
+        let chunk = &mut buf.as_mut_slice()[..n];
+        if !job.zero_buffers {
+            rng.fill(chunk);
+        }
+        out.write_all(chunk)
             .map_err(io_err("cannot lay out", &plan.path))?;
-        off += n as u64;
+        left -= n as u64;
     }
-    // Written data must reach the disk, or invalidate=1 could not drop it from the cache.
-    f.sync_all().map_err(io_err("cannot sync", &plan.path))
+    // Written data must reach the disk, or no cache drop could remove it.
+    f.sync_all().map_err(io_err("cannot sync", &plan.path))?;
+    // Advisory, as in fio, which only logs a failure; with invalidate=1 the open warns anyway.
+    let _ = CacheDrop {
+        fd: f.as_raw_fd(),
+        offset: 0,
+        len: plan.size,
+        is_block: false,
+    }
+    .drop_cache();
+    Ok(())
 }
 
 /// Open flags for the job's I/O.
@@ -760,6 +791,100 @@ mod tests {
         blocks.sort_unstable();
         blocks.dedup();
         assert_eq!(blocks.len(), n, "some 4 KiB blocks repeat");
+    }
+
+    /// Pages of `path` in the page cache (mincore on a read-only mapping faults nothing in).
+    fn resident_pages(path: &Path) -> usize {
+        let f = File::open(path).unwrap();
+        let len = f.metadata().unwrap().len() as usize;
+        // SAFETY: sysconf has no preconditions.
+        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as usize;
+        let mut vec = vec![0u8; len.div_ceil(page)];
+        // SAFETY: a shared read-only mapping of an open file, unmapped before returning;
+        // mincore writes one byte per page of the mapping into `vec`, which has room for them.
+        unsafe {
+            let p = libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ,
+                libc::MAP_SHARED,
+                f.as_raw_fd(),
+                0,
+            );
+            assert_ne!(p, libc::MAP_FAILED);
+            let r = libc::mincore(p, len, vec.as_mut_ptr());
+            libc::munmap(p, len);
+            assert_eq!(r, 0, "mincore: {}", std::io::Error::last_os_error());
+        }
+        vec.iter().filter(|&&b| b & 1 == 1).count()
+    }
+
+    #[test]
+    fn layout_with_an_odd_block_size_is_whole_fresh_and_not_left_cached() {
+        // Not /tmp, which may be a tmpfs whose pages cannot be dropped.
+        let d = tempfile::tempdir_in(env!("CARGO_MANIFEST_DIR")).unwrap();
+        let mut r = job("odd", d.path());
+        r.bs = [2300; 3];
+        // 1 MiB is no multiple of 2300: the last write is a short one.
+        r.size = Some(SizeSpec::Bytes(1 << 20));
+        r.invalidate = false;
+        let p = &plan_files(&r, 0).unwrap()[0];
+        let created = CreatedFiles::new();
+        assert!(lay_out(&r, p, &created, &AtomicBool::new(false)).unwrap());
+        // As after fio's layout: nothing cached, even with invalidate=0, so the first pass
+        // reads the storage.
+        assert_eq!(resident_pages(&p.path), 0);
+        let data = std::fs::read(&p.path).unwrap();
+        assert_eq!(data.len(), 1 << 20);
+        for unit in [2300, 4096] {
+            let mut blocks: Vec<&[u8]> = data.chunks(unit).collect();
+            let n = blocks.len();
+            blocks.sort_unstable();
+            blocks.dedup();
+            assert_eq!(blocks.len(), n, "some {unit}-byte blocks repeat");
+        }
+
+        // zero_buffers=1 lays out zeros, as fio's layout does.
+        let mut z = job("zero", d.path());
+        z.zero_buffers = true;
+        let p = &plan_files(&z, 0).unwrap()[0];
+        lay_out(&z, p, &created, &AtomicBool::new(false)).unwrap();
+        assert!(std::fs::read(&p.path).unwrap().iter().all(|&b| b == 0));
+        assert!(created.remove_all().is_empty());
+    }
+
+    #[test]
+    fn a_stop_ends_layout_at_once_and_cleanup_removes_the_file() {
+        let d = tempfile::tempdir_in(env!("CARGO_MANIFEST_DIR")).unwrap();
+        let mut r = job("stop", d.path());
+        // Far more than a few milliseconds of writing, in fio's default 4 KiB writes.
+        r.size = Some(SizeSpec::Bytes(256 << 20));
+        let p = &plan_files(&r, 0).unwrap()[0];
+        let created = CreatedFiles::new();
+        let stop = AtomicBool::new(false);
+        let (res, stopped_at) = std::thread::scope(|s| {
+            let t = s.spawn(|| {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+                stop.store(true, Ordering::Relaxed);
+                std::time::Instant::now()
+            });
+            let res = lay_out(&r, p, &created, &stop);
+            (res, t.join().unwrap())
+        });
+        let lag = stopped_at.elapsed();
+        assert!(
+            matches!(res, Err(LayoutError::Interrupted { .. })),
+            "{res:?}"
+        );
+        // The written part is in the cache, so only a stalled disk makes one 4 KiB write slow:
+        // generous for a shared machine, far below the whole layout.
+        assert!(
+            lag < std::time::Duration::from_millis(500),
+            "stopped {lag:?} after the flag"
+        );
+        assert!(std::fs::metadata(&p.path).unwrap().len() == 256 << 20);
+        assert!(created.remove_all().is_empty());
+        assert!(!p.path.exists());
     }
 
     #[test]
