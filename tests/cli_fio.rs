@@ -467,3 +467,30 @@ fn seed_003_gitlab_recipe_runs_unchanged_with_a_smaller_size() {
     assert!(depths.contains(">=64=9"), "{depths}");
     assert!(!file.exists());
 }
+
+/// iodepth × bs beyond memory is refused up front (exit 2), not an allocation abort that would
+/// skip the cleanup.
+#[test]
+fn buffers_that_cannot_fit_in_memory_are_bad_input() {
+    let d = tempfile::tempdir().unwrap();
+    let o = iogauge(
+        &[
+            "--name=huge",
+            "--ioengine=libaio",
+            "--iodepth=4096",
+            "--bs=1g",
+            "--size=1g",
+            "--direct=1",
+        ],
+        d.path(),
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).starts_with(
+            "iogauge fio: job 'huge': 4096 I/O in flight × 1073741824 bytes per block"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    assert!(files_in(d.path()).is_empty());
+}

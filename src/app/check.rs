@@ -11,7 +11,7 @@ use crate::run::small_files::run_small_files;
 use crate::run::stop::Stop;
 use crate::run::{context, run, RunError, RunOptions};
 use crate::spec::profiles::{self, Profile, SmallFiles, Tuning};
-use crate::spec::{JobSpec, RunSpec, SizeSpec, DDIR_READ, DDIR_WRITE};
+use crate::spec::{JobSpec, RunSpec, SizeSpec};
 use crate::verdict::check::{evaluate, not_measured, Judging};
 use crate::verdict::profile::{threshold_text, Measured};
 use crate::verdict::trust::Place;
@@ -141,7 +141,7 @@ fn plan_line(p: &Profile, work: &Work, dir: &Path) -> String {
                     (r + job.ramp_time).as_secs_f64()
                 ),
                 _ => {
-                    let bs = job.bs[DDIR_WRITE].max(job.bs[DDIR_READ]).max(1);
+                    let bs = job.unit_bs().max(1);
                     let sync = if job.fdatasync > 0 || job.fsync > 0 {
                         ", each synced"
                     } else {
@@ -204,7 +204,7 @@ fn plan(req: &CheckRequest, token: &str, obs: &mut dyn Observer) -> Result<Vec<P
             }
         };
         if let (Work::Job(j), Some(size)) = (&work, req.tuning.size) {
-            let bs = j.bs[DDIR_READ].max(j.bs[DDIR_WRITE]);
+            let bs = j.max_bs();
             if size < bs {
                 return Err(format!(
                     "--size {size}: smaller than one {bs}-byte block of profile '{}'; use at least \

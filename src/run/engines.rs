@@ -8,7 +8,7 @@ use super::RunError;
 use crate::engine::io_uring::{unavailable_reason, Uring, UringOptions};
 use crate::engine::libaio::Aio;
 use crate::engine::{null::Null, psync::Psync, sync::Sync};
-use crate::spec::{IoEngine, JobSpec, DDIR_READ, DDIR_WRITE};
+use crate::spec::{IoEngine, JobSpec};
 use std::os::unix::io::RawFd;
 
 pub enum Engines {
@@ -21,7 +21,7 @@ pub enum Engines {
 }
 
 pub fn make(job: &JobSpec, fds: Vec<RawFd>) -> Result<Engines, RunError> {
-    let max_bs = job.bs[DDIR_READ].max(job.bs[DDIR_WRITE]) as usize;
+    let max_bs = job.max_bs() as usize;
     Ok(match job.ioengine {
         IoEngine::Sync => Engines::Sync(Sync::new(fds)),
         IoEngine::Psync => Engines::Psync(Psync::new(fds)),

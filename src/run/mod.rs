@@ -47,6 +47,9 @@ pub enum RunError {
     EngineUnavailable(String),
     #[error("{0}")]
     EngineSetup(String),
+    /// The jobs' I/O buffers would not fit in memory (bad input: exit 2).
+    #[error("{0}")]
+    BufferMemory(String),
     /// The run's deadline passed, in whatever stage (its files are removed).
     #[error("did not finish before its deadline")]
     TimedOut,
@@ -57,7 +60,7 @@ impl RunError {
     /// files cannot or must not be laid out as asked.
     pub fn is_bad_input(&self) -> bool {
         match self {
-            RunError::EngineUnavailable(_) => true,
+            RunError::EngineUnavailable(_) | RunError::BufferMemory(_) => true,
             RunError::Layout(e) => e.is_bad_input(),
             _ => false,
         }
@@ -207,7 +210,58 @@ fn kept_by_unlink(spec: &RunSpec, created: &CreatedFiles) -> Vec<PathBuf> {
     keep
 }
 
+/// Memory a run may take for I/O buffers: half of what the kernel says is available (None when
+/// /proc/meminfo cannot be read).
+fn buffer_budget() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kib: u64 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("MemAvailable:"))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kib * 1024 / 2)
+}
+
+/// Buffers are allocated per instance before the threads start; a job that asks for more than
+/// memory allows (iodepth=256 with bs=1g) is bad input, refused before anything is laid out,
+/// instead of an allocation abort that would skip the cleanup.
+fn check_buffer_memory(spec: &RunSpec, budget: u64) -> Result<(), RunError> {
+    let total: u64 = spec
+        .jobs
+        .iter()
+        .map(|j| j.buffer_bytes().saturating_mul(j.numjobs.max(1) as u64))
+        .fold(0, u64::saturating_add);
+    if total <= budget {
+        return Ok(());
+    }
+    let big = spec
+        .jobs
+        .iter()
+        .max_by_key(|j| j.buffer_bytes().saturating_mul(j.numjobs.max(1) as u64))
+        .expect("a run that needs memory has a job");
+    Err(RunError::BufferMemory(format!(
+        "job '{}': {} I/O in flight × {} bytes per block × numjobs={} needs {} of I/O buffers \
+         ({} for the whole run), more than half of the memory available ({}); lower iodepth, bs \
+         or numjobs",
+        big.name,
+        big.queue_depth(),
+        big.max_bs(),
+        big.numjobs.max(1),
+        crate::report::units::size_str(
+            big.buffer_bytes().saturating_mul(big.numjobs.max(1) as u64)
+        ),
+        crate::report::units::size_str(total),
+        crate::report::units::size_str(budget * 2),
+    )))
+}
+
 fn expand(spec: &RunSpec, created: &CreatedFiles) -> Result<Vec<Instance>, RunError> {
+    if let Some(budget) = buffer_budget() {
+        check_buffer_memory(spec, budget)?;
+    }
     let gp = plan::group_and_phase(&spec.jobs);
     let mut out = Vec::new();
     let mut new_bytes: Vec<(PathBuf, u64)> = Vec::new();
@@ -532,6 +586,34 @@ mod tests {
             fdatasync: 1,
             ..JobSpec::default()
         }
+    }
+
+    #[test]
+    fn buffers_beyond_the_memory_budget_are_refused_before_layout() {
+        let d = tempfile::tempdir().unwrap();
+        let mut j = etcd_like(d.path());
+        j.ioengine = IoEngine::Libaio;
+        j.iodepth = 256;
+        j.bs = [1 << 30; 3];
+        j.numjobs = 2;
+        let spec = RunSpec {
+            jobs: vec![j],
+            ..RunSpec::default()
+        };
+        assert_eq!(spec.jobs[0].buffer_bytes(), 256 << 30);
+        let e = check_buffer_memory(&spec, 8 << 30).unwrap_err();
+        assert!(e.is_bad_input());
+        assert_eq!(
+            e.to_string(),
+            "job 'mytest': 256 I/O in flight × 1073741824 bytes per block × numjobs=2 needs 512GiB of \
+             I/O buffers (512GiB for the whole run), more than half of the memory available (16.0GiB); \
+             lower iodepth, bs or numjobs"
+        );
+        assert!(check_buffer_memory(&spec, 512 << 30).is_ok());
+        // Through run(): refused before anything is written.
+        let e = run(&spec, &RunOptions::default(), &AtomicBool::new(false)).unwrap_err();
+        assert!(matches!(e, RunError::BufferMemory(_)), "{e}");
+        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Expanding jobs into instances (numjobs) and grouping them: `stonewall` waits for earlier jobs
 //! and starts a new reporting group; `new_group` only starts a reporting group.
 
-use crate::spec::{JobSpec, RwKind, DDIR_READ, DDIR_WRITE};
+use crate::spec::JobSpec;
 use crate::workload::layout::FilePlan;
 use crate::workload::rng::Rng;
 
@@ -35,22 +35,13 @@ pub fn group_and_phase(jobs: &[JobSpec]) -> Vec<(u32, u32)> {
     out
 }
 
-/// The smallest block size the job uses (the unit of its I/O regions).
-pub fn unit_bs(job: &JobSpec) -> u64 {
-    match job.rw.kind {
-        RwKind::Read => job.bs[DDIR_READ],
-        RwKind::Write => job.bs[DDIR_WRITE],
-        RwKind::ReadWrite => job.bs[DDIR_READ].min(job.bs[DDIR_WRITE]),
-    }
-}
-
 /// Bytes an instance transfers after ramp: every whole block of every region, `loops` times.
 /// None for time-based jobs, which run until their deadline.
 pub fn io_limit(job: &JobSpec, files: &[FilePlan]) -> Option<u64> {
     if job.time_based {
         return None;
     }
-    let bs = unit_bs(job);
+    let bs = job.unit_bs();
     let per_pass: u64 = files.iter().map(|f| f.region / bs * bs).sum();
     Some(per_pass * job.loops.max(1) as u64)
 }
@@ -70,6 +61,7 @@ pub fn seed_for(job: &JobSpec, jobnum: u32) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::spec::RwKind;
 
     fn j(stonewall: bool, new_group: bool) -> JobSpec {
         JobSpec {

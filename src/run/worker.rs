@@ -49,7 +49,7 @@ impl<E: Engine> Loop<'_, E> {
         wait_for_start(start_ns, job);
 
         let mut src = IoSource::new(self.input);
-        let max_bs = job.bs[DDIR_READ].max(job.bs[DDIR_WRITE]) as usize;
+        let max_bs = job.max_bs() as usize;
         let mut buf = AlignedBuf::new(max_bs);
         buf.fill(&mut src.rng, job.zero_buffers);
         let bufp = buf.as_mut_ptr();

@@ -231,6 +231,53 @@ pub struct JobSpec {
     pub iopsavgtime_ms: u64,
 }
 
+/// The block sizes a job is sized by, each with its one rule (fio's td_min_bs / td_max_bs and
+/// the unit of a job's transfers), so that layout, limits and buffers never disagree.
+impl JobSpec {
+    /// The smallest block size over every direction (fio's `td_min_bs`): file regions and
+    /// offsets are whole multiples of it.
+    pub fn min_bs(&self) -> u64 {
+        self.bs
+            .iter()
+            .copied()
+            .filter(|&b| b > 0)
+            .min()
+            .unwrap_or(4096)
+    }
+
+    /// The largest block size over every direction (fio's `td_max_bs`): each I/O buffer holds it.
+    pub fn max_bs(&self) -> u64 {
+        self.bs.iter().copied().max().unwrap_or(4096).max(1)
+    }
+
+    /// The block size of the directions the job transfers: how many bytes make one pass.
+    pub fn unit_bs(&self) -> u64 {
+        match self.rw.kind {
+            RwKind::Read => self.bs[DDIR_READ],
+            RwKind::Write => self.bs[DDIR_WRITE],
+            RwKind::ReadWrite => self.bs[DDIR_READ].min(self.bs[DDIR_WRITE]),
+        }
+    }
+
+    /// I/Os the job keeps in flight: `iodepth` on a queueing engine, one otherwise.
+    pub fn queue_depth(&self) -> u32 {
+        if self.ioengine.is_async() {
+            self.iodepth.max(1)
+        } else {
+            1
+        }
+    }
+
+    /// Bytes of I/O buffers one instance allocates: a slot per I/O in flight, each `max_bs`
+    /// rounded up to a page.
+    pub fn buffer_bytes(&self) -> u64 {
+        self.max_bs()
+            .div_ceil(4096)
+            .saturating_mul(4096)
+            .saturating_mul(self.queue_depth() as u64)
+    }
+}
+
 impl Default for JobSpec {
     /// fio 3.33's defaults (reference/fio/optdefaults.txt), except `unlink` (see field).
     fn default() -> Self {

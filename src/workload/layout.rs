@@ -191,13 +191,7 @@ pub fn plan_files(job: &JobSpec, jobnum: u32) -> Result<Vec<FilePlan>, LayoutErr
         }
     }
     let nfiles = names.len() as u64;
-    let min_bs = job
-        .bs
-        .iter()
-        .copied()
-        .filter(|&b| b > 0)
-        .min()
-        .unwrap_or(4096);
+    let min_bs = job.min_bs();
     let mut plans = Vec::with_capacity(names.len());
     for path in names {
         let existing = existing_size(&path)?;

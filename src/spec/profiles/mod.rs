@@ -443,7 +443,7 @@ impl Profile {
         if scaled("size") {
             if let Some(SizeSpec::Bytes(b)) = job.size {
                 // Keep whole blocks and at least 1 MiB, so there is something to measure.
-                let bs = job.bs[1].max(job.bs[0]);
+                let bs = job.max_bs();
                 let b = ((b as f64 * t.scale) as u64).max(1 << 20);
                 job.size = Some(SizeSpec::Bytes(b / bs * bs));
             }
