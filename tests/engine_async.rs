@@ -7,9 +7,9 @@
 mod common;
 use common::*;
 
+use iogauge::model::{IoEngine, JobSpec, RunSpec, RwKind, RwMode, SizeSpec, DDIR_READ, DDIR_WRITE};
 use iogauge::report::{JobReport, Report};
 use iogauge::run::{run, RunError, RunOptions};
-use iogauge::spec::{IoEngine, JobSpec, RunSpec, RwKind, RwMode, SizeSpec, DDIR_READ, DDIR_WRITE};
 use iogauge::workload::layout::LayoutError;
 use std::path::Path;
 use std::sync::atomic::AtomicBool;

@@ -7,10 +7,10 @@
 mod common;
 use common::*;
 
-use iogauge::run::{run, RunOptions};
-use iogauge::spec::{
+use iogauge::model::{
     Distribution, IoEngine, JobSpec, RunSpec, RwKind, RwMode, SizeSpec, DDIR_READ, DDIR_WRITE,
 };
+use iogauge::run::{run, RunOptions};
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
@@ -230,7 +230,7 @@ fn stop_flag_interrupts_and_cleans_up() {
     let r = run(&spec, &RunOptions::default(), &stop).unwrap();
     t.join().unwrap();
     assert!(t0.elapsed() < Duration::from_secs(5));
-    let w = &r.jobs[0].dirs[iogauge::spec::DDIR_WRITE];
+    let w = &r.jobs[0].dirs[iogauge::model::DDIR_WRITE];
     assert!(w.total_ios > 0 && w.runtime_ms < 5_000, "{w:?}");
     assert_empty(d.path());
     // Stopped before anything ran: an error, and nothing left.
@@ -261,7 +261,7 @@ fn a_deadline_stops_the_run_in_any_stage_and_cleans_up() {
     assert_empty(d.path());
     // During layout: a deadline already passed.
     let mut r = job("dlr", d.path(), RwKind::Read, false);
-    r.size = Some(iogauge::spec::SizeSpec::Bytes(256 << 20));
+    r.size = Some(iogauge::model::SizeSpec::Bytes(256 << 20));
     let spec = RunSpec {
         jobs: vec![r],
         ..RunSpec::default()

@@ -2,6 +2,8 @@
 //! anything touches the disk, check the directory, run each profile (a failure or a signal never
 //! loses the others' results), judge it, and gather everything into one `CheckDocument`.
 
+use crate::input::profiles::{self, Profile, SmallFiles, Tuning};
+use crate::model::{JobSpec, RunSpec, SizeSpec};
 use crate::report::document::{
     CheckDocument, CheckVerdict, ProfileOutcome, Summary, SCHEMA_VERSION,
 };
@@ -10,8 +12,6 @@ use crate::run::monitor::ProgressSink;
 use crate::run::small_files::run_small_files;
 use crate::run::stop::Stop;
 use crate::run::{context, run, RunError, RunOptions};
-use crate::spec::profiles::{self, Profile, SmallFiles, Tuning};
-use crate::spec::{JobSpec, RunSpec, SizeSpec};
 use crate::verdict::check::{evaluate, not_measured, Judging};
 use crate::verdict::profile::{threshold_text, Measured};
 use crate::verdict::trust::Place;

@@ -2,6 +2,9 @@
 //! its timeout (a run-level deadline), write troubleshoot's result files and iogauge's full
 //! report, evaluate the analyzers, and gather everything into a `PreflightDocument`.
 
+use crate::input::troubleshoot::collector::SyncPolicy;
+use crate::input::troubleshoot::{load, FsPerfCollector, Preflight};
+use crate::model::RunSpec;
 use crate::report::document::{
     CollectorOutcome, CollectorStatus, Context, PreflightDocument, SCHEMA_VERSION,
 };
@@ -9,9 +12,6 @@ use crate::report::json::render_json;
 use crate::report::troubleshoot::{results_dir, FsPerfResults, Measure};
 use crate::run::stop::Stop;
 use crate::run::{context, run, RunError, RunOptions};
-use crate::spec::troubleshoot::collector::SyncPolicy;
-use crate::spec::troubleshoot::{load, FsPerfCollector, Preflight};
-use crate::spec::RunSpec;
 use crate::verdict::fsperf::{analyze_all, Verdict};
 use std::io::Read;
 use std::path::{Path, PathBuf};

@@ -4,11 +4,11 @@
 use super::progress::Bar;
 use super::{Stop, EXIT_ERROR, EXIT_FAIL, EXIT_OK, EXIT_USAGE, EXIT_WARN};
 use crate::app::check::{check, list_profiles, CheckRequest, Observer};
+use crate::input::profiles::{Tuning, DEFAULT_SUITE};
+use crate::model::units::{parse_flag_duration, parse_flag_size};
 use crate::report::check_text::render_check_text;
 use crate::report::document::CheckVerdict;
 use crate::run::monitor::ProgressSink;
-use crate::spec::profiles::{Tuning, DEFAULT_SUITE};
-use crate::spec::units::{parse_flag_duration, parse_flag_size};
 use crate::verdict::check::{overall, Overall};
 use indicatif::ProgressDrawTarget;
 use std::ffi::OsString;

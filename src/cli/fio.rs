@@ -1,10 +1,10 @@
 //! `iogauge fio …`: parse fio's grammar, run, render fio's output formats.
 
 use super::{EXIT_ERROR, EXIT_OK, EXIT_USAGE};
+use crate::input::fio::{parse_fio_args, FioCommand};
+use crate::input::fio::{Eta, FioOutput, OutputFormat};
 use crate::report::{json::render_json, normal::render_normal, terse::render_terse, Report};
 use crate::run::{run, RunOptions};
-use crate::spec::fio::{parse_fio_args, FioCommand};
-use crate::spec::{Eta, OutputFormat, RunSpec};
 use std::io::{IsTerminal, Write};
 
 pub fn main(args: &[String], stop: &super::Stop) -> i32 {
@@ -16,7 +16,7 @@ pub fn main(args: &[String], stop: &super::Stop) -> i32 {
             return EXIT_USAGE;
         }
     };
-    let spec = match cmd {
+    let (spec, out) = match cmd {
         FioCommand::Version => {
             println!("{}", Report::version_string());
             return EXIT_OK;
@@ -25,16 +25,16 @@ pub fn main(args: &[String], stop: &super::Stop) -> i32 {
             print!("{text}");
             return EXIT_OK;
         }
-        FioCommand::Run(spec) => spec,
+        FioCommand::Run(spec, out) => (spec, out),
     };
-    for w in &spec.warnings {
+    for w in &out.warnings {
         eprintln!("iogauge fio: note: {w}");
     }
-    if spec.parse_only {
+    if out.parse_only {
         return EXIT_OK;
     }
     let opts = RunOptions {
-        progress: show_progress(&spec),
+        progress: show_progress(&out),
         ..RunOptions::default()
     };
     match run(&spec, &opts, stop.flag()) {
@@ -44,10 +44,10 @@ pub fn main(args: &[String], stop: &super::Stop) -> i32 {
                 "iogauge fio: interrupted by {}; removed the files iogauge created; results so far follow",
                 stop.reason()
             );
-            write_output(&spec, &report);
+            write_output(&out, &report);
             EXIT_ERROR
         }
-        Ok(report) => write_output(&spec, &report),
+        Ok(report) => write_output(&out, &report),
         Err(e) if e.is_bad_input() => {
             eprintln!("iogauge fio: {e}");
             EXIT_USAGE
@@ -66,17 +66,17 @@ pub fn main(args: &[String], stop: &super::Stop) -> i32 {
     }
 }
 
-fn show_progress(spec: &RunSpec) -> bool {
-    match spec.eta {
+fn show_progress(out: &FioOutput) -> bool {
+    match out.eta {
         Eta::Always => true,
         Eta::Never => false,
         Eta::Auto => std::io::stderr().is_terminal(),
     }
 }
 
-fn render(spec: &RunSpec, report: &Report) -> String {
+fn render(how: &FioOutput, report: &Report) -> String {
     let mut out = String::new();
-    for f in &spec.output_formats {
+    for f in &how.formats {
         out.push_str(&match f {
             OutputFormat::Normal => render_normal(report),
             OutputFormat::Json => render_json(report, false),
@@ -87,9 +87,9 @@ fn render(spec: &RunSpec, report: &Report) -> String {
     out
 }
 
-fn write_output(spec: &RunSpec, report: &Report) -> i32 {
-    let text = render(spec, report);
-    let res = match &spec.output {
+fn write_output(out: &FioOutput, report: &Report) -> i32 {
+    let text = render(out, report);
+    let res = match &out.path {
         Some(path) => {
             std::fs::write(path, text.as_bytes()).map_err(|e| (path.display().to_string(), e))
         }

@@ -13,12 +13,12 @@ use std::os::unix::io::RawFd;
 /// For callers that only need a queueing engine (`check`'s gitlab profile): io_uring where the
 /// host allows it, else libaio, which queues the same way. Decided before anything is laid out.
 /// Returns why io_uring was replaced.
-pub fn io_uring_or_libaio(engine: &mut crate::spec::IoEngine) -> Option<String> {
-    if *engine != crate::spec::IoEngine::IoUring {
+pub fn io_uring_or_libaio(engine: &mut crate::model::IoEngine) -> Option<String> {
+    if *engine != crate::model::IoEngine::IoUring {
         return None;
     }
     let why = io_uring::probe()?;
-    *engine = crate::spec::IoEngine::Libaio;
+    *engine = crate::model::IoEngine::Libaio;
     Some(format!("{why}; using libaio instead"))
 }
 

@@ -120,7 +120,7 @@ pub struct JobReport {
 }
 
 /// fio's default `percentile_list`.
-pub use crate::spec::DEFAULT_PERCENTILES;
+pub use crate::model::DEFAULT_PERCENTILES;
 
 /// One job definition as announced before the run (`name: (g=0): rw=..., ioengine=..., iodepth=1`
 /// followed by `...` when numjobs > 1). Independent of `jobs[]`, which may be folded by

@@ -6,9 +6,27 @@ use super::{LatSummary, Report};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 
-/// troubleshoot's result keys after Min/Max/Average, with the percentile each stands for (one
-/// table, shared with the analyzer's `when` keywords).
-pub use crate::spec::troubleshoot::analyzer::PERCENTILES as KEYS;
+/// troubleshoot's percentile keys and the percentiles they stand for.
+/// (One table, shared with the analyzer's `when` keywords and message placeholders.)
+pub const KEYS: [(&str, f64); 17] = [
+    ("P1", 1.0),
+    ("P5", 5.0),
+    ("P10", 10.0),
+    ("P20", 20.0),
+    ("P30", 30.0),
+    ("P40", 40.0),
+    ("P50", 50.0),
+    ("P60", 60.0),
+    ("P70", 70.0),
+    ("P80", 80.0),
+    ("P90", 90.0),
+    ("P95", 95.0),
+    ("P99", 99.0),
+    ("P995", 99.5),
+    ("P999", 99.9),
+    ("P9995", 99.95),
+    ("P9999", 99.99),
+];
 
 /// One collector's result, as troubleshoot's analyzer sees it.
 #[derive(Debug, Clone, PartialEq)]
@@ -86,7 +104,7 @@ impl FsPerfResults {
     /// percentile list lacks troubleshoot's percentiles.
     pub fn from_report(r: &Report, m: Measure) -> Option<Self> {
         let j = r.jobs.first()?;
-        let w = &j.dirs[crate::spec::DDIR_WRITE];
+        let w = &j.dirs[crate::model::DDIR_WRITE];
         let iops = Some(w.iops);
         match m {
             Measure::Sync => Self::from_summary(&j.sync.lat, iops),

@@ -4,11 +4,11 @@
 
 use super::monitor::TracePoint;
 use super::InstanceResult;
+use crate::model::{JobSpec, RunSpec};
 use crate::report::{
     CpuReport, DepthReport, DirReport, DiskReport, GroupDirReport, GroupReport, JobHeader, JobLine,
     JobReport, LatSummary, Report, SyncReport,
 };
-use crate::spec::{JobSpec, RunSpec};
 use crate::stats::{
     latency_buckets, CpuTimes, LatRecorder, MeasuredEnd, PeriodicSampler, SampleStats, SampleUnit,
 };

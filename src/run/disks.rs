@@ -3,8 +3,8 @@
 //! threads (after that phase's shortest `startdelay`) and, once open, covers every later phase's
 //! threads too; it is closed between phases, so layout and cleanup are never in it.
 
+use crate::model::{IoEngine, JobSpec, RunSpec};
 use crate::report::DiskReport;
-use crate::spec::{IoEngine, JobSpec, RunSpec};
 use crate::stats::{resolve_disk, DiskWindow};
 use std::path::PathBuf;
 use std::time::Duration;

@@ -8,7 +8,7 @@ use super::RunError;
 use crate::engine::io_uring::{unavailable_reason, Uring, UringOptions};
 use crate::engine::libaio::Aio;
 use crate::engine::{null::Null, psync::Psync, sync::Sync};
-use crate::spec::{IoEngine, JobSpec};
+use crate::model::{IoEngine, JobSpec};
 use std::os::unix::io::RawFd;
 
 pub enum Engines {

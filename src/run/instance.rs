@@ -3,7 +3,7 @@
 //! result, and an I/O failure.
 
 use super::clock::{gettid, now_ns, sleep_until};
-use crate::spec::JobSpec;
+use crate::model::JobSpec;
 use crate::stats::{CpuTimes, DepthCounters, LatRecorder};
 use crate::workload::layout::CacheDrop;
 use std::path::PathBuf;

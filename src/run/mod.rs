@@ -17,8 +17,8 @@ pub mod source;
 pub mod stop;
 pub mod worker;
 
+use crate::model::{IoEngine, JobSpec, RunSpec};
 use crate::report::Report;
-use crate::spec::{IoEngine, JobSpec, RunSpec};
 use crate::stats::DEFAULT_SAMPLE_BUDGET;
 use crate::workload::cleanup::CreatedFiles;
 use crate::workload::layout::{self, LayoutError};
@@ -419,9 +419,9 @@ fn run_phase(
                     .filter(|_| j.time_based)
                     .map(|r| (r + j.ramp_time + j.startdelay).as_nanos() as u64),
                 letter: match j.rw.kind {
-                    crate::spec::RwKind::Read => 'R',
-                    crate::spec::RwKind::Write => 'W',
-                    crate::spec::RwKind::ReadWrite => 'M',
+                    crate::model::RwKind::Read => 'R',
+                    crate::model::RwKind::Write => 'W',
+                    crate::model::RwKind::ReadWrite => 'M',
                 },
             }
         })
@@ -570,7 +570,7 @@ fn sleep_unless_stopped(deadline_ns: u64, stop: &AtomicBool) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::{RwKind, RwMode, SizeSpec};
+    use crate::model::{RwKind, RwMode, SizeSpec};
 
     fn etcd_like(dir: &std::path::Path) -> JobSpec {
         JobSpec {

@@ -1,7 +1,7 @@
 //! Expanding jobs into instances (numjobs) and grouping them: `stonewall` waits for earlier jobs
 //! and starts a new reporting group; `new_group` only starts a reporting group.
 
-use crate::spec::JobSpec;
+use crate::model::JobSpec;
 use crate::workload::layout::FilePlan;
 use crate::workload::rng::Rng;
 
@@ -61,7 +61,7 @@ pub fn seed_for(job: &JobSpec, jobnum: u32) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::RwKind;
+    use crate::model::RwKind;
 
     fn j(stonewall: bool, new_group: bool) -> JobSpec {
         JobSpec {
@@ -95,7 +95,7 @@ mod tests {
     fn io_limit_counts_whole_blocks() {
         let job = JobSpec {
             bs: [2300; 3],
-            rw: crate::spec::RwMode {
+            rw: crate::model::RwMode {
                 kind: RwKind::Write,
                 random: false,
             },

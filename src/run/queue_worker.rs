@@ -10,7 +10,7 @@ use super::instance::{errno, wait_for_start, IoFailure, Published, WorkerInput, 
 use super::instance::{PHASE_DONE, PHASE_MEASURING, PHASE_RAMP};
 use super::source::{IoSource, NextIo};
 use crate::engine::{Op, QueueEngine, SyncOp};
-use crate::spec::{DDIR_READ, DDIR_WRITE};
+use crate::model::{DDIR_READ, DDIR_WRITE};
 use crate::stats::{CpuTimes, DepthCounters};
 use crate::workload::buffers::AlignedBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -71,7 +71,7 @@ struct Depths {
 }
 
 impl Depths {
-    fn of(job: &crate::spec::JobSpec) -> Self {
+    fn of(job: &crate::model::JobSpec) -> Self {
         let depth = job.iodepth.max(1) as usize;
         let complete_min = (job.iodepth_batch_complete_min as usize).min(depth);
         // fio: the maximum defaults to the minimum, so by default one completion per reap.

@@ -3,7 +3,7 @@
 //! when it is due under rate limits. Shared by the synchronous and the queueing worker loops.
 
 use super::instance::WorkerInput;
-use crate::spec::{RwKind, DDIR_READ, DDIR_WRITE};
+use crate::model::{RwKind, DDIR_READ, DDIR_WRITE};
 use crate::workload::offsets::OffsetGen;
 use crate::workload::rate::Pacer;
 use crate::workload::rng::Rng;

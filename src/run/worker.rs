@@ -10,7 +10,7 @@ use super::instance::{
 };
 use super::source::{IoSource, NextIo};
 use crate::engine::{Engine, Op, SyncOp};
-use crate::spec::{DDIR_READ, DDIR_WRITE};
+use crate::model::{DDIR_READ, DDIR_WRITE};
 use crate::stats::CpuTimes;
 use crate::workload::buffers::AlignedBuf;
 use std::sync::atomic::{AtomicBool, Ordering};

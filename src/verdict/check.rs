@@ -3,16 +3,17 @@
 //! was interrupted, or never started still has an outcome, so every requested profile appears
 //! in the result.
 
+use super::criteria::Better;
+use super::criteria::OutcomeKind;
 use super::profile::{judge, metric_value, rank, rank_line, show, threshold_text, Measured};
 use super::trust::{self, Place};
+use crate::input::profiles::{Profile, Tuning};
+use crate::model::JobSpec;
 use crate::report::document::{
     CheckVerdict, GuidanceMet, InfoOutcome, MetricOutcome, ProfileOutcome, ReferenceValue,
     RunReport, Summary,
 };
 use crate::report::json::render_json;
-use crate::spec::profiles::{Better, Profile, Tuning};
-use crate::spec::troubleshoot::OutcomeKind;
-use crate::spec::JobSpec;
 
 /// How a profile's run is judged beyond its thresholds.
 #[derive(Debug, Clone, Default)]
@@ -221,9 +222,9 @@ pub fn overall(outcomes: &[ProfileOutcome], strict: bool) -> Overall {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::input::profiles::get;
     use crate::report::small_files::SmallFilesReport;
     use crate::report::LatSummary;
-    use crate::spec::profiles::get;
 
     fn small_files(total_ns: u64) -> Measured {
         Measured::SmallFiles(SmallFilesReport {

@@ -3,11 +3,11 @@
 //! the collector produced no result; when nothing holds there is no verdict.
 
 use super::godur::go_duration;
-use crate::report::document::{AnalyzerOutcome, CheckVerdict};
-use crate::report::troubleshoot::{find_results, FsPerfResults, KEYS};
-use crate::spec::troubleshoot::{
+use crate::input::troubleshoot::{
     Condition, Field, FsPerfAnalyzer, OutcomeKind, Part, Stat, Template,
 };
+use crate::report::document::{AnalyzerOutcome, CheckVerdict};
+use crate::report::troubleshoot::{find_results, FsPerfResults, KEYS};
 use std::path::Path;
 
 /// One analyzer's verdict.
@@ -200,7 +200,7 @@ pub fn analyze(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::troubleshoot::{load, Preflight};
+    use crate::input::troubleshoot::{load, Preflight};
 
     fn results(p99_ns: u64) -> FsPerfResults {
         let mut p = [0u64; 17];
@@ -306,10 +306,11 @@ mod tests {
     fn every_placeholder_renders() {
         let r = results(4_464_537);
         for (i, (k, _)) in KEYS.iter().enumerate() {
-            let t = crate::spec::troubleshoot::template::parse(&format!("{{{{ .{k} }}}}")).unwrap();
+            let t =
+                crate::input::troubleshoot::template::parse(&format!("{{{{ .{k} }}}}")).unwrap();
             assert_eq!(render(&t, Some(&r)), go_duration(r.p[i]));
         }
-        let t = crate::spec::troubleshoot::template::parse("{{ .Min }}/{{ .Max }}/{{ .Average }}")
+        let t = crate::input::troubleshoot::template::parse("{{ .Min }}/{{ .Max }}/{{ .Average }}")
             .unwrap();
         assert_eq!(render(&t, Some(&r)), "900\u{b5}s/9ms/1.5ms");
         assert_eq!(table(&r).lines().count(), 21);

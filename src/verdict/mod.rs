@@ -2,6 +2,7 @@
 //! reference ranks and trust warnings. Uses report types only.
 
 pub mod check;
+pub mod criteria;
 pub mod fsperf;
 pub mod godur;
 pub mod profile;

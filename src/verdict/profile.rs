@@ -1,11 +1,12 @@
 //! Verdicts of `iogauge check` profiles: a metric against its thresholds (boundaries as the
 //! profile states them), and a rank against the profile's reference systems.
 
+use super::criteria::OutcomeKind;
+use super::criteria::{Better, Metric, MetricKey};
+use crate::input::profiles::Profile;
+use crate::model::{DDIR_READ, DDIR_WRITE};
 use crate::report::small_files::SmallFilesReport;
 use crate::report::Report;
-use crate::spec::profiles::{Better, Metric, MetricKey, Profile};
-use crate::spec::troubleshoot::OutcomeKind;
-use crate::spec::{DDIR_READ, DDIR_WRITE};
 
 /// What a profile's run produced.
 // One per profile run, never in a collection: the size difference costs nothing.
@@ -193,7 +194,7 @@ pub fn rank_line(p: &Profile, m: &Metric, value: f64) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::profiles::get;
+    use crate::input::profiles::get;
 
     #[test]
     fn boundaries_are_where_the_profiles_say() {

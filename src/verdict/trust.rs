@@ -3,7 +3,7 @@
 //! not a disk measurement at all is never a plain PASS.
 
 use super::profile::Measured;
-use crate::spec::{JobSpec, DDIR_READ, DDIR_WRITE};
+use crate::model::{JobSpec, DDIR_READ, DDIR_WRITE};
 
 /// Buffered reads above this rate cannot have come from a disk.
 const PAGE_CACHE_BPS: u64 = 8 << 30;

@@ -8,7 +8,7 @@
 use super::buffers::AlignedBuf;
 use super::cleanup::CreatedFiles;
 use super::rng::Rng;
-use crate::spec::{FadviseHint, Fallocate, JobSpec, OpenSync, RwKind, SizeSpec, DDIR_WRITE};
+use crate::model::{FadviseHint, Fallocate, JobSpec, OpenSync, RwKind, SizeSpec, DDIR_WRITE};
 use std::ffi::CString;
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
@@ -596,10 +596,10 @@ pub fn check_direct_alignment(job: &JobSpec, plan: &FilePlan, f: &File) -> Resul
     let align = direct_alignment(f);
     let mut checks = Vec::new();
     if job_reads(job) {
-        checks.push(("bs", job.bs[crate::spec::DDIR_READ]));
+        checks.push(("bs", job.bs[crate::model::DDIR_READ]));
     }
     if job_writes(job) {
-        checks.push(("bs", job.bs[crate::spec::DDIR_WRITE]));
+        checks.push(("bs", job.bs[crate::model::DDIR_WRITE]));
     }
     checks.push(("offset", plan.offset));
     for (what, value) in checks {

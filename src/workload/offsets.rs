@@ -6,7 +6,7 @@
 use super::dist::{rank_to_block, Pareto, Zipf};
 use super::randmap::RandMap;
 use super::rng::Rng;
-use crate::spec::Distribution;
+use crate::model::Distribution;
 
 #[derive(Debug, Clone)]
 enum Kind {

@@ -6,7 +6,6 @@
 
 pub mod analyzer;
 pub mod collector;
-pub mod stat;
 pub mod template;
 
 pub use analyzer::{Condition, FsPerfAnalyzer, Op, Outcome, OutcomeKind, Stat};
@@ -160,7 +159,7 @@ pub(crate) fn check_keys(m: &Mapping, known: &[&str], at: &str) -> Result<(), St
             .as_str()
             .ok_or_else(|| format!("{at}: keys must be strings, found {}", show(k)))?;
         if !known.contains(&k) {
-            let hint = match crate::spec::suggest::closest(k, known.iter().copied()) {
+            let hint = match crate::input::suggest::closest(k, known.iter().copied()) {
                 Some(near) => format!("; did you mean '{near}'?"),
                 None => format!("; known keys: {}", known.join(", ")),
             };

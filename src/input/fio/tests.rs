@@ -1,7 +1,7 @@
 //! The fio translator end to end: arguments and job files in, RunSpec or exact error out.
 
 use super::*;
-use crate::spec::{OutputFormat, RwKind, SizeSpec};
+use crate::model::{RwKind, SizeSpec};
 use std::time::Duration;
 
 fn args(s: &[&str]) -> Vec<String> {
@@ -13,8 +13,13 @@ fn env(k: &str) -> Option<String> {
 }
 
 fn run_spec(a: &[&str], stdin: &str) -> Result<RunSpec, String> {
+    run_and_output(a, stdin).map(|(s, _)| s)
+}
+
+/// The run and how it is printed.
+fn run_and_output(a: &[&str], stdin: &str) -> Result<(RunSpec, FioOutput), String> {
     match parse_fio_args(&args(a), &env, &mut stdin.as_bytes()) {
-        Ok(FioCommand::Run(s)) => Ok(s),
+        Ok(FioCommand::Run(s, o)) => Ok((s, o)),
         Ok(other) => panic!("not a run: {other:?}"),
         Err(e) => Err(e.0),
     }
@@ -28,7 +33,7 @@ fn pairs(p: &[(&str, &str)]) -> Vec<(String, String)> {
 
 #[test]
 fn the_etcd_recipe_with_the_name_last() {
-    let s = run_spec(
+    let (s, out) = run_and_output(
         &[
             "--rw=write",
             "--ioengine=sync",
@@ -50,8 +55,8 @@ fn the_etcd_recipe_with_the_name_last() {
     // fio's JSON puts options before --name under "global options", the name under "job options".
     assert_eq!(j.options, pairs(&[("name", "mytest")]));
     assert_eq!(s.global_options[5], ("bs".to_string(), "2300".to_string()));
-    assert_eq!(s.output_formats, vec![OutputFormat::Normal]);
-    assert!(s.warnings.is_empty());
+    assert_eq!(out.formats, vec![OutputFormat::Normal]);
+    assert!(out.warnings.is_empty());
 }
 
 #[test]
@@ -87,7 +92,7 @@ fn seed_001_job_file_with_command_line_globals() {
         "[global]\nrandrepeat=0\nverify=0\ndirect=1\ngtod_reduce=1\ntime_based\nramp_time=2s\n\
                 runtime=60s\nsize=10G\n\n[sequential-write-iops]\nname=sequential_write_iops\n\
                 ioengine=sync\nfdatasync=1\nreadwrite=write\niodepth=1\nbs=4k\n";
-    let s = run_spec(&["-", "--eta=never", "--directory=/scratch/h1"], file).unwrap();
+    let (s, out) = run_and_output(&["-", "--eta=never", "--directory=/scratch/h1"], file).unwrap();
     let j = &s.jobs[0];
     assert_eq!(j.name, "sequential_write_iops");
     assert_eq!(
@@ -99,7 +104,7 @@ fn seed_001_job_file_with_command_line_globals() {
     assert_eq!(j.runtime, Some(Duration::from_secs(60)));
     assert_eq!(j.size, Some(SizeSpec::Bytes(10 << 30)));
     assert_eq!(j.fdatasync, 1);
-    assert_eq!(s.eta, Eta::Never);
+    assert_eq!(out.eta, Eta::Never);
     assert_eq!(
         s.global_options[0],
         ("directory".to_string(), "/scratch/h1".to_string())
@@ -193,7 +198,7 @@ fn unsupported_and_misspelt_options_are_refused_by_name() {
 
 #[test]
 fn queue_options_reach_the_job() {
-    let s = run_spec(
+    let (s, out) = run_and_output(
         &[
             "--name=q",
             "--ioengine=io_uring",
@@ -224,7 +229,7 @@ fn queue_options_reach_the_job() {
     );
     assert_eq!((j.iodepth_batch_complete_max, j.iodepth_low), (16, 16));
     assert!(j.fixedbufs && j.registerfiles && j.sqthread_poll && j.hipri);
-    assert!(s.warnings.is_empty(), "{:?}", s.warnings);
+    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
     assert_eq!(
         run_spec(
             &["--name=q", "--ioengine=io_uring", "--hipri", "--size=1m"],
@@ -243,16 +248,16 @@ fn queue_options_reach_the_job() {
 
 #[test]
 fn no_effect_options_are_said_not_ignored() {
-    let s = run_spec(&["--name=t", "--iodepth=64", "--size=1m"], "").unwrap();
+    let (_, out) = run_and_output(&["--name=t", "--iodepth=64", "--size=1m"], "").unwrap();
     assert_eq!(
-        s.warnings,
+        out.warnings,
         vec!["job 't': iodepth=64 has no effect with the synchronous engine 'psync' (one I/O at a time)"]
     );
 }
 
 #[test]
 fn program_flags_reach_the_run_spec() {
-    let s = run_spec(
+    let (s, out) = run_and_output(
         &[
             "--name=t",
             "--size=1m",
@@ -267,12 +272,12 @@ fn program_flags_reach_the_run_spec() {
     )
     .unwrap();
     assert_eq!(
-        s.output_formats,
+        out.formats,
         vec![OutputFormat::JsonPlus, OutputFormat::Terse]
     );
-    assert_eq!(s.output.as_deref(), Some(std::path::Path::new("r.txt")));
-    assert!(s.keep_files && s.allow_overwrite && s.parse_only);
-    assert_eq!(s.eta, Eta::Always);
+    assert_eq!(out.path.as_deref(), Some(std::path::Path::new("r.txt")));
+    assert!(s.keep_files && s.allow_overwrite && out.parse_only);
+    assert_eq!(out.eta, Eta::Always);
 }
 
 #[test]

@@ -1,10 +1,10 @@
 //! The `filesystemPerformance` analyzer: outcomes with `when` conditions and message templates,
 //! parsed and checked at load time with troubleshoot's grammar (`<keyword> <op> <duration>`).
 
-pub use super::stat::{Stat, PERCENTILES};
 use super::template::{self, Template};
 use super::{check_keys, get_bool, get_str, show};
-use crate::spec::units::parse_go_duration;
+use crate::model::units::parse_go_duration;
+pub use crate::verdict::criteria::{Stat, PERCENTILES};
 use yaml_serde::{Mapping, Value};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,12 +49,7 @@ pub enum Condition {
     Compare { stat: Stat, op: Op, value: f64 },
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum OutcomeKind {
-    Pass,
-    Warn,
-    Fail,
-}
+pub use crate::verdict::criteria::OutcomeKind;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Outcome {

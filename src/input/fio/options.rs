@@ -1,11 +1,11 @@
 //! The fio job options iogauge supports: name, aliases, help and how each one sets a [`JobSpec`].
 //! Options fio knows but iogauge does not are listed in `known.rs`; they are refused, never ignored.
 
-use crate::spec::units::{
+use crate::model::units::{
     parse_bool, parse_bytes, parse_int, parse_int_in, parse_size, parse_time, split_per_direction,
     TimeUnit,
 };
-use crate::spec::{
+use crate::model::{
     Distribution, FadviseHint, Fallocate, IoEngine, JobSpec, OpenSync, RwKind, RwMode, SizeSpec,
 };
 

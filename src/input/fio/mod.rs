@@ -8,9 +8,10 @@ mod jobfile;
 mod known;
 mod options;
 
-use super::{Eta, IoEngine, JobSpec, RunSpec};
+use crate::model::{IoEngine, JobSpec, RunSpec};
 use std::fmt;
 use std::io::Read;
+use std::path::PathBuf;
 
 /// Where an option was written, for error messages and fio's JSON option objects.
 #[derive(Debug, Clone, PartialEq)]
@@ -44,9 +45,37 @@ impl fmt::Display for Entry {
 /// What `iogauge fio …` was asked to do.
 #[derive(Debug)]
 pub enum FioCommand {
-    Run(RunSpec),
+    Run(RunSpec, FioOutput),
     Version,
     Help(String),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputFormat {
+    Normal,
+    Json,
+    JsonPlus,
+    Terse,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Eta {
+    Auto,
+    Always,
+    Never,
+}
+
+/// How `iogauge fio` prints and what it says first; the run itself never needs these.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FioOutput {
+    pub formats: Vec<OutputFormat>,
+    /// `--output`: a file instead of stdout.
+    pub path: Option<PathBuf>,
+    pub eta: Eta,
+    /// `--parse-only`: check the jobs, run nothing.
+    pub parse_only: bool,
+    /// Options accepted that have no effect here, to be said on stderr before the run.
+    pub warnings: Vec<String>,
 }
 
 /// A usage error: the message names the input and what was expected (exit code 2).
@@ -228,16 +257,20 @@ pub fn parse_fio_args(
                 .into(),
         ));
     }
-    spec.warnings = spec.jobs.iter().flat_map(warnings).collect();
-    if !c.output_formats.is_empty() {
-        spec.output_formats = c.output_formats;
-    }
-    spec.output = c.output.map(Into::into);
-    spec.eta = c.eta.unwrap_or(Eta::Auto);
+    let output = FioOutput {
+        warnings: spec.jobs.iter().flat_map(warnings).collect(),
+        formats: if c.output_formats.is_empty() {
+            vec![OutputFormat::Normal]
+        } else {
+            c.output_formats
+        },
+        path: c.output.map(Into::into),
+        eta: c.eta.unwrap_or(Eta::Auto),
+        parse_only: c.parse_only,
+    };
     spec.keep_files = c.keep_files;
     spec.allow_overwrite = c.allow_overwrite;
-    spec.parse_only = c.parse_only;
-    Ok(FioCommand::Run(spec))
+    Ok(FioCommand::Run(spec, output))
 }
 
 #[cfg(test)]

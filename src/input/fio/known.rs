@@ -293,7 +293,7 @@ pub fn closest(key: &str) -> Option<&'static str> {
     let supported = OPTIONS
         .iter()
         .flat_map(|o| std::iter::once(o.name).chain(o.aliases.iter().copied()));
-    crate::spec::suggest::closest(key, supported.chain(FIO_OPTIONS.iter().copied()))
+    crate::input::suggest::closest(key, supported.chain(FIO_OPTIONS.iter().copied()))
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! `{{ .String }}` the whole table. The forms real specs use are `{{ .Field }}` with any spacing;
 //! anything else is refused when the spec is loaded, never rendered as a blank.
 
-use super::stat::{Stat, PERCENTILES};
+use crate::verdict::criteria::{Stat, PERCENTILES};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Field {

@@ -2,8 +2,8 @@
 //! the job that measures them.
 
 use super::{check_keys, get_bool, get_str, show};
-use crate::spec::units::{parse_go_duration, parse_k8s_bytes};
-use crate::spec::{IoEngine, JobSpec, RwKind, RwMode, SizeSpec};
+use crate::model::units::{parse_go_duration, parse_k8s_bytes};
+use crate::model::{IoEngine, JobSpec, RwKind, RwMode, SizeSpec};
 use std::path::PathBuf;
 use std::time::Duration;
 use yaml_serde::{Mapping, Value};

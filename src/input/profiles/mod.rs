@@ -1,138 +1,12 @@
 //! Built-in profiles for `iogauge check`: data files in `profiles/` (workload in fio's terms,
 //! criteria with their sources, reference results), compiled in and validated by tests.
 
-use crate::spec::fio::apply_option;
-use crate::spec::units::parse_go_duration;
-use crate::spec::{JobSpec, SizeSpec};
+use crate::input::fio::apply_option;
+use crate::model::{JobSpec, SizeSpec};
 use serde::Deserialize;
+// The criteria a profile states are the verdict's vocabulary.
+pub use crate::verdict::criteria::{Amount, Better, Guidance, Info, Metric, MetricKey, Reference};
 use std::path::Path;
-
-/// The numbers a profile can judge, read from a run's report.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum MetricKey {
-    /// p99 of the fsync/fdatasync latency, ns.
-    SyncP99,
-    WriteIops,
-    ReadIops,
-    /// Small-files test: create plus read-back time, ns.
-    SmallFilesTotal,
-    FilesPerSec,
-    /// Small-files test: p99 per-file create / read, ns.
-    CreateP99,
-    ReadP99,
-}
-
-impl MetricKey {
-    pub fn name(&self) -> &'static str {
-        match self {
-            MetricKey::SyncP99 => "sync_p99",
-            MetricKey::WriteIops => "write_iops",
-            MetricKey::ReadIops => "read_iops",
-            MetricKey::SmallFilesTotal => "small_files_total",
-            MetricKey::FilesPerSec => "files_per_sec",
-            MetricKey::CreateP99 => "create_p99",
-            MetricKey::ReadP99 => "read_p99",
-        }
-    }
-
-    /// Unit of the value: ns for latencies, IOPS for rates.
-    pub fn unit(&self) -> &'static str {
-        match self {
-            MetricKey::FilesPerSec => "files/s",
-            k if k.is_latency() => "ns",
-            _ => "IOPS",
-        }
-    }
-
-    pub fn is_latency(&self) -> bool {
-        matches!(
-            self,
-            MetricKey::SyncP99
-                | MetricKey::SmallFilesTotal
-                | MetricKey::CreateP99
-                | MetricKey::ReadP99
-        )
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Better {
-    Lower,
-    Higher,
-}
-
-/// A threshold as written: a Go duration for latencies (`10ms`), a number for rates.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(untagged)]
-pub enum Amount {
-    Number(f64),
-    Text(String),
-}
-
-impl Amount {
-    /// The value in the metric's unit (ns or IOPS).
-    pub fn value(&self) -> Result<f64, String> {
-        match self {
-            Amount::Number(n) => Ok(*n),
-            Amount::Text(t) => parse_go_duration(t).map(|d| d.as_nanos() as f64),
-        }
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Metric {
-    pub key: MetricKey,
-    pub label: String,
-    pub better: Better,
-    /// Pass when strictly below (lower) or at least (higher) this.
-    pub pass: Amount,
-    /// Warn instead of fail when strictly below (lower) or at least (higher) this.
-    pub warn: Option<Amount>,
-    pub pass_label: Option<String>,
-    pub warn_label: Option<String>,
-    pub fail_label: Option<String>,
-    pub source: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Guidance {
-    pub value: f64,
-    pub label: String,
-}
-
-/// A number reported next to guidance values, without a verdict.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Info {
-    pub key: MetricKey,
-    pub label: String,
-    pub guidance: Vec<Guidance>,
-}
-
-/// A published result of the same workload on a real system.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Reference {
-    pub system: String,
-    pub sync_p99: Option<Amount>,
-    pub write_iops: Option<f64>,
-    pub read_iops: Option<f64>,
-}
-
-impl Reference {
-    pub fn get(&self, k: MetricKey) -> Option<f64> {
-        match k {
-            MetricKey::SyncP99 => self.sync_p99.as_ref().and_then(|a| a.value().ok()),
-            MetricKey::WriteIops => self.write_iops,
-            MetricKey::ReadIops => self.read_iops,
-            _ => None,
-        }
-    }
-}
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -228,7 +102,7 @@ pub fn load_file(path: &Path) -> Result<Profile, String> {
 pub fn get(name: &str) -> Result<Profile, String> {
     let (_, text) = SOURCES.iter().find(|(n, _)| *n == name).ok_or_else(|| {
         let known: Vec<&str> = names().collect();
-        match crate::spec::suggest::closest(name, known.iter().copied()) {
+        match crate::input::suggest::closest(name, known.iter().copied()) {
             Some(near) => format!("unknown profile '{name}'; did you mean '{near}'?"),
             None => format!(
                 "unknown profile '{name}'; the profiles are {}",
@@ -346,8 +220,8 @@ impl Profile {
                 None => small,
                 Some(j) => match key {
                     MetricKey::SyncP99 => j.fsync > 0 || j.fdatasync > 0,
-                    MetricKey::WriteIops => j.rw.kind != crate::spec::RwKind::Read,
-                    MetricKey::ReadIops => j.rw.kind != crate::spec::RwKind::Write,
+                    MetricKey::WriteIops => j.rw.kind != crate::model::RwKind::Read,
+                    MetricKey::ReadIops => j.rw.kind != crate::model::RwKind::Write,
                     _ => false,
                 },
             };
@@ -520,7 +394,7 @@ mod tests {
             .unwrap();
         assert_eq!(j.bs, [2300; 3]);
         assert_eq!(j.fdatasync, 1);
-        assert_eq!(j.ioengine, crate::spec::IoEngine::Sync);
+        assert_eq!(j.ioengine, crate::model::IoEngine::Sync);
         assert_eq!(j.size, Some(SizeSpec::Bytes(22 << 20)));
         assert_eq!(j.directory.as_deref(), Some(Path::new("/d")));
     }
@@ -679,8 +553,8 @@ mod tests {
         // Parsed back with fio's grammar, the options give the same job.
         let args: Vec<String> = o.iter().map(|s| s.to_string()).collect();
         let env = |_: &str| None;
-        let crate::spec::fio::FioCommand::Run(spec) =
-            crate::spec::fio::parse_fio_args(&args, &env, &mut std::io::empty()).unwrap()
+        let crate::input::fio::FioCommand::Run(spec, _) =
+            crate::input::fio::parse_fio_args(&args, &env, &mut std::io::empty()).unwrap()
         else {
             panic!("not a run")
         };

@@ -2,7 +2,7 @@
 //! (global before the first `--name`, then per job) and job file paths.
 
 use super::{Entry, Origin};
-use crate::spec::{Eta, OutputFormat};
+use super::{Eta, OutputFormat};
 
 /// The command line split into what it asks for; job options are checked later.
 #[derive(Debug, Default, PartialEq)]

@@ -1,10 +1,6 @@
 //! The job model. Every translator (fio command line, fio job files, troubleshoot YAML,
 //! built-in profiles) produces these types; nothing below `run/` knows where a job came from.
 
-pub mod fio;
-pub mod profiles;
-pub mod suggest;
-pub mod troubleshoot;
 pub mod units;
 
 use std::path::PathBuf;
@@ -351,52 +347,16 @@ pub const DEFAULT_PERCENTILES: [f64; 17] = [
     99.99,
 ];
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OutputFormat {
-    Normal,
-    Json,
-    JsonPlus,
-    Terse,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Eta {
-    Auto,
-    Always,
-    Never,
-}
-
-/// Everything one `iogauge fio …` invocation asked for.
-#[derive(Debug, Clone, PartialEq)]
+/// One run: the jobs and what the run itself must know (how the output is printed is the
+/// caller's business).
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct RunSpec {
     pub jobs: Vec<JobSpec>,
     /// Options given globally (command line before the first --name, and [global] sections),
     /// as written, for fio's JSON `global options` object.
     pub global_options: Vec<(String, String)>,
-    pub output_formats: Vec<OutputFormat>,
-    pub output: Option<PathBuf>,
-    pub eta: Eta,
     /// `--keep-files`: leave the data files in place (iogauge removes them by default).
     pub keep_files: bool,
     /// `--allow-overwrite`: permit writing into existing files iogauge did not create and block devices.
     pub allow_overwrite: bool,
-    pub parse_only: bool,
-    /// Options accepted that have no effect here, to be said on stderr before the run.
-    pub warnings: Vec<String>,
-}
-
-impl Default for RunSpec {
-    fn default() -> Self {
-        RunSpec {
-            jobs: Vec::new(),
-            global_options: Vec::new(),
-            output_formats: vec![OutputFormat::Normal],
-            output: None,
-            eta: Eta::Auto,
-            keep_files: false,
-            allow_overwrite: false,
-            parse_only: false,
-            warnings: Vec::new(),
-        }
-    }
 }

@@ -1,0 +1,8 @@
+//! Translators from what users write into the job model: fio's command line and job files
+//! (`fio/`), troubleshoot specs (`troubleshoot/`) and `check` profiles (`profiles/`). Every
+//! translator produces the same `JobSpec`; nothing downstream knows where a job came from.
+
+pub mod fio;
+pub mod profiles;
+pub mod suggest;
+pub mod troubleshoot;
