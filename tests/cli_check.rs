@@ -49,7 +49,7 @@ fn assert_exit_matches(o: &Output, v: &Value) {
 
 #[test]
 fn every_profile_runs_at_reduced_scale_and_leaves_nothing() {
-    let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let d = scratch();
     let dir = d.path().to_str().unwrap();
     for p in ["etcd", "etcd-large", "sync-iops", "gitlab", "small-files"] {
         let o = check(
@@ -93,7 +93,7 @@ fn every_profile_runs_at_reduced_scale_and_leaves_nothing() {
 
 #[test]
 fn the_default_suite_runs_all_four_profiles() {
-    let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let d = scratch();
     let o = check(
         &[
             "--dir",
@@ -128,7 +128,7 @@ fn the_default_suite_runs_all_four_profiles() {
 
 #[test]
 fn json_document_shape() {
-    let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let d = scratch();
     let o = check(
         &[
             "etcd",
@@ -159,14 +159,14 @@ fn json_document_shape() {
 
 #[test]
 fn unwritable_or_missing_directories_and_unknown_profiles_exit_2() {
-    let d = tempfile::tempdir().unwrap();
+    let d = scratch();
     let o = check(&["etcd", "--dir", "/proc"], d.path());
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(
         text(&o.stderr),
         "iogauge check: '/proc' is on proc, a pseudo filesystem the kernel generates, not storage; choose a directory on the disk you mean with --dir\n"
     );
-    let ro = tempfile::tempdir().unwrap();
+    let ro = scratch();
     let o = check(&["etcd", "--dir", "/nonexistent"], d.path());
     assert_eq!(
         text(&o.stderr),
@@ -246,7 +246,7 @@ fn memory_backed_directories_are_not_a_pass() {
 /// --strict: a shortened run is at best a warning (exit 3), whatever the disk did.
 #[test]
 fn strict_makes_a_shortened_run_a_warning() {
-    let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let d = scratch();
     let dir = d.path().to_str().unwrap();
     let o = check(
         &["small-files", "--dir", dir, "--scale", "0.05", "--strict"],
@@ -265,7 +265,7 @@ fn strict_makes_a_shortened_run_a_warning() {
 /// A profile that cannot run is in the result (verdict error, with the reason); the others run.
 #[test]
 fn a_profile_that_cannot_run_is_listed_as_an_error() {
-    let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let d = scratch();
     let dir = d.path().to_str().unwrap();
     // Not enough space for a 1 EiB file: etcd cannot run, small-files can.
     let o = check(
@@ -333,7 +333,7 @@ fn a_profile_that_cannot_run_is_listed_as_an_error() {
 /// each check run uses names no other run uses; a killed run's leftovers are pointed out.
 #[test]
 fn runs_never_collide_and_leftovers_are_named() {
-    let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let d = scratch();
     let dir = d.path().to_str().unwrap();
     std::fs::write(d.path().join("etcd.0.0"), b"fio's").unwrap();
     let dead = d.path().join("iogauge-etcd.4194305.0000abcd");
@@ -380,7 +380,7 @@ fn runs_never_collide_and_leftovers_are_named() {
 
 #[test]
 fn list_and_help() {
-    let d = tempfile::tempdir().unwrap();
+    let d = scratch();
     let o = check(&["--list"], d.path());
     assert_eq!(o.status.code(), Some(0));
     let out = text(&o.stdout);
@@ -400,9 +400,9 @@ fn list_and_help() {
 /// A user's own profile in the built-in format runs; a broken one is refused with the reason.
 #[test]
 fn a_users_own_profile_file() {
-    let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let d = scratch();
     let dir = d.path().to_str().unwrap();
-    let spec = tempfile::tempdir().unwrap();
+    let spec = scratch();
     let good = spec.path().join("vendor.yaml");
     std::fs::write(
         &good,
@@ -463,7 +463,7 @@ fn a_throttled_disk_fails_sync_iops_for_real() {
         eprintln!("skipping: needs root and cgroup v1 blkio");
         return;
     }
-    let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let d = scratch();
     // The whole disk holding the directory (a partition resolves to its parent).
     use std::os::unix::fs::MetadataExt;
     let dev = std::fs::metadata(d.path()).unwrap().dev();
@@ -508,7 +508,7 @@ fn a_throttled_disk_fails_sync_iops_for_real() {
 
 #[test]
 fn tuning_errors_and_what_counts_as_shortened() {
-    let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let d = scratch();
     let dir = d.path().to_str().unwrap();
     let o = check(&["sync-iops", "--dir", dir, "--size", "1k"], d.path());
     assert_eq!(o.status.code(), Some(2));

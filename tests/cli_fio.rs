@@ -49,7 +49,7 @@ const ETCD: [&str; 7] = [
 
 #[test]
 fn etcd_recipe_normal_output_reads_like_fio() {
-    let d = tempfile::tempdir().unwrap();
+    let d = scratch();
     std::fs::create_dir(d.path().join("test-data")).unwrap();
     let o = iogauge(&ETCD, d.path());
     assert_ok(&o);
@@ -90,7 +90,7 @@ fn etcd_recipe_normal_output_reads_like_fio() {
 
 #[test]
 fn etcd_recipe_json_is_one_document_with_the_sync_p99() {
-    let d = tempfile::tempdir().unwrap();
+    let d = scratch();
     std::fs::create_dir(d.path().join("test-data")).unwrap();
     let mut args = ETCD.to_vec();
     args.push("--output-format=json");
@@ -115,7 +115,7 @@ fn etcd_recipe_json_is_one_document_with_the_sync_p99() {
 
 #[test]
 fn json_plus_adds_bins_and_terse_is_version_3() {
-    let d = tempfile::tempdir().unwrap();
+    let d = scratch();
     let o = iogauge(
         &[
             "--name=n",
@@ -145,7 +145,7 @@ fn json_plus_adds_bins_and_terse_is_version_3() {
 
 #[test]
 fn seed_002_null_engine_time_based() {
-    let d = tempfile::tempdir().unwrap();
+    let d = scratch();
     let o = iogauge(
         &[
             "--name=test",
@@ -175,7 +175,7 @@ fn seed_002_null_engine_time_based() {
 
 #[test]
 fn seed_001_job_file_runs_with_gtod_reduce() {
-    let d = tempfile::tempdir().unwrap();
+    let d = scratch();
     let job = d.path().join("fio.job");
     // Seed 001's job file with size and times lowered for a test.
     std::fs::write(
@@ -214,7 +214,7 @@ fn seed_001_job_file_runs_with_gtod_reduce() {
 
 #[test]
 fn output_file_gets_the_report_and_stdout_stays_empty() {
-    let d = tempfile::tempdir().unwrap();
+    let d = scratch();
     let o = iogauge(
         &[
             "--name=n",
@@ -234,7 +234,7 @@ fn output_file_gets_the_report_and_stdout_stays_empty() {
 
 #[test]
 fn eta_always_draws_progress_on_stderr_only() {
-    let d = tempfile::tempdir().unwrap();
+    let d = scratch();
     let o = iogauge(
         &[
             "--name=n",
@@ -255,7 +255,7 @@ fn eta_always_draws_progress_on_stderr_only() {
 #[test]
 fn keep_files_and_unlink_0_keep_the_files() {
     for flag in ["--keep-files", "--unlink=0"] {
-        let d = tempfile::tempdir().unwrap();
+        let d = scratch();
         let o = iogauge(&["--name=k", "--rw=write", "--size=1m", flag], d.path());
         assert_ok(&o);
         assert_eq!(files_in(d.path()), vec!["k.0.0".to_string()], "{flag}");
@@ -271,7 +271,7 @@ fn keep_files_and_unlink_0_keep_the_files() {
 
 #[test]
 fn existing_file_is_refused_with_exit_2_and_kept() {
-    let d = tempfile::tempdir().unwrap();
+    let d = scratch();
     std::fs::write(d.path().join("w.0.0"), b"precious").unwrap();
     let o = iogauge(&["--name=w", "--rw=write", "--size=1m"], d.path());
     assert_eq!(o.status.code(), Some(2));
@@ -315,7 +315,7 @@ fn existing_file_is_refused_with_exit_2_and_kept() {
 
 #[test]
 fn sigterm_stops_the_run_and_removes_files() {
-    let d = tempfile::tempdir().unwrap();
+    let d = scratch();
     let child = Command::new(env!("CARGO_BIN_EXE_iogauge"))
         .args([
             "fio",
@@ -347,7 +347,7 @@ fn sigterm_stops_the_run_and_removes_files() {
 
 #[test]
 fn usage_errors_exit_2_with_one_line_naming_the_input() {
-    let d = tempfile::tempdir().unwrap();
+    let d = scratch();
     for (args, msg) in [
         (
             vec!["--name=t", "--size=1m", "--write_lat_log=x"],
@@ -379,7 +379,7 @@ fn usage_errors_exit_2_with_one_line_naming_the_input() {
 #[test]
 fn job_file_on_stdin_with_groups_and_command_line_globals() {
     use std::io::Write;
-    let d = tempfile::tempdir().unwrap();
+    let d = scratch();
     let mut child = Command::new(env!("CARGO_BIN_EXE_iogauge"))
         .args(["fio", "--size=1m", "--output-format=json", "-"])
         .current_dir(d.path())
@@ -414,7 +414,7 @@ fn job_file_on_stdin_with_groups_and_command_line_globals() {
 
 #[test]
 fn seed_003_gitlab_recipe_runs_unchanged_with_a_smaller_size() {
-    let d = tempfile::tempdir().unwrap();
+    let d = scratch();
     let file = d.path().join("testfile");
     let file_arg = format!("--filename={}", file.display());
     let o = iogauge(
@@ -472,7 +472,7 @@ fn seed_003_gitlab_recipe_runs_unchanged_with_a_smaller_size() {
 /// skip the cleanup.
 #[test]
 fn buffers_that_cannot_fit_in_memory_are_bad_input() {
-    let d = tempfile::tempdir().unwrap();
+    let d = scratch();
     let o = iogauge(
         &[
             "--name=huge",

@@ -35,7 +35,7 @@ const EXAMPLE: &str = "          - pass: {when: \"p99 < 10s\", message: \"Write 
 
 #[test]
 fn a_passing_run_writes_troubleshoots_files_and_cleans_up() {
-    let d = tempfile::tempdir().unwrap();
+    let d = scratch();
     let bench = d.path().join("etcd");
     std::fs::write(d.path().join("s.yaml"), spec(&bench, "", EXAMPLE)).unwrap();
     let o = preflight(&["--output", "out", "s.yaml"], d.path());
@@ -87,7 +87,7 @@ fn a_passing_run_writes_troubleshoots_files_and_cleans_up() {
 
 #[test]
 fn fail_and_warn_outcomes_give_exit_codes_3_and_4() {
-    let d = tempfile::tempdir().unwrap();
+    let d = scratch();
     for (outcomes, code, label) in [
         (
             "          - fail: {when: \"p99 >= 0\", message: \"too slow: {{ .P99 }}\"}\n",
@@ -119,7 +119,7 @@ fn fail_and_warn_outcomes_give_exit_codes_3_and_4() {
 
 #[test]
 fn analyze_only_reads_troubleshoots_formats_and_nodes() {
-    let d = tempfile::tempdir().unwrap();
+    let d = scratch();
     let res = d
         .path()
         .join("bundle/host-collectors/filesystemPerformance");
@@ -157,7 +157,7 @@ fn analyze_only_reads_troubleshoots_formats_and_nodes() {
 
 #[test]
 fn file_not_collected_and_timeouts() {
-    let d = tempfile::tempdir().unwrap();
+    let d = scratch();
     let outcomes = "          - warn: {when: fileNotCollected, message: \"no result\"}\n          - pass: {message: fine}\n";
     std::fs::write(
         d.path().join("s.yaml"),
@@ -227,7 +227,7 @@ fn file_not_collected_and_timeouts() {
 
 #[test]
 fn spec_problems_exit_2_naming_the_key() {
-    let d = tempfile::tempdir().unwrap();
+    let d = scratch();
     let s = spec(&d.path().join("b"), "        filesize: 1Mi\n", EXAMPLE);
     std::fs::write(d.path().join("s.yaml"), s).unwrap();
     let o = preflight(&["s.yaml"], d.path());
@@ -255,7 +255,7 @@ fn spec_problems_exit_2_naming_the_key() {
 
 #[test]
 fn background_iops_runs_during_warmup_and_benchmark_at_its_budget() {
-    let d = tempfile::tempdir().unwrap();
+    let d = scratch();
     let bench = d.path().join("b");
     let extra =
         "        enableBackgroundIOPS: true\n        backgroundIOPSWarmupSeconds: 1\n        \
@@ -322,7 +322,7 @@ fn fixture(name: &str, dir: &Path) -> String {
 
 #[test]
 fn seed_000_kurl_and_embedded_cluster_specs_run_end_to_end() {
-    let d = tempfile::tempdir().unwrap();
+    let d = scratch();
     let bench = d.path().join("etcd");
     for (file, result, title, last) in [
         (
@@ -406,7 +406,7 @@ fn seed_000_kurl_and_embedded_cluster_specs_run_end_to_end() {
 
 #[test]
 fn sigint_stops_the_collector_and_removes_its_files() {
-    let d = tempfile::tempdir().unwrap();
+    let d = scratch();
     let bench = d.path().join("b");
     let s = spec(
         &bench,
@@ -441,7 +441,7 @@ fn sigint_stops_the_collector_and_removes_its_files() {
 
 #[test]
 fn a_timeout_during_layout_is_a_timeout_and_old_results_never_stand_in() {
-    let d = tempfile::tempdir().unwrap();
+    let d = scratch();
     // First a passing run that leaves a result in out/.
     std::fs::write(
         d.path().join("s.yaml"),
@@ -487,7 +487,7 @@ fn a_timeout_during_layout_is_a_timeout_and_old_results_never_stand_in() {
 /// written; with no analyzer there is no verdict, nothing on stdout, and exit 0.
 #[test]
 fn a_host_collector_spec_only_collects() {
-    let d = tempfile::tempdir().unwrap();
+    let d = scratch();
     let bench = d.path().join("b");
     let s = format!(
         "apiVersion: troubleshoot.sh/v1beta2\nkind: HostCollector\nmetadata:\n  name: disks\nspec:\n  \

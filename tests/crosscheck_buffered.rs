@@ -14,6 +14,9 @@
 // Tests unwrap: a failure is the test failing.
 #![allow(clippy::unwrap_used)]
 
+mod common;
+use common::scratch;
+
 use serde_json::Value;
 use std::fs::File;
 use std::os::unix::io::AsRawFd;
@@ -44,10 +47,6 @@ fn have_fio() -> bool {
         eprintln!("skipping the fio cross-check: fio is not installed (apt-get install -y fio)");
     }
     ok
-}
-
-fn scratch() -> tempfile::TempDir {
-    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
 }
 
 fn page_size() -> u64 {

@@ -6,6 +6,9 @@
 // Tests unwrap: a failure is the test failing.
 #![allow(clippy::unwrap_used)]
 
+mod common;
+use common::scratch;
+
 use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
@@ -59,7 +62,7 @@ fn util_is_measured_over_fios_window() {
     if !have_fio() {
         return;
     }
-    let base = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let base = scratch();
     let args = |d: &Path| -> Vec<String> {
         [
             "--name=busy",

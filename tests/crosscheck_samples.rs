@@ -6,6 +6,9 @@
 // Tests unwrap: a failure is the test failing.
 #![allow(clippy::unwrap_used)]
 
+mod common;
+use common::scratch;
+
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -55,8 +58,8 @@ fn json_of(program: &str, child: Child) -> Value {
 
 /// fio and iogauge on the same arguments, concurrently; returns (fio, iogauge) `jobs[0].read`.
 fn both(args: &[&str]) -> (Value, Value) {
-    let fd = tempfile::tempdir().unwrap();
-    let gd = tempfile::tempdir().unwrap();
+    let fd = scratch();
+    let gd = scratch();
     let f = spawn("fio", &[], args, fd.path());
     let g = spawn(env!("CARGO_BIN_EXE_iogauge"), &["fio"], args, gd.path());
     let fio = json_of("fio", f);

@@ -43,7 +43,7 @@ fn committed_schemas_match_the_types() {
 
 #[test]
 fn a_real_check_document_validates_and_round_trips() {
-    let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let d = scratch();
     let o = Command::new(env!("CARGO_BIN_EXE_iogauge"))
         .args([
             "check",
@@ -95,7 +95,7 @@ fn a_real_check_document_validates_and_round_trips() {
 
 #[test]
 fn a_real_preflight_document_validates_and_round_trips() {
-    let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let d = scratch();
     let spec = format!(
         "apiVersion: troubleshoot.sh/v1beta2\nkind: HostPreflight\nmetadata:\n  name: etcd\nspec:\n  \
          hostCollectors:\n    - filesystemPerformance:\n        collectorName: etcd-perf\n        \
@@ -138,7 +138,7 @@ fn a_real_preflight_document_validates_and_round_trips() {
 /// `iogauge fio`'s JSON stays fio's layout; where it ran goes under the `iogauge` key.
 #[test]
 fn fio_json_says_where_it_ran() {
-    let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let d = scratch();
     let o = Command::new(env!("CARGO_BIN_EXE_iogauge"))
         .args(["fio", "--name=ctx", "--size=1m", "--output-format=json"])
         .arg(format!("--directory={}", d.path().display()))

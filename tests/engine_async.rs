@@ -64,7 +64,7 @@ fn assert_depth_bounded(j: &JobReport, iodepth: u32) {
 fn direct_random_writes_and_reads_count_exactly_and_stay_within_iodepth() {
     for engine in ENGINES {
         for (kind, d) in [(RwKind::Write, DDIR_WRITE), (RwKind::Read, DDIR_READ)] {
-            let dir = tempfile::tempdir().unwrap();
+            let dir = scratch();
             let mut j = job("q", dir.path(), engine, kind, true);
             j.direct = true;
             let r = go(vec![j]);
@@ -99,7 +99,7 @@ fn direct_random_writes_and_reads_count_exactly_and_stay_within_iodepth() {
 #[test]
 fn mixes_land_within_three_percent_over_20k_ios() {
     for engine in ENGINES {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = scratch();
         let mut j = job("mix", dir.path(), engine, RwKind::ReadWrite, true);
         j.size = Some(SizeSpec::Bytes(80 << 20));
         j.rwmixread = 75;
@@ -121,7 +121,7 @@ fn mixes_land_within_three_percent_over_20k_ios() {
 #[test]
 fn fdatasync_every_n_writes_is_counted_and_timed_as_sync() {
     for engine in ENGINES {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = scratch();
         let mut j = job("s", dir.path(), engine, RwKind::Write, false);
         j.size = Some(SizeSpec::Bytes(1 << 20));
         j.fdatasync = 4;
@@ -135,7 +135,7 @@ fn fdatasync_every_n_writes_is_counted_and_timed_as_sync() {
 
 #[test]
 fn batch_options_shape_submit_and_complete_counts() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch();
     let mut j = job("b", dir.path(), IoEngine::IoUring, RwKind::Read, true);
     j.direct = true;
     j.iodepth = 16;
@@ -158,7 +158,7 @@ fn batch_options_shape_submit_and_complete_counts() {
 #[test]
 fn direct_io_with_an_unaligned_block_size_names_the_value() {
     for engine in ENGINES {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = scratch();
         let mut j = job("al", dir.path(), engine, RwKind::Write, false);
         j.direct = true;
         j.bs = [2300; 3];
@@ -186,7 +186,7 @@ fn direct_io_with_an_unaligned_block_size_names_the_value() {
 
 #[test]
 fn io_uring_options_run() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch();
     let mut j = job(
         "opts",
         dir.path(),
@@ -212,7 +212,7 @@ fn rate_ramp_and_time_based_work_with_a_queue() {
     for engine in ENGINES {
         // 1000 IOPS for a 0.5 s ramp and a 1 s run: only the run's ~1000 I/Os are reported,
         // and the schedule holds with 4 I/Os allowed in flight.
-        let dir = tempfile::tempdir().unwrap();
+        let dir = scratch();
         let mut j = job("rr", dir.path(), engine, RwKind::Read, true);
         j.iodepth = 4;
         j.time_based = true;
@@ -239,7 +239,7 @@ fn rate_ramp_and_time_based_work_with_a_queue() {
 #[test]
 fn iodepth_low_lets_the_queue_drain_before_refilling() {
     for engine in ENGINES {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = scratch();
         let mut j = job("low", dir.path(), engine, RwKind::Read, true);
         j.direct = true;
         j.size = Some(SizeSpec::Bytes(32 << 20));
@@ -264,7 +264,7 @@ fn create_only_with_ramp_does_no_io_on_any_engine() {
         IoEngine::IoUring,
         IoEngine::Libaio,
     ] {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = scratch();
         let mut j = job("co", dir.path(), engine, RwKind::Write, false);
         j.create_only = true;
         j.ramp_time = std::time::Duration::from_millis(300);

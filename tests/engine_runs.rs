@@ -35,7 +35,7 @@ fn go(jobs: Vec<JobSpec>) -> iogauge::report::Report {
 
 #[test]
 fn sequential_read_counts_are_size_over_bs() {
-    let d = tempfile::tempdir().unwrap();
+    let d = scratch();
     let r = go(vec![job("seqr", d.path(), RwKind::Read, false)]);
     let rd = &r.jobs[0].dirs[DDIR_READ];
     assert_eq!(rd.total_ios, 1024);
@@ -49,7 +49,7 @@ fn sequential_read_counts_are_size_over_bs() {
 #[test]
 fn random_write_psync_and_sync_engine_counts() {
     for engine in [IoEngine::Psync, IoEngine::Sync] {
-        let d = tempfile::tempdir().unwrap();
+        let d = scratch();
         let mut j = job("randw", d.path(), RwKind::Write, true);
         j.ioengine = engine;
         j.bs = [8192; 3];
@@ -64,7 +64,7 @@ fn random_write_psync_and_sync_engine_counts() {
 
 #[test]
 fn fsync_every_n_writes_is_counted_as_sync() {
-    let d = tempfile::tempdir().unwrap();
+    let d = scratch();
     let mut j = job("fs", d.path(), RwKind::Write, false);
     j.size = Some(SizeSpec::Bytes(1 << 20));
     j.fsync = 4;
@@ -76,7 +76,7 @@ fn fsync_every_n_writes_is_counted_as_sync() {
 
 #[test]
 fn rw_mix_respects_rwmixread() {
-    let d = tempfile::tempdir().unwrap();
+    let d = scratch();
     let mut j = job("mix", d.path(), RwKind::ReadWrite, true);
     j.size = Some(SizeSpec::Bytes(80 << 20));
     j.rwmixread = 75;
@@ -90,7 +90,7 @@ fn rw_mix_respects_rwmixread() {
 
 #[test]
 fn time_based_runs_for_runtime_and_ramp_is_excluded() {
-    let d = tempfile::tempdir().unwrap();
+    let d = scratch();
     let mut j = job("tb", d.path(), RwKind::Read, false);
     j.ioengine = IoEngine::Null;
     j.time_based = true;
@@ -113,7 +113,7 @@ fn time_based_runs_for_runtime_and_ramp_is_excluded() {
 
 #[test]
 fn rate_iops_is_held_within_ten_percent() {
-    let d = tempfile::tempdir().unwrap();
+    let d = scratch();
     let mut j = job("rate", d.path(), RwKind::Read, false);
     j.ioengine = IoEngine::Null;
     j.time_based = true;
@@ -126,7 +126,7 @@ fn rate_iops_is_held_within_ten_percent() {
 
 #[test]
 fn numjobs_with_group_reporting_fold_into_one_entry() {
-    let d = tempfile::tempdir().unwrap();
+    let d = scratch();
     let mut j = job("g", d.path(), RwKind::Write, false);
     j.size = Some(SizeSpec::Bytes(1 << 20));
     j.numjobs = 3;
@@ -145,7 +145,7 @@ fn numjobs_with_group_reporting_fold_into_one_entry() {
 
 #[test]
 fn stonewall_makes_groups_run_in_order() {
-    let d = tempfile::tempdir().unwrap();
+    let d = scratch();
     let mut a = job("a", d.path(), RwKind::Write, false);
     a.size = Some(SizeSpec::Bytes(1 << 20));
     let mut b = job("b", d.path(), RwKind::Read, true);
@@ -165,7 +165,7 @@ fn stonewall_makes_groups_run_in_order() {
 #[test]
 fn zipf_and_pareto_run_their_count() {
     for dist in [Distribution::Zipf(1.2), Distribution::Pareto(0.3)] {
-        let d = tempfile::tempdir().unwrap();
+        let d = scratch();
         let mut j = job("skew", d.path(), RwKind::Read, true);
         j.random_distribution = dist;
         j.size = Some(SizeSpec::Bytes(1 << 20));
@@ -197,7 +197,7 @@ fn io_error_names_errno_file_and_offset() {
 
 #[test]
 fn existing_file_is_not_overwritten_and_stays() {
-    let d = tempfile::tempdir().unwrap();
+    let d = scratch();
     let victim = d.path().join("w.0.0");
     std::fs::write(&victim, b"precious").unwrap();
     let spec = RunSpec {
@@ -211,7 +211,7 @@ fn existing_file_is_not_overwritten_and_stays() {
 
 #[test]
 fn stop_flag_interrupts_and_cleans_up() {
-    let d = tempfile::tempdir().unwrap();
+    let d = scratch();
     let mut j = job("int", d.path(), RwKind::Write, false);
     j.time_based = true;
     j.runtime = Some(Duration::from_secs(30));
@@ -241,7 +241,7 @@ fn stop_flag_interrupts_and_cleans_up() {
 
 #[test]
 fn a_deadline_stops_the_run_in_any_stage_and_cleans_up() {
-    let d = tempfile::tempdir().unwrap();
+    let d = scratch();
     // During the I/O: a 30 s job, a 300 ms deadline.
     let mut j = job("dl", d.path(), RwKind::Write, false);
     j.time_based = true;
@@ -280,7 +280,7 @@ fn a_deadline_stops_the_run_in_any_stage_and_cleans_up() {
 #[test]
 fn ramp_io_is_not_counted() {
     // 1000 IOPS for a 0.5 s ramp and a 1 s run: only the run's ~1000 I/Os are reported.
-    let d = tempfile::tempdir().unwrap();
+    let d = scratch();
     let mut j = job("ramp", d.path(), RwKind::Read, false);
     j.ioengine = IoEngine::Null;
     j.time_based = true;
@@ -298,7 +298,7 @@ fn ramp_io_is_not_counted() {
 
 #[test]
 fn direct_io_with_aligned_blocks_works() {
-    let d = tempfile::tempdir_in(".").unwrap();
+    let d = scratch();
     let mut j = job("direct", d.path(), RwKind::Write, true);
     j.direct = true;
     j.size = Some(SizeSpec::Bytes(1 << 20));
@@ -309,7 +309,7 @@ fn direct_io_with_aligned_blocks_works() {
 
 #[test]
 fn periodic_samples_follow_the_interval_and_disk_stats_are_reported() {
-    let d = tempfile::tempdir_in(".").unwrap();
+    let d = scratch();
     let mut j = job("per", d.path(), RwKind::Write, false);
     j.time_based = true;
     j.runtime = Some(Duration::from_millis(2100));

@@ -5,6 +5,9 @@
 // Tests unwrap: a failure is the test failing.
 #![allow(clippy::unwrap_used)]
 
+mod common;
+use common::scratch;
+
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -83,8 +86,8 @@ fn u(v: &Value, path: &[&str]) -> u64 {
 
 /// Run `args` under both tools in separate temp dirs; return (fio, iogauge) JSON.
 fn both(args: &[&str]) -> (Value, Value) {
-    let fd = tempfile::tempdir().unwrap();
-    let gd = tempfile::tempdir().unwrap();
+    let fd = scratch();
+    let gd = scratch();
     let fix = |d: &Path| -> Vec<String> {
         args.iter()
             .map(|a| a.replace("@DIR@", d.to_str().unwrap()))
@@ -211,7 +214,7 @@ fn job_file_with_groups_matches_fio() {
     if !have_fio() {
         return;
     }
-    let jobdir = tempfile::tempdir().unwrap();
+    let jobdir = scratch();
     let jobfile = jobdir.path().join("groups.fio");
     std::fs::write(
         &jobfile,

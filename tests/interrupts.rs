@@ -58,7 +58,7 @@ fn interrupt_at(args: &[&str], dir: &Path, ms: u64, sig: i32) -> Output {
 
 #[test]
 fn check_interrupted_at_any_moment_leaves_nothing() {
-    let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let d = scratch();
     let dir = d.path().to_str().unwrap();
     for (i, p) in ["small-files", "etcd", "sync-iops", "gitlab", "etcd-large"]
         .iter()
@@ -103,7 +103,7 @@ fn check_interrupted_at_any_moment_leaves_nothing() {
 /// second as interrupted, in text and in JSON.
 #[test]
 fn check_keeps_finished_results_when_interrupted() {
-    let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let d = scratch();
     let dir = d.path().to_str().unwrap();
     for json in [false, true] {
         let mut args = vec![
@@ -174,7 +174,7 @@ fn check_keeps_finished_results_when_interrupted() {
 /// `iogauge fio`, like fio, prints what it measured until the signal.
 #[test]
 fn fio_interrupted_at_any_moment_leaves_nothing_and_prints_results_so_far() {
-    let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let d = scratch();
     let dir = format!("--directory={}", d.path().display());
     let mut printed = 0;
     for (j, ms) in SWEEP_MS.iter().enumerate() {

@@ -4,6 +4,13 @@
 use iogauge::report::LatSummary;
 use std::path::Path;
 
+/// A fresh directory for a test's files, under the build's target directory: on the project's
+/// own filesystem, a real disk, never a tmpfs `/tmp` (which measures memory and refuses
+/// O_DIRECT). Removed when dropped.
+pub fn scratch() -> tempfile::TempDir {
+    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("a directory under target/tmp")
+}
+
 pub fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
