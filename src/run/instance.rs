@@ -193,3 +193,84 @@ impl WorkerResult {
         self.cpu = CpuTimes::now_thread().unwrap_or_default();
     }
 }
+
+/// The measurement clock both worker loops share: the ramp, when measurement started, and the
+/// runtime deadline. `begin` publishes the first phase and takes the CPU snapshot; `ramp_over`
+/// restarts the measurement once the ramp has passed; `finish` does the end-of-job syncs and
+/// closes the books; `done` tells the monitor.
+pub(super) struct Timeline {
+    pub in_ramp: bool,
+    pub meas_start: u64,
+    pub deadline: u64,
+    ramp_end: u64,
+    runtime_ns: Option<u64>,
+}
+
+impl Timeline {
+    pub fn begin(job: &JobSpec, published: &Published, res: &mut WorkerResult) -> Timeline {
+        let t_begin = now_ns();
+        let ramp_end = t_begin + job.ramp_time.as_nanos() as u64;
+        let runtime_ns = job.runtime.map(|d| d.as_nanos() as u64).filter(|&n| n > 0);
+        let tl = Timeline {
+            in_ramp: ramp_end > t_begin,
+            meas_start: t_begin,
+            deadline: runtime_ns.map(|r| ramp_end + r).unwrap_or(u64::MAX),
+            ramp_end,
+            runtime_ns,
+        };
+        if tl.in_ramp {
+            published.phase.store(PHASE_RAMP, Ordering::Release);
+        } else {
+            published.meas_start_ns.store(t_begin, Ordering::Relaxed);
+            published.phase.store(PHASE_MEASURING, Ordering::Release);
+        }
+        res.cpu = CpuTimes::now_thread().unwrap_or_default();
+        tl
+    }
+
+    /// At `t`, the ramp has just ended: forget everything measured so far (CPU time too) and
+    /// start the runtime from here. False when still ramping or already measuring.
+    #[inline]
+    pub fn ramp_over(&mut self, t: u64, res: &mut WorkerResult, published: &Published) -> bool {
+        if !self.in_ramp || t < self.ramp_end {
+            return false;
+        }
+        self.in_ramp = false;
+        self.meas_start = t;
+        self.deadline = self.runtime_ns.map(|r| t + r).unwrap_or(u64::MAX);
+        res.restart_measurement(published, t);
+        true
+    }
+
+    /// `end_fsync`, the measured time and CPU, then `fsync_on_close`; returns the end instant.
+    pub fn finish(
+        &self,
+        res: &mut WorkerResult,
+        input: &WorkerInput,
+        mut fsync: impl FnMut(usize) -> std::io::Result<()>,
+    ) -> u64 {
+        let job = &input.job;
+        if job.end_fsync && res.error.is_none() {
+            res.fsync_files(input, &mut fsync);
+        }
+        let end = now_ns();
+        // Stopped during ramp: nothing was measured.
+        res.measured_ns = if self.in_ramp {
+            0
+        } else {
+            end.saturating_sub(self.meas_start)
+        };
+        res.cpu = CpuTimes::now_thread().unwrap_or_default().delta(&res.cpu);
+        if job.fsync_on_close && res.error.is_none() {
+            res.fsync_files(input, &mut fsync);
+        }
+        end
+    }
+
+    /// Tells the monitor the instance is done.
+    pub fn done(published: &Published, end: u64, res: &mut WorkerResult) {
+        published.end_ns.store(end, Ordering::Relaxed);
+        published.phase.store(PHASE_DONE, Ordering::Release);
+        res.finished_at = std::time::SystemTime::now();
+    }
+}

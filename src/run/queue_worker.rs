@@ -6,12 +6,12 @@
 //! fsync/fdatasync every N writes drain the queue first and are timed as their own operation.
 
 use super::clock::{now_ns, sleep_until};
+use super::instance::Timeline;
 use super::instance::{errno, wait_for_start, IoFailure, Published, WorkerInput, WorkerResult};
-use super::instance::{PHASE_DONE, PHASE_MEASURING, PHASE_RAMP};
 use super::source::{IoSource, NextIo};
 use crate::engine::{Op, QueueEngine, SyncOp};
 use crate::model::{DDIR_READ, DDIR_WRITE};
-use crate::stats::{CpuTimes, DepthCounters};
+use crate::stats::DepthCounters;
 use crate::workload::buffers::AlignedBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -139,13 +139,6 @@ pub fn run_queue_worker<E: QueueEngine>(
     let mut inflight_bytes = 0u64;
     let mut depth = DepthCounters::new();
 
-    let ramp_ns = job.ramp_time.as_nanos() as u64;
-    let t_begin = now_ns();
-    let mut in_ramp = ramp_ns > 0;
-    let mut meas_start = t_begin;
-    let ramp_end = t_begin + ramp_ns;
-    let runtime_ns = job.runtime.map(|d| d.as_nanos() as u64).filter(|&n| n > 0);
-    let mut deadline = runtime_ns.map(|r| ramp_end + r).unwrap_or(u64::MAX);
     let limit = input.io_limit.unwrap_or(u64::MAX);
     let mut issued_bytes = 0u64;
     let mut writes = 0u64;
@@ -156,14 +149,8 @@ pub fn run_queue_worker<E: QueueEngine>(
     let mut stopping = false;
     // After the queue filled up, reap down to iodepth_low before refilling.
     let mut draining_to_low = false;
-    src.restart_pacing(t_begin);
-    if in_ramp {
-        published.phase.store(PHASE_RAMP, Ordering::Release);
-    } else {
-        published.meas_start_ns.store(meas_start, Ordering::Relaxed);
-        published.phase.store(PHASE_MEASURING, Ordering::Release);
-    }
-    res.cpu = CpuTimes::now_thread().unwrap_or_default();
+    let mut tl = Timeline::begin(job, published, &mut res);
+    src.restart_pacing(tl.meas_start);
 
     loop {
         if stop.load(Ordering::Relaxed) {
@@ -176,7 +163,7 @@ pub fn run_queue_worker<E: QueueEngine>(
             && pending_sync.is_none()
             && inflight + queued.len() < q.depth
             && limit > 0
-            && (in_ramp || issued_bytes < limit)
+            && (tl.in_ramp || issued_bytes < limit)
         {
             let (dir, due) = match held.take() {
                 Some(h) => h,
@@ -297,22 +284,22 @@ pub fn run_queue_worker<E: QueueEngine>(
                     res.sync_lat.record(s1 - s0);
                 }
                 res.syncs += 1;
-                if s1 >= deadline {
+                if s1 >= tl.deadline {
                     break;
                 }
                 continue;
             }
             // create_only (limit 0) does no I/O, not even during ramp.
-            if stopping || limit == 0 || (!in_ramp && issued_bytes >= limit) {
+            if stopping || limit == 0 || (!tl.in_ramp && issued_bytes >= limit) {
                 break;
             }
             if let Some((_, due)) = held {
                 // Sleep in slices so that Ctrl-C is noticed during slow rates.
                 let now = if now == 0 { now_ns() } else { now };
-                if now >= deadline {
+                if now >= tl.deadline {
                     break;
                 }
-                sleep_until(due.min(now + 100_000_000).min(deadline));
+                sleep_until(due.min(now + 100_000_000).min(tl.deadline));
                 continue;
             }
             continue;
@@ -324,7 +311,7 @@ pub fn run_queue_worker<E: QueueEngine>(
             || pending_sync.is_some()
             || held.is_some()
             || stopping
-            || (!in_ramp && issued_bytes >= limit);
+            || (!tl.in_ramp && issued_bytes >= limit);
         let min = if must_wait {
             let want = if draining_to_low {
                 inflight.saturating_sub(q.low).max(1)
@@ -346,7 +333,7 @@ pub fn run_queue_worker<E: QueueEngine>(
             && inflight + queued.len() < q.depth
             && pending_sync.is_none()
             && !stopping
-            && (in_ramp || issued_bytes < limit);
+            && (tl.in_ramp || issued_bytes < limit);
         let timeout = if only_pacing {
             held.map(|(_, due)| due.saturating_sub(now_ns()).max(1_000))
         } else {
@@ -404,19 +391,14 @@ pub fn run_queue_worker<E: QueueEngine>(
         if n == 0 {
             continue;
         }
-        if in_ramp && last_t >= ramp_end {
-            // Ramp over: forget everything measured so far, including CPU time. I/Os still in
-            // flight count towards the measured period's byte limit.
-            in_ramp = false;
-            meas_start = last_t;
-            deadline = runtime_ns.map(|r| meas_start + r).unwrap_or(u64::MAX);
-            res.restart_measurement(published, meas_start);
+        if tl.ramp_over(last_t, &mut res, published) {
+            // I/Os still in flight count towards the measured period's byte limit.
             depth.reset();
             issued_bytes = inflight_bytes;
-            src.restart_pacing(meas_start);
+            src.restart_pacing(tl.meas_start);
             continue;
         }
-        if last_t >= deadline {
+        if last_t >= tl.deadline {
             stopping = true;
         }
     }
@@ -431,19 +413,7 @@ pub fn run_queue_worker<E: QueueEngine>(
             Err(_) => break,
         }
     }
-    if job.end_fsync && res.error.is_none() {
-        res.fsync_files(input, |f| engine.sync(f, SyncOp::Fsync));
-    }
-    let end = now_ns();
-    res.measured_ns = if in_ramp {
-        0
-    } else {
-        end.saturating_sub(meas_start)
-    };
-    res.cpu = CpuTimes::now_thread().unwrap_or_default().delta(&res.cpu);
-    if job.fsync_on_close && res.error.is_none() {
-        res.fsync_files(input, |f| engine.sync(f, SyncOp::Fsync));
-    }
+    let end = tl.finish(&mut res, input, |f| engine.sync(f, SyncOp::Fsync));
     res.depth = Some(depth);
     // The engine goes before the buffers it may have registered. If I/O is somehow still in
     // flight (a failed reap), leak the buffers rather than let the kernel write into freed memory.
@@ -451,8 +421,6 @@ pub fn run_queue_worker<E: QueueEngine>(
     if inflight == 0 {
         bufs.release();
     }
-    published.end_ns.store(end, Ordering::Relaxed);
-    published.phase.store(PHASE_DONE, Ordering::Release);
-    res.finished_at = std::time::SystemTime::now();
+    Timeline::done(published, end, &mut res);
     res
 }

@@ -5,13 +5,11 @@
 
 use super::clock::{now_ns, sleep_until};
 use super::instance::{
-    errno, wait_for_start, IoFailure, Published, WorkerInput, WorkerResult, PHASE_DONE,
-    PHASE_MEASURING, PHASE_RAMP,
+    errno, wait_for_start, IoFailure, Published, Timeline, WorkerInput, WorkerResult,
 };
 use super::source::{IoSource, NextIo};
 use crate::engine::{Engine, Op, SyncOp};
 use crate::model::{DDIR_READ, DDIR_WRITE};
-use crate::stats::CpuTimes;
 use crate::workload::buffers::AlignedBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -58,31 +56,11 @@ impl<E: Engine> Loop<'_, E> {
         let fsync_every = job.fsync as u64;
         let fdatasync_every = job.fdatasync as u64;
 
-        let ramp_ns = job.ramp_time.as_nanos() as u64;
-        let t_begin = now_ns();
-        let mut in_ramp = ramp_ns > 0;
-        let mut meas_start = t_begin;
-        let ramp_end = t_begin + ramp_ns;
-        let runtime_ns = job.runtime.map(|d| d.as_nanos() as u64).filter(|&n| n > 0);
-        let mut deadline = match runtime_ns {
-            Some(r) => ramp_end + r,
-            None => u64::MAX,
-        };
         let limit = self.input.io_limit.unwrap_or(u64::MAX);
         let mut done_bytes: u64 = 0;
         let mut writes: u64 = 0;
-        src.restart_pacing(t_begin);
-        if in_ramp {
-            self.published.phase.store(PHASE_RAMP, Ordering::Release);
-        } else {
-            self.published
-                .meas_start_ns
-                .store(meas_start, Ordering::Relaxed);
-            self.published
-                .phase
-                .store(PHASE_MEASURING, Ordering::Release);
-        }
-        res.cpu = CpuTimes::now_thread().unwrap_or_default();
+        let mut tl = Timeline::begin(job, self.published, &mut res);
+        src.restart_pacing(tl.meas_start);
 
         // create_only (a limit of 0 bytes): lay out, do no I/O, not even during ramp.
         if limit > 0 {
@@ -180,38 +158,19 @@ impl<E: Engine> Loop<'_, E> {
                     }
                 }
 
-                if in_ramp && t_end >= ramp_end {
-                    // Ramp over: forget everything measured so far, including CPU time.
-                    in_ramp = false;
-                    meas_start = t_end;
-                    deadline = runtime_ns.map(|r| meas_start + r).unwrap_or(u64::MAX);
-                    res.restart_measurement(self.published, meas_start);
+                if tl.ramp_over(t_end, &mut res, self.published) {
                     done_bytes = 0;
-                    src.restart_pacing(meas_start);
+                    src.restart_pacing(tl.meas_start);
                     continue;
                 }
-                if t_end >= deadline || (!in_ramp && done_bytes >= limit) {
+                if t_end >= tl.deadline || (!tl.in_ramp && done_bytes >= limit) {
                     break;
                 }
             }
         }
 
-        if job.end_fsync && res.error.is_none() {
-            res.fsync_files(self.input, |f| self.engine.sync(f, SyncOp::Fsync));
-        }
-        let end = now_ns();
-        res.measured_ns = end.saturating_sub(meas_start);
-        if in_ramp {
-            // Stopped during ramp: nothing was measured.
-            res.measured_ns = 0;
-        }
-        res.cpu = CpuTimes::now_thread().unwrap_or_default().delta(&res.cpu);
-        if job.fsync_on_close && res.error.is_none() {
-            res.fsync_files(self.input, |f| self.engine.sync(f, SyncOp::Fsync));
-        }
-        self.published.end_ns.store(end, Ordering::Relaxed);
-        self.published.phase.store(PHASE_DONE, Ordering::Release);
-        res.finished_at = std::time::SystemTime::now();
+        let end = tl.finish(&mut res, self.input, |f| self.engine.sync(f, SyncOp::Fsync));
+        Timeline::done(self.published, end, &mut res);
         res
     }
 }
