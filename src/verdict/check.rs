@@ -5,9 +5,9 @@
 
 use super::criteria::Better;
 use super::criteria::OutcomeKind;
+use super::criteria::{Profile, Tuning};
 use super::profile::{judge, metric_value, rank, rank_line, show, threshold_text, Measured};
 use super::trust::{self, Place};
-use crate::input::profiles::{Profile, Tuning};
 use crate::model::JobSpec;
 use crate::report::document::{
     CheckVerdict, GuidanceMet, InfoOutcome, MetricOutcome, ProfileOutcome, ReferenceValue,

@@ -2,10 +2,8 @@
 //! whose `when` holds gives the verdict; an empty `when` always holds; `fileNotCollected` holds when
 //! the collector produced no result; when nothing holds there is no verdict.
 
+use super::criteria::{Condition, Field, FsPerfAnalyzer, OutcomeKind, Part, Stat, Template};
 use super::godur::go_duration;
-use crate::input::troubleshoot::{
-    Condition, Field, FsPerfAnalyzer, OutcomeKind, Part, Stat, Template,
-};
 use crate::report::document::{AnalyzerOutcome, CheckVerdict};
 use crate::report::troubleshoot::{find_results, FsPerfResults, KEYS};
 use std::path::Path;

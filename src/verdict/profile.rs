@@ -2,8 +2,8 @@
 //! profile states them), and a rank against the profile's reference systems.
 
 use super::criteria::OutcomeKind;
+use super::criteria::Profile;
 use super::criteria::{Better, Metric, MetricKey};
-use crate::input::profiles::Profile;
 use crate::model::{DDIR_READ, DDIR_WRITE};
 use crate::report::small_files::SmallFilesReport;
 use crate::report::Report;

@@ -3,51 +3,12 @@
 
 use crate::input::fio::apply_option;
 use crate::model::{JobSpec, SizeSpec};
-use serde::Deserialize;
-// The criteria a profile states are the verdict's vocabulary.
-pub use crate::verdict::criteria::{Amount, Better, Guidance, Info, Metric, MetricKey, Reference};
+// A profile and the criteria it states are the verdict's vocabulary; this module loads,
+// validates and builds them into jobs.
+pub use crate::verdict::criteria::{
+    Amount, Better, Guidance, Info, Metric, MetricKey, Profile, Reference, SmallFiles, Tuning,
+};
 use std::path::Path;
-
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Profile {
-    pub name: String,
-    pub title: String,
-    /// fio options (`key=value` or a flag), applied in order.
-    #[serde(default)]
-    pub workload: Vec<String>,
-    /// Instead of a fio workload: GitLab's small-files test.
-    pub small_files: Option<SmallFiles>,
-    /// Which of size, runtime, ramp_time `--scale` shrinks.
-    #[serde(default)]
-    pub scale: Vec<String>,
-    pub metrics: Vec<Metric>,
-    #[serde(default)]
-    pub info: Vec<Info>,
-    #[serde(default)]
-    pub references: Vec<Reference>,
-    /// What to do next when the verdict is WARN or FAIL, most useful first.
-    #[serde(default)]
-    pub advice: Vec<String>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SmallFiles {
-    pub files: u32,
-    pub size: usize,
-}
-
-impl Profile {
-    /// The small-files test as tuned: `--scale` shrinks the number of files (at least 10).
-    pub fn small_files(&self, t: &Tuning) -> Option<SmallFiles> {
-        let mut s = self.small_files?;
-        if t.scale < 1.0 && self.scale.iter().any(|x| x == "files") {
-            s.files = ((s.files as f64 * t.scale) as u32).max(10);
-        }
-        Some(s)
-    }
-}
 
 const SOURCES: [(&str, &str); 5] = [
     ("etcd", include_str!("../../../profiles/etcd.yaml")),
@@ -111,30 +72,6 @@ pub fn get(name: &str) -> Result<Profile, String> {
         }
     })?;
     yaml_serde::from_str(text).map_err(|e| format!("built-in profile '{name}' is broken: {e}"))
-}
-
-/// `1000` as `1,000`.
-fn thousands(n: u32) -> String {
-    let d = n.to_string();
-    let mut out = String::new();
-    for (i, c) in d.chars().enumerate() {
-        if i > 0 && (d.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// How to adapt a profile's workload for one run.
-#[derive(Debug, Clone, Default)]
-pub struct Tuning {
-    /// Shrink sizes and times by this factor (0 < scale ≤ 1); 1 = as published.
-    pub scale: f64,
-    /// Replace the runtime of time-based profiles.
-    pub duration: Option<std::time::Duration>,
-    /// Replace the size.
-    pub size: Option<u64>,
 }
 
 impl Profile {
@@ -265,41 +202,6 @@ impl Profile {
         Ok(())
     }
 
-    /// A metric's label with `{files}` replaced by the number of files actually used.
-    pub fn label(&self, label: &str, t: &Tuning) -> String {
-        match self.small_files(t) {
-            Some(s) if label.contains("{files}") => label.replace("{files}", &thousands(s.files)),
-            _ => label.to_string(),
-        }
-    }
-
-    /// `job` (built by [`Profile::job`]) as fio's command-line options, so that the run can be
-    /// repeated with fio or `iogauge fio`: the workload as written, with the size and times that
-    /// the tuning changed.
-    pub fn fio_options(&self, job: &JobSpec) -> Vec<String> {
-        let mut out = vec![format!("--name={}", job.name)];
-        if let Some(d) = &job.directory {
-            out.push(format!("--directory={}", d.display()));
-        }
-        if let Some(f) = &job.filename {
-            out.push(format!("--filename={f}"));
-        }
-        let ms = |d: std::time::Duration| format!("{}ms", d.as_millis());
-        for w in &self.workload {
-            let key = w.split_once('=').map_or(w.as_str(), |(k, _)| k);
-            out.push(match (key, job.size) {
-                ("size", Some(SizeSpec::Bytes(b))) => format!("--size={b}"),
-                ("runtime", _) if job.runtime.is_some() => {
-                    format!("--runtime={}", ms(job.runtime.unwrap_or_default()))
-                }
-                ("ramp_time", _) => format!("--ramp_time={}", ms(job.ramp_time)),
-                _ => format!("--{w}"),
-            });
-        }
-        out
-    }
-
-    /// The job to run in `dir`.
     pub fn job(&self, dir: &Path, t: &Tuning) -> Result<JobSpec, String> {
         let mut job = JobSpec {
             name: self.name.clone(),

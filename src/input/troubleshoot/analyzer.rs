@@ -1,20 +1,13 @@
 //! The `filesystemPerformance` analyzer: outcomes with `when` conditions and message templates,
 //! parsed and checked at load time with troubleshoot's grammar (`<keyword> <op> <duration>`).
 
-use super::template::{self, Template};
+use super::template;
 use super::{check_keys, get_bool, get_str, show};
 use crate::model::units::parse_go_duration;
-pub use crate::verdict::criteria::{Stat, PERCENTILES};
+pub use crate::verdict::criteria::{
+    Condition, FsPerfAnalyzer, Op, Outcome, OutcomeKind, Stat, PERCENTILES,
+};
 use yaml_serde::{Mapping, Value};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Op {
-    Lt,
-    Le,
-    Gt,
-    Ge,
-    Eq,
-}
 
 impl Op {
     fn parse(s: &str) -> Option<Op> {
@@ -37,35 +30,6 @@ impl Op {
             Op::Eq => a == b,
         }
     }
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub enum Condition {
-    /// Empty `when`: always matches.
-    Always,
-    /// `fileNotCollected`: the collector produced no result.
-    FileNotCollected,
-    /// `<stat> <op> <value>`; value in ns (durations) or operations per second (iops).
-    Compare { stat: Stat, op: Op, value: f64 },
-}
-
-pub use crate::verdict::criteria::OutcomeKind;
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct Outcome {
-    pub kind: OutcomeKind,
-    pub when: Condition,
-    pub message: Template,
-    pub uri: Option<String>,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct FsPerfAnalyzer {
-    pub check_name: String,
-    pub collector_name: String,
-    pub exclude: bool,
-    pub strict: bool,
-    pub outcomes: Vec<Outcome>,
 }
 
 pub const DEFAULT_TITLE: &str = "Filesystem Performance";

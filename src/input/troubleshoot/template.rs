@@ -2,25 +2,8 @@
 //! `{{ .String }}` the whole table. The forms real specs use are `{{ .Field }}` with any spacing;
 //! anything else is refused when the spec is loaded, never rendered as a blank.
 
+pub use crate::verdict::criteria::{Field, Part, Template};
 use crate::verdict::criteria::{Stat, PERCENTILES};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Field {
-    Stat(Stat),
-    /// The whole result table.
-    String,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub enum Part {
-    Text(String),
-    Field(Field),
-}
-
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Template {
-    pub parts: Vec<Part>,
-}
 
 fn field(name: &str) -> Option<Field> {
     Some(match name {
