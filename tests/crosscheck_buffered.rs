@@ -15,7 +15,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod common;
-use common::scratch;
+use common::*;
 
 use serde_json::Value;
 use std::fs::File;
@@ -32,21 +32,6 @@ static DISK: Mutex<()> = Mutex::new(());
 
 fn serial() -> std::sync::MutexGuard<'static, ()> {
     DISK.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-fn have_fio() -> bool {
-    let ok = Command::new("fio")
-        .arg("--version")
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false);
-    if !ok {
-        if std::env::var("CI").as_deref() == Ok("true") {
-            panic!("fio is not installed, and CI=true requires the cross-check: apt-get install -y fio");
-        }
-        eprintln!("skipping the fio cross-check: fio is not installed (apt-get install -y fio)");
-    }
-    ok
 }
 
 fn page_size() -> u64 {

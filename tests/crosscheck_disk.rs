@@ -7,47 +7,10 @@
 #![allow(clippy::unwrap_used)]
 
 mod common;
-use common::scratch;
+use common::*;
 
 use serde_json::Value;
 use std::path::Path;
-use std::process::Command;
-
-fn have_fio() -> bool {
-    let ok = Command::new("fio")
-        .arg("--version")
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false);
-    if !ok {
-        if std::env::var("CI").as_deref() == Ok("true") {
-            panic!("fio is not installed, and CI=true requires the cross-check: apt-get install -y fio");
-        }
-        eprintln!("skipping the fio cross-check: fio is not installed (apt-get install -y fio)");
-    }
-    ok
-}
-
-fn run_json(program: &str, pre: &[&str], args: &[String], cwd: &Path) -> Value {
-    let out = Command::new(program)
-        .args(pre)
-        .args(args)
-        .arg("--output-format=json")
-        .current_dir(cwd)
-        .output()
-        .expect("spawn");
-    assert!(
-        out.status.success(),
-        "{program} {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "{program}: stdout is not one JSON document ({e}):\n{}",
-            String::from_utf8_lossy(&out.stdout)
-        )
-    })
-}
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);

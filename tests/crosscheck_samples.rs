@@ -7,27 +7,12 @@
 #![allow(clippy::unwrap_used)]
 
 mod common;
-use common::scratch;
+use common::*;
 
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
-
-fn have_fio() -> bool {
-    let ok = Command::new("fio")
-        .arg("--version")
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false);
-    if !ok {
-        if std::env::var("CI").as_deref() == Ok("true") {
-            panic!("fio is not installed, and CI=true requires the cross-check: apt-get install -y fio");
-        }
-        eprintln!("skipping the fio cross-check: fio is not installed (apt-get install -y fio)");
-    }
-    ok
-}
 
 fn spawn(program: &str, pre: &[&str], args: &[&str], cwd: &Path) -> Child {
     Command::new(program)

@@ -3,6 +3,7 @@
 
 use iogauge::report::LatSummary;
 use std::path::Path;
+use std::process::Command;
 
 /// A fresh directory for a test's files, under the build's target directory: on the project's
 /// own filesystem, a real disk, never a tmpfs `/tmp` (which measures memory and refuses
@@ -61,4 +62,44 @@ pub fn assert_lat_stats(s: &LatSummary) {
 pub fn assert_lat_sane(s: &LatSummary) {
     assert_lat_stats(s);
     assert!(!s.percentiles.is_empty(), "no percentiles");
+}
+
+/// Whether fio is installed for a cross-check. With CI=true a missing fio fails the test
+/// instead of skipping it.
+pub fn have_fio() -> bool {
+    let ok = Command::new("fio")
+        .arg("--version")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    if !ok {
+        if std::env::var("CI").as_deref() == Ok("true") {
+            panic!("fio is not installed, and CI=true requires the cross-check: apt-get install -y fio");
+        }
+        eprintln!("skipping the fio cross-check: fio is not installed (apt-get install -y fio)");
+    }
+    ok
+}
+
+/// `program` (fio, or iogauge with `pre` = ["fio"]) with `args` and JSON output, in `cwd`;
+/// its stdout as one JSON document.
+pub fn run_json(program: &str, pre: &[&str], args: &[String], cwd: &Path) -> serde_json::Value {
+    let out = Command::new(program)
+        .args(pre)
+        .args(args)
+        .arg("--output-format=json")
+        .current_dir(cwd)
+        .output()
+        .expect("spawn");
+    assert!(
+        out.status.success(),
+        "{program} {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{program}: stdout is not one JSON document ({e}):\n{}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    })
 }
