@@ -1,7 +1,7 @@
 //! The job model. Every translator (fio command line, fio job files, troubleshoot YAML,
 //! built-in profiles) produces these types; nothing below `run/` knows where a job came from.
 
-pub mod units;
+pub(crate) mod units;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -9,7 +9,6 @@ use std::time::Duration;
 /// Index into per-direction arrays: read, write, trim (fio's order).
 pub const DDIR_READ: usize = 0;
 pub const DDIR_WRITE: usize = 1;
-pub const DDIR_TRIM: usize = 2;
 
 /// What the job does: which direction(s) and whether offsets are sequential or random.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,7 +27,7 @@ pub struct RwMode {
 
 impl RwMode {
     /// fio's name for the mode (`randrw`, `write`, ...), as printed in the text header.
-    pub fn fio_name(&self) -> &'static str {
+    pub(crate) fn fio_name(&self) -> &'static str {
         match (self.kind, self.random) {
             (RwKind::Read, false) => "read",
             (RwKind::Read, true) => "randread",
@@ -55,7 +54,7 @@ pub enum IoEngine {
 }
 
 impl IoEngine {
-    pub fn fio_name(&self) -> &'static str {
+    pub(crate) fn fio_name(&self) -> &'static str {
         match self {
             IoEngine::Sync => "sync",
             IoEngine::Psync => "psync",
@@ -66,7 +65,7 @@ impl IoEngine {
     }
 
     /// Whether the engine keeps several I/Os in flight (and so has submit/complete steps).
-    pub fn is_async(&self) -> bool {
+    pub(crate) fn is_async(&self) -> bool {
         matches!(self, IoEngine::IoUring | IoEngine::Libaio)
     }
 }
@@ -232,7 +231,7 @@ pub struct JobSpec {
 impl JobSpec {
     /// The smallest block size over every direction (fio's `td_min_bs`): file regions and
     /// offsets are whole multiples of it.
-    pub fn min_bs(&self) -> u64 {
+    pub(crate) fn min_bs(&self) -> u64 {
         self.bs
             .iter()
             .copied()
@@ -242,12 +241,12 @@ impl JobSpec {
     }
 
     /// The largest block size over every direction (fio's `td_max_bs`): each I/O buffer holds it.
-    pub fn max_bs(&self) -> u64 {
+    pub(crate) fn max_bs(&self) -> u64 {
         self.bs.iter().copied().max().unwrap_or(4096).max(1)
     }
 
     /// The block size of the directions the job transfers: how many bytes make one pass.
-    pub fn unit_bs(&self) -> u64 {
+    pub(crate) fn unit_bs(&self) -> u64 {
         match self.rw.kind {
             RwKind::Read => self.bs[DDIR_READ],
             RwKind::Write => self.bs[DDIR_WRITE],
@@ -256,7 +255,7 @@ impl JobSpec {
     }
 
     /// I/Os the job keeps in flight: `iodepth` on a queueing engine, one otherwise.
-    pub fn queue_depth(&self) -> u32 {
+    pub(crate) fn queue_depth(&self) -> u32 {
         if self.ioengine.is_async() {
             self.iodepth.max(1)
         } else {
@@ -266,7 +265,7 @@ impl JobSpec {
 
     /// Bytes of I/O buffers one instance allocates: a slot per I/O in flight, each `max_bs`
     /// rounded up to a page.
-    pub fn buffer_bytes(&self) -> u64 {
+    pub(crate) fn buffer_bytes(&self) -> u64 {
         self.max_bs()
             .div_ceil(4096)
             .saturating_mul(4096)
@@ -342,7 +341,7 @@ impl Default for JobSpec {
     }
 }
 
-pub const DEFAULT_PERCENTILES: [f64; 17] = [
+pub(crate) const DEFAULT_PERCENTILES: [f64; 17] = [
     1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95,
     99.99,
 ];

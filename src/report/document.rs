@@ -93,7 +93,7 @@ pub enum CheckVerdict {
 
 impl CheckVerdict {
     /// The word printed in the text output.
-    pub fn word(self) -> &'static str {
+    pub(crate) fn word(self) -> &'static str {
         match self {
             CheckVerdict::Pass => "PASS",
             CheckVerdict::Warn => "WARN",
@@ -278,7 +278,7 @@ pub struct Summary {
 }
 
 impl Summary {
-    pub fn of(outcomes: &[ProfileOutcome]) -> Summary {
+    pub(crate) fn of(outcomes: &[ProfileOutcome]) -> Summary {
         let mut s = Summary::default();
         for o in outcomes {
             *match o.verdict {
@@ -294,7 +294,7 @@ impl Summary {
     }
 
     /// "3 passed, 1 warned, 0 failed" (and the others only when there are some).
-    pub fn line(&self) -> String {
+    pub(crate) fn line(&self) -> String {
         let mut s = format!(
             "{} passed, {} warned, {} failed",
             self.passed, self.warned, self.failed

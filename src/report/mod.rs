@@ -1,15 +1,15 @@
 //! `Report`: the one result model. Statistics are computed before a `Report` is built;
 //! renderers (one file per output format) are pure functions of it.
 
-pub mod check_text;
+pub(crate) mod check_text;
 pub mod document;
-pub mod json;
-pub mod normal;
-pub mod preflight_text;
-pub mod small_files;
-pub mod terse;
-pub mod troubleshoot;
-pub mod units;
+pub(crate) mod json;
+pub(crate) mod normal;
+pub(crate) mod preflight_text;
+pub(crate) mod small_files;
+pub(crate) mod terse;
+pub(crate) mod troubleshoot;
+pub(crate) mod units;
 
 #[cfg(test)]
 mod fixtures;
@@ -18,7 +18,7 @@ use std::time::SystemTime;
 
 // The statistics' own summaries, defined beside the code that computes them.
 pub use crate::stats::summary::{
-    CpuReport, DepthReport, DiskAggr, DiskReport, LatSummary, LatencyBuckets, PercentileMethod,
+    CpuReport, DepthReport, DiskReport, LatSummary, LatencyBuckets, PercentileMethod,
     SampleSummary, SeriesPoint,
 };
 
@@ -62,9 +62,6 @@ pub struct SyncReport {
     /// Each synced write from the start of the write to the end of its sync (iogauge only).
     pub write_and_sync: LatSummary,
 }
-
-pub const LAT_BUCKET_LABELS: [u64; 10] = [2, 4, 10, 20, 50, 100, 250, 500, 750, 1000];
-pub const LAT_MS_BUCKET_LABELS: [u64; 11] = [2, 4, 10, 20, 50, 100, 250, 500, 750, 1000, 2000];
 
 /// What the text header line and `job options` describe.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -120,7 +117,7 @@ pub struct JobReport {
 }
 
 /// fio's default `percentile_list`.
-pub use crate::model::DEFAULT_PERCENTILES;
+pub(crate) use crate::model::DEFAULT_PERCENTILES;
 
 /// One job definition as announced before the run (`name: (g=0): rw=..., ioengine=..., iodepth=1`
 /// followed by `...` when numjobs > 1). Independent of `jobs[]`, which may be folded by
@@ -173,7 +170,7 @@ pub struct Report {
 }
 
 impl Report {
-    pub fn version_string() -> String {
+    pub(crate) fn version_string() -> String {
         format!("iogauge-{}", env!("CARGO_PKG_VERSION"))
     }
 }

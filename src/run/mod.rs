@@ -2,20 +2,20 @@
 //! runs each phase's threads together (phases in order: stonewall), watches them with the monitor
 //! thread, cleans up, and hands the raw results to `assemble` to build the `Report`.
 
-pub mod assemble;
-pub mod clock;
-pub mod context;
-pub mod disks;
-pub mod engines;
-pub mod gate;
-pub mod instance;
-pub mod monitor;
-pub mod plan;
-pub mod queue_worker;
-pub mod small_files;
-pub mod source;
-pub mod stop;
-pub mod worker;
+pub(crate) mod assemble;
+pub(crate) mod clock;
+pub(crate) mod context;
+pub(crate) mod disks;
+pub(crate) mod engines;
+pub(crate) mod gate;
+pub(crate) mod instance;
+pub(crate) mod monitor;
+pub(crate) mod plan;
+pub(crate) mod queue_worker;
+pub(crate) mod small_files;
+pub(crate) mod source;
+pub(crate) mod stop;
+pub(crate) mod worker;
 
 use crate::model::{IoEngine, JobSpec, RunSpec};
 use crate::report::Report;
@@ -58,7 +58,7 @@ pub enum RunError {
 impl RunError {
     /// Bad input or usage (exit 2 in every command): the engine cannot run on this host, or the
     /// files cannot or must not be laid out as asked.
-    pub fn is_bad_input(&self) -> bool {
+    pub(crate) fn is_bad_input(&self) -> bool {
         match self {
             RunError::EngineUnavailable(_) | RunError::BufferMemory(_) => true,
             RunError::Layout(e) => e.is_bad_input(),
@@ -104,7 +104,7 @@ impl std::fmt::Debug for RunOptions {
 }
 
 /// Raw results of one instance, for `assemble`.
-pub struct InstanceResult {
+pub(crate) struct InstanceResult {
     pub instance: Instance,
     pub result: WorkerResult,
     pub trace: Trace,

@@ -13,7 +13,7 @@ pub enum PercentileMethod {
 }
 
 impl PercentileMethod {
-    pub fn as_str(&self) -> &'static str {
+    pub(crate) fn as_str(&self) -> &'static str {
         match self {
             PercentileMethod::Exact => "exact",
             PercentileMethod::Histogram => "histogram",
@@ -93,7 +93,7 @@ pub struct CpuReport {
 impl DiskReport {
     /// fio's `aggr*` values for a device with slaves: counters averaged over the slaves (integer
     /// division, as fio) and the highest slave utilisation. None without slaves.
-    pub fn aggr(&self) -> Option<DiskAggr> {
+    pub(crate) fn aggr(&self) -> Option<DiskAggr> {
         let n = self.slaves.len() as u64;
         if n == 0 {
             return None;
@@ -119,7 +119,7 @@ impl DiskReport {
 
 /// Averages over a device's slaves (see `DiskReport::aggr`).
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct DiskAggr {
+pub(crate) struct DiskAggr {
     pub read_ios: u64,
     pub write_ios: u64,
     pub read_merges: u64,

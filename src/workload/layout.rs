@@ -76,7 +76,7 @@ pub enum LayoutError {
 impl LayoutError {
     /// The input asks for something that cannot or must not be done (exit 2), as opposed to a
     /// failure while doing it (no space, an I/O error, a signal: exit 1).
-    pub fn is_bad_input(&self) -> bool {
+    pub(crate) fn is_bad_input(&self) -> bool {
         !matches!(
             self,
             LayoutError::NoSpace { .. } | LayoutError::Io { .. } | LayoutError::Interrupted { .. }
@@ -94,7 +94,7 @@ fn io_err<'a>(op: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -
 
 /// One file of one job instance.
 #[derive(Debug, Clone, PartialEq)]
-pub struct FilePlan {
+pub(crate) struct FilePlan {
     pub path: PathBuf,
     /// Start of the I/O region.
     pub offset: u64,
@@ -108,7 +108,7 @@ pub struct FilePlan {
 }
 
 /// Split fio's `filename` list: ':' separates names, '\:' is a literal colon.
-pub fn split_filenames(s: &str) -> Vec<String> {
+pub(crate) fn split_filenames(s: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut chars = s.chars().peekable();
@@ -163,7 +163,7 @@ fn resolve(size: SizeSpec, of: Option<u64>) -> Option<u64> {
 }
 
 /// The files of instance `jobnum` of `job`, with regions and sizes resolved.
-pub fn plan_files(job: &JobSpec, jobnum: u32) -> Result<Vec<FilePlan>, LayoutError> {
+pub(crate) fn plan_files(job: &JobSpec, jobnum: u32) -> Result<Vec<FilePlan>, LayoutError> {
     let dir = job.directory.clone();
     let names: Vec<PathBuf> = match &job.filename {
         Some(list) => split_filenames(list)
@@ -247,18 +247,18 @@ pub fn plan_files(job: &JobSpec, jobnum: u32) -> Result<Vec<FilePlan>, LayoutErr
 }
 
 /// Whether the job ever writes (so existing data would be overwritten).
-pub fn job_writes(job: &JobSpec) -> bool {
+pub(crate) fn job_writes(job: &JobSpec) -> bool {
     job.rw.kind != RwKind::Read
 }
 
 /// Whether new files must contain data before the job runs (reads need real blocks).
-pub fn job_reads(job: &JobSpec) -> bool {
+pub(crate) fn job_reads(job: &JobSpec) -> bool {
     job.rw.kind != RwKind::Write
 }
 
 /// Refuse what could destroy data iogauge does not own. `created` holds files created earlier in
 /// this run (numjobs clones share a `filename`).
-pub fn check_safety(
+pub(crate) fn check_safety(
     job: &JobSpec,
     plan: &FilePlan,
     allow_overwrite: bool,
@@ -310,7 +310,7 @@ fn tag_created(f: &File) {
 }
 
 /// A file kept on purpose (`--keep-files`, `unlink=0`) is the user's now, not a leftover.
-pub fn untag(path: &Path) {
+pub(crate) fn untag(path: &Path) {
     if let Ok(c) = CString::new(path.as_os_str().as_encoded_bytes()) {
         // SAFETY: valid C strings; failure only means there was no tag.
         unsafe {
@@ -321,7 +321,7 @@ pub fn untag(path: &Path) {
 
 /// Whether an earlier iogauge run created `path` (its tag, or the `iogauge-` prefix that
 /// `check`'s and the small-files test's names carry).
-pub fn created_by_iogauge(path: &Path) -> bool {
+pub(crate) fn created_by_iogauge(path: &Path) -> bool {
     if path
         .file_name()
         .and_then(|n| n.to_str())
@@ -368,7 +368,7 @@ fn existing_file_error(job: &JobSpec, path: &Path) -> LayoutError {
 }
 
 /// Check that every filesystem has room for the new files: `need` is (directory, bytes) pairs.
-pub fn check_free_space(need: &[(PathBuf, u64)]) -> Result<(), LayoutError> {
+pub(crate) fn check_free_space(need: &[(PathBuf, u64)]) -> Result<(), LayoutError> {
     // Group by filesystem (st_dev) so two jobs in one directory add up.
     let mut by_dev: Vec<(u64, PathBuf, u64)> = Vec::new();
     for (dir, bytes) in need {
@@ -398,7 +398,7 @@ pub fn check_free_space(need: &[(PathBuf, u64)]) -> Result<(), LayoutError> {
     Ok(())
 }
 
-pub fn free_bytes(dir: &Path) -> Result<u64, LayoutError> {
+pub(crate) fn free_bytes(dir: &Path) -> Result<u64, LayoutError> {
     let c = CString::new(dir.as_os_str().as_encoded_bytes()).map_err(|_| LayoutError::Io {
         op: "invalid path",
         path: dir.to_path_buf(),
@@ -414,7 +414,7 @@ pub fn free_bytes(dir: &Path) -> Result<u64, LayoutError> {
 }
 
 /// Directory in which a planned file lives (for the free-space check).
-pub fn parent_dir(p: &Path) -> PathBuf {
+pub(crate) fn parent_dir(p: &Path) -> PathBuf {
     match p.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
@@ -422,7 +422,7 @@ pub fn parent_dir(p: &Path) -> PathBuf {
 }
 
 /// Create (if needed) and lay out one file. Returns true when it was laid out (new file).
-pub fn lay_out(
+pub(crate) fn lay_out(
     job: &JobSpec,
     plan: &FilePlan,
     created: &CreatedFiles,
@@ -535,7 +535,7 @@ fn write_out(
 }
 
 /// Open flags for the job's I/O.
-pub fn open_for_io(job: &JobSpec, plan: &FilePlan) -> Result<File, LayoutError> {
+pub(crate) fn open_for_io(job: &JobSpec, plan: &FilePlan) -> Result<File, LayoutError> {
     let mut flags = 0;
     if job.direct {
         flags |= libc::O_DIRECT;
@@ -564,7 +564,7 @@ pub fn open_for_io(job: &JobSpec, plan: &FilePlan) -> Result<File, LayoutError> 
 
 /// The offset alignment O_DIRECT needs on `f`: statx's STATX_DIOALIGN where the kernel and
 /// filesystem report it, else the logical block size of a block device, else 512.
-pub fn direct_alignment(f: &File) -> u64 {
+pub(crate) fn direct_alignment(f: &File) -> u64 {
     // SAFETY: statx fills the zeroed struct; an empty path with AT_EMPTY_PATH means the fd.
     let mut stx: libc::statx = unsafe { std::mem::zeroed() };
     // SAFETY: as above: a valid empty C string, the fd, and a writable statx.
@@ -592,7 +592,11 @@ pub fn direct_alignment(f: &File) -> u64 {
 
 /// With direct=1, block sizes and the start offset must be multiples of the file's direct I/O
 /// alignment; say which value is wrong instead of failing with EINVAL mid-run.
-pub fn check_direct_alignment(job: &JobSpec, plan: &FilePlan, f: &File) -> Result<(), LayoutError> {
+pub(crate) fn check_direct_alignment(
+    job: &JobSpec,
+    plan: &FilePlan,
+    f: &File,
+) -> Result<(), LayoutError> {
     let align = direct_alignment(f);
     let mut checks = Vec::new();
     if job_reads(job) {
@@ -620,7 +624,7 @@ pub fn check_direct_alignment(job: &JobSpec, plan: &FilePlan, f: &File) -> Resul
 /// and again by the worker at the start of every later pass (a plain copy of the fd, which the
 /// orchestrator keeps open until the worker is done).
 #[derive(Debug, Clone, Copy)]
-pub struct CacheDrop {
+pub(crate) struct CacheDrop {
     fd: RawFd,
     offset: u64,
     len: u64,
@@ -628,7 +632,7 @@ pub struct CacheDrop {
 }
 
 impl CacheDrop {
-    pub fn new(f: &File, plan: &FilePlan) -> Self {
+    pub(crate) fn new(f: &File, plan: &FilePlan) -> Self {
         CacheDrop {
             fd: f.as_raw_fd(),
             offset: plan.offset,
@@ -639,7 +643,7 @@ impl CacheDrop {
 
     /// Drop the region's clean pages. Dirty pages stay cached: DONTNEED only starts their
     /// writeback.
-    pub fn drop_cache(&self) -> std::io::Result<()> {
+    pub(crate) fn drop_cache(&self) -> std::io::Result<()> {
         if self.is_block {
             // fio flushes a block device with BLKFLSBUF = _IO(0x12, 97), which needs
             // CAP_SYS_ADMIN; fio then gives up, but the region's pages can still be dropped
@@ -680,7 +684,7 @@ fn fadvise_advice(job: &JobSpec) -> Option<libc::c_int> {
 /// (`invalidate=1`; with direct=1 too, as fio does), then announce the access pattern (`fadvise_hint`), which
 /// sets the kernel's readahead for this open file: none for RANDOM, double for SEQUENTIAL.
 /// Both are advisory; failures come back as warnings, as fio only logs them.
-pub fn on_open(job: &JobSpec, plan: &FilePlan, f: &File) -> Vec<String> {
+pub(crate) fn on_open(job: &JobSpec, plan: &FilePlan, f: &File) -> Vec<String> {
     let mut warnings = Vec::new();
     if job.invalidate {
         if let Err(e) = CacheDrop::new(f, plan).drop_cache() {
