@@ -54,6 +54,7 @@ const CHECK_HINT: &str =
     "note: check takes --dir, --scale, --duration, --size, --format, --strict, \
     --keep-files and --list; fio's options (--rw, --bs, --ioengine, ...) go to 'iogauge fio'";
 
+/// Parse the command line, run the command and return the process exit code (`EXIT_*`).
 pub fn main() -> i32 {
     // Before anything else, so that no file can exist before a signal is handled.
     let stop = match Stop::install() {

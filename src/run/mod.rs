@@ -32,19 +32,25 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+/// Why a run produced no report.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
+    /// Files could not be planned, checked or laid out.
     #[error(transparent)]
     Layout(#[from] LayoutError),
+    /// An I/O failed (operation, file, offset, errno).
     #[error("{} error on '{}' at offset {}: {} (errno {})", .0.op, .0.path.display(), .0.offset, .0.message, .0.errno)]
     Io(IoFailure),
+    /// A signal arrived before any job ran.
     #[error("stopped before any job ran")]
     Interrupted,
+    /// A worker thread could not be spawned.
     #[error("could not start a worker thread: {0}")]
     Thread(std::io::Error),
     /// The engine cannot run on this host at all (a usage problem: exit 2).
     #[error("{0}")]
     EngineUnavailable(String),
+    /// The engine failed to set up for this job (e.g. io_uring or AIO context creation).
     #[error("{0}")]
     EngineSetup(String),
     /// The jobs' I/O buffers would not fit in memory (bad input: exit 2).
