@@ -2,13 +2,13 @@
 //! input → model → run → stats → Report → verdicts → documents → renderers; `app` runs a
 //! command's whole pipeline and `cli` parses, prints and exits.
 
-pub mod app;
+pub(crate) mod app;
 pub mod cli;
-pub mod engine;
-pub mod input;
+pub(crate) mod engine;
+pub(crate) mod input;
 pub mod model;
 pub mod report;
 pub mod run;
-pub mod stats;
-pub mod verdict;
+pub(crate) mod stats;
+pub(crate) mod verdict;
 pub mod workload;

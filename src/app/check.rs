@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 
 /// What to check, and how.
 #[derive(Debug, Clone)]
-pub struct CheckRequest {
+pub(crate) struct CheckRequest {
     /// Built-in profile names or profile files, in order.
     pub profiles: Vec<OsString>,
     pub dir: PathBuf,
@@ -32,7 +32,7 @@ pub struct CheckRequest {
 }
 
 /// What the caller shows while the check runs (the CLI: lines and a progress bar on stderr).
-pub trait Observer {
+pub(crate) trait Observer {
     /// A line for the user: the plan, an engine fallback, a profile's error.
     fn note(&mut self, line: &str);
     /// Where a fio job's progress goes while it runs (None: nowhere).
@@ -54,7 +54,7 @@ struct Planned {
 }
 
 /// `--list`: one line per built-in profile, with what it judges.
-pub fn list_profiles() -> String {
+pub(crate) fn list_profiles() -> String {
     let published = Tuning {
         scale: 1.0,
         ..Tuning::default()
@@ -73,7 +73,7 @@ pub fn list_profiles() -> String {
 }
 
 /// Runs the check. Err: the request cannot run at all (bad input, exit 2); nothing was written.
-pub fn check(
+pub(crate) fn check(
     req: &CheckRequest,
     stop: &Stop,
     obs: &mut dyn Observer,

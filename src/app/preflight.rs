@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 /// What to run and where the results go.
 #[derive(Debug, Clone)]
-pub struct PreflightRequest {
+pub(crate) struct PreflightRequest {
     /// Where result files go; None: a new `preflight-<unix time>` directory.
     pub output: Option<PathBuf>,
     /// Evaluate the analyzers against results already here, collecting nothing.
@@ -27,9 +27,8 @@ pub struct PreflightRequest {
 }
 
 /// Everything the command line needs to print and to choose the exit code.
-pub struct PreflightResult {
+pub(crate) struct PreflightResult {
     pub document: PreflightDocument,
-    pub verdicts: Vec<Verdict>,
     /// Collectors that produced no result here, and why.
     pub errors: Vec<(String, String)>,
     /// The output directory, when a result file was written there.
@@ -39,12 +38,12 @@ pub struct PreflightResult {
 }
 
 /// What the caller shows while collectors run.
-pub trait Observer {
+pub(crate) trait Observer {
     fn note(&mut self, line: &str);
 }
 
 /// Reads every document of every spec (`-` is stdin).
-pub fn load_specs(paths: &[PathBuf]) -> Result<Preflight, String> {
+pub(crate) fn load_specs(paths: &[PathBuf]) -> Result<Preflight, String> {
     let mut p = Preflight::default();
     for path in paths {
         let stdin = path.as_os_str() == "-";
@@ -64,7 +63,7 @@ pub fn load_specs(paths: &[PathBuf]) -> Result<Preflight, String> {
 }
 
 /// Runs the collectors (unless analyze-only) and the analyzers.
-pub fn preflight(
+pub(crate) fn preflight(
     req: &PreflightRequest,
     p: &Preflight,
     stop: &Stop,
@@ -153,7 +152,6 @@ pub fn preflight(
     }
     PreflightResult {
         document,
-        verdicts,
         errors,
         wrote,
         analyzed,

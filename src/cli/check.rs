@@ -25,7 +25,7 @@ YAML file in the same format (docs/PROFILES.md). fio's own options go to 'iogaug
 
 Exit codes: 0 all passed, 1 could not run or interrupted, 2 bad input, 3 a profile failed,
 4 the worst was a warning. Interrupted wins; then a failure, then a profile that could not run.")]
-pub struct CheckArgs {
+pub(crate) struct CheckArgs {
     /// Built-in profile names or profile files [default: etcd sync-iops small-files gitlab]
     #[arg(value_name = "PROFILE|FILE")]
     profiles: Vec<OsString>,
@@ -124,7 +124,7 @@ impl Observer for Terminal {
     }
 }
 
-pub fn main(a: CheckArgs, stop: &Stop) -> i32 {
+pub(crate) fn main(a: CheckArgs, stop: &Stop) -> i32 {
     if a.list {
         print!("{}", list_profiles());
         return EXIT_OK;

@@ -7,7 +7,7 @@ use crate::report::{json::render_json, normal::render_normal, terse::render_ters
 use crate::run::{run, RunOptions};
 use std::io::{IsTerminal, Write};
 
-pub fn main(args: &[String], stop: &super::Stop) -> i32 {
+pub(crate) fn main(args: &[String], stop: &super::Stop) -> i32 {
     let env = |k: &str| std::env::var(k).ok();
     let cmd = match parse_fio_args(args, &env, &mut std::io::stdin()) {
         Ok(c) => c,

@@ -1,21 +1,21 @@
 //! Command-line definition (clap) and dispatch, and the exit codes. Only this module writes to
 //! stdout.
 
-pub mod check;
-pub mod fio;
-pub mod preflight;
-pub mod progress;
+pub(crate) mod check;
+pub(crate) mod fio;
+pub(crate) mod preflight;
+pub(crate) mod progress;
 
-pub use crate::run::stop::Stop;
+pub(crate) use crate::run::stop::Stop;
 use clap::{CommandFactory, Parser, Subcommand};
 use std::ffi::OsString;
 
 /// Exit codes shared with troubleshoot's preflight (DESIGN.md).
-pub const EXIT_OK: i32 = 0;
-pub const EXIT_ERROR: i32 = 1;
-pub const EXIT_USAGE: i32 = 2;
-pub const EXIT_FAIL: i32 = 3;
-pub const EXIT_WARN: i32 = 4;
+pub(crate) const EXIT_OK: i32 = 0;
+pub(crate) const EXIT_ERROR: i32 = 1;
+pub(crate) const EXIT_USAGE: i32 = 2;
+pub(crate) const EXIT_FAIL: i32 = 3;
+pub(crate) const EXIT_WARN: i32 = 4;
 
 /// Measure whether a disk or filesystem is good enough for what runs on it.
 #[derive(Parser)]
@@ -54,6 +54,7 @@ const CHECK_HINT: &str =
     "note: check takes --dir, --scale, --duration, --size, --format, --strict, \
     --keep-files and --list; fio's options (--rw, --bs, --ioengine, ...) go to 'iogauge fio'";
 
+/// Parse the command line, run the command and return the process exit code (`EXIT_*`).
 pub fn main() -> i32 {
     // Before anything else, so that no file can exist before a signal is handled.
     let stop = match Stop::install() {

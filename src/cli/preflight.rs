@@ -11,7 +11,7 @@ use std::path::PathBuf;
 #[derive(clap::Args, Debug)]
 #[command(after_help = "\
 Exit codes: 0 all passed, 1 error, 2 spec problem, 3 an outcome failed, 4 the worst was a warning.")]
-pub struct PreflightArgs {
+pub(crate) struct PreflightArgs {
     /// troubleshoot specs (HostPreflight, Preflight, SupportBundle); '-' reads one from stdin
     #[arg(value_name = "SPEC.yaml", required = true)]
     specs: Vec<PathBuf>,
@@ -49,7 +49,7 @@ impl Observer for Stderr {
     }
 }
 
-pub fn main(a: PreflightArgs, stop: &Stop) -> i32 {
+pub(crate) fn main(a: PreflightArgs, stop: &Stop) -> i32 {
     let p = match load_specs(&a.specs) {
         Ok(p) => p,
         Err(e) => {

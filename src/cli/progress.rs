@@ -5,7 +5,7 @@ use crate::run::monitor::{ProgressInfo, ProgressSink};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::sync::Arc;
 
-pub struct Bar {
+pub(crate) struct Bar {
     bar: ProgressBar,
 }
 
@@ -29,7 +29,7 @@ fn duration(ns: f64) -> String {
 }
 
 /// The text after the bar.
-pub fn message(p: &ProgressInfo) -> String {
+pub(crate) fn message(p: &ProgressInfo) -> String {
     let mut m = format!("{} IOPS", short(p.iops));
     if let Some(ns) = p.op_ns {
         m.push_str(&format!(", ~{} per I/O", duration(ns)));
@@ -44,7 +44,7 @@ pub fn message(p: &ProgressInfo) -> String {
 }
 
 impl Bar {
-    pub fn new(target: ProgressDrawTarget, profile: &str) -> Self {
+    pub(crate) fn new(target: ProgressDrawTarget, profile: &str) -> Self {
         let bar = ProgressBar::with_draw_target(Some(1000), target);
         bar.set_style(
             ProgressStyle::with_template("{prefix:>12} [{bar:30}] {percent:>3}% {msg}")
@@ -55,18 +55,18 @@ impl Bar {
         Bar { bar }
     }
 
-    pub fn update(&self, p: &ProgressInfo) {
+    pub(crate) fn update(&self, p: &ProgressInfo) {
         self.bar
             .set_position((p.fraction.clamp(0.0, 1.0) * 1000.0) as u64);
         self.bar.set_message(message(p));
     }
 
-    pub fn finish(&self) {
+    pub(crate) fn finish(&self) {
         self.bar.finish_and_clear();
     }
 
     /// A sink for [`crate::run::RunOptions`] that updates this bar.
-    pub fn sink(self: &Arc<Self>) -> ProgressSink {
+    pub(crate) fn sink(self: &Arc<Self>) -> ProgressSink {
         let me = self.clone();
         Arc::new(move |p: &ProgressInfo| me.update(p))
     }

@@ -8,7 +8,7 @@ use std::os::unix::io::RawFd;
 
 /// io_uring settings from the job (`fixedbufs`, `registerfiles`, `sqthread_poll`, `hipri`).
 #[derive(Debug, Clone, Copy, Default)]
-pub struct UringOptions {
+pub(crate) struct UringOptions {
     pub fixedbufs: bool,
     pub registerfiles: bool,
     pub sqthread_poll: bool,
@@ -28,7 +28,7 @@ struct GeteventsArg {
     ts: u64,
 }
 
-pub struct Uring {
+pub(crate) struct Uring {
     ring: IoUring,
     fds: Vec<RawFd>,
     opts: UringOptions,
@@ -37,7 +37,7 @@ pub struct Uring {
 }
 
 /// Why io_uring cannot be used here, in words that name the fix.
-pub fn unavailable_reason(e: &io::Error) -> Option<String> {
+pub(crate) fn unavailable_reason(e: &io::Error) -> Option<String> {
     let disabled = std::fs::read_to_string("/proc/sys/kernel/io_uring_disabled")
         .ok()
         .map(|s| s.trim().to_string())
@@ -64,7 +64,7 @@ pub fn unavailable_reason(e: &io::Error) -> Option<String> {
 }
 
 /// Whether this host lets iogauge set up a ring at all (None) or why not.
-pub fn probe() -> Option<String> {
+pub(crate) fn probe() -> Option<String> {
     match IoUring::new(1) {
         Ok(_) => None,
         Err(e) => {
@@ -75,7 +75,7 @@ pub fn probe() -> Option<String> {
 
 impl Uring {
     /// A ring for `depth` I/Os on `fds`. With `fixedbufs`, `bufs` (one per slot) are registered.
-    pub fn new(
+    pub(crate) fn new(
         fds: Vec<RawFd>,
         depth: u32,
         opts: UringOptions,

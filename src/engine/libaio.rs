@@ -39,7 +39,7 @@ struct IoEvent {
     res2: i64,
 }
 
-pub struct Aio {
+pub(crate) struct Aio {
     ctx: libc::c_ulong,
     fds: Vec<RawFd>,
     /// One control block per slot; their addresses are stable (never reallocated).
@@ -62,7 +62,7 @@ fn sys(r: libc::c_long) -> io::Result<usize> {
 }
 
 impl Aio {
-    pub fn new(fds: Vec<RawFd>, depth: u32) -> io::Result<Self> {
+    pub(crate) fn new(fds: Vec<RawFd>, depth: u32) -> io::Result<Self> {
         let depth = depth.max(1) as usize;
         let mut ctx: libc::c_ulong = 0;
         // SAFETY: io_setup writes the new context id into `ctx`.

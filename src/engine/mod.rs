@@ -1,11 +1,11 @@
 //! I/O engines, one file each, behind one trait. The worker loop is generic over the engine,
 //! so the per-I/O call is static and inlinable (no virtual call on the hot path).
 
-pub mod io_uring;
-pub mod libaio;
-pub mod null;
-pub mod psync;
-pub mod sync;
+pub(crate) mod io_uring;
+pub(crate) mod libaio;
+pub(crate) mod null;
+pub(crate) mod psync;
+pub(crate) mod sync;
 
 use std::io;
 use std::os::unix::io::RawFd;
@@ -13,7 +13,7 @@ use std::os::unix::io::RawFd;
 /// For callers that only need a queueing engine (`check`'s gitlab profile): io_uring where the
 /// host allows it, else libaio, which queues the same way. Decided before anything is laid out.
 /// Returns why io_uring was replaced.
-pub fn io_uring_or_libaio(engine: &mut crate::model::IoEngine) -> Option<String> {
+pub(crate) fn io_uring_or_libaio(engine: &mut crate::model::IoEngine) -> Option<String> {
     if *engine != crate::model::IoEngine::IoUring {
         return None;
     }
@@ -23,19 +23,19 @@ pub fn io_uring_or_libaio(engine: &mut crate::model::IoEngine) -> Option<String>
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Op {
+pub(crate) enum Op {
     Read,
     Write,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SyncOp {
+pub(crate) enum SyncOp {
     Fsync,
     Fdatasync,
 }
 
 /// A synchronous engine: each call performs one operation and returns when it is complete.
-pub trait Engine: Send {
+pub(crate) trait Engine: Send {
     /// One I/O of `len` bytes at `offset` of the job's file number `file`; returns bytes done.
     ///
     /// # Safety
@@ -58,7 +58,7 @@ pub trait Engine: Send {
 /// A queueing engine: I/Os are queued into numbered slots (0..iodepth), submitted in the order
 /// queued, and completed in any order. The worker owns the slots and their buffers; a slot is
 /// reused only after its completion was reaped.
-pub trait QueueEngine: Send {
+pub(crate) trait QueueEngine: Send {
     /// Prepare one I/O in `slot`; it is sent by the next [`QueueEngine::submit`]. The caller never
     /// has more than iodepth I/Os queued or in flight; an engine that still runs out of room
     /// says so with an error.
@@ -96,7 +96,7 @@ pub trait QueueEngine: Send {
 }
 
 /// A nanosecond count (a duration, or a CLOCK_MONOTONIC instant) as a `timespec`.
-pub fn timespec(ns: u64) -> libc::timespec {
+pub(crate) fn timespec(ns: u64) -> libc::timespec {
     libc::timespec {
         tv_sec: (ns / 1_000_000_000) as libc::time_t,
         tv_nsec: (ns % 1_000_000_000) as libc::c_long,

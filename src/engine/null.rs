@@ -5,7 +5,7 @@ use super::{Engine, Op, SyncOp};
 use std::io;
 
 #[derive(Default)]
-pub struct Null;
+pub(crate) struct Null;
 
 impl Engine for Null {
     #[inline(always)]

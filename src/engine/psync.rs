@@ -4,13 +4,13 @@ use super::{check, sync_fd, Engine, Op, SyncOp};
 use std::io;
 use std::os::unix::io::RawFd;
 
-pub struct Psync {
+pub(crate) struct Psync {
     fds: Vec<RawFd>,
 }
 
 impl Psync {
     /// `fds` stay owned by the caller and must outlive the engine.
-    pub fn new(fds: Vec<RawFd>) -> Self {
+    pub(crate) fn new(fds: Vec<RawFd>) -> Self {
         Psync { fds }
     }
 }

@@ -5,7 +5,7 @@ use super::{check, sync_fd, Engine, Op, SyncOp};
 use std::io;
 use std::os::unix::io::RawFd;
 
-pub struct Sync {
+pub(crate) struct Sync {
     fds: Vec<RawFd>,
     /// The kernel's file position per file, as far as we know (u64::MAX = unknown).
     pos: Vec<u64>,
@@ -13,7 +13,7 @@ pub struct Sync {
 
 impl Sync {
     /// `fds` stay owned by the caller and must outlive the engine.
-    pub fn new(fds: Vec<RawFd>) -> Self {
+    pub(crate) fn new(fds: Vec<RawFd>) -> Self {
         let n = fds.len();
         Sync {
             fds,

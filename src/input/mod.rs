@@ -2,7 +2,7 @@
 //! (`fio/`), troubleshoot specs (`troubleshoot/`) and `check` profiles (`profiles/`). Every
 //! translator produces the same `JobSpec`; nothing downstream knows where a job came from.
 
-pub mod fio;
-pub mod profiles;
-pub mod suggest;
-pub mod troubleshoot;
+pub(crate) mod fio;
+pub(crate) mod profiles;
+pub(crate) mod suggest;
+pub(crate) mod troubleshoot;

@@ -1,7 +1,10 @@
 //! "Did you mean …": the nearest known name to a misspelt one.
 
 /// The candidate closest to `key`, if it is close enough to be a likely typo.
-pub fn closest<'a>(key: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub(crate) fn closest<'a>(
+    key: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     let limit = (key.chars().count() / 3).max(2);
     candidates
         .into_iter()
@@ -12,7 +15,7 @@ pub fn closest<'a>(key: &str, candidates: impl IntoIterator<Item = &'a str>) -> 
 }
 
 /// Levenshtein distance, counting a swap of two neighbours as one edit (typos are often swaps).
-pub fn edit_distance(a: &str, b: &str) -> usize {
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
     let w = b.len() + 1;

@@ -1,34 +1,39 @@
 //! The job model. Every translator (fio command line, fio job files, troubleshoot YAML,
 //! built-in profiles) produces these types; nothing below `run/` knows where a job came from.
 
-pub mod units;
+pub(crate) mod units;
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// Index into per-direction arrays: read, write, trim (fio's order).
+/// Index of the read direction in per-direction arrays (read, write, trim: fio's order).
 pub const DDIR_READ: usize = 0;
+/// Index of the write direction in per-direction arrays.
 pub const DDIR_WRITE: usize = 1;
-pub const DDIR_TRIM: usize = 2;
 
 /// What the job does: which direction(s) and whether offsets are sequential or random.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RwKind {
+    /// Reads only.
     Read,
+    /// Writes only.
     Write,
     /// Mixed reads and writes (fio `rw`/`readwrite`/`randrw`), split by `rwmixread`.
     ReadWrite,
 }
 
+/// fio's `rw`: which directions and whether offsets are random.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RwMode {
+    /// Which directions the job transfers.
     pub kind: RwKind,
+    /// Random offsets; sequential when false.
     pub random: bool,
 }
 
 impl RwMode {
     /// fio's name for the mode (`randrw`, `write`, ...), as printed in the text header.
-    pub fn fio_name(&self) -> &'static str {
+    pub(crate) fn fio_name(&self) -> &'static str {
         match (self.kind, self.random) {
             (RwKind::Read, false) => "read",
             (RwKind::Read, true) => "randread",
@@ -40,6 +45,7 @@ impl RwMode {
     }
 }
 
+/// How a job issues its I/O (fio `ioengine`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum IoEngine {
     /// read/write on a moving file position (lseek when the offset jumps).
@@ -55,7 +61,7 @@ pub enum IoEngine {
 }
 
 impl IoEngine {
-    pub fn fio_name(&self) -> &'static str {
+    pub(crate) fn fio_name(&self) -> &'static str {
         match self {
             IoEngine::Sync => "sync",
             IoEngine::Psync => "psync",
@@ -66,7 +72,7 @@ impl IoEngine {
     }
 
     /// Whether the engine keeps several I/Os in flight (and so has submit/complete steps).
-    pub fn is_async(&self) -> bool {
+    pub(crate) fn is_async(&self) -> bool {
         matches!(self, IoEngine::IoUring | IoEngine::Libaio)
     }
 }
@@ -74,6 +80,7 @@ impl IoEngine {
 /// `sync=` option: open flags for synchronous writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OpenSync {
+    /// No sync flag.
     None,
     /// O_SYNC
     Sync,
@@ -81,8 +88,10 @@ pub enum OpenSync {
     Dsync,
 }
 
+/// How random offsets spread over a file (fio `random_distribution`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Distribution {
+    /// Uniform.
     Random,
     /// zipf:theta
     Zipf(f64),
@@ -90,8 +99,10 @@ pub enum Distribution {
     Pareto(f64),
 }
 
+/// How files are preallocated before laying out (fio `fallocate`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Fallocate {
+    /// No preallocation.
     None,
     /// fallocate(fd, 0, 0, size): unwritten extents, fio's default on Linux.
     Native,
@@ -111,13 +122,16 @@ pub enum FadviseHint {
     None,
     /// `1` (fio's default): RANDOM for random jobs, SEQUENTIAL for sequential ones.
     ByPattern,
+    /// POSIX_FADV_RANDOM.
     Random,
+    /// POSIX_FADV_SEQUENTIAL.
     Sequential,
 }
 
 /// A size that may be relative to the file or device (`size=50%`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum SizeSpec {
+    /// A byte count.
     Bytes(u64),
     /// Percentage 0 < p <= 100 of the existing file or device size.
     Percent(f64),
@@ -127,6 +141,7 @@ pub enum SizeSpec {
 /// `numjobs` copies run from this one spec.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JobSpec {
+    /// The job's name (job-file section or `--name`).
     pub name: String,
     /// fio's `description`; empty when unset.
     pub description: String,
@@ -139,7 +154,9 @@ pub struct JobSpec {
     pub stonewall: bool,
     /// Start a new reporting group without waiting.
     pub new_group: bool,
+    /// Fold the group's jobs into one report entry (fio `group_reporting`).
     pub group_reporting: bool,
+    /// Copies of the job, each a thread with its own files (fio `numjobs`).
     pub numjobs: u32,
     /// Runs only while the other jobs of its phase run (troubleshoot's background IOPS).
     pub background: bool,
@@ -147,16 +164,21 @@ pub struct JobSpec {
     // --- target
     /// `filename`, possibly several separated by ':'. Used as is (fio escapes '\:').
     pub filename: Option<String>,
+    /// Directory holding the job's files (fio `directory`).
     pub directory: Option<PathBuf>,
+    /// Files per job instance (fio `nrfiles`).
     pub nrfiles: u32,
     /// Total bytes of I/O for the job, split across files (fio `size`).
     pub size: Option<SizeSpec>,
     /// Size of each file (fio `filesize`); default size / nrfiles.
     pub filesize: Option<SizeSpec>,
+    /// Where I/O starts in each file: bytes, or percent of the file (fio `offset`).
     pub offset: SizeSpec,
+    /// Passes over the workload (fio `loops`).
     pub loops: u32,
 
     // --- workload
+    /// Directions and access pattern (fio `rw`).
     pub rw: RwMode,
     /// Percent of reads in a mixed workload (0..=100).
     pub rwmixread: u32,
@@ -164,7 +186,9 @@ pub struct JobSpec {
     pub bs: [u64; 3],
 
     // --- engine and sync
+    /// How I/O is issued.
     pub ioengine: IoEngine,
+    /// I/Os kept in flight by queueing engines (synchronous engines have 1).
     pub iodepth: u32,
     /// I/Os to queue before a submit call (`iodepth_batch_submit`; 0 = iodepth).
     pub iodepth_batch_submit: u32,
@@ -176,23 +200,33 @@ pub struct JobSpec {
     pub iodepth_low: u32,
     /// io_uring: registered buffers, registered files, a kernel submission thread, polled I/O.
     pub fixedbufs: bool,
+    /// io_uring: register the job's files with the kernel (fio `registerfiles`).
     pub registerfiles: bool,
+    /// io_uring: a kernel thread polls the submission queue (fio `sqthread_poll`).
     pub sqthread_poll: bool,
+    /// io_uring: polled completions, IORING_SETUP_IOPOLL (fio `hipri`).
     pub hipri: bool,
+    /// Open the files with O_DIRECT, bypassing the page cache.
     pub direct: bool,
+    /// O_SYNC or O_DSYNC on open (fio `sync`).
     pub open_sync: OpenSync,
     /// fsync after every N writes (0 = never).
     pub fsync: u32,
     /// fdatasync after every N writes (0 = never).
     pub fdatasync: u32,
+    /// fsync every file when the job ends (fio `end_fsync`).
     pub end_fsync: bool,
+    /// fsync each file when it is closed (fio `fsync_on_close`).
     pub fsync_on_close: bool,
 
     // --- time
     /// Cap on the job's run time (after ramp). None = no cap.
     pub runtime: Option<Duration>,
+    /// Keep going until `runtime` has passed, repeating the workload if needed (fio `time_based`).
     pub time_based: bool,
+    /// Time run before measuring starts; nothing done meanwhile is counted (fio `ramp_time`).
     pub ramp_time: Duration,
+    /// Delay before the job starts (fio `startdelay`).
     pub startdelay: Duration,
     /// Bytes per second per direction (None = unlimited).
     pub rate: [Option<u64>; 3],
@@ -200,30 +234,45 @@ pub struct JobSpec {
     pub rate_iops: [Option<u64>; 3],
 
     // --- randomness and buffers
+    /// Seed the random generators the same way every run (fio `randrepeat`).
     pub randrepeat: bool,
+    /// Base seed of the random generators when `randrepeat` is set (fio `randseed`).
     pub randseed: u64,
+    /// How random offsets are distributed.
     pub random_distribution: Distribution,
+    /// Random offsets may repeat within a pass; without it each block is hit once per pass.
     pub norandommap: bool,
+    /// Refill the write buffer with new random data before every write (fio `refill_buffers`).
     pub refill_buffers: bool,
+    /// Write zeros instead of random data (fio `zero_buffers`).
     pub zero_buffers: bool,
 
     // --- files
     /// Drop the files' cached pages when they are opened and, unless direct, at the start of
     /// every later pass over a file's I/O region (fio's `invalidate`).
     pub invalidate: bool,
+    /// Page-cache hint given when a file is opened (fio `fadvise_hint`).
     pub fadvise_hint: FadviseHint,
+    /// How new files are preallocated.
     pub fallocate: Fallocate,
+    /// Lay the files out and do no I/O (fio `create_only`).
     pub create_only: bool,
     /// Remove files iogauge created when the job ends. iogauge's default is true,
     /// unlike fio; an explicit `unlink=0` keeps them.
     pub unlink: bool,
 
     // --- statistics
+    /// Measure no latencies, only counts and bandwidth (fio `gtod_reduce`).
     pub gtod_reduce: bool,
+    /// Latency percentiles to report, in percent (0..=100).
     pub percentile_list: Vec<f64>,
+    /// Report completion-latency percentiles (fio `clat_percentiles`).
     pub clat_percentiles: bool,
+    /// Report total-latency percentiles (fio `lat_percentiles`).
     pub lat_percentiles: bool,
+    /// Interval of the periodic bandwidth samples, ms (fio `bwavgtime`).
     pub bwavgtime_ms: u64,
+    /// Interval of the periodic IOPS samples, ms (fio `iopsavgtime`).
     pub iopsavgtime_ms: u64,
 }
 
@@ -232,7 +281,7 @@ pub struct JobSpec {
 impl JobSpec {
     /// The smallest block size over every direction (fio's `td_min_bs`): file regions and
     /// offsets are whole multiples of it.
-    pub fn min_bs(&self) -> u64 {
+    pub(crate) fn min_bs(&self) -> u64 {
         self.bs
             .iter()
             .copied()
@@ -242,12 +291,12 @@ impl JobSpec {
     }
 
     /// The largest block size over every direction (fio's `td_max_bs`): each I/O buffer holds it.
-    pub fn max_bs(&self) -> u64 {
+    pub(crate) fn max_bs(&self) -> u64 {
         self.bs.iter().copied().max().unwrap_or(4096).max(1)
     }
 
     /// The block size of the directions the job transfers: how many bytes make one pass.
-    pub fn unit_bs(&self) -> u64 {
+    pub(crate) fn unit_bs(&self) -> u64 {
         match self.rw.kind {
             RwKind::Read => self.bs[DDIR_READ],
             RwKind::Write => self.bs[DDIR_WRITE],
@@ -256,7 +305,7 @@ impl JobSpec {
     }
 
     /// I/Os the job keeps in flight: `iodepth` on a queueing engine, one otherwise.
-    pub fn queue_depth(&self) -> u32 {
+    pub(crate) fn queue_depth(&self) -> u32 {
         if self.ioengine.is_async() {
             self.iodepth.max(1)
         } else {
@@ -266,7 +315,7 @@ impl JobSpec {
 
     /// Bytes of I/O buffers one instance allocates: a slot per I/O in flight, each `max_bs`
     /// rounded up to a page.
-    pub fn buffer_bytes(&self) -> u64 {
+    pub(crate) fn buffer_bytes(&self) -> u64 {
         self.max_bs()
             .div_ceil(4096)
             .saturating_mul(4096)
@@ -342,7 +391,7 @@ impl Default for JobSpec {
     }
 }
 
-pub const DEFAULT_PERCENTILES: [f64; 17] = [
+pub(crate) const DEFAULT_PERCENTILES: [f64; 17] = [
     1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95,
     99.99,
 ];
@@ -351,6 +400,7 @@ pub const DEFAULT_PERCENTILES: [f64; 17] = [
 /// caller's business).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RunSpec {
+    /// The jobs, in job-file order.
     pub jobs: Vec<JobSpec>,
     /// Options given globally (command line before the first --name, and [global] sections),
     /// as written, for fio's JSON `global options` object.

@@ -81,7 +81,7 @@ fn size_multiplier(suffix: &str) -> Option<u64> {
 }
 
 /// A byte count: `4096`, `4k`, `0x1000`, `1.5g`, `4KiB` (= 4000, fio's quirk).
-pub fn parse_bytes(s: &str) -> Result<u64, String> {
+pub(crate) fn parse_bytes(s: &str) -> Result<u64, String> {
     let (num, suffix) = split_number(s).ok_or(SIZE_HINT)?;
     let n = parse_number(num).ok_or(SIZE_HINT)?;
     let mult = size_multiplier(suffix).ok_or(SIZE_HINT)?;
@@ -89,7 +89,7 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
 }
 
 /// A size that may also be a percentage of the file or device (`50%`).
-pub fn parse_size(s: &str) -> Result<SizeSpec, String> {
+pub(crate) fn parse_size(s: &str) -> Result<SizeSpec, String> {
     if let Some(p) = s.strip_suffix('%') {
         let v: f64 = p
             .parse()
@@ -103,7 +103,7 @@ pub fn parse_size(s: &str) -> Result<SizeSpec, String> {
 }
 
 /// An integer option; fio lets these carry size suffixes too (`iodepth=1k` is 1024).
-pub fn parse_int(s: &str) -> Result<u64, String> {
+pub(crate) fn parse_int(s: &str) -> Result<u64, String> {
     let (num, suffix) = split_number(s).ok_or("expected a whole number")?;
     let n = match parse_number(num).ok_or("expected a whole number")? {
         Number::Int(v) => v,
@@ -115,7 +115,7 @@ pub fn parse_int(s: &str) -> Result<u64, String> {
 }
 
 /// An integer in `lo..=hi`.
-pub fn parse_int_in(s: &str, lo: u64, hi: u64) -> Result<u64, String> {
+pub(crate) fn parse_int_in(s: &str, lo: u64, hi: u64) -> Result<u64, String> {
     let v = parse_int(s)?;
     if v < lo || v > hi {
         return Err(format!("expected a whole number from {lo} to {hi}"));
@@ -124,7 +124,7 @@ pub fn parse_int_in(s: &str, lo: u64, hi: u64) -> Result<u64, String> {
 }
 
 /// fio booleans are 0 or 1 only: `direct=true` is an error in fio, and here.
-pub fn parse_bool(s: &str) -> Result<bool, String> {
+pub(crate) fn parse_bool(s: &str) -> Result<bool, String> {
     match s {
         "0" => Ok(false),
         "1" => Ok(true),
@@ -132,23 +132,20 @@ pub fn parse_bool(s: &str) -> Result<bool, String> {
     }
 }
 
-/// Unit of a bare number for a time option: seconds for runtime, ramp_time, startdelay;
-/// microseconds for thinktime-like options.
+/// Unit of a bare number for a time option: seconds for runtime, ramp_time, startdelay.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TimeUnit {
+pub(crate) enum TimeUnit {
     Seconds,
-    Micros,
 }
 
 /// A duration: `30`, `30s`, `500ms`, `250us`, `2m` (minutes), `1h`, `1d`.
-pub fn parse_time(s: &str, bare: TimeUnit) -> Result<Duration, String> {
+pub(crate) fn parse_time(s: &str, bare: TimeUnit) -> Result<Duration, String> {
     const HINT: &str = "expected a time such as 30, 30s, 500ms, 2m or 1h";
     let (num, suffix) = split_number(s).ok_or(HINT)?;
     let n = parse_number(num).ok_or(HINT)?;
     let ns_per: u64 = match suffix.to_ascii_lowercase().as_str() {
         "" => match bare {
             TimeUnit::Seconds => 1_000_000_000,
-            TimeUnit::Micros => 1_000,
         },
         "us" | "usec" => 1_000,
         "ms" | "msec" => 1_000_000,
@@ -165,7 +162,7 @@ pub fn parse_time(s: &str, bare: TimeUnit) -> Result<Duration, String> {
 
 /// Splits a per-direction value (read,write,trim) the way fio does: one value applies to all;
 /// `4k,8k` gives write and trim 8k; an empty part keeps the default (`8k,` or `,8k`).
-pub fn split_per_direction(s: &str) -> Result<[Option<&str>; 3], String> {
+pub(crate) fn split_per_direction(s: &str) -> Result<[Option<&str>; 3], String> {
     let parts: Vec<&str> = s.split(',').collect();
     fn some(p: &str) -> Option<&str> {
         (!p.is_empty()).then_some(p)
@@ -180,7 +177,8 @@ pub fn split_per_direction(s: &str) -> Result<[Option<&str>; 3], String> {
 
 /// A Kubernetes resource quantity as a byte count: `22Mi` (binary), `22M` (decimal), `1Gi`,
 /// `1.5Gi`, `1e9`, plain bytes. Fractions of a byte round up, as `Quantity.Value()` does.
-pub fn parse_k8s_quantity(s: &str) -> Result<u64, String> {
+#[cfg(test)]
+fn parse_k8s_quantity(s: &str) -> Result<u64, String> {
     k8s_quantity(s).map(|v| v.ceil() as u64)
 }
 
@@ -229,7 +227,7 @@ fn k8s_quantity(s: &str) -> Result<f64, String> {
 
 /// A Go duration (`time.ParseDuration`): `1m`, `2m30s`, `1.5h`, `300ms`, `10us`/`10µs`, `0`.
 /// Negative durations are refused: no iogauge setting can use one.
-pub fn parse_go_duration(s: &str) -> Result<Duration, String> {
+pub(crate) fn parse_go_duration(s: &str) -> Result<Duration, String> {
     const HINT: &str = "expected a Go duration such as 90s, 2m, 1m30s, 500ms or 1.5h";
     let mut rest = s.strip_prefix('+').unwrap_or(s);
     if rest == "0" {
@@ -273,7 +271,7 @@ pub fn parse_go_duration(s: &str) -> Result<Duration, String> {
 /// A size given to iogauge's own flags (`check --size`): fio's grammar, so `1m` is 1 MiB and `1g`
 /// 1 GiB as in `iogauge fio --size=1m`, except that `MiB`/`GiB` mean what they say (fio reads
 /// `KiB` as 1000).
-pub fn parse_flag_size(s: &str) -> Result<u64, String> {
+pub(crate) fn parse_flag_size(s: &str) -> Result<u64, String> {
     const HINT: &str = "expected a size such as 64m, 512MiB or 1g (m = MiB, g = GiB, as in fio)";
     let t = s.trim();
     let lower = t.to_ascii_lowercase();
@@ -290,7 +288,7 @@ pub fn parse_flag_size(s: &str) -> Result<u64, String> {
 
 /// A duration given to iogauge's own flags (`check --duration`): fio's time grammar with bare
 /// numbers in seconds (`10` = 10 s, as fio's `runtime=10`), or a Go duration such as `1m30s`.
-pub fn parse_flag_duration(s: &str) -> Result<Duration, String> {
+pub(crate) fn parse_flag_duration(s: &str) -> Result<Duration, String> {
     parse_time(s.trim(), TimeUnit::Seconds)
         .or_else(|_| parse_go_duration(s.trim()))
         .map_err(|_| "expected a time such as 10 (seconds), 30s, 500ms, 2m or 1m30s".to_string())
@@ -298,7 +296,7 @@ pub fn parse_flag_duration(s: &str) -> Result<Duration, String> {
 
 /// A byte count in a troubleshoot spec: a Kubernetes quantity (troubleshoot's meaning), refusing
 /// one that cannot be meant: `22m` is 22 milli-bytes, which rounds up to 1 byte.
-pub fn parse_k8s_bytes(s: &str) -> Result<u64, String> {
+pub(crate) fn parse_k8s_bytes(s: &str) -> Result<u64, String> {
     let t = s.trim();
     let v = k8s_quantity(t)?;
     if v.fract() == 0.0 {
@@ -392,10 +390,6 @@ mod tests {
     fn times_use_the_options_bare_unit() {
         let s = TimeUnit::Seconds;
         assert_eq!(parse_time("10", s), Ok(Duration::from_secs(10)));
-        assert_eq!(
-            parse_time("10", TimeUnit::Micros),
-            Ok(Duration::from_micros(10))
-        );
         assert_eq!(parse_time("3s", s), Ok(Duration::from_secs(3)));
         assert_eq!(parse_time("500ms", s), Ok(Duration::from_millis(500)));
         assert_eq!(parse_time("500msec", s), Ok(Duration::from_millis(500)));

@@ -6,7 +6,7 @@ use super::document::{CheckDocument, CheckVerdict, ProfileOutcome};
 use std::fmt::Write;
 
 /// The text output; `color` adds ANSI colours to the verdict words.
-pub fn render_check_text(doc: &CheckDocument, color: bool) -> String {
+pub(crate) fn render_check_text(doc: &CheckDocument, color: bool) -> String {
     let mut out = String::new();
     for o in &doc.profiles {
         profile(&mut out, o, color);

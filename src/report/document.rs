@@ -27,6 +27,7 @@ pub struct Context {
     pub device: Option<DeviceInfo>,
 }
 
+/// The filesystem holding the run's directory.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 pub struct FilesystemInfo {
     /// The filesystem type as the kernel names it (`ext4`, `xfs`, `tmpfs`, `nfs4`, `overlay`).
@@ -39,6 +40,7 @@ pub struct FilesystemInfo {
     pub options: String,
 }
 
+/// The block device behind a filesystem.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 pub struct DeviceInfo {
     /// Kernel name of the whole disk (`nvme0n1`, `sda`, `dm-0`).
@@ -93,7 +95,7 @@ pub enum CheckVerdict {
 
 impl CheckVerdict {
     /// The word printed in the text output.
-    pub fn word(self) -> &'static str {
+    pub(crate) fn word(self) -> &'static str {
         match self {
             CheckVerdict::Pass => "PASS",
             CheckVerdict::Warn => "WARN",
@@ -165,6 +167,7 @@ pub struct InfoOutcome {
     pub value_text: String,
 }
 
+/// One published guidance value and whether the result meets it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct GuidanceMet {
     /// Whose guidance ("etcd hardware guide minimum").
@@ -254,8 +257,11 @@ pub struct SmallFilesResult {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LatencyStats {
+    /// Smallest latency, ns.
     pub min_ns: u64,
+    /// Largest latency, ns.
     pub max_ns: u64,
+    /// Mean latency, ns.
     pub mean_ns: f64,
     /// How many values.
     #[serde(rename = "N")]
@@ -267,18 +273,22 @@ pub struct LatencyStats {
 /// How many profiles ended each way.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Summary {
+    /// Profiles that passed.
     pub passed: usize,
+    /// Profiles that passed with a warning.
     pub warned: usize,
+    /// Profiles that failed their threshold.
     pub failed: usize,
     /// Profiles that could not run.
     pub errors: usize,
+    /// Profiles stopped by an interrupt while running.
     pub interrupted: usize,
     /// Profiles not started because of an interrupt.
     pub skipped: usize,
 }
 
 impl Summary {
-    pub fn of(outcomes: &[ProfileOutcome]) -> Summary {
+    pub(crate) fn of(outcomes: &[ProfileOutcome]) -> Summary {
         let mut s = Summary::default();
         for o in outcomes {
             *match o.verdict {
@@ -294,7 +304,7 @@ impl Summary {
     }
 
     /// "3 passed, 1 warned, 0 failed" (and the others only when there are some).
-    pub fn line(&self) -> String {
+    pub(crate) fn line(&self) -> String {
         let mut s = format!(
             "{} passed, {} warned, {} failed",
             self.passed, self.warned, self.failed
@@ -342,11 +352,15 @@ pub struct CollectorOutcome {
     pub results: Option<BTreeMap<String, u64>>,
 }
 
+/// How a troubleshoot collector ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum CollectorStatus {
+    /// It ran and produced its results.
     Collected,
+    /// It did not finish within its timeout.
     TimedOut,
+    /// It could not run or failed while running.
     Failed,
 }
 

@@ -78,7 +78,7 @@ impl Obj {
 }
 
 /// The whole JSON document; `plus` selects `json+` (latency histogram `bins`).
-pub fn render_json(r: &Report, plus: bool) -> String {
+pub(crate) fn render_json(r: &Report, plus: bool) -> String {
     let mut out = String::new();
     write_value(&document(r, plus), 0, &mut out);
     out.push('\n');

@@ -1,15 +1,15 @@
 //! `Report`: the one result model. Statistics are computed before a `Report` is built;
 //! renderers (one file per output format) are pure functions of it.
 
-pub mod check_text;
+pub(crate) mod check_text;
 pub mod document;
-pub mod json;
-pub mod normal;
-pub mod preflight_text;
-pub mod small_files;
-pub mod terse;
-pub mod troubleshoot;
-pub mod units;
+pub(crate) mod json;
+pub(crate) mod normal;
+pub(crate) mod preflight_text;
+pub(crate) mod small_files;
+pub(crate) mod terse;
+pub(crate) mod troubleshoot;
+pub(crate) mod units;
 
 #[cfg(test)]
 mod fixtures;
@@ -18,16 +18,20 @@ use std::time::SystemTime;
 
 // The statistics' own summaries, defined beside the code that computes them.
 pub use crate::stats::summary::{
-    CpuReport, DepthReport, DiskAggr, DiskReport, LatSummary, LatencyBuckets, PercentileMethod,
+    CpuReport, DepthReport, DiskReport, LatSummary, LatencyBuckets, PercentileMethod,
     SampleSummary, SeriesPoint,
 };
 
 /// Statistics of one direction (read, write or trim) of a job or group.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DirReport {
+    /// Bytes transferred in the measured period (after ramp).
     pub io_bytes: u64,
+    /// I/Os completed in the measured period (after ramp).
     pub total_ios: u64,
+    /// I/Os that transferred fewer bytes than asked (fio `short`).
     pub short_ios: u64,
+    /// I/Os dropped (fio `drop`); iogauge never drops any, so always 0.
     pub drop_ios: u64,
     /// Runtime of this direction in ms (0 when it did no I/O), as fio.
     pub runtime_ms: u64,
@@ -35,36 +39,41 @@ pub struct DirReport {
     pub bw_bytes: u64,
     /// I/Os per second: 1000·total_ios / runtime_ms.
     pub iops: f64,
+    /// Submission latency (queueing engines only).
     pub slat: LatSummary,
+    /// Completion latency: from submission (or the call, for synchronous engines) to completion.
     pub clat: LatSummary,
+    /// Total latency: from queueing to completion (equals `clat` for synchronous engines).
     pub lat: LatSummary,
     /// Periodic bandwidth samples, KiB/s.
     pub bw_samples: SampleSummary,
     /// The job's mean bandwidth as a percentage of its group's aggregate (fio `per=` / `bw_agg`).
     pub bw_agg_pct: f64,
+    /// Periodic IOPS samples, I/Os per second.
     pub iops_samples: SampleSummary,
     /// The periodic series (KiB/s and IOPS) for charts: every counted deadline, including
     /// intervals without I/O (value 0, not in the sample statistics).
     pub bw_series: Vec<SeriesPoint>,
+    /// The periodic IOPS series for charts (see `bw_series`).
     pub iops_series: Vec<SeriesPoint>,
     /// The trailing interval from the last sample to the end of the measured period, labelled
     /// with the runtime; never counted (fio does not sample it). With the series it covers the
     /// whole run.
     pub bw_tail: Option<SeriesPoint>,
+    /// The trailing IOPS interval (see `bw_tail`).
     pub iops_tail: Option<SeriesPoint>,
 }
 
 /// fsync/fdatasync operations issued by the job (fio's `sync` object).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SyncReport {
+    /// Sync calls completed in the measured period (after ramp).
     pub total_ios: u64,
+    /// Latency of each fsync/fdatasync call.
     pub lat: LatSummary,
     /// Each synced write from the start of the write to the end of its sync (iogauge only).
     pub write_and_sync: LatSummary,
 }
-
-pub const LAT_BUCKET_LABELS: [u64; 10] = [2, 4, 10, 20, 50, 100, 250, 500, 750, 1000];
-pub const LAT_MS_BUCKET_LABELS: [u64; 11] = [2, 4, 10, 20, 50, 100, 250, 500, 750, 1000, 2000];
 
 /// What the text header line and `job options` describe.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -73,17 +82,22 @@ pub struct JobHeader {
     pub rw: String,
     /// Block sizes per direction.
     pub bs: [u64; 3],
+    /// fio's ioengine name (`psync`, `io_uring`, ...).
     pub ioengine: String,
+    /// The iodepth setting.
     pub iodepth: u32,
 }
 
 /// One entry of fio's `jobs[]`: a job instance, or a whole group with `group_reporting`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct JobReport {
+    /// The job's name (fio's `jobname`).
     pub name: String,
+    /// Reporting group number (fio `groupid`).
     pub groupid: u32,
     /// Number of job instances folded into this entry (`jobs=N` in the text).
     pub njobs: u32,
+    /// Thread id of the job's (first) worker thread, where fio prints its pid.
     pub pid: u32,
     /// errno of the first error, 0 if none.
     pub error: i32,
@@ -93,17 +107,25 @@ pub struct JobReport {
     pub job_runtime_ms: u64,
     /// When the job finished (for the text line `... pid=N: <date>`).
     pub finished_at: Option<SystemTime>,
+    /// The job's rw, block sizes, engine and depth, as its header line describes them.
     pub header: JobHeader,
+    /// Options as written for this job, in order (fio's `job options`).
     pub options: Vec<(String, String)>,
     /// read, write, trim.
     pub dirs: [DirReport; 3],
+    /// fsync/fdatasync calls and their latencies.
     pub sync: SyncReport,
+    /// CPU use of the job's threads in the measured period.
     pub cpu: CpuReport,
+    /// I/O depth and submit/complete batch distributions.
     pub depths: DepthReport,
+    /// Share of I/Os by completion-latency bucket.
     pub lat_buckets: LatencyBuckets,
     /// Latency collection was switched off (gtod_reduce): percentiles and latencies are absent.
     pub gtod_reduce: bool,
+    /// clat percentiles are reported (fio `clat_percentiles`).
     pub clat_percentiles: bool,
+    /// Total-latency percentiles are reported (fio `lat_percentiles`).
     pub lat_percentiles: bool,
     /// The iodepth setting, for fio's `latency_depth`.
     pub iodepth: u32,
@@ -120,15 +142,18 @@ pub struct JobReport {
 }
 
 /// fio's default `percentile_list`.
-pub use crate::model::DEFAULT_PERCENTILES;
+pub(crate) use crate::model::DEFAULT_PERCENTILES;
 
 /// One job definition as announced before the run (`name: (g=0): rw=..., ioengine=..., iodepth=1`
 /// followed by `...` when numjobs > 1). Independent of `jobs[]`, which may be folded by
 /// group_reporting.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct JobLine {
+    /// The job definition's name.
     pub name: String,
+    /// Reporting group number.
     pub groupid: u32,
+    /// The definition's rw, block sizes, engine and depth.
     pub header: JobHeader,
     /// numjobs of this definition.
     pub numjobs: u32,
@@ -137,33 +162,45 @@ pub struct JobLine {
 /// fio's `Run status group N (all jobs)` block.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GroupDirReport {
+    /// Bytes transferred by the group's jobs.
     pub io_bytes: u64,
     /// Aggregate bandwidth: total bytes·1000 / longest job runtime (B/s).
     pub agg_bw_bytes: u64,
     /// Per-job min and max bandwidth (B/s).
     pub min_bw_bytes: u64,
+    /// Highest per-job bandwidth (B/s).
     pub max_bw_bytes: u64,
     /// Shortest and longest job runtime (ms).
     pub min_run_ms: u64,
+    /// Longest job runtime (ms).
     pub max_run_ms: u64,
 }
 
+/// A reporting group's totals per direction (fio's `Run status group N` block).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GroupReport {
+    /// Reporting group number.
     pub groupid: u32,
+    /// read, write, trim.
     pub dirs: [GroupDirReport; 3],
 }
 
+/// The result of one run: fio's JSON and text output are rendered from it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Report {
     /// Printed where fio prints its version (`fio version` in JSON).
     pub version: String,
+    /// When the run started (wall clock).
     pub started_at: SystemTime,
     /// Where the run happened (host, kernel, filesystem, device), for iogauge's JSON key.
     pub context: Option<document::Context>,
+    /// Options of the job file's global section, as written (fio's `global options`).
     pub global_options: Vec<(String, String)>,
+    /// fio's `jobs[]`: one entry per job instance, or per group with `group_reporting`.
     pub jobs: Vec<JobReport>,
+    /// One entry per reporting group, in group order.
     pub groups: Vec<GroupReport>,
+    /// Block devices under the jobs' files and their counters over the run (fio `disk_util`).
     pub disks: Vec<DiskReport>,
     /// Human notes shown after the run (e.g. "latency was not measured (gtod_reduce=1)").
     pub notes: Vec<String>,
@@ -173,7 +210,7 @@ pub struct Report {
 }
 
 impl Report {
-    pub fn version_string() -> String {
+    pub(crate) fn version_string() -> String {
         format!("iogauge-{}", env!("CARGO_PKG_VERSION"))
     }
 }

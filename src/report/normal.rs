@@ -16,27 +16,11 @@ use super::{
 const DIR_NAMES: [&str; 3] = ["read", "write", "trim"];
 const GROUP_DIR_NAMES: [&str; 3] = ["   READ", "  WRITE", "   TRIM"];
 
-/// The whole text output of a run: `render_normal_preamble` followed by
-/// `render_normal_results`.
-pub fn render_normal(r: &Report) -> String {
+/// The whole text output of a run: what fio prints before the jobs run (job header lines,
+/// version, threads, files laid out), then after (job blocks, group summaries, disk stats).
+pub(crate) fn render_normal(r: &Report) -> String {
     let mut out = String::new();
     preamble(r, &mut out);
-    results(r, &mut out);
-    out
-}
-
-/// What fio prints before the jobs run: one header line per job definition (`...` for its
-/// numjobs copies), the version, the number of threads and the files laid out. For callers that
-/// print it before the run (only `version`, `job_lines` and `jobs[].laid_out` are read).
-pub fn render_normal_preamble(r: &Report) -> String {
-    let mut out = String::new();
-    preamble(r, &mut out);
-    out
-}
-
-/// What fio prints after the run: a blank line, job blocks, group summaries, disk stats, notes.
-pub fn render_normal_results(r: &Report) -> String {
-    let mut out = String::new();
     results(r, &mut out);
     out
 }

@@ -6,7 +6,7 @@ use serde::Serialize;
 use std::fmt::Write;
 
 /// troubleshoot's `human` format; `name` is the spec's `metadata.name`.
-pub fn render_human(name: &str, outcomes: &[AnalyzerOutcome]) -> String {
+pub(crate) fn render_human(name: &str, outcomes: &[AnalyzerOutcome]) -> String {
     let mut out = String::from("\n");
     // Writing into a String cannot fail.
     for o in outcomes {
@@ -31,7 +31,7 @@ pub fn render_human(name: &str, outcomes: &[AnalyzerOutcome]) -> String {
 
 /// One entry of troubleshoot's structured output.
 #[derive(Debug, Serialize)]
-pub struct Item {
+pub(crate) struct Item {
     pub title: String,
     pub message: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -42,7 +42,7 @@ pub struct Item {
 
 /// troubleshoot's structured output: the outcomes grouped by kind, empty groups left out.
 #[derive(Debug, Serialize)]
-pub struct Grouped {
+pub(crate) struct Grouped {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub pass: Vec<Item>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -51,7 +51,7 @@ pub struct Grouped {
     pub fail: Vec<Item>,
 }
 
-pub fn grouped(outcomes: &[AnalyzerOutcome]) -> Grouped {
+pub(crate) fn grouped(outcomes: &[AnalyzerOutcome]) -> Grouped {
     let of = |k: CheckVerdict| -> Vec<Item> {
         outcomes
             .iter()

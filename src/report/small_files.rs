@@ -5,7 +5,7 @@ use super::document::{LatencyStats, SmallFilesResult};
 use super::LatSummary;
 
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct SmallFilesReport {
+pub(crate) struct SmallFilesReport {
     pub files: u32,
     pub file_size: u64,
     /// Wall time of the create phase and of the read-back phase, ns.
@@ -17,16 +17,16 @@ pub struct SmallFilesReport {
 }
 
 impl SmallFilesReport {
-    pub fn total_ns(&self) -> u64 {
+    pub(crate) fn total_ns(&self) -> u64 {
         self.create_ns + self.read_ns
     }
 
     /// Files created and read back per second over the whole test.
-    pub fn files_per_sec(&self) -> f64 {
+    pub(crate) fn files_per_sec(&self) -> f64 {
         2.0 * self.files as f64 / (self.total_ns().max(1) as f64 / 1e9)
     }
 
-    pub fn p99(s: &LatSummary) -> Option<u64> {
+    pub(crate) fn p99(s: &LatSummary) -> Option<u64> {
         s.percentiles
             .iter()
             .find(|(q, _)| *q == 99.0)
@@ -34,7 +34,7 @@ impl SmallFilesReport {
     }
 
     /// The result as it goes into the check document.
-    pub fn result(&self) -> SmallFilesResult {
+    pub(crate) fn result(&self) -> SmallFilesResult {
         let lat = |s: &LatSummary| LatencyStats {
             min_ns: s.min,
             max_ns: s.max,

@@ -29,7 +29,7 @@ use super::{DirReport, DiskReport, JobReport, Report, DEFAULT_PERCENTILES};
 const PERCENTILE_SLOTS: usize = 20;
 
 /// Terse v3: one line per job entry.
-pub fn render_terse(r: &Report) -> String {
+pub(crate) fn render_terse(r: &Report) -> String {
     let mut out = String::new();
     for j in &r.jobs {
         render_job(r, j, &mut out);

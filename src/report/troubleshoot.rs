@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 /// troubleshoot's percentile keys and the percentiles they stand for.
 /// (One table, shared with the analyzer's `when` keywords and message placeholders.)
-pub const KEYS: [(&str, f64); 17] = [
+pub(crate) const KEYS: [(&str, f64); 17] = [
     ("P1", 1.0),
     ("P5", 5.0),
     ("P10", 10.0),
@@ -30,7 +30,7 @@ pub const KEYS: [(&str, f64); 17] = [
 
 /// One collector's result, as troubleshoot's analyzer sees it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct FsPerfResults {
+pub(crate) struct FsPerfResults {
     pub min: u64,
     pub max: u64,
     pub average: u64,
@@ -41,13 +41,13 @@ pub struct FsPerfResults {
 }
 
 /// Where troubleshoot keeps `filesystemPerformance` results under an output directory.
-pub fn results_dir(out: &Path) -> PathBuf {
+pub(crate) fn results_dir(out: &Path) -> PathBuf {
     out.join("host-collectors").join("filesystemPerformance")
 }
 
 /// Result files for `collector` in `out`: the host's own, then one per node subdirectory (as a
 /// support bundle from several nodes holds them), with the node's name.
-pub fn find_results(out: &Path, collector: &str) -> Vec<(Option<String>, PathBuf)> {
+pub(crate) fn find_results(out: &Path, collector: &str) -> Vec<(Option<String>, PathBuf)> {
     let dir = results_dir(out);
     let file = format!("{collector}.json");
     let mut found = Vec::new();
@@ -73,11 +73,9 @@ pub fn find_results(out: &Path, collector: &str) -> Vec<(Option<String>, PathBuf
 
 /// Which latency of the run the result describes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Measure {
+pub(crate) enum Measure {
     /// The sync after each write (troubleshoot's fio-based collector).
     Sync,
-    /// Each write with its sync (troubleshoot's original Go collector).
-    WriteAndSync,
     /// The write alone (when the spec asked for neither sync nor datasync).
     Write,
 }
@@ -102,19 +100,18 @@ impl FsPerfResults {
 
     /// The result of the first job of `r`; None when that latency was not measured or the job's
     /// percentile list lacks troubleshoot's percentiles.
-    pub fn from_report(r: &Report, m: Measure) -> Option<Self> {
+    pub(crate) fn from_report(r: &Report, m: Measure) -> Option<Self> {
         let j = r.jobs.first()?;
         let w = &j.dirs[crate::model::DDIR_WRITE];
         let iops = Some(w.iops);
         match m {
             Measure::Sync => Self::from_summary(&j.sync.lat, iops),
-            Measure::WriteAndSync => Self::from_summary(&j.sync.write_and_sync, iops),
             Measure::Write => Self::from_summary(&w.clat, iops),
         }
     }
 
     /// The table: troubleshoot's keys in its order, integer nanoseconds.
-    pub fn pairs(&self) -> Vec<(&'static str, u64)> {
+    pub(crate) fn pairs(&self) -> Vec<(&'static str, u64)> {
         let mut v = vec![
             ("Min", self.min),
             ("Max", self.max),
@@ -125,7 +122,7 @@ impl FsPerfResults {
     }
 
     /// troubleshoot's file: the table in integer nanoseconds, keys in troubleshoot's order.
-    pub fn to_json(&self) -> String {
+    pub(crate) fn to_json(&self) -> String {
         let m: Map<String, Value> = self
             .pairs()
             .into_iter()
@@ -138,7 +135,7 @@ impl FsPerfResults {
 
     /// Reads a result file: troubleshoot's table (written by iogauge or troubleshoot), or the
     /// fio JSON troubleshoot's newer collector stores (job `fsperf`, its sync latency).
-    pub fn from_json(text: &str) -> Result<Self, String> {
+    pub(crate) fn from_json(text: &str) -> Result<Self, String> {
         let v: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
         if v.get("jobs").is_some() {
             return Self::from_fio_json(&v);

@@ -10,7 +10,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 /// What `num2str` appends after the unit prefix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Unit {
+pub(crate) enum Unit {
     /// Nothing (IOPS, latency values).
     None,
     /// `B` (sizes).
@@ -33,11 +33,11 @@ const SI: [&str; 7] = ["", "k", "M", "G", "T", "P", "E"];
 const IEC: [&str; 7] = ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"];
 
 /// fio's significant-figures default (`sig_figs`, option `significant_figures`).
-pub const SIG_FIGS: usize = 4;
+pub(crate) const SIG_FIGS: usize = 4;
 
 /// Formats `num` in at most `maxlen` digits (the decimal point counts, the prefix does not).
 /// `pow2` selects IEC prefixes and steps of 1024, otherwise SI prefixes and steps of 1000.
-pub fn num2str(num: u64, maxlen: usize, pow2: bool, unit: Unit) -> String {
+pub(crate) fn num2str(num: u64, maxlen: usize, pow2: bool, unit: Unit) -> String {
     let thousand: u64 = if pow2 { 1024 } else { 1000 };
     let prefixes = if pow2 { &IEC } else { &SI };
     let mut num = num;
@@ -92,12 +92,12 @@ fn digits(n: u64) -> usize {
 }
 
 /// A block size as fio's job header prints it (`2300B`, `16.0KiB`).
-pub fn size_str(bytes: u64) -> String {
+pub(crate) fn size_str(bytes: u64) -> String {
     num2str(bytes, SIG_FIGS, true, Unit::Byte)
 }
 
 /// A latency-bucket share as fio shows it: a non-empty bucket never shows below 0.01 %.
-pub fn lat_share(pct: f64) -> f64 {
+pub(crate) fn lat_share(pct: f64) -> f64 {
     if pct > 0.0 && pct < 0.01 {
         0.01
     } else {
@@ -106,7 +106,7 @@ pub fn lat_share(pct: f64) -> f64 {
 }
 
 /// An IO-depth share as fio shows it: a non-empty bucket never shows below 0.1 %.
-pub fn depth_share(pct: f64) -> f64 {
+pub(crate) fn depth_share(pct: f64) -> f64 {
     if pct > 0.0 && pct < 0.1 {
         0.1
     } else {
@@ -115,7 +115,7 @@ pub fn depth_share(pct: f64) -> f64 {
 }
 
 /// The text of an errno, without Rust's ` (os error N)` suffix.
-pub fn strerror(errno: i32) -> String {
+pub(crate) fn strerror(errno: i32) -> String {
     let s = std::io::Error::from_raw_os_error(errno).to_string();
     match s.rfind(" (os error ") {
         Some(i) => s[..i].to_string(),
@@ -124,7 +124,7 @@ pub fn strerror(errno: i32) -> String {
 }
 
 /// `ctime(3)` layout without the trailing newline, in local time: `Sun Nov 22 07:49:02 2026`.
-pub fn ctime(t: SystemTime) -> String {
+pub(crate) fn ctime(t: SystemTime) -> String {
     let secs = match t.duration_since(UNIX_EPOCH) {
         Ok(d) => d.as_secs() as i64,
         Err(_) => 0,
@@ -136,7 +136,7 @@ pub fn ctime(t: SystemTime) -> String {
 }
 
 /// Seconds and milliseconds since the epoch (fio's `timestamp` / `timestamp_ms`).
-pub fn epoch_secs_ms(t: SystemTime) -> (u64, u64) {
+pub(crate) fn epoch_secs_ms(t: SystemTime) -> (u64, u64) {
     match t.duration_since(UNIX_EPOCH) {
         Ok(d) => (d.as_secs(), d.as_millis() as u64),
         Err(_) => (0, 0),
@@ -145,7 +145,7 @@ pub fn epoch_secs_ms(t: SystemTime) -> (u64, u64) {
 
 /// Calendar fields of a time; `utc` selects UTC instead of the local zone (for tests).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Tm {
+pub(crate) struct Tm {
     pub year: i64,
     /// 0 = January.
     pub mon: usize,
@@ -157,7 +157,7 @@ pub struct Tm {
     pub sec: u32,
 }
 
-pub fn broken_down(secs: i64, utc: bool) -> Option<Tm> {
+pub(crate) fn broken_down(secs: i64, utc: bool) -> Option<Tm> {
     let tt = secs as libc::time_t;
     // SAFETY: an all-zero `tm` is a valid value (plain integers and a nullable pointer).
     let mut tm: libc::tm = unsafe { std::mem::zeroed() };
@@ -183,7 +183,7 @@ pub fn broken_down(secs: i64, utc: bool) -> Option<Tm> {
     })
 }
 
-pub fn format_tm(tm: &Tm) -> String {
+pub(crate) fn format_tm(tm: &Tm) -> String {
     const DAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
     const MONTHS: [&str; 12] = [
         "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",

@@ -350,7 +350,7 @@ fn where_run(spec: &RunSpec) -> std::path::PathBuf {
     j.directory.clone().unwrap_or_else(|| ".".into())
 }
 
-pub fn report(
+pub(crate) fn report(
     spec: &RunSpec,
     results: Vec<InstanceResult>,
     started_at: SystemTime,

@@ -2,7 +2,7 @@
 //! clocksource). One clock for workers, the monitor and the orchestrator.
 
 #[inline(always)]
-pub fn now_ns() -> u64 {
+pub(crate) fn now_ns() -> u64 {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
@@ -13,7 +13,7 @@ pub fn now_ns() -> u64 {
 }
 
 /// Sleep until `deadline_ns` (CLOCK_MONOTONIC), absolute, so repeated sleeps never drift.
-pub fn sleep_until(deadline_ns: u64) {
+pub(crate) fn sleep_until(deadline_ns: u64) {
     let ts = crate::engine::timespec(deadline_ns);
     loop {
         // SAFETY: valid timespec; TIMER_ABSTIME makes EINTR retries exact.
@@ -32,7 +32,7 @@ pub fn sleep_until(deadline_ns: u64) {
 }
 
 /// Thread id as the kernel sees it (what fio prints as `pid=` for threads).
-pub fn gettid() -> u32 {
+pub(crate) fn gettid() -> u32 {
     // SAFETY: gettid cannot fail.
     unsafe { libc::gettid() as u32 }
 }

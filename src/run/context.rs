@@ -51,7 +51,7 @@ fn device(dir: &Path) -> Option<DeviceInfo> {
 }
 
 /// Describes the host and, when given, the directory the test files go in.
-pub fn describe(dir: Option<&Path>) -> Context {
+pub(crate) fn describe(dir: Option<&Path>) -> Context {
     let (hostname, kernel) = uname();
     let mut c = Context {
         iogauge: env!("CARGO_PKG_VERSION").to_string(),

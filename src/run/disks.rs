@@ -32,7 +32,7 @@ fn job_locations(job: &JobSpec) -> Vec<PathBuf> {
 }
 
 /// One window per device, with the jobs (indices into `RunSpec::jobs`) whose files are on it.
-pub struct Disks {
+pub(crate) struct Disks {
     windows: Vec<(DiskWindow, Vec<usize>)>,
     /// Whether each window has been opened once (it then stays in every later phase).
     started: Vec<bool>,
@@ -41,7 +41,7 @@ pub struct Disks {
 impl Disks {
     /// The devices of every job that does I/O (the null engine has no files, as in fio).
     /// A location on tmpfs or NFS has no block device; that is not an error.
-    pub fn resolve(spec: &RunSpec) -> Disks {
+    pub(crate) fn resolve(spec: &RunSpec) -> Disks {
         let mut windows: Vec<(DiskWindow, Vec<usize>)> = Vec::new();
         for (ji, job) in spec.jobs.iter().enumerate() {
             if job.ioengine == IoEngine::Null {
@@ -64,7 +64,7 @@ impl Disks {
 
     /// How long after a phase's threads start its devices' window opens: fio starts a job's
     /// thread, and reads the counters, once its `startdelay` has passed.
-    pub fn open_delay(&self, spec: &RunSpec, phase_jobs: &[usize]) -> Duration {
+    pub(crate) fn open_delay(&self, spec: &RunSpec, phase_jobs: &[usize]) -> Duration {
         phase_jobs
             .iter()
             .filter(|&&j| self.windows.iter().any(|(_, jobs)| jobs.contains(&j)))
@@ -75,7 +75,7 @@ impl Disks {
 
     /// A phase's threads are starting: open the windows of the devices it uses, and of those
     /// opened by an earlier phase.
-    pub fn open(&mut self, phase_jobs: &[usize]) {
+    pub(crate) fn open(&mut self, phase_jobs: &[usize]) {
         for ((w, jobs), started) in self.windows.iter_mut().zip(self.started.iter_mut()) {
             if *started || jobs.iter().any(|j| phase_jobs.contains(j)) {
                 // A device whose counters cannot be read is left out of the report.
@@ -85,13 +85,13 @@ impl Disks {
     }
 
     /// The phase's threads have all finished.
-    pub fn close(&mut self) {
+    pub(crate) fn close(&mut self) {
         for (w, _) in self.windows.iter_mut() {
             let _ = w.close();
         }
     }
 
-    pub fn reports(&self) -> Vec<DiskReport> {
+    pub(crate) fn reports(&self) -> Vec<DiskReport> {
         self.windows
             .iter()
             .filter_map(|(w, _)| w.report())

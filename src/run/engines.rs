@@ -11,7 +11,7 @@ use crate::engine::{null::Null, psync::Psync, sync::Sync};
 use crate::model::{IoEngine, JobSpec};
 use std::os::unix::io::RawFd;
 
-pub enum Engines {
+pub(crate) enum Engines {
     Sync(Sync),
     Psync(Psync),
     Null(Null),
@@ -20,7 +20,7 @@ pub enum Engines {
     Aio(Aio, SlotBuffers),
 }
 
-pub fn make(job: &JobSpec, fds: Vec<RawFd>) -> Result<Engines, RunError> {
+pub(crate) fn make(job: &JobSpec, fds: Vec<RawFd>) -> Result<Engines, RunError> {
     let max_bs = job.max_bs() as usize;
     Ok(match job.ioengine {
         IoEngine::Sync => Engines::Sync(Sync::new(fds)),

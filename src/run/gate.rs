@@ -4,7 +4,7 @@
 
 use std::sync::{Condvar, Mutex};
 
-pub struct Gate {
+pub(crate) struct Gate {
     /// (arrived, aborted)
     state: Mutex<(usize, bool)>,
     cv: Condvar,
@@ -12,7 +12,7 @@ pub struct Gate {
 }
 
 impl Gate {
-    pub fn new(n: usize) -> Self {
+    pub(crate) fn new(n: usize) -> Self {
         Gate {
             state: Mutex::new((0, false)),
             cv: Condvar::new(),
@@ -20,7 +20,7 @@ impl Gate {
         }
     }
 
-    pub fn wait(&self) {
+    pub(crate) fn wait(&self) {
         let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
         s.0 += 1;
         if s.0 >= self.n {
@@ -31,7 +31,7 @@ impl Gate {
         }
     }
 
-    pub fn abort(&self) {
+    pub(crate) fn abort(&self) {
         self.state.lock().unwrap_or_else(|p| p.into_inner()).1 = true;
         self.cv.notify_all();
     }

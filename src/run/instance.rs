@@ -9,17 +9,16 @@ use crate::workload::layout::CacheDrop;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
-/// Worker phases as published to the monitor.
-pub const PHASE_WAITING: u8 = 0;
-pub const PHASE_RAMP: u8 = 1;
-pub const PHASE_MEASURING: u8 = 2;
-pub const PHASE_DONE: u8 = 3;
+/// Worker phases as published to the monitor (0, the initial value: waiting to start).
+pub(crate) const PHASE_RAMP: u8 = 1;
+pub(crate) const PHASE_MEASURING: u8 = 2;
+pub(crate) const PHASE_DONE: u8 = 3;
 
 /// Counters a worker publishes for periodic samples and progress. Cache-line aligned so that
 /// workers never share a line.
 #[repr(align(64))]
 #[derive(Debug, Default)]
-pub struct Published {
+pub(crate) struct Published {
     pub phase: AtomicU8,
     /// CLOCK_MONOTONIC ns when measurement (after ramp) started.
     pub meas_start_ns: AtomicU64,
@@ -31,7 +30,7 @@ pub struct Published {
 }
 
 /// Everything a worker needs, prepared by the orchestrator (files are open).
-pub struct WorkerInput {
+pub(crate) struct WorkerInput {
     pub job: JobSpec,
     pub jobnum: u32,
     pub paths: Vec<PathBuf>,
@@ -101,7 +100,6 @@ pub(super) fn wait_for_start(start_ns: u64, job: &JobSpec) {
 
 /// What a worker measured.
 pub struct WorkerResult {
-    pub jobnum: u32,
     pub tid: u32,
     /// Completion latency (= total latency for synchronous engines) per direction.
     pub clat: [LatRecorder; 3],
@@ -127,11 +125,10 @@ pub struct WorkerResult {
 impl WorkerResult {
     /// Empty results; queueing engines also record slat, lat and depth, synchronous engines the
     /// write+sync time.
-    pub(super) fn new(input: &WorkerInput, sample_budget: usize, queued: bool) -> Self {
+    pub(super) fn new(sample_budget: usize, queued: bool) -> Self {
         let rec = || LatRecorder::new(sample_budget);
         let three = || [rec(), rec(), LatRecorder::new(0)];
         WorkerResult {
-            jobnum: input.jobnum,
             tid: gettid(),
             clat: three(),
             slat: if queued { three().into() } else { Vec::new() },
@@ -207,7 +204,7 @@ pub(super) struct Timeline {
 }
 
 impl Timeline {
-    pub fn begin(job: &JobSpec, published: &Published, res: &mut WorkerResult) -> Timeline {
+    pub(super) fn begin(job: &JobSpec, published: &Published, res: &mut WorkerResult) -> Timeline {
         let t_begin = now_ns();
         let ramp_end = t_begin + job.ramp_time.as_nanos() as u64;
         let runtime_ns = job.runtime.map(|d| d.as_nanos() as u64).filter(|&n| n > 0);
@@ -231,7 +228,12 @@ impl Timeline {
     /// At `t`, the ramp has just ended: forget everything measured so far (CPU time too) and
     /// start the runtime from here. False when still ramping or already measuring.
     #[inline]
-    pub fn ramp_over(&mut self, t: u64, res: &mut WorkerResult, published: &Published) -> bool {
+    pub(super) fn ramp_over(
+        &mut self,
+        t: u64,
+        res: &mut WorkerResult,
+        published: &Published,
+    ) -> bool {
         if !self.in_ramp || t < self.ramp_end {
             return false;
         }
@@ -243,7 +245,7 @@ impl Timeline {
     }
 
     /// `end_fsync`, the measured time and CPU, then `fsync_on_close`; returns the end instant.
-    pub fn finish(
+    pub(super) fn finish(
         &self,
         res: &mut WorkerResult,
         input: &WorkerInput,
@@ -268,7 +270,7 @@ impl Timeline {
     }
 
     /// Tells the monitor the instance is done.
-    pub fn done(published: &Published, end: u64, res: &mut WorkerResult) {
+    pub(super) fn done(published: &Published, end: u64, res: &mut WorkerResult) {
         published.end_ns.store(end, Ordering::Relaxed);
         published.phase.store(PHASE_DONE, Ordering::Release);
         res.finished_at = std::time::SystemTime::now();

@@ -2,20 +2,20 @@
 //! runs each phase's threads together (phases in order: stonewall), watches them with the monitor
 //! thread, cleans up, and hands the raw results to `assemble` to build the `Report`.
 
-pub mod assemble;
-pub mod clock;
-pub mod context;
-pub mod disks;
-pub mod engines;
-pub mod gate;
-pub mod instance;
-pub mod monitor;
-pub mod plan;
-pub mod queue_worker;
-pub mod small_files;
-pub mod source;
-pub mod stop;
-pub mod worker;
+pub(crate) mod assemble;
+pub(crate) mod clock;
+pub(crate) mod context;
+pub(crate) mod disks;
+pub(crate) mod engines;
+pub(crate) mod gate;
+pub(crate) mod instance;
+pub(crate) mod monitor;
+pub(crate) mod plan;
+pub(crate) mod queue_worker;
+pub(crate) mod small_files;
+pub(crate) mod source;
+pub(crate) mod stop;
+pub(crate) mod worker;
 
 use crate::model::{IoEngine, JobSpec, RunSpec};
 use crate::report::Report;
@@ -32,19 +32,25 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+/// Why a run produced no report.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
+    /// Files could not be planned, checked or laid out.
     #[error(transparent)]
     Layout(#[from] LayoutError),
+    /// An I/O failed (operation, file, offset, errno).
     #[error("{} error on '{}' at offset {}: {} (errno {})", .0.op, .0.path.display(), .0.offset, .0.message, .0.errno)]
     Io(IoFailure),
+    /// A signal arrived before any job ran.
     #[error("stopped before any job ran")]
     Interrupted,
+    /// A worker thread could not be spawned.
     #[error("could not start a worker thread: {0}")]
     Thread(std::io::Error),
     /// The engine cannot run on this host at all (a usage problem: exit 2).
     #[error("{0}")]
     EngineUnavailable(String),
+    /// The engine failed to set up for this job (e.g. io_uring or AIO context creation).
     #[error("{0}")]
     EngineSetup(String),
     /// The jobs' I/O buffers would not fit in memory (bad input: exit 2).
@@ -58,7 +64,7 @@ pub enum RunError {
 impl RunError {
     /// Bad input or usage (exit 2 in every command): the engine cannot run on this host, or the
     /// files cannot or must not be laid out as asked.
-    pub fn is_bad_input(&self) -> bool {
+    pub(crate) fn is_bad_input(&self) -> bool {
         match self {
             RunError::EngineUnavailable(_) | RunError::BufferMemory(_) => true,
             RunError::Layout(e) => e.is_bad_input(),
@@ -104,7 +110,7 @@ impl std::fmt::Debug for RunOptions {
 }
 
 /// Raw results of one instance, for `assemble`.
-pub struct InstanceResult {
+pub(crate) struct InstanceResult {
     pub instance: Instance,
     pub result: WorkerResult,
     pub trace: Trace,

@@ -38,7 +38,7 @@ impl TracePoint {
 }
 
 /// What the monitor needs to know about one worker.
-pub struct Watched {
+pub(crate) struct Watched {
     pub published: Arc<Published>,
     pub bw_ms: u64,
     pub iops_ms: u64,
@@ -68,7 +68,7 @@ pub struct ProgressInfo {
 }
 
 /// Receives progress snapshots instead of fio's `Jobs:` line.
-pub type ProgressSink = Arc<dyn Fn(&ProgressInfo) + Send + Sync>;
+pub(crate) type ProgressSink = Arc<dyn Fn(&ProgressInfo) + Send + Sync>;
 
 struct State {
     started: bool,
@@ -82,7 +82,7 @@ const POLL_NS: u64 = 20_000_000;
 const PROGRESS_NS: u64 = 1_000_000_000;
 
 /// Run until `done` is set (all workers joined); returns one trace per watched worker.
-pub fn monitor(
+pub(crate) fn monitor(
     watched: &[Watched],
     done: &AtomicBool,
     progress: bool,

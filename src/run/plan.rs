@@ -18,7 +18,7 @@ pub struct Instance {
 }
 
 /// (groupid, phase) for each job, in order.
-pub fn group_and_phase(jobs: &[JobSpec]) -> Vec<(u32, u32)> {
+pub(crate) fn group_and_phase(jobs: &[JobSpec]) -> Vec<(u32, u32)> {
     let mut out = Vec::with_capacity(jobs.len());
     let (mut g, mut p) = (0u32, 0u32);
     for (i, j) in jobs.iter().enumerate() {
@@ -37,7 +37,7 @@ pub fn group_and_phase(jobs: &[JobSpec]) -> Vec<(u32, u32)> {
 
 /// Bytes an instance transfers after ramp: every whole block of every region, `loops` times.
 /// None for time-based jobs, which run until their deadline.
-pub fn io_limit(job: &JobSpec, files: &[FilePlan]) -> Option<u64> {
+pub(crate) fn io_limit(job: &JobSpec, files: &[FilePlan]) -> Option<u64> {
     if job.time_based {
         return None;
     }
@@ -48,7 +48,7 @@ pub fn io_limit(job: &JobSpec, files: &[FilePlan]) -> Option<u64> {
 
 /// Seed of one instance: repeatable from `randseed` with randrepeat=1 (different per clone, as in
 /// fio), fresh entropy otherwise.
-pub fn seed_for(job: &JobSpec, jobnum: u32) -> u64 {
+pub(crate) fn seed_for(job: &JobSpec, jobnum: u32) -> u64 {
     if job.randrepeat {
         job.randseed
             .wrapping_mul(0x9E37_79B9_7F4A_7C15)

@@ -30,13 +30,13 @@ struct Slot {
 /// them until every queued I/O is reaped, so they are freed only by [`SlotBuffers::release`],
 /// which the worker calls once nothing is in flight and the engine is gone. Dropped any other
 /// way (a panic in the loop, a failed reap) they are leaked, never freed under the kernel.
-pub struct SlotBuffers {
+pub(crate) struct SlotBuffers {
     buf: std::mem::ManuallyDrop<AlignedBuf>,
     stride: usize,
 }
 
 impl SlotBuffers {
-    pub fn new(depth: u32, max_bs: usize) -> Self {
+    pub(crate) fn new(depth: u32, max_bs: usize) -> Self {
         let stride = max_bs.div_ceil(4096) * 4096;
         SlotBuffers {
             buf: std::mem::ManuallyDrop::new(AlignedBuf::new(stride * depth.max(1) as usize)),
@@ -45,13 +45,13 @@ impl SlotBuffers {
     }
 
     /// Frees the buffers: call only when no I/O on them is queued or in flight.
-    pub fn release(mut self) {
+    pub(crate) fn release(mut self) {
         // SAFETY: `self` is consumed, so the buffer is dropped exactly once and never used again.
         unsafe { std::mem::ManuallyDrop::drop(&mut self.buf) };
     }
 
     /// (pointer, length) of every slot's buffer, for engines that register them.
-    pub fn regions(&mut self) -> Vec<(*mut u8, usize)> {
+    pub(crate) fn regions(&mut self) -> Vec<(*mut u8, usize)> {
         let base = self.buf.as_mut_ptr();
         let n = self.buf.len() / self.stride;
         // SAFETY: every slot lies inside the allocation.
@@ -98,7 +98,7 @@ impl Depths {
 
 /// Run one job instance on a queueing engine. `bufs` must be the buffers the engine registered
 /// (if it did).
-pub fn run_queue_worker<E: QueueEngine>(
+pub(crate) fn run_queue_worker<E: QueueEngine>(
     mut engine: E,
     mut bufs: SlotBuffers,
     input: &WorkerInput,
@@ -109,7 +109,7 @@ pub fn run_queue_worker<E: QueueEngine>(
 ) -> WorkerResult {
     let job = &input.job;
     let q = Depths::of(job);
-    let mut res = WorkerResult::new(input, sample_budget, true);
+    let mut res = WorkerResult::new(sample_budget, true);
     let failure = |op, file, offset, errno| IoFailure::new(input, op, file, offset, errno);
 
     wait_for_start(start_ns, job);

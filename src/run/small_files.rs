@@ -25,7 +25,7 @@ fn io_error(op: &'static str, path: &Path, e: std::io::Error) -> RunError {
 
 /// Runs the test in `dir` with `count` files of `size` bytes named `<name>.<n>`; removes them
 /// unless `keep`.
-pub fn run_small_files(
+pub(crate) fn run_small_files(
     dir: &Path,
     name: &str,
     count: u32,

@@ -8,7 +8,7 @@ use crate::workload::offsets::OffsetGen;
 use crate::workload::rate::Pacer;
 use crate::workload::rng::Rng;
 
-pub struct IoSource {
+pub(crate) struct IoSource {
     gens: Vec<[OffsetGen; 2]>,
     pub rng: Rng,
     fixed_dir: Option<usize>,
@@ -21,8 +21,7 @@ pub struct IoSource {
 
 /// One I/O to do.
 #[derive(Debug, Clone, Copy)]
-pub struct NextIo {
-    pub dir: usize,
+pub(crate) struct NextIo {
     pub file: usize,
     pub offset: u64,
     pub len: usize,
@@ -31,7 +30,7 @@ pub struct NextIo {
 }
 
 impl IoSource {
-    pub fn new(input: &WorkerInput) -> Self {
+    pub(crate) fn new(input: &WorkerInput) -> Self {
         let job = &input.job;
         let seed = input.seed;
         let gens = input
@@ -75,7 +74,7 @@ impl IoSource {
 
     /// Direction of the next I/O.
     #[inline]
-    pub fn pick_dir(&mut self) -> usize {
+    pub(crate) fn pick_dir(&mut self) -> usize {
         match self.fixed_dir {
             Some(d) => d,
             None if self.rng.below(100) < self.mix => DDIR_READ,
@@ -85,12 +84,12 @@ impl IoSource {
 
     /// When an I/O in `dir` is due (CLOCK_MONOTONIC ns); advances that direction's schedule.
     #[inline]
-    pub fn due(&mut self, dir: usize) -> u64 {
+    pub(crate) fn due(&mut self, dir: usize) -> u64 {
         self.pacers[dir].next_due()
     }
 
     /// Restart the rate schedules at `now` (start of measurement).
-    pub fn restart_pacing(&mut self, now: u64) {
+    pub(crate) fn restart_pacing(&mut self, now: u64) {
         for p in self.pacers.iter_mut() {
             p.restart(now);
         }
@@ -98,7 +97,7 @@ impl IoSource {
 
     /// The next I/O in `dir`; files take turns.
     #[inline]
-    pub fn next(&mut self, dir: usize) -> NextIo {
+    pub(crate) fn next(&mut self, dir: usize) -> NextIo {
         let file = self.file;
         self.file += 1;
         if self.file == self.gens.len() {
@@ -106,7 +105,6 @@ impl IoSource {
         }
         let (offset, new_pass) = self.gens[file][dir].next(&mut self.rng);
         NextIo {
-            dir,
             file,
             offset,
             len: self.bs[dir] as usize,

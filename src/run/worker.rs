@@ -22,7 +22,7 @@ struct Loop<'a, E: Engine> {
 
 /// Run one job instance. `start_ns` is the common start instant of the group (after startdelay
 /// is added here).
-pub fn run_worker<E: Engine>(
+pub(crate) fn run_worker<E: Engine>(
     engine: E,
     input: &WorkerInput,
     published: &Published,
@@ -42,7 +42,7 @@ pub fn run_worker<E: Engine>(
 impl<E: Engine> Loop<'_, E> {
     fn run(mut self, start_ns: u64, sample_budget: usize) -> WorkerResult {
         let job = &self.input.job;
-        let mut res = WorkerResult::new(self.input, sample_budget, false);
+        let mut res = WorkerResult::new(sample_budget, false);
 
         wait_for_start(start_ns, job);
 

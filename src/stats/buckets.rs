@@ -16,7 +16,7 @@
 use super::summary::LatencyBuckets;
 
 /// 10 ns + 10 µs + 12 ms buckets.
-pub const NLAT_BUCKETS: usize = 32;
+pub(crate) const NLAT_BUCKETS: usize = 32;
 
 /// Maps a truncated value 0..999 (in ns, µs or ms) to its bucket 0..9.
 static UNIT_LUT: [u8; 1000] = build_lut();
@@ -40,7 +40,7 @@ const fn build_lut() -> [u8; 1000] {
 /// Bucket 0..31 of a latency: 0..9 ns labels, 10..19 µs labels, 20..31 ms labels.
 /// Hot path: at most two compares, one division by a constant and one table load.
 #[inline(always)]
-pub fn lat_bucket_index(ns: u64) -> usize {
+pub(crate) fn lat_bucket_index(ns: u64) -> usize {
     if ns < 1000 {
         UNIT_LUT[ns as usize] as usize
     } else if ns < 1_000_000 {
@@ -62,7 +62,7 @@ pub fn lat_bucket_index(ns: u64) -> usize {
 /// whose share rounds below 0.01 % reports 0.01 (fio's `stat_calc_lat`; visible in its JSON).
 /// fio's latency bucket percentages from per-recorder bucket counts
 /// (`LatRecorder::lat_bucket_counts`).
-pub fn latency_buckets(recs: &[&[u64; NLAT_BUCKETS]]) -> LatencyBuckets {
+pub(crate) fn latency_buckets(recs: &[&[u64; NLAT_BUCKETS]]) -> LatencyBuckets {
     let mut counts = [0u64; NLAT_BUCKETS];
     for r in recs {
         for (c, v) in counts.iter_mut().zip(r.iter()) {

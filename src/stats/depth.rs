@@ -83,8 +83,8 @@ impl DepthCounters {
     }
 
     /// `n` I/Os issued at the same depth (e.g. one io_uring_enter with n SQEs).
-    #[inline]
-    pub fn on_issue_n(&mut self, in_flight: u32, n: u32) {
+    #[cfg(test)]
+    fn on_issue_n(&mut self, in_flight: u32, n: u32) {
         self.level[level_index(in_flight)] += n as u64;
     }
 
@@ -112,8 +112,9 @@ impl DepthCounters {
         }
     }
 
-    /// Raw counters (level, submit, complete), for tests and terse output.
-    pub fn counts(&self) -> (&[u64; 7], &[u64; 7], &[u64; 7]) {
+    /// Raw counters (level, submit, complete).
+    #[cfg(test)]
+    fn counts(&self) -> (&[u64; 7], &[u64; 7], &[u64; 7]) {
         (&self.level, &self.submit, &self.complete)
     }
 

@@ -36,7 +36,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 #[derive(Debug, thiserror::Error)]
-pub enum DiskError {
+pub(crate) enum DiskError {
     #[error("cannot stat {path}: {source}")]
     Stat {
         path: PathBuf,
@@ -55,7 +55,7 @@ pub enum DiskError {
 
 /// A block device to report, with the disks under it for dm/md devices.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DiskTarget {
+pub(crate) struct DiskTarget {
     /// Kernel name (`vda`, `dm-0`, `loop3`, `md127`).
     pub name: String,
     /// Underlying disks of a dm/md device (empty otherwise).
@@ -67,7 +67,7 @@ const SYS_CLASS_BLOCK: &str = "/sys/class/block";
 
 /// The device holding `path`, or `None` when the filesystem has no block device.
 /// Errors only when `path` itself cannot be examined.
-pub fn resolve(path: &Path) -> Result<Option<DiskTarget>, DiskError> {
+pub(crate) fn resolve(path: &Path) -> Result<Option<DiskTarget>, DiskError> {
     let meta = fs::metadata(path).map_err(|source| DiskError::Stat {
         path: path.to_path_buf(),
         source,
@@ -80,19 +80,6 @@ pub fn resolve(path: &Path) -> Result<Option<DiskTarget>, DiskError> {
     // Anonymous device (btrfs, overlay, tmpfs, NFS…): look at the mount table.
     let canon = fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     Ok(resolve_via_mountinfo(&canon, 0))
-}
-
-/// Resolve several paths, dropping those without a device and duplicates (first seen order).
-pub fn resolve_all<P: AsRef<Path>>(paths: &[P]) -> Result<Vec<DiskTarget>, DiskError> {
-    let mut out: Vec<DiskTarget> = Vec::new();
-    for p in paths {
-        if let Some(t) = resolve(p.as_ref())? {
-            if !out.iter().any(|o| o.name == t.name) {
-                out.push(t);
-            }
-        }
-    }
-    Ok(out)
 }
 
 fn target_from_devnum(major: u32, minor: u32) -> Option<DiskTarget> {
@@ -220,7 +207,7 @@ fn resolve_via_mountinfo(path: &Path, depth: u32) -> Option<DiskTarget> {
 
 /// The counters of `/sys/class/block/<dev>/stat` (fields 1–11).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct DiskStat {
+pub(crate) struct DiskStat {
     pub read_ios: u64,
     pub read_merges: u64,
     pub read_sectors: u64,
@@ -236,7 +223,7 @@ pub struct DiskStat {
 
 impl DiskStat {
     /// Parse the text of a `stat` file (11 or more whitespace-separated numbers).
-    pub fn parse(text: &str) -> Option<DiskStat> {
+    pub(crate) fn parse(text: &str) -> Option<DiskStat> {
         let f: Vec<u64> = text
             .split_whitespace()
             .map(|s| s.parse::<u64>())
@@ -261,7 +248,7 @@ impl DiskStat {
     }
 
     /// Read the counters of device `name`.
-    pub fn read(name: &str) -> Result<DiskStat, DiskError> {
+    pub(crate) fn read(name: &str) -> Result<DiskStat, DiskError> {
         let path = Path::new(SYS_CLASS_BLOCK).join(name).join("stat");
         let text = fs::read_to_string(&path).map_err(|source| DiskError::Read {
             path: path.clone(),
@@ -272,7 +259,7 @@ impl DiskStat {
 
     /// Counters accumulated since `earlier` (saturating: a device reset between the snapshots
     /// gives 0, not a huge number). `in_flight` is a gauge: the later value is kept.
-    pub fn delta(&self, earlier: &DiskStat) -> DiskStat {
+    pub(crate) fn delta(&self, earlier: &DiskStat) -> DiskStat {
         DiskStat {
             read_ios: self.read_ios.saturating_sub(earlier.read_ios),
             read_merges: self.read_merges.saturating_sub(earlier.read_merges),
@@ -289,7 +276,7 @@ impl DiskStat {
     }
 
     /// Two deltas one after the other; `in_flight` (a gauge) is the later one's.
-    pub fn plus(&self, later: &DiskStat) -> DiskStat {
+    pub(crate) fn plus(&self, later: &DiskStat) -> DiskStat {
         DiskStat {
             read_ios: self.read_ios + later.read_ios,
             read_merges: self.read_merges + later.read_merges,
@@ -306,7 +293,7 @@ impl DiskStat {
     }
 
     /// fio's fields for a delta over `elapsed_ms`.
-    pub fn to_report(&self, name: &str, elapsed_ms: f64) -> DiskReport {
+    pub(crate) fn to_report(self, name: &str, elapsed_ms: f64) -> DiskReport {
         let util = if elapsed_ms > 0.0 {
             (100.0 * self.io_ticks as f64 / elapsed_ms).min(100.0)
         } else {
@@ -329,15 +316,14 @@ impl DiskStat {
 
 /// Counters of a target and its slaves at one instant.
 #[derive(Debug, Clone)]
-pub struct DiskSnapshot {
-    pub target: DiskTarget,
+pub(crate) struct DiskSnapshot {
     pub at: Instant,
     pub stat: DiskStat,
     pub slaves: Vec<DiskStat>,
 }
 
 impl DiskTarget {
-    pub fn snapshot(&self) -> Result<DiskSnapshot, DiskError> {
+    pub(crate) fn snapshot(&self) -> Result<DiskSnapshot, DiskError> {
         let stat = DiskStat::read(&self.name)?;
         let slaves = self
             .slaves
@@ -345,7 +331,6 @@ impl DiskTarget {
             .map(|s| DiskStat::read(s))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(DiskSnapshot {
-            target: self.clone(),
             at: Instant::now(),
             stat,
             slaves,
@@ -356,7 +341,7 @@ impl DiskTarget {
 /// Counters of a target accumulated over one or more periods (fio's disk util window; see the
 /// module docs), and the time those periods lasted.
 #[derive(Debug, Clone)]
-pub struct DiskWindow {
+pub(crate) struct DiskWindow {
     pub target: DiskTarget,
     open: Option<DiskSnapshot>,
     stat: DiskStat,
@@ -366,7 +351,7 @@ pub struct DiskWindow {
 }
 
 impl DiskWindow {
-    pub fn new(target: DiskTarget) -> Self {
+    pub(crate) fn new(target: DiskTarget) -> Self {
         let n = target.slaves.len();
         DiskWindow {
             target,
@@ -379,7 +364,7 @@ impl DiskWindow {
     }
 
     /// Start a period now (does nothing if one is already open).
-    pub fn open(&mut self) -> Result<(), DiskError> {
+    pub(crate) fn open(&mut self) -> Result<(), DiskError> {
         if self.open.is_none() {
             self.open = Some(self.target.snapshot()?);
         }
@@ -387,7 +372,7 @@ impl DiskWindow {
     }
 
     /// End the open period now and add its deltas (does nothing if none is open).
-    pub fn close(&mut self) -> Result<(), DiskError> {
+    pub(crate) fn close(&mut self) -> Result<(), DiskError> {
         let Some(start) = self.open.take() else {
             return Ok(());
         };
@@ -406,12 +391,13 @@ impl DiskWindow {
     }
 
     /// Total length of the closed periods.
-    pub fn elapsed_ms(&self) -> f64 {
+    #[cfg(test)]
+    fn elapsed_ms(&self) -> f64 {
         self.elapsed_ms
     }
 
     /// fio's report over the periods so far; `None` before the first complete period.
-    pub fn report(&self) -> Option<DiskReport> {
+    pub(crate) fn report(&self) -> Option<DiskReport> {
         if self.periods == 0 {
             return None;
         }

@@ -17,13 +17,13 @@ const SUB: u64 = 1 << SUB_BITS;
 /// Highest power of two covered: buckets end at 2^MAX_EXP ns (≈ 73 min).
 const MAX_EXP: u32 = 42;
 /// Number of buckets: values < 2·SUB take one bucket each, then SUB buckets per power of two.
-pub const NBUCKETS: usize = ((MAX_EXP - SUB_BITS + 1) as usize) * SUB as usize;
+pub(crate) const NBUCKETS: usize = ((MAX_EXP - SUB_BITS + 1) as usize) * SUB as usize;
 /// Largest value with its own bucket; anything above is clamped into the last bucket.
-pub const MAX_TRACKED_NS: u64 = (1 << MAX_EXP) - 1;
+pub(crate) const MAX_TRACKED_NS: u64 = (1 << MAX_EXP) - 1;
 
 /// Bucket index of a value (clamped to the last bucket).
 #[inline(always)]
-pub fn bucket_index(v: u64) -> usize {
+pub(crate) fn bucket_index(v: u64) -> usize {
     let v = if v > MAX_TRACKED_NS {
         MAX_TRACKED_NS
     } else {
@@ -39,7 +39,7 @@ pub fn bucket_index(v: u64) -> usize {
 }
 
 /// Lowest value that falls into bucket `idx`.
-pub fn bucket_low(idx: usize) -> u64 {
+pub(crate) fn bucket_low(idx: usize) -> u64 {
     let idx = idx as u64;
     if idx < 2 * SUB {
         return idx;
@@ -49,7 +49,7 @@ pub fn bucket_low(idx: usize) -> u64 {
 }
 
 /// Width of bucket `idx` in ns.
-pub fn bucket_width(idx: usize) -> u64 {
+pub(crate) fn bucket_width(idx: usize) -> u64 {
     let idx = idx as u64;
     if idx < 2 * SUB {
         1
@@ -59,7 +59,7 @@ pub fn bucket_width(idx: usize) -> u64 {
 }
 
 /// The value reported for bucket `idx`: its midpoint (exact for the one-value buckets).
-pub fn bucket_value(idx: usize) -> u64 {
+pub(crate) fn bucket_value(idx: usize) -> u64 {
     bucket_low(idx) + bucket_width(idx) / 2
 }
 
@@ -98,10 +98,6 @@ impl Histogram {
         for (a, b) in self.counts.iter_mut().zip(other.counts.iter()) {
             *a += *b;
         }
-    }
-
-    pub fn counts(&self) -> &[u64] {
-        &self.counts
     }
 
     /// Non-empty buckets as (representative value, count), ascending.

@@ -19,14 +19,14 @@ use super::summary::{LatSummary, PercentileMethod};
 /// the 0.39 %-accurate histogram. The buffer is reserved, not touched, so RSS grows only with
 /// the samples actually recorded (≤ 8 MiB per recorder). With many jobs the orchestrator should
 /// split a global budget with [`sample_budget_for`].
-pub const DEFAULT_SAMPLE_BUDGET: usize = 1 << 20;
+pub(crate) const DEFAULT_SAMPLE_BUDGET: usize = 1 << 20;
 
 /// Total bytes of exact samples the whole run should keep at most (512 MiB).
-pub const TOTAL_SAMPLE_MEMORY: usize = 512 << 20;
+pub(crate) const TOTAL_SAMPLE_MEMORY: usize = 512 << 20;
 
 /// Per-recorder sample budget when `recorders` recorders share [`TOTAL_SAMPLE_MEMORY`],
 /// capped at [`DEFAULT_SAMPLE_BUDGET`].
-pub fn sample_budget_for(recorders: usize) -> usize {
+pub(crate) fn sample_budget_for(recorders: usize) -> usize {
     let per = TOTAL_SAMPLE_MEMORY / std::mem::size_of::<u64>() / recorders.max(1);
     per.min(DEFAULT_SAMPLE_BUDGET)
 }
@@ -135,7 +135,8 @@ impl LatRecorder {
         }
     }
 
-    pub fn count(&self) -> u64 {
+    #[cfg(test)]
+    fn count(&self) -> u64 {
         self.count
     }
 
@@ -149,20 +150,12 @@ impl LatRecorder {
         &self.lat_buckets
     }
 
-    pub fn histogram(&self) -> &Histogram {
-        &self.hist
-    }
-
     pub fn min(&self) -> u64 {
         if self.count == 0 {
             0
         } else {
             self.min
         }
-    }
-
-    pub fn max(&self) -> u64 {
-        self.max
     }
 
     pub fn mean(&self) -> f64 {

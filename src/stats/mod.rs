@@ -9,23 +9,21 @@
 //! - `cpu`: per-thread `getrusage` snapshots.
 //! - `disk`: block device resolution and `/sys/class/block/*/stat` deltas.
 
-pub mod buckets;
-pub mod cpu;
-pub mod depth;
-pub mod disk;
-pub mod histogram;
-pub mod latency;
-pub mod periodic;
-pub mod summary;
+pub(crate) mod buckets;
+pub(crate) mod cpu;
+pub(crate) mod depth;
+pub(crate) mod disk;
+pub(crate) mod histogram;
+pub(crate) mod latency;
+pub(crate) mod periodic;
+pub(crate) mod summary;
 
-pub use buckets::latency_buckets;
-pub use cpu::{CpuError, CpuTimes};
-pub use depth::DepthCounters;
-pub use disk::{
-    resolve as resolve_disk, DiskError, DiskSnapshot, DiskStat, DiskTarget, DiskWindow,
-};
-pub use latency::{sample_budget_for, LatRecorder, DEFAULT_SAMPLE_BUDGET};
-pub use periodic::{
+pub(crate) use buckets::latency_buckets;
+pub(crate) use cpu::CpuTimes;
+pub(crate) use depth::DepthCounters;
+pub(crate) use disk::{resolve as resolve_disk, DiskWindow};
+pub(crate) use latency::{sample_budget_for, LatRecorder, DEFAULT_SAMPLE_BUDGET};
+pub(crate) use periodic::{
     aggregate_series, aggregate_tail, MeasuredEnd, PeriodicSampler, Reading, SampleStats,
     SampleUnit,
 };

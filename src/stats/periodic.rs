@@ -16,8 +16,7 @@
 //! - Zero-value intervals: fio skips them (`No entries for interval`), which is what keeps a
 //!   write-only job from reporting read samples of 0, but it also hides stalls. iogauge follows
 //!   fio for the summary (min/max/mean/stddev/samples exclude zero intervals, so the numbers
-//!   match fio's) and keeps them in the series with value 0; [`PeriodicSampler::zero_intervals`]
-//!   counts them so a verdict can report stalls.
+//!   match fio's) and keeps them in the series with value 0, so that stalls stay visible.
 //! - The end of the job ([`PeriodicSampler::from_trace`], [`MeasuredEnd`]): fio's helper thread
 //!   samples a job only while it is running (`calc_log_samples` skips a thread whose runstate is
 //!   no longer TD_RUNNING) and takes nothing when it stops. When each sample happens depends on
@@ -45,15 +44,14 @@
 //!   describes the aggregate throughput, not a pooled population. Checked with
 //!   `fio --group_reporting --numjobs=2 --ioengine=null --time_based --runtime=3 --log_avg_msec=500`
 //!   and the per-job bw logs: group bw_min 37580448 = 18092192 + 19488256, bw_samples 10 = 5 + 5,
-//!   bw_dev 1094623.79 = √((S₁+S₂)/9). [`SampleStats::sum_fio`] mirrors that;
-//!   [`SampleStats::pooled`] combines populations exactly (Chan et al.) for iogauge's own views,
-//!   and [`aggregate_series`] builds the true aggregate series (sum per deadline).
+//!   bw_dev 1094623.79 = √((S₁+S₂)/9). [`SampleStats::sum_fio`] mirrors that, and
+//!   [`aggregate_series`] builds the true aggregate series (sum per deadline).
 
 use super::summary::{SampleSummary, SeriesPoint};
 
 /// What the counter counts and how a sample is expressed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SampleUnit {
+pub(crate) enum SampleUnit {
     /// Counter in bytes, samples in KiB/s (fio `bw`).
     KiBPerSec,
     /// Counter in I/Os, samples in I/Os per second (fio `iops`).
@@ -71,7 +69,7 @@ impl SampleUnit {
 
 /// Welford running statistics of samples: count, min, max, mean and S = Σ(x − mean)².
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct SampleStats {
+pub(crate) struct SampleStats {
     pub n: u64,
     pub min: f64,
     pub max: f64,
@@ -80,7 +78,7 @@ pub struct SampleStats {
 }
 
 impl SampleStats {
-    pub fn add(&mut self, x: f64) {
+    pub(crate) fn add(&mut self, x: f64) {
         if self.n == 0 {
             *self = SampleStats {
                 n: 1,
@@ -100,7 +98,7 @@ impl SampleStats {
     }
 
     /// Sample standard deviation (n − 1), as fio.
-    pub fn stddev(&self) -> f64 {
+    pub(crate) fn stddev(&self) -> f64 {
         if self.n < 2 {
             0.0
         } else {
@@ -110,7 +108,7 @@ impl SampleStats {
 
     /// min/max are reported as the integers that bracket the exact values (floor / ceil), so
     /// min ≤ mean ≤ max always holds.
-    pub fn summary(&self) -> SampleSummary {
+    pub(crate) fn summary(&self) -> SampleSummary {
         if self.n == 0 {
             return SampleSummary::default();
         }
@@ -125,7 +123,7 @@ impl SampleStats {
 
     /// fio 3.33's group_reporting rule for bw/iops samples: every field is summed over the jobs
     /// that have samples (see the module docs for the evidence).
-    pub fn sum_fio(parts: &[SampleStats]) -> SampleStats {
+    pub(crate) fn sum_fio(parts: &[SampleStats]) -> SampleStats {
         parts
             .iter()
             .filter(|p| p.n > 0)
@@ -143,34 +141,12 @@ impl SampleStats {
                 }
             })
     }
-
-    /// Exact combination of sample populations (parallel Welford / Chan et al.): the result
-    /// equals adding every sample of every part to one `SampleStats`.
-    pub fn pooled(parts: &[SampleStats]) -> SampleStats {
-        parts
-            .iter()
-            .filter(|p| p.n > 0)
-            .fold(SampleStats::default(), |acc, p| {
-                if acc.n == 0 {
-                    return *p;
-                }
-                let n = acc.n + p.n;
-                let delta = p.mean - acc.mean;
-                SampleStats {
-                    n,
-                    min: acc.min.min(p.min),
-                    max: acc.max.max(p.max),
-                    mean: acc.mean + delta * p.n as f64 / n as f64,
-                    m2: acc.m2 + p.m2 + delta * delta * (acc.n as f64 * p.n as f64) / n as f64,
-                }
-            })
-    }
 }
 
 /// Periodic sampler of one counter (one direction's bytes or I/Os of one job). Not on the hot
 /// path: the monitor thread owns it; the series `Vec` grows as samples arrive.
 #[derive(Debug, Clone)]
-pub struct PeriodicSampler {
+pub(crate) struct PeriodicSampler {
     interval_ms: u64,
     unit: SampleUnit,
     /// When the counter was last read (ns since the measurement start) and its value then.
@@ -180,7 +156,6 @@ pub struct PeriodicSampler {
     stats: SampleStats,
     series: Vec<SeriesPoint>,
     tail: Option<SeriesPoint>,
-    zero_intervals: u64,
 }
 
 /// One reading of a cumulative counter by the monitor: the deadline it stands for (ms since the
@@ -196,7 +171,7 @@ const NS_PER_MS: u64 = 1_000_000;
 
 /// How a job's measured period ended, for [`PeriodicSampler::from_trace`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct MeasuredEnd {
+pub(crate) struct MeasuredEnd {
     /// From the measurement start (after any ramp) to the end of the job's I/O.
     pub end_ns: u64,
     /// The job's runtime limit (counted after the ramp), if it has one.
@@ -222,7 +197,7 @@ impl MeasuredEnd {
 impl PeriodicSampler {
     /// Baseline: time 0, counter 0 (the counters restart at the measurement start, after any
     /// ramp). An interval of 0 is treated as 1 ms.
-    pub fn new(interval_ms: u64, unit: SampleUnit) -> Self {
+    pub(crate) fn new(interval_ms: u64, unit: SampleUnit) -> Self {
         let interval_ms = interval_ms.max(1);
         PeriodicSampler {
             interval_ms,
@@ -233,14 +208,13 @@ impl PeriodicSampler {
             stats: SampleStats::default(),
             series: Vec::new(),
             tail: None,
-            zero_intervals: 0,
         }
     }
 
     /// The samples of a job whose measured period ended as `end` says: the monitor's
     /// `readings` that fio would also have taken, then [`PeriodicSampler::finish`] with the
     /// final counter.
-    pub fn from_trace(
+    pub(crate) fn from_trace(
         interval_ms: u64,
         unit: SampleUnit,
         readings: impl IntoIterator<Item = Reading>,
@@ -260,18 +234,20 @@ impl PeriodicSampler {
         s
     }
 
-    pub fn interval_ms(&self) -> u64 {
-        self.interval_ms
-    }
-
     /// When the monitor should observe next (ms since measurement start).
-    pub fn next_deadline_ms(&self) -> u64 {
+    #[cfg(test)]
+    fn next_deadline_ms(&self) -> u64 {
         self.next_deadline_ms
     }
 
     /// Feed the cumulative counter read at `at_ns` for deadline `t_ms`. Returns the new sample
     /// when an interval closed.
-    pub fn observe(&mut self, t_ms: u64, at_ns: u64, cumulative: u64) -> Option<SeriesPoint> {
+    pub(crate) fn observe(
+        &mut self,
+        t_ms: u64,
+        at_ns: u64,
+        cumulative: u64,
+    ) -> Option<SeriesPoint> {
         if t_ms < self.next_deadline_ms {
             return None;
         }
@@ -280,9 +256,7 @@ impl PeriodicSampler {
             value: self.rate(at_ns, cumulative),
         };
         self.series.push(point);
-        if cumulative <= self.last_value {
-            self.zero_intervals += 1;
-        } else {
+        if cumulative > self.last_value {
             self.stats.add(point.value);
         }
         self.last_at_ns = self.last_at_ns.max(at_ns);
@@ -295,7 +269,7 @@ impl PeriodicSampler {
     /// only deadlines before `cutoff_ns` count. A counted deadline that the monitor missed (it
     /// woke after the job had stopped) becomes one sample up to the end, as fio would have taken
     /// it; what remains after the last sample is the tail, never counted.
-    pub fn finish(&mut self, cutoff_ns: u64, end_ns: u64, cumulative: u64) {
+    pub(crate) fn finish(&mut self, cutoff_ns: u64, end_ns: u64, cumulative: u64) {
         if self.next_deadline_ms.saturating_mul(NS_PER_MS) < cutoff_ns {
             let missed = (cutoff_ns - 1) / NS_PER_MS / self.interval_ms * self.interval_ms;
             self.observe(missed, end_ns, cumulative);
@@ -316,36 +290,31 @@ impl PeriodicSampler {
     }
 
     /// fio-compatible summary (zero intervals and the tail excluded).
-    pub fn summary(&self) -> SampleSummary {
+    #[cfg(test)]
+    fn summary(&self) -> SampleSummary {
         self.stats.summary()
     }
 
-    pub fn stats(&self) -> &SampleStats {
+    pub(crate) fn stats(&self) -> &SampleStats {
         &self.stats
     }
 
     /// Every counted deadline, zero intervals included; not the tail.
-    pub fn series(&self) -> &[SeriesPoint] {
+    pub(crate) fn series(&self) -> &[SeriesPoint] {
         &self.series
     }
 
     /// The trailing interval after the last sample, up to the end of the job (labelled with the
     /// job's runtime): kept for charts, never counted, as fio never samples it.
-    pub fn tail(&self) -> Option<SeriesPoint> {
+    pub(crate) fn tail(&self) -> Option<SeriesPoint> {
         self.tail
-    }
-
-    /// Closed intervals in which the counter did not move (kept in the series, not in the
-    /// summary).
-    pub fn zero_intervals(&self) -> u64 {
-        self.zero_intervals
     }
 }
 
 /// Sum several jobs' series into the group's aggregate series: points are matched by deadline
 /// number (t_ms / interval_ms) and reported at that deadline. A job without a point for some
 /// deadline (it had not started, had finished, or its monitor overslept) contributes nothing.
-pub fn aggregate_series(series: &[&[SeriesPoint]], interval_ms: u64) -> Vec<SeriesPoint> {
+pub(crate) fn aggregate_series(series: &[&[SeriesPoint]], interval_ms: u64) -> Vec<SeriesPoint> {
     let interval_ms = interval_ms.max(1);
     let mut sums: std::collections::BTreeMap<u64, f64> = std::collections::BTreeMap::new();
     for s in series {
@@ -363,7 +332,7 @@ pub fn aggregate_series(series: &[&[SeriesPoint]], interval_ms: u64) -> Vec<Seri
 
 /// The group's tail: the members' tail rates summed (they end within a few ms of one another in
 /// a group that runs together), labelled with the latest end.
-pub fn aggregate_tail(tails: &[Option<SeriesPoint>]) -> Option<SeriesPoint> {
+pub(crate) fn aggregate_tail(tails: &[Option<SeriesPoint>]) -> Option<SeriesPoint> {
     tails.iter().flatten().fold(None, |acc, t| {
         Some(match acc {
             None => *t,
@@ -592,7 +561,6 @@ mod tests {
         s.observe(300, 300 * MS, 30); // 200 IOPS
         assert_eq!(s.series().len(), 3);
         assert_eq!(s.series()[1].value, 0.0);
-        assert_eq!(s.zero_intervals(), 1);
         let sum = s.summary();
         assert_eq!((sum.samples, sum.min, sum.max), (2, 100, 200));
         assert!((sum.mean - 150.0).abs() < 1e-9);
@@ -614,30 +582,6 @@ mod tests {
         assert_eq!(g.max, 43092448);
         assert!((g.mean - 41257789.4).abs() < 1e-3);
         assert!((g.stddev - 1094623.792769).abs() < 1e-3);
-    }
-
-    #[test]
-    fn pooled_equals_one_population() {
-        let a = [1.0, 5.0, 9.0, 2.5];
-        let b = [100.0, 3.0, 7.0];
-        let (mut sa, mut sb, mut all) = (
-            SampleStats::default(),
-            SampleStats::default(),
-            SampleStats::default(),
-        );
-        a.iter().for_each(|&x| {
-            sa.add(x);
-            all.add(x)
-        });
-        b.iter().for_each(|&x| {
-            sb.add(x);
-            all.add(x)
-        });
-        let p = SampleStats::pooled(&[sa, sb]);
-        assert_eq!((p.n, p.min, p.max), (all.n, all.min, all.max));
-        assert!((p.mean - all.mean).abs() < 1e-12);
-        assert!((p.stddev() - all.stddev()).abs() < 1e-12);
-        assert_eq!(SampleStats::pooled(&[]).summary(), SampleSummary::default());
     }
 
     #[test]

@@ -13,7 +13,7 @@ pub enum PercentileMethod {
 }
 
 impl PercentileMethod {
-    pub fn as_str(&self) -> &'static str {
+    pub(crate) fn as_str(&self) -> &'static str {
         match self {
             PercentileMethod::Exact => "exact",
             PercentileMethod::Histogram => "histogram",
@@ -24,15 +24,20 @@ impl PercentileMethod {
 /// Summary of one latency distribution, in nanoseconds.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct LatSummary {
+    /// Number of latencies recorded (after ramp).
     pub n: u64,
+    /// Smallest latency, ns (0 when none).
     pub min: u64,
+    /// Largest latency, ns (0 when none).
     pub max: u64,
+    /// Mean latency, ns.
     pub mean: f64,
     /// Sample standard deviation (n − 1), as fio.
     pub stddev: f64,
     /// (percentile, value ns) in `percentile_list` order. Empty when percentiles are not reported
     /// for this distribution (fio omits the `percentile` object then).
     pub percentiles: Vec<(f64, u64)>,
+    /// How `percentiles` were computed; None when there are none.
     pub method: Option<PercentileMethod>,
     /// Histogram bins (bucket value ns, count) with count > 0, ascending; for `json+`.
     pub bins: Vec<(u64, u64)>,
@@ -41,17 +46,24 @@ pub struct LatSummary {
 /// Min/max/mean/stddev of the periodic bandwidth or IOPS samples.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SampleSummary {
+    /// Smallest sample (KiB/s or IOPS, rounded down).
     pub min: u64,
+    /// Largest sample (KiB/s or IOPS, rounded up).
     pub max: u64,
+    /// Mean of the samples.
     pub mean: f64,
+    /// Sample standard deviation (n − 1), as fio.
     pub stddev: f64,
+    /// Number of samples (intervals without I/O excluded).
     pub samples: u64,
 }
 
 /// One periodic sample: end of the interval (ms since the job's measurement start) and value.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct SeriesPoint {
+    /// End of the interval, ms since the job's measurement start.
     pub t_ms: u64,
+    /// The interval's rate: KiB/s or I/Os per second.
     pub value: f64,
 }
 
@@ -83,17 +95,20 @@ pub struct LatencyBuckets {
 pub struct CpuReport {
     /// Percent of the job's wall time.
     pub usr_pct: f64,
+    /// System CPU time, percent of the job's wall time.
     pub sys_pct: f64,
     /// Voluntary + involuntary context switches.
     pub ctx: u64,
+    /// Major page faults.
     pub majf: u64,
+    /// Minor page faults.
     pub minf: u64,
 }
 
 impl DiskReport {
     /// fio's `aggr*` values for a device with slaves: counters averaged over the slaves (integer
     /// division, as fio) and the highest slave utilisation. None without slaves.
-    pub fn aggr(&self) -> Option<DiskAggr> {
+    pub(crate) fn aggr(&self) -> Option<DiskAggr> {
         let n = self.slaves.len() as u64;
         if n == 0 {
             return None;
@@ -119,7 +134,7 @@ impl DiskReport {
 
 /// Averages over a device's slaves (see `DiskReport::aggr`).
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct DiskAggr {
+pub(crate) struct DiskAggr {
     pub read_ios: u64,
     pub write_ios: u64,
     pub read_merges: u64,
@@ -133,14 +148,23 @@ pub struct DiskAggr {
 /// One block device's counters over the run (fio `disk_util`).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DiskReport {
+    /// Device name as in /proc/diskstats (`sda`, `dm-0`, ...).
     pub name: String,
+    /// Reads completed on the device over the run (all I/O on it, not only iogauge's).
     pub read_ios: u64,
+    /// Writes completed on the device over the run (all I/O on it, not only iogauge's).
     pub write_ios: u64,
+    /// Reads merged by the I/O scheduler.
     pub read_merges: u64,
+    /// Writes merged by the I/O scheduler.
     pub write_merges: u64,
+    /// Time spent on reads, ms (summed over I/Os).
     pub read_ticks: u64,
+    /// Time spent on writes, ms (summed over I/Os).
     pub write_ticks: u64,
+    /// Weighted time I/Os spent in the queue, ms (diskstats `time_in_queue`).
     pub in_queue: u64,
+    /// Percent of the run's wall time the device was busy (0..=100).
     pub util_pct: f64,
     /// For device-mapper / md: the underlying disks, printed as fio's `aggr*` values.
     pub slaves: Vec<DiskReport>,

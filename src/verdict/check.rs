@@ -17,7 +17,7 @@ use crate::report::json::render_json;
 
 /// How a profile's run is judged beyond its thresholds.
 #[derive(Debug, Clone, Default)]
-pub struct Judging {
+pub(crate) struct Judging {
     pub shortened: bool,
     /// A shortened run is at most WARN (`--strict`).
     pub strict: bool,
@@ -56,12 +56,12 @@ fn empty(p: &Profile, verdict: CheckVerdict, reason: String) -> ProfileOutcome {
 }
 
 /// A profile without a measured verdict: it could not run, was interrupted, or was skipped.
-pub fn not_measured(p: &Profile, verdict: CheckVerdict, reason: String) -> ProfileOutcome {
+pub(crate) fn not_measured(p: &Profile, verdict: CheckVerdict, reason: String) -> ProfileOutcome {
     empty(p, verdict, reason)
 }
 
 /// Judges a profile's run.
-pub fn evaluate(
+pub(crate) fn evaluate(
     p: &Profile,
     tuning: &Tuning,
     job: Option<&JobSpec>,
@@ -196,7 +196,7 @@ fn advice(p: &Profile, o: &ProfileOutcome, how: &Judging) -> Vec<String> {
 /// FAIL is a definite answer about the disk and wins over a profile that could not run; that
 /// in turn wins over WARN and PASS, which would claim a complete check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Overall {
+pub(crate) enum Overall {
     Pass,
     Warn,
     Error,
@@ -204,7 +204,7 @@ pub enum Overall {
     Interrupted,
 }
 
-pub fn overall(outcomes: &[ProfileOutcome], strict: bool) -> Overall {
+pub(crate) fn overall(outcomes: &[ProfileOutcome], strict: bool) -> Overall {
     let s = Summary::of(outcomes);
     if s.interrupted > 0 || s.skipped > 0 {
         Overall::Interrupted

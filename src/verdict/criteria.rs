@@ -9,7 +9,7 @@ use serde::Deserialize;
 /// The numbers a profile can judge, read from a run's report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum MetricKey {
+pub(crate) enum MetricKey {
     /// p99 of the fsync/fdatasync latency, ns.
     SyncP99,
     WriteIops,
@@ -23,7 +23,7 @@ pub enum MetricKey {
 }
 
 impl MetricKey {
-    pub fn name(&self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         match self {
             MetricKey::SyncP99 => "sync_p99",
             MetricKey::WriteIops => "write_iops",
@@ -36,7 +36,7 @@ impl MetricKey {
     }
 
     /// Unit of the value: ns for latencies, IOPS for rates.
-    pub fn unit(&self) -> &'static str {
+    pub(crate) fn unit(&self) -> &'static str {
         match self {
             MetricKey::FilesPerSec => "files/s",
             k if k.is_latency() => "ns",
@@ -44,7 +44,7 @@ impl MetricKey {
         }
     }
 
-    pub fn is_latency(&self) -> bool {
+    pub(crate) fn is_latency(&self) -> bool {
         matches!(
             self,
             MetricKey::SyncP99
@@ -57,7 +57,7 @@ impl MetricKey {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Better {
+pub(crate) enum Better {
     Lower,
     Higher,
 }
@@ -65,14 +65,14 @@ pub enum Better {
 /// A threshold as written: a Go duration for latencies (`10ms`), a number for rates.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(untagged)]
-pub enum Amount {
+pub(crate) enum Amount {
     Number(f64),
     Text(String),
 }
 
 impl Amount {
     /// The value in the metric's unit (ns or IOPS).
-    pub fn value(&self) -> Result<f64, String> {
+    pub(crate) fn value(&self) -> Result<f64, String> {
         match self {
             Amount::Number(n) => Ok(*n),
             Amount::Text(t) => parse_go_duration(t).map(|d| d.as_nanos() as f64),
@@ -82,7 +82,7 @@ impl Amount {
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Metric {
+pub(crate) struct Metric {
     pub key: MetricKey,
     pub label: String,
     pub better: Better,
@@ -98,7 +98,7 @@ pub struct Metric {
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Guidance {
+pub(crate) struct Guidance {
     pub value: f64,
     pub label: String,
 }
@@ -106,7 +106,7 @@ pub struct Guidance {
 /// A number reported next to guidance values, without a verdict.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Info {
+pub(crate) struct Info {
     pub key: MetricKey,
     pub label: String,
     pub guidance: Vec<Guidance>,
@@ -115,7 +115,7 @@ pub struct Info {
 /// A published result of the same workload on a real system.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Reference {
+pub(crate) struct Reference {
     pub system: String,
     pub sync_p99: Option<Amount>,
     pub write_iops: Option<f64>,
@@ -123,7 +123,7 @@ pub struct Reference {
 }
 
 impl Reference {
-    pub fn get(&self, k: MetricKey) -> Option<f64> {
+    pub(crate) fn get(&self, k: MetricKey) -> Option<f64> {
         match k {
             MetricKey::SyncP99 => self.sync_p99.as_ref().and_then(|a| a.value().ok()),
             MetricKey::WriteIops => self.write_iops,
@@ -136,18 +136,18 @@ impl Reference {
 /// An outcome's kind, ordered by severity: a profile metric's verdict, or a troubleshoot
 /// analyzer outcome's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum OutcomeKind {
+pub(crate) enum OutcomeKind {
     Pass,
     Warn,
     Fail,
 }
 
 /// troubleshoot's percentile keys (`P99` …) and the percentiles they stand for.
-pub use crate::report::troubleshoot::KEYS as PERCENTILES;
+pub(crate) use crate::report::troubleshoot::KEYS as PERCENTILES;
 
 /// A statistic of the collector's result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stat {
+pub(crate) enum Stat {
     Min,
     Max,
     Average,
@@ -159,7 +159,7 @@ pub enum Stat {
 
 impl Stat {
     /// A `when` keyword, case-insensitive (`avg` is iogauge's alias of `average`).
-    pub fn from_keyword(k: &str) -> Option<Stat> {
+    pub(crate) fn from_keyword(k: &str) -> Option<Stat> {
         let k = k.to_ascii_lowercase();
         Some(match k.as_str() {
             "min" => Stat::Min,
@@ -177,7 +177,7 @@ impl Stat {
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Profile {
+pub(crate) struct Profile {
     pub name: String,
     pub title: String,
     /// fio options (`key=value` or a flag), applied in order.
@@ -200,14 +200,14 @@ pub struct Profile {
 
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct SmallFiles {
+pub(crate) struct SmallFiles {
     pub files: u32,
     pub size: usize,
 }
 
 /// How to adapt a profile's workload for one run.
 #[derive(Debug, Clone, Default)]
-pub struct Tuning {
+pub(crate) struct Tuning {
     /// Shrink sizes and times by this factor (0 < scale ≤ 1); 1 = as published.
     pub scale: f64,
     /// Replace the runtime of time-based profiles.
@@ -218,7 +218,7 @@ pub struct Tuning {
 
 impl Profile {
     /// The small-files test as tuned: `--scale` shrinks the number of files (at least 10).
-    pub fn small_files(&self, t: &Tuning) -> Option<SmallFiles> {
+    pub(crate) fn small_files(&self, t: &Tuning) -> Option<SmallFiles> {
         let mut s = self.small_files?;
         if t.scale < 1.0 && self.scale.iter().any(|x| x == "files") {
             s.files = ((s.files as f64 * t.scale) as u32).max(10);
@@ -227,7 +227,7 @@ impl Profile {
     }
 
     /// A metric's label with `{files}` replaced by the number of files actually used.
-    pub fn label(&self, label: &str, t: &Tuning) -> String {
+    pub(crate) fn label(&self, label: &str, t: &Tuning) -> String {
         match self.small_files(t) {
             Some(s) if label.contains("{files}") => label.replace("{files}", &thousands(s.files)),
             _ => label.to_string(),
@@ -237,7 +237,7 @@ impl Profile {
     /// `job` (built by [`Profile::job`]) as fio's command-line options, so that the run can be
     /// repeated with fio or `iogauge fio`: the workload as written, with the size and times that
     /// the tuning changed.
-    pub fn fio_options(&self, job: &JobSpec) -> Vec<String> {
+    pub(crate) fn fio_options(&self, job: &JobSpec) -> Vec<String> {
         let mut out = vec![format!("--name={}", job.name)];
         if let Some(d) = &job.directory {
             out.push(format!("--directory={}", d.display()));
@@ -276,7 +276,7 @@ fn thousands(n: u32) -> String {
 
 /// A comparison in a troubleshoot analyzer's `when`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Op {
+pub(crate) enum Op {
     Lt,
     Le,
     Gt,
@@ -286,7 +286,7 @@ pub enum Op {
 
 /// When a troubleshoot analyzer outcome applies.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Condition {
+pub(crate) enum Condition {
     /// Empty `when`: always matches.
     Always,
     /// `fileNotCollected`: the collector produced no result.
@@ -296,7 +296,7 @@ pub enum Condition {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     pub kind: OutcomeKind,
     pub when: Condition,
     pub message: Template,
@@ -304,7 +304,7 @@ pub struct Outcome {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct FsPerfAnalyzer {
+pub(crate) struct FsPerfAnalyzer {
     pub check_name: String,
     pub collector_name: String,
     pub exclude: bool,
@@ -314,19 +314,19 @@ pub struct FsPerfAnalyzer {
 
 /// A troubleshoot outcome message: text and `{{ .Field }}` placeholders.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Field {
+pub(crate) enum Field {
     Stat(Stat),
     /// The whole result table.
     String,
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub enum Part {
+pub(crate) enum Part {
     Text(String),
     Field(Field),
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Template {
+pub(crate) struct Template {
     pub parts: Vec<Part>,
 }

@@ -10,7 +10,7 @@ use std::path::Path;
 
 /// One analyzer's verdict.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Verdict {
+pub(crate) struct Verdict {
     pub title: String,
     pub kind: OutcomeKind,
     pub message: String,
@@ -20,7 +20,7 @@ pub struct Verdict {
 
 impl Verdict {
     /// As it goes into the preflight document and troubleshoot's outputs.
-    pub fn outcome(&self) -> AnalyzerOutcome {
+    pub(crate) fn outcome(&self) -> AnalyzerOutcome {
         AnalyzerOutcome {
             title: self.title.clone(),
             verdict: match self.kind {
@@ -49,7 +49,7 @@ fn failed(title: &str, why: String, strict: bool) -> Verdict {
 /// Every analyzer against the results in `out` (the host's and each node's). `errors` are the
 /// collectors that produced nothing here and why: their reason is the verdict, unless the spec
 /// says what to do without a result (`fileNotCollected` first).
-pub fn analyze_all(
+pub(crate) fn analyze_all(
     analyzers: &[FsPerfAnalyzer],
     out: &Path,
     errors: &[(String, String)],
@@ -102,7 +102,7 @@ pub fn analyze_all(
 /// The table `{{ .String }}` prints, as troubleshoot's `FSPerfResults.String()`: a leading
 /// newline, then `label: duration` lines with labels right-aligned to six columns, no trailing
 /// newline.
-pub fn table(r: &FsPerfResults) -> String {
+pub(crate) fn table(r: &FsPerfResults) -> String {
     let mut s = String::new();
     let mut line = |label: &str, ns: u64| s.push_str(&format!("\n{label:>6}: {}", go_duration(ns)));
     line("Min", r.min);
@@ -127,7 +127,7 @@ fn value(r: &FsPerfResults, s: Stat) -> Option<f64> {
 
 /// Renders a message. Without a result (fileNotCollected) every value is zero, as troubleshoot
 /// renders it.
-pub fn render(t: &Template, r: Option<&FsPerfResults>) -> String {
+pub(crate) fn render(t: &Template, r: Option<&FsPerfResults>) -> String {
     let zero = FsPerfResults {
         min: 0,
         max: 0,
@@ -156,7 +156,7 @@ pub fn render(t: &Template, r: Option<&FsPerfResults>) -> String {
 /// Evaluates `a` against the collector's result (None when it produced none). Err when the
 /// result is missing and the analyzer has no `fileNotCollected` outcome, or when a condition
 /// needs a number the result does not have.
-pub fn analyze(
+pub(crate) fn analyze(
     a: &FsPerfAnalyzer,
     r: Option<&FsPerfResults>,
     title: &str,

@@ -12,7 +12,7 @@ fn with_fraction(v: u64, unit: u64) -> String {
     format!("{int}.{}", frac.trim_end_matches('0'))
 }
 
-pub fn go_duration(ns: u64) -> String {
+pub(crate) fn go_duration(ns: u64) -> String {
     const US: u64 = 1_000;
     const MS: u64 = 1_000_000;
     const S: u64 = 1_000_000_000;

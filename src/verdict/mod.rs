@@ -1,9 +1,9 @@
 //! Verdicts: outcomes decided from results: troubleshoot analyzers, `check` profile criteria,
 //! reference ranks and trust warnings. Uses report types only.
 
-pub mod check;
-pub mod criteria;
-pub mod fsperf;
-pub mod godur;
-pub mod profile;
-pub mod trust;
+pub(crate) mod check;
+pub(crate) mod criteria;
+pub(crate) mod fsperf;
+pub(crate) mod godur;
+pub(crate) mod profile;
+pub(crate) mod trust;

@@ -12,13 +12,13 @@ use crate::report::Report;
 // One per profile run, never in a collection: the size difference costs nothing.
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone)]
-pub enum Measured {
+pub(crate) enum Measured {
     Fio(Report),
     SmallFiles(SmallFilesReport),
 }
 
 /// The value of `k` in a run; None when it was not measured.
-pub fn metric_value(m: &Measured, k: MetricKey) -> Option<f64> {
+pub(crate) fn metric_value(m: &Measured, k: MetricKey) -> Option<f64> {
     match m {
         Measured::Fio(r) => {
             let j = r.jobs.first()?;
@@ -51,7 +51,7 @@ pub fn metric_value(m: &Measured, k: MetricKey) -> Option<f64> {
 
 /// Pass/warn/fail of `value` against `m`: lower-is-better passes strictly below `pass`,
 /// higher-is-better passes at or above it; `warn` is the second step the same way.
-pub fn judge(m: &Metric, value: f64) -> OutcomeKind {
+pub(crate) fn judge(m: &Metric, value: f64) -> OutcomeKind {
     let ok = |limit: f64| match m.better {
         Better::Lower => value < limit,
         Better::Higher => value >= limit,
@@ -70,7 +70,7 @@ pub fn judge(m: &Metric, value: f64) -> OutcomeKind {
 }
 
 /// A value in the metric's natural words: `0.27 ms`, `4573 IOPS`.
-pub fn show(k: MetricKey, v: f64) -> String {
+pub(crate) fn show(k: MetricKey, v: f64) -> String {
     if k == MetricKey::FilesPerSec {
         return format!("{v:.0} files/s");
     }
@@ -94,7 +94,7 @@ pub fn show(k: MetricKey, v: f64) -> String {
 }
 
 /// The threshold as a condition: `< 10 ms`, `≥ 1000 IOPS`.
-pub fn threshold_text(m: &Metric) -> String {
+pub(crate) fn threshold_text(m: &Metric) -> String {
     let v = m.pass.value().unwrap_or(f64::NAN);
     let op = match m.better {
         Better::Lower => "<",
@@ -112,13 +112,13 @@ pub fn threshold_text(m: &Metric) -> String {
 
 /// A reference system with its value, ordered best first.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Ranked {
+pub(crate) struct Ranked {
     pub system: String,
     pub value: f64,
 }
 
 /// The profile's references that have `k`, best first, and how many of them `value` beats.
-pub fn rank(p: &Profile, k: MetricKey, better: Better, value: f64) -> (Vec<Ranked>, usize) {
+pub(crate) fn rank(p: &Profile, k: MetricKey, better: Better, value: f64) -> (Vec<Ranked>, usize) {
     let mut refs: Vec<Ranked> = p
         .references
         .iter()
@@ -148,7 +148,7 @@ pub fn rank(p: &Profile, k: MetricKey, better: Better, value: f64) -> (Vec<Ranke
 
 /// One line placing `value` among the references and against the threshold, e.g.
 /// "p99 0.27 ms: faster than all 7 reference systems; 37× under the 10 ms limit".
-pub fn rank_line(p: &Profile, m: &Metric, value: f64) -> Option<String> {
+pub(crate) fn rank_line(p: &Profile, m: &Metric, value: f64) -> Option<String> {
     let (refs, beaten) = rank(p, m.key, m.better, value);
     if refs.is_empty() {
         return None;

@@ -10,7 +10,7 @@ const PAGE_CACHE_BPS: u64 = 8 << 30;
 
 /// What the directory is on, as far as trust goes.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Place {
+pub(crate) struct Place {
     /// A memory-backed filesystem ("tmpfs (memory)").
     pub memory: Option<String>,
     /// An overlay whose writable layer cannot be seen (a container's own storage).
@@ -18,14 +18,14 @@ pub struct Place {
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Trust {
+pub(crate) struct Trust {
     /// Why the numbers describe memory rather than a disk; the verdict is at least WARN.
     pub not_disk: Option<String>,
     /// Everything else worth saying next to the verdict.
     pub warnings: Vec<String>,
 }
 
-pub fn assess(job: Option<&JobSpec>, measured: &Measured, place: &Place) -> Trust {
+pub(crate) fn assess(job: Option<&JobSpec>, measured: &Measured, place: &Place) -> Trust {
     let mut t = Trust::default();
     if let Some(fs) = &place.memory {
         t.not_disk = Some(format!(

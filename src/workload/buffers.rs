@@ -5,9 +5,9 @@ use super::rng::Rng;
 use std::alloc::{alloc_zeroed, dealloc, Layout};
 
 /// Alignment that satisfies O_DIRECT on every Linux block device (page size).
-pub const BUF_ALIGN: usize = 4096;
+pub(crate) const BUF_ALIGN: usize = 4096;
 
-pub struct AlignedBuf {
+pub(crate) struct AlignedBuf {
     ptr: *mut u8,
     layout: Layout,
 }
@@ -17,7 +17,7 @@ pub struct AlignedBuf {
 unsafe impl Send for AlignedBuf {}
 
 impl AlignedBuf {
-    pub fn new(len: usize) -> Self {
+    pub(crate) fn new(len: usize) -> Self {
         let layout = Layout::from_size_align(len.max(1).next_multiple_of(BUF_ALIGN), BUF_ALIGN)
             .expect("buffer size fits the address space");
         // SAFETY: layout has non-zero size.
@@ -28,34 +28,32 @@ impl AlignedBuf {
         AlignedBuf { ptr, layout }
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.layout.size()
     }
 
-    pub fn is_empty(&self) -> bool {
-        false
-    }
-
-    pub fn as_ptr(&self) -> *const u8 {
+    #[cfg(test)]
+    fn as_ptr(&self) -> *const u8 {
         self.ptr
     }
 
-    pub fn as_mut_ptr(&mut self) -> *mut u8 {
+    pub(crate) fn as_mut_ptr(&mut self) -> *mut u8 {
         self.ptr
     }
 
-    pub fn as_mut_slice(&mut self) -> &mut [u8] {
+    pub(crate) fn as_mut_slice(&mut self) -> &mut [u8] {
         // SAFETY: ptr is valid for layout.size() bytes and uniquely borrowed.
         unsafe { std::slice::from_raw_parts_mut(self.ptr, self.layout.size()) }
     }
 
-    pub fn as_slice(&self) -> &[u8] {
+    #[cfg(test)]
+    fn as_slice(&self) -> &[u8] {
         // SAFETY: ptr is valid for layout.size() bytes.
         unsafe { std::slice::from_raw_parts(self.ptr, self.layout.size()) }
     }
 
     /// Random contents unless `zero`.
-    pub fn fill(&mut self, rng: &mut Rng, zero: bool) {
+    pub(crate) fn fill(&mut self, rng: &mut Rng, zero: bool) {
         if zero {
             self.as_mut_slice().fill(0);
         } else {

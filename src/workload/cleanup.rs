@@ -58,7 +58,7 @@ impl CreatedFiles {
 
 /// A name no other run uses, for `check`'s files: the process id (unique among running
 /// processes) and the clock's nanoseconds (apart across hosts sharing a network filesystem).
-pub fn run_token() -> String {
+pub(crate) fn run_token() -> String {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.subsec_nanos() ^ (d.as_secs() as u32))
@@ -68,7 +68,7 @@ pub fn run_token() -> String {
 
 /// Files in `dir` that an earlier `check` left because it was killed: named
 /// `iogauge-<profile>.<pid>.<token>[.<n>]` by a process that no longer runs.
-pub fn leftovers(dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn leftovers(dir: &Path) -> Vec<PathBuf> {
     let Ok(rd) = std::fs::read_dir(dir) else {
         return Vec::new();
     };

@@ -8,9 +8,8 @@ use super::rng::Rng;
 const ZETA_EXACT_LIMIT: u64 = 10_000_000;
 
 #[derive(Debug, Clone)]
-pub struct Zipf {
+pub(crate) struct Zipf {
     n: u64,
-    theta: f64,
     alpha: f64,
     zetan: f64,
     eta: f64,
@@ -38,7 +37,7 @@ fn zeta(n: u64, theta: f64) -> f64 {
 
 impl Zipf {
     /// `theta` > 0 and != 1 (fio rejects 1.0).
-    pub fn new(n: u64, theta: f64) -> Self {
+    pub(crate) fn new(n: u64, theta: f64) -> Self {
         let n = n.max(1);
         let zetan = zeta(n, theta);
         let zeta2 = zeta(2.min(n), theta);
@@ -50,7 +49,6 @@ impl Zipf {
         };
         Zipf {
             n,
-            theta,
             alpha,
             zetan,
             eta,
@@ -60,7 +58,7 @@ impl Zipf {
 
     /// Rank in [0, n): 0 is the most popular (Gray et al.'s generator).
     #[inline]
-    pub fn rank(&self, rng: &mut Rng) -> u64 {
+    pub(crate) fn rank(&self, rng: &mut Rng) -> u64 {
         let u = rng.unit_f64();
         let uz = u * self.zetan;
         if uz < 1.0 {
@@ -72,21 +70,17 @@ impl Zipf {
         let v = (self.n as f64 * (self.eta * u - self.eta + 1.0).powf(self.alpha)) as u64;
         v.min(self.n - 1)
     }
-
-    pub fn theta(&self) -> f64 {
-        self.theta
-    }
 }
 
 #[derive(Debug, Clone)]
-pub struct Pareto {
+pub(crate) struct Pareto {
     n: u64,
     pow: f64,
 }
 
 impl Pareto {
     /// `h` in (0, 1): the "80/20" shape parameter, as fio's pareto:h.
-    pub fn new(n: u64, h: f64) -> Self {
+    pub(crate) fn new(n: u64, h: f64) -> Self {
         Pareto {
             n: n.max(1),
             pow: h.ln() / (1.0 - h).ln(),
@@ -94,7 +88,7 @@ impl Pareto {
     }
 
     #[inline]
-    pub fn rank(&self, rng: &mut Rng) -> u64 {
+    pub(crate) fn rank(&self, rng: &mut Rng) -> u64 {
         let u = rng.unit_f64();
         (((self.n - 1) as f64) * u.powf(self.pow)) as u64
     }
@@ -102,7 +96,7 @@ impl Pareto {
 
 /// Spread ranks over blocks so that popular blocks are not all at the start of the file.
 #[inline]
-pub fn rank_to_block(rank: u64, n: u64, salt: u64) -> u64 {
+pub(crate) fn rank_to_block(rank: u64, n: u64, salt: u64) -> u64 {
     let mut z = rank.wrapping_add(salt).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 29)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z ^= z >> 32;

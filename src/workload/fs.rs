@@ -56,7 +56,7 @@ fn memory_name(magic: u64) -> Option<&'static str> {
 
 /// One line of /proc/self/mountinfo.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Mount {
+pub(crate) struct Mount {
     pub mount_point: PathBuf,
     pub fs_type: String,
     pub source: String,
@@ -68,7 +68,7 @@ pub struct Mount {
 
 impl Mount {
     /// Both option lists, per mount first, without repeats.
-    pub fn options(&self) -> String {
+    pub(crate) fn options(&self) -> String {
         let mut seen: Vec<&str> = Vec::new();
         for o in self
             .mount_options
@@ -118,7 +118,7 @@ fn parse_mountinfo_line(line: &str) -> Option<Mount> {
 }
 
 /// The mount that holds `dir` (the longest mount point that is a prefix of its real path).
-pub fn mount_of(dir: &Path) -> Option<Mount> {
+pub(crate) fn mount_of(dir: &Path) -> Option<Mount> {
     let real = std::fs::canonicalize(dir).ok()?;
     let text = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
     // The last matching line wins among equal mount points: later mounts hide earlier ones.
@@ -137,7 +137,7 @@ pub fn mount_of(dir: &Path) -> Option<Mount> {
 
 /// Why results from `dir` would describe memory rather than a disk: tmpfs, ramfs, or an
 /// overlay (a container's writable layer) whose upper layer is on tmpfs.
-pub fn memory_backed(dir: &Path) -> Option<String> {
+pub(crate) fn memory_backed(dir: &Path) -> Option<String> {
     let magic = fs_magic(dir)?;
     if let Some(name) = memory_name(magic) {
         return Some(format!("{name} (memory)"));
@@ -164,18 +164,18 @@ fn overlay_upper(dir: &Path) -> Option<PathBuf> {
 
 /// An overlay whose writable layer cannot be seen from here (inside a container): the result
 /// is a disk measurement, but of the container runtime's storage, not of a mounted volume.
-pub fn container_layer(dir: &Path) -> bool {
+pub(crate) fn container_layer(dir: &Path) -> bool {
     fs_magic(dir) == Some(OVERLAYFS) && overlay_upper(dir).is_none()
 }
 
 /// The pseudo filesystem `dir` is on, if it is one.
-pub fn pseudo(dir: &Path) -> Option<&'static str> {
+pub(crate) fn pseudo(dir: &Path) -> Option<&'static str> {
     fs_magic(dir).and_then(pseudo_name)
 }
 
 /// The directory must exist, be a directory on real storage, and take a new file. `flag` is
 /// the option that chose it, for the fix in the message.
-pub fn check_dir(dir: &Path, flag: &str) -> Result<(), String> {
+pub(crate) fn check_dir(dir: &Path, flag: &str) -> Result<(), String> {
     let d = dir.display();
     match std::fs::metadata(dir) {
         Err(_) => {

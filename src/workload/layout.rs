@@ -16,67 +16,146 @@ use std::os::unix::io::{AsRawFd, RawFd};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
+/// Why a job's files cannot be planned, checked or laid out. Each message names the file and
+/// what to change.
 #[derive(Debug, thiserror::Error)]
 pub enum LayoutError {
+    /// No size given and the file does not exist to take its size from.
     #[error("job '{job}': no size given and '{path}' does not exist; set size= (e.g. --size=1g) or filesize=")]
-    NoSize { job: String, path: PathBuf },
+    NoSize {
+        /// The job's name.
+        job: String,
+        /// The missing file.
+        path: PathBuf,
+    },
+    /// A size given as a percentage of a file or device that does not exist.
     #[error("job '{job}': size={pct}% needs an existing file or device, but '{path}' does not exist; give an absolute size such as --size=1g")]
     PercentOfMissing {
+        /// The job's name.
         job: String,
+        /// The percentage asked for (0 < pct <= 100).
         pct: f64,
+        /// The missing file or device.
         path: PathBuf,
     },
+    /// The I/O region after the offset holds less than one block.
     #[error("job '{job}': the I/O region of '{path}' ({region} bytes after offset {offset}) is smaller than one block of {bs} bytes; raise size= or lower bs=/offset=")]
     RegionTooSmall {
+        /// The job's name.
         job: String,
+        /// The file.
         path: PathBuf,
+        /// Bytes of the region after `offset`.
         region: u64,
+        /// Where the region starts in the file, bytes.
         offset: u64,
+        /// The job's block size, bytes.
         bs: u64,
     },
+    /// A write into an existing file iogauge did not create, without --allow-overwrite.
     #[error("refusing to write into existing file '{path}', which iogauge did not create; remove it, choose another --directory/--filename, or pass --allow-overwrite")]
-    ExistingFile { path: PathBuf },
+    ExistingFile {
+        /// The existing file.
+        path: PathBuf,
+    },
+    /// A file an earlier, killed iogauge run created and could not remove.
     #[error("refusing to write into '{path}': an earlier iogauge run created it and was killed before it could clean up; it holds only test data, so remove it (rm '{path}') and run again")]
-    LeftOver { path: PathBuf },
+    LeftOver {
+        /// The left-over file.
+        path: PathBuf,
+    },
+    /// A file that looks like a data file fio or `--keep-files` left for this job.
     #[error("refusing to write into '{path}': it looks like a data file that fio (which keeps its files) or iogauge --keep-files left for job '{job}'; remove it, or pass --allow-overwrite to let iogauge lay it out anew")]
-    FioDataFile { path: PathBuf, job: String },
+    FioDataFile {
+        /// The data file.
+        path: PathBuf,
+        /// The job's name.
+        job: String,
+    },
+    /// The directory is on a pseudo filesystem (proc, sysfs, ...), not storage.
     #[error("'{dir}' is on {fs}, a pseudo filesystem the kernel generates, not storage; choose a --directory on a real filesystem")]
-    PseudoFilesystem { dir: PathBuf, fs: &'static str },
+    PseudoFilesystem {
+        /// The directory.
+        dir: PathBuf,
+        /// The pseudo filesystem's name.
+        fs: &'static str,
+    },
+    /// A write to a block device without --allow-overwrite.
     #[error("refusing to write into block device '{path}'; this destroys its data. Pass --allow-overwrite if that is really what you want")]
-    BlockDevice { path: PathBuf },
+    BlockDevice {
+        /// The device node.
+        path: PathBuf,
+    },
+    /// An existing file iogauge did not create is smaller than offset + size.
     #[error("'{path}' is {have} bytes, but the job needs {need} bytes (offset + size); iogauge will not extend a file it did not create: lower size=/offset= or pass --allow-overwrite")]
-    ExistingTooSmall { path: PathBuf, have: u64, need: u64 },
+    ExistingTooSmall {
+        /// The file.
+        path: PathBuf,
+        /// Its size, bytes.
+        have: u64,
+        /// offset + size, bytes.
+        need: u64,
+    },
+    /// The new files would not fit in the filesystem's free space.
     #[error("not enough free space in '{dir}': the jobs need {need} bytes for new files, {avail} bytes are available; lower size= or choose another --directory")]
-    NoSpace { dir: PathBuf, need: u64, avail: u64 },
+    NoSpace {
+        /// The directory the files go to.
+        dir: PathBuf,
+        /// Bytes the new files need.
+        need: u64,
+        /// Bytes available to an unprivileged user.
+        avail: u64,
+    },
+    /// The job's directory does not exist.
     #[error("directory '{dir}' does not exist; create it first or choose another --directory")]
-    NoDirectory { dir: PathBuf },
+    NoDirectory {
+        /// The missing directory.
+        dir: PathBuf,
+    },
+    /// The filesystem refused to open the file with O_DIRECT.
     #[error("the filesystem holding '{path}' refused O_DIRECT ({source}); use --direct=0 or a directory on a filesystem that supports direct I/O (tmpfs does not)")]
     DirectRefused {
+        /// The file.
         path: PathBuf,
+        /// The open error.
         source: std::io::Error,
     },
+    /// With direct=1, a block size or offset is not a multiple of the file's direct I/O alignment.
     #[error("job '{job}': direct=1 needs {what}={value} to be a multiple of {align} bytes, the direct I/O alignment of '{path}'; use a multiple of {align} or direct=0")]
     DirectAlignment {
+        /// The job's name.
         job: String,
+        /// The option at fault (`bs` or `offset`).
         what: &'static str,
+        /// Its value, bytes.
         value: u64,
+        /// The alignment direct I/O needs, bytes.
         align: u64,
+        /// The file.
         path: PathBuf,
     },
+    /// A system call failed while planning or laying out.
     #[error("{op} '{path}': {source}")]
     Io {
+        /// What was being done (`cannot open`, `cannot allocate`, `statvfs`, ...).
         op: &'static str,
+        /// The file.
         path: PathBuf,
+        /// The error.
         source: std::io::Error,
     },
+    /// A signal arrived while a file was being laid out.
     #[error("stopped while laying out '{path}'")]
-    Interrupted { path: PathBuf },
+    Interrupted {
+        /// The file being laid out.
+        path: PathBuf,
+    },
 }
 
 impl LayoutError {
     /// The input asks for something that cannot or must not be done (exit 2), as opposed to a
     /// failure while doing it (no space, an I/O error, a signal: exit 1).
-    pub fn is_bad_input(&self) -> bool {
+    pub(crate) fn is_bad_input(&self) -> bool {
         !matches!(
             self,
             LayoutError::NoSpace { .. } | LayoutError::Io { .. } | LayoutError::Interrupted { .. }
@@ -94,7 +173,7 @@ fn io_err<'a>(op: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -
 
 /// One file of one job instance.
 #[derive(Debug, Clone, PartialEq)]
-pub struct FilePlan {
+pub(crate) struct FilePlan {
     pub path: PathBuf,
     /// Start of the I/O region.
     pub offset: u64,
@@ -108,7 +187,7 @@ pub struct FilePlan {
 }
 
 /// Split fio's `filename` list: ':' separates names, '\:' is a literal colon.
-pub fn split_filenames(s: &str) -> Vec<String> {
+pub(crate) fn split_filenames(s: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut chars = s.chars().peekable();
@@ -163,7 +242,7 @@ fn resolve(size: SizeSpec, of: Option<u64>) -> Option<u64> {
 }
 
 /// The files of instance `jobnum` of `job`, with regions and sizes resolved.
-pub fn plan_files(job: &JobSpec, jobnum: u32) -> Result<Vec<FilePlan>, LayoutError> {
+pub(crate) fn plan_files(job: &JobSpec, jobnum: u32) -> Result<Vec<FilePlan>, LayoutError> {
     let dir = job.directory.clone();
     let names: Vec<PathBuf> = match &job.filename {
         Some(list) => split_filenames(list)
@@ -247,18 +326,18 @@ pub fn plan_files(job: &JobSpec, jobnum: u32) -> Result<Vec<FilePlan>, LayoutErr
 }
 
 /// Whether the job ever writes (so existing data would be overwritten).
-pub fn job_writes(job: &JobSpec) -> bool {
+pub(crate) fn job_writes(job: &JobSpec) -> bool {
     job.rw.kind != RwKind::Read
 }
 
 /// Whether new files must contain data before the job runs (reads need real blocks).
-pub fn job_reads(job: &JobSpec) -> bool {
+pub(crate) fn job_reads(job: &JobSpec) -> bool {
     job.rw.kind != RwKind::Write
 }
 
 /// Refuse what could destroy data iogauge does not own. `created` holds files created earlier in
 /// this run (numjobs clones share a `filename`).
-pub fn check_safety(
+pub(crate) fn check_safety(
     job: &JobSpec,
     plan: &FilePlan,
     allow_overwrite: bool,
@@ -310,7 +389,7 @@ fn tag_created(f: &File) {
 }
 
 /// A file kept on purpose (`--keep-files`, `unlink=0`) is the user's now, not a leftover.
-pub fn untag(path: &Path) {
+pub(crate) fn untag(path: &Path) {
     if let Ok(c) = CString::new(path.as_os_str().as_encoded_bytes()) {
         // SAFETY: valid C strings; failure only means there was no tag.
         unsafe {
@@ -321,7 +400,7 @@ pub fn untag(path: &Path) {
 
 /// Whether an earlier iogauge run created `path` (its tag, or the `iogauge-` prefix that
 /// `check`'s and the small-files test's names carry).
-pub fn created_by_iogauge(path: &Path) -> bool {
+pub(crate) fn created_by_iogauge(path: &Path) -> bool {
     if path
         .file_name()
         .and_then(|n| n.to_str())
@@ -368,7 +447,7 @@ fn existing_file_error(job: &JobSpec, path: &Path) -> LayoutError {
 }
 
 /// Check that every filesystem has room for the new files: `need` is (directory, bytes) pairs.
-pub fn check_free_space(need: &[(PathBuf, u64)]) -> Result<(), LayoutError> {
+pub(crate) fn check_free_space(need: &[(PathBuf, u64)]) -> Result<(), LayoutError> {
     // Group by filesystem (st_dev) so two jobs in one directory add up.
     let mut by_dev: Vec<(u64, PathBuf, u64)> = Vec::new();
     for (dir, bytes) in need {
@@ -398,7 +477,7 @@ pub fn check_free_space(need: &[(PathBuf, u64)]) -> Result<(), LayoutError> {
     Ok(())
 }
 
-pub fn free_bytes(dir: &Path) -> Result<u64, LayoutError> {
+pub(crate) fn free_bytes(dir: &Path) -> Result<u64, LayoutError> {
     let c = CString::new(dir.as_os_str().as_encoded_bytes()).map_err(|_| LayoutError::Io {
         op: "invalid path",
         path: dir.to_path_buf(),
@@ -414,7 +493,7 @@ pub fn free_bytes(dir: &Path) -> Result<u64, LayoutError> {
 }
 
 /// Directory in which a planned file lives (for the free-space check).
-pub fn parent_dir(p: &Path) -> PathBuf {
+pub(crate) fn parent_dir(p: &Path) -> PathBuf {
     match p.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
@@ -422,7 +501,7 @@ pub fn parent_dir(p: &Path) -> PathBuf {
 }
 
 /// Create (if needed) and lay out one file. Returns true when it was laid out (new file).
-pub fn lay_out(
+pub(crate) fn lay_out(
     job: &JobSpec,
     plan: &FilePlan,
     created: &CreatedFiles,
@@ -535,7 +614,7 @@ fn write_out(
 }
 
 /// Open flags for the job's I/O.
-pub fn open_for_io(job: &JobSpec, plan: &FilePlan) -> Result<File, LayoutError> {
+pub(crate) fn open_for_io(job: &JobSpec, plan: &FilePlan) -> Result<File, LayoutError> {
     let mut flags = 0;
     if job.direct {
         flags |= libc::O_DIRECT;
@@ -564,7 +643,7 @@ pub fn open_for_io(job: &JobSpec, plan: &FilePlan) -> Result<File, LayoutError> 
 
 /// The offset alignment O_DIRECT needs on `f`: statx's STATX_DIOALIGN where the kernel and
 /// filesystem report it, else the logical block size of a block device, else 512.
-pub fn direct_alignment(f: &File) -> u64 {
+pub(crate) fn direct_alignment(f: &File) -> u64 {
     // SAFETY: statx fills the zeroed struct; an empty path with AT_EMPTY_PATH means the fd.
     let mut stx: libc::statx = unsafe { std::mem::zeroed() };
     // SAFETY: as above: a valid empty C string, the fd, and a writable statx.
@@ -592,7 +671,11 @@ pub fn direct_alignment(f: &File) -> u64 {
 
 /// With direct=1, block sizes and the start offset must be multiples of the file's direct I/O
 /// alignment; say which value is wrong instead of failing with EINVAL mid-run.
-pub fn check_direct_alignment(job: &JobSpec, plan: &FilePlan, f: &File) -> Result<(), LayoutError> {
+pub(crate) fn check_direct_alignment(
+    job: &JobSpec,
+    plan: &FilePlan,
+    f: &File,
+) -> Result<(), LayoutError> {
     let align = direct_alignment(f);
     let mut checks = Vec::new();
     if job_reads(job) {
@@ -620,7 +703,7 @@ pub fn check_direct_alignment(job: &JobSpec, plan: &FilePlan, f: &File) -> Resul
 /// and again by the worker at the start of every later pass (a plain copy of the fd, which the
 /// orchestrator keeps open until the worker is done).
 #[derive(Debug, Clone, Copy)]
-pub struct CacheDrop {
+pub(crate) struct CacheDrop {
     fd: RawFd,
     offset: u64,
     len: u64,
@@ -628,7 +711,7 @@ pub struct CacheDrop {
 }
 
 impl CacheDrop {
-    pub fn new(f: &File, plan: &FilePlan) -> Self {
+    pub(crate) fn new(f: &File, plan: &FilePlan) -> Self {
         CacheDrop {
             fd: f.as_raw_fd(),
             offset: plan.offset,
@@ -639,7 +722,7 @@ impl CacheDrop {
 
     /// Drop the region's clean pages. Dirty pages stay cached: DONTNEED only starts their
     /// writeback.
-    pub fn drop_cache(&self) -> std::io::Result<()> {
+    pub(crate) fn drop_cache(&self) -> std::io::Result<()> {
         if self.is_block {
             // fio flushes a block device with BLKFLSBUF = _IO(0x12, 97), which needs
             // CAP_SYS_ADMIN; fio then gives up, but the region's pages can still be dropped
@@ -680,7 +763,7 @@ fn fadvise_advice(job: &JobSpec) -> Option<libc::c_int> {
 /// (`invalidate=1`; with direct=1 too, as fio does), then announce the access pattern (`fadvise_hint`), which
 /// sets the kernel's readahead for this open file: none for RANDOM, double for SEQUENTIAL.
 /// Both are advisory; failures come back as warnings, as fio only logs them.
-pub fn on_open(job: &JobSpec, plan: &FilePlan, f: &File) -> Vec<String> {
+pub(crate) fn on_open(job: &JobSpec, plan: &FilePlan, f: &File) -> Vec<String> {
     let mut warnings = Vec::new();
     if job.invalidate {
         if let Err(e) = CacheDrop::new(f, plan).drop_cache() {

@@ -1,11 +1,11 @@
 //! Offsets, rw mix, rate pacing, buffers, file layout and cleanup.
 
-pub mod buffers;
-pub mod cleanup;
-pub mod dist;
-pub mod fs;
+pub(crate) mod buffers;
+pub(crate) mod cleanup;
+pub(crate) mod dist;
+pub(crate) mod fs;
 pub mod layout;
-pub mod offsets;
-pub mod randmap;
-pub mod rate;
-pub mod rng;
+pub(crate) mod offsets;
+pub(crate) mod randmap;
+pub(crate) mod rate;
+pub(crate) mod rng;

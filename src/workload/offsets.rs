@@ -23,7 +23,7 @@ enum Kind {
 
 /// Generates offsets in `[start, start + len)` for I/Os of `bs` bytes.
 #[derive(Debug, Clone)]
-pub struct OffsetGen {
+pub(crate) struct OffsetGen {
     start: u64,
     bs: u64,
     nblocks: u64,
@@ -32,7 +32,7 @@ pub struct OffsetGen {
 
 impl OffsetGen {
     /// `len` is the I/O region's length; it must hold at least one block.
-    pub fn new(
+    pub(crate) fn new(
         start: u64,
         len: u64,
         bs: u64,
@@ -64,7 +64,8 @@ impl OffsetGen {
     }
 
     /// Number of whole blocks in the region: one pass of a sequential or mapped generator.
-    pub fn blocks(&self) -> u64 {
+    #[cfg(test)]
+    fn blocks(&self) -> u64 {
         self.nblocks
     }
 
@@ -72,7 +73,7 @@ impl OffsetGen {
     /// for the first offset). Sequential generators wrap to the start after the last block;
     /// mapped ones start a new permutation once every block was handed out.
     #[inline]
-    pub fn next(&mut self, rng: &mut Rng) -> (u64, bool) {
+    pub(crate) fn next(&mut self, rng: &mut Rng) -> (u64, bool) {
         let (block, new_pass) = match &mut self.kind {
             Kind::Sequential { next, wrapped } => {
                 let b = *next;

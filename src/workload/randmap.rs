@@ -3,7 +3,7 @@
 //! once (fio's random map) in O(1) memory; rejection costs under two steps per block on average.
 
 #[derive(Debug, Clone)]
-pub struct RandMap {
+pub(crate) struct RandMap {
     n: u64,
     mask: u64,
     bits: u32,
@@ -16,7 +16,7 @@ pub struct RandMap {
 const LCG_MUL: u64 = 6_364_136_223_846_793_005; // ≡ 1 mod 4: full period mod 2^k (Hull–Dobell)
 
 impl RandMap {
-    pub fn new(n: u64, seed: u64) -> Self {
+    pub(crate) fn new(n: u64, seed: u64) -> Self {
         assert!(n > 0, "a random map needs at least one block");
         let bits = 64 - (n - 1).leading_zeros();
         let mask = if bits == 64 {
@@ -60,13 +60,13 @@ impl RandMap {
 
     /// Every block of the current pass was handed out: the next call starts a new pass.
     #[inline]
-    pub fn pass_done(&self) -> bool {
+    pub(crate) fn pass_done(&self) -> bool {
         self.emitted == self.n
     }
 
     /// Next block index; after `n` calls a new pass starts with a fresh order.
     #[inline]
-    pub fn next_block(&mut self) -> u64 {
+    pub(crate) fn next_block(&mut self) -> u64 {
         if self.pass_done() {
             let seed = self.state.wrapping_mul(LCG_MUL).wrapping_add(0x2545_F491);
             self.reseed(seed ^ (seed >> 29));

@@ -3,24 +3,16 @@
 
 /// Per-direction pacer. `interval_ns == 0` means unlimited.
 #[derive(Debug, Clone, Copy)]
-pub struct Pacer {
+pub(crate) struct Pacer {
     interval_ns: u64,
     start_ns: u64,
     issued: u64,
 }
 
 impl Pacer {
-    pub fn unlimited() -> Self {
-        Pacer {
-            interval_ns: 0,
-            start_ns: 0,
-            issued: 0,
-        }
-    }
-
     /// From `rate_iops` and `rate` (bytes/s) for one direction with block size `bs`;
     /// the stricter limit wins.
-    pub fn new(rate_iops: Option<u64>, rate_bytes: Option<u64>, bs: u64) -> Self {
+    pub(crate) fn new(rate_iops: Option<u64>, rate_bytes: Option<u64>, bs: u64) -> Self {
         let by_iops = rate_iops.filter(|&r| r > 0).map(|r| 1_000_000_000 / r);
         let by_bytes = rate_bytes
             .filter(|&r| r > 0)
@@ -38,19 +30,19 @@ impl Pacer {
         }
     }
 
-    pub fn is_limited(&self) -> bool {
+    pub(crate) fn is_limited(&self) -> bool {
         self.interval_ns != 0
     }
 
     /// Restart the schedule at `now_ns` (job start, end of ramp).
-    pub fn restart(&mut self, now_ns: u64) {
+    pub(crate) fn restart(&mut self, now_ns: u64) {
         self.start_ns = now_ns;
         self.issued = 0;
     }
 
     /// When the next I/O is due; callers sleep until then. Counts the I/O as issued.
     #[inline]
-    pub fn next_due(&mut self) -> u64 {
+    pub(crate) fn next_due(&mut self) -> u64 {
         let due = self.start_ns + self.issued * self.interval_ns;
         self.issued += 1;
         due
@@ -75,6 +67,5 @@ mod tests {
         // 1000 IOPS or 1 MiB/s of 4 KiB blocks (256 IOPS): the byte rate is stricter.
         let p = Pacer::new(Some(1000), Some(1 << 20), 4096);
         assert_eq!(p.interval_ns, 1_000_000_000 / 256);
-        assert!(!Pacer::unlimited().is_limited());
     }
 }

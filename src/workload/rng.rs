@@ -2,7 +2,7 @@
 //! and buffer contents all draw from it; `randrepeat`/`randseed` make runs repeatable.
 
 #[derive(Debug, Clone)]
-pub struct Rng {
+pub(crate) struct Rng {
     s: [u64; 4],
 }
 
@@ -15,7 +15,7 @@ fn splitmix64(x: &mut u64) -> u64 {
 }
 
 impl Rng {
-    pub fn new(seed: u64) -> Self {
+    pub(crate) fn new(seed: u64) -> Self {
         let mut x = seed;
         Rng {
             s: [
@@ -28,7 +28,7 @@ impl Rng {
     }
 
     /// A seed that differs between runs (randrepeat=0).
-    pub fn entropy_seed() -> u64 {
+    pub(crate) fn entropy_seed() -> u64 {
         let mut buf = [0u8; 8];
         // getrandom(2) cannot fail for 8 bytes once the pool is initialised; fall back to time.
         // SAFETY: buf is valid for 8 writable bytes.
@@ -44,7 +44,7 @@ impl Rng {
     }
 
     #[inline]
-    pub fn next_u64(&mut self) -> u64 {
+    pub(crate) fn next_u64(&mut self) -> u64 {
         let result = self.s[1].wrapping_mul(5).rotate_left(7).wrapping_mul(9);
         let t = self.s[1] << 17;
         self.s[2] ^= self.s[0];
@@ -58,17 +58,17 @@ impl Rng {
 
     /// Uniform in [0, n) without modulo bias worth measuring (Lemire's multiply-shift).
     #[inline]
-    pub fn below(&mut self, n: u64) -> u64 {
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
         ((self.next_u64() as u128 * n as u128) >> 64) as u64
     }
 
     /// Uniform in [0, 1).
     #[inline]
-    pub fn unit_f64(&mut self) -> f64 {
+    pub(crate) fn unit_f64(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
     }
 
-    pub fn fill(&mut self, buf: &mut [u8]) {
+    pub(crate) fn fill(&mut self, buf: &mut [u8]) {
         let mut chunks = buf.chunks_exact_mut(8);
         for c in &mut chunks {
             c.copy_from_slice(&self.next_u64().to_ne_bytes());

@@ -6,7 +6,7 @@ use super::{Eta, OutputFormat};
 
 /// The command line split into what it asks for; job options are checked later.
 #[derive(Debug, Default, PartialEq)]
-pub struct CmdLine {
+pub(super) struct CmdLine {
     pub globals: Vec<Entry>,
     /// Jobs started by `--name`, each with its options (the name first).
     pub jobs: Vec<Vec<Entry>>,
@@ -76,7 +76,7 @@ fn parse_formats(v: &str, into: &mut Vec<OutputFormat>) -> Result<(), String> {
     Ok(())
 }
 
-pub fn parse(args: &[String]) -> Result<CmdLine, String> {
+pub(super) fn parse(args: &[String]) -> Result<CmdLine, String> {
     let mut c = CmdLine::default();
     let mut it = args.iter();
     while let Some(arg) = it.next() {

@@ -2,7 +2,7 @@
 
 use super::{known, options::OPTIONS};
 
-pub fn usage() -> String {
+pub(super) fn usage() -> String {
     let mut s = String::from(
         "Usage: iogauge fio [OPTIONS] [JOBFILE...]\n\
          Runs fio command lines and job files unchanged and prints fio's output formats.\n\
@@ -41,7 +41,7 @@ fn line(name: &str, aliases: &[&str], help: &str) -> String {
 }
 
 /// `--cmdhelp` (all options) or `--cmdhelp=OPTION`.
-pub fn cmdhelp(topic: &str) -> Result<String, String> {
+pub(super) fn cmdhelp(topic: &str) -> Result<String, String> {
     if topic.is_empty() || topic == "all" {
         return Ok(OPTIONS
             .iter()

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 /// One `[section]` of a job file, in file order; `[global]` sections are kept in place because
 /// each applies only to the sections after it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Section {
+pub(super) struct Section {
     pub name: String,
     pub entries: Vec<Entry>,
 }
@@ -21,7 +21,7 @@ struct Parser<'a> {
 }
 
 /// Reads and parses the job file `path` (`-` = stdin).
-pub fn parse(
+pub(super) fn parse(
     path: &str,
     env: &dyn Fn(&str) -> Option<String>,
     stdin: &mut dyn Read,

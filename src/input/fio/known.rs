@@ -5,7 +5,7 @@
 use super::options::OPTIONS;
 
 /// Option names and aliases of fio 3.33, sorted. Supported ones are looked up in `OPTIONS` first.
-pub static FIO_OPTIONS: [&str; 276] = [
+pub(super) static FIO_OPTIONS: [&str; 276] = [
     "allow_file_create",
     "allow_mounted_write",
     "allrandrepeat",
@@ -284,12 +284,12 @@ pub static FIO_OPTIONS: [&str; 276] = [
     "zoneskip",
 ];
 
-pub fn is_fio_option(key: &str) -> bool {
+pub(super) fn is_fio_option(key: &str) -> bool {
     FIO_OPTIONS.binary_search(&key).is_ok()
 }
 
 /// The known option closest to a misspelt `key`, if any is close enough to be a likely typo.
-pub fn closest(key: &str) -> Option<&'static str> {
+pub(super) fn closest(key: &str) -> Option<&'static str> {
     let supported = OPTIONS
         .iter()
         .flat_map(|o| std::iter::once(o.name).chain(o.aliases.iter().copied()));

@@ -15,14 +15,14 @@ use std::path::PathBuf;
 
 /// Where an option was written, for error messages and fio's JSON option objects.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Origin {
+pub(crate) enum Origin {
     CommandLine,
     File { path: String, line: usize },
 }
 
 /// One `key[=value]` as the user wrote it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Entry {
+pub(crate) struct Entry {
     pub key: String,
     pub value: Option<String>,
     pub origin: Origin,
@@ -44,14 +44,14 @@ impl fmt::Display for Entry {
 
 /// What `iogauge fio …` was asked to do.
 #[derive(Debug)]
-pub enum FioCommand {
+pub(crate) enum FioCommand {
     Run(RunSpec, FioOutput),
     Version,
     Help(String),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OutputFormat {
+pub(crate) enum OutputFormat {
     Normal,
     Json,
     JsonPlus,
@@ -59,7 +59,7 @@ pub enum OutputFormat {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Eta {
+pub(crate) enum Eta {
     Auto,
     Always,
     Never,
@@ -67,7 +67,7 @@ pub enum Eta {
 
 /// How `iogauge fio` prints and what it says first; the run itself never needs these.
 #[derive(Debug, Clone, PartialEq)]
-pub struct FioOutput {
+pub(crate) struct FioOutput {
     pub formats: Vec<OutputFormat>,
     /// `--output`: a file instead of stdout.
     pub path: Option<PathBuf>,
@@ -80,7 +80,7 @@ pub struct FioOutput {
 
 /// A usage error: the message names the input and what was expected (exit code 2).
 #[derive(Debug, Clone, PartialEq)]
-pub struct FioError(pub String);
+pub(crate) struct FioError(pub String);
 
 impl fmt::Display for FioError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -184,7 +184,11 @@ fn warnings(job: &JobSpec) -> Vec<String> {
 
 /// Applies one fio option (`key`, value or None for a flag) to `job`, with the same checks and
 /// messages as the command line; for translators that describe workloads in fio's terms.
-pub fn apply_option(job: &mut JobSpec, key: &str, value: Option<&str>) -> Result<(), FioError> {
+pub(crate) fn apply_option(
+    job: &mut JobSpec,
+    key: &str,
+    value: Option<&str>,
+) -> Result<(), FioError> {
     let e = Entry {
         key: key.to_string(),
         value: value.map(str::to_string),
@@ -194,7 +198,7 @@ pub fn apply_option(job: &mut JobSpec, key: &str, value: Option<&str>) -> Result
 }
 
 /// Parses `iogauge fio` arguments. `env` looks up `${NAME}` in job files; `stdin` feeds job file `-`.
-pub fn parse_fio_args(
+pub(crate) fn parse_fio_args(
     args: &[String],
     env: &dyn Fn(&str) -> Option<String>,
     stdin: &mut dyn Read,

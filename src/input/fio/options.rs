@@ -11,7 +11,7 @@ use crate::model::{
 
 type Setter = fn(&mut JobSpec, &str) -> Result<(), String>;
 
-pub struct Opt {
+pub(super) struct Opt {
     pub name: &'static str,
     pub aliases: &'static [&'static str],
     /// May be written without a value (`--time_based`), meaning 1.
@@ -22,7 +22,7 @@ pub struct Opt {
 
 impl Opt {
     /// Applies the value (None for a valueless flag) to `job`.
-    pub fn apply(&self, job: &mut JobSpec, value: Option<&str>) -> Result<(), String> {
+    pub(super) fn apply(&self, job: &mut JobSpec, value: Option<&str>) -> Result<(), String> {
         match value {
             Some(v) => (self.set)(job, v),
             None if self.flag => (self.set)(job, "1"),
@@ -311,7 +311,7 @@ fn set_verify(_: &mut JobSpec, v: &str) -> Result<(), String> {
     }
 }
 
-pub static OPTIONS: &[Opt] = &[
+pub(super) static OPTIONS: &[Opt] = &[
     opt!(
         "name",
         [],
@@ -857,7 +857,7 @@ pub static OPTIONS: &[Opt] = &[
 ];
 
 /// The supported option named `key` (or one of its aliases).
-pub fn find(key: &str) -> Option<&'static Opt> {
+pub(super) fn find(key: &str) -> Option<&'static Opt> {
     OPTIONS
         .iter()
         .find(|o| o.name == key || o.aliases.contains(&key))

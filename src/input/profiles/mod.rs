@@ -5,9 +5,7 @@ use crate::input::fio::apply_option;
 use crate::model::{JobSpec, SizeSpec};
 // A profile and the criteria it states are the verdict's vocabulary; this module loads,
 // validates and builds them into jobs.
-pub use crate::verdict::criteria::{
-    Amount, Better, Guidance, Info, Metric, MetricKey, Profile, Reference, SmallFiles, Tuning,
-};
+pub(crate) use crate::verdict::criteria::{Amount, Better, MetricKey, Profile, SmallFiles, Tuning};
 use std::path::Path;
 
 const SOURCES: [(&str, &str); 5] = [
@@ -28,15 +26,15 @@ const SOURCES: [(&str, &str); 5] = [
 ];
 
 /// Profiles `iogauge check` runs when none is named, in order.
-pub const DEFAULT_SUITE: [&str; 4] = ["etcd", "sync-iops", "small-files", "gitlab"];
+pub(crate) const DEFAULT_SUITE: [&str; 4] = ["etcd", "sync-iops", "small-files", "gitlab"];
 
-pub fn names() -> impl Iterator<Item = &'static str> {
+pub(crate) fn names() -> impl Iterator<Item = &'static str> {
     SOURCES.iter().map(|(n, _)| *n)
 }
 
 /// A profile named on `check`'s command line: a built-in name, or a path to a YAML file in the
 /// same format (anything with a '/' or ending in .yaml/.yml).
-pub fn resolve(arg: &std::ffi::OsStr) -> Result<Profile, String> {
+pub(crate) fn resolve(arg: &std::ffi::OsStr) -> Result<Profile, String> {
     match arg.to_str() {
         Some(name)
             if !(name.contains('/') || name.ends_with(".yaml") || name.ends_with(".yml")) =>
@@ -49,7 +47,7 @@ pub fn resolve(arg: &std::ffi::OsStr) -> Result<Profile, String> {
 }
 
 /// A user's own profile from a YAML file, validated as the built-in ones are.
-pub fn load_file(path: &Path) -> Result<Profile, String> {
+pub(crate) fn load_file(path: &Path) -> Result<Profile, String> {
     let at = path.display();
     let text =
         std::fs::read_to_string(path).map_err(|e| format!("cannot read profile '{at}': {e}"))?;
@@ -60,7 +58,7 @@ pub fn load_file(path: &Path) -> Result<Profile, String> {
 }
 
 /// The built-in profile `name`.
-pub fn get(name: &str) -> Result<Profile, String> {
+pub(crate) fn get(name: &str) -> Result<Profile, String> {
     let (_, text) = SOURCES.iter().find(|(n, _)| *n == name).ok_or_else(|| {
         let known: Vec<&str> = names().collect();
         match crate::input::suggest::closest(name, known.iter().copied()) {
@@ -77,7 +75,7 @@ pub fn get(name: &str) -> Result<Profile, String> {
 impl Profile {
     /// What serde cannot check: names usable in file names, thresholds that parse, a workload
     /// that fio's grammar accepts, and metrics the workload can produce.
-    pub fn validate(&self) -> Result<(), String> {
+    pub(crate) fn validate(&self) -> Result<(), String> {
         if self.name.is_empty()
             || !self
                 .name
@@ -202,7 +200,7 @@ impl Profile {
         Ok(())
     }
 
-    pub fn job(&self, dir: &Path, t: &Tuning) -> Result<JobSpec, String> {
+    pub(crate) fn job(&self, dir: &Path, t: &Tuning) -> Result<JobSpec, String> {
         let mut job = JobSpec {
             name: self.name.clone(),
             ..JobSpec::default()

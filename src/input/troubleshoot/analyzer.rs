@@ -4,8 +4,8 @@
 use super::template;
 use super::{check_keys, get_bool, get_str, show};
 use crate::model::units::parse_go_duration;
-pub use crate::verdict::criteria::{
-    Condition, FsPerfAnalyzer, Op, Outcome, OutcomeKind, Stat, PERCENTILES,
+pub(crate) use crate::verdict::criteria::{
+    Condition, FsPerfAnalyzer, Op, Outcome, OutcomeKind, Stat,
 };
 use yaml_serde::{Mapping, Value};
 
@@ -21,7 +21,7 @@ impl Op {
         })
     }
 
-    pub fn holds(&self, a: f64, b: f64) -> bool {
+    pub(crate) fn holds(&self, a: f64, b: f64) -> bool {
         match self {
             Op::Lt => a < b,
             Op::Le => a <= b,
@@ -32,7 +32,7 @@ impl Op {
     }
 }
 
-pub const DEFAULT_TITLE: &str = "Filesystem Performance";
+pub(crate) const DEFAULT_TITLE: &str = "Filesystem Performance";
 
 const KEYS: [&str; 6] = [
     "checkName",
@@ -45,7 +45,7 @@ const KEYS: [&str; 6] = [
 const OUTCOME_KEYS: [&str; 3] = ["when", "message", "uri"];
 
 /// Parses a `when` expression.
-pub fn parse_when(w: &str) -> Result<Condition, String> {
+pub(crate) fn parse_when(w: &str) -> Result<Condition, String> {
     let w = w.trim();
     if w.is_empty() {
         return Ok(Condition::Always);
@@ -126,7 +126,7 @@ fn parse_outcome(item: &Value, i: usize, at: &str) -> Result<Outcome, String> {
     })
 }
 
-pub fn parse(m: &Mapping, at: &str) -> Result<FsPerfAnalyzer, String> {
+pub(crate) fn parse(m: &Mapping, at: &str) -> Result<FsPerfAnalyzer, String> {
     check_keys(m, &KEYS, at)?;
     let outcomes = m
         .get("outcomes")

@@ -10,7 +10,7 @@ use yaml_serde::{Mapping, Value};
 
 /// Sync policy after each write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SyncPolicy {
+pub(crate) enum SyncPolicy {
     /// `sync: true`: fsync (wins over datasync).
     Fsync,
     /// `datasync: true`: fdatasync.
@@ -20,7 +20,7 @@ pub enum SyncPolicy {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Background {
+pub(crate) struct Background {
     pub warmup: Duration,
     /// Total IOPS budget per kind, shared by its jobs (0: those jobs do nothing).
     pub write_iops: u64,
@@ -30,7 +30,7 @@ pub struct Background {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct FsPerfCollector {
+pub(crate) struct FsPerfCollector {
     pub collector_name: String,
     pub exclude: bool,
     pub directory: PathBuf,
@@ -44,7 +44,7 @@ pub struct FsPerfCollector {
     pub background: Option<Background>,
 }
 
-pub const DEFAULT_NAME: &str = "filesystemPerformance";
+pub(crate) const DEFAULT_NAME: &str = "filesystemPerformance";
 
 const KEYS: [&str; 16] = [
     "collectorName",
@@ -95,7 +95,11 @@ fn run_time(s: &str, at: &str) -> Result<Option<Duration>, String> {
     Ok((!d.is_zero()).then_some(d))
 }
 
-pub fn parse(m: &Mapping, at: &str, notices: &mut Vec<String>) -> Result<FsPerfCollector, String> {
+pub(crate) fn parse(
+    m: &Mapping,
+    at: &str,
+    notices: &mut Vec<String>,
+) -> Result<FsPerfCollector, String> {
     check_keys(m, &KEYS, at)?;
     let name = get_str(m, "collectorName", at)?.unwrap_or_else(|| DEFAULT_NAME.to_string());
     if name.is_empty() || name.contains('/') {
@@ -185,7 +189,7 @@ pub fn parse(m: &Mapping, at: &str, notices: &mut Vec<String>) -> Result<FsPerfC
 impl FsPerfCollector {
     /// The measuring job, as troubleshoot's fio-based collector runs it (`--name=fsperf
     /// --rw=write --ioengine=sync`), with the sync policy the spec asked for.
-    pub fn job(&self) -> JobSpec {
+    pub(crate) fn job(&self) -> JobSpec {
         JobSpec {
             name: "fsperf".into(),
             directory: Some(self.directory.clone()),
@@ -211,7 +215,7 @@ impl FsPerfCollector {
     /// The measuring job first, then troubleshoot's background jobs: each its own 100 MiB file
     /// `background-{read,write}-<i>`, 4 KiB O_DIRECT random I/O, sharing its kind's IOPS budget
     /// evenly and paced smoothly (troubleshoot releases each second's budget at once).
-    pub fn jobs(&self) -> Vec<JobSpec> {
+    pub(crate) fn jobs(&self) -> Vec<JobSpec> {
         let mut jobs = vec![self.job()];
         let Some(b) = &self.background else {
             return jobs;

@@ -4,19 +4,18 @@
 //! Everything is checked at load time: unknown keys, bad quantities and durations, `when`
 //! expressions and message templates.
 
-pub mod analyzer;
-pub mod collector;
-pub mod template;
+pub(crate) mod analyzer;
+pub(crate) mod collector;
+pub(crate) mod template;
 
-pub use analyzer::{Condition, FsPerfAnalyzer, Op, Outcome, OutcomeKind, Stat};
-pub use collector::{Background, FsPerfCollector};
-pub use template::{Field, Part, Template};
+pub(crate) use analyzer::FsPerfAnalyzer;
+pub(crate) use collector::FsPerfCollector;
 
 use yaml_serde::{Mapping, Value};
 
 /// What a set of spec documents asks iogauge to do.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Preflight {
+pub(crate) struct Preflight {
     /// `metadata.name` of the first document that has one (troubleshoot prints it last).
     pub name: Option<String>,
     pub collectors: Vec<FsPerfCollector>,
@@ -54,7 +53,7 @@ pub(crate) fn show(v: &Value) -> String {
 }
 
 /// Reads every document of one spec file (`name` is used in messages).
-pub fn load(text: &str, name: &str, into: &mut Preflight) -> Result<(), String> {
+pub(crate) fn load(text: &str, name: &str, into: &mut Preflight) -> Result<(), String> {
     for (i, doc) in yaml_serde::Deserializer::from_str(text).enumerate() {
         let at = format!("{name} (document {})", i + 1);
         let v: Value = serde::Deserialize::deserialize(doc)

@@ -2,7 +2,7 @@
 //! `{{ .String }}` the whole table. The forms real specs use are `{{ .Field }}` with any spacing;
 //! anything else is refused when the spec is loaded, never rendered as a blank.
 
-pub use crate::verdict::criteria::{Field, Part, Template};
+pub(crate) use crate::verdict::criteria::{Field, Part, Template};
 use crate::verdict::criteria::{Stat, PERCENTILES};
 
 fn field(name: &str) -> Option<Field> {
@@ -16,7 +16,7 @@ fn field(name: &str) -> Option<Field> {
     })
 }
 
-pub fn parse(text: &str) -> Result<Template, String> {
+pub(crate) fn parse(text: &str) -> Result<Template, String> {
     let mut parts = Vec::new();
     let mut rest = text;
     while let Some(start) = rest.find("{{") {

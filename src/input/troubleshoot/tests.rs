@@ -1,6 +1,7 @@
 //! Loading troubleshoot specs: seed 000's collector, troubleshoot's example analyzer, and each way
 //! a spec can be wrong.
 
+use super::analyzer::{Condition, Op, OutcomeKind, Stat};
 use super::collector::SyncPolicy;
 use super::*;
 use std::time::Duration;
