@@ -91,9 +91,9 @@ fn util_is_measured_over_fios_window() {
     }
     let (f, g) = (median(fio_util.clone()), median(iog_util.clone()));
     // Other work on the shared disk moves single runs by up to ±20 points; medians of three
-    // interleaved runs measured within 2–12 points of each other (iogauge 5–9 higher; the cause
-    // is not found yet), once over 15, and 25–35 points apart when the window opened before the
-    // run (the bug this catches).
+    // interleaved runs measured within 2–12 points of each other (iogauge 4–9 higher on a 1 s
+    // job, a fixed idle stretch in fio's window: docs/MEASUREMENT.md), once over 15, and 25–35
+    // points apart when the window opened before the run (the bug this catches).
     assert!(
         (g - f).abs() < 20.0,
         "median util: fio {f:.1}, iogauge {g:.1} (fio {fio_util:?}, iogauge {iog_util:?})"
