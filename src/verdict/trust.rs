@@ -49,8 +49,17 @@ pub(crate) fn assess(job: Option<&JobSpec>, measured: &Measured, place: &Place) 
         }
         let s = &dir.iops_samples;
         if s.samples < 3 {
+            // A size-bound recipe cannot be run longer with --duration, only made larger.
+            let how = if job.time_based {
+                "run longer with --duration".to_string()
+            } else {
+                format!(
+                    "this profile transfers a fixed size, done in {:.1} s here; a larger --size runs longer",
+                    dir.runtime_ms as f64 / 1000.0
+                )
+            };
             t.warnings.push(format!(
-                "the {word} run gave {} periodic samples (under 3): too short to show variation; run longer",
+                "the {word} run gave {} periodic samples (under 3): too short to show variation; {how}",
                 s.samples
             ));
         } else if s.mean > 0.0 && s.stddev / s.mean > 0.3 {
@@ -135,6 +144,20 @@ mod tests {
         let t = assess(Some(&job), &Measured::Fio(r.clone()), &Place::default());
         assert_eq!(t.warnings.len(), 1);
         assert!(t.warnings[0].contains("gave 2 periodic samples (under 3)"));
+        assert!(
+            t.warnings[0].ends_with("; a larger --size runs longer"),
+            "{}",
+            t.warnings[0]
+        );
+        let timed = JobSpec {
+            time_based: true,
+            ..job.clone()
+        };
+        let t = assess(Some(&timed), &Measured::Fio(r.clone()), &Place::default());
+        assert!(
+            t.warnings[0].ends_with("; run longer with --duration"),
+            "{t:?}"
+        );
         r.jobs[0].dirs[DDIR_READ].iops_samples.samples = 3;
         r.jobs[0].dirs[DDIR_READ].iops_samples.stddev = 31.0;
         let t = assess(Some(&job), &Measured::Fio(r), &Place::default());
