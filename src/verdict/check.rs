@@ -5,7 +5,7 @@
 
 use super::criteria::Better;
 use super::criteria::OutcomeKind;
-use super::criteria::{Profile, Tuning};
+use super::criteria::{Amount, Metric, MetricKey, Profile, Tuning};
 use super::profile::{judge, metric_value, rank, rank_line, show, threshold_text, Measured};
 use super::trust::{self, Place};
 use crate::model::JobSpec;
@@ -72,6 +72,8 @@ pub(crate) fn evaluate(
     let mut out = empty(p, CheckVerdict::Pass, String::new());
     out.reason = None;
     for m in &p.metrics {
+        let scaled = per_file_threshold(p, m, tuning);
+        let m = scaled.as_ref().unwrap_or(m);
         let label = p.label(&m.label, tuning);
         let Some(v) = metric_value(measured, m.key) else {
             out.verdict = out.verdict.max(CheckVerdict::Error);
@@ -176,6 +178,29 @@ pub(crate) fn evaluate(
     out
 }
 
+/// The small-files test's total time is judged per file: with fewer files than published
+/// (`--scale`), the time limit shrinks in proportion (GitLab's 10 s for 1,000 files is 1 s for
+/// 100), or a shortened run would pass a disk ten times too slow. None: nothing to scale.
+fn per_file_threshold(p: &Profile, m: &Metric, tuning: &Tuning) -> Option<Metric> {
+    if m.key != MetricKey::SmallFilesTotal {
+        return None;
+    }
+    let (published, used) = (p.small_files?.files, p.small_files(tuning)?.files);
+    if published == used || published == 0 {
+        return None;
+    }
+    let factor = used as f64 / published as f64;
+    let scale = |a: &Amount| a.value().ok().map(|v| Amount::Number(v * factor));
+    Some(Metric {
+        pass: scale(&m.pass)?,
+        warn: match &m.warn {
+            Some(w) => Some(scale(w)?),
+            None => None,
+        },
+        ..m.clone()
+    })
+}
+
 /// What to do next: the reason for a WARN that is not about the disk comes first, then the
 /// profile's own advice when a metric itself fell short.
 fn advice(p: &Profile, o: &ProfileOutcome, how: &Judging) -> Vec<String> {
@@ -249,16 +274,28 @@ mod tests {
         let p = get("small-files").unwrap();
         let t = tuning(0.1);
         let plain = Judging::default();
-        let o = evaluate(&p, &t, None, &small_files(9_999_999_999), &plain);
+        // 100 of the published 1,000 files: GitLab's 10 s becomes 1 s.
+        let o = evaluate(&p, &t, None, &small_files(999_999_999), &plain);
         assert_eq!(o.verdict, CheckVerdict::Pass);
         assert!(o.advice.is_empty());
         assert_eq!(
             o.metrics[0].label,
             "create 100 small files and read them back"
         );
-        let o = evaluate(&p, &t, None, &small_files(10_000_000_000), &plain);
+        assert_eq!(o.metrics[0].threshold, 1e9);
+        assert_eq!(o.metrics[0].threshold_text, "< 1 s");
+        let o = evaluate(&p, &t, None, &small_files(1_000_000_000), &plain);
         assert_eq!(o.verdict, CheckVerdict::Fail);
         assert_eq!(o.advice, p.advice);
+        // As published: 10 s.
+        let full = tuning(1.0);
+        let o = evaluate(&p, &full, None, &small_files(9_999_999_999), &plain);
+        assert_eq!(
+            (o.verdict, o.metrics[0].threshold),
+            (CheckVerdict::Pass, 1e10)
+        );
+        let o = evaluate(&p, &full, None, &small_files(10_000_000_000), &plain);
+        assert_eq!(o.verdict, CheckVerdict::Fail);
         // A passing number on memory is a WARN with the reason, and no rank.
         let tmpfs = Judging {
             place: Place {
