@@ -7,6 +7,7 @@ pub mod cli;
 pub(crate) mod engine;
 pub(crate) mod input;
 pub mod model;
+pub(crate) mod mounts;
 pub mod report;
 pub mod run;
 pub(crate) mod stats;

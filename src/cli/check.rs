@@ -1,20 +1,17 @@
-//! `iogauge check [PROFILE…]`: arguments, the progress shown while `app::check` runs, the
+//! `iogauge check [PROFILE…]`: arguments, `app::check` with progress on the terminal, the
 //! document printed as text or JSON, and the exit code.
 
-use super::progress::Bar;
+use super::progress::Terminal;
 use super::{Stop, EXIT_ERROR, EXIT_FAIL, EXIT_OK, EXIT_USAGE, EXIT_WARN};
-use crate::app::check::{check, list_profiles, CheckRequest, Observer};
+use crate::app::check::{check, list_profiles, CheckRequest};
 use crate::input::profiles::{Tuning, DEFAULT_SUITE};
 use crate::model::units::{parse_flag_duration, parse_flag_size};
 use crate::report::check_text::render_check_text;
 use crate::report::document::CheckVerdict;
-use crate::run::monitor::ProgressSink;
 use crate::verdict::check::{overall, Overall};
-use indicatif::ProgressDrawTarget;
 use std::ffi::OsString;
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Duration;
 
 /// Runs profiles and says whether the disk under --dir is good enough for each.
@@ -98,32 +95,6 @@ impl CheckArgs {
     }
 }
 
-/// Lines on stderr, and an indicatif progress bar when stderr is a terminal.
-struct Terminal {
-    bar: Option<Arc<Bar>>,
-}
-
-impl Observer for Terminal {
-    fn note(&mut self, line: &str) {
-        eprintln!("{line}");
-    }
-
-    fn progress(&mut self, job: &str) -> Option<ProgressSink> {
-        let bar = std::io::stderr()
-            .is_terminal()
-            .then(|| Arc::new(Bar::new(ProgressDrawTarget::stderr(), job)))?;
-        let sink = bar.sink();
-        self.bar = Some(bar);
-        Some(sink)
-    }
-
-    fn done(&mut self) {
-        if let Some(b) = self.bar.take() {
-            b.finish();
-        }
-    }
-}
-
 pub(crate) fn main(a: CheckArgs, stop: &Stop) -> i32 {
     if a.list {
         print!("{}", list_profiles());
@@ -136,7 +107,7 @@ pub(crate) fn main(a: CheckArgs, stop: &Stop) -> i32 {
         strict: a.strict,
         keep_files: a.keep_files,
     };
-    let doc = match check(&req, stop, &mut Terminal { bar: None }) {
+    let doc = match check(&req, stop, &mut Terminal::default()) {
         Ok(d) => d,
         Err(e) => {
             eprintln!("iogauge check: {e}");

@@ -1,8 +1,11 @@
-//! `iogauge check`'s live progress on stderr (indicatif): the profile, a bar, current IOPS, the
-//! time per I/O they imply, elapsed time and ETA. Only drawn when stderr is a terminal.
+//! What `iogauge check` shows on stderr while it runs: its lines, and a live indicatif bar (the
+//! profile, current IOPS, the time per I/O they imply, elapsed time and ETA), drawn only when
+//! stderr is a terminal.
 
+use crate::app::check::Observer;
 use crate::run::monitor::{ProgressInfo, ProgressSink};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
 use std::sync::Arc;
 
 pub(crate) struct Bar {
@@ -69,6 +72,33 @@ impl Bar {
     pub(crate) fn sink(self: &Arc<Self>) -> ProgressSink {
         let me = self.clone();
         Arc::new(move |p: &ProgressInfo| me.update(p))
+    }
+}
+
+/// Lines on stderr, and an indicatif progress bar when stderr is a terminal.
+#[derive(Default)]
+pub(crate) struct Terminal {
+    bar: Option<Arc<Bar>>,
+}
+
+impl Observer for Terminal {
+    fn note(&mut self, line: &str) {
+        eprintln!("{line}");
+    }
+
+    fn progress(&mut self, job: &str) -> Option<ProgressSink> {
+        let bar = std::io::stderr()
+            .is_terminal()
+            .then(|| Arc::new(Bar::new(ProgressDrawTarget::stderr(), job)))?;
+        let sink = bar.sink();
+        self.bar = Some(bar);
+        Some(sink)
+    }
+
+    fn done(&mut self) {
+        if let Some(b) = self.bar.take() {
+            b.finish();
+        }
     }
 }
 

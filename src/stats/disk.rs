@@ -19,7 +19,7 @@
 //! and time_in_queue (weighted ms). They cover all I/O on the device, not only ours.
 //! util = 100 · Δio_ticks / elapsed ms, capped at 100, as fio.
 //!
-//! The window ([`DiskWindow`]) is fio's (diskutil.c, backend.c `run_threads`): fio reads the
+//! The window (`disk_window::DiskWindow`) is fio's (diskutil.c, backend.c `run_threads`): fio reads the
 //! counters first in `init_disk_util`, just before it starts the first job thread using the
 //! device — after every file was laid out (`create_serialize`) and after that job's
 //! `startdelay` — and last in `update_io_ticks` once every thread has been reaped. Its helper
@@ -63,7 +63,7 @@ pub(crate) struct DiskTarget {
 }
 
 const SYS_DEV_BLOCK: &str = "/sys/dev/block";
-const SYS_CLASS_BLOCK: &str = "/sys/class/block";
+pub(crate) const SYS_CLASS_BLOCK: &str = "/sys/class/block";
 
 /// The device holding `path`, or `None` when the filesystem has no block device.
 /// Errors only when `path` itself cannot be examined.
@@ -126,71 +126,12 @@ fn slaves_of(name: &str) -> Vec<String> {
     out
 }
 
-/// One line of /proc/self/mountinfo, the fields we need.
-struct MountEntry {
-    mount_point: PathBuf,
-    fstype: String,
-    source: String,
-    super_opts: String,
-}
-
-/// mountinfo escapes space, tab, newline and backslash as \ooo.
-fn unescape_mount(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'\\'
-            && i + 3 < b.len()
-            && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c))
-        {
-            let v = (b[i + 1] - b'0') * 64 + (b[i + 2] - b'0') * 8 + (b[i + 3] - b'0');
-            out.push(v);
-            i += 4;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-fn parse_mountinfo(text: &str) -> Vec<MountEntry> {
-    text.lines()
-        .filter_map(|line| {
-            let (pre, post) = line.split_once(" - ")?;
-            let pre: Vec<&str> = pre.split(' ').collect();
-            let post: Vec<&str> = post.split(' ').collect();
-            Some(MountEntry {
-                mount_point: PathBuf::from(unescape_mount(pre.get(4)?)),
-                fstype: post.first()?.to_string(),
-                source: unescape_mount(post.get(1)?),
-                super_opts: post.get(2).map(|s| s.to_string()).unwrap_or_default(),
-            })
-        })
-        .collect()
-}
-
 fn resolve_via_mountinfo(path: &Path, depth: u32) -> Option<DiskTarget> {
     if depth > 4 {
         return None;
     }
-    let text = fs::read_to_string("/proc/self/mountinfo").ok()?;
-    let mounts = parse_mountinfo(&text);
-    // Longest mount point that is a prefix of the path; the last one wins on ties (over-mounts).
-    let m = mounts
-        .iter()
-        .filter(|m| path.starts_with(&m.mount_point))
-        .fold(None::<&MountEntry>, |best, m| match best {
-            Some(b) if b.mount_point.as_os_str().len() > m.mount_point.as_os_str().len() => Some(b),
-            _ => Some(m),
-        })?;
-    if m.fstype == "overlay" {
-        let upper = m
-            .super_opts
-            .split(',')
-            .find_map(|o| o.strip_prefix("upperdir="))?;
-        let upper = PathBuf::from(upper);
+    let m = crate::mounts::holding(path)?;
+    if let Some(upper) = m.overlay_upper() {
         let meta = fs::metadata(&upper).ok()?;
         return target_from_devnum(libc::major(meta.dev()), libc::minor(meta.dev()))
             .or_else(|| resolve_via_mountinfo(&upper, depth + 1));
@@ -338,85 +279,9 @@ impl DiskTarget {
     }
 }
 
-/// Counters of a target accumulated over one or more periods (fio's disk util window; see the
-/// module docs), and the time those periods lasted.
-#[derive(Debug, Clone)]
-pub(crate) struct DiskWindow {
-    pub target: DiskTarget,
-    open: Option<DiskSnapshot>,
-    stat: DiskStat,
-    slaves: Vec<DiskStat>,
-    elapsed_ms: f64,
-    periods: u32,
-}
-
-impl DiskWindow {
-    pub(crate) fn new(target: DiskTarget) -> Self {
-        let n = target.slaves.len();
-        DiskWindow {
-            target,
-            open: None,
-            stat: DiskStat::default(),
-            slaves: vec![DiskStat::default(); n],
-            elapsed_ms: 0.0,
-            periods: 0,
-        }
-    }
-
-    /// Start a period now (does nothing if one is already open).
-    pub(crate) fn open(&mut self) -> Result<(), DiskError> {
-        if self.open.is_none() {
-            self.open = Some(self.target.snapshot()?);
-        }
-        Ok(())
-    }
-
-    /// End the open period now and add its deltas (does nothing if none is open).
-    pub(crate) fn close(&mut self) -> Result<(), DiskError> {
-        let Some(start) = self.open.take() else {
-            return Ok(());
-        };
-        let now = self.target.snapshot()?;
-        self.elapsed_ms += now.at.saturating_duration_since(start.at).as_secs_f64() * 1000.0;
-        self.stat = self.stat.plus(&now.stat.delta(&start.stat));
-        for (acc, (n, s)) in self
-            .slaves
-            .iter_mut()
-            .zip(now.slaves.iter().zip(start.slaves.iter()))
-        {
-            *acc = acc.plus(&n.delta(s));
-        }
-        self.periods += 1;
-        Ok(())
-    }
-
-    /// Total length of the closed periods.
-    #[cfg(test)]
-    fn elapsed_ms(&self) -> f64 {
-        self.elapsed_ms
-    }
-
-    /// fio's report over the periods so far; `None` before the first complete period.
-    pub(crate) fn report(&self) -> Option<DiskReport> {
-        if self.periods == 0 {
-            return None;
-        }
-        let mut r = self.stat.to_report(&self.target.name, self.elapsed_ms);
-        r.slaves = self
-            .target
-            .slaves
-            .iter()
-            .zip(&self.slaves)
-            .map(|(name, s)| s.to_report(name, self.elapsed_ms))
-            .collect();
-        Some(r)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::Write;
     use std::process::Command;
 
     #[test]
@@ -457,75 +322,6 @@ mod tests {
         assert!((r.util_pct - 25.0).abs() < 1e-9);
         assert_eq!(d.to_report("vda", 100.0).util_pct, 100.0);
         assert_eq!(a.delta(&b).read_ios, 0);
-    }
-
-    #[test]
-    fn mountinfo_parsing() {
-        let text = "36 35 98:0 /mnt1 /mnt/my\\040dir rw,noatime master:1 - btrfs /dev/vdb rw,space_cache\n\
-                    40 27 0:50 / /var/lib/x rw - overlay overlay rw,lowerdir=/l,upperdir=/u/diff,workdir=/u/work\n";
-        let m = parse_mountinfo(text);
-        assert_eq!(m.len(), 2);
-        assert_eq!(m[0].mount_point, PathBuf::from("/mnt/my dir"));
-        assert_eq!(
-            (m[0].fstype.as_str(), m[0].source.as_str()),
-            ("btrfs", "/dev/vdb")
-        );
-        assert_eq!(m[1].fstype, "overlay");
-        assert!(m[1].super_opts.contains("upperdir=/u/diff"));
-    }
-
-    /// This machine: ext4 on /dev/vda, so a temp dir under /tmp resolves to a real disk whose
-    /// counters move when we write and fsync.
-    #[test]
-    fn tmp_resolves_to_a_disk_and_counts_writes() {
-        let dir = match tempfile::tempdir_in(std::env::temp_dir()) {
-            Ok(d) => d,
-            Err(e) => panic!("tempdir: {e}"),
-        };
-        let Some(t) = resolve(dir.path()).expect("resolve") else {
-            eprintln!(
-                "skipping: {} has no block device here",
-                dir.path().display()
-            );
-            return;
-        };
-        assert!(Path::new(SYS_CLASS_BLOCK)
-            .join(&t.name)
-            .join("stat")
-            .exists());
-        assert!(!Path::new(SYS_CLASS_BLOCK)
-            .join(&t.name)
-            .join("partition")
-            .exists());
-        let mut w = DiskWindow::new(t.clone());
-        assert!(w.report().is_none(), "no period yet");
-        let write_and_sync = |name: &str| {
-            let mut f = fs::File::create(dir.path().join(name)).expect("create");
-            f.write_all(&vec![7u8; 1 << 20]).expect("write");
-            f.sync_all().expect("fsync");
-        };
-        let t0 = Instant::now();
-        w.open().expect("open");
-        write_and_sync("x");
-        w.close().expect("close");
-        let first = w.elapsed_ms();
-        // Between periods (fio's layout and cleanup): neither the time nor the I/O counts.
-        std::thread::sleep(std::time::Duration::from_millis(300));
-        write_and_sync("y");
-        w.open().expect("open");
-        write_and_sync("z");
-        w.close().expect("close");
-        w.close().expect("closing twice is harmless");
-        let wall = t0.elapsed().as_secs_f64() * 1000.0;
-        let total = w.elapsed_ms();
-        assert!(
-            total > first && total < wall - 300.0,
-            "{first} {total} {wall}"
-        );
-        let r = w.report().expect("report");
-        assert_eq!(r.name, t.name);
-        assert!(r.write_ios >= 2, "{r:?}");
-        assert!((0.0..=100.0).contains(&r.util_pct));
     }
 
     #[test]

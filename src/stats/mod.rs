@@ -13,6 +13,7 @@ pub(crate) mod buckets;
 pub(crate) mod cpu;
 pub(crate) mod depth;
 pub(crate) mod disk;
+pub(crate) mod disk_window;
 pub(crate) mod histogram;
 pub(crate) mod latency;
 pub(crate) mod periodic;
@@ -21,7 +22,8 @@ pub(crate) mod summary;
 pub(crate) use buckets::latency_buckets;
 pub(crate) use cpu::CpuTimes;
 pub(crate) use depth::DepthCounters;
-pub(crate) use disk::{resolve as resolve_disk, DiskWindow};
+pub(crate) use disk::resolve as resolve_disk;
+pub(crate) use disk_window::DiskWindow;
 pub(crate) use latency::{sample_budget_for, LatRecorder, DEFAULT_SAMPLE_BUDGET};
 pub(crate) use periodic::{
     aggregate_series, aggregate_tail, MeasuredEnd, PeriodicSampler, Reading, SampleStats,

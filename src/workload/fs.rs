@@ -2,6 +2,7 @@
 //! RAM rather than a disk, pseudo filesystems (/proc, /sys) hold no data at all, and a directory
 //! must exist and take a new file. Read from statfs(2) and /proc/self/mountinfo.
 
+use crate::mounts::Mount;
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
 
@@ -54,85 +55,9 @@ fn memory_name(magic: u64) -> Option<&'static str> {
     })
 }
 
-/// One line of /proc/self/mountinfo.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Mount {
-    pub mount_point: PathBuf,
-    pub fs_type: String,
-    pub source: String,
-    /// Per-mount options (`rw,relatime`).
-    pub mount_options: String,
-    /// Per-superblock options (overlay's `upperdir=` is here).
-    pub super_options: String,
-}
-
-impl Mount {
-    /// Both option lists, per mount first, without repeats.
-    pub(crate) fn options(&self) -> String {
-        let mut seen: Vec<&str> = Vec::new();
-        for o in self
-            .mount_options
-            .split(',')
-            .chain(self.super_options.split(','))
-        {
-            if !o.is_empty() && !seen.contains(&o) {
-                seen.push(o);
-            }
-        }
-        seen.join(",")
-    }
-}
-
-/// mountinfo escapes space, tab, newline and backslash as octal.
-fn unescape(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'\\' && i + 4 <= b.len() {
-            if let Ok(v) = u8::from_str_radix(s.get(i + 1..i + 4).unwrap_or(""), 8) {
-                out.push(v);
-                i += 4;
-                continue;
-            }
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-fn parse_mountinfo_line(line: &str) -> Option<Mount> {
-    let (pre, post) = line.split_once(" - ")?;
-    let mut pre = pre.split(' ').skip(4);
-    let mount_point = unescape(pre.next()?);
-    let mount_options = pre.next().unwrap_or("").to_string();
-    let mut post = post.split(' ');
-    Some(Mount {
-        mount_point: PathBuf::from(mount_point),
-        mount_options,
-        fs_type: post.next()?.to_string(),
-        source: unescape(post.next()?),
-        super_options: post.next().unwrap_or("").to_string(),
-    })
-}
-
-/// The mount that holds `dir` (the longest mount point that is a prefix of its real path).
+/// The mount that holds `dir`.
 pub(crate) fn mount_of(dir: &Path) -> Option<Mount> {
-    let real = std::fs::canonicalize(dir).ok()?;
-    let text = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
-    // The last matching line wins among equal mount points: later mounts hide earlier ones.
-    let mut best: Option<Mount> = None;
-    for m in text.lines().filter_map(parse_mountinfo_line) {
-        if real.starts_with(&m.mount_point)
-            && best.as_ref().is_none_or(|b| {
-                m.mount_point.components().count() >= b.mount_point.components().count()
-            })
-        {
-            best = Some(m);
-        }
-    }
-    best
+    crate::mounts::holding(&std::fs::canonicalize(dir).ok()?)
 }
 
 /// Why results from `dir` would describe memory rather than a disk: tmpfs, ramfs, or an
@@ -154,12 +79,7 @@ pub(crate) fn memory_backed(dir: &Path) -> Option<String> {
 
 /// The upper directory of the overlay holding `dir`, when this mount namespace can see it.
 fn overlay_upper(dir: &Path) -> Option<PathBuf> {
-    let m = mount_of(dir)?;
-    m.super_options
-        .split(',')
-        .find_map(|o| o.strip_prefix("upperdir="))
-        .map(PathBuf::from)
-        .filter(|p| p.exists())
+    mount_of(dir)?.overlay_upper().filter(|p| p.exists())
 }
 
 /// An overlay whose writable layer cannot be seen from here (inside a container): the result
@@ -216,21 +136,6 @@ pub(crate) fn check_dir(dir: &Path, flag: &str) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn mountinfo_lines_and_escapes() {
-        let m = parse_mountinfo_line(
-            "36 35 98:0 /mnt1 /mnt\\040two rw,noatime master:1 - overlay overlay rw,lowerdir=/l,upperdir=/u,workdir=/w",
-        )
-        .unwrap();
-        assert_eq!(m.mount_point, PathBuf::from("/mnt two"));
-        assert_eq!(m.fs_type, "overlay");
-        assert_eq!(m.source, "overlay");
-        assert!(m.super_options.contains("upperdir=/u"));
-        assert_eq!(m.mount_options, "rw,noatime");
-        assert_eq!(m.options(), "rw,noatime,lowerdir=/l,upperdir=/u,workdir=/w");
-        assert!(parse_mountinfo_line("garbage").is_none());
-    }
 
     #[test]
     fn classifies_real_directories() {
