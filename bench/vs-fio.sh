@@ -4,6 +4,7 @@
 #   ROUNDS  default 5
 #   SET     sync (default): etcd p99, null engine, psync page cache + bare pread floor, fresh rows
 #           (page-cache rows pass --invalidate=0 --fadvise_hint=0 to both tools: they measure memory)
+#           buffered: fio's default buffered reads of the disk (issue 8's report) and disk util at 1 s / 4 s
 #           fresh: one buffered seq / random pass over a fresh 128 MiB file each tool lays out
 #                  itself (fio's defaults); prints the spread and per-round ratio too
 #           async: io_uring/libaio page-cache randread qd1/16/64, direct randwrite qd16,

@@ -91,7 +91,7 @@ fn util_is_measured_over_fios_window() {
     }
     let (f, g) = (median(fio_util.clone()), median(iog_util.clone()));
     // Other work on the shared disk moves single runs by up to ±20 points; medians of three
-    // interleaved runs measured within 2–12 points of each other (iogauge 4–9 higher on a 1 s
+    // interleaved runs measured within 2–12 points of each other (iogauge ~10 higher on a 1 s
     // job, a fixed idle stretch in fio's window: docs/MEASUREMENT.md), once over 15, and 25–35
     // points apart when the window opened before the run (the bug this catches).
     assert!(
