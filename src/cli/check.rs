@@ -56,6 +56,10 @@ pub(crate) struct CheckArgs {
 enum Format {
     Text,
     Json,
+    /// The JSON document on one line: what `iogauge kube` reads back from a pod's log, where
+    /// stderr's lines may fall between stdout's.
+    #[value(hide = true)]
+    JsonLine,
 }
 
 fn parse_scale(v: &str) -> Result<f64, String> {
@@ -116,6 +120,8 @@ pub(crate) fn main(a: CheckArgs, stop: &Stop) -> i32 {
     };
     if a.format == Format::Json {
         println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+    } else if a.format == Format::JsonLine {
+        println!("{}", serde_json::to_string(&doc).unwrap_or_default());
     } else {
         // Colour only on a terminal, and never with NO_COLOR set (no-color.org).
         let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
