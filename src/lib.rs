@@ -4,6 +4,7 @@
 
 pub(crate) mod app;
 pub mod cli;
+pub mod cluster;
 pub(crate) mod engine;
 pub(crate) mod input;
 pub mod model;
