@@ -38,6 +38,9 @@ pub(crate) struct CheckArgs {
     /// Test file size in fio's grammar: 64m = 64 MiB, 1g = 1 GiB, 512MiB
     #[arg(long, value_name = "S", value_parser = parse_size)]
     size: Option<u64>,
+    /// Cap every test file at S (fio's grammar); a capped profile is marked as shortened
+    #[arg(long, value_name = "S", value_parser = parse_size)]
+    max_size: Option<u64>,
     /// Output format
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
@@ -87,6 +90,7 @@ impl CheckArgs {
             scale: self.scale,
             duration: self.duration,
             size: self.size,
+            max_size: self.max_size,
         }
     }
 

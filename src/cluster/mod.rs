@@ -3,3 +3,7 @@
 //! async code in iogauge lives here, on a tokio runtime this module owns.
 
 pub mod log;
+pub(crate) mod manifests;
+pub(crate) mod quantity;
+pub(crate) mod request;
+pub(crate) mod targets;

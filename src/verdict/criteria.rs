@@ -214,6 +214,8 @@ pub(crate) struct Tuning {
     pub duration: Option<std::time::Duration>,
     /// Replace the size.
     pub size: Option<u64>,
+    /// Cap every test file at this many bytes (what fits in a Kubernetes claim).
+    pub max_size: Option<u64>,
 }
 
 impl Profile {

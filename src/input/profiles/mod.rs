@@ -233,6 +233,13 @@ impl Profile {
         if let Some(s) = t.size {
             job.size = Some(SizeSpec::Bytes(s));
         }
+        if let (Some(max), Some(SizeSpec::Bytes(b))) = (t.max_size, job.size) {
+            // Whole blocks, so a capped job still runs its published block size.
+            let bs = job.max_bs().max(1);
+            if b > max {
+                job.size = Some(SizeSpec::Bytes((max / bs * bs).max(bs)));
+            }
+        }
         if let (Some(d), true) = (t.duration, job.time_based) {
             job.runtime = Some(d);
         }
@@ -300,6 +307,29 @@ mod tests {
     }
 
     #[test]
+    fn max_size_caps_in_whole_blocks_and_leaves_smaller_files_alone() {
+        let cap = |name: &str, max: u64| {
+            get(name)
+                .unwrap()
+                .job(
+                    Path::new("/d"),
+                    &Tuning {
+                        scale: 1.0,
+                        max_size: Some(max),
+                        ..Tuning::default()
+                    },
+                )
+                .unwrap()
+                .size
+        };
+        // etcd writes 2300-byte blocks: 10 MiB holds 4559 of them.
+        assert_eq!(cap("etcd", 10 << 20), Some(SizeSpec::Bytes(4559 * 2300)));
+        assert_eq!(cap("etcd", 1 << 30), Some(SizeSpec::Bytes(22 << 20)));
+        assert_eq!(cap("sync-iops", 1 << 29), Some(SizeSpec::Bytes(1 << 29)));
+        assert_eq!(cap("etcd", 1), Some(SizeSpec::Bytes(2300)));
+    }
+
+    #[test]
     fn scale_and_overrides() {
         let p = get("sync-iops").unwrap();
         let j = p
@@ -321,6 +351,7 @@ mod tests {
                     scale: 1.0,
                     duration: Some(Duration::from_secs(5)),
                     size: Some(8 << 20),
+                    max_size: None,
                 },
             )
             .unwrap();
@@ -337,6 +368,7 @@ mod tests {
                     scale: 0.001,
                     duration: Some(Duration::from_secs(5)),
                     size: None,
+                    max_size: None,
                 },
             )
             .unwrap();

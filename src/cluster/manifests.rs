@@ -1,0 +1,298 @@
+//! The objects a run creates, as typed Kubernetes manifests: for each target one Job whose pod
+//! runs `iogauge check` on the volume, and for a storage class a fresh claim owned by that Job
+//! (so that the Job's deletion, or its `ttlSecondsAfterFinished`, takes the claim with it even
+//! when iogauge itself was killed). Pure functions: `--dry-run` prints exactly these.
+
+use super::request::{
+    KubeRequest, Toleration, BINARY, CONTROL_PLANE_TAINTS, MOUNT_PATH, POD_UID,
+};
+use super::targets::{Target, TargetKind};
+use k8s_openapi::api::batch::v1::{Job, JobSpec};
+use k8s_openapi::api::core::v1::{
+    Capabilities, Container, HostPathVolumeSource, LocalObjectReference, PersistentVolumeClaim,
+    PersistentVolumeClaimSpec, PersistentVolumeClaimVolumeSource, PodSecurityContext, PodSpec,
+    PodTemplateSpec, ResourceRequirements, SeccompProfile, SecurityContext,
+    Toleration as K8sToleration, Volume, VolumeMount, VolumeResourceRequirements,
+};
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
+use std::collections::BTreeMap;
+
+/// On everything iogauge creates; `iogauge kube cleanup` deletes by it.
+pub(crate) const MANAGED_BY: (&str, &str) = ("app.kubernetes.io/managed-by", "iogauge");
+/// The run's id, so that one run's objects can be told from another's.
+pub(crate) const RUN_LABEL: &str = "iogauge.dev/run";
+/// The target's slug within the run.
+pub(crate) const TARGET_LABEL: &str = "iogauge.dev/target";
+/// The container's name in every pod.
+pub(crate) const CONTAINER: &str = "iogauge";
+/// How long a finished Job (and through it the claim) stays if iogauge could not delete it.
+pub(crate) const TTL_AFTER_FINISHED: i32 = 600;
+
+/// The label selector for every object of a run (or of every run, with None).
+pub(crate) fn selector(run: Option<&str>) -> String {
+    match run {
+        Some(r) => format!("{}={},{RUN_LABEL}={r}", MANAGED_BY.0, MANAGED_BY.1),
+        None => format!("{}={}", MANAGED_BY.0, MANAGED_BY.1),
+    }
+}
+
+/// The name of a target's Job and claim.
+pub(crate) fn object_name(run: &str, target: &Target) -> String {
+    format!("iogauge-{run}-{}", target.slug)
+}
+
+fn labels(req: &KubeRequest, run: &str, target: &Target) -> BTreeMap<String, String> {
+    let mut l = req.pod.labels.clone();
+    l.insert(MANAGED_BY.0.into(), MANAGED_BY.1.into());
+    l.insert("app.kubernetes.io/name".into(), "iogauge".into());
+    l.insert(RUN_LABEL.into(), run.into());
+    l.insert(TARGET_LABEL.into(), target.slug.clone());
+    l
+}
+
+fn meta(req: &KubeRequest, run: &str, target: &Target, namespace: &str) -> ObjectMeta {
+    ObjectMeta {
+        name: Some(object_name(run, target)),
+        namespace: Some(namespace.into()),
+        labels: Some(labels(req, run, target)),
+        annotations: Some(BTreeMap::from([(
+            "iogauge.dev/target".to_string(),
+            target.describe(),
+        )])),
+        ..ObjectMeta::default()
+    }
+}
+
+/// The pod's command line after the binary: `check PROFILE… --dir /data --format json-line`,
+/// with the file capped to fit the volume when the profiles' largest file would not.
+pub(crate) fn check_args(req: &KubeRequest, max_file: Option<u64>, footprint: u64) -> Vec<String> {
+    let mut a = vec!["check".to_string()];
+    a.extend(req.profiles.iter().cloned());
+    a.extend(["--dir", MOUNT_PATH, "--format", "json-line"].map(String::from));
+    if let Some(s) = req.check.scale {
+        a.push(format!("--scale={s}"));
+    }
+    if let Some(d) = req.check.duration {
+        a.push(format!("--duration={}ms", d.as_millis()));
+    }
+    if let Some(s) = req.check.file_size {
+        a.push(format!("--size={s}"));
+    }
+    if let Some(m) = max_file.filter(|m| *m < footprint) {
+        a.push(format!("--max-size={m}"));
+    }
+    if req.check.strict {
+        a.push("--strict".into());
+    }
+    a
+}
+
+fn quantities(m: &BTreeMap<String, String>) -> Option<BTreeMap<String, Quantity>> {
+    (!m.is_empty()).then(|| {
+        m.iter()
+            .map(|(k, v)| (k.clone(), Quantity(v.clone())))
+            .collect()
+    })
+}
+
+fn toleration(t: &Toleration) -> K8sToleration {
+    K8sToleration {
+        key: Some(t.key.clone()),
+        operator: Some(if t.value.is_some() { "Equal" } else { "Exists" }.into()),
+        value: t.value.clone(),
+        effect: t.effect.clone(),
+        ..K8sToleration::default()
+    }
+}
+
+/// The Job for `target`. `footprint` is the largest file the profiles write, for capping.
+pub(crate) fn job(
+    req: &KubeRequest,
+    run: &str,
+    target: &Target,
+    namespace: &str,
+    footprint: u64,
+) -> Job {
+    let name = object_name(run, target);
+    let mut node_selector = req.pod.node_selector.clone();
+    let mut tolerations: Vec<K8sToleration> = req.pod.tolerations.iter().map(toleration).collect();
+    if req.pod.tolerate_control_plane {
+        for key in CONTROL_PLANE_TAINTS {
+            tolerations.push(K8sToleration {
+                key: Some(key.into()),
+                operator: Some("Exists".into()),
+                effect: Some("NoSchedule".into()),
+                ..K8sToleration::default()
+            });
+        }
+    }
+    // A claim's volume is given to the pod's group (fsGroup), so the pod needs no root. A
+    // node directory is the host's own (etcd's is root's, mode 0700), which only uid 0 can
+    // write; hostPath needs the namespace's Pod Security level to be privileged anyway.
+    let on_host = matches!(target.kind, TargetKind::Node { .. });
+    let uid = if on_host { 0 } else { POD_UID };
+    let volume = match &target.kind {
+        TargetKind::Node {
+            hostname,
+            host_path,
+            ..
+        } => {
+            // Selected by label, never by nodeName: the scheduler still checks taints and
+            // resources, and says why when it cannot place the pod.
+            node_selector.insert("kubernetes.io/hostname".into(), hostname.clone());
+            Volume {
+                name: "data".into(),
+                host_path: Some(HostPathVolumeSource {
+                    path: host_path.clone(),
+                    type_: Some("Directory".into()),
+                }),
+                ..Volume::default()
+            }
+        }
+        TargetKind::Claim { name: claim, .. } => claim_volume(claim),
+        TargetKind::StorageClass { .. } => claim_volume(&name),
+    };
+    let container = Container {
+        name: CONTAINER.into(),
+        image: Some(req.pod.image.clone()),
+        image_pull_policy: Some(req.pod.image_pull_policy.clone()),
+        command: Some(vec![BINARY.into()]),
+        args: Some(check_args(req, target.max_file(), footprint)),
+        resources: Some(ResourceRequirements {
+            requests: quantities(&req.pod.requests),
+            limits: quantities(&req.pod.limits),
+            ..ResourceRequirements::default()
+        }),
+        security_context: Some(SecurityContext {
+            allow_privilege_escalation: Some(false),
+            read_only_root_filesystem: Some(true),
+            run_as_non_root: Some(!on_host),
+            run_as_user: Some(uid),
+            run_as_group: Some(uid),
+            capabilities: Some(Capabilities {
+                drop: Some(vec!["ALL".into()]),
+                ..Capabilities::default()
+            }),
+            seccomp_profile: Some(runtime_default()),
+            ..SecurityContext::default()
+        }),
+        volume_mounts: Some(vec![VolumeMount {
+            name: "data".into(),
+            mount_path: MOUNT_PATH.into(),
+            ..VolumeMount::default()
+        }]),
+        // A pod that fails before printing its result still says why in its status.
+        termination_message_policy: Some("FallbackToLogsOnError".into()),
+        ..Container::default()
+    };
+    let pod = PodSpec {
+        restart_policy: Some("Never".into()),
+        // The pod never talks to the API server.
+        automount_service_account_token: Some(false),
+        enable_service_links: Some(false),
+        service_account_name: req.pod.service_account.clone(),
+        node_selector: (!node_selector.is_empty()).then_some(node_selector),
+        tolerations: (!tolerations.is_empty()).then_some(tolerations),
+        image_pull_secrets: (!req.pod.image_pull_secrets.is_empty()).then(|| {
+            req.pod
+                .image_pull_secrets
+                .iter()
+                .map(|s| LocalObjectReference { name: s.clone() })
+                .collect()
+        }),
+        security_context: Some(PodSecurityContext {
+            run_as_non_root: Some(!on_host),
+            run_as_user: Some(uid),
+            run_as_group: Some(uid),
+            fs_group: (!on_host).then_some(POD_UID),
+            fs_group_change_policy: (!on_host).then(|| "OnRootMismatch".into()),
+            seccomp_profile: Some(runtime_default()),
+            ..PodSecurityContext::default()
+        }),
+        containers: vec![container],
+        volumes: Some(vec![volume]),
+        ..PodSpec::default()
+    };
+    let meta = meta(req, run, target, namespace);
+    Job {
+        spec: Some(JobSpec {
+            backoff_limit: Some(0),
+            active_deadline_seconds: Some(req.timeout.as_secs().max(1) as i64),
+            ttl_seconds_after_finished: Some(TTL_AFTER_FINISHED),
+            template: PodTemplateSpec {
+                metadata: Some(ObjectMeta {
+                    labels: meta.labels.clone(),
+                    annotations: meta.annotations.clone(),
+                    ..ObjectMeta::default()
+                }),
+                spec: Some(pod),
+            },
+            ..JobSpec::default()
+        }),
+        metadata: meta,
+        ..Job::default()
+    }
+}
+
+fn runtime_default() -> SeccompProfile {
+    SeccompProfile {
+        type_: "RuntimeDefault".into(),
+        ..SeccompProfile::default()
+    }
+}
+
+fn claim_volume(claim: &str) -> Volume {
+    Volume {
+        name: "data".into(),
+        persistent_volume_claim: Some(PersistentVolumeClaimVolumeSource {
+            claim_name: claim.into(),
+            read_only: None,
+        }),
+        ..Volume::default()
+    }
+}
+
+/// The fresh claim for a storage-class target (None for other targets). `owner` is the created
+/// Job (with its uid); without it (a dry run) the claim has no owner reference.
+pub(crate) fn claim(
+    req: &KubeRequest,
+    run: &str,
+    target: &Target,
+    namespace: &str,
+    owner: Option<&Job>,
+) -> Option<PersistentVolumeClaim> {
+    let TargetKind::StorageClass {
+        class, claim_bytes, ..
+    } = &target.kind
+    else {
+        return None;
+    };
+    let mut metadata = meta(req, run, target, namespace);
+    metadata.owner_references = owner.and_then(|j| {
+        Some(vec![OwnerReference {
+            api_version: "batch/v1".into(),
+            kind: "Job".into(),
+            name: j.metadata.name.clone()?,
+            uid: j.metadata.uid.clone()?,
+            ..OwnerReference::default()
+        }])
+    });
+    Some(PersistentVolumeClaim {
+        metadata,
+        spec: Some(PersistentVolumeClaimSpec {
+            access_modes: Some(vec![req.pod.access_mode.clone()]),
+            storage_class_name: Some(class.clone()),
+            volume_mode: Some("Filesystem".into()),
+            resources: Some(VolumeResourceRequirements {
+                requests: Some(BTreeMap::from([(
+                    "storage".to_string(),
+                    Quantity(super::quantity::format_bytes(*claim_bytes)),
+                )])),
+                ..VolumeResourceRequirements::default()
+            }),
+            ..PersistentVolumeClaimSpec::default()
+        }),
+        ..PersistentVolumeClaim::default()
+    })
+}

@@ -1,0 +1,201 @@
+//! What `iogauge kube check` was asked to do, as typed values: the checks to run in each pod,
+//! the targets to find, and how every pod is to be built. The CLI fills it in; nothing here
+//! talks to a cluster.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+/// The uid and gid the pod runs as on a claim (the image's own `USER`); the claim is given to
+/// this group with `fsGroup`, so a non-root process can write to a fresh volume's root.
+pub(crate) const POD_UID: i64 = 65532;
+
+/// Where the volume is mounted in the pod, and so the `--dir` of the check there.
+pub(crate) const MOUNT_PATH: &str = "/data";
+
+/// The binary's path inside the image (Containerfile).
+pub(crate) const BINARY: &str = "/iogauge";
+
+/// The whole request.
+#[derive(Debug, Clone)]
+pub(crate) struct KubeRequest {
+    /// Built-in profile names, in order.
+    pub profiles: Vec<String>,
+    /// What each pod's `iogauge check` gets besides the profiles.
+    pub check: CheckArgs,
+    /// What to measure.
+    pub targets: TargetRequest,
+    /// How every pod is built.
+    pub pod: PodOptions,
+    /// The namespace for everything created (None: the kubeconfig context's, else `default`).
+    pub namespace: Option<String>,
+    /// The whole run's limit; also each Job's `activeDeadlineSeconds`.
+    pub timeout: Duration,
+    /// How long a target may stay unschedulable or unprovisioned before it is given up.
+    pub pending_timeout: Duration,
+    /// How many targets run at once.
+    pub parallel: usize,
+    /// A kubeconfig file instead of `KUBECONFIG` / `~/.kube/config`.
+    pub kubeconfig: Option<std::path::PathBuf>,
+    /// A kubeconfig context instead of the current one.
+    pub context: Option<String>,
+}
+
+/// Options passed through to `iogauge check` in the pod.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct CheckArgs {
+    pub scale: Option<f64>,
+    pub duration: Option<Duration>,
+    /// check's `--size`: the test file size, in bytes.
+    pub file_size: Option<u64>,
+    pub strict: bool,
+}
+
+/// The targets, before the cluster is asked about them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct TargetRequest {
+    /// A fresh claim in each of these storage classes.
+    pub storage_classes: Vec<String>,
+    /// A fresh claim in every storage class of the cluster.
+    pub all_storage_classes: bool,
+    /// Existing claims, used as they are and never deleted.
+    pub claims: Vec<String>,
+    /// A label selector for nodes, each measured in `host_path`.
+    pub nodes: Option<String>,
+    /// The node directory measured on each selected node.
+    pub host_path: Option<String>,
+}
+
+impl TargetRequest {
+    /// Whether finding the targets needs the cluster (listing classes or nodes).
+    pub(crate) fn needs_discovery(&self) -> bool {
+        self.all_storage_classes || self.nodes.is_some()
+    }
+}
+
+/// A toleration as given on the command line (`key=value:Effect`, `key:Effect`, `key`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Toleration {
+    pub key: String,
+    pub value: Option<String>,
+    pub effect: Option<String>,
+}
+
+impl std::str::FromStr for Toleration {
+    type Err = String;
+
+    fn from_str(v: &str) -> Result<Self, String> {
+        const EFFECTS: [&str; 3] = ["NoSchedule", "PreferNoSchedule", "NoExecute"];
+        let (kv, effect) = match v.rsplit_once(':') {
+            Some((kv, e)) => (kv, Some(e)),
+            None => (v, None),
+        };
+        if let Some(e) = effect {
+            if !EFFECTS.contains(&e) {
+                return Err(format!(
+                    "'{v}': the effect '{e}' is not one of {}; e.g. dedicated=storage:NoSchedule",
+                    EFFECTS.join(", ")
+                ));
+            }
+        }
+        let (key, value) = match kv.split_once('=') {
+            Some((k, val)) => (k, Some(val.to_string())),
+            None => (kv, None),
+        };
+        if key.is_empty() {
+            return Err(format!(
+                "'{v}': expected key=value:Effect, key:Effect or key, e.g. dedicated=storage:NoSchedule"
+            ));
+        }
+        Ok(Toleration {
+            key: key.to_string(),
+            value,
+            effect: effect.map(str::to_string),
+        })
+    }
+}
+
+/// The taints `--tolerate-control-plane` tolerates: today's name and the one before 1.24.
+pub(crate) const CONTROL_PLANE_TAINTS: [&str; 2] = [
+    "node-role.kubernetes.io/control-plane",
+    "node-role.kubernetes.io/master",
+];
+
+/// How every pod is built.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct PodOptions {
+    /// The image holding the iogauge binary at `/iogauge`.
+    pub image: String,
+    /// `Always`, `IfNotPresent` or `Never`.
+    pub image_pull_policy: String,
+    pub image_pull_secrets: Vec<String>,
+    /// Added to every pod's nodeSelector.
+    pub node_selector: BTreeMap<String, String>,
+    pub tolerations: Vec<Toleration>,
+    pub tolerate_control_plane: bool,
+    /// Resource requests (`cpu`, `memory`) as Kubernetes quantities.
+    pub requests: BTreeMap<String, String>,
+    /// Resource limits.
+    pub limits: BTreeMap<String, String>,
+    /// None: the namespace's default account (the pod's token is not mounted either way).
+    pub service_account: Option<String>,
+    /// The claim size for fresh claims (None: sized from the profiles).
+    pub claim_size: Option<u64>,
+    pub access_mode: String,
+    /// Extra labels on everything created.
+    pub labels: BTreeMap<String, String>,
+}
+
+impl Default for PodOptions {
+    fn default() -> Self {
+        PodOptions {
+            image: String::new(),
+            image_pull_policy: "IfNotPresent".into(),
+            image_pull_secrets: Vec::new(),
+            node_selector: BTreeMap::new(),
+            tolerations: Vec::new(),
+            tolerate_control_plane: false,
+            // Small: iogauge needs a few tens of MiB; no CPU limit, because CFS throttling
+            // would show up as I/O latency.
+            requests: BTreeMap::from([
+                ("cpu".to_string(), "100m".to_string()),
+                ("memory".to_string(), "64Mi".to_string()),
+            ]),
+            limits: BTreeMap::from([("memory".to_string(), "512Mi".to_string())]),
+            service_account: None,
+            claim_size: None,
+            access_mode: "ReadWriteOnce".into(),
+            labels: BTreeMap::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn tolerations_parse_as_kubectl_taint_writes_them() {
+        let t: Toleration = "dedicated=storage:NoSchedule".parse().unwrap();
+        assert_eq!(
+            t,
+            Toleration {
+                key: "dedicated".into(),
+                value: Some("storage".into()),
+                effect: Some("NoSchedule".into())
+            }
+        );
+        let t: Toleration = "node-role.kubernetes.io/control-plane:NoSchedule"
+            .parse()
+            .unwrap();
+        assert_eq!(t.key, "node-role.kubernetes.io/control-plane");
+        assert_eq!(t.value, None);
+        let t: Toleration = "gpu".parse().unwrap();
+        assert_eq!((t.value, t.effect), (None, None));
+        assert_eq!(
+            "a=b:NoRun".parse::<Toleration>().unwrap_err(),
+            "'a=b:NoRun': the effect 'NoRun' is not one of NoSchedule, PreferNoSchedule, NoExecute; e.g. dedicated=storage:NoSchedule"
+        );
+        assert!("=b:NoSchedule".parse::<Toleration>().is_err());
+    }
+}
