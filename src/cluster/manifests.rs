@@ -3,9 +3,7 @@
 //! (so that the Job's deletion, or its `ttlSecondsAfterFinished`, takes the claim with it even
 //! when iogauge itself was killed). Pure functions: `--dry-run` prints exactly these.
 
-use super::request::{
-    KubeRequest, Toleration, BINARY, CONTROL_PLANE_TAINTS, MOUNT_PATH, POD_UID,
-};
+use super::request::{KubeRequest, Toleration, BINARY, CONTROL_PLANE_TAINTS, MOUNT_PATH, POD_UID};
 use super::targets::{Target, TargetKind};
 use k8s_openapi::api::batch::v1::{Job, JobSpec};
 use k8s_openapi::api::core::v1::{

@@ -30,9 +30,9 @@ pub(crate) fn parse_bytes(v: &str) -> Result<u64, String> {
             ))
         }
     };
-    let n: f64 = num
-        .parse()
-        .map_err(|_| format!("'{v}' is not a Kubernetes quantity: expected a number first, e.g. 20Gi"))?;
+    let n: f64 = num.parse().map_err(|_| {
+        format!("'{v}' is not a Kubernetes quantity: expected a number first, e.g. 20Gi")
+    })?;
     let bytes = n * mult as f64;
     if bytes < 1.0 || bytes >= u64::MAX as f64 || bytes.fract() != 0.0 {
         return Err(format!(

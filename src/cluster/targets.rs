@@ -198,7 +198,9 @@ mod tests {
         let id = run_id();
         assert_eq!(id.len(), 6);
         assert!(id.chars().next().unwrap().is_ascii_lowercase());
-        assert!(id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit()));
+        assert!(id
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit()));
     }
 
     #[test]

@@ -1,0 +1,335 @@
+//! Why a target's pod is not running yet, in one line, from what the cluster says about it: the
+//! Job's events (admission refused the pod), the pod's conditions, container states and events
+//! (unschedulable, image pull), and the claim's events (provisioning). A pure function of those
+//! objects, so each case is tested on the API server's own wording.
+
+use k8s_openapi::api::batch::v1::Job;
+use k8s_openapi::api::core::v1::{Event, PersistentVolumeClaim, Pod};
+
+/// What the objects say.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Diagnosis {
+    /// On its way (pulling, creating, a claim waiting for its first consumer).
+    Waiting(String),
+    /// Not progressing, but it might still (a node may be added, a provisioner may retry): said
+    /// at once, and given up after the pending timeout.
+    Stuck(String),
+    /// It will not start: give up now.
+    Fatal(String),
+}
+
+/// What is known about one target while it has not started.
+pub(crate) struct Observed<'a> {
+    pub job: Option<&'a Job>,
+    pub job_events: &'a [Event],
+    pub pod: Option<&'a Pod>,
+    pub pod_events: &'a [Event],
+    pub claim: Option<&'a PersistentVolumeClaim>,
+    pub claim_events: &'a [Event],
+    pub image: &'a str,
+}
+
+fn latest<'e>(events: &'e [Event], reason: &str) -> Option<&'e Event> {
+    events.iter().rfind(|e| e.reason.as_deref() == Some(reason))
+}
+
+fn message(e: &Event) -> String {
+    e.message.clone().unwrap_or_default().trim().to_string()
+}
+
+/// The diagnosis of a target whose pod has not started running.
+pub(crate) fn diagnose(o: &Observed) -> Diagnosis {
+    let Some(pod) = o.pod else {
+        if let Some(e) = latest(o.job_events, "FailedCreate") {
+            return Diagnosis::Fatal(refused(&message(e)));
+        }
+        let failed = o
+            .job
+            .and_then(|j| j.status.as_ref()?.conditions.as_ref())
+            .and_then(|c| c.iter().find(|c| c.type_ == "Failed" && c.status == "True"));
+        if let Some(c) = failed {
+            return Diagnosis::Fatal(format!(
+                "the Job failed before its pod started: {}",
+                c.message
+                    .as_deref()
+                    .or(c.reason.as_deref())
+                    .unwrap_or("no reason given")
+            ));
+        }
+        return Diagnosis::Waiting("waiting for the Job to create its pod".into());
+    };
+    let status = pod.status.as_ref();
+    let waiting = status
+        .and_then(|s| s.container_statuses.as_ref())
+        .and_then(|c| c.first())
+        .and_then(|c| c.state.as_ref()?.waiting.as_ref());
+    if let Some(w) = waiting {
+        let reason = w.reason.as_deref().unwrap_or("");
+        let detail = || {
+            latest(o.pod_events, "Failed")
+                .map(message)
+                .or_else(|| w.message.clone())
+                .unwrap_or_else(|| reason.to_string())
+        };
+        match reason {
+            "ImagePullBackOff" | "InvalidImageName" | "ErrImageNeverPull" => {
+                return Diagnosis::Fatal(format!(
+                    "cannot pull the image '{}' ({reason}): {}; check --image, and \
+                     --image-pull-secret for a private registry",
+                    o.image,
+                    detail()
+                ))
+            }
+            "ErrImagePull" => {
+                return Diagnosis::Waiting(format!(
+                    "pulling the image failed, the kubelet retries: {}",
+                    detail()
+                ))
+            }
+            "CreateContainerConfigError" | "CreateContainerError" | "RunContainerError" => {
+                return Diagnosis::Fatal(format!(
+                    "the container cannot start ({reason}): {}",
+                    w.message.clone().unwrap_or_else(detail)
+                ))
+            }
+            _ => {}
+        }
+    }
+    if let Some(e) = latest(o.claim_events, "ProvisioningFailed") {
+        let claim = o
+            .claim
+            .and_then(|c| c.metadata.name.clone())
+            .unwrap_or_default();
+        let bound = o
+            .claim
+            .and_then(|c| c.status.as_ref()?.phase.clone())
+            .is_some_and(|p| p == "Bound");
+        if !bound {
+            return Diagnosis::Stuck(format!(
+                "the claim {claim} is not provisioned: {}",
+                message(e)
+            ));
+        }
+    }
+    let unscheduled = status.and_then(|s| s.conditions.as_ref()).and_then(|c| {
+        c.iter()
+            .find(|c| c.type_ == "PodScheduled" && c.status == "False")
+    });
+    if let Some(c) = unscheduled {
+        let msg = c.message.clone().unwrap_or_default();
+        if c.reason.as_deref() == Some("Unschedulable") {
+            // The claim is created right after the Job, so the scheduler may see the pod first.
+            if msg.contains("persistentvolumeclaim") && msg.contains("not found") {
+                return Diagnosis::Waiting("waiting for the claim to be created".into());
+            }
+            return Diagnosis::Stuck(format!("no node can run the pod: {msg}{}", hint(&msg)));
+        }
+        return Diagnosis::Waiting(format!("being scheduled: {msg}"));
+    }
+    if latest(o.claim_events, "WaitForFirstConsumer").is_some() && waiting.is_none() {
+        return Diagnosis::Waiting(
+            "the claim binds when the pod is scheduled (WaitForFirstConsumer)".into(),
+        );
+    }
+    match waiting.and_then(|w| w.reason.clone()) {
+        Some(r) => Diagnosis::Waiting(format!("starting ({r})")),
+        None => Diagnosis::Waiting("pending".into()),
+    }
+}
+
+/// The scheduler's words, with what to change on iogauge's command line.
+fn hint(msg: &str) -> &'static str {
+    if msg.contains("untolerated taint") {
+        if msg.contains("node-role.kubernetes.io/control-plane")
+            || msg.contains("node-role.kubernetes.io/master")
+        {
+            " (add --tolerate-control-plane to run on control-plane nodes)"
+        } else {
+            " (add --toleration KEY=VALUE:EFFECT for the taint named)"
+        }
+    } else if msg.contains("node affinity/selector") {
+        " (check --node-selector and --nodes)"
+    } else if msg.contains("Insufficient cpu") || msg.contains("Insufficient memory") {
+        " (lower --cpu-request or --memory-request)"
+    } else {
+        ""
+    }
+}
+
+/// A Job's FailedCreate message, naming what refused the pod.
+fn refused(msg: &str) -> String {
+    let detail = |after: &str| {
+        msg.split_once(after)
+            .map(|(_, d)| d.trim().trim_start_matches(':').trim().to_string())
+            .unwrap_or_else(|| msg.to_string())
+    };
+    if let Some(i) = msg.find("violates PodSecurity \"") {
+        let rest = &msg[i + "violates PodSecurity \"".len()..];
+        let level = rest.split('"').next().unwrap_or("");
+        return format!(
+            "Pod Security admission ({level}) refused the pod: {}",
+            detail(&format!("violates PodSecurity \"{level}\""))
+        );
+    }
+    if let Some(i) = msg.find("admission webhook \"") {
+        let rest = &msg[i + "admission webhook \"".len()..];
+        let hook = rest.split('"').next().unwrap_or("");
+        return format!(
+            "the admission webhook {hook} refused the pod: {}",
+            detail("denied the request")
+        );
+    }
+    if msg.contains("exceeded quota") {
+        return format!("a ResourceQuota refused the pod: {}", detail("forbidden"));
+    }
+    format!("the Job could not create its pod: {msg}")
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use serde_json::json;
+
+    fn event(reason: &str, kind: &str, message: &str) -> Event {
+        serde_json::from_value(json!({
+            "metadata": {"name": "e"}, "involvedObject": {},
+            "reason": reason, "type": kind, "message": message
+        }))
+        .unwrap()
+    }
+
+    fn pod(status: serde_json::Value) -> Pod {
+        serde_json::from_value(json!({"metadata": {"name": "p"}, "status": status})).unwrap()
+    }
+
+    fn observed<'a>(
+        pod: Option<&'a Pod>,
+        pod_events: &'a [Event],
+        job_events: &'a [Event],
+        claim: Option<&'a PersistentVolumeClaim>,
+        claim_events: &'a [Event],
+    ) -> Observed<'a> {
+        Observed {
+            job: None,
+            job_events,
+            pod,
+            pod_events,
+            claim,
+            claim_events,
+            image: "registry.example/iogauge:nope",
+        }
+    }
+
+    #[test]
+    fn admission_refusals_name_the_policy() {
+        let ev = [event(
+            "FailedCreate",
+            "Warning",
+            "Error creating: pods \"iogauge-x-abcde\" is forbidden: violates PodSecurity \"restricted:latest\": restricted volume types (volume \"data\" uses restricted volume type \"hostPath\")",
+        )];
+        assert_eq!(
+            diagnose(&observed(None, &[], &ev, None, &[])),
+            Diagnosis::Fatal(
+                "Pod Security admission (restricted:latest) refused the pod: restricted volume types (volume \"data\" uses restricted volume type \"hostPath\")".into()
+            )
+        );
+        let ev = [event(
+            "FailedCreate",
+            "Warning",
+            "Error creating: admission webhook \"validate.kyverno.svc-fail\" denied the request: policy require-limits: cpu limit required",
+        )];
+        assert_eq!(
+            diagnose(&observed(None, &[], &ev, None, &[])),
+            Diagnosis::Fatal(
+                "the admission webhook validate.kyverno.svc-fail refused the pod: policy require-limits: cpu limit required".into()
+            )
+        );
+        assert_eq!(
+            diagnose(&observed(None, &[], &[], None, &[])),
+            Diagnosis::Waiting("waiting for the Job to create its pod".into())
+        );
+    }
+
+    #[test]
+    fn unschedulable_pods_say_which_flag_helps() {
+        let msg = "0/3 nodes are available: 3 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.";
+        let p = pod(json!({"phase": "Pending", "conditions": [
+            {"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": msg}
+        ]}));
+        assert_eq!(
+            diagnose(&observed(Some(&p), &[], &[], None, &[])),
+            Diagnosis::Stuck(format!(
+                "no node can run the pod: {msg} (add --tolerate-control-plane to run on control-plane nodes)"
+            ))
+        );
+        let p = pod(json!({"phase": "Pending", "conditions": [
+            {"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
+             "message": "0/1 nodes are available: persistentvolumeclaim \"c\" not found."}
+        ]}));
+        assert_eq!(
+            diagnose(&observed(Some(&p), &[], &[], None, &[])),
+            Diagnosis::Waiting("waiting for the claim to be created".into())
+        );
+    }
+
+    #[test]
+    fn image_pull_failures_stop_at_the_back_off() {
+        let ev = [event(
+            "Failed",
+            "Warning",
+            "Failed to pull image \"registry.example/iogauge:nope\": not found",
+        )];
+        let first = pod(json!({"phase": "Pending", "containerStatuses": [
+            {"name": "iogauge", "image": "x", "imageID": "", "ready": false, "restartCount": 0,
+             "state": {"waiting": {"reason": "ErrImagePull", "message": "rpc error"}}}
+        ]}));
+        assert_eq!(
+            diagnose(&observed(Some(&first), &ev, &[], None, &[])),
+            Diagnosis::Waiting(
+                "pulling the image failed, the kubelet retries: Failed to pull image \"registry.example/iogauge:nope\": not found".into()
+            )
+        );
+        let backoff = pod(json!({"phase": "Pending", "containerStatuses": [
+            {"name": "iogauge", "image": "x", "imageID": "", "ready": false, "restartCount": 0,
+             "state": {"waiting": {"reason": "ImagePullBackOff", "message": "Back-off pulling image"}}}
+        ]}));
+        assert_eq!(
+            diagnose(&observed(Some(&backoff), &ev, &[], None, &[])),
+            Diagnosis::Fatal(
+                "cannot pull the image 'registry.example/iogauge:nope' (ImagePullBackOff): Failed to pull image \"registry.example/iogauge:nope\": not found; check --image, and --image-pull-secret for a private registry".into()
+            )
+        );
+    }
+
+    #[test]
+    fn claims_waiting_for_a_consumer_are_fine_and_failed_provisioning_is_not() {
+        let claim: PersistentVolumeClaim = serde_json::from_value(
+            json!({"metadata": {"name": "iogauge-a-fast"}, "status": {"phase": "Pending"}}),
+        )
+        .unwrap();
+        let p = pod(json!({"phase": "Pending"}));
+        let wffc = [event(
+            "WaitForFirstConsumer",
+            "Normal",
+            "waiting for first consumer to be created before binding",
+        )];
+        assert_eq!(
+            diagnose(&observed(Some(&p), &[], &[], Some(&claim), &wffc)),
+            Diagnosis::Waiting(
+                "the claim binds when the pod is scheduled (WaitForFirstConsumer)".into()
+            )
+        );
+        let failed = [event(
+            "ProvisioningFailed",
+            "Warning",
+            "storageclass.storage.k8s.io \"fast\" not found",
+        )];
+        assert_eq!(
+            diagnose(&observed(Some(&p), &[], &[], Some(&claim), &failed)),
+            Diagnosis::Stuck(
+                "the claim iogauge-a-fast is not provisioned: storageclass.storage.k8s.io \"fast\" not found".into()
+            )
+        );
+    }
+}
