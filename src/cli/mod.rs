@@ -3,6 +3,7 @@
 
 pub(crate) mod check;
 pub(crate) mod fio;
+pub(crate) mod kube;
 pub(crate) mod preflight;
 pub(crate) mod progress;
 
@@ -42,6 +43,8 @@ enum Command {
     },
     /// Run troubleshoot.sh filesystemPerformance collectors and analyzers, no fio needed
     Preflight(preflight::PreflightArgs),
+    /// Run the checks across a Kubernetes cluster: per storage class, claim and node
+    Kube(kube::KubeArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
     Completions {
         #[arg(value_enum)]
@@ -64,7 +67,7 @@ pub fn main() -> i32 {
             return EXIT_ERROR;
         }
     };
-    let args: Vec<OsString> = std::env::args_os().collect();
+    let args = kubectl_plugin(std::env::args_os().collect());
     let cli = match Cli::try_parse_from(&args) {
         Ok(c) => c,
         Err(e) => {
@@ -94,6 +97,7 @@ pub fn main() -> i32 {
             }
         }
         Command::Preflight(a) => preflight::main(a, &stop),
+        Command::Kube(a) => kube::main(a, &stop),
         Command::Completions { shell } => {
             clap_complete::generate(
                 shell,
@@ -106,6 +110,19 @@ pub fn main() -> i32 {
     }
 }
 
+/// Installed as `kubectl-iogauge`, the binary is a kubectl plugin: `kubectl iogauge check …`
+/// is `iogauge kube check …`.
+fn kubectl_plugin(mut args: Vec<OsString>) -> Vec<OsString> {
+    let plugin = args
+        .first()
+        .and_then(|a| std::path::Path::new(a).file_name())
+        .is_some_and(|n| n == "kubectl-iogauge");
+    if plugin {
+        args.insert(1, "kube".into());
+    }
+    args
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -113,5 +130,18 @@ mod tests {
     #[test]
     fn the_command_line_definition_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn as_kubectl_iogauge_it_is_the_kube_command() {
+        let os = |v: &[&str]| v.iter().map(OsString::from).collect::<Vec<_>>();
+        assert_eq!(
+            kubectl_plugin(os(&["/usr/local/bin/kubectl-iogauge", "check", "etcd"])),
+            os(&["/usr/local/bin/kubectl-iogauge", "kube", "check", "etcd"])
+        );
+        assert_eq!(
+            kubectl_plugin(os(&["iogauge", "check"])),
+            os(&["iogauge", "check"])
+        );
     }
 }

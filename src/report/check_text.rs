@@ -17,7 +17,7 @@ pub(crate) fn render_check_text(doc: &CheckDocument, color: bool) -> String {
     out
 }
 
-fn word(v: CheckVerdict, color: bool) -> String {
+pub(crate) fn word(v: CheckVerdict, color: bool) -> String {
     if !color {
         return v.word().to_string();
     }

@@ -378,3 +378,84 @@ pub struct AnalyzerOutcome {
     /// The analyzer is `strict`.
     pub strict: bool,
 }
+
+/// `iogauge kube check`'s result: the check document of every target's pod.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct KubeDocument {
+    /// Layout version of this document ([`SCHEMA_VERSION`]).
+    pub schema_version: u32,
+    /// The iogauge version that ran the controller.
+    pub iogauge: String,
+    /// The run's id, in every created object's `iogauge.dev/run` label.
+    pub run_id: String,
+    /// The API server's address.
+    pub cluster: String,
+    /// The namespace everything was created in.
+    pub namespace: String,
+    /// The profiles every target ran, in order.
+    pub profiles: Vec<String>,
+    /// One entry per target, in the order they were found.
+    pub targets: Vec<TargetOutcome>,
+    /// How many profiles ended each way, over every target (a target that could not run counts
+    /// each of its profiles as could-not-run).
+    pub summary: Summary,
+}
+
+/// What was measured for one target.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct TargetOutcome {
+    /// The target in words: `storage class fast-ssd`, `claim etcd-data`, `node cp-1`.
+    pub target: String,
+    /// What kind of target.
+    pub kind: TargetType,
+    /// The storage class of the claim measured.
+    pub storage_class: Option<String>,
+    /// That storage class's provisioner (`ebs.csi.aws.com`).
+    pub provisioner: Option<String>,
+    /// That storage class's `volumeBindingMode`.
+    pub volume_binding_mode: Option<String>,
+    /// The claim measured (fresh, or the existing one named).
+    pub claim: Option<String>,
+    /// The claim's size, as a Kubernetes quantity.
+    pub claim_size: Option<String>,
+    /// The node the pod ran on.
+    pub node: Option<String>,
+    /// For a node target, the node's directory measured.
+    pub host_path: Option<String>,
+    /// The Job that ran the check.
+    pub job: String,
+    /// How the target ended.
+    pub status: TargetStatus,
+    /// Why it did not complete (one line, from the pod's conditions and events).
+    pub reason: Option<String>,
+    /// The check document the pod printed; its `context` is the pod's view of the volume.
+    pub check: Option<CheckDocument>,
+}
+
+/// What kind of thing a target is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TargetType {
+    /// A fresh claim in a storage class, deleted afterwards.
+    StorageClass,
+    /// An existing claim, left as it was.
+    Claim,
+    /// A node's directory.
+    Node,
+}
+
+/// How a target ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TargetStatus {
+    /// The pod ran the check and printed its document (whatever the verdicts).
+    Completed,
+    /// The pod did not start, or ended without a result.
+    Failed,
+    /// The run's `--timeout` passed first.
+    TimedOut,
+    /// A signal stopped the run while this target ran.
+    Interrupted,
+    /// Not started: the run was stopped or timed out before.
+    Skipped,
+}

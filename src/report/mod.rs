@@ -4,6 +4,7 @@
 pub(crate) mod check_text;
 pub mod document;
 pub(crate) mod json;
+pub(crate) mod kube_text;
 pub(crate) mod normal;
 pub(crate) mod preflight_text;
 pub(crate) mod small_files;

@@ -31,6 +31,13 @@ impl Stop {
         self.flag.load(std::sync::atomic::Ordering::Relaxed)
     }
 
+    /// Clears the flag once the stop has been acted on, so that a second signal can be told
+    /// from the first: `iogauge kube` deletes what it created after the first, and leaves
+    /// (saying what remains) on the second.
+    pub fn rearm(&self) {
+        self.flag.store(false, std::sync::atomic::Ordering::Relaxed);
+    }
+
     /// The signal that stopped the run, for the one-line reason ("SIGINT").
     pub fn reason(&self) -> &'static str {
         match self.signal.load(std::sync::atomic::Ordering::Relaxed) as i32 {

@@ -230,7 +230,11 @@ pub(crate) enum Overall {
 }
 
 pub(crate) fn overall(outcomes: &[ProfileOutcome], strict: bool) -> Overall {
-    let s = Summary::of(outcomes);
+    overall_of(&Summary::of(outcomes), strict)
+}
+
+/// [`overall`] from the counts alone (a Kubernetes run adds up its targets' summaries).
+pub(crate) fn overall_of(s: &Summary, strict: bool) -> Overall {
     if s.interrupted > 0 || s.skipped > 0 {
         Overall::Interrupted
     } else if s.failed > 0 || (strict && s.warned > 0) {

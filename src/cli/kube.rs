@@ -1,0 +1,396 @@
+//! `iogauge kube check|cleanup` (also `kubectl iogauge …`): arguments, the Kubernetes run with
+//! its notes on stderr, the document as a table or JSON, and the exit code.
+
+use super::{Stop, EXIT_ERROR, EXIT_FAIL, EXIT_OK, EXIT_USAGE, EXIT_WARN};
+use crate::cluster::cleanup::cleanup;
+use crate::cluster::quantity::parse_bytes;
+use crate::cluster::request::{CheckArgs, KubeRequest, PodOptions, TargetRequest, Toleration};
+use crate::cluster::run::{self, KubeError, Observer};
+use crate::input::profiles;
+use crate::model::units::{parse_flag_duration, parse_flag_size};
+use crate::report::kube_text::render_kube_text;
+use crate::verdict::check::{overall_of, Overall};
+use std::collections::BTreeMap;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Runs the checks in a Kubernetes cluster: per storage class, per claim, per node.
+#[derive(clap::Args, Debug)]
+pub(crate) struct KubeArgs {
+    #[command(subcommand)]
+    command: KubeCommand,
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum KubeCommand {
+    /// Run profiles in a pod on each target and judge them; --dry-run prints the manifests
+    Check(Box<KubeCheckArgs>),
+    /// Delete the Jobs, claims and pods that earlier runs left behind
+    Cleanup(CleanupArgs),
+}
+
+/// Which cluster and namespace.
+#[derive(clap::Args, Debug, Clone)]
+struct Connection {
+    /// The kubeconfig file [default: $KUBECONFIG, ~/.kube/config, or the pod's service account]
+    #[arg(long, value_name = "FILE")]
+    kubeconfig: Option<PathBuf>,
+    /// The kubeconfig context [default: the current one]
+    #[arg(long, value_name = "NAME")]
+    context: Option<String>,
+    /// Where everything is created [default: the context's namespace, else default]
+    #[arg(short, long, value_name = "NS")]
+    namespace: Option<String>,
+}
+
+#[derive(clap::Args, Debug)]
+#[command(after_help = "\
+Targets: a fresh claim per --storage-class (or every class with --all-storage-classes), an
+existing --claim, and/or a pod per node matching --nodes that measures --host-path. Each runs as a
+Job whose pod runs 'iogauge check' from --image; results come back through the pod's log.
+Everything created is deleted afterwards, also on timeout and Ctrl-C; 'iogauge kube cleanup'
+removes what a killed run left.
+
+Exit codes: 0 all passed, 1 a target could not run or interrupted, 2 bad input, 3 a profile
+failed, 4 the worst was a warning.")]
+struct KubeCheckArgs {
+    /// Built-in profiles [default: etcd sync-iops small-files gitlab]
+    #[arg(value_name = "PROFILE")]
+    profiles: Vec<String>,
+
+    /// Measure a fresh claim of this storage class (repeatable)
+    #[arg(long = "storage-class", value_name = "NAME", help_heading = "Targets")]
+    storage_classes: Vec<String>,
+    /// Measure a fresh claim of every storage class in the cluster
+    #[arg(long, help_heading = "Targets")]
+    all_storage_classes: bool,
+    /// Measure an existing claim in the namespace; it is used, never deleted (repeatable)
+    #[arg(long = "claim", value_name = "NAME", help_heading = "Targets")]
+    claims: Vec<String>,
+    /// Measure every node matching this label selector, in --host-path
+    #[arg(
+        long,
+        value_name = "SELECTOR",
+        requires = "host_path",
+        help_heading = "Targets"
+    )]
+    nodes: Option<String>,
+    /// The node directory to measure with --nodes, e.g. /var/lib/etcd
+    #[arg(long, value_name = "DIR", requires = "nodes", help_heading = "Targets")]
+    host_path: Option<String>,
+
+    /// Size of each fresh claim, e.g. 20Gi [default: the largest test file + 25%, in whole Gi]
+    #[arg(long, value_name = "QUANTITY", value_parser = parse_bytes, help_heading = "Claims")]
+    size: Option<u64>,
+    /// Access mode of fresh claims
+    #[arg(long, value_name = "MODE", default_value = "ReadWriteOnce", value_parser = ["ReadWriteOnce", "ReadWriteOncePod", "ReadWriteMany"], help_heading = "Claims")]
+    access_mode: String,
+
+    /// Run time-based profiles for D in each pod: 10 (seconds), 30s, 2m
+    #[arg(long, value_name = "D", value_parser = positive_duration, help_heading = "Checks")]
+    duration: Option<Duration>,
+    /// Shrink sizes, times and file counts by F (0 < F <= 1); marked as shortened
+    #[arg(long, value_name = "F", value_parser = parse_scale, help_heading = "Checks")]
+    scale: Option<f64>,
+    /// Test file size in fio's grammar (check's --size); it must fit the claim
+    #[arg(long, value_name = "S", value_parser = parse_flag_size, help_heading = "Checks")]
+    file_size: Option<u64>,
+    /// Warnings fail too, and a shortened run is at best a warning
+    #[arg(long, help_heading = "Checks")]
+    strict: bool,
+
+    /// The image with iogauge at /iogauge (build it with scripts/build-image)
+    #[arg(
+        long,
+        env = "IOGAUGE_IMAGE",
+        value_name = "IMAGE",
+        help_heading = "Pods"
+    )]
+    image: Option<String>,
+    /// The image pull policy
+    #[arg(long, value_name = "POLICY", default_value = "IfNotPresent", value_parser = ["Always", "IfNotPresent", "Never"], help_heading = "Pods")]
+    image_pull_policy: String,
+    /// A secret for pulling the image from a private registry (repeatable)
+    #[arg(long = "image-pull-secret", value_name = "NAME", help_heading = "Pods")]
+    image_pull_secrets: Vec<String>,
+    /// Only run on nodes with this label, key=value (repeatable)
+    #[arg(long = "node-selector", value_name = "KEY=VALUE", value_parser = key_value, help_heading = "Pods")]
+    node_selector: Vec<(String, String)>,
+    /// Tolerate a taint: key=value:Effect, key:Effect or key (repeatable)
+    #[arg(long = "toleration", value_name = "TAINT", help_heading = "Pods")]
+    tolerations: Vec<Toleration>,
+    /// Tolerate the control-plane taints (node-role.kubernetes.io/control-plane and /master)
+    #[arg(long, help_heading = "Pods")]
+    tolerate_control_plane: bool,
+    /// CPU request ('none' for no request)
+    #[arg(long, value_name = "Q", default_value = "100m", help_heading = "Pods")]
+    cpu_request: String,
+    /// Memory request ('none' for no request)
+    #[arg(long, value_name = "Q", default_value = "64Mi", help_heading = "Pods")]
+    memory_request: String,
+    /// CPU limit; none by default, because CPU throttling shows up as I/O latency
+    #[arg(long, value_name = "Q", default_value = "none", help_heading = "Pods")]
+    cpu_limit: String,
+    /// Memory limit ('none' for no limit)
+    #[arg(long, value_name = "Q", default_value = "512Mi", help_heading = "Pods")]
+    memory_limit: String,
+    /// The pod's service account [default: the namespace's default; its token is never mounted]
+    #[arg(long, value_name = "NAME", help_heading = "Pods")]
+    service_account: Option<String>,
+
+    /// Give up on the whole run after D; also each Job's activeDeadlineSeconds
+    #[arg(long, value_name = "D", default_value = "30m", value_parser = positive_duration, help_heading = "Run")]
+    timeout: Duration,
+    /// Give up on a target that stays unschedulable or unprovisioned for D
+    #[arg(long, value_name = "D", default_value = "60s", value_parser = positive_duration, help_heading = "Run")]
+    pending_timeout: Duration,
+    /// How many targets run at once (1: targets on shared storage do not disturb each other)
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..), help_heading = "Run")]
+    parallel: u16,
+    /// Print every manifest as YAML and create nothing
+    #[arg(long, help_heading = "Run")]
+    dry_run: bool,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = Format::Text, help_heading = "Run")]
+    format: Format,
+
+    #[command(flatten)]
+    connection: Connection,
+}
+
+#[derive(clap::Args, Debug)]
+struct CleanupArgs {
+    /// Only this run's objects (its id is printed when it starts) [default: every iogauge run's]
+    #[arg(long, value_name = "ID")]
+    run: Option<String>,
+    #[command(flatten)]
+    connection: Connection,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq)]
+enum Format {
+    Text,
+    Json,
+}
+
+fn positive_duration(v: &str) -> Result<Duration, String> {
+    let d = parse_flag_duration(v)?;
+    if d.is_zero() {
+        return Err("must be above 0".into());
+    }
+    Ok(d)
+}
+
+fn parse_scale(v: &str) -> Result<f64, String> {
+    v.parse::<f64>()
+        .ok()
+        .filter(|s| *s > 0.0 && *s <= 1.0)
+        .ok_or_else(|| "expected a number above 0 and at most 1, e.g. 0.1".to_string())
+}
+
+fn key_value(v: &str) -> Result<(String, String), String> {
+    match v.split_once('=') {
+        Some((k, val)) if !k.is_empty() => Ok((k.to_string(), val.to_string())),
+        _ => Err("expected KEY=VALUE, e.g. disktype=ssd".into()),
+    }
+}
+
+struct Notes;
+
+impl Observer for Notes {
+    fn note(&mut self, line: &str) {
+        eprintln!("{line}");
+    }
+}
+
+pub(crate) fn main(a: KubeArgs, stop: &Stop) -> i32 {
+    match a.command {
+        KubeCommand::Check(c) => check(*c, stop),
+        KubeCommand::Cleanup(c) => clean(c, stop),
+    }
+}
+
+impl KubeCheckArgs {
+    /// The request, or what is wrong with the arguments (exit 2).
+    fn request(&self) -> Result<KubeRequest, String> {
+        let profiles: Vec<String> = if self.profiles.is_empty() {
+            profiles::DEFAULT_SUITE
+                .iter()
+                .map(|s| s.to_string())
+                .collect()
+        } else {
+            self.profiles.clone()
+        };
+        for p in &profiles {
+            if p.contains('/') || p.ends_with(".yaml") || p.ends_with(".yml") {
+                return Err(format!(
+                    "profile '{p}': kube runs the built-in profiles only (the pod has no access to \
+                     your files); the built-in ones are {}",
+                    profiles::names().collect::<Vec<_>>().join(", ")
+                ));
+            }
+            profiles::get(p)?;
+        }
+        let targets = TargetRequest {
+            storage_classes: self.storage_classes.clone(),
+            all_storage_classes: self.all_storage_classes,
+            claims: self.claims.clone(),
+            nodes: self.nodes.clone(),
+            host_path: self.host_path.clone(),
+        };
+        if targets.storage_classes.is_empty()
+            && !targets.all_storage_classes
+            && targets.claims.is_empty()
+            && targets.nodes.is_none()
+        {
+            return Err("no target: name --storage-class NAME, --all-storage-classes, --claim NAME, or --nodes SELECTOR with --host-path DIR".into());
+        }
+        if let Some(h) = &self.host_path {
+            if !h.starts_with('/') {
+                return Err(format!(
+                    "--host-path '{h}': expected an absolute path on the node, e.g. /var/lib/etcd"
+                ));
+            }
+        }
+        let image = self.image.clone().filter(|i| !i.is_empty()).ok_or(
+            "no image: build one with scripts/build-image TAG, push it to a registry the cluster \
+             can pull from, and pass --image TAG (or set IOGAUGE_IMAGE)",
+        )?;
+        let resources =
+            |pairs: [(&str, &str, &str); 2]| -> Result<BTreeMap<String, String>, String> {
+                let mut m = BTreeMap::new();
+                for (flag, key, v) in pairs {
+                    if v == "none" {
+                        continue;
+                    }
+                    if v.is_empty() || v.contains(char::is_whitespace) {
+                        return Err(format!("--{flag} '{v}': expected a Kubernetes quantity such as 500m or 256Mi, or 'none'"));
+                    }
+                    m.insert(key.to_string(), v.to_string());
+                }
+                Ok(m)
+            };
+        Ok(KubeRequest {
+            profiles,
+            check: CheckArgs {
+                scale: self.scale,
+                duration: self.duration,
+                file_size: self.file_size,
+                strict: self.strict,
+            },
+            targets,
+            pod: PodOptions {
+                image,
+                image_pull_policy: self.image_pull_policy.clone(),
+                image_pull_secrets: self.image_pull_secrets.clone(),
+                node_selector: self.node_selector.iter().cloned().collect(),
+                tolerations: self.tolerations.clone(),
+                tolerate_control_plane: self.tolerate_control_plane,
+                requests: resources([
+                    ("cpu-request", "cpu", &self.cpu_request),
+                    ("memory-request", "memory", &self.memory_request),
+                ])?,
+                limits: resources([
+                    ("cpu-limit", "cpu", &self.cpu_limit),
+                    ("memory-limit", "memory", &self.memory_limit),
+                ])?,
+                service_account: self.service_account.clone(),
+                claim_size: self.size,
+                access_mode: self.access_mode.clone(),
+                labels: BTreeMap::new(),
+            },
+            namespace: self.connection.namespace.clone(),
+            timeout: self.timeout,
+            pending_timeout: self.pending_timeout,
+            parallel: usize::from(self.parallel),
+            kubeconfig: self.connection.kubeconfig.clone(),
+            context: self.connection.context.clone(),
+        })
+    }
+}
+
+fn failed(e: &KubeError) -> i32 {
+    eprintln!("iogauge kube: {e}");
+    match e {
+        KubeError::Usage(_) => EXIT_USAGE,
+        KubeError::Cluster(_) => EXIT_ERROR,
+    }
+}
+
+fn check(a: KubeCheckArgs, stop: &Stop) -> i32 {
+    let req = match a.request() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("iogauge kube check: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    if a.dry_run {
+        return match run::dry_run(&req) {
+            Ok((plan, yaml)) => {
+                print!("{yaml}");
+                eprintln!(
+                    "iogauge kube: dry run: {} target(s), nothing created. A real run also gives \
+                     each fresh claim an ownerReference to its Job (the Job's uid exists only \
+                     once it is created), so that deleting the Job deletes the claim",
+                    plan.targets.len()
+                );
+                EXIT_OK
+            }
+            Err(e) => failed(&e),
+        };
+    }
+    let doc = match run::check(&req, stop, &mut Notes) {
+        Ok(d) => d,
+        Err(e) => return failed(&e),
+    };
+    if a.format == Format::Json {
+        println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+    } else {
+        let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+        print!("{}", render_kube_text(&doc, color));
+    }
+    match overall_of(&doc.summary, req.check.strict) {
+        Overall::Interrupted => {
+            eprintln!("iogauge kube: interrupted by {}", stop.reason());
+            EXIT_ERROR
+        }
+        Overall::Fail => EXIT_FAIL,
+        Overall::Error => EXIT_ERROR,
+        Overall::Warn => EXIT_WARN,
+        Overall::Pass => EXIT_OK,
+    }
+}
+
+fn clean(a: CleanupArgs, stop: &Stop) -> i32 {
+    let c = &a.connection;
+    match cleanup(
+        c.kubeconfig.as_deref(),
+        c.context.as_deref(),
+        c.namespace.as_deref(),
+        a.run.as_deref(),
+        stop,
+    ) {
+        Ok(done) => {
+            for d in &done.deleted {
+                println!("deleted {d}");
+            }
+            for f in &done.failed {
+                eprintln!("iogauge kube cleanup: {f}");
+            }
+            eprintln!(
+                "iogauge kube cleanup: namespace {}: {} deleted, {} failed",
+                done.namespace,
+                done.deleted.len(),
+                done.failed.len()
+            );
+            if done.failed.is_empty() {
+                EXIT_OK
+            } else {
+                EXIT_ERROR
+            }
+        }
+        Err(e) => failed(&e),
+    }
+}

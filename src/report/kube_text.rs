@@ -1,0 +1,157 @@
+//! `iogauge kube check`'s text output, from the Kubernetes document alone: a table of targets
+//! by profile (each cell the verdict and the first metric's value), then per target where it ran
+//! (node, storage class, provisioner, the filesystem the pod saw) and each metric against its
+//! threshold, or why the target could not run; then the summary line.
+
+use super::check_text::word;
+use super::document::{CheckVerdict, KubeDocument, TargetOutcome, TargetStatus, TargetType};
+use std::fmt::Write;
+
+/// The text output; `color` adds ANSI colours to the verdict words.
+pub(crate) fn render_kube_text(doc: &KubeDocument, color: bool) -> String {
+    let mut rows: Vec<Vec<(String, Option<CheckVerdict>)>> = Vec::new();
+    let mut head: Vec<(String, Option<CheckVerdict>)> =
+        vec![("TARGET".into(), None), ("NODE".into(), None)];
+    head.extend(doc.profiles.iter().map(|p| (p.clone(), None)));
+    rows.push(head);
+    for t in &doc.targets {
+        let mut row = vec![
+            (t.target.clone(), None),
+            (t.node.clone().unwrap_or_else(|| "-".into()), None),
+        ];
+        for p in &doc.profiles {
+            row.push(cell(t, p));
+        }
+        rows.push(row);
+    }
+    let cols = rows[0].len();
+    let width: Vec<usize> = (0..cols)
+        .map(|c| rows.iter().map(|r| cell_width(&r[c])).max().unwrap_or(0))
+        .collect();
+    let mut out = String::new();
+    for r in &rows {
+        let mut line = String::new();
+        for (c, (text, verdict)) in r.iter().enumerate() {
+            let shown = match verdict {
+                Some(v) => {
+                    let rest = text.strip_prefix(v.word()).unwrap_or("");
+                    format!("{}{rest}", word(*v, color))
+                }
+                None => text.clone(),
+            };
+            line.push_str(&shown);
+            if c + 1 < cols {
+                line.push_str(&" ".repeat(width[c] - cell_width(&r[c]) + 2));
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    for t in &doc.targets {
+        out.push('\n');
+        target(&mut out, t, color);
+    }
+    let _ = writeln!(out, "\n{}", doc.summary.line());
+    out
+}
+
+fn cell_width(c: &(String, Option<CheckVerdict>)) -> usize {
+    c.0.chars().count()
+}
+
+/// A table cell: `PASS 0.27 ms`, or the target's status when it has no result.
+fn cell(t: &TargetOutcome, profile: &str) -> (String, Option<CheckVerdict>) {
+    let Some(doc) = &t.check else {
+        let v = match t.status {
+            TargetStatus::Interrupted => CheckVerdict::Interrupted,
+            TargetStatus::Skipped => CheckVerdict::Skipped,
+            _ => CheckVerdict::Error,
+        };
+        return (v.word().into(), Some(v));
+    };
+    match doc.profiles.iter().find(|p| p.profile == profile) {
+        Some(p) => {
+            let value = p
+                .metrics
+                .first()
+                .map(|m| format!(" {}", m.value_text))
+                .unwrap_or_default();
+            (format!("{}{value}", p.verdict.word()), Some(p.verdict))
+        }
+        None => ("-".into(), None),
+    }
+}
+
+/// Where a target ran and what each metric measured, or why it could not run.
+fn target(out: &mut String, t: &TargetOutcome, color: bool) {
+    let mut about = Vec::new();
+    if t.kind != TargetType::StorageClass {
+        if let Some(sc) = &t.storage_class {
+            about.push(format!("storage class {sc}"));
+        }
+    }
+    if let Some(p) = &t.provisioner {
+        about.push(p.clone());
+    }
+    if let Some(m) = &t.volume_binding_mode {
+        about.push(m.clone());
+    }
+    if let Some(c) = &t.claim {
+        about.push(match &t.claim_size {
+            Some(s) => format!("claim {c} ({s})"),
+            None => format!("claim {c}"),
+        });
+    }
+    if let Some(h) = &t.host_path {
+        about.push(format!("directory {h}"));
+    }
+    if let Some(n) = &t.node {
+        about.push(format!("node {n}"));
+    }
+    if let Some(fs) = t.check.as_ref().and_then(|d| d.context.filesystem.as_ref()) {
+        let device = t
+            .check
+            .as_ref()
+            .and_then(|d| d.context.device.as_ref())
+            .map(|d| match &d.model {
+                Some(m) => format!(", {} ({})", d.name, m.trim()),
+                None => format!(", {}", d.name),
+            })
+            .unwrap_or_default();
+        about.push(format!("{} from {}{device}", fs.fs_type, fs.source));
+    }
+    let _ = writeln!(out, "{}: {}", t.target, about.join(", "));
+    match &t.check {
+        None => {
+            let _ = writeln!(out, "  {}", t.reason.as_deref().unwrap_or("no result"));
+        }
+        Some(doc) => {
+            for p in &doc.profiles {
+                if p.metrics.is_empty() {
+                    let _ = writeln!(
+                        out,
+                        "  {} {}: {}",
+                        word(p.verdict, color),
+                        p.profile,
+                        p.reason.as_deref().unwrap_or("")
+                    );
+                }
+                for m in &p.metrics {
+                    let _ = writeln!(
+                        out,
+                        "  {} {}: {} {} (needs {}; {})",
+                        word(m.verdict, color),
+                        p.profile,
+                        m.label,
+                        m.value_text,
+                        m.threshold_text,
+                        m.source
+                    );
+                }
+                for w in &p.warnings {
+                    let _ = writeln!(out, "    warning: {w}");
+                }
+            }
+        }
+    }
+}
