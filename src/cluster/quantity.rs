@@ -45,7 +45,7 @@ pub(crate) fn parse_bytes(v: &str) -> Result<u64, String> {
 /// The quantity a manifest shows for `bytes`: the largest binary unit that divides it.
 pub(crate) fn format_bytes(bytes: u64) -> String {
     for (suffix, shift) in [("Ti", 40), ("Gi", 30), ("Mi", 20), ("Ki", 10)] {
-        if bytes >= 1 << shift && bytes % (1 << shift) == 0 {
+        if bytes >= 1 << shift && bytes.is_multiple_of(1 << shift) {
             return format!("{}{suffix}", bytes >> shift);
         }
     }

@@ -359,7 +359,7 @@ fn render_lat_buckets(b: &LatencyBuckets, out: &mut String) {
             if v <= 0.0 {
                 continue;
             }
-            if shown % 5 == 0 {
+            if shown.is_multiple_of(5) {
                 if shown > 0 {
                     out.push('\n');
                 }

@@ -225,7 +225,7 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
             if dir == DDIR_WRITE {
                 writes += 1;
                 for &(every, op) in &sync_every {
-                    if every != 0 && writes % every == 0 {
+                    if every != 0 && writes.is_multiple_of(every) {
                         pending_sync = Some((op, file));
                     }
                 }

@@ -139,7 +139,7 @@ impl<E: Engine> Loop<'_, E> {
                         (fsync_every, SyncOp::Fsync, "fsync"),
                         (fdatasync_every, SyncOp::Fdatasync, "fdatasync"),
                     ] {
-                        if every != 0 && writes % every == 0 {
+                        if every != 0 && writes.is_multiple_of(every) {
                             let s0 = now_ns();
                             let r = self.engine.sync(file, sop);
                             let s1 = now_ns();
