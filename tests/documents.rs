@@ -8,7 +8,7 @@
 mod common;
 use common::*;
 
-use iogauge::report::document::{CheckDocument, PreflightDocument, SCHEMA_VERSION};
+use iogauge::report::document::{CheckDocument, KubeDocument, PreflightDocument, SCHEMA_VERSION};
 use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
@@ -27,6 +27,7 @@ fn committed_schemas_match_the_types() {
     for (name, schema) in [
         ("check", schemars::schema_for!(CheckDocument)),
         ("preflight", schemars::schema_for!(PreflightDocument)),
+        ("kube", schemars::schema_for!(KubeDocument)),
     ] {
         let text = serde_json::to_string_pretty(&schema).unwrap() + "\n";
         if std::env::var_os("UPDATE_SCHEMA").is_some() {
