@@ -424,3 +424,9 @@ fn a_dry_run_that_must_find_targets_says_it_needs_a_cluster() {
     );
     assert!(err.contains("set KUBECONFIG or --kubeconfig"), "{err}");
 }
+
+#[test]
+fn the_rbac_file_meets_the_schema() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("deploy/rbac.yaml");
+    validate("rbac", &std::fs::read_to_string(path).unwrap());
+}
