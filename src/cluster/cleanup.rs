@@ -44,14 +44,27 @@ pub(crate) fn cleanup(
             m.name.clone().unwrap_or_default()
         };
         // Jobs first (their pods go with them), then claims, then any pod left without its Job.
+        // Objects already being deleted (a claim waits for its pod to go) are left to finish.
+        let live = |m: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta| {
+            m.deletion_timestamp.is_none()
+        };
         let mut work: Vec<(&str, String)> = Vec::new();
-        work.extend(jobs.iter().map(|j| ("job", name(&j.metadata))));
+        work.extend(
+            jobs.iter()
+                .filter(|j| live(&j.metadata))
+                .map(|j| ("job", name(&j.metadata))),
+        );
         work.extend(
             claims
                 .iter()
-                .map(|p| ("persistentvolumeclaim", name(&p.metadata))),
+                .filter(|c| live(&c.metadata))
+                .map(|c| ("persistentvolumeclaim", name(&c.metadata))),
         );
-        work.extend(pods.iter().map(|p| ("pod", name(&p.metadata))));
+        work.extend(
+            pods.iter()
+                .filter(|p| live(&p.metadata))
+                .map(|p| ("pod", name(&p.metadata))),
+        );
         for (kind, n) in work {
             if stop.is_set() {
                 out.failed.push(format!(
