@@ -42,7 +42,8 @@ fn fake(dir: &Path) -> FakeKube {
             BindingMode::WaitForFirstConsumer,
         ))
         .storage_class(
-            StorageClassSeed::new("fast", "ebs.csi.aws.com", BindingMode::Immediate).default_class(),
+            StorageClassSeed::new("fast", "ebs.csi.aws.com", BindingMode::Immediate)
+                .default_class(),
         )
         .node(
             NodeSeed::new("cp-1")
@@ -112,7 +113,11 @@ fn storage_classes_nodes_and_not_found() {
 
         let scs: Api<StorageClass> = Api::all(c.clone());
         let list = scs.list(&ListParams::default()).await.unwrap();
-        let names: Vec<_> = list.items.iter().map(|s| s.metadata.name.clone().unwrap()).collect();
+        let names: Vec<_> = list
+            .items
+            .iter()
+            .map(|s| s.metadata.name.clone().unwrap())
+            .collect();
         assert_eq!(names, ["standard", "fast"]);
         assert!(list.metadata.resource_version.is_some());
         let fast = scs.get("fast").await.unwrap();
@@ -132,23 +137,48 @@ fn storage_classes_nodes_and_not_found() {
 
         let nodes: Api<Node> = Api::all(c.clone());
         let names = |l: kube::core::ObjectList<Node>| -> Vec<String> {
-            l.items.into_iter().map(|n| n.metadata.name.unwrap()).collect()
+            l.items
+                .into_iter()
+                .map(|n| n.metadata.name.unwrap())
+                .collect()
         };
         let all = nodes.list(&ListParams::default()).await.unwrap();
         assert_eq!(names(all), ["cp-1", "worker-1", "worker-2"]);
         let sel = |s: &str| ListParams::default().labels(s);
-        assert_eq!(names(nodes.list(&sel("disk")).await.unwrap()), ["worker-1", "worker-2"]);
-        assert_eq!(names(nodes.list(&sel("disk=nvme")).await.unwrap()), ["worker-1"]);
-        assert_eq!(names(nodes.list(&sel("disk!=nvme")).await.unwrap()), ["cp-1", "worker-2"]);
         assert_eq!(
-            names(nodes.list(&sel("!node-role.kubernetes.io/control-plane")).await.unwrap()),
+            names(nodes.list(&sel("disk")).await.unwrap()),
             ["worker-1", "worker-2"]
         );
         assert_eq!(
-            names(nodes.list(&sel("disk,kubernetes.io/hostname=worker-2")).await.unwrap()),
+            names(nodes.list(&sel("disk=nvme")).await.unwrap()),
+            ["worker-1"]
+        );
+        assert_eq!(
+            names(nodes.list(&sel("disk!=nvme")).await.unwrap()),
+            ["cp-1", "worker-2"]
+        );
+        assert_eq!(
+            names(
+                nodes
+                    .list(&sel("!node-role.kubernetes.io/control-plane"))
+                    .await
+                    .unwrap()
+            ),
+            ["worker-1", "worker-2"]
+        );
+        assert_eq!(
+            names(
+                nodes
+                    .list(&sel("disk,kubernetes.io/hostname=worker-2"))
+                    .await
+                    .unwrap()
+            ),
             ["worker-2"]
         );
-        assert_eq!(names(nodes.list(&sel("disk in (sata,ssd)")).await.unwrap()), ["worker-2"]);
+        assert_eq!(
+            names(nodes.list(&sel("disk in (sata,ssd)")).await.unwrap()),
+            ["worker-2"]
+        );
     });
     assert!(fake.unexpected().is_empty(), "{:?}", fake.unexpected());
 }
@@ -166,12 +196,21 @@ fn a_job_runs_the_binary_and_is_deleted_with_its_pod_and_claim() {
         let events: Api<Event> = Api::default_namespaced(c.clone());
 
         let created = jobs
-            .create(&PostParams::default(), &job("iogauge-a", "iogauge-a-data", &["/iogauge", "--version"]))
+            .create(
+                &PostParams::default(),
+                &job("iogauge-a", "iogauge-a-data", &["/iogauge", "--version"]),
+            )
             .await
             .unwrap();
         assert!(created.metadata.uid.is_some());
         assert_eq!(created.metadata.namespace.as_deref(), Some(ns.as_str()));
-        match jobs.create(&PostParams::default(), &job("iogauge-a", "x", &["/iogauge"])).await {
+        match jobs
+            .create(
+                &PostParams::default(),
+                &job("iogauge-a", "x", &["/iogauge"]),
+            )
+            .await
+        {
             Err(kube::Error::Api(s)) => {
                 assert_eq!((s.code, s.reason.as_str()), (409, "AlreadyExists"));
                 assert_eq!(s.message, r#"jobs.batch "iogauge-a" already exists"#);
@@ -184,9 +223,13 @@ fn a_job_runs_the_binary_and_is_deleted_with_its_pod_and_claim() {
         let pod = poll("a pending pod", || async {
             let l = pods.list(&lp).await.unwrap();
             l.items.into_iter().find(|p| {
-                p.status.as_ref().and_then(|s| s.conditions.as_ref()).is_some_and(|c| {
-                    c.iter().any(|c| c.reason.as_deref() == Some("Unschedulable"))
-                })
+                p.status
+                    .as_ref()
+                    .and_then(|s| s.conditions.as_ref())
+                    .is_some_and(|c| {
+                        c.iter()
+                            .any(|c| c.reason.as_deref() == Some("Unschedulable"))
+                    })
             })
         })
         .await;
@@ -200,11 +243,17 @@ fn a_job_runs_the_binary_and_is_deleted_with_its_pod_and_claim() {
         let labels = pod.metadata.labels.unwrap();
         assert_eq!(labels["batch.kubernetes.io/job-name"], "iogauge-a");
         assert_eq!(labels["iogauge/run"], "iogauge-a");
-        assert_eq!(pod.metadata.owner_references.unwrap()[0].uid, created.metadata.uid.clone().unwrap());
+        assert_eq!(
+            pod.metadata.owner_references.unwrap()[0].uid,
+            created.metadata.uid.clone().unwrap()
+        );
 
         // A WaitForFirstConsumer claim, owned by the Job, binds only once the pod is scheduled.
         let claim = claims
-            .create(&PostParams::default(), &pvc("iogauge-a-data", "standard", Some(&created)))
+            .create(
+                &PostParams::default(),
+                &pvc("iogauge-a-data", "standard", Some(&created)),
+            )
             .await
             .unwrap();
         assert_eq!(claim.status.unwrap().phase.as_deref(), Some("Pending"));
@@ -231,7 +280,10 @@ fn a_job_runs_the_binary_and_is_deleted_with_its_pod_and_claim() {
             .unwrap()
             .terminated
             .unwrap();
-        assert_eq!((term.exit_code, term.reason.as_deref()), (0, Some("Completed")));
+        assert_eq!(
+            (term.exit_code, term.reason.as_deref()),
+            (0, Some("Completed"))
+        );
         let log = pods.logs(&pod_name, &LogParams::default()).await.unwrap();
         assert!(log.contains("iogauge 0.1.0"), "log: {log:?}");
 
@@ -242,14 +294,21 @@ fn a_job_runs_the_binary_and_is_deleted_with_its_pod_and_claim() {
             .list(&ListParams::default().fields("involvedObject.name=iogauge-a-data"))
             .await
             .unwrap();
-        assert!(evs.items.iter().any(|e| e.reason.as_deref() == Some("WaitForFirstConsumer")
-            && e.message.as_deref() == Some("waiting for first consumer to be created before binding")));
+        assert!(evs
+            .items
+            .iter()
+            .any(|e| e.reason.as_deref() == Some("WaitForFirstConsumer")
+                && e.message.as_deref()
+                    == Some("waiting for first consumer to be created before binding")));
         assert!(fake.happened_before(
             &format!("created Pod/{pod_name}"),
             "bound PersistentVolumeClaim/iogauge-a-data"
         ));
 
-        let gone = jobs.delete("iogauge-a", &DeleteParams::background()).await.unwrap();
+        let gone = jobs
+            .delete("iogauge-a", &DeleteParams::background())
+            .await
+            .unwrap();
         assert!(gone.is_right(), "a Status for a background delete");
         poll("the pod and claim to go", || async {
             let p = pods.list(&lp).await.unwrap().items.is_empty();
@@ -267,10 +326,10 @@ fn a_job_runs_the_binary_and_is_deleted_with_its_pod_and_claim() {
     assert_eq!(fake.deleted("Pod").len(), 1);
     assert!(fake.objects("Pod").is_empty());
     assert_eq!(fake.created("Job").len(), 1);
-    assert!(fake
-        .requests()
-        .iter()
-        .any(|r| r.method == "DELETE" && r.body.as_ref().is_some_and(|b| b["propagationPolicy"] == "Background")));
+    assert!(fake.requests().iter().any(|r| r.method == "DELETE"
+        && r.body
+            .as_ref()
+            .is_some_and(|b| b["propagationPolicy"] == "Background")));
     assert!(fake.unexpected().is_empty(), "{:?}", fake.unexpected());
 }
 
@@ -283,14 +342,21 @@ fn a_failing_command_fails_the_job_and_mount_paths_are_host_dirs() {
         let jobs: Api<Job> = Api::default_namespaced(c.clone());
         let claims: Api<PersistentVolumeClaim> = Api::default_namespaced(c.clone());
         // An Immediate class binds before any pod uses it.
-        claims.create(&PostParams::default(), &pvc("b-data", "fast", None)).await.unwrap();
+        claims
+            .create(&PostParams::default(), &pvc("b-data", "fast", None))
+            .await
+            .unwrap();
         poll("the claim to bind", || async {
             let p = claims.get("b-data").await.unwrap();
             (p.status.unwrap().phase.as_deref() == Some("Bound")).then_some(())
         })
         .await;
         // iogauge refuses an unknown option: a non-zero exit, and /data was mapped to the host.
-        let j = job("iogauge-b", "b-data", &["/iogauge", "check", "--no-such-option", "/data/f"]);
+        let j = job(
+            "iogauge-b",
+            "b-data",
+            &["/iogauge", "check", "--no-such-option", "/data/f"],
+        );
         jobs.create(&PostParams::default(), &j).await.unwrap();
         let failed = poll("the job to fail", || async {
             let j = jobs.get("iogauge-b").await.unwrap();
@@ -308,12 +374,22 @@ fn a_failing_command_fails_the_job_and_mount_paths_are_host_dirs() {
             .remove(0);
         let st = pod.status.unwrap();
         assert_eq!(st.phase.as_deref(), Some("Failed"));
-        let term = st.container_statuses.unwrap()[0].state.clone().unwrap().terminated.unwrap();
+        let term = st.container_statuses.unwrap()[0]
+            .state
+            .clone()
+            .unwrap()
+            .terminated
+            .unwrap();
         assert_ne!(term.exit_code, 0);
         assert_eq!(term.reason.as_deref(), Some("Error"));
-        let log = pods.logs(pod.metadata.name.as_deref().unwrap(), &LogParams::default()).await.unwrap();
+        let log = pods
+            .logs(pod.metadata.name.as_deref().unwrap(), &LogParams::default())
+            .await
+            .unwrap();
         assert!(!log.is_empty());
-        assert!(fake.volume_dir(pod.metadata.name.as_deref().unwrap(), "data").is_dir());
+        assert!(fake
+            .volume_dir(pod.metadata.name.as_deref().unwrap(), "data")
+            .is_dir());
     });
     assert!(fake.unexpected().is_empty());
 }
@@ -340,10 +416,16 @@ fn scenarios_unschedulable_image_pull_forbidden() {
         let events: Api<Event> = Api::default_namespaced(c.clone());
         for class in ["ok", "pull", "psa", "broken"] {
             let claim = format!("{class}-data");
-            claims.create(&PostParams::default(), &pvc(&claim, class, None)).await.unwrap();
-            jobs.create(&PostParams::default(), &job(&format!("j-{class}"), &claim, &["/iogauge"]))
+            claims
+                .create(&PostParams::default(), &pvc(&claim, class, None))
                 .await
                 .unwrap();
+            jobs.create(
+                &PostParams::default(),
+                &job(&format!("j-{class}"), &claim, &["/iogauge"]),
+            )
+            .await
+            .unwrap();
         }
         let events_of = |name: String| {
             let events = events.clone();
@@ -375,13 +457,19 @@ fn scenarios_unschedulable_image_pull_forbidden() {
         })
         .await;
         let evs = events_of(p.metadata.name.unwrap()).await;
-        assert!(evs.iter().any(|e| e.reason.as_deref() == Some("FailedScheduling")
-            && e.type_.as_deref() == Some("Warning")
-            && e.message.as_deref() == Some(taint)));
+        assert!(evs
+            .iter()
+            .any(|e| e.reason.as_deref() == Some("FailedScheduling")
+                && e.type_.as_deref() == Some("Warning")
+                && e.message.as_deref() == Some(taint)));
 
         // Image pull: ErrImagePull, then ImagePullBackOff.
         let waiting = |p: &Pod| {
-            p.status.clone()?.container_statuses?[0].state.clone()?.waiting?.reason
+            p.status.clone()?.container_statuses?[0]
+                .state
+                .clone()?
+                .waiting?
+                .reason
         };
         let p = poll("ErrImagePull", || async {
             let p = pod_of("j-pull").await?;
@@ -411,7 +499,10 @@ fn scenarios_unschedulable_image_pull_forbidden() {
                 .find(|e| e.reason.as_deref() == Some("FailedCreate"))
         })
         .await;
-        assert!(ev.message.unwrap().starts_with("Error creating: pods \"j-psa-"));
+        assert!(ev
+            .message
+            .unwrap()
+            .starts_with("Error creating: pods \"j-psa-"));
         assert!(pod_of("j-psa").await.is_none());
 
         // Provisioning failed: the claim stays Pending, the pod unschedulable.
@@ -429,7 +520,10 @@ fn scenarios_unschedulable_image_pull_forbidden() {
             c[0].message.clone()
         })
         .await;
-        assert_eq!(p, "0/1 nodes are available: pod has unbound immediate PersistentVolumeClaims.");
+        assert_eq!(
+            p,
+            "0/1 nodes are available: pod has unbound immediate PersistentVolumeClaims."
+        );
         let claim = claims.get("broken-data").await.unwrap();
         assert_eq!(claim.status.unwrap().phase.as_deref(), Some("Pending"));
     });
@@ -452,14 +546,21 @@ fn hang_runs_until_deleted_and_unknown_paths_are_recorded() {
         claim.spec.as_mut().unwrap().storage_class_name = None;
         let claim = claims.create(&PostParams::default(), &claim).await.unwrap();
         // The default class is filled in.
-        assert_eq!(claim.spec.unwrap().storage_class_name.as_deref(), Some("slow"));
-        jobs.create(&PostParams::default(), &job("h", "h-data", &["/iogauge", "--version"]))
-            .await
-            .unwrap();
+        assert_eq!(
+            claim.spec.unwrap().storage_class_name.as_deref(),
+            Some("slow")
+        );
+        jobs.create(
+            &PostParams::default(),
+            &job("h", "h-data", &["/iogauge", "--version"]),
+        )
+        .await
+        .unwrap();
         let lp = ListParams::default().labels("job-name=h");
         let name = poll("running", || async {
             let p = pods.list(&lp).await.unwrap().items.into_iter().next()?;
-            (p.status.clone()?.phase.as_deref() == Some("Running")).then(|| p.metadata.name.unwrap())
+            (p.status.clone()?.phase.as_deref() == Some("Running"))
+                .then(|| p.metadata.name.unwrap())
         })
         .await;
         tokio::time::sleep(Duration::from_millis(200)).await;

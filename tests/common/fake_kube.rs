@@ -641,7 +641,11 @@ impl State {
         meta["uid"] = json!(uid);
         meta["resourceVersion"] = json!(rv);
         meta["creationTimestamp"] = json!(now_rfc3339());
-        let line = format!("created {}/{}", obj["kind"].as_str().unwrap_or(""), name_of(&obj));
+        let line = format!(
+            "created {}/{}",
+            obj["kind"].as_str().unwrap_or(""),
+            name_of(&obj)
+        );
         self.history.push(line);
         self.created.push(obj.clone());
         self.objects.push(obj);
@@ -712,7 +716,8 @@ impl State {
     }
 
     fn class(&self, name: &str) -> Option<&Value> {
-        self.find("StorageClass", None, name).map(|i| &self.objects[i])
+        self.find("StorageClass", None, name)
+            .map(|i| &self.objects[i])
     }
 
     fn class_scenario(&self, class: &str) -> Option<Scenario> {
@@ -744,7 +749,10 @@ impl State {
     }
 
     fn nodes(&self) -> Vec<&Value> {
-        self.objects.iter().filter(|o| o["kind"] == "Node").collect()
+        self.objects
+            .iter()
+            .filter(|o| o["kind"] == "Node")
+            .collect()
     }
 
     /// The node a pod goes to: the first that matches its selector/affinity and whose taints it
@@ -774,7 +782,10 @@ impl State {
 fn claim_names(pod_name: &str, spec: &Value) -> Vec<String> {
     let mut out = Vec::new();
     for v in spec["volumes"].as_array().into_iter().flatten() {
-        if let Some(c) = v.pointer("/persistentVolumeClaim/claimName").and_then(Value::as_str) {
+        if let Some(c) = v
+            .pointer("/persistentVolumeClaim/claimName")
+            .and_then(Value::as_str)
+        {
             out.push(c.to_string());
         } else if v.get("ephemeral").is_some() {
             out.push(format!("{pod_name}-{}", str_at(v, "/name")));
@@ -827,34 +838,36 @@ fn node_fits(spec: &Value, node: &Value) -> Result<(), String> {
         let term_ok = |t: &Value| {
             let exprs = t["matchExpressions"].as_array().into_iter().flatten();
             let fields = t["matchFields"].as_array().into_iter().flatten();
-            exprs.map(|e| (e, label(str_at(e, "/key")))).chain(fields.map(|e| {
-                let v = (e["key"] == "metadata.name").then(|| name_of(node).to_string());
-                (e, v)
-            }))
-            .all(|(e, have)| {
-                let values: Vec<&str> = e["values"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .filter_map(Value::as_str)
-                    .collect();
-                match str_at(e, "/operator") {
-                    "In" => have.is_some_and(|h| values.contains(&h.as_str())),
-                    "NotIn" => !have.is_some_and(|h| values.contains(&h.as_str())),
-                    "Exists" => have.is_some(),
-                    "DoesNotExist" => have.is_none(),
-                    "Gt" | "Lt" => {
-                        let h: Option<i64> = have.and_then(|h| h.parse().ok());
-                        let v: Option<i64> = values.first().and_then(|v| v.parse().ok());
-                        match (h, v, str_at(e, "/operator")) {
-                            (Some(h), Some(v), "Gt") => h > v,
-                            (Some(h), Some(v), _) => h < v,
-                            _ => false,
+            exprs
+                .map(|e| (e, label(str_at(e, "/key"))))
+                .chain(fields.map(|e| {
+                    let v = (e["key"] == "metadata.name").then(|| name_of(node).to_string());
+                    (e, v)
+                }))
+                .all(|(e, have)| {
+                    let values: Vec<&str> = e["values"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter_map(Value::as_str)
+                        .collect();
+                    match str_at(e, "/operator") {
+                        "In" => have.is_some_and(|h| values.contains(&h.as_str())),
+                        "NotIn" => !have.is_some_and(|h| values.contains(&h.as_str())),
+                        "Exists" => have.is_some(),
+                        "DoesNotExist" => have.is_none(),
+                        "Gt" | "Lt" => {
+                            let h: Option<i64> = have.and_then(|h| h.parse().ok());
+                            let v: Option<i64> = values.first().and_then(|v| v.parse().ok());
+                            match (h, v, str_at(e, "/operator")) {
+                                (Some(h), Some(v), "Gt") => h > v,
+                                (Some(h), Some(v), _) => h < v,
+                                _ => false,
+                            }
                         }
+                        _ => false,
                     }
-                    _ => false,
-                }
-            })
+                })
         };
         if !terms.iter().any(|t| term_ok(t)) {
             return Err(MISMATCH.into());
@@ -876,7 +889,7 @@ fn node_fits(spec: &Value, node: &Value) -> Result<(), String> {
                 };
                 let value_ok =
                     tol["operator"] == "Exists" || str_at(tol, "/value") == str_at(t, "/value");
-                let effect_ok = matches!(str_at(tol, "/effect"), "" ) || tol["effect"] == effect;
+                let effect_ok = matches!(str_at(tol, "/effect"), "") || tol["effect"] == effect;
                 key_ok && value_ok && effect_ok
             });
         if !tolerated {
@@ -1183,7 +1196,9 @@ fn route(method: &str, path: &str) -> Option<(Res, Option<String>, Option<String
         ["apis", "batch", "v1", "namespaces", ns, "jobs"] => (JOB, Some(*ns), None, None),
         ["apis", "batch", "v1", "namespaces", ns, "jobs", n] => (JOB, Some(*ns), Some(*n), None),
         ["api", "v1", "namespaces", ns, plural, rest @ ..] => {
-            let res = [PVC, POD, EVENT].into_iter().find(|r| r.plural == *plural)?;
+            let res = [PVC, POD, EVENT]
+                .into_iter()
+                .find(|r| r.plural == *plural)?;
             match rest {
                 [] => (res, Some(*ns), None, None),
                 [n] => (res, Some(*ns), Some(*n), None),
@@ -1203,7 +1218,9 @@ fn route(method: &str, path: &str) -> Option<(Res, Option<String>, Option<String
     };
     let allowed = match res.kind {
         "StorageClass" | "Node" | "Event" => matches!(op, Op::List | Op::Get),
-        "Job" | "PersistentVolumeClaim" => matches!(op, Op::List | Op::Get | Op::Create | Op::Delete),
+        "Job" | "PersistentVolumeClaim" => {
+            matches!(op, Op::List | Op::Get | Op::Create | Op::Delete)
+        }
         "Pod" => matches!(op, Op::List | Op::Get | Op::Delete | Op::Log),
         _ => false,
     };
@@ -1368,7 +1385,11 @@ fn create(
             return invalid(
                 res,
                 "",
-                &[("metadata.name", "Required value", "name or generateName is required")],
+                &[(
+                    "metadata.name",
+                    "Required value",
+                    "name or generateName is required",
+                )],
             );
         }
         name = format!("{gen}{}", st.suffix());
@@ -1577,11 +1598,8 @@ fn delete_req(
         ),
         _ => {
             obj["metadata"]["deletionTimestamp"] = json!(now);
-            obj["metadata"]["deletionGracePeriodSeconds"] = json!(if res.kind == "Pod" {
-                30
-            } else {
-                0
-            });
+            obj["metadata"]["deletionGracePeriodSeconds"] =
+                json!(if res.kind == "Pod" { 30 } else { 0 });
             if prop == Propagation::Foreground {
                 obj["metadata"]["finalizers"] = json!(["foregroundDeletion"]);
             }
@@ -1863,7 +1881,12 @@ fn job_controller(st: &mut State) {
             .objects
             .iter()
             .filter(|o| o["kind"] == "Pod" && owned_by(o, &uid))
-            .map(|o| (uid_of(o).to_string(), str_at(o, "/status/phase").to_string()))
+            .map(|o| {
+                (
+                    uid_of(o).to_string(),
+                    str_at(o, "/status/phase").to_string(),
+                )
+            })
             .collect();
         let Some(rt) = st.jobs.get_mut(&uid) else {
             continue;
@@ -1961,7 +1984,8 @@ fn job_controller(st: &mut State) {
                 message
             };
             st.event(idx, typ, ev_reason, ev_msg, "job-controller");
-            st.history.push(format!("{} Job/{job_name}", kind.to_lowercase()));
+            st.history
+                .push(format!("{} Job/{job_name}", kind.to_lowercase()));
             continue;
         }
         if active == 0 {
@@ -1971,7 +1995,9 @@ fn job_controller(st: &mut State) {
         let running = st
             .objects
             .iter()
-            .filter(|o| o["kind"] == "Pod" && owned_by(o, &uid) && o["status"]["phase"] == "Running")
+            .filter(|o| {
+                o["kind"] == "Pod" && owned_by(o, &uid) && o["status"]["phase"] == "Running"
+            })
             .count();
         st.update(idx, |o| {
             let s = &mut o["status"];
@@ -2105,7 +2131,8 @@ fn bind_pvc(st: &mut State, idx: usize, node: Option<&str>) {
         o["status"] = json!({"phase": "Bound", "accessModes": o["spec"]["accessModes"],
             "capacity": {"storage": storage}});
     });
-    st.history.push(format!("bound PersistentVolumeClaim/{name}"));
+    st.history
+        .push(format!("bound PersistentVolumeClaim/{name}"));
     st.event(
         idx,
         "Normal",
@@ -2196,7 +2223,8 @@ fn schedule(st: &mut State, idx: usize) {
     let mut to_bind = Vec::new();
     for claim in claim_names(&name, spec) {
         let Some(ci) = st.find("PersistentVolumeClaim", Some(&ns), &claim) else {
-            let msg = format!("0/{n} nodes are available: persistentvolumeclaim \"{claim}\" not found.");
+            let msg =
+                format!("0/{n} nodes are available: persistentvolumeclaim \"{claim}\" not found.");
             return unschedulable(st, idx, &msg);
         };
         let pvc = &st.objects[ci];
@@ -2208,11 +2236,14 @@ fn schedule(st: &mut State, idx: usize) {
             .class(class)
             .is_some_and(|c| c["volumeBindingMode"] == "WaitForFirstConsumer");
         let failing = matches!(
-            st.class_scenario(class).unwrap_or_else(|| st.default_scenario.clone()),
+            st.class_scenario(class)
+                .unwrap_or_else(|| st.default_scenario.clone()),
             Scenario::ProvisioningFailed(_)
         );
         if !wffc || failing {
-            let msg = format!("0/{n} nodes are available: pod has unbound immediate PersistentVolumeClaims.");
+            let msg = format!(
+                "0/{n} nodes are available: pod has unbound immediate PersistentVolumeClaims."
+            );
             return unschedulable(st, idx, &msg);
         }
         to_bind.push(uid_of(pvc).to_string());
@@ -2305,7 +2336,13 @@ fn start(shared: &Arc<Shared>, st: &mut State, idx: usize) {
             o["status"]["startTime"] = json!(now);
             o["status"]["containerStatuses"] = json!([cs]);
         });
-        st.event(idx, "Normal", "Pulling", &format!("Pulling image \"{image}\""), "kubelet");
+        st.event(
+            idx,
+            "Normal",
+            "Pulling",
+            &format!("Pulling image \"{image}\""),
+            "kubelet",
+        );
         st.event(
             idx,
             "Warning",
@@ -2336,8 +2373,20 @@ fn start(shared: &Arc<Shared>, st: &mut State, idx: usize) {
         "kubelet",
     );
     let cname = str_at(&pod, "/spec/containers/0/name").to_string();
-    st.event(idx, "Normal", "Created", &format!("Created container: {cname}"), "kubelet");
-    st.event(idx, "Normal", "Started", &format!("Started container {cname}"), "kubelet");
+    st.event(
+        idx,
+        "Normal",
+        "Created",
+        &format!("Created container: {cname}"),
+        "kubelet",
+    );
+    st.event(
+        idx,
+        "Normal",
+        "Started",
+        &format!("Started container {cname}"),
+        "kubelet",
+    );
     st.history.push(format!("started Pod/{name}"));
     let Some(rt) = st.pods.get_mut(&uid) else {
         return;
@@ -2365,7 +2414,13 @@ fn pull_backoff(st: &mut State, idx: usize) {
     st.update(idx, |o| o["status"]["containerStatuses"] = json!([cs]));
     // The kubelet reports the back-off itself as a Normal event, the error as a Warning.
     st.event(idx, "Normal", "BackOff", &msg, "kubelet");
-    st.event(idx, "Warning", "Failed", "Error: ImagePullBackOff", "kubelet");
+    st.event(
+        idx,
+        "Warning",
+        "Failed",
+        "Error: ImagePullBackOff",
+        "kubelet",
+    );
     if let Some(rt) = st.pods.get_mut(uid_of(&pod)) {
         rt.stage = Stage::BackOff;
     }
@@ -2416,7 +2471,10 @@ fn container_command(st: &State, pod: &Value) -> ContainerCmd {
     }
     let mut env = vec![
         ("HOSTNAME".to_string(), name.to_string()),
-        ("KUBERNETES_SERVICE_HOST".to_string(), "10.96.0.1".to_string()),
+        (
+            "KUBERNETES_SERVICE_HOST".to_string(),
+            "10.96.0.1".to_string(),
+        ),
         ("KUBERNETES_SERVICE_PORT".to_string(), "443".to_string()),
     ];
     for e in c["env"].as_array().into_iter().flatten() {
@@ -2505,10 +2563,14 @@ fn run_container(
         Err(e) => (128, "StartError", Some(e)),
         Ok(mut child) => {
             let mut readers = Vec::new();
-            let out: Option<Box<dyn Read + Send>> =
-                child.stdout.take().map(|s| Box::new(s) as Box<dyn Read + Send>);
-            let err: Option<Box<dyn Read + Send>> =
-                child.stderr.take().map(|s| Box::new(s) as Box<dyn Read + Send>);
+            let out: Option<Box<dyn Read + Send>> = child
+                .stdout
+                .take()
+                .map(|s| Box::new(s) as Box<dyn Read + Send>);
+            let err: Option<Box<dyn Read + Send>> = child
+                .stderr
+                .take()
+                .map(|s| Box::new(s) as Box<dyn Read + Send>);
             for stream in [out, err].into_iter().flatten() {
                 let log = log.clone();
                 readers.push(std::thread::spawn(move || {
@@ -2556,7 +2618,11 @@ fn run_container(
     }
     let cs = container_status(&pod, json!({"terminated": term}), false);
     let phase = if code == 0 { "Succeeded" } else { "Failed" };
-    let why = if code == 0 { "PodCompleted" } else { "PodFailed" };
+    let why = if code == 0 {
+        "PodCompleted"
+    } else {
+        "PodFailed"
+    };
     st.update(idx, |o| {
         o["status"]["phase"] = json!(phase);
         o["status"]["conditions"] = conditions(&now, false, Some(why));
