@@ -577,3 +577,137 @@ fn hang_runs_until_deleted_and_unknown_paths_are_recorded() {
     assert_eq!(unexpected.len(), 1);
     assert!(unexpected[0].path.ends_with("/configmaps/x"));
 }
+
+/// What hyper may send but the kube client above did not: a chunked body, `Connection: close`.
+#[test]
+fn raw_http_chunked_body_and_connection_close() {
+    use std::io::{Read, Write};
+    let dir = common::scratch();
+    let fake = fake(dir.path());
+    let addr = fake.url().trim_start_matches("http://").to_string();
+    let ns = fake.namespace();
+    let body = serde_json::to_vec(&pvc("raw", "fast", None)).unwrap();
+    let (a, b) = body.split_at(body.len() / 2);
+    let mut s = std::net::TcpStream::connect(&addr).unwrap();
+    let mut req = format!(
+        "POST /api/v1/namespaces/{ns}/persistentvolumeclaims HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+    )
+    .into_bytes();
+    for part in [a, b] {
+        req.extend_from_slice(format!("{:x}\r\n", part.len()).as_bytes());
+        req.extend_from_slice(part);
+        req.extend_from_slice(b"\r\n");
+    }
+    req.extend_from_slice(b"0\r\n\r\n");
+    // A second request on the same connection, which asks to close it afterwards.
+    req.extend_from_slice(b"GET /api/v1/namespaces/x/configmaps?watch=true HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    s.write_all(&req).unwrap();
+    let mut out = String::new();
+    // Reads to EOF: the server must close after the second answer.
+    s.read_to_string(&mut out).unwrap();
+    assert!(out.starts_with("HTTP/1.1 201 Created\r\n"), "{out}");
+    assert_eq!(out.matches("HTTP/1.1 ").count(), 2, "{out}");
+    assert!(out.contains("HTTP/1.1 404 Not Found\r\n"));
+    assert!(out.contains("Connection: close\r\n"));
+    assert!(fake.object("PersistentVolumeClaim", "raw").is_some());
+    assert_eq!(fake.unexpected().len(), 1);
+    assert_eq!(fake.unexpected()[0].param("watch").as_deref(), Some("true"));
+    assert_eq!(
+        fake.created("PersistentVolumeClaim")[0]["metadata"]["name"],
+        "raw"
+    );
+}
+
+/// A generic ephemeral volume: the claim `<pod>-<volume>` appears with the pod and goes with it.
+#[test]
+fn ephemeral_volume_claims_follow_their_pod_and_foreground_delete() {
+    let dir = common::scratch();
+    let fake = fake(dir.path());
+    block_on(async {
+        let c = client(&fake, dir.path()).await;
+        let jobs: Api<Job> = Api::default_namespaced(c.clone());
+        let claims: Api<PersistentVolumeClaim> = Api::default_namespaced(c.clone());
+        let mut j = serde_json::to_value(job("e", "unused", &["/iogauge", "--version"])).unwrap();
+        j["spec"]["template"]["spec"]["volumes"] = json!([{"name": "data", "ephemeral": {
+            "volumeClaimTemplate": {"spec": {"accessModes": ["ReadWriteOnce"],
+                "storageClassName": "standard", "resources": {"requests": {"storage": "1Gi"}}}}}}]);
+        j["spec"]["template"]["spec"]["nodeSelector"] = json!({"disk": "sata"});
+        let j: Job = serde_json::from_value(j).unwrap();
+        jobs.create(&PostParams::default(), &j).await.unwrap();
+        poll("the job to complete", || async {
+            let j = jobs.get("e").await.unwrap();
+            (j.status?.succeeded == Some(1)).then_some(())
+        })
+        .await;
+        let pod = fake.objects("Pod").remove(0);
+        let pod_name = pod["metadata"]["name"].as_str().unwrap().to_string();
+        assert_eq!(pod["spec"]["nodeName"], "worker-2");
+        let claim = claims.get(&format!("{pod_name}-data")).await.unwrap();
+        assert_eq!(claim.status.unwrap().phase.as_deref(), Some("Bound"));
+        assert!(fake.volume_dir(&pod_name, "data").is_dir());
+        let r = jobs.delete("e", &DeleteParams::foreground()).await.unwrap();
+        assert!(r.is_left(), "the Job itself for a foreground delete");
+        assert!(claims
+            .list(&ListParams::default())
+            .await
+            .unwrap()
+            .items
+            .is_empty());
+    });
+    assert_eq!(fake.deleted("Pod").len(), 1);
+    assert!(fake.unexpected().is_empty());
+}
+
+/// Deleting a Job stops its running container (here `sleep 30` stands in for the binary).
+#[test]
+fn deleting_a_job_kills_its_running_container() {
+    let dir = common::scratch();
+    let fake = FakeKube::builder("/bin/sleep", dir.path())
+        .storage_class(StorageClassSeed::new("fast", "p", BindingMode::Immediate))
+        .start();
+    let t0 = Instant::now();
+    block_on(async {
+        let c = client(&fake, dir.path()).await;
+        let jobs: Api<Job> = Api::default_namespaced(c.clone());
+        let claims: Api<PersistentVolumeClaim> = Api::default_namespaced(c.clone());
+        claims
+            .create(&PostParams::default(), &pvc("s-data", "fast", None))
+            .await
+            .unwrap();
+        jobs.create(
+            &PostParams::default(),
+            &job("s", "s-data", &["/sleep", "30"]),
+        )
+        .await
+        .unwrap();
+        poll("started", || async {
+            fake.history()
+                .iter()
+                .any(|l| l.starts_with("started Pod/s-"))
+                .then_some(())
+        })
+        .await;
+        assert!(!children().is_empty());
+        jobs.delete("s", &DeleteParams::background()).await.unwrap();
+        poll("the container process to go", || async {
+            children().is_empty().then_some(())
+        })
+        .await;
+    });
+    drop(fake);
+    // Dropping waits for the container runners: a process left running would hold it 30 s.
+    assert!(t0.elapsed() < Duration::from_secs(5));
+}
+
+/// This test process's `sleep` children (other tests' children run alongside).
+fn children() -> Vec<String> {
+    let mut out = Vec::new();
+    for t in std::fs::read_dir("/proc/self/task").unwrap().flatten() {
+        let list = std::fs::read_to_string(t.path().join("children")).unwrap_or_default();
+        out.extend(list.split_whitespace().map(String::from));
+    }
+    out.retain(|pid| {
+        std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == "sleep")
+    });
+    out
+}

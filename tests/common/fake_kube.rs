@@ -1,23 +1,40 @@
 //! A fake Kubernetes API server for the integration tests of `iogauge kube`.
 //!
 //! It stands in for a real cluster (there is none on a test machine): one in-process server on
-//! `127.0.0.1`, plain HTTP/1.1 (keep-alive, chunked request bodies), answering the few REST
-//! paths iogauge uses with JSON shaped as the real API server's (apiVersion/kind, uid,
-//! resourceVersion, creationTimestamp; lists with `items`; errors as `Status` objects worded as
-//! Kubernetes words them). It also plays the job controller, the scheduler, the PV controller,
-//! the garbage collector and the kubelet, driven by a [`Scenario`]: in [`Scenario::Run`] a pod's
-//! container really runs, as the iogauge binary the test names, on host directories standing in
-//! for its volumes.
+//! `127.0.0.1`, plain HTTP/1.1 (keep-alive, chunked request bodies, `Connection: close`),
+//! answering the few REST paths iogauge uses with JSON shaped as the real API server's
+//! (apiVersion/kind, uid, resourceVersion, creationTimestamp; lists with `items` and
+//! `metadata.resourceVersion`; errors as `Status` objects worded as Kubernetes words them). It
+//! also plays the job controller, the scheduler, the PV controller, the ephemeral-volume
+//! controller, the garbage collector and the kubelet, driven by a [`Scenario`]: in
+//! [`Scenario::Run`] a pod's container really runs, as the binary the test names, on host
+//! directories standing in for its volumes.
 //!
-//! What it does not model: watches (`watch=true` is answered as a plain list), RBAC and
-//! authentication (any token is fine), admission beyond [`Scenario::Forbidden`] and the default
-//! storage class, PersistentVolume objects, namespaces as objects (only a fixed set exists),
-//! resources/requests, preemption and real scheduling (node selectors, required node affinity
-//! and taints are honoured, nothing else), pagination (`limit`/`continue` are ignored), log
-//! follow, server-side apply, PATCH/PUT, graceful termination (deleted objects vanish at once),
-//! several containers or init containers (only the first container runs), `restartPolicy:
-//! OnFailure` restarts (a failed pod is replaced, as with `Never`), `ttlSecondsAfterFinished`,
-//! real back-off delays and completions/parallelism above 1.
+//! ```ignore
+//! let dir = common::scratch();
+//! let fake = FakeKube::builder(env!("CARGO_BIN_EXE_iogauge"), dir.path())
+//!     .storage_class(StorageClassSeed::new("standard", "rancher.io/local-path",
+//!         BindingMode::WaitForFirstConsumer).default_class())
+//!     .node(NodeSeed::new("worker-1"))
+//!     .scenario_for("broken", Scenario::ProvisioningFailed("quota".into()))
+//!     .start();
+//! let kubeconfig = fake.write_kubeconfig(dir.path());
+//! // Command::new(env!("CARGO_BIN_EXE_iogauge")).env("KUBECONFIG", &kubeconfig)...
+//! assert!(fake.unexpected().is_empty());
+//! ```
+//!
+//! What it does not model: watches (`watch=true` is answered 404 and recorded as unexpected),
+//! RBAC and authentication (any token is fine), admission beyond [`Scenario::Forbidden`] and
+//! the default storage class, validation beyond a Job's restartPolicy/containers and a claim's
+//! access modes/size, PersistentVolume objects, namespaces as objects (the context's namespace,
+//! `default` and `kube-system` exist), resources and requests, preemption and real scheduling
+//! (node selectors, required node affinity and taints are honoured, nothing else), pagination
+//! (`limit`/`continue` are ignored), log follow/timestamps/since, PATCH/PUT and server-side
+//! apply, DELETE of collections, finalizers and graceful termination (deleted objects vanish at
+//! once), several containers or init containers (only the first container runs, with no image
+//! or entrypoint: the test's binary), `restartPolicy: OnFailure` in-place restarts (a failed pod
+//! is replaced, as with `Never`, up to `backoffLimit`, without the real back-off delay),
+//! `ttlSecondsAfterFinished`, completions/parallelism above 1, and resourceVersion conflicts.
 
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -734,6 +751,13 @@ impl State {
                 }
             }
         }
+        // A generic ephemeral volume names its class before its claim exists.
+        for v in spec["volumes"].as_array().into_iter().flatten() {
+            let class = str_at(v, "/ephemeral/volumeClaimTemplate/spec/storageClassName");
+            if let Some(s) = self.class_scenario(class) {
+                return s;
+            }
+        }
         let mut hints = vec![str_at(spec, "/nodeName").to_string()];
         hints.push(str_at(spec, "/nodeSelector/kubernetes.io~1hostname").to_string());
         hints.extend(affinity_hostnames(spec));
@@ -1251,11 +1275,13 @@ fn handle(shared: &Arc<Shared>, method: &str, target: &str, body: &[u8]) -> Resp
             }),
         );
     }
-    let Some((res, ns, name, op)) = route(method, &path) else {
+    let q = parse_query(query);
+    // The code under test polls; a watch is as unexpected as an unknown path.
+    let watch = q.get("watch").is_some_and(|w| w == "true" || w == "1");
+    let Some((res, ns, name, op)) = route(method, &path).filter(|_| !watch) else {
         st.unexpected.push(req);
         return no_such_path();
     };
-    let q = parse_query(query);
     match op {
         Op::List => list(&st, &res, ns.as_deref(), &q),
         Op::Get => {
@@ -2469,14 +2495,8 @@ fn container_command(st: &State, pod: &Value) -> ContainerCmd {
             *a = replace_path(a, from, &to.to_string_lossy());
         }
     }
-    let mut env = vec![
-        ("HOSTNAME".to_string(), name.to_string()),
-        (
-            "KUBERNETES_SERVICE_HOST".to_string(),
-            "10.96.0.1".to_string(),
-        ),
-        ("KUBERNETES_SERVICE_PORT".to_string(), "443".to_string()),
-    ];
+    // No KUBERNETES_SERVICE_* variables: nothing on the host answers at a cluster address.
+    let mut env = vec![("HOSTNAME".to_string(), name.to_string())];
     for e in c["env"].as_array().into_iter().flatten() {
         let value = if let Some(v) = e["value"].as_str() {
             v.to_string()
