@@ -687,7 +687,11 @@ fn deleting_a_job_kills_its_running_container() {
                 .then_some(())
         })
         .await;
-        assert!(!children().is_empty());
+        // The history says started before the runner thread has spawned the process.
+        poll("the container process", || async {
+            (!children().is_empty()).then_some(())
+        })
+        .await;
         jobs.delete("s", &DeleteParams::background()).await.unwrap();
         poll("the container process to go", || async {
             children().is_empty().then_some(())
