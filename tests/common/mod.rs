@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests (each test binary uses some of them).
 #![allow(dead_code)]
 
+pub mod fake_kube;
+
 use iogauge::report::LatSummary;
 use std::path::Path;
 use std::process::Command;
