@@ -1,0 +1,629 @@
+//! `iogauge kube` against the fake API server (tests/common/fake_kube.rs), which stands in for a
+//! cluster: it stores what iogauge creates and plays the job controller, scheduler and kubelet by
+//! script. In `Scenario::Run` the pod's command runs for real, with this build's binary and a real
+//! directory for the volume, so the manifest's command line, the log and its parsing are real.
+//! What the fake does not model is listed at the top of fake_kube.rs and in docs/KUBERNETES.md.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use common::fake_kube::{BindingMode, FakeKube, NodeSeed, Request, Scenario, StorageClassSeed};
+use iogauge::report::document::{CheckVerdict, KubeDocument, TargetStatus};
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const IMAGE: &str = "registry.example/iogauge:test";
+
+fn cluster(dir: &Path, scenarios: &[(&str, Scenario)]) -> FakeKube {
+    let mut b = FakeKube::builder(env!("CARGO_BIN_EXE_iogauge"), dir)
+        .storage_class(StorageClassSeed::new(
+            "fast",
+            "ebs.csi.aws.com",
+            BindingMode::Immediate,
+        ))
+        .storage_class(
+            StorageClassSeed::new(
+                "standard",
+                "rancher.io/local-path",
+                BindingMode::WaitForFirstConsumer,
+            )
+            .default_class(),
+        )
+        .node(
+            NodeSeed::new("cp-1")
+                .label("node-role.kubernetes.io/control-plane", "")
+                .taint("node-role.kubernetes.io/control-plane", "", "NoSchedule"),
+        )
+        .node(NodeSeed::new("worker-1"));
+    for (target, s) in scenarios {
+        b = b.scenario_for(target, s.clone());
+    }
+    b.start()
+}
+
+fn command(fake: &FakeKube, dir: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_iogauge"));
+    c.arg("kube")
+        .args(args)
+        .env("KUBECONFIG", fake.write_kubeconfig(dir))
+        .env("IOGAUGE_IMAGE", IMAGE);
+    c
+}
+
+fn run(fake: &FakeKube, dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out: Output = command(fake, dir, args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        common::text(&out.stdout),
+        common::text(&out.stderr),
+    )
+}
+
+fn document(stdout: &str) -> KubeDocument {
+    serde_json::from_str(stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
+}
+
+/// The DELETE requests sent, as `kind/name` from their paths.
+fn deletes(fake: &FakeKube) -> Vec<String> {
+    fake.requests()
+        .iter()
+        .filter(|r| r.method == "DELETE")
+        .map(|r| {
+            let mut p = r.path.rsplit('/');
+            let name = p.next().unwrap();
+            format!("{}/{name}", p.next().unwrap())
+        })
+        .collect()
+}
+
+/// Nothing iogauge created is left: no Job, claim or pod with its label.
+fn assert_nothing_left(fake: &FakeKube) {
+    for kind in ["Job", "PersistentVolumeClaim", "Pod"] {
+        let left: Vec<Value> = fake
+            .objects(kind)
+            .into_iter()
+            .filter(|o| o["metadata"]["labels"]["app.kubernetes.io/managed-by"] == "iogauge")
+            .collect();
+        assert!(left.is_empty(), "{kind} left: {left:?}");
+    }
+    assert!(fake.unexpected().is_empty(), "{:?}", fake.unexpected());
+}
+
+/// deploy/rbac.yaml's rules as (apiGroup, resource, verb).
+fn granted() -> Vec<(String, String, String)> {
+    let text =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/rbac.yaml"))
+            .unwrap();
+    let mut out = Vec::new();
+    for doc in text.split("\n---\n") {
+        let v: Value = yaml_serde::from_str(doc).unwrap_or(Value::Null);
+        if !matches!(v["kind"].as_str(), Some("Role" | "ClusterRole")) {
+            continue;
+        }
+        for rule in v["rules"].as_array().unwrap() {
+            for g in rule["apiGroups"].as_array().unwrap() {
+                for r in rule["resources"].as_array().unwrap() {
+                    for verb in rule["verbs"].as_array().unwrap() {
+                        out.push((
+                            g.as_str().unwrap().to_string(),
+                            r.as_str().unwrap().to_string(),
+                            verb.as_str().unwrap().to_string(),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Every request iogauge made is one deploy/rbac.yaml allows.
+fn assert_rbac_allows(requests: &[Request]) {
+    let rules = granted();
+    for r in requests {
+        let parts: Vec<&str> = r.path.trim_start_matches('/').split('/').collect();
+        let (group, rest) = match parts.as_slice() {
+            ["api", "v1", rest @ ..] => ("", rest),
+            ["apis", g, _, rest @ ..] => (*g, rest),
+            _ => panic!("unexpected path {}", r.path),
+        };
+        let rest = match rest {
+            ["namespaces", _, rest @ ..] => rest,
+            rest => rest,
+        };
+        let (resource, named) = match rest {
+            [res] => (res.to_string(), false),
+            [res, _] => (res.to_string(), true),
+            [res, _, sub] => (format!("{res}/{sub}"), true),
+            _ => panic!("unexpected path {}", r.path),
+        };
+        let verb = match (r.method.as_str(), named) {
+            ("GET", true) => "get",
+            ("GET", false) => "list",
+            ("POST", _) => "create",
+            ("DELETE", _) => "delete",
+            (m, _) => panic!("unexpected method {m}"),
+        };
+        assert!(
+            rules.contains(&(group.into(), resource.clone(), verb.into())),
+            "deploy/rbac.yaml does not allow {verb} {group}/{resource} ({} {})",
+            r.method,
+            r.path
+        );
+    }
+}
+
+#[test]
+fn a_normal_run_measures_each_class_and_deletes_everything() {
+    let dir = common::scratch();
+    let fake = cluster(dir.path(), &[]);
+    let (code, out, err) = run(
+        &fake,
+        dir.path(),
+        &[
+            "check",
+            "etcd",
+            "--storage-class",
+            "fast",
+            "--storage-class",
+            "standard",
+            "--scale",
+            "0.05",
+            "--format",
+            "json",
+        ],
+    );
+    let doc = document(&out);
+    assert_eq!(doc.targets.len(), 2, "{err}");
+    assert_eq!(doc.namespace, fake.namespace());
+    assert_eq!(doc.cluster.trim_end_matches('/'), fake.url().trim_end_matches('/'));
+    let mut worst = CheckVerdict::Pass;
+    for (t, (class, provisioner, mode)) in doc.targets.iter().zip([
+        ("fast", "ebs.csi.aws.com", "Immediate"),
+        ("standard", "rancher.io/local-path", "WaitForFirstConsumer"),
+    ]) {
+        assert_eq!(t.status, TargetStatus::Completed, "{:?}\n{err}", t.reason);
+        assert_eq!(t.storage_class.as_deref(), Some(class));
+        assert_eq!(t.provisioner.as_deref(), Some(provisioner));
+        assert_eq!(t.volume_binding_mode.as_deref(), Some(mode));
+        assert_eq!(t.claim_size.as_deref(), Some("1Gi"));
+        assert!(t.node.is_some());
+        let check = t.check.as_ref().unwrap();
+        let etcd = &check.profiles[0];
+        assert_eq!(etcd.profile, "etcd");
+        // Whatever this disk earns, but a measured verdict with a real p99.
+        assert!(
+            matches!(etcd.verdict, CheckVerdict::Pass | CheckVerdict::Warn | CheckVerdict::Fail),
+            "{etcd:?}"
+        );
+        assert!(etcd.value.unwrap() > 0.0);
+        assert!(etcd.shortened);
+        worst = worst.max(etcd.verdict);
+        // The pod's view of its volume: the directory the fake gave it, now empty again.
+        let d = Path::new(check.context.directory.as_deref().unwrap());
+        assert!(d.starts_with(dir.path()), "{}", d.display());
+        common::assert_empty(d);
+    }
+    let want = match worst {
+        CheckVerdict::Pass => 0,
+        CheckVerdict::Warn => 4,
+        _ => 3,
+    };
+    assert_eq!(code, want, "{err}");
+    assert_eq!(doc.summary.passed + doc.summary.warned + doc.summary.failed, 2);
+    // WaitForFirstConsumer: the pod existed before its claim bound, and nothing waited for it.
+    let standard = &doc.targets[1].job;
+    assert!(
+        fake.happened_before("created Pod/", &format!("bound PersistentVolumeClaim/{standard}")),
+        "{:#?}",
+        fake.history()
+    );
+    // Left to the scheduler: no nodeName, no node chosen in advance.
+    for job in fake.created("Job") {
+        let pod = &job["spec"]["template"]["spec"];
+        assert!(pod.get("nodeName").is_none());
+        assert!(pod.get("nodeSelector").is_none());
+    }
+    // Each claim is owned by its Job, and both were deleted by iogauge, Jobs in the background.
+    for claim in fake.created("PersistentVolumeClaim") {
+        let owner = &claim["metadata"]["ownerReferences"][0];
+        assert_eq!(owner["kind"], "Job");
+        assert_eq!(owner["name"], claim["metadata"]["name"]);
+        assert!(owner["uid"].as_str().is_some_and(|u| !u.is_empty()));
+    }
+    let sent = deletes(&fake);
+    for t in &doc.targets {
+        assert!(sent.contains(&format!("jobs/{}", t.job)), "{sent:?}");
+        assert!(sent.contains(&format!("persistentvolumeclaims/{}", t.job)), "{sent:?}");
+    }
+    for r in fake.requests().iter().filter(|r| r.method == "DELETE") {
+        if r.path.contains("/jobs/") {
+            assert_eq!(r.body.as_ref().unwrap()["propagationPolicy"], "Background");
+        }
+    }
+    assert!(err.contains("iogauge kube: storage class fast: done: etcd "), "{err}");
+    assert_nothing_left(&fake);
+    assert_rbac_allows(&fake.requests());
+}
+
+#[test]
+fn the_table_shows_targets_by_profile() {
+    let dir = common::scratch();
+    let fake = cluster(dir.path(), &[]);
+    let (code, out, err) = run(
+        &fake,
+        dir.path(),
+        &["check", "etcd", "small-files", "--storage-class", "fast", "--scale", "0.05"],
+    );
+    assert!([0, 3, 4].contains(&code), "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    let head: Vec<&str> = lines[0].split_whitespace().collect();
+    assert_eq!(head, ["TARGET", "NODE", "etcd", "small-files"]);
+    assert!(lines[1].starts_with("storage class fast  worker-1  "), "{out}");
+    let cells: Vec<&str> = lines[1].split_whitespace().collect();
+    assert!(["PASS", "WARN", "FAIL"].contains(&cells[4]), "{out}");
+    assert!(cells[6] == "ms" || cells[6] == "µs", "{out}");
+    assert!(
+        out.contains("storage class fast: ebs.csi.aws.com, Immediate, claim iogauge-"),
+        "{out}"
+    );
+    assert!(out.lines().last().unwrap().contains(" passed, "), "{out}");
+}
+
+#[test]
+fn control_plane_nodes_need_the_toleration_and_say_so() {
+    let dir = common::scratch();
+    let fake = cluster(dir.path(), &[]);
+    let host = common::scratch();
+    let host_path = host.path().to_str().unwrap();
+    let (code, out, err) = run(
+        &fake,
+        dir.path(),
+        &[
+            "check",
+            "etcd",
+            "--nodes",
+            "node-role.kubernetes.io/control-plane",
+            "--host-path",
+            host_path,
+            "--pending-timeout",
+            "2s",
+            "--scale",
+            "0.05",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(code, 1, "{err}");
+    let doc = document(&out);
+    let t = &doc.targets[0];
+    assert_eq!(t.node.as_deref(), Some("cp-1"));
+    assert_eq!(t.status, TargetStatus::Failed);
+    let why = t.reason.as_deref().unwrap();
+    assert!(why.starts_with("no node can run the pod: 0/2 nodes are available: "), "{why}");
+    assert!(why.contains("untolerated taint"), "{why}");
+    assert!(
+        why.ends_with(
+            "(add --tolerate-control-plane to run on control-plane nodes) (gave up after 2 s; --pending-timeout sets how long to wait)"
+        ),
+        "{why}"
+    );
+    // Said while waiting, before giving up.
+    assert!(err.contains("node cp-1: waiting: no node can run the pod"), "{err}");
+    assert!(deletes(&fake).contains(&format!("jobs/{}", t.job)));
+    assert_nothing_left(&fake);
+
+    // With the toleration it runs there, selected by its hostname label, never by nodeName.
+    let (code, out, err) = run(
+        &fake,
+        dir.path(),
+        &[
+            "check",
+            "etcd",
+            "--nodes",
+            "node-role.kubernetes.io/control-plane",
+            "--host-path",
+            host_path,
+            "--tolerate-control-plane",
+            "--scale",
+            "0.05",
+            "--format",
+            "json",
+        ],
+    );
+    assert!([0, 3, 4].contains(&code), "{err}");
+    let doc = document(&out);
+    let t = &doc.targets[0];
+    assert_eq!(t.status, TargetStatus::Completed, "{:?}", t.reason);
+    assert_eq!(t.host_path.as_deref(), Some(host_path));
+    let job = fake
+        .created("Job")
+        .into_iter()
+        .find(|j| j["metadata"]["name"] == t.job.as_str())
+        .unwrap();
+    let pod = &job["spec"]["template"]["spec"];
+    assert!(pod.get("nodeName").is_none());
+    assert_eq!(pod["nodeSelector"]["kubernetes.io/hostname"], "cp-1");
+    assert_eq!(pod["volumes"][0]["hostPath"]["path"], host_path);
+    assert_nothing_left(&fake);
+    assert_rbac_allows(&fake.requests());
+}
+
+#[test]
+fn an_image_that_cannot_be_pulled_fails_fast_and_is_cleaned_up() {
+    let dir = common::scratch();
+    let fake = cluster(dir.path(), &[("fast", Scenario::ImagePull)]);
+    let t0 = Instant::now();
+    let (code, out, err) = run(
+        &fake,
+        dir.path(),
+        &["check", "etcd", "--storage-class", "fast", "--format", "json"],
+    );
+    assert_eq!(code, 1, "{err}");
+    // Well before --pending-timeout's 60 s: the back-off is final.
+    assert!(t0.elapsed() < Duration::from_secs(20));
+    let t = &document(&out).targets[0];
+    assert_eq!(t.status, TargetStatus::Failed);
+    let why = t.reason.as_deref().unwrap();
+    assert!(
+        why.starts_with(&format!("cannot pull the image '{IMAGE}' (ImagePullBackOff): ")),
+        "{why}"
+    );
+    assert!(why.ends_with("check --image, and --image-pull-secret for a private registry"));
+    let sent = deletes(&fake);
+    assert!(sent.contains(&format!("jobs/{}", t.job)), "{sent:?}");
+    assert!(sent.contains(&format!("persistentvolumeclaims/{}", t.job)), "{sent:?}");
+    assert_nothing_left(&fake);
+}
+
+#[test]
+fn admission_refusals_and_failed_provisioning_are_named() {
+    let dir = common::scratch();
+    let host = common::scratch();
+    let fake = cluster(
+        dir.path(),
+        &[
+            (
+                "worker-1",
+                Scenario::Forbidden(
+                    "violates PodSecurity \"restricted:latest\": restricted volume types (volume \"data\" uses restricted volume type \"hostPath\")".into(),
+                ),
+            ),
+            ("standard", Scenario::ProvisioningFailed("no space left in the pool".into())),
+        ],
+    );
+    let (code, out, err) = run(
+        &fake,
+        dir.path(),
+        &[
+            "check",
+            "etcd",
+            "--nodes",
+            "kubernetes.io/hostname=worker-1",
+            "--host-path",
+            host.path().to_str().unwrap(),
+            "--storage-class",
+            "standard",
+            "--pending-timeout",
+            "1s",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(code, 1, "{err}");
+    let doc = document(&out);
+    let by = |what: &str| doc.targets.iter().find(|t| t.target == what).unwrap();
+    let node = by("node worker-1");
+    assert_eq!(
+        node.reason.as_deref(),
+        Some("Pod Security admission (restricted:latest) refused the pod: restricted volume types (volume \"data\" uses restricted volume type \"hostPath\")")
+    );
+    let class = by("storage class standard");
+    let why = class.reason.as_deref().unwrap();
+    assert!(
+        why.starts_with(&format!(
+            "the claim {} is not provisioned: no space left in the pool",
+            class.job
+        )),
+        "{why}"
+    );
+    assert_eq!(doc.summary.errors, 2);
+    assert_nothing_left(&fake);
+}
+
+#[test]
+fn a_timeout_ends_the_run_and_deletes_what_it_created() {
+    let dir = common::scratch();
+    let fake = cluster(dir.path(), &[("fast", Scenario::Hang)]);
+    let t0 = Instant::now();
+    let (code, out, err) = run(
+        &fake,
+        dir.path(),
+        &[
+            "check",
+            "etcd",
+            "--storage-class",
+            "fast",
+            "--storage-class",
+            "standard",
+            "--timeout",
+            "3s",
+            "--format",
+            "json",
+        ],
+    );
+    assert!(t0.elapsed() < Duration::from_secs(15));
+    assert_eq!(code, 1, "{err}");
+    let doc = document(&out);
+    assert_eq!(doc.targets[0].status, TargetStatus::TimedOut);
+    assert!(doc.targets[0]
+        .reason
+        .as_deref()
+        .unwrap()
+        .starts_with("--timeout 3s passed while it ran (running on node "));
+    // One at a time by default: the second never started.
+    assert_eq!(doc.targets[1].status, TargetStatus::Skipped);
+    assert_eq!(fake.created("Job").len(), 1);
+    assert_eq!(doc.summary.errors, 1);
+    assert_eq!(doc.summary.skipped, 1);
+    let job = &doc.targets[0].job;
+    let activedeadline = &fake.created("Job")[0]["spec"]["activeDeadlineSeconds"];
+    assert_eq!(activedeadline, 3);
+    assert!(deletes(&fake).contains(&format!("jobs/{job}")));
+    assert_nothing_left(&fake);
+}
+
+#[test]
+fn parallel_targets_run_at_once() {
+    let dir = common::scratch();
+    let fake = cluster(
+        dir.path(),
+        &[("fast", Scenario::Hang), ("standard", Scenario::Hang)],
+    );
+    let (code, out, err) = run(
+        &fake,
+        dir.path(),
+        &[
+            "check",
+            "etcd",
+            "--all-storage-classes",
+            "--parallel",
+            "2",
+            "--timeout",
+            "3s",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(code, 1, "{err}");
+    let doc = document(&out);
+    assert_eq!(doc.targets.len(), 2);
+    assert!(doc.targets.iter().all(|t| t.status == TargetStatus::TimedOut));
+    assert_eq!(fake.created("Job").len(), 2);
+    assert_nothing_left(&fake);
+}
+
+fn wait_running(fake: &FakeKube) {
+    assert!(
+        fake.wait_until(Duration::from_secs(20), |f| f
+            .history()
+            .iter()
+            .any(|l| l.starts_with("started Pod/"))),
+        "{:#?}",
+        fake.history()
+    );
+}
+
+fn spawn(fake: &FakeKube, dir: &Path, args: &[&str]) -> Child {
+    command(fake, dir, args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+#[test]
+fn ctrl_c_in_the_middle_deletes_everything_and_reports_the_interruption() {
+    let dir = common::scratch();
+    let fake = cluster(dir.path(), &[("fast", Scenario::Hang)]);
+    let child = spawn(
+        &fake,
+        dir.path(),
+        &["check", "etcd", "--storage-class", "fast", "--storage-class", "standard", "--format", "json"],
+    );
+    wait_running(&fake);
+    // SAFETY: kill(2) on our own child's pid, with a valid signal number.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let t0 = Instant::now();
+    let out = child.wait_with_output().unwrap();
+    assert!(t0.elapsed() < Duration::from_secs(10));
+    let err = common::text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("iogauge kube: SIGINT: deleting what this run created (press Ctrl-C again to leave it)"),
+        "{err}"
+    );
+    assert!(err.contains("iogauge kube: interrupted by SIGINT"), "{err}");
+    let doc = document(&common::text(&out.stdout));
+    assert_eq!(doc.targets[0].status, TargetStatus::Interrupted);
+    assert_eq!(doc.targets[1].status, TargetStatus::Skipped);
+    let job = &doc.targets[0].job;
+    let sent = deletes(&fake);
+    assert!(sent.contains(&format!("jobs/{job}")), "{sent:?}");
+    assert!(sent.contains(&format!("persistentvolumeclaims/{job}")), "{sent:?}");
+    assert_nothing_left(&fake);
+}
+
+#[test]
+fn cleanup_removes_what_a_killed_run_left_and_only_that() {
+    let dir = common::scratch();
+    let fake = cluster(dir.path(), &[("fast", Scenario::Hang)]);
+    let mut child = spawn(&fake, dir.path(), &["check", "etcd", "--storage-class", "fast"]);
+    wait_running(&fake);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let jobs = fake.objects("Job");
+    assert_eq!(jobs.len(), 1, "SIGKILL leaves the Job behind");
+    let run_id = jobs[0]["metadata"]["labels"]["iogauge.dev/run"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let name = jobs[0]["metadata"]["name"].as_str().unwrap().to_string();
+    // Another run's id finds nothing.
+    let (code, out, err) = run(&fake, dir.path(), &["cleanup", "--run", "zzzzzz"]);
+    assert_eq!((code, out.as_str()), (0, ""), "{err}");
+    assert!(err.ends_with(": 0 deleted, 0 failed\n"), "{err}");
+    assert_eq!(fake.objects("Job").len(), 1);
+    let (code, out, err) = run(&fake, dir.path(), &["cleanup", "--run", &run_id]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(&format!("deleted job/{name}\n")), "{out}");
+    assert!(out.contains(&format!("deleted persistentvolumeclaim/{name}\n")), "{out}");
+    assert_nothing_left(&fake);
+    assert_rbac_allows(&fake.requests());
+}
+
+#[test]
+fn unknown_classes_and_unmatched_nodes_are_bad_input_and_create_nothing() {
+    let dir = common::scratch();
+    let fake = cluster(dir.path(), &[]);
+    let (code, out, err) = run(&fake, dir.path(), &["check", "etcd", "--storage-class", "fsat"]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert_eq!(
+        err,
+        "iogauge kube: --storage-class fsat: no such storage class; the cluster has: fast, standard\n"
+    );
+    let (code, _, err) = run(
+        &fake,
+        dir.path(),
+        &["check", "etcd", "--nodes", "disk=none", "--host-path", "/var/lib/etcd"],
+    );
+    assert_eq!(code, 2);
+    assert_eq!(
+        err,
+        "iogauge kube: --nodes 'disk=none': no node has these labels; see them with kubectl get nodes --show-labels\n"
+    );
+    let (code, _, err) = run(&fake, dir.path(), &["check", "etcd", "--claim", "nope"]);
+    assert_eq!(code, 2);
+    assert!(err.starts_with("iogauge kube: --claim nope: no such claim in namespace "), "{err}");
+    assert!(fake.requests().iter().all(|r| r.method == "GET"));
+}
+
+#[test]
+fn a_dry_run_against_a_cluster_reads_but_never_writes() {
+    let dir = common::scratch();
+    let fake = cluster(dir.path(), &[]);
+    let (code, out, err) = run(
+        &fake,
+        dir.path(),
+        &["check", "--all-storage-classes", "--dry-run"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.matches("kind: Job").count(), 2);
+    assert_eq!(out.matches("kind: PersistentVolumeClaim").count(), 2);
+    // The default suite writes 1 GiB files: 2Gi claims.
+    assert_eq!(out.matches("storage: 2Gi").count(), 2);
+    assert!(fake.requests().iter().all(|r| r.method == "GET"));
+    assert!(fake.created("Job").is_empty());
+}
