@@ -238,7 +238,7 @@ fn the_image_is_scratch_small_and_non_root() {
         serde_json::from_slice(&std::fs::read(d.path().join("manifest.json")).unwrap()).unwrap();
     let layer = manifest[0]["Layers"][0].as_str().unwrap();
     untar(&["-xf", "image.tar", layer]);
-    let listing = untar(&["-tvf", layer]);
+    let listing = untar(&["--numeric-owner", "-tvf", layer]);
     let entries: Vec<&str> = listing.lines().collect();
     assert_eq!(entries.len(), 1, "{listing}");
     assert!(entries[0].starts_with("-rwxr-xr-x 0/0 "), "{listing}");
