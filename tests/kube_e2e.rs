@@ -20,7 +20,9 @@ fn a_real_cluster_runs_the_check_and_keeps_nothing() {
         std::env::var_os("IOGAUGE_IMAGE").is_some(),
         "IOGAUGE_IMAGE must name the image the cluster pulls"
     );
-    let mut args = vec!["kube", "check", "etcd", "--scale", "0.1", "--format", "json"];
+    let mut args = vec![
+        "kube", "check", "etcd", "--scale", "0.1", "--format", "json",
+    ];
     let class = std::env::var("IOGAUGE_KUBE_E2E_CLASS").ok();
     match &class {
         Some(c) => args.extend(["--storage-class", c.as_str()]),
@@ -37,7 +39,13 @@ fn a_real_cluster_runs_the_check_and_keeps_nothing() {
     let doc: KubeDocument = serde_json::from_slice(&out.stdout).unwrap();
     assert!(!doc.targets.is_empty());
     for t in &doc.targets {
-        assert_eq!(t.status, TargetStatus::Completed, "{}: {:?}", t.target, t.reason);
+        assert_eq!(
+            t.status,
+            TargetStatus::Completed,
+            "{}: {:?}",
+            t.target,
+            t.reason
+        );
         let check = t.check.as_ref().unwrap();
         assert_eq!(check.context.directory.as_deref(), Some("/data"));
         assert!(t.node.is_some());

@@ -178,7 +178,10 @@ fn a_normal_run_measures_each_class_and_deletes_everything() {
     let doc = document(&out);
     assert_eq!(doc.targets.len(), 2, "{err}");
     assert_eq!(doc.namespace, fake.namespace());
-    assert_eq!(doc.cluster.trim_end_matches('/'), fake.url().trim_end_matches('/'));
+    assert_eq!(
+        doc.cluster.trim_end_matches('/'),
+        fake.url().trim_end_matches('/')
+    );
     let mut worst = CheckVerdict::Pass;
     for (t, (class, provisioner, mode)) in doc.targets.iter().zip([
         ("fast", "ebs.csi.aws.com", "Immediate"),
@@ -195,7 +198,10 @@ fn a_normal_run_measures_each_class_and_deletes_everything() {
         assert_eq!(etcd.profile, "etcd");
         // Whatever this disk earns, but a measured verdict with a real p99.
         assert!(
-            matches!(etcd.verdict, CheckVerdict::Pass | CheckVerdict::Warn | CheckVerdict::Fail),
+            matches!(
+                etcd.verdict,
+                CheckVerdict::Pass | CheckVerdict::Warn | CheckVerdict::Fail
+            ),
             "{etcd:?}"
         );
         assert!(etcd.value.unwrap() > 0.0);
@@ -212,11 +218,17 @@ fn a_normal_run_measures_each_class_and_deletes_everything() {
         _ => 3,
     };
     assert_eq!(code, want, "{err}");
-    assert_eq!(doc.summary.passed + doc.summary.warned + doc.summary.failed, 2);
+    assert_eq!(
+        doc.summary.passed + doc.summary.warned + doc.summary.failed,
+        2
+    );
     // WaitForFirstConsumer: the pod existed before its claim bound, and nothing waited for it.
     let standard = &doc.targets[1].job;
     assert!(
-        fake.happened_before("created Pod/", &format!("bound PersistentVolumeClaim/{standard}")),
+        fake.happened_before(
+            "created Pod/",
+            &format!("bound PersistentVolumeClaim/{standard}")
+        ),
         "{:#?}",
         fake.history()
     );
@@ -236,14 +248,20 @@ fn a_normal_run_measures_each_class_and_deletes_everything() {
     let sent = deletes(&fake);
     for t in &doc.targets {
         assert!(sent.contains(&format!("jobs/{}", t.job)), "{sent:?}");
-        assert!(sent.contains(&format!("persistentvolumeclaims/{}", t.job)), "{sent:?}");
+        assert!(
+            sent.contains(&format!("persistentvolumeclaims/{}", t.job)),
+            "{sent:?}"
+        );
     }
     for r in fake.requests().iter().filter(|r| r.method == "DELETE") {
         if r.path.contains("/jobs/") {
             assert_eq!(r.body.as_ref().unwrap()["propagationPolicy"], "Background");
         }
     }
-    assert!(err.contains("iogauge kube: storage class fast: done: etcd "), "{err}");
+    assert!(
+        err.contains("iogauge kube: storage class fast: done: etcd "),
+        "{err}"
+    );
     assert_nothing_left(&fake);
     assert_rbac_allows(&fake.requests());
 }
@@ -255,13 +273,24 @@ fn the_table_shows_targets_by_profile() {
     let (code, out, err) = run(
         &fake,
         dir.path(),
-        &["check", "etcd", "small-files", "--storage-class", "fast", "--scale", "0.05"],
+        &[
+            "check",
+            "etcd",
+            "small-files",
+            "--storage-class",
+            "fast",
+            "--scale",
+            "0.05",
+        ],
     );
     assert!([0, 3, 4].contains(&code), "{err}");
     let lines: Vec<&str> = out.lines().collect();
     let head: Vec<&str> = lines[0].split_whitespace().collect();
     assert_eq!(head, ["TARGET", "NODE", "etcd", "small-files"]);
-    assert!(lines[1].starts_with("storage class fast  worker-1  "), "{out}");
+    assert!(
+        lines[1].starts_with("storage class fast  worker-1  "),
+        "{out}"
+    );
     let cells: Vec<&str> = lines[1].split_whitespace().collect();
     assert!(["PASS", "WARN", "FAIL"].contains(&cells[4]), "{out}");
     assert!(cells[6] == "ms" || cells[6] == "µs", "{out}");
@@ -302,7 +331,10 @@ fn control_plane_nodes_need_the_toleration_and_say_so() {
     assert_eq!(t.node.as_deref(), Some("cp-1"));
     assert_eq!(t.status, TargetStatus::Failed);
     let why = t.reason.as_deref().unwrap();
-    assert!(why.starts_with("no node can run the pod: 0/2 nodes are available: "), "{why}");
+    assert!(
+        why.starts_with("no node can run the pod: 0/2 nodes are available: "),
+        "{why}"
+    );
     assert!(why.contains("untolerated taint"), "{why}");
     assert!(
         why.ends_with(
@@ -311,7 +343,10 @@ fn control_plane_nodes_need_the_toleration_and_say_so() {
         "{why}"
     );
     // Said while waiting, before giving up.
-    assert!(err.contains("node cp-1: waiting: no node can run the pod"), "{err}");
+    assert!(
+        err.contains("node cp-1: waiting: no node can run the pod"),
+        "{err}"
+    );
     assert!(deletes(&fake).contains(&format!("jobs/{}", t.job)));
     assert_nothing_left(&fake);
 
@@ -359,7 +394,14 @@ fn an_image_that_cannot_be_pulled_fails_fast_and_is_cleaned_up() {
     let (code, out, err) = run(
         &fake,
         dir.path(),
-        &["check", "etcd", "--storage-class", "fast", "--format", "json"],
+        &[
+            "check",
+            "etcd",
+            "--storage-class",
+            "fast",
+            "--format",
+            "json",
+        ],
     );
     assert_eq!(code, 1, "{err}");
     // Well before --pending-timeout's 60 s: the back-off is final.
@@ -368,13 +410,18 @@ fn an_image_that_cannot_be_pulled_fails_fast_and_is_cleaned_up() {
     assert_eq!(t.status, TargetStatus::Failed);
     let why = t.reason.as_deref().unwrap();
     assert!(
-        why.starts_with(&format!("cannot pull the image '{IMAGE}' (ImagePullBackOff): ")),
+        why.starts_with(&format!(
+            "cannot pull the image '{IMAGE}' (ImagePullBackOff): "
+        )),
         "{why}"
     );
     assert!(why.ends_with("check --image, and --image-pull-secret for a private registry"));
     let sent = deletes(&fake);
     assert!(sent.contains(&format!("jobs/{}", t.job)), "{sent:?}");
-    assert!(sent.contains(&format!("persistentvolumeclaims/{}", t.job)), "{sent:?}");
+    assert!(
+        sent.contains(&format!("persistentvolumeclaims/{}", t.job)),
+        "{sent:?}"
+    );
     assert_nothing_left(&fake);
 }
 
@@ -500,7 +547,10 @@ fn parallel_targets_run_at_once() {
     assert_eq!(code, 1, "{err}");
     let doc = document(&out);
     assert_eq!(doc.targets.len(), 2);
-    assert!(doc.targets.iter().all(|t| t.status == TargetStatus::TimedOut));
+    assert!(doc
+        .targets
+        .iter()
+        .all(|t| t.status == TargetStatus::TimedOut));
     assert_eq!(fake.created("Job").len(), 2);
     assert_nothing_left(&fake);
 }
@@ -531,7 +581,16 @@ fn ctrl_c_in_the_middle_deletes_everything_and_reports_the_interruption() {
     let child = spawn(
         &fake,
         dir.path(),
-        &["check", "etcd", "--storage-class", "fast", "--storage-class", "standard", "--format", "json"],
+        &[
+            "check",
+            "etcd",
+            "--storage-class",
+            "fast",
+            "--storage-class",
+            "standard",
+            "--format",
+            "json",
+        ],
     );
     wait_running(&fake);
     // SAFETY: kill(2) on our own child's pid, with a valid signal number.
@@ -542,7 +601,9 @@ fn ctrl_c_in_the_middle_deletes_everything_and_reports_the_interruption() {
     let err = common::text(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(
-        err.contains("iogauge kube: SIGINT: deleting what this run created (press Ctrl-C again to leave it)"),
+        err.contains(
+            "iogauge kube: SIGINT: deleting what this run created (press Ctrl-C again to leave it)"
+        ),
         "{err}"
     );
     assert!(err.contains("iogauge kube: interrupted by SIGINT"), "{err}");
@@ -552,7 +613,10 @@ fn ctrl_c_in_the_middle_deletes_everything_and_reports_the_interruption() {
     let job = &doc.targets[0].job;
     let sent = deletes(&fake);
     assert!(sent.contains(&format!("jobs/{job}")), "{sent:?}");
-    assert!(sent.contains(&format!("persistentvolumeclaims/{job}")), "{sent:?}");
+    assert!(
+        sent.contains(&format!("persistentvolumeclaims/{job}")),
+        "{sent:?}"
+    );
     assert_nothing_left(&fake);
 }
 
@@ -560,7 +624,11 @@ fn ctrl_c_in_the_middle_deletes_everything_and_reports_the_interruption() {
 fn cleanup_removes_what_a_killed_run_left_and_only_that() {
     let dir = common::scratch();
     let fake = cluster(dir.path(), &[("fast", Scenario::Hang)]);
-    let mut child = spawn(&fake, dir.path(), &["check", "etcd", "--storage-class", "fast"]);
+    let mut child = spawn(
+        &fake,
+        dir.path(),
+        &["check", "etcd", "--storage-class", "fast"],
+    );
     wait_running(&fake);
     child.kill().unwrap();
     child.wait().unwrap();
@@ -579,7 +647,10 @@ fn cleanup_removes_what_a_killed_run_left_and_only_that() {
     let (code, out, err) = run(&fake, dir.path(), &["cleanup", "--run", &run_id]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains(&format!("deleted job/{name}\n")), "{out}");
-    assert!(out.contains(&format!("deleted persistentvolumeclaim/{name}\n")), "{out}");
+    assert!(
+        out.contains(&format!("deleted persistentvolumeclaim/{name}\n")),
+        "{out}"
+    );
     assert_nothing_left(&fake);
     assert_rbac_allows(&fake.requests());
 }
@@ -588,7 +659,11 @@ fn cleanup_removes_what_a_killed_run_left_and_only_that() {
 fn unknown_classes_and_unmatched_nodes_are_bad_input_and_create_nothing() {
     let dir = common::scratch();
     let fake = cluster(dir.path(), &[]);
-    let (code, out, err) = run(&fake, dir.path(), &["check", "etcd", "--storage-class", "fsat"]);
+    let (code, out, err) = run(
+        &fake,
+        dir.path(),
+        &["check", "etcd", "--storage-class", "fsat"],
+    );
     assert_eq!((code, out.as_str()), (2, ""));
     assert_eq!(
         err,
@@ -597,7 +672,14 @@ fn unknown_classes_and_unmatched_nodes_are_bad_input_and_create_nothing() {
     let (code, _, err) = run(
         &fake,
         dir.path(),
-        &["check", "etcd", "--nodes", "disk=none", "--host-path", "/var/lib/etcd"],
+        &[
+            "check",
+            "etcd",
+            "--nodes",
+            "disk=none",
+            "--host-path",
+            "/var/lib/etcd",
+        ],
     );
     assert_eq!(code, 2);
     assert_eq!(
@@ -606,7 +688,10 @@ fn unknown_classes_and_unmatched_nodes_are_bad_input_and_create_nothing() {
     );
     let (code, _, err) = run(&fake, dir.path(), &["check", "etcd", "--claim", "nope"]);
     assert_eq!(code, 2);
-    assert!(err.starts_with("iogauge kube: --claim nope: no such claim in namespace "), "{err}");
+    assert!(
+        err.starts_with("iogauge kube: --claim nope: no such claim in namespace "),
+        "{err}"
+    );
     assert!(fake.requests().iter().all(|r| r.method == "GET"));
 }
 
