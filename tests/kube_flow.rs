@@ -621,6 +621,48 @@ fn ctrl_c_in_the_middle_deletes_everything_and_reports_the_interruption() {
 }
 
 #[test]
+fn a_second_ctrl_c_leaves_at_once_and_says_what_remains() {
+    let dir = common::scratch();
+    let fake = FakeKube::builder(env!("CARGO_BIN_EXE_iogauge"), dir.path())
+        .storage_class(StorageClassSeed::new("fast", "p", BindingMode::Immediate))
+        .scenario(Scenario::Hang)
+        .delete_delay(Duration::from_secs(30))
+        .start();
+    let child = spawn(
+        &fake,
+        dir.path(),
+        &["check", "etcd", "--storage-class", "fast"],
+    );
+    wait_running(&fake);
+    // SAFETY: kill(2) on our own child's pid, with a valid signal number.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    assert!(fake.wait_until(Duration::from_secs(10), |f| f
+        .history()
+        .iter()
+        .any(|l| l.starts_with("delete requested "))));
+    let t0 = Instant::now();
+    // SAFETY: as above.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let out = child.wait_with_output().unwrap();
+    // Not the 30 s the API server takes to answer.
+    assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
+    assert_eq!(out.status.code(), Some(1));
+    let err = common::text(&out.stderr);
+    let job = fake.objects("Job")[0]["metadata"]["name"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let run = &job["iogauge-".len()..job.len() - "-fast".len()];
+    let ns = fake.namespace();
+    assert!(
+        err.contains(&format!(
+            "iogauge kube: left in namespace {ns}: job/{job}, persistentvolumeclaim/{job}; delete them with: iogauge kube cleanup --namespace {ns} --run {run} (or kubectl delete job,pvc -n {ns} -l iogauge.dev/run={run})"
+        )),
+        "{err}"
+    );
+}
+
+#[test]
 fn cleanup_removes_what_a_killed_run_left_and_only_that() {
     let dir = common::scratch();
     let fake = cluster(dir.path(), &[("fast", Scenario::Hang)]);

@@ -430,3 +430,54 @@ fn the_rbac_file_meets_the_schema() {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("deploy/rbac.yaml");
     validate("rbac", &std::fs::read_to_string(path).unwrap());
 }
+
+/// Node targets need the cluster to find the nodes: a dry run against the fake API server.
+#[test]
+fn node_targets_differ_from_restricted_only_where_a_host_directory_forces_it() {
+    use common::fake_kube::{FakeKube, NodeSeed};
+    let dir = common::scratch();
+    let fake = FakeKube::builder(env!("CARGO_BIN_EXE_iogauge"), dir.path())
+        .node(
+            NodeSeed::new("cp-1")
+                .label("node-role.kubernetes.io/control-plane", "")
+                .taint("node-role.kubernetes.io/control-plane", "", "NoSchedule"),
+        )
+        .node(NodeSeed::new("worker-1"))
+        .start();
+    let out = Command::new(env!("CARGO_BIN_EXE_iogauge"))
+        .args([
+            "kube",
+            "check",
+            "etcd",
+            "--nodes",
+            "node-role.kubernetes.io/control-plane",
+            "--host-path",
+            "/var/lib/etcd",
+            "--tolerate-control-plane",
+            "--image",
+            "registry.example/iogauge:0.1",
+            "--dry-run",
+        ])
+        .env("KUBECONFIG", fake.write_kubeconfig(dir.path()))
+        .output()
+        .unwrap();
+    let yaml = common::text(&out.stdout);
+    assert!(out.status.success(), "{}", common::text(&out.stderr));
+    snapshot("node", &yaml);
+    validate("node", &yaml);
+    let docs = documents(&yaml);
+    assert_eq!(docs.len(), 1, "a Job and no claim");
+    let pod = &docs[0]["spec"]["template"]["spec"];
+    assert_eq!(
+        restricted_violations(pod),
+        [
+            "volume type hostPath",
+            "runAsNonRoot is not true",
+            "runAsUser 0"
+        ]
+    );
+    assert_eq!(pod["nodeSelector"]["kubernetes.io/hostname"], "cp-1");
+    assert_eq!(pod["volumes"][0]["hostPath"]["type"], "Directory");
+    assert!(pod["securityContext"].get("fsGroup").is_none());
+    assert!(fake.requests().iter().all(|r| r.method == "GET"));
+}

@@ -161,9 +161,17 @@ pub struct Builder {
     nodes: Vec<NodeSeed>,
     scenario: Scenario,
     scenarios: BTreeMap<String, Scenario>,
+    delete_delay: Duration,
 }
 
 impl Builder {
+    /// Every DELETE waits this long before it is answered (a slow API server), so that a test
+    /// can interrupt a client in the middle of its deletions.
+    pub fn delete_delay(mut self, d: Duration) -> Self {
+        self.delete_delay = d;
+        self
+    }
+
     /// The namespace of the kubeconfig's context (default `iogauge-test`). It, `default` and
     /// `kube-system` exist; creating in any other is refused as on a real cluster.
     pub fn namespace(mut self, ns: &str) -> Self {
@@ -216,6 +224,7 @@ impl Builder {
             host_dir: self.host_dir,
             default_scenario: self.scenario,
             scenarios: self.scenarios,
+            delete_delay: self.delete_delay,
             objects: Vec::new(),
             created: Vec::new(),
             deleted: Vec::new(),
@@ -343,6 +352,7 @@ impl FakeKube {
             nodes: Vec::new(),
             scenario: Scenario::Run,
             scenarios: BTreeMap::new(),
+            delete_delay: Duration::ZERO,
         }
     }
 
@@ -516,6 +526,7 @@ struct State {
     host_dir: PathBuf,
     default_scenario: Scenario,
     scenarios: BTreeMap<String, Scenario>,
+    delete_delay: Duration,
     objects: Vec<Value>,
     created: Vec<Value>,
     deleted: Vec<(String, String)>,
@@ -1252,6 +1263,14 @@ fn route(method: &str, path: &str) -> Option<(Res, Option<String>, Option<String
 }
 
 fn handle(shared: &Arc<Shared>, method: &str, target: &str, body: &[u8]) -> Resp {
+    if method == "DELETE" {
+        let delay = {
+            let mut st = lock(&shared.state);
+            st.history.push(format!("delete requested {target}"));
+            st.delete_delay
+        };
+        std::thread::sleep(delay);
+    }
     let (raw_path, query) = target.split_once('?').unwrap_or((target, ""));
     let path = percent_decode(raw_path, false);
     let json_body: Option<Value> = serde_json::from_slice(body).ok();
