@@ -754,3 +754,67 @@ fn a_dry_run_against_a_cluster_reads_but_never_writes() {
     assert!(fake.requests().iter().all(|r| r.method == "GET"));
     assert!(fake.created("Job").is_empty());
 }
+
+#[test]
+fn an_existing_claim_is_used_as_it_is_and_never_deleted() {
+    use k8s_openapi::api::core::v1::PersistentVolumeClaim;
+    use kube::api::{Api, PostParams};
+    let dir = common::scratch();
+    let fake = cluster(dir.path(), &[]);
+    let kubeconfig = fake.write_kubeconfig(dir.path());
+    let claim: PersistentVolumeClaim = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "etcd-data"},
+        "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "fast",
+                 "resources": {"requests": {"storage": "10Gi"}}}
+    }))
+    .unwrap();
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(async {
+            let kc = kube::config::Kubeconfig::read_from(&kubeconfig).unwrap();
+            let config = kube::Config::from_custom_kubeconfig(kc, &Default::default())
+                .await
+                .unwrap();
+            let client = kube::Client::try_from(config).unwrap();
+            Api::<PersistentVolumeClaim>::namespaced(client, &fake.namespace())
+                .create(&PostParams::default(), &claim)
+                .await
+                .unwrap();
+        });
+    let before = fake.requests().len();
+    let (code, out, err) = run(
+        &fake,
+        dir.path(),
+        &[
+            "check",
+            "etcd",
+            "--claim",
+            "etcd-data",
+            "--scale",
+            "0.05",
+            "--format",
+            "json",
+        ],
+    );
+    assert!([0, 3, 4].contains(&code), "{err}");
+    let t = &document(&out).targets[0];
+    assert_eq!(t.status, TargetStatus::Completed, "{:?}", t.reason);
+    assert_eq!(t.target, "claim etcd-data");
+    assert_eq!(t.claim.as_deref(), Some("etcd-data"));
+    assert_eq!(t.storage_class.as_deref(), Some("fast"));
+    assert_eq!(t.claim_size.as_deref(), Some("10Gi"));
+    let requests = fake.requests()[before..].to_vec();
+    assert!(requests
+        .iter()
+        .all(|r| !(r.path.contains("persistentvolumeclaims") && r.method != "GET")));
+    assert!(fake.object("PersistentVolumeClaim", "etcd-data").is_some());
+    // The user's volume keeps its ownership: no fsGroup for a claim iogauge did not create.
+    let job = &fake.created("Job")[0];
+    assert!(job["spec"]["template"]["spec"]["securityContext"]
+        .get("fsGroup")
+        .is_none());
+    assert_nothing_left(&fake);
+    assert_rbac_allows(&requests);
+}

@@ -130,6 +130,9 @@ pub(crate) fn job(
     // write; hostPath needs the namespace's Pod Security level to be privileged anyway.
     let on_host = matches!(target.kind, TargetKind::Node { .. });
     let uid = if on_host { 0 } else { POD_UID };
+    // fsGroup makes the kubelet give a volume's files to the group: right for a claim iogauge
+    // creates, not for a user's existing claim, whose ownership is left alone.
+    let fs_group = matches!(target.kind, TargetKind::StorageClass { .. });
     let volume = match &target.kind {
         TargetKind::Node {
             hostname,
@@ -203,8 +206,8 @@ pub(crate) fn job(
             run_as_non_root: Some(!on_host),
             run_as_user: Some(uid),
             run_as_group: Some(uid),
-            fs_group: (!on_host).then_some(POD_UID),
-            fs_group_change_policy: (!on_host).then(|| "OnRootMismatch".into()),
+            fs_group: fs_group.then_some(POD_UID),
+            fs_group_change_policy: fs_group.then(|| "OnRootMismatch".into()),
             seccomp_profile: Some(runtime_default()),
             ..PodSecurityContext::default()
         }),

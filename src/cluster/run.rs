@@ -281,6 +281,7 @@ pub(crate) fn check(
             stop,
             obs,
             created: Created::default(),
+            deadline: Instant::now() + req.timeout,
         }
         .run()
         .await)
@@ -294,11 +295,13 @@ struct Controller<'a> {
     stop: &'a Stop,
     obs: &'a mut dyn Observer,
     created: Created,
+    /// When the whole run must end (`--timeout`).
+    deadline: Instant,
 }
 
 impl Controller<'_> {
     async fn run(mut self) -> KubeDocument {
-        let deadline = Instant::now() + self.req.timeout;
+        let deadline = self.deadline;
         let mut outcomes: Vec<TargetOutcome> =
             self.plan.targets.iter().map(|t| self.outcome(t)).collect();
         let mut queue: VecDeque<usize> = (0..self.plan.targets.len()).collect();
@@ -448,13 +451,19 @@ impl Controller<'_> {
     /// WaitForFirstConsumer the claim binds only once the pod is scheduled).
     async fn start(&mut self, index: usize) -> Result<Active, String> {
         let t = &self.plan.targets[index];
-        let job = manifests::job(
+        let mut job = manifests::job(
             self.req,
             &self.plan.run,
             t,
             &self.plan.namespace,
             self.plan.footprint,
         );
+        // The Job's own deadline is what remains of the run's, so that a Job outlives a killed
+        // iogauge by no more than the run would have lasted.
+        if let Some(spec) = job.spec.as_mut() {
+            let left = self.deadline.saturating_duration_since(Instant::now());
+            spec.active_deadline_seconds = Some(left.as_secs().max(1) as i64);
+        }
         let created = self.cluster.create_job(&job).await?;
         let name = manifests::object_name(&self.plan.run, t);
         self.created.jobs.push(name.clone());
