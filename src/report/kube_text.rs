@@ -113,10 +113,7 @@ fn target(out: &mut String, t: &TargetOutcome, color: bool) {
             .check
             .as_ref()
             .and_then(|d| d.context.device.as_ref())
-            .map(|d| match &d.model {
-                Some(m) => format!(", {} ({})", d.name, m.trim()),
-                None => format!(", {}", d.name),
-            })
+            .and_then(|d| Some(format!(", {} ({})", d.name, d.model.as_ref()?.trim())))
             .unwrap_or_default();
         about.push(format!("{} from {}{device}", fs.fs_type, fs.source));
     }
