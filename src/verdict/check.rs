@@ -304,7 +304,7 @@ mod tests {
         let tmpfs = Judging {
             place: Place {
                 memory: Some("tmpfs (memory)".into()),
-                container_layer: false,
+                ..Place::default()
             },
             ..Judging::default()
         };
