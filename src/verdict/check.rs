@@ -157,7 +157,7 @@ pub(crate) fn evaluate(
     if how.shortened {
         out.warnings.insert(
             0,
-            "shortened run (--scale, --duration or --size): a quick look, not the published recipe"
+            "shortened run (--scale, --duration, --size, --max-size, or a device smaller than the test file): a quick look, not the published recipe"
                 .into(),
         );
         if how.strict {
