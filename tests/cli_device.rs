@@ -76,21 +76,59 @@ impl Loop {
         std::fs::read(&self.img).unwrap()
     }
 
-    /// ext4 on the device, mounted on a directory beside the image. Every inode table and the
-    /// journal are written now, not lazily in the background, so the image then stays still.
-    fn mount(&mut self) -> PathBuf {
+    /// A loop device whose image holds an MBR with one partition over all but the first MiB;
+    /// returns it and the partition's device node.
+    fn partitioned(size_mib: u32) -> (Loop, String) {
+        let dir = scratch();
+        let img = dir.path().join("disk.img");
+        sh(
+            "truncate",
+            &["-s", &format!("{size_mib}M"), img.to_str().unwrap()],
+        );
+        let mut mbr = vec![0u8; 512];
+        // One primary Linux (0x83) entry: first LBA 2048, then its sector count.
+        mbr[446 + 4] = 0x83;
+        mbr[446 + 8..446 + 12].copy_from_slice(&2048u32.to_le_bytes());
+        mbr[446 + 12..446 + 16].copy_from_slice(&(size_mib * 2048 - 2048).to_le_bytes());
+        mbr[510] = 0x55;
+        mbr[511] = 0xaa;
+        let mut data = std::fs::read(&img).unwrap();
+        data[..512].copy_from_slice(&mbr);
+        std::fs::write(&img, data).unwrap();
+        let dev = sh("losetup", &["-P", "-f", "--show", img.to_str().unwrap()]);
+        let lo = Loop {
+            dir,
+            img,
+            dev,
+            mounted: None,
+        };
+        // losetup -P does not always scan here: add the partition explicitly (partx fails when
+        // the scan already did, which is fine), then wait for the kernel to list it.
+        let _ = Command::new("partx").args(["-a", &lo.dev]).output();
+        let sys = Path::new("/sys/class/block")
+            .join(format!("{}p1", lo.name()))
+            .join("dev");
+        wait_for_file(&sys);
+        // Without udev no /dev node may appear: make one beside the image, as a pod's
+        // devicePath is one (the device is found by its number, not its path).
+        let part = lo.dir.path().join(format!("{}p1", lo.name()));
+        let devnum = std::fs::read_to_string(&sys).unwrap();
+        let (maj, min) = devnum.trim().split_once(':').unwrap();
+        sh("mknod", &[part.to_str().unwrap(), "b", maj, min]);
+        (lo, part.to_str().unwrap().to_string())
+    }
+
+    /// ext4 on `dev` (the device or a partition), mounted on a directory beside the image.
+    /// Every inode table and the journal are written now, not lazily in the background, so the
+    /// image then stays still.
+    fn mount(&mut self, dev: &str) -> PathBuf {
         sh(
             "mkfs.ext4",
-            &[
-                "-q",
-                "-E",
-                "lazy_itable_init=0,lazy_journal_init=0",
-                &self.dev,
-            ],
+            &["-q", "-E", "lazy_itable_init=0,lazy_journal_init=0", dev],
         );
         let mp = self.dir.path().join("mnt");
         std::fs::create_dir(&mp).unwrap();
-        sh("mount", &[&self.dev, mp.to_str().unwrap()]);
+        sh("mount", &[dev, mp.to_str().unwrap()]);
         self.mounted = Some(mp.clone());
         sh("sync", &[]);
         mp
@@ -275,7 +313,8 @@ fn a_mounted_device_is_refused_naming_the_mount_point() {
         return;
     }
     let mut lo = Loop::new("64M");
-    let mp = lo.mount();
+    let dev = lo.dev.clone();
+    let mp = lo.mount(&dev);
     std::fs::write(mp.join("data"), b"keep me").unwrap();
     sh("sync", &[]);
     let before = lo.bytes();
@@ -427,5 +466,63 @@ fn a_device_smaller_than_the_profile_caps_it_and_marks_it_shortened() {
             .contains(&Value::from(format!("--size={}", 16u64 << 20))),
         "{s}"
     );
+    assert_empty(cwd.path());
+}
+
+#[test]
+fn partitions_a_mounted_one_refuses_its_disk_and_a_partition_is_described_by_its_disk() {
+    if !can_loop() {
+        return;
+    }
+    let (mut lo, part) = Loop::partitioned(64);
+    let cwd = scratch();
+    // The partition itself, unmounted: measured, and the context names its whole disk.
+    let o = check(
+        &[
+            "etcd",
+            "--device",
+            &part,
+            "--allow-overwrite",
+            "--scale",
+            "0.05",
+            "--format",
+            "json",
+        ],
+        cwd.path(),
+    );
+    let v = json(&o);
+    assert_eq!(o.status.code(), Some(expected_exit(&v)), "{v}");
+    assert_eq!(v["dir"], part.as_str());
+    assert_eq!(v["context"]["device"]["name"], lo.name(), "{v}");
+    assert!(profile(&v, "etcd")["value"].as_f64().unwrap() > 0.0);
+    // Mounted: the whole disk is refused, naming the partition and where it is mounted.
+    let mp = lo.mount(&part);
+    sh("sync", &[]);
+    let before = lo.bytes();
+    let o = check(
+        &[
+            "etcd",
+            "--device",
+            &lo.dev,
+            "--allow-overwrite",
+            "--scale",
+            "0.05",
+        ],
+        cwd.path(),
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let mp = mp.display();
+    assert_eq!(
+        text(&o.stderr),
+        format!(
+            "iogauge check: --device {}: its partition {}p1 is mounted on {mp}; the profiles \
+             would destroy that filesystem: unmount it first, or check the filesystem with \
+             --dir {mp}\n",
+            lo.dev,
+            lo.name()
+        )
+    );
+    sh("sync", &[]);
+    assert!(lo.bytes() == before, "the image changed");
     assert_empty(cwd.path());
 }
