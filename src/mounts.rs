@@ -7,6 +7,9 @@ use std::path::{Path, PathBuf};
 /// One line of /proc/self/mountinfo, the fields iogauge reads.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Mount {
+    /// The device number of the mounted filesystem (`major:minor`; `0:N` for filesystems
+    /// without one of their own, such as tmpfs, overlay and btrfs).
+    pub devnum: String,
     /// Where it is mounted (escapes decoded).
     pub mount_point: PathBuf,
     /// The filesystem type (`ext4`, `tmpfs`, `overlay`, `nfs4`).
@@ -73,11 +76,14 @@ pub(crate) fn parse(text: &str) -> Vec<Mount> {
     text.lines()
         .filter_map(|line| {
             let (pre, post) = line.split_once(" - ")?;
-            let mut pre = pre.split(' ').skip(4);
+            let mut pre = pre.split(' ').skip(2);
+            let devnum = pre.next()?.to_string();
+            let mut pre = pre.skip(1);
             let mount_point = PathBuf::from(unescape(pre.next()?));
             let mount_options = pre.next().unwrap_or("").to_string();
             let mut post = post.split(' ');
             Some(Mount {
+                devnum,
                 mount_point,
                 mount_options,
                 fs_type: post.next()?.to_string(),
@@ -88,12 +94,18 @@ pub(crate) fn parse(text: &str) -> Vec<Mount> {
         .collect()
 }
 
+/// Every mount this process can see (empty when /proc/self/mountinfo cannot be read).
+pub(crate) fn all() -> Vec<Mount> {
+    std::fs::read_to_string("/proc/self/mountinfo")
+        .map(|t| parse(&t))
+        .unwrap_or_default()
+}
+
 /// The mount holding `real` (an absolute path without symlinks): the longest mount point that
 /// is a prefix of it; among equal ones the last, which hides the earlier (over-mounts).
 pub(crate) fn holding(real: &Path) -> Option<Mount> {
-    let text = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
     let mut best: Option<Mount> = None;
-    for m in parse(&text) {
+    for m in all() {
         if real.starts_with(&m.mount_point)
             && best.as_ref().is_none_or(|b| {
                 m.mount_point.components().count() >= b.mount_point.components().count()
@@ -122,6 +134,10 @@ mod tests {
             ("btrfs", "/dev/vdb")
         );
         assert_eq!(m[0].mount_options, "rw,noatime");
+        assert_eq!(
+            (m[0].devnum.as_str(), m[1].devnum.as_str()),
+            ("98:0", "0:50")
+        );
         assert_eq!(m[0].options(), "rw,noatime,space_cache");
         assert_eq!(m[0].overlay_upper(), None);
         assert_eq!(m[1].fs_type, "overlay");

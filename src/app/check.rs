@@ -1,5 +1,5 @@
 //! `iogauge check` from request to document: resolve the profiles and build their work before
-//! anything touches the disk, check the directory, run each profile (a failure or a signal never
+//! anything touches the disk, check the directory (or the block device), run each profile (a failure or a signal never
 //! loses the others' results), judge it, and gather everything into one `CheckDocument`.
 
 use crate::input::profiles::{self, Profile, SmallFiles, Tuning};
@@ -15,6 +15,7 @@ use crate::run::{context, run, RunError, RunOptions};
 use crate::verdict::check::{evaluate, not_measured, Judging};
 use crate::verdict::profile::{threshold_text, Measured};
 use crate::verdict::trust::Place;
+use crate::workload::device::{self, Device};
 use crate::workload::layout::LayoutError;
 use crate::workload::{cleanup, fs};
 use std::ffi::OsString;
@@ -25,7 +26,12 @@ use std::path::{Path, PathBuf};
 pub(crate) struct CheckRequest {
     /// Built-in profile names or profile files, in order.
     pub profiles: Vec<OsString>,
+    /// The directory to write the test files in, or with `device` the block device to write over.
     pub dir: PathBuf,
+    /// `dir` is a block device (`--device`).
+    pub device: bool,
+    /// `--allow-overwrite`: the device's data may go.
+    pub allow_overwrite: bool,
     pub tuning: Tuning,
     pub strict: bool,
     pub keep_files: bool,
@@ -45,7 +51,12 @@ pub(crate) trait Observer {
 enum Work {
     Job(Box<JobSpec>),
     SmallFiles(SmallFiles),
+    /// The profile cannot run where it was asked to; the reason is its outcome.
+    Unavailable(String),
 }
+
+/// Why the small-files test cannot run with `--device`: it creates files.
+const NEEDS_FILESYSTEM: &str = "needs a filesystem: run it with --dir on a mounted filesystem";
 
 struct Planned {
     profile: Profile,
@@ -79,25 +90,23 @@ pub(crate) fn check(
     obs: &mut dyn Observer,
 ) -> Result<CheckDocument, String> {
     let token = cleanup::run_token();
-    let planned = plan(req, &token, obs)?;
-    fs::check_dir(&req.dir, "--dir")?;
-    let left = cleanup::leftovers(&req.dir);
-    if let Some(first) = left.first() {
-        obs.note(&format!(
-            "iogauge check: note: {} file(s) in {} were left by an earlier iogauge run that was \
-             killed (e.g. '{}'); they hold only test data: remove them with rm {}/iogauge-*",
-            left.len(),
-            req.dir.display(),
-            first.display(),
-            req.dir.display()
-        ));
-    }
-    let place = Place {
-        memory: fs::memory_backed(&req.dir),
-        container_layer: fs::container_layer(&req.dir),
+    // Held until the check ends: the device stays claimed while the profiles write over it.
+    let dev = if req.device {
+        Some(device::check_device(&req.dir, req.allow_overwrite)?)
+    } else {
+        None
+    };
+    let planned = plan(req, &token, dev.as_ref(), obs)?;
+    let place = match &dev {
+        Some(d) => Place {
+            memory: d.memory.clone(),
+            container_layer: false,
+            device: true,
+        },
+        None => check_dir_place(req, obs)?,
     };
     for pl in &planned {
-        obs.note(&plan_line(&pl.profile, &pl.work, &req.dir));
+        obs.note(&plan_line(&pl.profile, &pl.work, &req.dir, req.device));
     }
     let mut outcomes = Vec::with_capacity(planned.len());
     for pl in &planned {
@@ -114,17 +123,44 @@ pub(crate) fn check(
     Ok(CheckDocument {
         schema_version: SCHEMA_VERSION,
         iogauge: env!("CARGO_PKG_VERSION").to_string(),
-        context: context::describe(Some(&req.dir)),
+        context: if req.device {
+            context::describe_device(&req.dir)
+        } else {
+            context::describe(Some(&req.dir))
+        },
         dir: req.dir.display().to_string(),
+        device: req.device,
         summary: Summary::of(&outcomes),
         profiles: outcomes,
     })
 }
 
+/// The directory checked and what it is on; a killed run's leftovers there are pointed out.
+fn check_dir_place(req: &CheckRequest, obs: &mut dyn Observer) -> Result<Place, String> {
+    fs::check_dir(&req.dir, "--dir")?;
+    let left = cleanup::leftovers(&req.dir);
+    if let Some(first) = left.first() {
+        obs.note(&format!(
+            "iogauge check: note: {} file(s) in {} were left by an earlier iogauge run that was \
+             killed (e.g. '{}'); they hold only test data: remove them with rm {}/iogauge-*",
+            left.len(),
+            req.dir.display(),
+            first.display(),
+            req.dir.display()
+        ));
+    }
+    Ok(Place {
+        memory: fs::memory_backed(&req.dir),
+        container_layer: fs::container_layer(&req.dir),
+        device: false,
+    })
+}
+
 /// The line printed before a profile runs: what it does, and how long it takes when the work
 /// says so (a size-bound job takes as long as the disk needs; the progress bar shows the ETA).
-fn plan_line(p: &Profile, work: &Work, dir: &Path) -> String {
+fn plan_line(p: &Profile, work: &Work, dir: &Path, device: bool) -> String {
     let what = match work {
+        Work::Unavailable(why) => format!("not run: {why}"),
         Work::SmallFiles(s) => format!(
             "{} files of {} bytes, created then read back",
             s.files, s.size
@@ -134,12 +170,17 @@ fn plan_line(p: &Profile, work: &Work, dir: &Path) -> String {
                 Some(SizeSpec::Bytes(b)) => b,
                 _ => 0,
             };
-            let size = format!("{:.0} MiB", bytes as f64 / (1u64 << 20) as f64);
+            let mib = format!("{:.0} MiB", bytes as f64 / (1u64 << 20) as f64);
+            // On a device the job writes over its first bytes; there is no file.
+            let size = if device {
+                format!("the first {mib}")
+            } else {
+                format!("a {mib} file")
+            };
             match (job.time_based, job.runtime) {
-                (true, Some(r)) => format!(
-                    "a {size} file, about {:.0} s",
-                    (r + job.ramp_time).as_secs_f64()
-                ),
+                (true, Some(r)) => {
+                    format!("{size}, about {:.0} s", (r + job.ramp_time).as_secs_f64())
+                }
                 _ => {
                     let bs = job.unit_bs().max(1);
                     let sync = if job.fdatasync > 0 || job.fsync > 0 {
@@ -148,7 +189,7 @@ fn plan_line(p: &Profile, work: &Work, dir: &Path) -> String {
                         ""
                     };
                     format!(
-                        "a {size} file in {} writes of {bs} bytes{sync}; as long as the disk takes",
+                        "{size} in {} writes of {bs} bytes{sync}; as long as the disk takes",
                         bytes / bs
                     )
                 }
@@ -156,9 +197,10 @@ fn plan_line(p: &Profile, work: &Work, dir: &Path) -> String {
         }
     };
     format!(
-        "iogauge check: {}: {} in {}: {what}",
+        "iogauge check: {}: {} {} {}: {what}",
         p.name,
         p.title,
+        if device { "on" } else { "in" },
         dir.display()
     )
 }
@@ -186,7 +228,12 @@ fn reason(e: &RunError) -> String {
 }
 
 /// Profiles resolved and their work built, before anything touches the disk.
-fn plan(req: &CheckRequest, token: &str, obs: &mut dyn Observer) -> Result<Vec<Planned>, String> {
+fn plan(
+    req: &CheckRequest,
+    token: &str,
+    dev: Option<&Device>,
+    obs: &mut dyn Observer,
+) -> Result<Vec<Planned>, String> {
     let published = Tuning {
         scale: 1.0,
         ..Tuning::default()
@@ -194,12 +241,18 @@ fn plan(req: &CheckRequest, token: &str, obs: &mut dyn Observer) -> Result<Vec<P
     let mut plan = Vec::new();
     for name in &req.profiles {
         let p = profiles::resolve(name)?;
-        let mut work = match p.small_files(&req.tuning) {
-            Some(s) => Work::SmallFiles(s),
-            None => {
+        let mut work = match (p.small_files(&req.tuning), dev) {
+            (Some(_), Some(_)) => Work::Unavailable(NEEDS_FILESYSTEM.to_string()),
+            (Some(s), None) => Work::SmallFiles(s),
+            (None, None) => {
                 let mut j = p.job(&req.dir, &req.tuning)?;
                 // Names no other run uses, so two checks in one directory never collide.
                 j.filename = Some(format!("iogauge-{}.{token}", p.name));
+                Work::Job(Box::new(j))
+            }
+            (None, Some(d)) => {
+                let mut j = p.job(&req.dir, &req.tuning)?;
+                on_device(&mut j, &req.dir, d.size)?;
                 Work::Job(Box::new(j))
             }
         };
@@ -214,12 +267,15 @@ fn plan(req: &CheckRequest, token: &str, obs: &mut dyn Observer) -> Result<Vec<P
             }
         }
         // Marked as shortened only if the tuning actually changed this profile's run.
+        // A device smaller than the file is a cap like --max-size's, so it counts too.
         let shortened = match &work {
             Work::SmallFiles(s) => Some(s.files) != p.small_files.map(|d| d.files),
+            Work::Unavailable(_) => false,
             Work::Job(j) => p
                 .job(&req.dir, &published)
                 .map(|mut pj| {
                     pj.filename = j.filename.clone();
+                    pj.directory = j.directory.clone();
                     pj != **j
                 })
                 .unwrap_or(true),
@@ -248,9 +304,31 @@ fn plan(req: &CheckRequest, token: &str, obs: &mut dyn Observer) -> Result<Vec<P
     Ok(plan)
 }
 
+/// Points a profile's job at the block device `path` of `size` bytes: the device is the file,
+/// and a job larger than the device is capped to it in whole blocks (so it still runs its
+/// published block size).
+fn on_device(j: &mut JobSpec, path: &Path, size: u64) -> Result<(), String> {
+    j.directory = None;
+    j.filename = Some(device::as_filename(path));
+    let bs = j.max_bs().max(1);
+    let whole = size / bs * bs;
+    if whole == 0 {
+        return Err(format!(
+            "--device {}: {size} bytes, smaller than one {bs}-byte block of profile '{}'",
+            path.display(),
+            j.name
+        ));
+    }
+    if let Some(SizeSpec::Bytes(b)) = j.size {
+        j.size = Some(SizeSpec::Bytes(b.min(whole)));
+    }
+    Ok(())
+}
+
 fn run_job(
     job: JobSpec,
     keep_files: bool,
+    allow_overwrite: bool,
     stop: &Stop,
     obs: &mut dyn Observer,
 ) -> Result<Report, RunError> {
@@ -261,6 +339,7 @@ fn run_job(
     let spec = RunSpec {
         jobs: vec![job],
         keep_files,
+        allow_overwrite,
         ..RunSpec::default()
     };
     let res = run(&spec, &opts, stop.flag());
@@ -279,7 +358,11 @@ fn run_one(
 ) -> ProfileOutcome {
     let p = &pl.profile;
     let measured = match &pl.work {
-        Work::Job(job) => run_job((**job).clone(), req.keep_files, stop, obs).map(Measured::Fio),
+        // With --device the job writes over the device itself, which the user allowed (check
+        // refuses --device without --allow-overwrite); nothing is created or left.
+        Work::Job(job) => {
+            run_job((**job).clone(), req.keep_files, req.device, stop, obs).map(Measured::Fio)
+        }
         Work::SmallFiles(s) => run_small_files(
             &req.dir,
             &format!("iogauge-{}.{token}", p.name),
@@ -289,6 +372,8 @@ fn run_one(
             stop.flag(),
         )
         .map(Measured::SmallFiles),
+        // Its reason is already on the plan line.
+        Work::Unavailable(why) => return not_measured(p, CheckVerdict::Error, why.clone()),
     };
     match measured {
         _ if stop.is_set() => not_measured(
@@ -307,7 +392,7 @@ fn run_one(
             };
             let job = match &pl.work {
                 Work::Job(j) => Some(&**j),
-                Work::SmallFiles(_) => None,
+                Work::SmallFiles(_) | Work::Unavailable(_) => None,
             };
             evaluate(p, &req.tuning, job, &m, &how)
         }
@@ -342,20 +427,59 @@ mod tests {
         let p = profiles::get("small-files").unwrap();
         let w = Work::SmallFiles(p.small_files(&t(0.1)).unwrap());
         assert_eq!(
-            plan_line(&p, &w, Path::new("/d")),
+            plan_line(&p, &w, Path::new("/d"), false),
             "iogauge check: small-files: many small files (GitLab) in /d: 100 files of 5 bytes, created then read back"
         );
         let p = profiles::get("etcd").unwrap();
         let w = Work::Job(Box::new(p.job(Path::new("/d"), &t(1.0)).unwrap()));
         assert_eq!(
-            plan_line(&p, &w, Path::new("/d")),
+            plan_line(&p, &w, Path::new("/d"), false),
             "iogauge check: etcd: etcd WAL (IBM recipe) in /d: a 22 MiB file in 10029 writes of 2300 bytes, each synced; as long as the disk takes"
         );
         let p = profiles::get("sync-iops").unwrap();
         let w = Work::Job(Box::new(p.job(Path::new("/d"), &t(0.1)).unwrap()));
         assert_eq!(
-            plan_line(&p, &w, Path::new("/d")),
+            plan_line(&p, &w, Path::new("/d"), false),
             "iogauge check: sync-iops: synchronous write IOPS (Manetu) in /d: a 102 MiB file, about 6 s"
+        );
+        // On a device: "on", and the job writes over the device's first bytes.
+        assert_eq!(
+            plan_line(&p, &w, Path::new("/dev/sdb"), true),
+            "iogauge check: sync-iops: synchronous write IOPS (Manetu) on /dev/sdb: the first 102 MiB, about 6 s"
+        );
+        let p = profiles::get("etcd").unwrap();
+        let w = Work::Job(Box::new(p.job(Path::new("/d"), &t(1.0)).unwrap()));
+        assert_eq!(
+            plan_line(&p, &w, Path::new("/dev/sdb"), true),
+            "iogauge check: etcd: etcd WAL (IBM recipe) on /dev/sdb: the first 22 MiB in 10029 writes of 2300 bytes, each synced; as long as the disk takes"
+        );
+        let p = profiles::get("small-files").unwrap();
+        let w = Work::Unavailable(NEEDS_FILESYSTEM.into());
+        assert_eq!(
+            plan_line(&p, &w, Path::new("/dev/sdb"), true),
+            "iogauge check: small-files: many small files (GitLab) on /dev/sdb: not run: needs a filesystem: run it with --dir on a mounted filesystem"
+        );
+    }
+
+    #[test]
+    fn a_device_is_the_file_and_caps_the_size_in_whole_blocks() {
+        let full = Tuning {
+            scale: 1.0,
+            ..Tuning::default()
+        };
+        let p = profiles::get("etcd").unwrap();
+        let mut j = p.job(Path::new("."), &full).unwrap();
+        // A 22 MiB job fits a 64 MiB device unchanged.
+        on_device(&mut j, Path::new("/dev/loop0"), 64 << 20).unwrap();
+        assert_eq!(j.directory, None);
+        assert_eq!(j.filename.as_deref(), Some("/dev/loop0"));
+        assert_eq!(j.size, Some(SizeSpec::Bytes(22 << 20)));
+        // On 16 MiB: whole 2300-byte blocks that fit.
+        on_device(&mut j, Path::new("/dev/loop0"), 16 << 20).unwrap();
+        assert_eq!(j.size, Some(SizeSpec::Bytes((16 << 20) / 2300 * 2300)));
+        assert_eq!(
+            on_device(&mut j, Path::new("/dev/tiny"), 2299).unwrap_err(),
+            "--device /dev/tiny: 2299 bytes, smaller than one 2300-byte block of profile 'etcd'"
         );
     }
 }

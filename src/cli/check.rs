@@ -14,7 +14,8 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// Runs profiles and says whether the disk under --dir is good enough for each.
+/// Runs profiles and says whether the disk under --dir (or the block device --device) is good
+/// enough for each.
 #[derive(clap::Args, Debug)]
 #[command(after_help = "\
 Profiles: etcd, etcd-large, sync-iops, small-files, gitlab (--list says what each judges), or a
@@ -29,6 +30,12 @@ pub(crate) struct CheckArgs {
     /// Where to write the test files: a directory on the disk you mean
     #[arg(long, value_name = "DIR", default_value = ".")]
     dir: PathBuf,
+    /// Run the profiles on this block device instead (an unmounted one; needs --allow-overwrite)
+    #[arg(long, value_name = "PATH", conflicts_with = "dir")]
+    device: Option<PathBuf>,
+    /// With --device: the profiles may write over the device's data
+    #[arg(long, requires = "device")]
+    allow_overwrite: bool,
     /// Shrink sizes, times and file counts by F (0 < F <= 1) for a quick look; marked as shortened
     #[arg(long, value_name = "F", value_parser = parse_scale, default_value = "1")]
     scale: f64,
@@ -110,7 +117,9 @@ pub(crate) fn main(a: CheckArgs, stop: &Stop) -> i32 {
     }
     let req = CheckRequest {
         profiles: a.profiles(),
-        dir: a.dir.clone(),
+        dir: a.device.clone().unwrap_or_else(|| a.dir.clone()),
+        device: a.device.is_some(),
+        allow_overwrite: a.allow_overwrite,
         tuning: a.tuning(),
         strict: a.strict,
         keep_files: a.keep_files,

@@ -23,7 +23,8 @@ pub struct Context {
     pub directory: Option<String>,
     /// The filesystem holding that directory.
     pub filesystem: Option<FilesystemInfo>,
-    /// The block device behind the filesystem; absent for tmpfs, NFS and other device-less ones.
+    /// The block device behind the filesystem (with `check --device`, that device, or the whole
+    /// disk of a partition); absent for tmpfs, NFS and other device-less ones.
     pub device: Option<DeviceInfo>,
 }
 
@@ -64,8 +65,12 @@ pub struct CheckDocument {
     pub iogauge: String,
     /// Where it was measured.
     pub context: Context,
-    /// The directory the profiles ran in, as given on the command line.
+    /// The directory the profiles ran in, or with `--device` the block device they wrote
+    /// over, as given on the command line.
     pub dir: String,
+    /// `dir` is a block device (`check --device`), not a directory.
+    #[serde(default)]
+    pub device: bool,
     /// One entry per requested profile, in the order requested.
     pub profiles: Vec<ProfileOutcome>,
     /// How many profiles ended each way.

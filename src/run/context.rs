@@ -1,5 +1,6 @@
 //! Where a run happens, for the result documents: host, kernel, the filesystem and mount of the
-//! directory, and the block device behind it (model, rotational, scheduler) from /sys.
+//! directory, and the block device behind it (model, rotational, scheduler) from /sys; or, with
+//! `check --device`, that device alone.
 
 use crate::report::document::{Context, DeviceInfo, FilesystemInfo};
 use crate::stats::resolve_disk;
@@ -36,8 +37,10 @@ fn active_scheduler(line: &str) -> Option<String> {
     Some(line[start..end].to_string())
 }
 
-fn device(dir: &Path) -> Option<DeviceInfo> {
-    let t = resolve_disk(dir).ok().flatten()?;
+/// The device behind `path`: the disk under a directory's filesystem, or for a block device
+/// node that device (a partition's whole disk, as the disk statistics report it).
+fn device(path: &Path) -> Option<DeviceInfo> {
+    let t = resolve_disk(path).ok().flatten()?;
     // A dm/md device has no model of its own: take the first disk underneath.
     let model = sys(&t.name, "device/model")
         .or_else(|| t.slaves.first().and_then(|s| sys(s, "device/model")));
@@ -75,6 +78,15 @@ pub(crate) fn describe(dir: Option<&Path>) -> Context {
         c.device = device(dir);
     }
     c
+}
+
+/// Describes the host and the block device `check --device` measures: no directory and no
+/// filesystem, since the profiles write to the device itself.
+pub(crate) fn describe_device(dev: &Path) -> Context {
+    Context {
+        device: device(dev),
+        ..describe(None)
+    }
 }
 
 #[cfg(test)]

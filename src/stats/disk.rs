@@ -2,7 +2,7 @@
 //! block, JSON `disk_util`).
 //!
 //! Resolution of a path to a device:
-//! 1. `stat(path).st_dev` → major:minor → `/sys/dev/block/MAJ:MIN` (a symlink into sysfs);
+//! 1. `stat(path).st_dev` (`st_rdev` for a block device node, as fio's disk util) → major:minor → `/sys/dev/block/MAJ:MIN` (a symlink into sysfs);
 //! 2. a partition (its sysfs dir has a `partition` file) is reported as its parent disk, as fio
 //!    does (`vda`, not `vda1`);
 //! 3. a stacked device (device-mapper `dm-N`, md `mdN`: non-empty `slaves/`) is reported itself,
@@ -65,14 +65,19 @@ pub(crate) struct DiskTarget {
 const SYS_DEV_BLOCK: &str = "/sys/dev/block";
 pub(crate) const SYS_CLASS_BLOCK: &str = "/sys/class/block";
 
-/// The device holding `path`, or `None` when the filesystem has no block device.
+/// The device holding `path` (or, for a block device node, that device), or `None` when the filesystem has no block device.
 /// Errors only when `path` itself cannot be examined.
 pub(crate) fn resolve(path: &Path) -> Result<Option<DiskTarget>, DiskError> {
     let meta = fs::metadata(path).map_err(|source| DiskError::Stat {
         path: path.to_path_buf(),
         source,
     })?;
-    let dev = meta.dev();
+    // A device node's own st_dev is devtmpfs; the device it stands for is its st_rdev.
+    let dev = if meta.file_type().is_block_device() {
+        meta.rdev()
+    } else {
+        meta.dev()
+    };
     let (major, minor) = (libc::major(dev), libc::minor(dev));
     if let Some(t) = target_from_devnum(major, minor) {
         return Ok(Some(t));

@@ -157,7 +157,7 @@ pub(crate) fn evaluate(
     if how.shortened {
         out.warnings.insert(
             0,
-            "shortened run (--scale, --duration or --size): a quick look, not the published recipe"
+            "shortened run (--scale, --duration, --size, --max-size, or a device smaller than the test file): a quick look, not the published recipe"
                 .into(),
         );
         if how.strict {
@@ -304,7 +304,7 @@ mod tests {
         let tmpfs = Judging {
             place: Place {
                 memory: Some("tmpfs (memory)".into()),
-                container_layer: false,
+                ..Place::default()
             },
             ..Judging::default()
         };

@@ -15,6 +15,8 @@ pub(crate) struct Place {
     pub memory: Option<String>,
     /// An overlay whose writable layer cannot be seen (a container's own storage).
     pub container_layer: bool,
+    /// The place is a block device (`--device`), not a directory: `memory` names the device.
+    pub device: bool,
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -27,10 +29,14 @@ pub(crate) struct Trust {
 
 pub(crate) fn assess(job: Option<&JobSpec>, measured: &Measured, place: &Place) -> Trust {
     let mut t = Trust::default();
-    if let Some(fs) = &place.memory {
-        t.not_disk = Some(format!(
-            "the directory is on {fs}, so this measured RAM; point --dir at the disk you mean"
-        ));
+    if let Some(what) = &place.memory {
+        t.not_disk = Some(if place.device {
+            format!(
+                "the device is {what}, so this measured RAM; point --device at the disk you mean"
+            )
+        } else {
+            format!("the directory is on {what}, so this measured RAM; point --dir at the disk you mean")
+        });
     } else if place.container_layer {
         t.warnings.push(
             "the directory is in a container's writable layer (overlayfs), not on a mounted volume; \
@@ -116,6 +122,7 @@ mod tests {
         let on_tmpfs = Place {
             memory: Some("tmpfs (memory)".into()),
             container_layer: false,
+            device: false,
         };
         let t = assess(Some(&job), &m, &on_tmpfs);
         assert_eq!(
@@ -123,6 +130,15 @@ mod tests {
             Some("the directory is on tmpfs (memory), so this measured RAM; point --dir at the disk you mean")
         );
         assert!(t.warnings.is_empty());
+        let zram = Place {
+            memory: Some("zram0, a compressed RAM disk (zram)".into()),
+            container_layer: false,
+            device: true,
+        };
+        assert_eq!(
+            assess(Some(&job), &m, &zram).not_disk.as_deref(),
+            Some("the device is zram0, a compressed RAM disk (zram), so this measured RAM; point --device at the disk you mean")
+        );
         // Just above the page-cache rate, buffered: not a disk; direct I/O at that rate is a disk.
         let (job, m) = report(PAGE_CACHE_BPS + 1, false);
         assert!(assess(Some(&job), &m, &Place::default())

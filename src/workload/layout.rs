@@ -207,7 +207,11 @@ pub(crate) fn split_filenames(s: &str) -> Vec<String> {
 }
 
 fn block_device_size(path: &Path) -> std::io::Result<u64> {
-    let f = File::open(path)?;
+    device_size(&File::open(path)?)
+}
+
+/// The size of the open block device `f`, bytes.
+pub(crate) fn device_size(f: &File) -> std::io::Result<u64> {
     let mut size: u64 = 0;
     // BLKGETSIZE64 = _IOR(0x12, 114, size_t)
     const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;
