@@ -462,7 +462,8 @@ impl Controller<'_> {
         // iogauge by no more than the run would have lasted.
         if let Some(spec) = job.spec.as_mut() {
             let left = self.deadline.saturating_duration_since(Instant::now());
-            spec.active_deadline_seconds = Some(left.as_secs().max(1) as i64);
+            // Rounded up: a Job must not end before the run's own deadline.
+            spec.active_deadline_seconds = Some(left.as_millis().div_ceil(1000).max(1) as i64);
         }
         let created = self.cluster.create_job(&job).await?;
         let name = manifests::object_name(&self.plan.run, t);
