@@ -778,11 +778,20 @@ fn an_existing_claim_is_used_as_it_is_and_never_deleted() {
                 .await
                 .unwrap();
             let client = kube::Client::try_from(config).unwrap();
-            Api::<PersistentVolumeClaim>::namespaced(client, &fake.namespace())
-                .create(&PostParams::default(), &claim)
-                .await
-                .unwrap();
+            let api = Api::<PersistentVolumeClaim>::namespaced(client, &fake.namespace());
+            api.create(&PostParams::default(), &claim).await.unwrap();
+            let mut block = claim.clone();
+            block.metadata.name = Some("raw".into());
+            block.spec.as_mut().unwrap().volume_mode = Some("Block".into());
+            api.create(&PostParams::default(), &block).await.unwrap();
         });
+    // Someone's Block volume is never written over.
+    let (code, _, err) = run(&fake, dir.path(), &["check", "etcd", "--claim", "raw"]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        err,
+        "iogauge kube: --claim raw: a Block volume: the profiles would write over its data; measure a fresh one with --storage-class CLASS --volume-mode Block\n"
+    );
     let before = fake.requests().len();
     let (code, out, err) = run(
         &fake,

@@ -112,10 +112,16 @@ struct PodRun {
 /// `volume` (a `-v` argument) at /data. Run detached and not removed, then `docker wait` and
 /// `docker logs`, as the controller will read the pod's log after it ends.
 fn run_pod(name: &str, volume: &str, args: &[&str]) -> PodRun {
+    let uid = format!("{POD_UID}:{POD_UID}");
+    run_container(name, &uid, &["-v", volume], args)
+}
+
+/// [`run_pod`] with another user and other docker options for the volume (`--device` for a
+/// Block claim's pod, which runs as uid 0).
+fn run_container(name: &str, uid: &str, volume: &[&str], args: &[&str]) -> PodRun {
     let name = format!("iogauge-test-{}-{name}", std::process::id());
     let _ = docker(&["rm", "--force", &name]);
     let guard = Container(name.clone());
-    let uid = format!("{POD_UID}:{POD_UID}");
     let mut run = vec![
         "run",
         "--detach",
@@ -124,7 +130,7 @@ fn run_pod(name: &str, volume: &str, args: &[&str]) -> PodRun {
         "--network",
         "none",
         "--user",
-        &uid,
+        uid,
         "--read-only",
         "--cap-drop",
         "ALL",
@@ -133,11 +139,9 @@ fn run_pod(name: &str, volume: &str, args: &[&str]) -> PodRun {
         // No seccomp option: the engine's default profile applies, which is what the pod's
         // seccompProfile RuntimeDefault asks for (the_engine_applies_its_default_seccomp
         // checks that the engine has one).
-        "-v",
-        volume,
-        image(),
-        "check",
     ];
+    run.extend_from_slice(volume);
+    run.extend_from_slice(&[image(), "check"]);
     run.extend_from_slice(args);
     let o = docker(&run);
     assert!(o.status.success(), "docker run: {}", text(&o.stderr));
@@ -360,4 +364,74 @@ fn a_read_only_volume_is_refused_and_the_log_says_why() {
     assert!(e.contains("'/data' is not writable"), "{e}");
     assert!(e.contains("Read-only file system"), "{e}");
     assert_empty(d.path());
+}
+
+/// A Block claim's pod: uid 0 (the device node is root's), every other restriction kept, the
+/// claim's device at /dev/iogauge, `check --device --allow-overwrite` as the manifest runs it.
+/// A loop device stands in for the claim's volume.
+#[test]
+fn check_runs_on_a_block_device_in_the_pod() {
+    if !have_docker() {
+        return;
+    }
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI must run the block device test: it needs root for losetup"
+        );
+        eprintln!("skipping: the block device test needs root (losetup)");
+        return;
+    }
+    let d = scratch();
+    let img = d.path().join("claim.img");
+    std::fs::File::create(&img)
+        .unwrap()
+        .set_len(64 << 20)
+        .unwrap();
+    let o = Command::new("losetup")
+        .args(["-f", "--show", img.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "losetup: {}", text(&o.stderr));
+    struct Detach(String);
+    impl Drop for Detach {
+        fn drop(&mut self) {
+            let _ = Command::new("losetup").args(["-d", &self.0]).status();
+        }
+    }
+    let dev = Detach(text(&o.stdout).trim().to_string());
+    let device = format!("{}:/dev/iogauge", dev.0);
+    let run = run_container(
+        "block",
+        "0:0",
+        &["--device", &device],
+        &[
+            "etcd",
+            "--device",
+            "/dev/iogauge",
+            "--allow-overwrite",
+            "--format",
+            "json-line",
+            "--scale",
+            "0.05",
+        ],
+    );
+    let doc = iogauge::cluster::log::parse_check_log(&run.log)
+        .unwrap_or_else(|e| panic!("exit {}: {e}\n{}", run.code, run.log));
+    assert!(doc.device);
+    assert_eq!(doc.dir, "/dev/iogauge");
+    let p = &doc.profiles[0];
+    let want_code = match p.verdict {
+        CheckVerdict::Pass => 0,
+        CheckVerdict::Warn => 4,
+        CheckVerdict::Fail => 3,
+        v => panic!("etcd's verdict is {v:?}: {:?}\n{}", p.reason, run.log),
+    };
+    assert_eq!(run.code, want_code, "{}", run.log);
+    assert!(p.value.unwrap() > 0.0);
+    // It wrote to the device: the image's first block is no longer zeros.
+    let mut first = [0u8; 4096];
+    std::io::Read::read_exact(&mut std::fs::File::open(&img).unwrap(), &mut first).unwrap();
+    assert!(first.iter().any(|b| *b != 0));
 }

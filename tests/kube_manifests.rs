@@ -481,3 +481,56 @@ fn node_targets_differ_from_restricted_only_where_a_host_directory_forces_it() {
     assert!(pod["securityContext"].get("fsGroup").is_none());
     assert!(fake.requests().iter().all(|r| r.method == "GET"));
 }
+
+#[test]
+fn block_claims_give_the_pod_the_device_and_run_as_root_for_it() {
+    let out = case(
+        "block",
+        &["--storage-class", "fast", "--volume-mode", "Block"],
+    );
+    let docs = documents(&out);
+    let pod = &docs[0]["spec"]["template"]["spec"];
+    assert_eq!(docs[1]["spec"]["volumeMode"], "Block");
+    let c = &pod["containers"][0];
+    assert!(c.get("volumeMounts").is_none());
+    assert_eq!(c["volumeDevices"][0]["devicePath"], "/dev/iogauge");
+    let args: Vec<&str> = c["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    // The default suite without small-files, on the device iogauge created.
+    assert_eq!(
+        args,
+        [
+            "check",
+            "etcd",
+            "sync-iops",
+            "gitlab",
+            "--device",
+            "/dev/iogauge",
+            "--allow-overwrite",
+            "--format",
+            "json-line"
+        ]
+    );
+    assert_eq!(
+        restricted_violations(pod),
+        ["runAsNonRoot is not true", "runAsUser 0"]
+    );
+    assert!(pod["securityContext"].get("fsGroup").is_none());
+    for (args, want) in [
+        (
+            &["kube", "check", "--claim", "c", "--volume-mode", "Block", "--image", "i"][..],
+            "iogauge kube check: --volume-mode Block applies to fresh claims: name --storage-class or --all-storage-classes\n",
+        ),
+        (
+            &["kube", "check", "small-files", "--storage-class", "c", "--volume-mode", "Block", "--image", "i"][..],
+            "iogauge kube check: small-files needs a filesystem, and --volume-mode Block gives the pod a raw device; leave it out or use --volume-mode Filesystem\n",
+        ),
+    ] {
+        let (rc, out, err) = iogauge(args);
+        assert_eq!((rc, out.as_str(), err.as_str()), (2, "", want));
+    }
+}

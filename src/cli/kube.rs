@@ -4,7 +4,9 @@
 use super::{Stop, EXIT_ERROR, EXIT_FAIL, EXIT_OK, EXIT_USAGE, EXIT_WARN};
 use crate::cluster::cleanup::cleanup;
 use crate::cluster::quantity::parse_bytes;
-use crate::cluster::request::{CheckArgs, KubeRequest, PodOptions, TargetRequest, Toleration};
+use crate::cluster::request::{
+    CheckArgs, KubeRequest, PodOptions, TargetRequest, Toleration, VolumeMode,
+};
 use crate::cluster::run::{self, KubeError, Observer};
 use crate::input::profiles;
 use crate::model::units::{parse_flag_duration, parse_flag_size};
@@ -86,6 +88,11 @@ struct KubeCheckArgs {
     /// Access mode of fresh claims
     #[arg(long, value_name = "MODE", default_value = "ReadWriteOnce", value_parser = ["ReadWriteOnce", "ReadWriteOncePod", "ReadWriteMany"], help_heading = "Claims")]
     access_mode: String,
+
+    /// Fresh claims as a mounted filesystem, or as a raw block device (the fio profiles run on
+    /// the device; small-files needs a filesystem)
+    #[arg(long, value_name = "MODE", value_enum, default_value_t = Mode::Filesystem, help_heading = "Claims")]
+    volume_mode: Mode,
 
     /// Run time-based profiles for D in each pod: 10 (seconds), 30s, 2m
     #[arg(long, value_name = "D", value_parser = positive_duration, help_heading = "Checks")]
@@ -169,6 +176,14 @@ struct CleanupArgs {
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq)]
+enum Mode {
+    #[value(name = "Filesystem")]
+    Filesystem,
+    #[value(name = "Block")]
+    Block,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq)]
 enum Format {
     Text,
     Json,
@@ -214,14 +229,23 @@ pub(crate) fn main(a: KubeArgs, stop: &Stop) -> i32 {
 impl KubeCheckArgs {
     /// The request, or what is wrong with the arguments (exit 2).
     fn request(&self) -> Result<KubeRequest, String> {
+        let block = self.volume_mode == Mode::Block;
+        if block && self.storage_classes.is_empty() && !self.all_storage_classes {
+            return Err("--volume-mode Block applies to fresh claims: name --storage-class or --all-storage-classes".into());
+        }
         let profiles: Vec<String> = if self.profiles.is_empty() {
             profiles::DEFAULT_SUITE
                 .iter()
+                // A raw device has no files to create: small-files is left out of the default.
+                .filter(|p| !(block && **p == "small-files"))
                 .map(|s| s.to_string())
                 .collect()
         } else {
             self.profiles.clone()
         };
+        if block && profiles.iter().any(|p| p == "small-files") {
+            return Err("small-files needs a filesystem, and --volume-mode Block gives the pod a raw device; leave it out or use --volume-mode Filesystem".into());
+        }
         for p in &profiles {
             if p.contains('/') || p.ends_with(".yaml") || p.ends_with(".yml") {
                 return Err(format!(
@@ -298,6 +322,11 @@ impl KubeCheckArgs {
                 service_account: self.service_account.clone(),
                 claim_size: self.size,
                 access_mode: self.access_mode.clone(),
+                volume_mode: if block {
+                    VolumeMode::Block
+                } else {
+                    VolumeMode::Filesystem
+                },
                 labels: BTreeMap::new(),
             },
             namespace: self.connection.namespace.clone(),

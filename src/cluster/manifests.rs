@@ -3,14 +3,17 @@
 //! (so that the Job's deletion, or its `ttlSecondsAfterFinished`, takes the claim with it even
 //! when iogauge itself was killed). Pure functions: `--dry-run` prints exactly these.
 
-use super::request::{KubeRequest, Toleration, BINARY, CONTROL_PLANE_TAINTS, MOUNT_PATH, POD_UID};
+use super::request::{
+    KubeRequest, Toleration, VolumeMode, BINARY, CONTROL_PLANE_TAINTS, DEVICE_PATH, MOUNT_PATH,
+    POD_UID,
+};
 use super::targets::{Target, TargetKind};
 use k8s_openapi::api::batch::v1::{Job, JobSpec};
 use k8s_openapi::api::core::v1::{
     Capabilities, Container, HostPathVolumeSource, LocalObjectReference, PersistentVolumeClaim,
     PersistentVolumeClaimSpec, PersistentVolumeClaimVolumeSource, PodSecurityContext, PodSpec,
     PodTemplateSpec, ResourceRequirements, SeccompProfile, SecurityContext,
-    Toleration as K8sToleration, Volume, VolumeMount, VolumeResourceRequirements,
+    Toleration as K8sToleration, Volume, VolumeDevice, VolumeMount, VolumeResourceRequirements,
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
@@ -62,12 +65,31 @@ fn meta(req: &KubeRequest, run: &str, target: &Target, namespace: &str) -> Objec
     }
 }
 
+/// Whether `target` is a fresh claim given to the pod as a raw block device.
+pub(crate) fn is_block(req: &KubeRequest, target: &Target) -> bool {
+    req.pod.volume_mode == VolumeMode::Block
+        && matches!(target.kind, TargetKind::StorageClass { .. })
+}
+
 /// The pod's command line after the binary: `check PROFILE… --dir /data --format json-line`,
-/// with the file capped to fit the volume when the profiles' largest file would not.
-pub(crate) fn check_args(req: &KubeRequest, max_file: Option<u64>, footprint: u64) -> Vec<String> {
+/// with the file capped to fit the volume when the profiles' largest file would not; for a
+/// Block claim (which iogauge created, so nothing on it is anyone's), `--device` with
+/// `--allow-overwrite`, and check caps the files at the device's size itself.
+pub(crate) fn check_args(
+    req: &KubeRequest,
+    target: &Target,
+    max_file: Option<u64>,
+    footprint: u64,
+) -> Vec<String> {
+    let block = is_block(req, target);
     let mut a = vec!["check".to_string()];
     a.extend(req.profiles.iter().cloned());
-    a.extend(["--dir", MOUNT_PATH, "--format", "json-line"].map(String::from));
+    if block {
+        a.extend(["--device", DEVICE_PATH, "--allow-overwrite"].map(String::from));
+    } else {
+        a.extend(["--dir", MOUNT_PATH].map(String::from));
+    }
+    a.extend(["--format", "json-line"].map(String::from));
     if let Some(s) = req.check.scale {
         a.push(format!("--scale={s}"));
     }
@@ -77,7 +99,7 @@ pub(crate) fn check_args(req: &KubeRequest, max_file: Option<u64>, footprint: u6
     if let Some(s) = req.check.file_size {
         a.push(format!("--size={s}"));
     }
-    if let Some(m) = max_file.filter(|m| *m < footprint) {
+    if let Some(m) = max_file.filter(|m| *m < footprint && !block) {
         a.push(format!("--max-size={m}"));
     }
     if req.check.strict {
@@ -129,10 +151,14 @@ pub(crate) fn job(
     // node directory is the host's own (etcd's is root's, mode 0700), which only uid 0 can
     // write; hostPath needs the namespace's Pod Security level to be privileged anyway.
     let on_host = matches!(target.kind, TargetKind::Node { .. });
-    let uid = if on_host { 0 } else { POD_UID };
-    // fsGroup makes the kubelet give a volume's files to the group: right for a claim iogauge
-    // creates, not for a user's existing claim, whose ownership is left alone.
-    let fs_group = matches!(target.kind, TargetKind::StorageClass { .. });
+    let block = is_block(req, target);
+    // A raw device node in the container belongs to root (the runtime copies the host's
+    // ownership; fsGroup does not apply to it), so a Block claim's pod is uid 0 too.
+    let root = on_host || block;
+    let uid = if root { 0 } else { POD_UID };
+    // fsGroup makes the kubelet give a volume's files to the group: right for a filesystem
+    // claim iogauge creates, not for a user's existing claim, whose ownership is left alone.
+    let fs_group = matches!(target.kind, TargetKind::StorageClass { .. }) && !block;
     let volume = match &target.kind {
         TargetKind::Node {
             hostname,
@@ -159,7 +185,7 @@ pub(crate) fn job(
         image: Some(req.pod.image.clone()),
         image_pull_policy: Some(req.pod.image_pull_policy.clone()),
         command: Some(vec![BINARY.into()]),
-        args: Some(check_args(req, target.max_file(), footprint)),
+        args: Some(check_args(req, target, target.max_file(), footprint)),
         resources: Some(ResourceRequirements {
             requests: quantities(&req.pod.requests),
             limits: quantities(&req.pod.limits),
@@ -168,7 +194,7 @@ pub(crate) fn job(
         security_context: Some(SecurityContext {
             allow_privilege_escalation: Some(false),
             read_only_root_filesystem: Some(true),
-            run_as_non_root: Some(!on_host),
+            run_as_non_root: Some(!root),
             run_as_user: Some(uid),
             run_as_group: Some(uid),
             capabilities: Some(Capabilities {
@@ -178,11 +204,19 @@ pub(crate) fn job(
             seccomp_profile: Some(runtime_default()),
             ..SecurityContext::default()
         }),
-        volume_mounts: Some(vec![VolumeMount {
-            name: "data".into(),
-            mount_path: MOUNT_PATH.into(),
-            ..VolumeMount::default()
-        }]),
+        volume_mounts: (!block).then(|| {
+            vec![VolumeMount {
+                name: "data".into(),
+                mount_path: MOUNT_PATH.into(),
+                ..VolumeMount::default()
+            }]
+        }),
+        volume_devices: block.then(|| {
+            vec![VolumeDevice {
+                name: "data".into(),
+                device_path: DEVICE_PATH.into(),
+            }]
+        }),
         // A pod that fails before printing its result still says why in its status.
         termination_message_policy: Some("FallbackToLogsOnError".into()),
         ..Container::default()
@@ -203,7 +237,7 @@ pub(crate) fn job(
                 .collect()
         }),
         security_context: Some(PodSecurityContext {
-            run_as_non_root: Some(!on_host),
+            run_as_non_root: Some(!root),
             run_as_user: Some(uid),
             run_as_group: Some(uid),
             fs_group: fs_group.then_some(POD_UID),
@@ -284,7 +318,7 @@ pub(crate) fn claim(
         spec: Some(PersistentVolumeClaimSpec {
             access_modes: Some(vec![req.pod.access_mode.clone()]),
             storage_class_name: Some(class.clone()),
-            volume_mode: Some("Filesystem".into()),
+            volume_mode: Some(req.pod.volume_mode.name().into()),
             resources: Some(VolumeResourceRequirements {
                 requests: Some(BTreeMap::from([(
                     "storage".to_string(),

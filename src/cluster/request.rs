@@ -72,6 +72,28 @@ impl TargetRequest {
     }
 }
 
+/// How a fresh claim's volume is given to the pod.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum VolumeMode {
+    /// A mounted filesystem: every profile runs, in `/data`.
+    #[default]
+    Filesystem,
+    /// A raw block device at [`DEVICE_PATH`]: the fio profiles run on it (`check --device`).
+    Block,
+}
+
+impl VolumeMode {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            VolumeMode::Filesystem => "Filesystem",
+            VolumeMode::Block => "Block",
+        }
+    }
+}
+
+/// Where a Block claim's device appears in the pod.
+pub(crate) const DEVICE_PATH: &str = "/dev/iogauge";
+
 /// A toleration as given on the command line (`key=value:Effect`, `key:Effect`, `key`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Toleration {
@@ -141,6 +163,7 @@ pub(crate) struct PodOptions {
     /// The claim size for fresh claims (None: sized from the profiles).
     pub claim_size: Option<u64>,
     pub access_mode: String,
+    pub volume_mode: VolumeMode,
     /// Extra labels on everything created.
     pub labels: BTreeMap<String, String>,
 }
@@ -164,6 +187,7 @@ impl Default for PodOptions {
             service_account: None,
             claim_size: None,
             access_mode: "ReadWriteOnce".into(),
+            volume_mode: VolumeMode::Filesystem,
             labels: BTreeMap::new(),
         }
     }

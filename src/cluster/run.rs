@@ -179,6 +179,12 @@ async fn plan(
                 c.namespace
             )));
         };
+        if pvc.spec.as_ref().and_then(|s| s.volume_mode.as_deref()) == Some("Block") {
+            return Err(KubeError::Usage(format!(
+                "--claim {name}: a Block volume: the profiles would write over its data; measure a \
+                 fresh one with --storage-class CLASS --volume-mode Block"
+            )));
+        }
         let storage_class = pvc.spec.as_ref().and_then(|s| s.storage_class_name.clone());
         let capacity = pvc
             .status
