@@ -5,6 +5,7 @@
 pub(crate) mod app;
 pub mod cli;
 pub mod cluster;
+pub(crate) mod compare;
 pub(crate) mod engine;
 pub(crate) mod input;
 pub mod model;
