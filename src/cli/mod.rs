@@ -2,6 +2,7 @@
 //! stdout.
 
 pub(crate) mod check;
+pub(crate) mod compare;
 pub(crate) mod fio;
 pub(crate) mod kube;
 pub(crate) mod preflight;
@@ -45,6 +46,8 @@ enum Command {
     Preflight(preflight::PreflightArgs),
     /// Run the checks across a Kubernetes cluster: per storage class, claim and node
     Kube(kube::KubeArgs),
+    /// Compare two results (or groups of repeated results): ratios, 95% intervals, verdicts
+    Compare(compare::CompareArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
     Completions {
         #[arg(value_enum)]
@@ -98,6 +101,7 @@ pub fn main() -> i32 {
         }
         Command::Preflight(a) => preflight::main(a, &stop),
         Command::Kube(a) => kube::main(a, &stop),
+        Command::Compare(a) => compare::main(a),
         Command::Completions { shell } => {
             clap_complete::generate(
                 shell,

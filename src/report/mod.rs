@@ -2,6 +2,7 @@
 //! renderers (one file per output format) are pure functions of it.
 
 pub(crate) mod check_text;
+pub(crate) mod compare_text;
 pub mod comparison;
 pub mod document;
 pub(crate) mod json;

@@ -1,0 +1,111 @@
+//! `iogauge compare A B` (or `--a RUN… --b RUN…`): loads the results, compares them, prints the
+//! table (text, JSON, Markdown or CSV) and exits 3 when something got worse.
+
+use super::{EXIT_FAIL, EXIT_OK, EXIT_USAGE};
+use crate::compare::{compare, Noise};
+use crate::report::compare_text::{
+    render_compare_csv, render_compare_markdown, render_compare_text,
+};
+use crate::report::comparison::ChangeVerdict;
+use serde_json::Value;
+use std::path::Path;
+
+/// Compares two results, or two groups of repeated results, metric by metric.
+#[derive(clap::Args, Debug)]
+#[command(after_help = "\
+A RUN is a saved JSON document (check or kube --format json, fio --output-format=json) or '-' for
+stdin. One run per side: the interval comes from how each run varied within itself (run-to-run
+variance is not assessed). Several runs per side (--a, --b): each run is one sample.
+
+Exit codes: 0 nothing worse, 2 bad input, 3 a metric is worse beyond noise.")]
+pub(crate) struct CompareArgs {
+    /// The baseline and the run to compare with it
+    #[arg(value_name = "RUN", num_args = 0..=2)]
+    runs: Vec<String>,
+    /// Baseline runs (repeated runs of the same check)
+    #[arg(long = "a", value_name = "RUN", num_args = 1.., conflicts_with = "runs")]
+    a: Vec<String>,
+    /// Runs to compare with the baseline
+    #[arg(long = "b", value_name = "RUN", num_args = 1.., conflicts_with = "runs")]
+    b: Vec<String>,
+    /// Relative changes below these are '~' even when significant
+    #[arg(long, value_name = "KIND=PCT,…", default_value = "latency=10%,rate=5%")]
+    noise: Noise,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq)]
+enum Format {
+    Text,
+    Json,
+    Markdown,
+    Csv,
+}
+
+/// A run named on the command line, read.
+fn load(run: &str) -> Result<(String, Value), String> {
+    let text = if run == "-" {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
+            .map_err(|e| format!("reading stdin: {e}"))?;
+        s
+    } else {
+        std::fs::read_to_string(Path::new(run)).map_err(|e| {
+            format!(
+                "'{run}': {e}; expected a saved JSON document (check or kube --format json, \
+                 fio --output-format=json)"
+            )
+        })?
+    };
+    let v: Value = serde_json::from_str(&text).map_err(|e| {
+        format!(
+            "'{run}': not JSON ({e}); save results with --format json (fio: --output-format=json)"
+        )
+    })?;
+    Ok((run.to_string(), v))
+}
+
+pub(crate) fn main(a: CompareArgs) -> i32 {
+    let (sa, sb) = match (a.runs.as_slice(), a.a.is_empty(), a.b.is_empty()) {
+        ([x, y], true, true) => (vec![x.clone()], vec![y.clone()]),
+        ([], false, false) => (a.a.clone(), a.b.clone()),
+        _ => {
+            eprintln!(
+                "iogauge compare: expected two runs (compare A B) or groups (--a RUN… --b RUN…)"
+            );
+            return EXIT_USAGE;
+        }
+    };
+    if sa.iter().chain(&sb).filter(|r| *r == "-").count() > 1 {
+        eprintln!("iogauge compare: only one run can come from stdin ('-')");
+        return EXIT_USAGE;
+    }
+    let read = |runs: &[String]| runs.iter().map(|r| load(r)).collect::<Result<Vec<_>, _>>();
+    let doc = match read(&sa)
+        .and_then(|ra| Ok((ra, read(&sb)?)))
+        .and_then(|(ra, rb)| compare(&ra, &rb, &a.noise))
+    {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("iogauge compare: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    match a.format {
+        Format::Text => print!("{}", render_compare_text(&doc)),
+        Format::Json => println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default()),
+        Format::Markdown => print!("{}", render_compare_markdown(&doc)),
+        Format::Csv => print!("{}", render_compare_csv(&doc)),
+    }
+    if doc
+        .metrics
+        .iter()
+        .any(|m| m.verdict == ChangeVerdict::Worse)
+    {
+        EXIT_FAIL
+    } else {
+        EXIT_OK
+    }
+}
