@@ -6,6 +6,7 @@ pub(crate) mod fio;
 pub(crate) mod kube;
 pub(crate) mod preflight;
 pub(crate) mod progress;
+pub(crate) mod report;
 
 pub(crate) use crate::run::stop::Stop;
 use clap::{CommandFactory, Parser, Subcommand};
@@ -45,6 +46,8 @@ enum Command {
     Preflight(preflight::PreflightArgs),
     /// Run the checks across a Kubernetes cluster: per storage class, claim and node
     Kube(kube::KubeArgs),
+    /// Render a saved JSON result (check, kube check, preflight, fio) as a self-contained HTML page
+    Report(report::ReportArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
     Completions {
         #[arg(value_enum)]
@@ -55,7 +58,7 @@ enum Command {
 /// An unknown option given to `check` is often one of fio's: say where those go.
 const CHECK_HINT: &str =
     "note: check takes --dir, --scale, --duration, --size, --format, --strict, \
-    --keep-files and --list; fio's options (--rw, --bs, --ioengine, ...) go to 'iogauge fio'";
+    --keep-files, --report and --list; fio's options (--rw, --bs, --ioengine, ...) go to 'iogauge fio'";
 
 /// Parse the command line, run the command and return the process exit code (`EXIT_*`).
 pub fn main() -> i32 {
@@ -98,6 +101,7 @@ pub fn main() -> i32 {
         }
         Command::Preflight(a) => preflight::main(a, &stop),
         Command::Kube(a) => kube::main(a, &stop),
+        Command::Report(a) => report::main(a),
         Command::Completions { shell } => {
             clap_complete::generate(
                 shell,

@@ -3,6 +3,7 @@
 
 pub(crate) mod check_text;
 pub mod document;
+pub(crate) mod html;
 pub(crate) mod json;
 pub(crate) mod kube_text;
 pub(crate) mod normal;
