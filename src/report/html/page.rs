@@ -66,7 +66,7 @@ svg .c3{stroke:var(--s3);fill:var(--s3)}svg .c4{stroke:var(--s4);fill:var(--s4)}
 .key.c0{background:var(--s0)}.key.c1{background:var(--s1)}.key.c2{background:var(--s2)}.key.c3{background:var(--s3)}.key.c4{background:var(--s4)}
 .key.threshold{background:var(--fail)}.key.mean{background:#59636e}
 footer{margin-top:2em;font-size:.85em;color:var(--muted)}
-@media (max-width:600px){body{padding:8px;font-size:14px}.verdict .big{font-size:1.5em}th,td{padding:3px 5px}}
+@media (max-width:600px){body{padding:8px;font-size:14px}table.wide{min-width:640px}.verdict .big{font-size:1.5em}th,td{padding:3px 5px}}
 @media print{body{max-width:none;padding:0;font-size:11pt}details,summary{display:none}
 h2{break-after:avoid}.charts{grid-template-columns:1fr 1fr}pre{white-space:pre-wrap}a{color:inherit}}
 "#;
