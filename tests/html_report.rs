@@ -4,6 +4,9 @@
 //! verdict, the files must reference nothing outside themselves, and screenshots at desktop and
 //! phone widths are saved under target/html-report/ for people to look at.
 
+// Tests unwrap: a failure is the test failing.
+#![allow(clippy::unwrap_used)]
+
 mod common;
 
 use common::{scratch, text};

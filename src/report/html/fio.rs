@@ -31,7 +31,7 @@ fn f(v: &Value, k: &str) -> f64 {
 }
 
 /// A section's latency object with percentiles: completion latency, else total latency.
-fn lat_object<'a>(sec: &'a Value) -> Option<(&'a Value, &'static str)> {
+fn lat_object(sec: &Value) -> Option<(&Value, &'static str)> {
     for (k, what) in [("clat_ns", "clat"), ("lat_ns", "lat")] {
         if let Some(o) = sec.get(k) {
             if o.get("percentile").and_then(Value::as_object).is_some() && f(o, "N") > 0.0 {
@@ -274,20 +274,13 @@ fn intervals_chart(name: &str, sec: &Value, threshold: Option<&(f64, String)>) -
 
 /// IOPS or bandwidth over time for every direction with a series.
 fn series_chart(job: &Value, iops: bool, judged: &Judged) -> Option<String> {
-    let (key, mean, min, max, fmt): (&str, &str, &str, &str, fn(f64) -> String) = if iops {
-        ("iops_series", "iops_mean", "iops_min", "iops_max", |v| {
-            format!("{} IOPS", sig3(v))
-        })
+    let (key, mean, min, max) = if iops {
+        ("iops_series", "iops_mean", "iops_min", "iops_max")
     } else {
-        ("bw_series", "bw_mean", "bw_min", "bw_max", fmt_kib_s)
+        ("bw_series", "bw_mean", "bw_min", "bw_max")
     };
-    let mut series = Vec::new();
-    let mut lines = Vec::new();
-    let mut spread = Vec::new();
-    for d in DIRS {
-        let Some(sec) = job.get(d) else { continue };
-        let pts: Vec<(f64, f64)> = sec
-            .get("iogauge")
+    let points = |sec: &Value| -> Vec<(f64, f64)> {
+        sec.get("iogauge")
             .and_then(|i| i.get(key))
             .and_then(Value::as_array)
             .map(|a| {
@@ -295,7 +288,28 @@ fn series_chart(job: &Value, iops: bool, judged: &Judged) -> Option<String> {
                     .filter_map(|p| Some((p.get(0)?.as_f64()? / 1000.0, p.get(1)?.as_f64()?)))
                     .collect()
             })
-            .unwrap_or_default();
+            .unwrap_or_default()
+    };
+    // Bandwidth is in KiB/s; shown in MiB/s when that is the scale, so that the axis ticks
+    // are round in the unit they are written in.
+    let peak = DIRS
+        .iter()
+        .filter_map(|d| job.get(*d))
+        .flat_map(|s| points(s).into_iter().map(|p| p.1))
+        .fold(0.0, f64::max);
+    let (div, fmt): (f64, fn(f64) -> String) = if iops {
+        (1.0, |v| format!("{} IOPS", sig3(v)))
+    } else if peak >= 1024.0 {
+        (1024.0, |v| format!("{} MiB/s", sig3(v)))
+    } else {
+        (1.0, |v| format!("{} KiB/s", sig3(v)))
+    };
+    let mut series = Vec::new();
+    let mut lines = Vec::new();
+    let mut spread = Vec::new();
+    for d in DIRS {
+        let Some(sec) = job.get(d) else { continue };
+        let pts: Vec<(f64, f64)> = points(sec).into_iter().map(|(t, v)| (t, v / div)).collect();
         if pts.is_empty() {
             continue;
         }
@@ -303,7 +317,7 @@ fn series_chart(job: &Value, iops: bool, judged: &Judged) -> Option<String> {
             name: d.to_string(),
             points: pts,
         });
-        let m = f(sec, mean);
+        let m = f(sec, mean) / div;
         lines.push(RefLine {
             value: m,
             label: format!("{d} mean {}", fmt(m)),
@@ -312,8 +326,8 @@ fn series_chart(job: &Value, iops: bool, judged: &Judged) -> Option<String> {
         spread.push(format!(
             "{d}: mean {}, samples from {} to {}",
             fmt(m),
-            fmt(f(sec, min)),
-            fmt(f(sec, max))
+            fmt(f(sec, min) / div),
+            fmt(f(sec, max) / div)
         ));
         if iops {
             for (dir, v, label) in &judged.iops {
@@ -333,7 +347,14 @@ fn series_chart(job: &Value, iops: bool, judged: &Judged) -> Option<String> {
     let (title, y) = if iops {
         ("IOPS over time", "I/Os per second")
     } else {
-        ("Bandwidth over time", "bandwidth (KiB/s or MiB/s)")
+        (
+            "Bandwidth over time",
+            if div > 1.0 {
+                "bandwidth (MiB/s)"
+            } else {
+                "bandwidth (KiB/s)"
+            },
+        )
     };
     Some(
         LineChart {
@@ -377,14 +398,16 @@ pub(crate) fn job_charts(job: &Value, judged: &Judged) -> String {
         })
         .collect();
     let threshold = secs.iter().find_map(|(n, _)| lat_threshold(n));
-    if let Some(c) = percentile_chart(
-        "Latency percentiles",
+    let caption = format!(
         "How long an I/O took at each percentile: p50 is the typical I/O, p99 the slowest one \
-         in a hundred. The x axis spreads the tail: each step right is one more nine. The dashed \
-         red line is the threshold a judged latency must stay under.",
-        curves,
-        threshold,
-    ) {
+         in a hundred. The x axis spreads the tail: each step right is one more nine.{}",
+        if threshold.is_some() {
+            " The dashed red line is the threshold the judged latency must stay under at p99."
+        } else {
+            ""
+        }
+    );
+    if let Some(c) = percentile_chart("Latency percentiles", &caption, curves, threshold) {
         charts.push(c);
     }
     let b = buckets(job);
@@ -453,6 +476,13 @@ pub(crate) fn job_numbers(job: &Value) -> String {
     if rows.is_empty() {
         return String::new();
     }
+    let unmeasured = sections(job).iter().any(|(_, s)| lat_object(s).is_none());
+    let note = if unmeasured {
+        "<p class=\"muted\">A dash: latency was not measured for that section (the job sets \
+         gtod_reduce=1, as GitLab's recipe does, to measure IOPS only).</p>\n"
+    } else {
+        ""
+    };
     table(
         &[
             "section",
@@ -465,7 +495,7 @@ pub(crate) fn job_numbers(job: &Value) -> String {
             "max",
         ],
         &rows,
-    )
+    ) + note
 }
 
 /// fio's `job options` (and the global ones) as `--key=value`, the name first.

@@ -15,6 +15,7 @@ pub(crate) use kube::render_kube_html;
 pub(crate) use preflight::render_preflight_html;
 
 use super::document::{CheckDocument, KubeDocument, PreflightDocument};
+use serde::Deserialize;
 use serde_json::Value;
 
 /// Which document a JSON value is, by the keys only that kind has.
@@ -70,8 +71,6 @@ pub(crate) fn render_json_html(v: &Value) -> Result<String, String> {
         DocKind::Fio => render_fio_html(v),
     })
 }
-
-use serde::Deserialize;
 
 #[cfg(test)]
 mod tests {

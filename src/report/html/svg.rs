@@ -11,7 +11,7 @@ pub(crate) type Fmt = fn(f64) -> String;
 
 /// The drawing size (the SVG scales to its box; text is sized for this width).
 const W: f64 = 640.0;
-const LEFT: f64 = 84.0;
+const LEFT: f64 = 96.0;
 const RIGHT: f64 = 30.0;
 const TOP: f64 = 34.0;
 
@@ -256,15 +256,32 @@ impl LineChart {
             W - RIGHT
         );
         axis_labels(&mut s, h, bottom, &self.x_label, &self.y_label);
+        let mut label_ys: Vec<f64> = Vec::new();
         for l in &self.lines {
             let y = ys.at(l.value);
+            // Means are named in the legend only: their labels would cover each other.
+            if l.kind != "threshold" {
+                let _ = writeln!(
+                    s,
+                    "<path class=\"ref {}\" d=\"M{LEFT},{y:.1}H{}\"/>",
+                    l.kind,
+                    W - RIGHT
+                );
+                continue;
+            }
+            // Above its line, and higher still when that would cover another threshold's label.
+            let mut ly = y - 4.0;
+            while label_ys.iter().any(|o| (o - ly).abs() < 14.0) {
+                ly -= 14.0;
+            }
+            label_ys.push(ly);
             let _ = writeln!(
                 s,
                 "<path class=\"ref {}\" d=\"M{LEFT},{y:.1}H{}\"/><text class=\"lbl halo\" x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
                 l.kind,
                 W - RIGHT,
                 W - RIGHT - 4.0,
-                y - 4.0,
+                ly,
                 esc(&l.label)
             );
         }
@@ -406,13 +423,25 @@ impl BarChart {
         let alt = format!("{}: {} per system", self.title, self.x_label);
         let mut s = String::new();
         svg_open(&mut s, h, &self.title, &alt);
-        for t in &ticks {
+        for (i, t) in ticks.iter().enumerate() {
             let x = xs.at(*t);
+            // The end ticks' labels are anchored inside the drawing.
+            let anchor = match i {
+                0 => "start",
+                i if i + 1 == ticks.len() => "end",
+                _ => "middle",
+            };
+            // Every other label when there are many: values with units are wide.
+            let label = if ticks.len() > 5 && i % 2 == 1 {
+                String::new()
+            } else {
+                (self.fmt)(*t)
+            };
             let _ = writeln!(
                 s,
-                "<path class=\"grid\" d=\"M{x:.1},{top}V{bottom}\"/><text class=\"lbl\" x=\"{x:.1}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
+                "<path class=\"grid\" d=\"M{x:.1},{top}V{bottom}\"/><text class=\"lbl\" x=\"{x:.1}\" y=\"{}\" text-anchor=\"{anchor}\">{}</text>",
                 bottom + 17.0,
-                esc(&(self.fmt)(*t))
+                esc(&label)
             );
         }
         for (i, (label, v, hi)) in self.bars.iter().enumerate() {
