@@ -456,3 +456,72 @@ fn a_report_that_cannot_be_written_leaves_the_exit_code() {
         "{err}"
     );
 }
+
+#[test]
+fn a_preflight_run_as_a_page() {
+    let dir = scratch();
+    let out = scratch();
+    let spec = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/kurl-style-host-preflight.yaml"
+    ))
+    .unwrap()
+    .replace("/var/lib/etcd", dir.path().to_str().unwrap())
+    .replace("fileSize: 22Mi", "fileSize: 1Mi");
+    let spec_path = out.path().join("spec.yaml");
+    std::fs::write(&spec_path, spec).unwrap();
+    let page = out.path().join("preflight.html");
+    let r = iogauge(&[
+        "preflight",
+        spec_path.to_str().unwrap(),
+        "-o",
+        out.path().join("results").to_str().unwrap(),
+        "--report",
+        page.to_str().unwrap(),
+    ]);
+    assert!(
+        [0, 3, 4].contains(&r.status.code().unwrap()),
+        "{}",
+        text(&r.stderr)
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert_self_contained(&html);
+    // The document preflight writes beside troubleshoot's files gives the same page.
+    let again = out.path().join("again.html");
+    let doc = out.path().join("results/preflight.iogauge.json");
+    let r = iogauge(&[
+        "report",
+        doc.to_str().unwrap(),
+        "-o",
+        again.to_str().unwrap(),
+    ]);
+    assert_eq!(r.status.code(), Some(0), "{}", text(&r.stderr));
+    assert_eq!(html, std::fs::read_to_string(&again).unwrap());
+    size_note("preflight page", &page);
+    if !have_chromium() {
+        return;
+    }
+    let dom = dump_dom(&page);
+    assert_eq!(
+        chart_titles(&dom),
+        ["filesystem-write-latency-etcd: fdatasync latency percentiles"]
+    );
+    assert!(dom.contains("Analyzer outcomes") && dom.contains("Filesystem Performance"));
+}
+
+#[test]
+fn kube_check_takes_no_report_with_dry_run() {
+    let r = iogauge(&[
+        "kube",
+        "check",
+        "--storage-class",
+        "fast",
+        "--image",
+        "i",
+        "--dry-run",
+        "--report",
+        "x.html",
+    ]);
+    assert_eq!(r.status.code(), Some(2));
+    assert!(text(&r.stderr).contains("'--dry-run' cannot be used with '--report <FILE.html>'"));
+}

@@ -46,7 +46,7 @@ th{background:var(--soft)}td.num{text-align:right;font-variant-numeric:tabular-n
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px;margin:6px 0}
 dl.facts dt{color:var(--muted)}dl.facts dd{margin:0;overflow-wrap:anywhere}
 ul.notes{margin:.3em 0;padding-left:1.3em}ul.notes li{margin:.2em 0}
-.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,470px),1fr));gap:14px}
+.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,470px),1fr));gap:14px}
 figure.chart{margin:0;padding:8px;border:1px solid var(--line);border-radius:6px;break-inside:avoid}
 figure.chart svg{width:100%;height:auto;display:block}
 div.legend{font-size:.85em}

@@ -95,9 +95,18 @@ pub(crate) fn render_preflight_html(doc: &PreflightDocument) -> String {
             false,
         )));
         let Some(r) = &c.results else { continue };
-        let rows: Vec<Vec<String>> = r
+        // Min, the percentiles in order, Max, then the rest (troubleshoot's keys sort as text).
+        let mut ordered: Vec<(&String, &u64)> = r.iter().collect();
+        let rank = |k: &str| match (k, percentile_of(k)) {
+            ("Min", _) => -1.0,
+            (_, Some(p)) => p,
+            ("Max", _) => 101.0,
+            _ => 102.0,
+        };
+        ordered.sort_by(|a, b| rank(a.0).total_cmp(&rank(b.0)));
+        let rows: Vec<Vec<String>> = ordered
             .iter()
-            .map(|(k, v)| vec![td(k), td_num(&v.to_string()), td_num(&fmt_ns(*v as f64))])
+            .map(|(k, v)| vec![td(k), td_num(&v.to_string()), td_num(&fmt_ns(**v as f64))])
             .collect();
         let mut curve: Vec<(f64, f64)> = r
             .iter()
