@@ -146,15 +146,24 @@ pub(crate) fn summary_table(profiles: &[ProfileOutcome]) -> String {
         ],
         &rows,
     );
+    let mut doubts = Vec::new();
     for p in profiles {
-        let mut items = Vec::new();
         if let Some(n) = &p.not_disk {
-            items.push(format!("{}: not a disk measurement: {n}", p.profile));
+            doubts.push(format!("{}: not a disk measurement: {n}", p.profile));
         }
-        items.extend(p.warnings.iter().map(|w| format!("{}: {w}", p.profile)));
-        if !items.is_empty() {
-            s.push_str(&notes(&items));
-        }
+        doubts.extend(p.warnings.iter().map(|w| format!("{}: {w}", p.profile)));
+    }
+    if !doubts.is_empty() {
+        s.push_str("<p><b>Reasons to doubt the numbers</b></p>\n");
+        s.push_str(&notes(&doubts));
+    }
+    let next: Vec<String> = profiles
+        .iter()
+        .flat_map(|p| p.advice.iter().map(move |a| format!("{}: {a}", p.profile)))
+        .collect();
+    if !next.is_empty() {
+        s.push_str("<p><b>What to do next</b></p>\n");
+        s.push_str(&notes(&next));
     }
     s
 }
