@@ -222,11 +222,12 @@ fn rank_chart(p: &ProfileOutcome, m: &MetricOutcome) -> Option<String> {
                 m.rank.clone().unwrap_or_else(|| m.value_text.clone()),
                 m.threshold_text
             ),
-            x_label: format!(
-                "{} ({})",
-                m.label,
-                if m.unit == "ns" { "time" } else { &m.unit }
-            ),
+            // Latency ticks carry their own unit (µs, ms); rates are named.
+            x_label: if m.unit == "ns" {
+                m.label.clone()
+            } else {
+                format!("{} ({})", m.label, m.unit)
+            },
             fmt: fmt_for(&m.unit),
             bars,
             marker: Some(RefLine {

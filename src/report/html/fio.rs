@@ -641,6 +641,29 @@ mod tests {
     }
 
     #[test]
+    fn a_judged_sync_latency_shows_its_threshold_over_time() {
+        let mut j = job(false);
+        j["sync"] = json!({
+            "total_ios": 3,
+            "lat_ns": {"N": 3, "mean": 2e6, "max": 4e6, "percentile": {"50.000000": 2000000, "99.000000": 4000000}},
+            "iogauge": {"lat_intervals": {"interval_ms": 100, "latency": "lat",
+                        "intervals": [[100, [[2000000, 2], [4000000, 1]]]]}}
+        });
+        let judged = Judged {
+            latency: Some(("sync".into(), 1e7, "threshold < 10 ms".into())),
+            iops: vec![("write".into(), 300.0, "threshold ≥ 300 IOPS".into())],
+        };
+        let html = job_charts(&j, &judged);
+        assert!(html.contains("<title>sync latency p50 and p99 over time</title>"));
+        // On the percentile curve, the sync-over-time chart and the IOPS chart.
+        assert_eq!(html.matches("class=\"ref threshold\"").count(), 3);
+        assert!(html.contains(">threshold ≥ 300 IOPS<"));
+        assert!(html.contains(
+            "<td class=\"num\">0.1 s</td><td class=\"num\">2 ms</td><td class=\"num\">4 ms</td>"
+        ));
+    }
+
+    #[test]
     fn buckets_are_trimmed_and_labelled() {
         let b = buckets(&job(false));
         assert_eq!(
