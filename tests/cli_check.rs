@@ -199,7 +199,7 @@ fn unwritable_or_missing_directories_and_unknown_profiles_exit_2() {
         "{err}"
     );
     assert!(
-        err.ends_with("note: check takes --dir, --scale, --duration, --size, --format, --strict, --keep-files and --list; fio's options (--rw, --bs, --ioengine, ...) go to 'iogauge fio'\n"),
+        err.ends_with("note: check takes --dir, --scale, --duration, --size, --format, --strict, --keep-files, --report and --list; fio's options (--rw, --bs, --ioengine, ...) go to 'iogauge fio'\n"),
         "{err}"
     );
 }

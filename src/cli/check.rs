@@ -2,12 +2,14 @@
 //! document printed as text or JSON, and the exit code.
 
 use super::progress::Terminal;
+use super::report::write_report;
 use super::{Stop, EXIT_ERROR, EXIT_FAIL, EXIT_OK, EXIT_USAGE, EXIT_WARN};
 use crate::app::check::{check, list_profiles, CheckRequest};
 use crate::input::profiles::{Tuning, DEFAULT_SUITE};
 use crate::model::units::{parse_flag_duration, parse_flag_size};
 use crate::report::check_text::render_check_text;
 use crate::report::document::CheckVerdict;
+use crate::report::html::render_check_html;
 use crate::verdict::check::{overall, Overall};
 use std::ffi::OsString;
 use std::io::IsTerminal;
@@ -57,6 +59,9 @@ pub(crate) struct CheckArgs {
     /// Leave the test files in place
     #[arg(long)]
     keep_files: bool,
+    /// Also write the result as a self-contained HTML page (charts, verdicts, the jobs)
+    #[arg(long, value_name = "FILE.html")]
+    report: Option<PathBuf>,
     /// List the built-in profiles, one line each
     #[arg(long)]
     list: bool,
@@ -139,6 +144,9 @@ pub(crate) fn main(a: CheckArgs, stop: &Stop) -> i32 {
         // Colour only on a terminal, and never with NO_COLOR set (no-color.org).
         let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
         print!("{}", render_check_text(&doc, color));
+    }
+    if let Some(path) = &a.report {
+        write_report("iogauge check", path, &render_check_html(&doc));
     }
     match overall(&doc.profiles, a.strict) {
         Overall::Interrupted => {

@@ -1,8 +1,10 @@
 //! `iogauge fio …`: parse fio's grammar, run, render fio's output formats.
 
+use super::report::write_report;
 use super::{EXIT_ERROR, EXIT_OK, EXIT_USAGE};
 use crate::input::fio::{parse_fio_args, FioCommand};
 use crate::input::fio::{Eta, FioOutput, OutputFormat};
+use crate::report::html::render_fio_html;
 use crate::report::{json::render_json, normal::render_normal, terse::render_terse, Report};
 use crate::run::{run, RunOptions};
 use std::io::{IsTerminal, Write};
@@ -98,6 +100,13 @@ fn write_output(out: &FioOutput, report: &Report) -> i32 {
             .write_all(text.as_bytes())
             .map_err(|e| ("stdout".to_string(), e)),
     };
+    if let Some(path) = &out.report {
+        // The page is drawn from fio's JSON document, the same one `iogauge report` reads.
+        let html = serde_json::from_str(&render_json(report, false))
+            .map(|v| render_fio_html(&v))
+            .unwrap_or_default();
+        write_report("iogauge fio", path, &html);
+    }
     match res {
         Ok(()) => EXIT_OK,
         Err((what, e)) => {

@@ -1,6 +1,7 @@
 //! `iogauge kube check|cleanup` (also `kubectl iogauge …`): arguments, the Kubernetes run with
 //! its notes on stderr, the document as a table or JSON, and the exit code.
 
+use super::report::write_report;
 use super::{Stop, EXIT_ERROR, EXIT_FAIL, EXIT_OK, EXIT_USAGE, EXIT_WARN};
 use crate::cluster::cleanup::cleanup;
 use crate::cluster::quantity::parse_bytes;
@@ -10,6 +11,7 @@ use crate::cluster::request::{
 use crate::cluster::run::{self, KubeError, Observer};
 use crate::input::profiles;
 use crate::model::units::{parse_flag_duration, parse_flag_size};
+use crate::report::html::render_kube_html;
 use crate::report::kube_text::render_kube_text;
 use crate::verdict::check::{overall_of, Overall};
 use std::collections::BTreeMap;
@@ -161,6 +163,14 @@ struct KubeCheckArgs {
     /// Output format
     #[arg(long, value_enum, default_value_t = Format::Text, help_heading = "Run")]
     format: Format,
+    /// Also write the result as a self-contained HTML page (not with --dry-run)
+    #[arg(
+        long,
+        value_name = "FILE.html",
+        conflicts_with = "dry_run",
+        help_heading = "Run"
+    )]
+    report: Option<PathBuf>,
 
     #[command(flatten)]
     connection: Connection,
@@ -379,6 +389,9 @@ fn check(a: KubeCheckArgs, stop: &Stop) -> i32 {
     } else {
         let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
         print!("{}", render_kube_text(&doc, color));
+    }
+    if let Some(path) = &a.report {
+        write_report("iogauge kube", path, &render_kube_html(&doc));
     }
     match overall_of(&doc.summary, req.check.strict) {
         Overall::Interrupted => {

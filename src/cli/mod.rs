@@ -7,6 +7,7 @@ pub(crate) mod fio;
 pub(crate) mod kube;
 pub(crate) mod preflight;
 pub(crate) mod progress;
+pub(crate) mod report;
 
 pub(crate) use crate::run::stop::Stop;
 use clap::{CommandFactory, Parser, Subcommand};
@@ -48,6 +49,8 @@ enum Command {
     Kube(kube::KubeArgs),
     /// Compare two results (or groups of repeated results): ratios, 95% intervals, verdicts
     Compare(compare::CompareArgs),
+    /// Render a saved JSON result (check, kube check, preflight, fio) as a self-contained HTML page
+    Report(report::ReportArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
     Completions {
         #[arg(value_enum)]
@@ -58,7 +61,7 @@ enum Command {
 /// An unknown option given to `check` is often one of fio's: say where those go.
 const CHECK_HINT: &str =
     "note: check takes --dir, --scale, --duration, --size, --format, --strict, \
-    --keep-files and --list; fio's options (--rw, --bs, --ioengine, ...) go to 'iogauge fio'";
+    --keep-files, --report and --list; fio's options (--rw, --bs, --ioengine, ...) go to 'iogauge fio'";
 
 /// Parse the command line, run the command and return the process exit code (`EXIT_*`).
 pub fn main() -> i32 {
@@ -102,6 +105,7 @@ pub fn main() -> i32 {
         Command::Preflight(a) => preflight::main(a, &stop),
         Command::Kube(a) => kube::main(a, &stop),
         Command::Compare(a) => compare::main(a),
+        Command::Report(a) => report::main(a),
         Command::Completions { shell } => {
             clap_complete::generate(
                 shell,

@@ -1,9 +1,11 @@
 //! `iogauge preflight SPEC.yaml…`: arguments, `app::preflight`, troubleshoot's outputs, and
 //! troubleshoot's exit codes.
 
+use super::report::write_report;
 use super::{Stop, EXIT_ERROR, EXIT_FAIL, EXIT_OK, EXIT_USAGE, EXIT_WARN};
 use crate::app::preflight::{load_specs, preflight, Observer, PreflightRequest};
 use crate::report::document::CheckVerdict;
+use crate::report::html::render_preflight_html;
 use crate::report::preflight_text::{grouped, render_human};
 use std::path::PathBuf;
 
@@ -28,6 +30,9 @@ pub(crate) struct PreflightArgs {
     /// Leave the benchmark files in place
     #[arg(long)]
     keep_files: bool,
+    /// Also write the result as a self-contained HTML page
+    #[arg(long, value_name = "FILE.html")]
+    report: Option<PathBuf>,
     /// Accepted for troubleshoot compatibility; iogauge is never interactive
     #[arg(long, hide = true, num_args = 0..=1, default_missing_value = "true")]
     interactive: Option<bool>,
@@ -72,6 +77,13 @@ pub(crate) fn main(a: PreflightArgs, stop: &Stop) -> i32 {
         keep_files: a.keep_files,
     };
     let r = preflight(&req, &p, stop, &mut Stderr);
+    if let Some(path) = &a.report {
+        write_report(
+            "iogauge preflight",
+            path,
+            &render_preflight_html(&r.document),
+        );
+    }
     if stop.is_set() {
         eprintln!("iogauge preflight: interrupted; removed the files iogauge created");
         return EXIT_ERROR;

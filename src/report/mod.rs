@@ -5,6 +5,7 @@ pub(crate) mod check_text;
 pub(crate) mod compare_text;
 pub mod comparison;
 pub mod document;
+pub(crate) mod html;
 pub(crate) mod json;
 pub(crate) mod kube_text;
 pub(crate) mod normal;

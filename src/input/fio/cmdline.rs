@@ -22,6 +22,8 @@ pub(super) struct CmdLine {
     pub cmdhelp: Option<String>,
     pub keep_files: bool,
     pub allow_overwrite: bool,
+    /// `--report=FILE`: iogauge's HTML page of the run.
+    pub report: Option<String>,
 }
 
 /// fio program flags iogauge does not have.
@@ -140,6 +142,7 @@ pub(super) fn parse(args: &[String]) -> Result<CmdLine, String> {
                 no_value(&value)?;
                 c.keep_files = true
             }
+            "report" => c.report = Some(required("report.html")?),
             "allow-overwrite" => {
                 no_value(&value)?;
                 c.allow_overwrite = true
@@ -221,6 +224,8 @@ mod tests {
             "-",
             "--parse-only",
             "--keep-files",
+            "--report",
+            "r.html",
         ]))
         .unwrap();
         assert_eq!(c.job_files, vec!["fio.job".to_string(), "-".to_string()]);
@@ -233,6 +238,18 @@ mod tests {
         );
         assert_eq!(c.sections, vec!["s1".to_string()]);
         assert!(c.parse_only && c.keep_files && !c.allow_overwrite);
+        assert_eq!(c.report.as_deref(), Some("r.html"));
+        assert_eq!(
+            parse(&args(&["--report=x.html"]))
+                .unwrap()
+                .report
+                .as_deref(),
+            Some("x.html")
+        );
+        assert_eq!(
+            parse(&args(&["--report"])).unwrap_err(),
+            "--report needs a value, e.g. --report=report.html"
+        );
     }
 
     #[test]

@@ -74,6 +74,8 @@ pub(crate) struct FioOutput {
     pub eta: Eta,
     /// `--parse-only`: check the jobs, run nothing.
     pub parse_only: bool,
+    /// `--report`: also write iogauge's HTML page of the run here.
+    pub report: Option<PathBuf>,
     /// Options accepted that have no effect here, to be said on stderr before the run.
     pub warnings: Vec<String>,
 }
@@ -271,6 +273,7 @@ pub(crate) fn parse_fio_args(
         path: c.output.map(Into::into),
         eta: c.eta.unwrap_or(Eta::Auto),
         parse_only: c.parse_only,
+        report: c.report.map(Into::into),
     };
     spec.keep_files = c.keep_files;
     spec.allow_overwrite = c.allow_overwrite;

@@ -1,0 +1,84 @@
+//! `iogauge report RESULT.json -o FILE.html`: a saved document as an HTML page; and writing the
+//! page that `--report FILE` asks of check, preflight, fio and kube check.
+
+use super::{EXIT_ERROR, EXIT_OK, EXIT_USAGE};
+use crate::report::html::render_json_html;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+/// Renders a saved JSON document as one self-contained HTML file.
+#[derive(clap::Args, Debug)]
+#[command(after_help = "\
+Reads what 'check --format json', 'kube check --format json', preflight (preflight.iogauge.json)
+or 'fio --output-format=json' wrote. Exit codes: 0 written, 1 cannot write, 2 bad input.")]
+pub(crate) struct ReportArgs {
+    /// The JSON document; '-' reads stdin
+    #[arg(value_name = "RESULT.json")]
+    input: PathBuf,
+    /// Where to write the page [default: stdout]
+    #[arg(short, long, value_name = "FILE.html")]
+    output: Option<PathBuf>,
+}
+
+pub(crate) fn main(a: ReportArgs) -> i32 {
+    let name = if a.input == Path::new("-") {
+        "stdin".to_string()
+    } else {
+        a.input.display().to_string()
+    };
+    let mut text = String::new();
+    let read = if a.input == Path::new("-") {
+        std::io::stdin().read_to_string(&mut text).map(|_| ())
+    } else {
+        std::fs::read_to_string(&a.input).map(|t| text = t)
+    };
+    if let Err(e) = read {
+        eprintln!("iogauge report: cannot read {name}: {e}");
+        return EXIT_USAGE;
+    }
+    let v: serde_json::Value = match serde_json::from_str(&text) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!(
+                "iogauge report: {name} is not JSON ({e}); expected a document iogauge wrote with \
+                 --format json or fio's --output-format=json"
+            );
+            return EXIT_USAGE;
+        }
+    };
+    let html = match render_json_html(&v) {
+        Ok(h) => h,
+        Err(e) => {
+            eprintln!("iogauge report: {name}: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    let res = match &a.output {
+        Some(p) if p != Path::new("-") => {
+            std::fs::write(p, html.as_bytes()).map_err(|e| (p.display().to_string(), e))
+        }
+        _ => std::io::stdout()
+            .lock()
+            .write_all(html.as_bytes())
+            .map_err(|e| ("stdout".to_string(), e)),
+    };
+    match res {
+        Ok(()) => EXIT_OK,
+        Err((what, e)) => {
+            eprintln!("iogauge report: cannot write {what}: {e}");
+            EXIT_ERROR
+        }
+    }
+}
+
+/// Writes a `--report` page after a run; a failure is one line on stderr and leaves the run's
+/// exit code as it is (the measurement itself succeeded).
+pub(crate) fn write_report(cmd: &str, path: &Path, html: &str) {
+    match std::fs::write(path, html.as_bytes()) {
+        Ok(()) => eprintln!("{cmd}: HTML report in {}", path.display()),
+        Err(e) => eprintln!(
+            "{cmd}: cannot write the HTML report {}: {e}",
+            path.display()
+        ),
+    }
+}

@@ -1,0 +1,132 @@
+//! `iogauge kube check`'s page: the targets by profile table, then per target where it ran and
+//! each profile's section as on a check page.
+
+use super::check::{check_date, context_facts, overall, profile_section, LEGEND};
+use super::page::{badge, esc, facts, page, table, td, td_html, verdict_box};
+use crate::report::document::{
+    CheckVerdict, KubeDocument, TargetOutcome, TargetStatus, TargetType,
+};
+use std::fmt::Write;
+
+/// A table cell: the profile's verdict and first value, or the target's status.
+fn cell(t: &TargetOutcome, profile: &str) -> String {
+    let Some(doc) = &t.check else {
+        let v = match t.status {
+            TargetStatus::Interrupted => CheckVerdict::Interrupted,
+            TargetStatus::Skipped => CheckVerdict::Skipped,
+            _ => CheckVerdict::Error,
+        };
+        return td_html(&badge(v));
+    };
+    match doc.profiles.iter().find(|p| p.profile == profile) {
+        Some(p) => {
+            let value = p
+                .metrics
+                .first()
+                .map(|m| format!(" {}", esc(&m.value_text)))
+                .unwrap_or_default();
+            td_html(&format!("{}{value}", badge(p.verdict)))
+        }
+        None => td("-"),
+    }
+}
+
+fn status(s: TargetStatus) -> &'static str {
+    match s {
+        TargetStatus::Completed => "completed",
+        TargetStatus::Failed => "failed",
+        TargetStatus::TimedOut => "timed out",
+        TargetStatus::Interrupted => "interrupted",
+        TargetStatus::Skipped => "skipped",
+    }
+}
+
+fn target(t: &TargetOutcome) -> String {
+    let mut s = format!(
+        "<h2 id=\"target-{}\">{}</h2>\n",
+        esc(&t.job),
+        esc(&t.target)
+    );
+    let opt = |o: &Option<String>| o.clone().unwrap_or_default();
+    let mut f = vec![("Status", status(t.status).to_string())];
+    if t.kind != TargetType::StorageClass {
+        f.push(("Storage class", opt(&t.storage_class)));
+    }
+    f.extend([
+        ("Provisioner", opt(&t.provisioner)),
+        ("Volume binding", opt(&t.volume_binding_mode)),
+        ("Claim", opt(&t.claim)),
+        ("Claim size", opt(&t.claim_size)),
+        ("Node", opt(&t.node)),
+        ("Node directory", opt(&t.host_path)),
+        ("Job", t.job.clone()),
+    ]);
+    if let Some(doc) = &t.check {
+        f.extend(context_facts(&doc.context, &doc.dir, doc.device));
+    }
+    s.push_str(&facts(&f));
+    match &t.check {
+        None => {
+            let _ = writeln!(
+                s,
+                "<p>{} {}</p>",
+                badge(CheckVerdict::Error),
+                esc(t.reason.as_deref().unwrap_or("no result"))
+            );
+        }
+        Some(doc) => {
+            for p in &doc.profiles {
+                s.push_str(&profile_section(p, 3));
+            }
+        }
+    }
+    s
+}
+
+/// The page of a Kubernetes document.
+pub(crate) fn render_kube_html(doc: &KubeDocument) -> String {
+    let v = overall(&doc.summary);
+    let mut body = String::from("<h1>iogauge kube check</h1>\n");
+    body.push_str(&verdict_box(v, &esc(&doc.summary.line())));
+    let date = doc
+        .targets
+        .iter()
+        .find_map(|t| t.check.as_ref().and_then(check_date))
+        .unwrap_or_default();
+    body.push_str(&facts(&[
+        ("Cluster", doc.cluster.clone()),
+        ("Namespace", doc.namespace.clone()),
+        ("Run id", doc.run_id.clone()),
+        ("Profiles", doc.profiles.join(", ")),
+        ("iogauge", doc.iogauge.clone()),
+        ("Date", date),
+    ]));
+    body.push_str(LEGEND);
+    body.push_str("<h2>Targets by profile</h2>\n");
+    let mut head = vec!["target", "node"];
+    head.extend(doc.profiles.iter().map(String::as_str));
+    let rows: Vec<Vec<String>> = doc
+        .targets
+        .iter()
+        .map(|t| {
+            let mut r = vec![
+                td_html(&format!(
+                    "<a href=\"#target-{}\">{}</a>",
+                    esc(&t.job),
+                    esc(&t.target)
+                )),
+                td(t.node.as_deref().unwrap_or("-")),
+            ];
+            r.extend(doc.profiles.iter().map(|p| cell(t, p)));
+            r
+        })
+        .collect();
+    body.push_str(&table(&head, &rows));
+    for t in &doc.targets {
+        body.push_str(&target(t));
+    }
+    page(
+        &format!("iogauge kube check {} — {}", v.word(), doc.cluster),
+        &body,
+    )
+}
