@@ -6,6 +6,7 @@ pub(crate) mod app;
 pub mod cli;
 pub mod cluster;
 pub(crate) mod engine;
+pub(crate) mod history;
 pub(crate) mod input;
 pub mod model;
 pub(crate) mod mounts;

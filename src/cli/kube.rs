@@ -1,6 +1,7 @@
 //! `iogauge kube check|cleanup` (also `kubectl iogauge …`): arguments, the Kubernetes run with
 //! its notes on stderr, the document as a table or JSON, and the exit code.
 
+use super::history::{save, HistoryFlags};
 use super::{Stop, EXIT_ERROR, EXIT_FAIL, EXIT_OK, EXIT_USAGE, EXIT_WARN};
 use crate::cluster::cleanup::cleanup;
 use crate::cluster::quantity::parse_bytes;
@@ -8,6 +9,7 @@ use crate::cluster::request::{
     CheckArgs, KubeRequest, PodOptions, TargetRequest, Toleration, VolumeMode,
 };
 use crate::cluster::run::{self, KubeError, Observer};
+use crate::history::{Invocation, NewRun};
 use crate::input::profiles;
 use crate::model::units::{parse_flag_duration, parse_flag_size};
 use crate::report::kube_text::render_kube_text;
@@ -164,6 +166,9 @@ struct KubeCheckArgs {
 
     #[command(flatten)]
     connection: Connection,
+
+    #[command(flatten)]
+    history: HistoryFlags,
 }
 
 #[derive(clap::Args, Debug)]
@@ -348,6 +353,7 @@ fn failed(e: &KubeError) -> i32 {
 }
 
 fn check(a: KubeCheckArgs, stop: &Stop) -> i32 {
+    let at = Invocation::now();
     let req = match a.request() {
         Ok(r) => r,
         Err(e) => {
@@ -380,6 +386,7 @@ fn check(a: KubeCheckArgs, stop: &Stop) -> i32 {
         let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
         print!("{}", render_kube_text(&doc, color));
     }
+    save(&a.history, || NewRun::kube(&doc, &at));
     match overall_of(&doc.summary, req.check.strict) {
         Overall::Interrupted => {
             eprintln!("iogauge kube: interrupted by {}", stop.reason());

@@ -1,10 +1,13 @@
 //! `iogauge preflight SPEC.yaml…`: arguments, `app::preflight`, troubleshoot's outputs, and
 //! troubleshoot's exit codes.
 
+use super::history::{save, HistoryFlags};
 use super::{Stop, EXIT_ERROR, EXIT_FAIL, EXIT_OK, EXIT_USAGE, EXIT_WARN};
 use crate::app::preflight::{load_specs, preflight, Observer, PreflightRequest};
+use crate::history::{Invocation, NewRun};
 use crate::report::document::CheckVerdict;
 use crate::report::preflight_text::{grouped, render_human};
+use crate::run::context::hostname;
 use std::path::PathBuf;
 
 /// Runs troubleshoot.sh filesystemPerformance collectors and analyzers without fio.
@@ -31,6 +34,8 @@ pub(crate) struct PreflightArgs {
     /// Accepted for troubleshoot compatibility; iogauge is never interactive
     #[arg(long, hide = true, num_args = 0..=1, default_missing_value = "true")]
     interactive: Option<bool>,
+    #[command(flatten)]
+    history: HistoryFlags,
 }
 
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq)]
@@ -66,14 +71,22 @@ pub(crate) fn main(a: PreflightArgs, stop: &Stop) -> i32 {
             p.skipped.join(", ")
         );
     }
+    let at = Invocation::now();
     let req = PreflightRequest {
         output: a.output.clone(),
         analyze_only: a.analyze_only.clone(),
         keep_files: a.keep_files,
     };
     let r = preflight(&req, &p, stop, &mut Stderr);
+    let keep = || {
+        save(&a.history, || {
+            NewRun::preflight(&r.document, &hostname(), &at)
+        })
+    };
     if stop.is_set() {
         eprintln!("iogauge preflight: interrupted; removed the files iogauge created");
+        // What was collected before the signal (its collectors say they did not finish).
+        keep();
         return EXIT_ERROR;
     }
     if let Some(dir) = &r.wrote {
@@ -81,6 +94,7 @@ pub(crate) fn main(a: PreflightArgs, stop: &Stop) -> i32 {
     }
     // Collectors only (troubleshoot's `collect`): the result files are the output; no verdict.
     if !r.analyzed {
+        keep();
         return if r.errors.is_empty() {
             EXIT_OK
         } else {
@@ -99,6 +113,7 @@ pub(crate) fn main(a: PreflightArgs, stop: &Stop) -> i32 {
             yaml_serde::to_string(&grouped(outcomes)).unwrap_or_default()
         ),
     }
+    keep();
     // troubleshoot's order: a failed outcome, then a warning (an analyzer's decision, which
     // may already account for a collector that produced nothing), then a collector error.
     match outcomes.iter().map(|o| o.verdict).max() {
