@@ -69,13 +69,10 @@ pub(crate) fn save(flags: &HistoryFlags, run: impl FnOnce() -> NewRun) {
 
 /// Lists saved runs; `show`, `rm` and `prune` act on them.
 #[derive(clap::Args, Debug)]
-#[command(
-    args_conflicts_with_subcommands = true,
-    after_help = "\
+#[command(after_help = "\
 Every check, preflight, fio and kube check run is saved (--no-history or IOGAUGE_NO_HISTORY=1 on
 those commands skips it). The database is --history-db FILE, else $IOGAUGE_HISTORY, else
-$XDG_DATA_HOME/iogauge/history.db (~/.local/share/iogauge/history.db)."
-)]
+$XDG_DATA_HOME/iogauge/history.db (~/.local/share/iogauge/history.db).")]
 pub(crate) struct HistoryArgs {
     #[command(subcommand)]
     command: Option<HistoryCommand>,

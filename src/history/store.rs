@@ -36,10 +36,15 @@ const BUSY: Duration = Duration::from_secs(5);
 pub(super) fn open(path: &Path) -> Result<Connection, String> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| {
+            // create_dir_all says "File exists" when the directory's name is a file.
+            let errno = match e.kind() {
+                std::io::ErrorKind::AlreadyExists => Some(libc::ENOTDIR),
+                _ => e.raw_os_error(),
+            };
             format!(
                 "cannot create the directory {}: {}",
                 dir.display(),
-                e.raw_os_error().map_or_else(|| e.to_string(), strerror)
+                errno.map_or_else(|| e.to_string(), strerror)
             )
         })?;
     }
