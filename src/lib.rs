@@ -7,6 +7,7 @@ pub mod cli;
 pub mod cluster;
 pub(crate) mod compare;
 pub(crate) mod engine;
+pub(crate) mod history;
 pub(crate) mod input;
 pub mod model;
 pub(crate) mod mounts;

@@ -9,10 +9,10 @@ use common::*;
 
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn check(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_iogauge"))
+    common::cmd(env!("CARGO_BIN_EXE_iogauge"))
         .arg("check")
         .args(args)
         .current_dir(cwd)
@@ -349,7 +349,7 @@ fn runs_never_collide_and_leftovers_are_named() {
         "json",
     ];
     let spawn = || {
-        Command::new(env!("CARGO_BIN_EXE_iogauge"))
+        common::cmd(env!("CARGO_BIN_EXE_iogauge"))
             .arg("check")
             .args(args)
             .stdout(std::process::Stdio::piped())
@@ -498,7 +498,7 @@ fn a_throttled_disk_fails_sync_iops_for_real() {
         env!("CARGO_BIN_EXE_iogauge"),
         d.path().display()
     );
-    let o = Command::new("sh").arg("-c").arg(&script).output().unwrap();
+    let o = common::cmd("sh").arg("-c").arg(&script).output().unwrap();
     let out = text(&o.stdout);
     assert_eq!(o.status.code(), Some(3), "{out}{}", text(&o.stderr));
     assert!(out.starts_with("FAIL sync-iops: "), "{out}");

@@ -8,10 +8,10 @@ use common::*;
 
 use iogauge::report::comparison::{ChangeVerdict, CompareDocument};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn iogauge(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_iogauge"))
+    cmd(env!("CARGO_BIN_EXE_iogauge"))
         .args(args)
         .output()
         .unwrap()
@@ -20,17 +20,17 @@ fn iogauge(args: &[&str]) -> Output {
 /// `check sync-iops` for 3 s in `dir`, its JSON saved to `out`; `throttle` runs it in a blkio
 /// cgroup limited to that many write IOPS on the disk (FACTS.md §10).
 fn sync_iops(dir: &Path, out: &Path, throttle: Option<&Path>) {
-    let cmd = format!(
+    let check = format!(
         "{} check sync-iops --dir {} --duration 3s --scale 0.05 --format json > {}",
         env!("CARGO_BIN_EXE_iogauge"),
         dir.display(),
         out.display()
     );
     let script = match throttle {
-        Some(g) => format!("echo $$ > {}/cgroup.procs && {cmd}", g.display()),
-        None => cmd,
+        Some(g) => format!("echo $$ > {}/cgroup.procs && {check}", g.display()),
+        None => check,
     };
-    let o = Command::new("sh").arg("-c").arg(&script).output().unwrap();
+    let o = cmd("sh").arg("-c").arg(&script).output().unwrap();
     assert!(
         [0, 3, 4].contains(&o.status.code().unwrap()),
         "{}",

@@ -11,10 +11,10 @@ use common::*;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn check(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_iogauge"))
+    common::cmd(env!("CARGO_BIN_EXE_iogauge"))
         .arg("check")
         .args(args)
         .current_dir(cwd)
@@ -37,7 +37,7 @@ fn can_loop() -> bool {
 }
 
 fn sh(cmd: &str, args: &[&str]) -> String {
-    let o = Command::new(cmd).args(args).output().expect(cmd);
+    let o = common::cmd(cmd).args(args).output().expect(cmd);
     assert!(o.status.success(), "{cmd} {args:?}: {}", text(&o.stderr));
     text(&o.stdout).trim().to_string()
 }
@@ -104,7 +104,7 @@ impl Loop {
         };
         // losetup -P does not always scan here: add the partition explicitly (partx fails when
         // the scan already did, which is fine), then wait for the kernel to list it.
-        let _ = Command::new("partx").args(["-a", &lo.dev]).output();
+        let _ = common::cmd("partx").args(["-a", &lo.dev]).output();
         let sys = Path::new("/sys/class/block")
             .join(format!("{}p1", lo.name()))
             .join("dev");
@@ -138,9 +138,9 @@ impl Loop {
 impl Drop for Loop {
     fn drop(&mut self) {
         if let Some(mp) = &self.mounted {
-            let _ = Command::new("umount").arg(mp).status();
+            let _ = common::cmd("umount").arg(mp).status();
         }
-        let _ = Command::new("losetup").args(["-d", &self.dev]).status();
+        let _ = common::cmd("losetup").args(["-d", &self.dev]).status();
     }
 }
 

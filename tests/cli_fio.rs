@@ -9,10 +9,10 @@ use common::*;
 
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn iogauge(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_iogauge"))
+    common::cmd(env!("CARGO_BIN_EXE_iogauge"))
         .arg("fio")
         .args(args)
         .current_dir(cwd)
@@ -316,7 +316,7 @@ fn existing_file_is_refused_with_exit_2_and_kept() {
 #[test]
 fn sigterm_stops_the_run_and_removes_files() {
     let d = scratch();
-    let child = Command::new(env!("CARGO_BIN_EXE_iogauge"))
+    let child = common::cmd(env!("CARGO_BIN_EXE_iogauge"))
         .args([
             "fio",
             "--name=s",
@@ -380,7 +380,7 @@ fn usage_errors_exit_2_with_one_line_naming_the_input() {
 fn job_file_on_stdin_with_groups_and_command_line_globals() {
     use std::io::Write;
     let d = scratch();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_iogauge"))
+    let mut child = common::cmd(env!("CARGO_BIN_EXE_iogauge"))
         .args(["fio", "--size=1m", "--output-format=json", "-"])
         .current_dir(d.path())
         .stdin(std::process::Stdio::piped())

@@ -9,10 +9,10 @@ mod common;
 use common::*;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn preflight(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_iogauge"))
+    common::cmd(env!("CARGO_BIN_EXE_iogauge"))
         .arg("preflight")
         .args(args)
         .current_dir(cwd)
@@ -415,7 +415,7 @@ fn sigint_stops_the_collector_and_removes_its_files() {
     )
     .replace("fileSize: 1Mi", "fileSize: 256Mi");
     std::fs::write(d.path().join("s.yaml"), s).unwrap();
-    let child = Command::new(env!("CARGO_BIN_EXE_iogauge"))
+    let child = common::cmd(env!("CARGO_BIN_EXE_iogauge"))
         .args(["preflight", "--output", "out", "s.yaml"])
         .current_dir(d.path())
         .stdout(std::process::Stdio::piped())

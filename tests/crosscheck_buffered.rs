@@ -21,7 +21,6 @@ use serde_json::Value;
 use std::fs::File;
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Mutex;
 
 const IOGAUGE: &str = env!("CARGO_BIN_EXE_iogauge");
@@ -41,7 +40,7 @@ fn page_size() -> u64 {
 
 /// Runs `program pre… args… --output-format=json`; the first job of its JSON report.
 fn run_job(program: &str, pre: &[&str], args: &[String]) -> Value {
-    let out = Command::new(program)
+    let out = common::cmd(program)
         .args(pre)
         .args(args)
         .arg("--output-format=json")

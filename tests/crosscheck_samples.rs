@@ -11,11 +11,11 @@ use common::*;
 
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::sync::Mutex;
 
 fn spawn(program: &str, pre: &[&str], args: &[&str], cwd: &Path) -> Child {
-    Command::new(program)
+    common::cmd(program)
         .args(pre)
         .args(args)
         .arg("--output-format=json")

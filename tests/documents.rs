@@ -11,7 +11,6 @@ use common::*;
 use iogauge::report::document::{CheckDocument, KubeDocument, PreflightDocument, SCHEMA_VERSION};
 use serde_json::Value;
 use std::path::Path;
-use std::process::Command;
 
 fn schema_path(name: &str) -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("docs/schema/{name}.schema.json"))
@@ -45,7 +44,7 @@ fn committed_schemas_match_the_types() {
 #[test]
 fn a_real_check_document_validates_and_round_trips() {
     let d = scratch();
-    let o = Command::new(env!("CARGO_BIN_EXE_iogauge"))
+    let o = common::cmd(env!("CARGO_BIN_EXE_iogauge"))
         .args([
             "check",
             "etcd",
@@ -106,7 +105,7 @@ fn a_real_preflight_document_validates_and_round_trips() {
         d.path().join("bench").display()
     );
     std::fs::write(d.path().join("s.yaml"), spec).unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_iogauge"))
+    let o = common::cmd(env!("CARGO_BIN_EXE_iogauge"))
         .args(["preflight", "--output", "out", "s.yaml"])
         .current_dir(d.path())
         .output()
@@ -140,7 +139,7 @@ fn a_real_preflight_document_validates_and_round_trips() {
 #[test]
 fn fio_json_says_where_it_ran() {
     let d = scratch();
-    let o = Command::new(env!("CARGO_BIN_EXE_iogauge"))
+    let o = common::cmd(env!("CARGO_BIN_EXE_iogauge"))
         .args(["fio", "--name=ctx", "--size=1m", "--output-format=json"])
         .arg(format!("--directory={}", d.path().display()))
         .output()

@@ -9,13 +9,13 @@
 
 mod common;
 
-use common::{scratch, text};
+use common::{cmd, scratch, text};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn iogauge(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_iogauge"))
+    cmd(env!("CARGO_BIN_EXE_iogauge"))
         .args(args)
         .output()
         .unwrap()
@@ -406,7 +406,7 @@ fn report_refuses_what_it_cannot_render() {
         "{err}"
     );
     // '-' reads stdin; without -o the page goes to stdout.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_iogauge"))
+    let mut child = cmd(env!("CARGO_BIN_EXE_iogauge"))
         .args(["report", "-"])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())

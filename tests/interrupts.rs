@@ -10,14 +10,14 @@ use common::*;
 
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Output, Stdio};
 use std::time::Duration;
 
 /// Delays from 20 ms (before or during start-up and layout) to seconds (during the I/O).
 const SWEEP_MS: [u64; 7] = [20, 45, 90, 180, 350, 700, 1400];
 
 fn spawn(args: &[&str], cwd: &Path) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_iogauge"))
+    common::cmd(env!("CARGO_BIN_EXE_iogauge"))
         .args(args)
         .current_dir(cwd)
         .stdout(Stdio::piped())

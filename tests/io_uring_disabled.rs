@@ -7,7 +7,7 @@
 // Tests unwrap: a failure is the test failing.
 #![allow(clippy::unwrap_used)]
 
-use std::process::Command;
+mod common;
 
 const KNOB: &str = "/proc/sys/kernel/io_uring_disabled";
 
@@ -35,7 +35,7 @@ fn blocked_io_uring_is_a_usage_error_naming_the_sysctl() {
     }
     let _restore = Restore(old.trim().to_string());
     let d = tempfile::tempdir().unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_iogauge"))
+    let o = common::cmd(env!("CARGO_BIN_EXE_iogauge"))
         .args(["fio", "--name=u", "--ioengine=io_uring", "--size=1m"])
         .current_dir(d.path())
         .output()

@@ -8,7 +8,6 @@
 mod common;
 
 use iogauge::report::document::{KubeDocument, TargetStatus};
-use std::process::Command;
 
 #[test]
 fn a_real_cluster_runs_the_check_and_keeps_nothing() {
@@ -28,7 +27,7 @@ fn a_real_cluster_runs_the_check_and_keeps_nothing() {
         Some(c) => args.extend(["--storage-class", c.as_str()]),
         None => args.push("--all-storage-classes"),
     }
-    let out = Command::new(env!("CARGO_BIN_EXE_iogauge"))
+    let out = common::cmd(env!("CARGO_BIN_EXE_iogauge"))
         .args(&args)
         .env("KUBECONFIG", &kubeconfig)
         .output()
@@ -53,7 +52,7 @@ fn a_real_cluster_runs_the_check_and_keeps_nothing() {
         assert!(etcd.value.unwrap() > 0.0);
     }
     // Everything the run created was deleted: cleanup finds no Job and no claim of it.
-    let out = Command::new(env!("CARGO_BIN_EXE_iogauge"))
+    let out = common::cmd(env!("CARGO_BIN_EXE_iogauge"))
         .args(["kube", "cleanup", "--run", &doc.run_id])
         .env("KUBECONFIG", &kubeconfig)
         .output()

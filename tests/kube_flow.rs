@@ -44,7 +44,7 @@ fn cluster(dir: &Path, scenarios: &[(&str, Scenario)]) -> FakeKube {
 }
 
 fn command(fake: &FakeKube, dir: &Path, args: &[&str]) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_iogauge"));
+    let mut c = common::cmd(env!("CARGO_BIN_EXE_iogauge"));
     c.arg("kube")
         .args(args)
         .env("KUBECONFIG", fake.write_kubeconfig(dir))

@@ -24,7 +24,7 @@ use iogauge::report::document::CheckVerdict;
 use serde_json::Value;
 use std::io::Read;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 use std::sync::OnceLock;
 
 /// The tag scripts/build-image gives the image when IOGAUGE_TEST_IMAGE does not name one.
@@ -34,7 +34,7 @@ const TEST_TAG: &str = "iogauge-test:ci";
 const POD_UID: u32 = 65532;
 
 fn docker(args: &[&str]) -> Output {
-    Command::new("docker")
+    common::cmd("docker")
         .args(args)
         .output()
         .expect("spawn docker")
@@ -43,7 +43,7 @@ fn docker(args: &[&str]) -> Output {
 /// Whether a Docker engine answers; with CI=true one that does not fails the test instead of
 /// skipping it.
 fn have_docker() -> bool {
-    let ok = Command::new("docker")
+    let ok = common::cmd("docker")
         .args(["info", "--format", "{{.ServerVersion}}"])
         .output()
         .map(|o| o.status.success())
@@ -72,7 +72,7 @@ fn image() -> &'static str {
             return tag;
         }
         let t0 = std::time::Instant::now();
-        let o = Command::new(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/build-image"))
+        let o = common::cmd(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/build-image"))
             .arg(TEST_TAG)
             .output()
             .expect("spawn scripts/build-image");
@@ -154,7 +154,7 @@ fn run_container(name: &str, uid: &str, volume: &[&str], args: &[&str]) -> PodRu
     // log API the controller reads) returns, with stderr's lines among stdout's.
     let (mut reader, writer) = std::io::pipe().unwrap();
     let mut child = {
-        let mut c = Command::new("docker");
+        let mut c = common::cmd("docker");
         c.args(["logs", &guard.0])
             .stdout(writer.try_clone().unwrap())
             .stderr(writer);
@@ -229,7 +229,7 @@ fn the_image_is_scratch_small_and_non_root() {
     let o = docker(&["save", "-o", tar.to_str().unwrap(), tag]);
     assert!(o.status.success(), "docker save: {}", text(&o.stderr));
     let untar = |args: &[&str]| {
-        let o = Command::new("tar")
+        let o = common::cmd("tar")
             .args(args)
             .current_dir(d.path())
             .output()
@@ -389,7 +389,7 @@ fn check_runs_on_a_block_device_in_the_pod() {
         .unwrap()
         .set_len(64 << 20)
         .unwrap();
-    let o = Command::new("losetup")
+    let o = common::cmd("losetup")
         .args(["-f", "--show", img.to_str().unwrap()])
         .output()
         .unwrap();
@@ -397,7 +397,7 @@ fn check_runs_on_a_block_device_in_the_pod() {
     struct Detach(String);
     impl Drop for Detach {
         fn drop(&mut self) {
-            let _ = Command::new("losetup").args(["-d", &self.0]).status();
+            let _ = common::cmd("losetup").args(["-d", &self.0]).status();
         }
     }
     let dev = Detach(text(&o.stdout).trim().to_string());

@@ -8,10 +8,9 @@ mod common;
 
 use serde_json::Value;
 use std::path::PathBuf;
-use std::process::Command;
 
 fn iogauge(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_iogauge"))
+    let out = common::cmd(env!("CARGO_BIN_EXE_iogauge"))
         .args(args)
         .env_remove("IOGAUGE_IMAGE")
         .env("KUBECONFIG", "/nonexistent")
@@ -69,9 +68,7 @@ fn snapshot(name: &str, yaml: &str) {
 /// kubernetes-validate, strict, against 1.33 (k8s-openapi's `earliest`). Without it, the test
 /// skips this step outside CI and fails under CI (.ci/run installs it).
 fn validate(name: &str, yaml: &str) {
-    let ok = Command::new("kubernetes-validate")
-        .arg("--version")
-        .output();
+    let ok = common::cmd("kubernetes-validate").arg("--version").output();
     if ok.is_err() {
         assert!(
             std::env::var_os("CI").is_none(),
@@ -83,7 +80,7 @@ fn validate(name: &str, yaml: &str) {
     let dir = common::scratch();
     let f = dir.path().join(format!("{name}.yaml"));
     std::fs::write(&f, yaml).unwrap();
-    let out = Command::new("kubernetes-validate")
+    let out = common::cmd("kubernetes-validate")
         .args(["--strict", "-k", "1.33.0"])
         .arg(&f)
         .output()
@@ -444,7 +441,7 @@ fn node_targets_differ_from_restricted_only_where_a_host_directory_forces_it() {
         )
         .node(NodeSeed::new("worker-1"))
         .start();
-    let out = Command::new(env!("CARGO_BIN_EXE_iogauge"))
+    let out = common::cmd(env!("CARGO_BIN_EXE_iogauge"))
         .args([
             "kube",
             "check",

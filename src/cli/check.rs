@@ -1,10 +1,12 @@
 //! `iogauge check [PROFILE…]`: arguments, `app::check` with progress on the terminal, the
 //! document printed as text or JSON, and the exit code.
 
+use super::history::{save, HistoryFlags};
 use super::progress::Terminal;
 use super::report::write_report;
 use super::{Stop, EXIT_ERROR, EXIT_FAIL, EXIT_OK, EXIT_USAGE, EXIT_WARN};
 use crate::app::check::{check, list_profiles, CheckRequest};
+use crate::history::{Invocation, NewRun};
 use crate::input::profiles::{Tuning, DEFAULT_SUITE};
 use crate::model::units::{parse_flag_duration, parse_flag_size};
 use crate::report::check_text::render_check_text;
@@ -65,6 +67,8 @@ pub(crate) struct CheckArgs {
     /// List the built-in profiles, one line each
     #[arg(long)]
     list: bool,
+    #[command(flatten)]
+    history: HistoryFlags,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq)]
@@ -120,6 +124,7 @@ pub(crate) fn main(a: CheckArgs, stop: &Stop) -> i32 {
         print!("{}", list_profiles());
         return EXIT_OK;
     }
+    let at = Invocation::now();
     let req = CheckRequest {
         profiles: a.profiles(),
         dir: a.device.clone().unwrap_or_else(|| a.dir.clone()),
@@ -147,6 +152,10 @@ pub(crate) fn main(a: CheckArgs, stop: &Stop) -> i32 {
     }
     if let Some(path) = &a.report {
         write_report("iogauge check", path, &render_check_html(&doc));
+    }
+    // json-line is what a kube pod prints: the controller saves the whole run, not each pod.
+    if a.format != Format::JsonLine {
+        save(&a.history, || NewRun::check(&doc, &at));
     }
     match overall(&doc.profiles, a.strict) {
         Overall::Interrupted => {

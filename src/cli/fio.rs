@@ -1,7 +1,9 @@
 //! `iogauge fio …`: parse fio's grammar, run, render fio's output formats.
 
+use super::history::{save, HistoryFlags};
 use super::report::write_report;
 use super::{EXIT_ERROR, EXIT_OK, EXIT_USAGE};
+use crate::history::{Invocation, NewRun};
 use crate::input::fio::{parse_fio_args, FioCommand};
 use crate::input::fio::{Eta, FioOutput, OutputFormat};
 use crate::report::html::render_fio_html;
@@ -9,9 +11,17 @@ use crate::report::{json::render_json, normal::render_normal, terse::render_ters
 use crate::run::{run, RunOptions};
 use std::io::{IsTerminal, Write};
 
-pub(crate) fn main(args: &[String], stop: &super::Stop) -> i32 {
+pub(crate) fn main(mut args: Vec<String>, stop: &super::Stop) -> i32 {
+    let at = Invocation::now();
+    let history = match HistoryFlags::take_from(&mut args) {
+        Ok(h) => h,
+        Err(e) => {
+            eprintln!("iogauge fio: {e}");
+            return EXIT_USAGE;
+        }
+    };
     let env = |k: &str| std::env::var(k).ok();
-    let cmd = match parse_fio_args(args, &env, &mut std::io::stdin()) {
+    let cmd = match parse_fio_args(&args, &env, &mut std::io::stdin()) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("iogauge fio: {e}");
@@ -47,9 +57,15 @@ pub(crate) fn main(args: &[String], stop: &super::Stop) -> i32 {
                 stop.reason()
             );
             write_output(&out, &report);
+            let note = format!("interrupted by {}; results so far", stop.reason());
+            save(&history, || saved(&report, &out, Some(note), &at));
             EXIT_ERROR
         }
-        Ok(report) => write_output(&out, &report),
+        Ok(report) => {
+            let code = write_output(&out, &report);
+            save(&history, || saved(&report, &out, None, &at));
+            code
+        }
         Err(e) if e.is_bad_input() => {
             eprintln!("iogauge fio: {e}");
             EXIT_USAGE
@@ -66,6 +82,21 @@ pub(crate) fn main(args: &[String], stop: &super::Stop) -> i32 {
             EXIT_ERROR
         }
     }
+}
+
+/// The history's copy: fio's JSON output of the same report, whatever format was printed (one
+/// document for every group and job); an interrupted run says so in its notes.
+fn saved(report: &Report, out: &FioOutput, interrupted: Option<String>, at: &Invocation) -> NewRun {
+    let mut json: serde_json::Value =
+        serde_json::from_str(&render_json(report, false)).unwrap_or_default();
+    if let (Some(note), Some(notes)) = (
+        interrupted,
+        json.pointer_mut("/iogauge/notes")
+            .and_then(|n| n.as_array_mut()),
+    ) {
+        notes.push(note.into());
+    }
+    NewRun::fio(json, &out.job_files, at)
 }
 
 fn show_progress(out: &FioOutput) -> bool {

@@ -1,6 +1,7 @@
 //! `iogauge kube check|cleanup` (also `kubectl iogauge …`): arguments, the Kubernetes run with
 //! its notes on stderr, the document as a table or JSON, and the exit code.
 
+use super::history::{save, HistoryFlags};
 use super::report::write_report;
 use super::{Stop, EXIT_ERROR, EXIT_FAIL, EXIT_OK, EXIT_USAGE, EXIT_WARN};
 use crate::cluster::cleanup::cleanup;
@@ -9,6 +10,7 @@ use crate::cluster::request::{
     CheckArgs, KubeRequest, PodOptions, TargetRequest, Toleration, VolumeMode,
 };
 use crate::cluster::run::{self, KubeError, Observer};
+use crate::history::{Invocation, NewRun};
 use crate::input::profiles;
 use crate::model::units::{parse_flag_duration, parse_flag_size};
 use crate::report::html::render_kube_html;
@@ -174,6 +176,9 @@ struct KubeCheckArgs {
 
     #[command(flatten)]
     connection: Connection,
+
+    #[command(flatten)]
+    history: HistoryFlags,
 }
 
 #[derive(clap::Args, Debug)]
@@ -358,6 +363,7 @@ fn failed(e: &KubeError) -> i32 {
 }
 
 fn check(a: KubeCheckArgs, stop: &Stop) -> i32 {
+    let at = Invocation::now();
     let req = match a.request() {
         Ok(r) => r,
         Err(e) => {
@@ -393,6 +399,7 @@ fn check(a: KubeCheckArgs, stop: &Stop) -> i32 {
     if let Some(path) = &a.report {
         write_report("iogauge kube", path, &render_kube_html(&doc));
     }
+    save(&a.history, || NewRun::kube(&doc, &at));
     match overall_of(&doc.summary, req.check.strict) {
         Overall::Interrupted => {
             eprintln!("iogauge kube: interrupted by {}", stop.reason());

@@ -4,6 +4,7 @@
 pub(crate) mod check;
 pub(crate) mod compare;
 pub(crate) mod fio;
+pub(crate) mod history;
 pub(crate) mod kube;
 pub(crate) mod preflight;
 pub(crate) mod progress;
@@ -36,7 +37,8 @@ struct Cli {
 enum Command {
     /// Is this disk good enough? Runs profiles (etcd, sync-iops, small-files, gitlab, or your own)
     Check(check::CheckArgs),
-    /// Run fio command lines and job files unchanged ('iogauge fio --help' for fio's options)
+    /// Run fio command lines and job files unchanged ('iogauge fio --help' for fio's options;
+    /// iogauge's own: --no-history, --history-db FILE)
     #[command(disable_help_flag = true, disable_version_flag = true)]
     Fio {
         /// fio's options and job files, passed through untouched
@@ -51,6 +53,8 @@ enum Command {
     Compare(compare::CompareArgs),
     /// Render a saved JSON result (check, kube check, preflight, fio) as a self-contained HTML page
     Report(report::ReportArgs),
+    /// List, show and remove the saved runs of check, preflight, fio and kube check
+    History(history::HistoryArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
     Completions {
         #[arg(value_enum)]
@@ -93,7 +97,7 @@ pub fn main() -> i32 {
             let args: Result<Vec<String>, OsString> =
                 args.into_iter().map(OsString::into_string).collect();
             match args {
-                Ok(args) => fio::main(&args, &stop),
+                Ok(args) => fio::main(args, &stop),
                 Err(bad) => {
                     eprintln!(
                         "iogauge fio: argument {bad:?} is not valid UTF-8; fio's grammar takes text (a path can go in a job file's filename= only as text too)"
@@ -106,6 +110,7 @@ pub fn main() -> i32 {
         Command::Kube(a) => kube::main(a, &stop),
         Command::Compare(a) => compare::main(a),
         Command::Report(a) => report::main(a),
+        Command::History(a) => history::main(a),
         Command::Completions { shell } => {
             clap_complete::generate(
                 shell,

@@ -1,12 +1,15 @@
 //! `iogauge preflight SPEC.yaml…`: arguments, `app::preflight`, troubleshoot's outputs, and
 //! troubleshoot's exit codes.
 
+use super::history::{save, HistoryFlags};
 use super::report::write_report;
 use super::{Stop, EXIT_ERROR, EXIT_FAIL, EXIT_OK, EXIT_USAGE, EXIT_WARN};
 use crate::app::preflight::{load_specs, preflight, Observer, PreflightRequest};
+use crate::history::{Invocation, NewRun};
 use crate::report::document::CheckVerdict;
 use crate::report::html::render_preflight_html;
 use crate::report::preflight_text::{grouped, render_human};
+use crate::run::context::hostname;
 use std::path::PathBuf;
 
 /// Runs troubleshoot.sh filesystemPerformance collectors and analyzers without fio.
@@ -36,6 +39,8 @@ pub(crate) struct PreflightArgs {
     /// Accepted for troubleshoot compatibility; iogauge is never interactive
     #[arg(long, hide = true, num_args = 0..=1, default_missing_value = "true")]
     interactive: Option<bool>,
+    #[command(flatten)]
+    history: HistoryFlags,
 }
 
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq)]
@@ -71,6 +76,7 @@ pub(crate) fn main(a: PreflightArgs, stop: &Stop) -> i32 {
             p.skipped.join(", ")
         );
     }
+    let at = Invocation::now();
     let req = PreflightRequest {
         output: a.output.clone(),
         analyze_only: a.analyze_only.clone(),
@@ -84,8 +90,15 @@ pub(crate) fn main(a: PreflightArgs, stop: &Stop) -> i32 {
             &render_preflight_html(&r.document),
         );
     }
+    let keep = || {
+        save(&a.history, || {
+            NewRun::preflight(&r.document, &hostname(), &at)
+        })
+    };
     if stop.is_set() {
         eprintln!("iogauge preflight: interrupted; removed the files iogauge created");
+        // What was collected before the signal (its collectors say they did not finish).
+        keep();
         return EXIT_ERROR;
     }
     if let Some(dir) = &r.wrote {
@@ -93,6 +106,7 @@ pub(crate) fn main(a: PreflightArgs, stop: &Stop) -> i32 {
     }
     // Collectors only (troubleshoot's `collect`): the result files are the output; no verdict.
     if !r.analyzed {
+        keep();
         return if r.errors.is_empty() {
             EXIT_OK
         } else {
@@ -111,6 +125,7 @@ pub(crate) fn main(a: PreflightArgs, stop: &Stop) -> i32 {
             yaml_serde::to_string(&grouped(outcomes)).unwrap_or_default()
         ),
     }
+    keep();
     // troubleshoot's order: a failed outcome, then a warning (an analyzer's decision, which
     // may already account for a collector that produced nothing), then a collector error.
     match outcomes.iter().map(|o| o.verdict).max() {

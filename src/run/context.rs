@@ -7,6 +7,11 @@ use crate::stats::resolve_disk;
 use crate::workload::fs::mount_of;
 use std::path::Path;
 
+/// This host's name (uname nodename).
+pub(crate) fn hostname() -> String {
+    uname().0
+}
+
 fn uname() -> (String, String) {
     // SAFETY: uname fills the zeroed struct; its fields are NUL-terminated.
     let mut u: libc::utsname = unsafe { std::mem::zeroed() };

@@ -19,7 +19,7 @@
 //!     .scenario_for("broken", Scenario::ProvisioningFailed("quota".into()))
 //!     .start();
 //! let kubeconfig = fake.write_kubeconfig(dir.path());
-//! // Command::new(env!("CARGO_BIN_EXE_iogauge")).env("KUBECONFIG", &kubeconfig)...
+//! // super::cmd(env!("CARGO_BIN_EXE_iogauge")).env("KUBECONFIG", &kubeconfig)...
 //! assert!(fake.unexpected().is_empty());
 //! ```
 //!
@@ -41,7 +41,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
@@ -2586,7 +2586,7 @@ fn run_container(
     let started = now_rfc3339();
     let spawned = match cmd.spawn_error {
         Some(e) => Err(e),
-        None => Command::new(&cmd.program)
+        None => super::cmd(&cmd.program)
             .args(&cmd.args)
             .envs(cmd.env.iter().map(|(k, v)| (k, v)))
             // The test's own KUBECONFIG is not the pod's.

@@ -14,6 +14,15 @@ pub fn scratch() -> tempfile::TempDir {
     tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("a directory under target/tmp")
 }
 
+/// `Command::new(program)` for every process a test starts (iogauge, fio, kubectl, docker…), with
+/// `IOGAUGE_NO_HISTORY=1`: iogauge runs in tests never save to the developer's history
+/// (tests/history.rs removes it and names its own database).
+pub fn cmd(program: impl AsRef<std::ffi::OsStr>) -> Command {
+    let mut c = Command::new(program);
+    c.env("IOGAUGE_NO_HISTORY", "1");
+    c
+}
+
 pub fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
@@ -69,7 +78,7 @@ pub fn assert_lat_sane(s: &LatSummary) {
 /// Whether fio is installed for a cross-check. With CI=true a missing fio fails the test
 /// instead of skipping it.
 pub fn have_fio() -> bool {
-    let ok = Command::new("fio")
+    let ok = cmd("fio")
         .arg("--version")
         .output()
         .map(|o| o.status.success())
@@ -86,7 +95,7 @@ pub fn have_fio() -> bool {
 /// `program` (fio, or iogauge with `pre` = ["fio"]) with `args` and JSON output, in `cwd`;
 /// its stdout as one JSON document.
 pub fn run_json(program: &str, pre: &[&str], args: &[String], cwd: &Path) -> serde_json::Value {
-    let out = Command::new(program)
+    let out = cmd(program)
         .args(pre)
         .args(args)
         .arg("--output-format=json")

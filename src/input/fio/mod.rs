@@ -78,6 +78,8 @@ pub(crate) struct FioOutput {
     pub report: Option<PathBuf>,
     /// Options accepted that have no effect here, to be said on stderr before the run.
     pub warnings: Vec<String>,
+    /// The job files named, as given (what the history calls the run's target).
+    pub job_files: Vec<String>,
 }
 
 /// A usage error: the message names the input and what was expected (exit code 2).
@@ -274,6 +276,7 @@ pub(crate) fn parse_fio_args(
         eta: c.eta.unwrap_or(Eta::Auto),
         parse_only: c.parse_only,
         report: c.report.map(Into::into),
+        job_files: c.job_files.clone(),
     };
     spec.keep_files = c.keep_files;
     spec.allow_overwrite = c.allow_overwrite;

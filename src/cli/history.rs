@@ -1,0 +1,374 @@
+//! `iogauge history [show|rm|prune]`, and the saving that `check`, `preflight`, `fio` and
+//! `kube check` do after printing their result (`--no-history`, `--history-db FILE`).
+
+use super::{EXIT_ERROR, EXIT_OK, EXIT_USAGE};
+use crate::history::{location, parse_age, History, ListFilter, NewRun, RunKind, SavedRun};
+use crate::report::check_text::render_check_text;
+use crate::report::document::{CheckDocument, KubeDocument, PreflightDocument};
+use crate::report::kube_text::render_kube_text;
+use crate::report::preflight_text::render_human;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Where a run is saved, or that it is not.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub(crate) struct HistoryFlags {
+    /// Do not save this run in the history (IOGAUGE_NO_HISTORY=1 does the same)
+    #[arg(long, help_heading = "History")]
+    pub no_history: bool,
+    /// The history database [default: $IOGAUGE_HISTORY, else
+    /// $XDG_DATA_HOME/iogauge/history.db, ~/.local/share/iogauge/history.db]
+    #[arg(long, value_name = "FILE", help_heading = "History")]
+    pub history_db: Option<PathBuf>,
+}
+
+impl HistoryFlags {
+    fn disabled(&self) -> bool {
+        // Any value but empty or 0 disables: CI and test suites set IOGAUGE_NO_HISTORY=1.
+        self.no_history
+            || std::env::var_os("IOGAUGE_NO_HISTORY").is_some_and(|v| !v.is_empty() && v != "0")
+    }
+
+    /// `iogauge fio` passes its arguments to fio's grammar untouched, so its history flags are
+    /// taken out first: `--no-history`, `--history-db FILE`, `--history-db=FILE`.
+    pub(crate) fn take_from(args: &mut Vec<String>) -> Result<HistoryFlags, String> {
+        let mut f = HistoryFlags::default();
+        let mut rest = Vec::with_capacity(args.len());
+        let mut it = std::mem::take(args).into_iter();
+        while let Some(a) = it.next() {
+            if a == "--no-history" {
+                f.no_history = true;
+            } else if a == "--history-db" {
+                let v = it.next().ok_or("--history-db needs a FILE")?;
+                f.history_db = Some(v.into());
+            } else if let Some(v) = a.strip_prefix("--history-db=") {
+                f.history_db = Some(v.into());
+            } else {
+                rest.push(a);
+            }
+        }
+        *args = rest;
+        Ok(f)
+    }
+}
+
+/// Saves a finished run (after its result was printed). A history that cannot be written costs
+/// one line on stderr and nothing else: the run's output and exit code stand.
+pub(crate) fn save(flags: &HistoryFlags, run: impl FnOnce() -> NewRun) {
+    if flags.disabled() {
+        return;
+    }
+    let saved = History::open(flags.history_db.as_deref()).and_then(|h| h.save(&run()));
+    if let Err(e) = saved {
+        eprintln!(
+            "iogauge: history not saved: {e}; the result above is complete (--no-history to skip saving)"
+        );
+    }
+}
+
+/// Lists saved runs; `show`, `rm` and `prune` act on them.
+#[derive(clap::Args, Debug)]
+#[command(after_help = "\
+Every check, preflight, fio and kube check run is saved (--no-history or IOGAUGE_NO_HISTORY=1 on
+those commands skips it). The database is --history-db FILE, else $IOGAUGE_HISTORY, else
+$XDG_DATA_HOME/iogauge/history.db (~/.local/share/iogauge/history.db).")]
+pub(crate) struct HistoryArgs {
+    #[command(subcommand)]
+    command: Option<HistoryCommand>,
+    /// Show at most N runs, the newest
+    #[arg(long, value_name = "N", default_value_t = 50)]
+    limit: usize,
+    /// Only runs of this command
+    #[arg(long, value_name = "KIND", value_parser = parse_kind)]
+    kind: Option<RunKind>,
+    /// Output format (json: one object per run, without documents)
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// The history database [default: $IOGAUGE_HISTORY, else
+    /// $XDG_DATA_HOME/iogauge/history.db, ~/.local/share/iogauge/history.db]
+    #[arg(long, value_name = "FILE", global = true)]
+    history_db: Option<PathBuf>,
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum HistoryCommand {
+    /// Print a saved run as its command printed it (json: the stored document)
+    Show {
+        /// The run's id ('iogauge history' lists them)
+        id: i64,
+        /// Output format
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+    /// Remove saved runs
+    Rm {
+        /// The runs' ids
+        #[arg(required = true, value_name = "ID")]
+        ids: Vec<i64>,
+    },
+    /// Remove old runs: those older than --older-than, except the newest --keep
+    Prune {
+        /// Remove runs that started longer ago than this: 30d, 12h, 2w, 1d12h
+        #[arg(long, value_name = "AGE", value_parser = parse_age)]
+        older_than: Option<Duration>,
+        /// Keep the newest N runs whatever their age
+        #[arg(long, value_name = "N")]
+        keep: Option<usize>,
+    },
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq)]
+enum Format {
+    Text,
+    Json,
+}
+
+fn parse_kind(v: &str) -> Result<RunKind, String> {
+    v.parse()
+}
+
+pub(crate) fn main(a: HistoryArgs) -> i32 {
+    let path = match location(a.history_db.as_deref()) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("iogauge history: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    // Reading never creates a database: a path that does not exist yet holds no runs.
+    let history = if path.exists() {
+        match History::open(Some(&path)) {
+            Ok(h) => Some(h),
+            Err(e) => {
+                eprintln!("iogauge history: {e}");
+                return EXIT_ERROR;
+            }
+        }
+    } else {
+        None
+    };
+    let r = match a.command {
+        None => list(history.as_ref(), &path, &a),
+        Some(HistoryCommand::Show { id, format }) => show(history.as_ref(), &path, id, format),
+        Some(HistoryCommand::Rm { ids }) => rm(history.as_ref(), &path, &ids),
+        Some(HistoryCommand::Prune { older_than, keep }) => {
+            prune(history.as_ref(), older_than, keep)
+        }
+    };
+    r.unwrap_or_else(|e| {
+        eprintln!("iogauge history: {e}");
+        EXIT_ERROR
+    })
+}
+
+fn unknown(id: i64, path: &Path) -> i32 {
+    eprintln!(
+        "iogauge history: no run with id {id} in {}; 'iogauge history' lists them",
+        path.display()
+    );
+    EXIT_USAGE
+}
+
+fn list(h: Option<&History>, path: &Path, a: &HistoryArgs) -> Result<i32, String> {
+    // One more than shown says whether there are more.
+    let filter = ListFilter {
+        kind: a.kind,
+        limit: Some(a.limit.saturating_add(1)),
+    };
+    let mut runs = match h {
+        Some(h) => h.list(&filter)?,
+        None => Vec::new(),
+    };
+    let more = runs.len() > a.limit;
+    runs.truncate(a.limit);
+    if a.format == Format::Json {
+        let rows: Vec<serde_json::Value> = runs.iter().map(row_json).collect();
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&rows).unwrap_or_default()
+        );
+    }
+    if runs.is_empty() {
+        let kind = a.kind.map(|k| format!("{k} ")).unwrap_or_default();
+        let path = h.map_or(path, History::path);
+        eprintln!("iogauge history: no {kind}runs saved in {}", path.display());
+        return Ok(EXIT_OK);
+    }
+    if a.format == Format::Text {
+        print!("{}", table(&runs));
+    }
+    if more {
+        eprintln!(
+            "iogauge history: the newest {} shown; --limit N for more",
+            a.limit
+        );
+    }
+    Ok(EXIT_OK)
+}
+
+fn row_json(r: &SavedRun) -> serde_json::Value {
+    serde_json::json!({
+        "id": r.id,
+        "kind": r.kind.as_str(),
+        "started": r.started,
+        "host": r.host,
+        "target": r.target,
+        "profiles": r.profiles,
+        "verdicts": r.verdicts,
+        "key_values": r.key_values,
+        "command": r.command,
+    })
+}
+
+/// Columns padded to their widest cell; the last one is not padded.
+fn table(runs: &[SavedRun]) -> String {
+    let mut rows = vec![[
+        "ID",
+        "WHEN",
+        "KIND",
+        "HOST",
+        "TARGET",
+        "VERDICTS / KEY VALUES",
+    ]
+    .map(String::from)];
+    for r in runs {
+        rows.push([
+            r.id.to_string(),
+            r.started.clone(),
+            r.kind.to_string(),
+            r.host.clone(),
+            r.target.clone(),
+            r.summary(),
+        ]);
+    }
+    let mut width = [0usize; 6];
+    for row in &rows {
+        for (w, c) in width.iter_mut().zip(row) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for row in &rows {
+        let mut line = String::new();
+        for (i, c) in row.iter().enumerate() {
+            if i + 1 < row.len() {
+                line.push_str(&format!("{c:<w$}  ", w = width[i]));
+            } else {
+                line.push_str(c);
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+fn show(h: Option<&History>, path: &Path, id: i64, format: Format) -> Result<i32, String> {
+    let Some(run) = h.map(|h| h.get(id)).transpose()?.flatten() else {
+        return Ok(unknown(id, path));
+    };
+    eprintln!(
+        "iogauge history: run {} ({}, {} on {}): {}",
+        run.id,
+        run.kind,
+        run.started,
+        run.host,
+        run.command.join(" ")
+    );
+    let pretty = || serde_json::to_string_pretty(&run.document).unwrap_or_default();
+    if format == Format::Json {
+        println!("{}", pretty());
+        return Ok(EXIT_OK);
+    }
+    let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let doc = run.document.clone();
+    let text = match run.kind {
+        RunKind::Check => serde_json::from_value::<CheckDocument>(doc)
+            .map(|d| render_check_text(&d, color))
+            .map_err(|e| e.to_string()),
+        RunKind::Kube => serde_json::from_value::<KubeDocument>(doc)
+            .map(|d| render_kube_text(&d, color))
+            .map_err(|e| e.to_string()),
+        RunKind::Preflight => serde_json::from_value::<PreflightDocument>(doc)
+            .map(|d| preflight_text(&d))
+            .map_err(|e| e.to_string()),
+        RunKind::Fio => {
+            // fio's text output comes from the run's in-memory report, which is not stored.
+            eprintln!(
+                "iogauge history: a fio run is stored as its JSON output (--output-format=json); here it is"
+            );
+            Ok(format!("{}\n", pretty()))
+        }
+    };
+    match text {
+        Ok(t) => print!("{t}"),
+        Err(e) => {
+            eprintln!(
+                "iogauge history: run {id}'s document does not read as this iogauge's {} document ({e}); here it is as stored",
+                run.kind
+            );
+            println!("{}", pretty());
+        }
+    }
+    Ok(EXIT_OK)
+}
+
+/// troubleshoot's human output; a run that only collected has no outcomes, so its collectors.
+fn preflight_text(d: &PreflightDocument) -> String {
+    if !d.outcomes.is_empty() {
+        return render_human(&d.name, &d.outcomes);
+    }
+    let mut out = String::new();
+    for c in &d.collectors {
+        let status = serde_json::to_value(c.status)
+            .ok()
+            .and_then(|v| v.as_str().map(String::from))
+            .unwrap_or_default();
+        let reason = c
+            .reason
+            .as_ref()
+            .map(|r| format!(": {r}"))
+            .unwrap_or_default();
+        out.push_str(&format!("{}: {status}{reason}\n", c.name));
+    }
+    out
+}
+
+fn rm(h: Option<&History>, path: &Path, ids: &[i64]) -> Result<i32, String> {
+    // All or nothing: a mistyped id removes none of the others.
+    for &id in ids {
+        if h.map(|h| h.get(id)).transpose()?.flatten().is_none() {
+            return Ok(unknown(id, path));
+        }
+    }
+    let Some(h) = h else { return Ok(EXIT_OK) };
+    let n = h.remove(ids)?;
+    eprintln!("iogauge history: removed {n} run{}", plural(n));
+    Ok(EXIT_OK)
+}
+
+fn prune(
+    h: Option<&History>,
+    older_than: Option<Duration>,
+    keep: Option<usize>,
+) -> Result<i32, String> {
+    if older_than.is_none() && keep.is_none() {
+        eprintln!("iogauge history prune: say what to remove: --older-than AGE (e.g. 30d), --keep N, or both");
+        return Ok(EXIT_USAGE);
+    }
+    let n = match h {
+        Some(h) => h.prune(older_than.unwrap_or(Duration::ZERO), keep)?,
+        None => 0,
+    };
+    eprintln!("iogauge history: removed {n} run{}", plural(n));
+    Ok(EXIT_OK)
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}

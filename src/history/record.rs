@@ -1,0 +1,201 @@
+//! A run's summary columns (host, target, profiles, verdicts, key values) taken from the
+//! document its command printed, so that listing never parses documents.
+
+use super::{rfc3339, NewRun, RunKind};
+use crate::report::document::{
+    CheckDocument, CheckVerdict, KubeDocument, PreflightDocument, ProfileOutcome, TargetStatus,
+};
+use serde_json::Value;
+
+/// When and how a command was started; taken as it starts.
+#[derive(Debug, Clone)]
+pub(crate) struct Invocation {
+    pub started: String,
+    pub command: Vec<String>,
+}
+
+impl Invocation {
+    pub(crate) fn now() -> Invocation {
+        Invocation {
+            started: rfc3339(std::time::SystemTime::now()),
+            command: std::env::args_os()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect(),
+        }
+    }
+}
+
+fn document<T: serde::Serialize>(doc: &T) -> Value {
+    serde_json::to_value(doc).unwrap_or(Value::Null)
+}
+
+/// "etcd PASS", "etcd 0.27 ms" (the first metric, as the text output words it).
+fn profile_columns(
+    prefix: &str,
+    p: &ProfileOutcome,
+    verdicts: &mut Vec<String>,
+    kv: &mut Vec<String>,
+) {
+    verdicts.push(format!("{prefix}{} {}", p.profile, p.verdict.word()));
+    if let Some(m) = p.metrics.first() {
+        kv.push(format!("{prefix}{} {}", p.profile, m.value_text));
+    }
+}
+
+impl NewRun {
+    pub(crate) fn check(doc: &CheckDocument, at: &Invocation) -> NewRun {
+        let (mut verdicts, mut key_values) = (Vec::new(), Vec::new());
+        for p in &doc.profiles {
+            profile_columns("", p, &mut verdicts, &mut key_values);
+        }
+        // The absolute directory rather than "." as typed; a device as given.
+        let target = match &doc.context.directory {
+            Some(d) if !doc.device => d.clone(),
+            _ => doc.dir.clone(),
+        };
+        NewRun {
+            kind: RunKind::Check,
+            started: at.started.clone(),
+            host: doc.context.hostname.clone(),
+            target,
+            profiles: doc.profiles.iter().map(|p| p.profile.clone()).collect(),
+            verdicts,
+            key_values,
+            document: document(doc),
+            command: at.command.clone(),
+        }
+    }
+
+    /// `host` is used when no collector ran (analyze-only), as the collectors say where they ran.
+    pub(crate) fn preflight(doc: &PreflightDocument, host: &str, at: &Invocation) -> NewRun {
+        let mut dirs: Vec<String> = Vec::new();
+        for c in &doc.collectors {
+            if let Some(d) = &c.context.directory {
+                if !dirs.contains(d) {
+                    dirs.push(d.clone());
+                }
+            }
+        }
+        let key_values = doc
+            .collectors
+            .iter()
+            .filter_map(|c| {
+                let p99 = c.results.as_ref()?.get("P99")?;
+                Some(format!("{} p99 {:.2} ms", c.name, *p99 as f64 / 1e6))
+            })
+            .collect();
+        NewRun {
+            kind: RunKind::Preflight,
+            started: at.started.clone(),
+            host: doc
+                .collectors
+                .iter()
+                .map(|c| c.context.hostname.clone())
+                .find(|h| !h.is_empty())
+                .unwrap_or_else(|| host.to_string()),
+            target: if dirs.is_empty() {
+                doc.name.clone()
+            } else {
+                dirs.join(", ")
+            },
+            profiles: doc.collectors.iter().map(|c| c.name.clone()).collect(),
+            verdicts: doc
+                .outcomes
+                .iter()
+                .map(|o| format!("{} {}", o.title, o.verdict.word()))
+                .collect(),
+            key_values,
+            document: document(doc),
+            command: at.command.clone(),
+        }
+    }
+
+    pub(crate) fn kube(doc: &KubeDocument, at: &Invocation) -> NewRun {
+        let (mut verdicts, mut key_values) = (Vec::new(), Vec::new());
+        for t in &doc.targets {
+            let prefix = format!("{}: ", t.target);
+            match &t.check {
+                Some(c) => {
+                    for p in &c.profiles {
+                        profile_columns(&prefix, p, &mut verdicts, &mut key_values);
+                    }
+                }
+                None => verdicts.push(format!("{prefix}{}", status_word(t.status))),
+            }
+        }
+        NewRun {
+            kind: RunKind::Kube,
+            started: at.started.clone(),
+            host: doc.cluster.clone(),
+            target: doc
+                .targets
+                .iter()
+                .map(|t| t.target.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            profiles: doc.profiles.clone(),
+            verdicts,
+            key_values,
+            document: document(doc),
+            command: at.command.clone(),
+        }
+    }
+
+    /// fio's JSON output (`json`); `job_files` as given on the command line; the target is
+    /// they, else the directory the run's files were in.
+    pub(crate) fn fio(json: Value, job_files: &[String], at: &Invocation) -> NewRun {
+        let ctx = &json["iogauge"]["context"];
+        let target = if job_files.is_empty() {
+            ctx["directory"].as_str().unwrap_or_default().to_string()
+        } else {
+            job_files.join(", ")
+        };
+        let jobs = json["jobs"]
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        let mut key_values = Vec::new();
+        for j in jobs {
+            let name = j["jobname"].as_str().unwrap_or_default();
+            for dir in ["read", "write", "trim"] {
+                let d = &j[dir];
+                if d["total_ios"].as_u64().unwrap_or(0) > 0 {
+                    let iops = d["iops"].as_f64().unwrap_or(0.0);
+                    key_values.push(format!("{name} {dir} {} IOPS", iops_text(iops)));
+                }
+            }
+        }
+        NewRun {
+            kind: RunKind::Fio,
+            started: at.started.clone(),
+            host: ctx["hostname"].as_str().unwrap_or_default().to_string(),
+            target,
+            profiles: jobs
+                .iter()
+                .map(|j| j["jobname"].as_str().unwrap_or_default().to_string())
+                .collect(),
+            verdicts: Vec::new(),
+            key_values,
+            document: json,
+            command: at.command.clone(),
+        }
+    }
+}
+
+fn iops_text(v: f64) -> String {
+    if v < 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.0}")
+    }
+}
+
+fn status_word(s: TargetStatus) -> &'static str {
+    match s {
+        TargetStatus::Completed => "COMPLETED",
+        TargetStatus::Failed => "FAILED",
+        TargetStatus::TimedOut => "TIMED_OUT",
+        TargetStatus::Interrupted => CheckVerdict::Interrupted.word(),
+        TargetStatus::Skipped => CheckVerdict::Skipped.word(),
+    }
+}
