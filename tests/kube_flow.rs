@@ -453,8 +453,10 @@ fn admission_refusals_and_failed_provisioning_are_named() {
             host.path().to_str().unwrap(),
             "--storage-class",
             "standard",
+            // Long enough for the provisioner's event to arrive on a busy machine: until it
+            // does, the pod's "unbound claims" is all there is to say.
             "--pending-timeout",
-            "1s",
+            "3s",
             "--format",
             "json",
         ],
