@@ -245,6 +245,7 @@ pub fn run1() -> Report {
             total_ios: 911,
             lat: sync_lat,
             write_and_sync: LatSummary::default(),
+            lat_intervals: None,
         },
         cpu: CpuReport {
             usr_pct: 0.0,
@@ -539,6 +540,7 @@ pub fn from_fio_json(text: &str) -> Report {
                 total_ios: u(&j["sync"], "total_ios"),
                 lat: lat_from(&j["sync"]["lat_ns"]),
                 write_and_sync: LatSummary::default(),
+                lat_intervals: None,
             };
             if sync.total_ios == 0 && sync.lat.n > 0 && dirs[0].short_ios == sync.lat.n {
                 dirs[0].short_ios = 0;

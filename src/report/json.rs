@@ -7,14 +7,15 @@
 //!
 //! iogauge's own additions live under one `iogauge` key per object, always the last key:
 //! top level (version, notes, where it ran), each job (whether latency was measured), each direction (the
-//! periodic bandwidth/IOPS series and the uncounted tail) and each latency object that has percentiles (how they were
-//! computed). Deliberate differences: syncs are counted in `sync.total_ios`, never as short reads;
+//! periodic bandwidth/IOPS series and the uncounted tail, the per-interval latency histograms) and
+//! `sync` (the write+sync latency, the per-interval histograms), and each latency object that has
+//! percentiles (how they were computed). Deliberate differences: syncs are counted in `sync.total_ios`, never as short reads;
 //! `eta` is 0 because the report is written after every job finished.
 
 use std::fmt::Write as _;
 
 use super::units::{ctime, depth_share, epoch_secs_ms, lat_share};
-use super::{DirReport, DiskReport, JobReport, LatSummary, Report, SeriesPoint};
+use super::{DirReport, DiskReport, JobReport, LatIntervals, LatSummary, Report, SeriesPoint};
 
 /// A JSON value that keeps insertion order and prints the way fio does.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,6 +29,8 @@ enum J {
     Null,
     Obj(Vec<(String, J)>),
     Arr(Vec<J>),
+    /// An array printed on one line, nested arrays included (one latency interval per line).
+    Line(Vec<J>),
 }
 
 /// A serde value (the typed context) in this printer's terms, keeping its key order.
@@ -149,13 +152,18 @@ fn job(j: &JobReport, plus: bool) -> J {
     let mut sync = Obj::default();
     sync.int("total_ios", j.sync.total_ios)
         .val("lat_ns", lat_object(&j.sync.lat, plus));
+    let mut extra = Obj::default();
     if j.sync.write_and_sync.n > 0 {
         // Each write with the sync that followed it, as troubleshoot's original collector timed.
-        let mut extra = Obj::default();
         extra.val(
             "write_and_sync_lat_ns",
             lat_object(&j.sync.write_and_sync, plus),
         );
+    }
+    if let Some(li) = &j.sync.lat_intervals {
+        extra.val("lat_intervals", lat_intervals(li));
+    }
+    if !extra.0.is_empty() {
         sync.val("iogauge", extra.done());
     }
     o.val("sync", sync.done());
@@ -248,7 +256,31 @@ fn direction(d: &DirReport, plus: bool) -> J {
         .val("iops_series", series(&d.iops_series))
         .val("bw_tail", d.bw_tail.map_or(J::Null, point))
         .val("iops_tail", d.iops_tail.map_or(J::Null, point));
+    if let Some(li) = &d.lat_intervals {
+        ig.val("lat_intervals", lat_intervals(li));
+    }
     o.val("iogauge", ig.done());
+    o.done()
+}
+
+/// `{interval_ms, latency, intervals: [[end_ms, [[value_ns, count], …]], …]}`, one interval per
+/// line.
+fn lat_intervals(li: &LatIntervals) -> J {
+    let intervals = li
+        .intervals
+        .iter()
+        .map(|(end_ms, bins)| {
+            let bins = bins
+                .iter()
+                .map(|&(v, c)| J::Line(vec![J::Int(v), J::Int(c)]))
+                .collect();
+            J::Line(vec![J::Int(*end_ms), J::Line(bins)])
+        })
+        .collect();
+    let mut o = Obj::default();
+    o.int("interval_ms", li.interval_ms)
+        .str("latency", li.latency.as_str())
+        .val("intervals", J::Arr(intervals));
     o.done()
 }
 
@@ -343,7 +375,7 @@ fn indent(level: usize, out: &mut String) {
 }
 
 fn is_scalar(v: &J) -> bool {
-    !matches!(v, J::Obj(_) | J::Arr(_))
+    !matches!(v, J::Obj(_) | J::Arr(_) | J::Line(_))
 }
 
 fn write_value(v: &J, level: usize, out: &mut String) {
@@ -382,6 +414,16 @@ fn write_value(v: &J, level: usize, out: &mut String) {
             out.push('\n');
             indent(level, out);
             out.push('}');
+        }
+        J::Line(items) => {
+            out.push('[');
+            for (i, v) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_value(v, level + 1, out);
+            }
+            out.push(']');
         }
         J::Arr(items) => {
             // Arrays of scalars (series points) stay on one line; fio never prints those.
@@ -438,7 +480,7 @@ mod tests {
     use serde_json::Value;
 
     use super::super::fixtures::{self, from_fio_json};
-    use super::super::{PercentileMethod, SeriesPoint};
+    use super::super::{IntervalLatency, PercentileMethod, SeriesPoint};
     use super::*;
 
     /// Every leaf path of a document, in the notation of the reference `.keypaths.txt` files:
@@ -705,9 +747,33 @@ mod tests {
             value: 45000.25,
         });
         r.jobs[0].dirs[0].clat.method = Some(PercentileMethod::Histogram);
+        r.jobs[0].dirs[0].lat_intervals = Some(LatIntervals {
+            interval_ms: 100,
+            latency: IntervalLatency::Clat,
+            intervals: vec![(100, vec![(250, 3), (45824, 1)]), (137, vec![])],
+        });
+        r.jobs[0].sync.lat_intervals = Some(LatIntervals {
+            interval_ms: 200,
+            latency: IntervalLatency::Lat,
+            intervals: vec![(150, vec![(1000, 2)])],
+        });
         r.jobs[0].gtod_reduce = true;
         let text = render_json(&r, true);
         let v = parse(&text);
+        let li = &v["jobs"][0]["read"]["iogauge"]["lat_intervals"];
+        assert_eq!(li["interval_ms"], 100);
+        assert_eq!(li["latency"], "clat");
+        assert_eq!(li["intervals"][0][0], 100);
+        assert_eq!(li["intervals"][0][1][1], serde_json::json!([45824, 1]));
+        assert_eq!(li["intervals"][1], serde_json::json!([137, []]));
+        // One interval per line.
+        assert!(text.contains("[100, [[250, 3], [45824, 1]]],\n"));
+        let sl = &v["jobs"][0]["sync"]["iogauge"]["lat_intervals"];
+        assert_eq!(sl["latency"], "lat");
+        assert_eq!(sl["intervals"][0], serde_json::json!([150, [[1000, 2]]]));
+        assert!(v["jobs"][0]["write"]["iogauge"]
+            .get("lat_intervals")
+            .is_none());
         assert_eq!(v["iogauge"]["version"], "iogauge-0.1.0");
         assert_eq!(v["iogauge"]["notes"][0], "a \"quoted\"\nnote\u{1}");
         let rd = &v["jobs"][0]["read"];

@@ -22,8 +22,8 @@ use std::time::SystemTime;
 
 // The statistics' own summaries, defined beside the code that computes them.
 pub use crate::stats::summary::{
-    CpuReport, DepthReport, DiskReport, LatSummary, LatencyBuckets, PercentileMethod,
-    SampleSummary, SeriesPoint,
+    CpuReport, DepthReport, DiskReport, IntervalLatency, LatIntervals, LatSummary, LatencyBuckets,
+    PercentileMethod, SampleSummary, SeriesPoint,
 };
 
 /// Statistics of one direction (read, write or trim) of a job or group.
@@ -66,6 +66,9 @@ pub struct DirReport {
     pub bw_tail: Option<SeriesPoint>,
     /// The trailing IOPS interval (see `bw_tail`).
     pub iops_tail: Option<SeriesPoint>,
+    /// Latency histogram per 100 ms (or coarser) of the measured period; None without I/O or
+    /// latency measurement.
+    pub lat_intervals: Option<LatIntervals>,
 }
 
 /// fsync/fdatasync operations issued by the job (fio's `sync` object).
@@ -77,6 +80,8 @@ pub struct SyncReport {
     pub lat: LatSummary,
     /// Each synced write from the start of the write to the end of its sync (iogauge only).
     pub write_and_sync: LatSummary,
+    /// Sync latency histogram per interval (see `DirReport::lat_intervals`).
+    pub lat_intervals: Option<LatIntervals>,
 }
 
 /// What the text header line and `job options` describe.

@@ -6,11 +6,12 @@ use super::monitor::TracePoint;
 use super::InstanceResult;
 use crate::model::{JobSpec, RunSpec};
 use crate::report::{
-    CpuReport, DepthReport, DirReport, DiskReport, GroupDirReport, GroupReport, JobHeader, JobLine,
-    JobReport, LatSummary, Report, SyncReport,
+    CpuReport, DepthReport, DirReport, DiskReport, GroupDirReport, GroupReport, IntervalLatency,
+    JobHeader, JobLine, JobReport, LatIntervals, LatSummary, Report, SyncReport,
 };
 use crate::stats::{
-    latency_buckets, CpuTimes, LatRecorder, MeasuredEnd, PeriodicSampler, SampleStats, SampleUnit,
+    interval_latency, latency_buckets, merge_intervals, CpuTimes, LatRecorder, MeasuredEnd,
+    PeriodicSampler, SampleStats, SampleUnit,
 };
 use std::time::SystemTime;
 
@@ -73,6 +74,17 @@ fn sampler(
     PeriodicSampler::from_trace(interval_ms, unit, readings, end, final_value)
 }
 
+/// The members' per-interval histograms of recorder `i` (0–2 directions, 3 sync), merged as
+/// group_reporting merges recorders.
+fn intervals(f: &Folded, i: usize, latency: IntervalLatency) -> Option<LatIntervals> {
+    let parts: Vec<_> = f
+        .members
+        .iter()
+        .map(|m| (m.result.intervals.len_ns(), m.result.intervals.intervals(i)))
+        .collect();
+    merge_intervals(&parts, latency)
+}
+
 fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
     let job = f.job;
     let pcts = &job.percentile_list;
@@ -108,6 +120,10 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
             dir.clat = rec.summary(pcts, job.clat_percentiles, true);
             // Synchronous engines prepare and submit in one step: lat and clat are one interval.
             dir.lat = rec.summary(pcts, job.lat_percentiles, true);
+        }
+        if dir.total_ios > 0 && !job.gtod_reduce {
+            let latency = interval_latency(job.clat_percentiles, job.lat_percentiles);
+            dir.lat_intervals = intervals(f, d, latency);
         }
         if dir.total_ios > 0 {
             let mut bw = Vec::new();
@@ -162,13 +178,19 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
     }
     let sync_rec = merged(f.members.iter().map(|m| &m.result.sync_lat));
     let write_sync = merged(f.members.iter().map(|m| &m.result.write_sync));
+    let sync_ios: u64 = f.members.iter().map(|m| m.result.syncs).sum();
     let sync = SyncReport {
+        lat_intervals: if sync_ios > 0 && !job.gtod_reduce {
+            intervals(f, 3, IntervalLatency::Lat)
+        } else {
+            None
+        },
         write_and_sync: if job.gtod_reduce {
             LatSummary::default()
         } else {
             write_sync.summary(pcts, true, true)
         },
-        total_ios: f.members.iter().map(|m| m.result.syncs).sum(),
+        total_ios: sync_ios,
         lat: if job.gtod_reduce {
             LatSummary::default()
         } else {

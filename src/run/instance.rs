@@ -4,7 +4,8 @@
 
 use super::clock::{gettid, now_ns, sleep_until};
 use crate::model::JobSpec;
-use crate::stats::{CpuTimes, DepthCounters, LatRecorder};
+use crate::report::IntervalLatency;
+use crate::stats::{interval_latency, CpuTimes, DepthCounters, IntervalLogs, LatRecorder};
 use crate::workload::layout::CacheDrop;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
@@ -120,13 +121,19 @@ pub struct WorkerResult {
     pub cpu: CpuTimes,
     pub error: Option<IoFailure>,
     pub finished_at: std::time::SystemTime,
+    /// Per-interval histograms of the read, write, trim and sync recorders (the `clat` ones,
+    /// or `lat` when `intervals_from_lat`); no logs when latency is not measured.
+    pub intervals: IntervalLogs,
+    /// Queueing engines whose JSON prints only lat percentiles: intervals count `lat`.
+    pub intervals_from_lat: bool,
 }
 
 impl WorkerResult {
     /// Empty results; queueing engines also record slat, lat and depth, synchronous engines the
     /// write+sync time.
-    pub(super) fn new(sample_budget: usize, queued: bool) -> Self {
+    pub(super) fn new(sample_budget: usize, queued: bool, job: &JobSpec) -> Self {
         let rec = || LatRecorder::new(sample_budget);
+        let lat = interval_latency(job.clat_percentiles, job.lat_percentiles);
         let three = || [rec(), rec(), LatRecorder::new(0)];
         WorkerResult {
             tid: gettid(),
@@ -144,7 +151,42 @@ impl WorkerResult {
             cpu: CpuTimes::default(),
             error: None,
             finished_at: std::time::SystemTime::now(),
+            intervals: IntervalLogs::new(if job.gtod_reduce { 0 } else { 4 }),
+            // Synchronous engines have one recorder for both (lat = clat).
+            intervals_from_lat: queued && lat == IntervalLatency::Lat,
         }
+    }
+
+    /// Hot path, before recording an I/O that completed at `t`: one compare, and the interval
+    /// bookkeeping only when a boundary was crossed.
+    #[inline(always)]
+    pub(super) fn tick(&mut self, t: u64) {
+        if self.intervals.due(t) {
+            self.close_intervals(t);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn close_intervals(&mut self, t: u64) {
+        let dirs = if self.intervals_from_lat {
+            &self.lat
+        } else {
+            &self.clat[..]
+        };
+        let recs = [&dirs[0], &dirs[1], &dirs[2], &self.sync_lat];
+        self.intervals.advance(t, &recs);
+    }
+
+    /// The measured period ended at `end`: close the last intervals.
+    fn finish_intervals(&mut self, end: u64) {
+        let dirs = if self.intervals_from_lat {
+            &self.lat
+        } else {
+            &self.clat[..]
+        };
+        let recs = [&dirs[0], &dirs[1], &dirs[2], &self.sync_lat];
+        self.intervals.finish(end, &recs);
     }
 
     /// fsync every file (end_fsync, fsync_on_close), stopping at the first error.
@@ -185,6 +227,7 @@ impl WorkerResult {
             published.bytes[d].store(0, Ordering::Relaxed);
             published.ios[d].store(0, Ordering::Relaxed);
         }
+        self.intervals.start(at);
         published.meas_start_ns.store(at, Ordering::Relaxed);
         published.phase.store(PHASE_MEASURING, Ordering::Release);
         self.cpu = CpuTimes::now_thread().unwrap_or_default();
@@ -218,6 +261,7 @@ impl Timeline {
         if tl.in_ramp {
             published.phase.store(PHASE_RAMP, Ordering::Release);
         } else {
+            res.intervals.start(t_begin);
             published.meas_start_ns.store(t_begin, Ordering::Relaxed);
             published.phase.store(PHASE_MEASURING, Ordering::Release);
         }
@@ -262,6 +306,8 @@ impl Timeline {
         } else {
             end.saturating_sub(self.meas_start)
         };
+        // Never started during a ramp: then this does nothing.
+        res.finish_intervals(end);
         res.cpu = CpuTimes::now_thread().unwrap_or_default().delta(&res.cpu);
         if job.fsync_on_close && res.error.is_none() {
             res.fsync_files(input, &mut fsync);

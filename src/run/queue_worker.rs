@@ -109,7 +109,7 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
 ) -> WorkerResult {
     let job = &input.job;
     let q = Depths::of(job);
-    let mut res = WorkerResult::new(sample_budget, true);
+    let mut res = WorkerResult::new(sample_budget, true, job);
     let failure = |op, file, offset, errno| IoFailure::new(input, op, file, offset, errno);
 
     wait_for_start(start_ns, job);
@@ -281,6 +281,7 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
                 }
                 let s1 = now_ns();
                 if timed {
+                    res.tick(s1);
                     res.sync_lat.record(s1 - s0);
                 }
                 res.syncs += 1;
@@ -356,6 +357,7 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
             }
             let d = s.dir;
             if timed {
+                res.tick(t);
                 res.clat[d].record(t.saturating_sub(s.t_sub));
                 res.lat[d].record(t.saturating_sub(s.t_prep));
                 res.slat[d].record(s.t_sub.saturating_sub(s.t_prep));

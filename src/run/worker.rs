@@ -42,7 +42,7 @@ pub(crate) fn run_worker<E: Engine>(
 impl<E: Engine> Loop<'_, E> {
     fn run(mut self, start_ns: u64, sample_budget: usize) -> WorkerResult {
         let job = &self.input.job;
-        let mut res = WorkerResult::new(sample_budget, false);
+        let mut res = WorkerResult::new(sample_budget, false, job);
 
         wait_for_start(start_ns, job);
 
@@ -124,6 +124,7 @@ impl<E: Engine> Loop<'_, E> {
                     res.short[dir] += 1;
                 }
                 if timed {
+                    res.tick(t1);
                     res.clat[dir].record(t1 - t0);
                 }
                 res.bytes[dir] += n as u64;
@@ -149,6 +150,7 @@ impl<E: Engine> Loop<'_, E> {
                                 break 'io;
                             }
                             if timed {
+                                res.tick(s1);
                                 res.sync_lat.record(s1 - s0);
                                 res.write_sync.record(s1 - t0);
                             }

@@ -90,6 +90,11 @@ impl Histogram {
         self.counts[idx] += 1;
     }
 
+    /// The counters, one per bucket index.
+    pub(crate) fn counts(&self) -> &[u64] {
+        &self.counts
+    }
+
     pub fn reset(&mut self) {
         self.counts.fill(0);
     }

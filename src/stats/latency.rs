@@ -135,9 +135,14 @@ impl LatRecorder {
         }
     }
 
-    #[cfg(test)]
-    fn count(&self) -> u64 {
+    /// Latencies recorded.
+    pub(crate) fn count(&self) -> u64 {
         self.count
+    }
+
+    /// The cumulative histogram (per-interval logs take differences of it).
+    pub(crate) fn histogram(&self) -> &Histogram {
+        &self.hist
     }
 
     /// All samples are kept, so percentiles are exact.

@@ -4,6 +4,7 @@
 //! - `histogram`: log-linear bucket layout (≤ 0.39 % relative error, 1 ns … ≈73 min).
 //! - `latency`: [`LatRecorder`], the hot-path latency recorder (exact → histogram percentiles).
 //! - `buckets`: fio's coarse `lat (usec): 2=…%` distribution.
+//! - `intervals`: per-interval latency histograms (100 ms, merged pairwise past 1024).
 //! - `depth`: IO depth / submit / complete distributions.
 //! - `periodic`: bandwidth / IOPS samples on absolute deadlines.
 //! - `cpu`: per-thread `getrusage` snapshots.
@@ -15,6 +16,7 @@ pub(crate) mod depth;
 pub(crate) mod disk;
 pub(crate) mod disk_window;
 pub(crate) mod histogram;
+pub(crate) mod intervals;
 pub(crate) mod latency;
 pub(crate) mod periodic;
 pub(crate) mod summary;
@@ -24,6 +26,7 @@ pub(crate) use cpu::CpuTimes;
 pub(crate) use depth::DepthCounters;
 pub(crate) use disk::resolve as resolve_disk;
 pub(crate) use disk_window::DiskWindow;
+pub(crate) use intervals::{interval_latency, merge_intervals, IntervalLogs};
 pub(crate) use latency::{sample_budget_for, LatRecorder, DEFAULT_SAMPLE_BUDGET};
 pub(crate) use periodic::{
     aggregate_series, aggregate_tail, MeasuredEnd, PeriodicSampler, Reading, SampleStats,

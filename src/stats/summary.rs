@@ -43,6 +43,37 @@ pub struct LatSummary {
     pub bins: Vec<(u64, u64)>,
 }
 
+/// Which latency per-interval histograms hold (the one whose percentiles the JSON prints).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IntervalLatency {
+    /// Completion latency.
+    Clat,
+    /// Total latency.
+    Lat,
+}
+
+impl IntervalLatency {
+    pub(crate) fn as_str(&self) -> &'static str {
+        match self {
+            IntervalLatency::Clat => "clat",
+            IntervalLatency::Lat => "lat",
+        }
+    }
+}
+
+/// Latency histograms per time interval of the measured period (iogauge's `lat_intervals`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LatIntervals {
+    /// Interval length: 100 ms, doubled each time a run would need more than 1024 intervals.
+    pub interval_ms: u64,
+    /// Which latency is counted.
+    pub latency: IntervalLatency,
+    /// (end ms since the measurement start, [(bucket value ns, count)] of the non-empty buckets,
+    /// ascending), one entry per interval from the start, empty intervals included; the last
+    /// ends at the end of the measured period.
+    pub intervals: Vec<(u64, Vec<(u64, u64)>)>,
+}
+
 /// Min/max/mean/stddev of the periodic bandwidth or IOPS samples.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SampleSummary {
