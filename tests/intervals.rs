@@ -10,11 +10,10 @@ use common::*;
 
 use serde_json::Value;
 use std::path::Path;
-use std::process::Command;
 
 /// `iogauge fio ARGS --output-format=json` in `cwd`; the first job of the document.
 fn fio_job(args: &[&str], cwd: &Path) -> Value {
-    let o = Command::new(env!("CARGO_BIN_EXE_iogauge"))
+    let o = cmd(env!("CARGO_BIN_EXE_iogauge"))
         .arg("fio")
         .args(args)
         .arg("--output-format=json")
@@ -28,7 +27,7 @@ fn fio_job(args: &[&str], cwd: &Path) -> Value {
 
 /// Whether io_uring can be used here (a container may block it).
 fn io_uring_works(cwd: &Path) -> bool {
-    let o = Command::new(env!("CARGO_BIN_EXE_iogauge"))
+    let o = cmd(env!("CARGO_BIN_EXE_iogauge"))
         .args(["fio", "--name=probe", "--ioengine=io_uring", "--size=64k"])
         .current_dir(cwd)
         .output()
@@ -280,7 +279,7 @@ fn ramp_time_starts_the_grid_after_the_ramp() {
 #[test]
 fn check_documents_carry_the_intervals() {
     let d = scratch();
-    let o = Command::new(env!("CARGO_BIN_EXE_iogauge"))
+    let o = cmd(env!("CARGO_BIN_EXE_iogauge"))
         .args(["check", "etcd", "--dir"])
         .arg(d.path())
         .args(["--scale", "0.05", "--format", "json"])
