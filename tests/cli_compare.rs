@@ -244,3 +244,43 @@ fn bad_input_names_the_run_and_the_fix() {
         assert_eq!(text(&o.stderr), want, "{args:?}");
     }
 }
+
+#[test]
+fn history_ids_name_saved_runs() {
+    let d = scratch();
+    let db = d.path().join("h.db");
+    let db = db.to_str().unwrap();
+    for rate in ["50000", "10000"] {
+        let o = cmd(env!("CARGO_BIN_EXE_iogauge"))
+            .env_remove("IOGAUGE_NO_HISTORY")
+            .args([
+                "fio",
+                "--name=n",
+                "--ioengine=null",
+                "--rw=write",
+                "--size=1g",
+                "--time_based",
+                "--runtime=3",
+                &format!("--rate_iops={rate}"),
+                "--history-db",
+                db,
+            ])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", text(&o.stderr));
+    }
+    let o = iogauge(&["compare", "1", "2", "--history-db", db, "--format", "json"]);
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o.stderr));
+    let doc: CompareDocument = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!((doc.a[0].source.as_str(), doc.b[0].source.as_str()), ("#1", "#2"));
+    let m = &doc.metrics[0];
+    assert_eq!(m.key, "n/write/iops");
+    assert!((m.ratio - 0.2).abs() < 0.01, "{m:?}");
+    assert_eq!(m.verdict, ChangeVerdict::Worse);
+    let o = iogauge(&["compare", "1", "7", "--history-db", db]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        text(&o.stderr),
+        format!("iogauge compare: no run with id 7 in {db}; 'iogauge history' lists them\n")
+    );
+}

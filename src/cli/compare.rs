@@ -3,6 +3,7 @@
 
 use super::{EXIT_FAIL, EXIT_OK, EXIT_USAGE};
 use crate::compare::{compare, Noise};
+use crate::history::History;
 use crate::report::compare_text::{
     render_compare_csv, render_compare_markdown, render_compare_text,
 };
@@ -13,8 +14,8 @@ use std::path::Path;
 /// Compares two results, or two groups of repeated results, metric by metric.
 #[derive(clap::Args, Debug)]
 #[command(after_help = "\
-A RUN is a saved JSON document (check or kube --format json, fio --output-format=json) or '-' for
-stdin. One run per side: the interval comes from how each run varied within itself (run-to-run
+A RUN is a history id ('iogauge history' lists them), a saved JSON document (check or kube
+--format json, fio --output-format=json), or '-' for stdin. One run per side: the interval comes from how each run varied within itself (run-to-run
 variance is not assessed). Several runs per side (--a, --b): each run is one sample.
 
 Exit codes: 0 nothing worse, 2 bad input, 3 a metric is worse beyond noise.")]
@@ -34,6 +35,9 @@ pub(crate) struct CompareArgs {
     /// Output format
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+    /// The history database the ids are in [default: $IOGAUGE_HISTORY, else the XDG data dir]
+    #[arg(long, value_name = "FILE")]
+    history_db: Option<std::path::PathBuf>,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq)]
@@ -44,8 +48,19 @@ enum Format {
     Csv,
 }
 
-/// A run named on the command line, read.
-fn load(run: &str) -> Result<(String, Value), String> {
+/// A run named on the command line, read: a file if there is one by that name, else a history
+/// id when it is a number.
+fn load(run: &str, db: Option<&Path>) -> Result<(String, Value), String> {
+    if let (false, Ok(id)) = (Path::new(run).exists(), run.parse::<i64>()) {
+        let h = History::open(db)?;
+        let saved = h.get(id)?.ok_or_else(|| {
+            format!(
+                "no run with id {id} in {}; 'iogauge history' lists them",
+                h.path().display()
+            )
+        })?;
+        return Ok((format!("#{id}"), saved.document));
+    }
     let text = if run == "-" {
         let mut s = String::new();
         std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
@@ -82,7 +97,12 @@ pub(crate) fn main(a: CompareArgs) -> i32 {
         eprintln!("iogauge compare: only one run can come from stdin ('-')");
         return EXIT_USAGE;
     }
-    let read = |runs: &[String]| runs.iter().map(|r| load(r)).collect::<Result<Vec<_>, _>>();
+    let db = a.history_db.as_deref();
+    let read = |runs: &[String]| {
+        runs.iter()
+            .map(|r| load(r, db))
+            .collect::<Result<Vec<_>, _>>()
+    };
     let doc = match read(&sa)
         .and_then(|ra| Ok((ra, read(&sb)?)))
         .and_then(|(ra, rb)| compare(&ra, &rb, &a.noise))
