@@ -272,7 +272,10 @@ fn history_ids_name_saved_runs() {
     let o = iogauge(&["compare", "1", "2", "--history-db", db, "--format", "json"]);
     assert_eq!(o.status.code(), Some(3), "{}", text(&o.stderr));
     let doc: CompareDocument = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!((doc.a[0].source.as_str(), doc.b[0].source.as_str()), ("#1", "#2"));
+    assert_eq!(
+        (doc.a[0].source.as_str(), doc.b[0].source.as_str()),
+        ("#1", "#2")
+    );
     let m = &doc.metrics[0];
     assert_eq!(m.key, "n/write/iops");
     assert!((m.ratio - 0.2).abs() < 0.01, "{m:?}");

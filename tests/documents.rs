@@ -27,6 +27,10 @@ fn committed_schemas_match_the_types() {
         ("check", schemars::schema_for!(CheckDocument)),
         ("preflight", schemars::schema_for!(PreflightDocument)),
         ("kube", schemars::schema_for!(KubeDocument)),
+        (
+            "compare",
+            schemars::schema_for!(iogauge::report::comparison::CompareDocument),
+        ),
     ] {
         let text = serde_json::to_string_pretty(&schema).unwrap() + "\n";
         if std::env::var_os("UPDATE_SCHEMA").is_some() {

@@ -525,3 +525,66 @@ fn kube_check_takes_no_report_with_dry_run() {
     assert_eq!(r.status.code(), Some(2));
     assert!(text(&r.stderr).contains("'--dry-run' cannot be used with '--report <FILE.html>'"));
 }
+
+#[test]
+fn a_comparison_as_a_page() {
+    if !have_chromium() {
+        return;
+    }
+    let d = scratch();
+    let run = |name: &str, rate: &str| {
+        let o = iogauge(&[
+            "fio",
+            "--name=n",
+            "--ioengine=null",
+            "--rw=write",
+            "--size=1g",
+            "--time_based",
+            "--runtime=3",
+            &format!("--rate_iops={rate}"),
+            "--output-format=json",
+        ]);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        let p = d.path().join(name);
+        std::fs::write(&p, &o.stdout).unwrap();
+        p
+    };
+    let (a, b) = (run("a.json", "50000"), run("b.json", "10000"));
+    let page = d.path().join("compare.html");
+    let o = iogauge(&[
+        "compare",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--report",
+        page.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o.stderr));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert_self_contained(&html);
+    // `iogauge report` of the saved comparison draws the same page.
+    let j = iogauge(&[
+        "compare",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let saved = d.path().join("cmp.json");
+    std::fs::write(&saved, &j.stdout).unwrap();
+    let again = d.path().join("again.html");
+    let o = iogauge(&[
+        "report",
+        saved.to_str().unwrap(),
+        "-o",
+        again.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(std::fs::read_to_string(&again).unwrap(), html);
+    let dom = dump_dom(&page);
+    assert_eq!(chart_titles(&dom), ["B/A per metric"]);
+    assert!(dom.contains(">FAIL<"), "{dom}");
+    assert!(dom.contains("1 worse, "), "{dom}");
+    assert!(dom.contains("n: write IOPS"));
+    size_note("compare", &page);
+    screenshot(&page, "compare-desktop.png", 1100, 1100);
+}

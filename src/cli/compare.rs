@@ -35,6 +35,9 @@ pub(crate) struct CompareArgs {
     /// Output format
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+    /// Also write the comparison as a self-contained HTML page
+    #[arg(long, value_name = "FILE.html")]
+    report: Option<std::path::PathBuf>,
     /// The history database the ids are in [default: $IOGAUGE_HISTORY, else the XDG data dir]
     #[arg(long, value_name = "FILE")]
     history_db: Option<std::path::PathBuf>,
@@ -118,6 +121,13 @@ pub(crate) fn main(a: CompareArgs) -> i32 {
         Format::Json => println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default()),
         Format::Markdown => print!("{}", render_compare_markdown(&doc)),
         Format::Csv => print!("{}", render_compare_csv(&doc)),
+    }
+    if let Some(path) = &a.report {
+        super::report::write_report(
+            "iogauge compare",
+            path,
+            &crate::report::html::render_compare_html(&doc),
+        );
     }
     if doc
         .metrics

@@ -3,6 +3,7 @@
 //! one file per document kind formats it; `render_json_html` renders a saved JSON document.
 
 mod check;
+mod compare;
 mod fio;
 mod kube;
 mod page;
@@ -10,6 +11,7 @@ mod preflight;
 mod svg;
 
 pub(crate) use check::render_check_html;
+pub(crate) use compare::render_compare_html;
 pub(crate) use fio::render_fio_html;
 pub(crate) use kube::render_kube_html;
 pub(crate) use preflight::render_preflight_html;
@@ -25,6 +27,7 @@ pub(crate) enum DocKind {
     Kube,
     Preflight,
     Fio,
+    Compare,
 }
 
 impl DocKind {
@@ -34,6 +37,7 @@ impl DocKind {
             DocKind::Kube => "a kube check document",
             DocKind::Preflight => "a preflight document",
             DocKind::Fio => "fio's JSON output",
+            DocKind::Compare => "a compare document",
         }
     }
 }
@@ -49,6 +53,8 @@ pub(crate) fn detect(v: &Value) -> Option<DocKind> {
         Some(DocKind::Preflight)
     } else if has("fio version") && has("jobs") {
         Some(DocKind::Fio)
+    } else if has("method") && has("metrics") && has("a") && has("b") {
+        Some(DocKind::Compare)
     } else {
         None
     }
@@ -59,7 +65,8 @@ pub(crate) fn render_json_html(v: &Value) -> Result<String, String> {
     let kind = detect(v).ok_or(
         "not a document iogauge knows: expected a check document (schema_version, profiles, \
          dir), a kube check document (targets, run_id), a preflight document (collectors, \
-         outcomes) or fio's JSON output (\"fio version\", jobs)",
+         outcomes), fio's JSON output (\"fio version\", jobs) or a compare document (a, b, \
+         method, metrics)",
     )?;
     let bad = |e: serde_json::Error| format!("looks like {} but does not parse: {e}", kind.what());
     Ok(match kind {
@@ -69,6 +76,9 @@ pub(crate) fn render_json_html(v: &Value) -> Result<String, String> {
             render_preflight_html(&PreflightDocument::deserialize(v).map_err(bad)?)
         }
         DocKind::Fio => render_fio_html(v),
+        DocKind::Compare => {
+            render_compare_html(&super::comparison::CompareDocument::deserialize(v).map_err(bad)?)
+        }
     })
 }
 

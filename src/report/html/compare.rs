@@ -1,0 +1,102 @@
+//! `iogauge compare`'s page: the verdict (anything worse?), what was compared and how, the table
+//! of metrics, and the ratios with their intervals as a forest plot.
+
+use super::page::{esc, facts, notes, page, table, td, td_num, verdict_box};
+use super::svg::Forest;
+use crate::report::compare_text::value_text;
+use crate::report::comparison::{ChangeVerdict, CompareDocument, RunRef};
+use crate::report::document::CheckVerdict;
+
+fn side(r: &[RunRef]) -> String {
+    let mut s: Vec<String> = r
+        .iter()
+        .map(|x| {
+            let mut t = format!("{} {}", x.kind, x.source);
+            if let Some(h) = &x.host {
+                t.push_str(&format!(" on {h}"));
+            }
+            t
+        })
+        .collect();
+    if s.len() > 4 {
+        let n = s.len();
+        s.truncate(3);
+        s.push(format!("… {n} runs in all"));
+    }
+    s.join("; ")
+}
+
+/// The page of a comparison.
+pub(crate) fn render_compare_html(doc: &CompareDocument) -> String {
+    let count = |v: ChangeVerdict| doc.metrics.iter().filter(|m| m.verdict == v).count();
+    let worse = count(ChangeVerdict::Worse);
+    let head = if worse > 0 {
+        CheckVerdict::Fail
+    } else {
+        CheckVerdict::Pass
+    };
+    let about = format!(
+        "{worse} worse, {} better, {} no difference beyond noise, {} cannot tell",
+        count(ChangeVerdict::Better),
+        count(ChangeVerdict::Same),
+        count(ChangeVerdict::Unknown)
+    );
+    let mut body = String::from("<h1>iogauge compare</h1>\n");
+    body.push_str(&verdict_box(head, &esc(&about)));
+    body.push_str(&facts(&[
+        ("A (baseline)", side(&doc.a)),
+        ("B", side(&doc.b)),
+        ("method", doc.method.clone()),
+        ("iogauge", doc.iogauge.clone()),
+    ]));
+    body.push_str(
+        "<p>Each row: A and B, the ratio B/A with its 95 % confidence interval, and the verdict: \
+         <b>better</b> or <b>worse</b> when the interval excludes no change (or, with several runs \
+         per side, Mann–Whitney's p &lt; 0.05) and the change exceeds the noise threshold; \
+         <b>~</b> for no difference beyond noise; <b>?</b> when the data cannot tell.</p>\n",
+    );
+    let rows: Vec<Vec<String>> = doc
+        .metrics
+        .iter()
+        .map(|m| {
+            vec![
+                td(&m.label),
+                td_num(&value_text(m.a, &m.unit)),
+                td_num(&value_text(m.b, &m.unit)),
+                td_num(&format!("{:.3}", m.ratio)),
+                td_num(
+                    &m.ci
+                        .map(|[l, h]| format!("{l:.3} – {h:.3}"))
+                        .unwrap_or_else(|| "-".into()),
+                ),
+                td_num(&m.p_value.map(|p| format!("{p:.3}")).unwrap_or_default()),
+                td(m.verdict.sign()),
+                td(m.note.as_deref().unwrap_or("")),
+            ]
+        })
+        .collect();
+    body.push_str(&table(
+        &["metric", "A", "B", "B/A", "95% interval", "p", "", "note"],
+        &rows,
+    ));
+    let chart = Forest {
+        title: "B/A per metric".into(),
+        caption: "Each dot is the ratio B/A; the line is its 95 % interval (none when it could \
+                  not be estimated); the dashed line is no change."
+            .into(),
+        rows: doc
+            .metrics
+            .iter()
+            .map(|m| (m.label.clone(), m.ratio, m.ci.map(|[l, h]| (l, h))))
+            .collect(),
+    };
+    body.push_str("<div class=\"charts\">\n");
+    body.push_str(&chart.render());
+    body.push_str("</div>\n<h2>What the numbers cover</h2>\n");
+    let mut n = doc.notes.clone();
+    if !doc.unmatched.is_empty() {
+        n.push(format!("not compared: {}", doc.unmatched.join(", ")));
+    }
+    body.push_str(&notes(&n));
+    page("iogauge compare", &body)
+}
