@@ -74,9 +74,11 @@ pub(crate) struct Histogram {
 pub(crate) struct Forest {
     pub title: String,
     pub caption: String,
-    /// Label, ratio, interval.
-    pub rows: Vec<(String, f64, Option<(f64, f64)>)>,
+    pub rows: Vec<ForestRow>,
 }
+
+/// A forest plot's row: label, ratio, interval.
+pub(crate) type ForestRow = (String, f64, Option<(f64, f64)>);
 
 /// Nice linear ticks (steps of 1, 2 or 5 times a power of ten) from 0 covering `max`; the last
 /// tick is the axis end.
