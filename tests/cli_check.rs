@@ -526,3 +526,77 @@ fn tuning_errors_and_what_counts_as_shortened() {
     assert_eq!(v["profiles"][0]["shortened"], false);
     assert_empty(d.path());
 }
+
+/// RFC 4180 fields of one CSV line (quotes, doubled quotes, commas inside quotes).
+fn csv_fields(line: &str) -> Vec<String> {
+    let (mut out, mut cur, mut quoted, mut chars) =
+        (Vec::new(), String::new(), false, line.chars().peekable());
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                cur.push('"');
+                chars.next();
+            }
+            ('"', _) => quoted = !quoted,
+            (',', false) => out.push(std::mem::take(&mut cur)),
+            _ => cur.push(c),
+        }
+    }
+    out.push(cur);
+    out
+}
+
+#[test]
+fn markdown_and_csv_exports_carry_every_metric() {
+    let d = scratch();
+    let o = check(
+        &["etcd", "small-files", "--scale", "0.05", "--format", "csv"],
+        d.path(),
+    );
+    assert!(
+        [0, 3, 4].contains(&o.status.code().unwrap()),
+        "{}",
+        text(&o.stderr)
+    );
+    let out = text(&o.stdout);
+    let mut lines = out.lines();
+    assert_eq!(
+        lines.next(),
+        Some("profile,verdict,metric,label,value,unit,threshold,warn_threshold,better,source,shortened,warnings,reason,host,dir")
+    );
+    let rows: Vec<Vec<String>> = lines.map(csv_fields).collect();
+    assert_eq!(rows.len(), 2, "{out}");
+    for (r, (profile, metric)) in rows
+        .iter()
+        .zip([("etcd", "sync_p99"), ("small-files", "small_files_total")])
+    {
+        assert_eq!(r.len(), 15, "{r:?}");
+        assert_eq!(
+            (r[0].as_str(), r[2].as_str(), r[5].as_str()),
+            (profile, metric, "ns")
+        );
+        assert!(["pass", "warn", "fail"].contains(&r[1].as_str()), "{r:?}");
+        assert!(r[4].parse::<f64>().unwrap() > 0.0);
+        assert_eq!(r[10], "true", "--scale marks it shortened");
+        assert!(
+            r[9].contains(','),
+            "the source has commas and stays one field: {r:?}"
+        );
+    }
+    let o = check(
+        &["etcd", "--scale", "0.05", "--format", "markdown"],
+        d.path(),
+    );
+    let md = text(&o.stdout);
+    let lines: Vec<&str> = md.lines().collect();
+    assert!(lines[0].starts_with("**iogauge check**: `"), "{md}");
+    assert_eq!(
+        lines[2],
+        "| profile | verdict | metric | value | needs | source |"
+    );
+    assert_eq!(lines[3], "|---|---|---|---:|---|---|");
+    assert!(lines[4].starts_with("| etcd | **"), "{md}");
+    assert!(lines[4].contains(" | p99 fdatasync latency | "), "{md}");
+    assert!(md.trim_end().ends_with(" failed"), "{md}");
+    assert_empty(d.path());
+}

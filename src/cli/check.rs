@@ -9,6 +9,8 @@ use crate::app::check::{check, list_profiles, CheckRequest};
 use crate::history::{Invocation, NewRun};
 use crate::input::profiles::{Tuning, DEFAULT_SUITE};
 use crate::model::units::{parse_flag_duration, parse_flag_size};
+use crate::report::check_csv::render_check_csv;
+use crate::report::check_markdown::render_check_markdown;
 use crate::report::check_text::render_check_text;
 use crate::report::document::CheckVerdict;
 use crate::report::html::render_check_html;
@@ -75,6 +77,10 @@ pub(crate) struct CheckArgs {
 enum Format {
     Text,
     Json,
+    /// A Markdown table, for tickets and reviews.
+    Markdown,
+    /// One row per profile and metric.
+    Csv,
     /// The JSON document on one line: what `iogauge kube` reads back from a pod's log, where
     /// stderr's lines may fall between stdout's.
     #[value(hide = true)]
@@ -141,14 +147,16 @@ pub(crate) fn main(a: CheckArgs, stop: &Stop) -> i32 {
             return EXIT_USAGE;
         }
     };
-    if a.format == Format::Json {
-        println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
-    } else if a.format == Format::JsonLine {
-        println!("{}", serde_json::to_string(&doc).unwrap_or_default());
-    } else {
-        // Colour only on a terminal, and never with NO_COLOR set (no-color.org).
-        let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-        print!("{}", render_check_text(&doc, color));
+    match a.format {
+        Format::Json => println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default()),
+        Format::JsonLine => println!("{}", serde_json::to_string(&doc).unwrap_or_default()),
+        Format::Markdown => print!("{}", render_check_markdown(&doc)),
+        Format::Csv => print!("{}", render_check_csv(&doc)),
+        Format::Text => {
+            // Colour only on a terminal, and never with NO_COLOR set (no-color.org).
+            let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+            print!("{}", render_check_text(&doc, color));
+        }
     }
     if let Some(path) = &a.report {
         write_report("iogauge check", path, &render_check_html(&doc));

@@ -1,6 +1,8 @@
 //! `Report`: the one result model. Statistics are computed before a `Report` is built;
 //! renderers (one file per output format) are pure functions of it.
 
+pub(crate) mod check_csv;
+pub(crate) mod check_markdown;
 pub(crate) mod check_text;
 pub(crate) mod compare_text;
 pub mod comparison;
