@@ -87,14 +87,14 @@ enum Format {
     JsonLine,
 }
 
-fn parse_scale(v: &str) -> Result<f64, String> {
+pub(super) fn parse_scale(v: &str) -> Result<f64, String> {
     v.parse::<f64>()
         .ok()
         .filter(|s| *s > 0.0 && *s <= 1.0)
         .ok_or_else(|| "expected a number above 0 and at most 1, e.g. 0.1".to_string())
 }
 
-fn parse_duration(v: &str) -> Result<Duration, String> {
+pub(super) fn parse_duration(v: &str) -> Result<Duration, String> {
     let d = parse_flag_duration(v)?;
     if d.is_zero() {
         return Err("must be above 0".into());

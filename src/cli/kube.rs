@@ -1,6 +1,7 @@
 //! `iogauge kube check|cleanup` (also `kubectl iogauge …`): arguments, the Kubernetes run with
 //! its notes on stderr, the document as a table or JSON, and the exit code.
 
+use super::check::{parse_duration, parse_scale};
 use super::history::{save, HistoryFlags};
 use super::report::write_report;
 use super::{Stop, EXIT_ERROR, EXIT_FAIL, EXIT_OK, EXIT_USAGE, EXIT_WARN};
@@ -12,7 +13,7 @@ use crate::cluster::request::{
 use crate::cluster::run::{self, KubeError, Observer};
 use crate::history::{Invocation, NewRun};
 use crate::input::profiles;
-use crate::model::units::{parse_flag_duration, parse_flag_size};
+use crate::model::units::parse_flag_size;
 use crate::report::html::render_kube_html;
 use crate::report::kube_text::render_kube_text;
 use crate::verdict::check::{overall_of, Overall};
@@ -99,7 +100,7 @@ struct KubeCheckArgs {
     volume_mode: Mode,
 
     /// Run time-based profiles for D in each pod: 10 (seconds), 30s, 2m
-    #[arg(long, value_name = "D", value_parser = positive_duration, help_heading = "Checks")]
+    #[arg(long, value_name = "D", value_parser = parse_duration, help_heading = "Checks")]
     duration: Option<Duration>,
     /// Shrink sizes, times and file counts by F (0 < F <= 1); marked as shortened
     #[arg(long, value_name = "F", value_parser = parse_scale, help_heading = "Checks")]
@@ -151,10 +152,10 @@ struct KubeCheckArgs {
     service_account: Option<String>,
 
     /// Give up on the whole run after D; also each Job's activeDeadlineSeconds
-    #[arg(long, value_name = "D", default_value = "30m", value_parser = positive_duration, help_heading = "Run")]
+    #[arg(long, value_name = "D", default_value = "30m", value_parser = parse_duration, help_heading = "Run")]
     timeout: Duration,
     /// Give up on a target that stays unschedulable or unprovisioned for D
-    #[arg(long, value_name = "D", default_value = "60s", value_parser = positive_duration, help_heading = "Run")]
+    #[arg(long, value_name = "D", default_value = "60s", value_parser = parse_duration, help_heading = "Run")]
     pending_timeout: Duration,
     /// How many targets run at once (1: targets on shared storage do not disturb each other)
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..), help_heading = "Run")]
@@ -202,21 +203,6 @@ enum Mode {
 enum Format {
     Text,
     Json,
-}
-
-fn positive_duration(v: &str) -> Result<Duration, String> {
-    let d = parse_flag_duration(v)?;
-    if d.is_zero() {
-        return Err("must be above 0".into());
-    }
-    Ok(d)
-}
-
-fn parse_scale(v: &str) -> Result<f64, String> {
-    v.parse::<f64>()
-        .ok()
-        .filter(|s| *s > 0.0 && *s <= 1.0)
-        .ok_or_else(|| "expected a number above 0 and at most 1, e.g. 0.1".to_string())
 }
 
 fn key_value(v: &str) -> Result<(String, String), String> {
