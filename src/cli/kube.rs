@@ -10,7 +10,8 @@ use crate::cluster::quantity::parse_bytes;
 use crate::cluster::request::{
     CheckArgs, KubeRequest, PodOptions, TargetRequest, Toleration, VolumeMode,
 };
-use crate::cluster::run::{self, KubeError, Observer};
+use crate::cluster::run::{self, Observer};
+use crate::cluster::KubeError;
 use crate::history::{Invocation, NewRun};
 use crate::input::profiles;
 use crate::model::units::parse_flag_size;

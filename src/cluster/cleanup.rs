@@ -4,7 +4,7 @@
 
 use super::client::Cluster;
 use super::manifests;
-use super::run::KubeError;
+use super::KubeError;
 use crate::run::stop::Stop;
 
 /// What cleanup found and deleted, as `kind/name`.

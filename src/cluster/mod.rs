@@ -7,7 +7,25 @@ pub(crate) mod client;
 pub(crate) mod diagnose;
 pub mod log;
 pub(crate) mod manifests;
+pub(crate) mod plan;
 pub(crate) mod quantity;
 pub(crate) mod request;
 pub(crate) mod run;
 pub(crate) mod targets;
+
+/// Why a run could not start; nothing was created.
+#[derive(Debug)]
+pub(crate) enum KubeError {
+    /// The request is wrong (exit 2): an unknown storage class, no matching node.
+    Usage(String),
+    /// The cluster could not be asked (exit 1).
+    Cluster(String),
+}
+
+impl std::fmt::Display for KubeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            KubeError::Usage(s) | KubeError::Cluster(s) => f.write_str(s),
+        }
+    }
+}

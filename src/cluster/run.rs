@@ -7,9 +7,11 @@ use super::client::Cluster;
 use super::diagnose::{diagnose, Diagnosis, Observed};
 use super::log::parse_check_log;
 use super::manifests::{self, CONTAINER, RUN_LABEL, TARGET_LABEL};
-use super::quantity::{format_bytes, parse_bytes};
+use super::plan::{plan, Plan};
+use super::quantity::format_bytes;
 use super::request::KubeRequest;
-use super::targets::{self, Target, TargetKind};
+use super::targets::{Target, TargetKind};
+use super::KubeError;
 use crate::report::document::{
     KubeDocument, Summary, TargetOutcome, TargetStatus, TargetType, SCHEMA_VERSION,
 };
@@ -25,51 +27,6 @@ const POLL: Duration = Duration::from_millis(1000);
 /// What the caller shows while a run goes on (the CLI: lines on stderr).
 pub(crate) trait Observer {
     fn note(&mut self, line: &str);
-}
-
-/// Why a run could not start; nothing was created.
-#[derive(Debug)]
-pub(crate) enum KubeError {
-    /// The request is wrong (exit 2): an unknown storage class, no matching node.
-    Usage(String),
-    /// The cluster could not be asked (exit 1).
-    Cluster(String),
-}
-
-impl std::fmt::Display for KubeError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            KubeError::Usage(s) | KubeError::Cluster(s) => f.write_str(s),
-        }
-    }
-}
-
-/// A run's objects, before any is created: what `--dry-run` prints.
-pub(crate) struct Plan {
-    pub run: String,
-    pub namespace: String,
-    pub targets: Vec<Target>,
-    pub footprint: u64,
-}
-
-impl Plan {
-    /// Every manifest, as one YAML stream.
-    pub(crate) fn yaml(&self, req: &KubeRequest) -> Result<String, String> {
-        let mut out = String::new();
-        for t in &self.targets {
-            let job = manifests::job(req, &self.run, t, &self.namespace, self.footprint);
-            let mut docs = vec![yaml_serde::to_string(&job).map_err(|e| e.to_string())?];
-            if let Some(c) = manifests::claim(req, &self.run, t, &self.namespace, None) {
-                docs.push(yaml_serde::to_string(&c).map_err(|e| e.to_string())?);
-            }
-            out.push_str(&format!("# {}\n", t.describe()));
-            for d in &docs {
-                out.push_str("---\n");
-                out.push_str(d);
-            }
-        }
-        Ok(out)
-    }
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime, KubeError> {
@@ -105,138 +62,6 @@ async fn connect(req: &KubeRequest) -> Result<Cluster, KubeError> {
     )
     .await
     .map_err(KubeError::Cluster)
-}
-
-/// Finds the targets. Without a cluster (a dry run that needs no discovery) storage classes are
-/// taken as named.
-async fn plan(
-    req: &KubeRequest,
-    cluster: Option<&Cluster>,
-    namespace: String,
-) -> Result<Plan, KubeError> {
-    let footprint = targets::footprint(&req.profiles, &req.check).map_err(KubeError::Usage)?;
-    let claim_bytes = targets::claim_bytes(footprint, req.pod.claim_size);
-    let mut found = Vec::new();
-    let class_target = |sc: Option<&k8s_openapi::api::storage::v1::StorageClass>, name: &str| {
-        Target::new(TargetKind::StorageClass {
-            class: name.to_string(),
-            provisioner: sc.map(|s| s.provisioner.clone()),
-            binding_mode: sc.and_then(|s| s.volume_binding_mode.clone()),
-            claim_bytes,
-        })
-    };
-    if req.targets.all_storage_classes {
-        let c = cluster.ok_or_else(|| KubeError::Cluster("no cluster".into()))?;
-        let all = c.storage_classes().await.map_err(KubeError::Cluster)?;
-        if all.is_empty() {
-            return Err(KubeError::Usage(
-                "--all-storage-classes: the cluster has no storage classes".into(),
-            ));
-        }
-        for sc in &all {
-            found.push(class_target(
-                Some(sc),
-                sc.metadata.name.as_deref().unwrap_or_default(),
-            ));
-        }
-    }
-    for name in &req.targets.storage_classes {
-        if found.iter().any(
-            |t: &Target| matches!(&t.kind, TargetKind::StorageClass { class, .. } if class == name),
-        ) {
-            continue;
-        }
-        match cluster {
-            None => found.push(class_target(None, name)),
-            Some(c) => match c.storage_class(name).await.map_err(KubeError::Cluster)? {
-                Some(sc) => found.push(class_target(Some(&sc), name)),
-                None => {
-                    let known: Vec<String> = c
-                        .storage_classes()
-                        .await
-                        .map_err(KubeError::Cluster)?
-                        .iter()
-                        .filter_map(|s| s.metadata.name.clone())
-                        .collect();
-                    return Err(KubeError::Usage(format!(
-                        "--storage-class {name}: no such storage class; the cluster has: {}",
-                        if known.is_empty() {
-                            "none".into()
-                        } else {
-                            known.join(", ")
-                        }
-                    )));
-                }
-            },
-        }
-    }
-    for name in &req.targets.claims {
-        let c = cluster.ok_or_else(|| KubeError::Cluster("no cluster".into()))?;
-        let Some(pvc) = c.claim(name).await.map_err(KubeError::Cluster)? else {
-            return Err(KubeError::Usage(format!(
-                "--claim {name}: no such claim in namespace {}; name an existing claim, or use \
-                 --storage-class for a fresh one",
-                c.namespace
-            )));
-        };
-        if pvc.spec.as_ref().and_then(|s| s.volume_mode.as_deref()) == Some("Block") {
-            return Err(KubeError::Usage(format!(
-                "--claim {name}: a Block volume: the profiles would write over its data; measure a \
-                 fresh one with --storage-class CLASS --volume-mode Block"
-            )));
-        }
-        let storage_class = pvc.spec.as_ref().and_then(|s| s.storage_class_name.clone());
-        let capacity = pvc
-            .status
-            .as_ref()
-            .and_then(|s| s.capacity.as_ref()?.get("storage"))
-            .or_else(|| {
-                pvc.spec
-                    .as_ref()?
-                    .resources
-                    .as_ref()?
-                    .requests
-                    .as_ref()?
-                    .get("storage")
-            })
-            .and_then(|q| parse_bytes(&q.0).ok());
-        found.push(Target::new(TargetKind::Claim {
-            name: name.clone(),
-            storage_class,
-            capacity,
-        }));
-    }
-    if let Some(sel) = &req.targets.nodes {
-        let c = cluster.ok_or_else(|| KubeError::Cluster("no cluster".into()))?;
-        let nodes = c.nodes(sel).await.map_err(KubeError::Cluster)?;
-        if nodes.is_empty() {
-            return Err(KubeError::Usage(format!(
-                "--nodes '{sel}': no node has these labels; see them with kubectl get nodes --show-labels"
-            )));
-        }
-        let dir = req.targets.host_path.clone().unwrap_or_default();
-        for n in nodes {
-            let name = n.metadata.name.clone().unwrap_or_default();
-            let hostname = n
-                .metadata
-                .labels
-                .as_ref()
-                .and_then(|l| l.get("kubernetes.io/hostname").cloned())
-                .unwrap_or_else(|| name.clone());
-            found.push(Target::new(TargetKind::Node {
-                name,
-                hostname,
-                host_path: dir.clone(),
-            }));
-        }
-    }
-    targets::dedupe(&mut found);
-    Ok(Plan {
-        run: targets::run_id(),
-        namespace,
-        targets: found,
-        footprint,
-    })
 }
 
 /// One target while it runs.
