@@ -209,21 +209,29 @@ fn a_real_check_run_as_a_page() {
     }
     let dom = dump_dom(&page);
     let titles = chart_titles(&dom);
-    // Per profile: percentile curve, latency buckets, the rank, and IOPS and bandwidth over time
+    // Per profile: percentile curve, latency buckets, p50/p99 per interval, the rank, and IOPS
+    // and bandwidth over time
     // when the run lasted a sampling interval (a fast disk does etcd's 1 MiB in less).
-    let mut expected = Vec::new();
+    let mut expected: Vec<String> = Vec::new();
     for p in doc["profiles"].as_array().unwrap() {
-        expected.extend([
-            "Latency percentiles",
-            "Latency distribution (reads and writes)",
-        ]);
+        expected.extend(
+            [
+                "Latency percentiles",
+                "Latency distribution (reads and writes)",
+            ]
+            .map(String::from),
+        );
         if has_series(p) {
-            expected.extend(["IOPS over time", "Bandwidth over time"]);
+            expected.extend(["IOPS over time", "Bandwidth over time"].map(String::from));
         }
-        expected.push(match p["profile"].as_str().unwrap() {
-            "etcd" => "p99 fdatasync latency against reference systems",
-            _ => "synchronous write IOPS against reference systems",
-        });
+        expected.extend(intervals(&p["report"]["jobs"][0]));
+        expected.push(
+            match p["profile"].as_str().unwrap() {
+                "etcd" => "p99 fdatasync latency against reference systems",
+                _ => "synchronous write IOPS against reference systems",
+            }
+            .into(),
+        );
     }
     assert_eq!(titles, expected);
     let n = expected.len();
@@ -241,6 +249,24 @@ fn a_real_check_run_as_a_page() {
     assert!(!dom.contains("<script"));
     screenshot(&page, "check-desktop.png", 1280, 2400);
     screenshot(&page, "check-phone.png", 390, 2400);
+}
+
+/// The titles of a fio job's p50/p99-per-interval charts, for the sections that recorded
+/// `lat_intervals`.
+fn intervals(job: &Value) -> Vec<String> {
+    let mut t = Vec::new();
+    for dir in ["read", "write", "trim"] {
+        if let Some(li) = job[dir]["iogauge"].get("lat_intervals") {
+            t.push(format!(
+                "{dir} {} latency p50 and p99 over time",
+                li["latency"].as_str().unwrap()
+            ));
+        }
+    }
+    if job["sync"]["iogauge"].get("lat_intervals").is_some() {
+        t.push("sync latency p50 and p99 over time".into());
+    }
+    t
 }
 
 /// Whether a profile's run lasted long enough for a periodic sample.
@@ -318,11 +344,8 @@ fn a_kube_document_as_a_page() {
     let dom = dump_dom(&page);
     assert!(!dom.contains("<script"));
     let titles = chart_titles(&dom);
-    let n = if has_series(&kube["targets"][0]["check"]["profiles"][0]) {
-        5
-    } else {
-        3
-    };
+    let p = &kube["targets"][0]["check"]["profiles"][0];
+    let n = if has_series(p) { 5 } else { 3 } + intervals(&p["report"]["jobs"][0]).len();
     assert_eq!(titles.len(), n, "{titles:?}");
     assert!(dom.contains("Targets by profile") && dom.contains("ebs.csi.aws.com"));
     screenshot(&page, "kube-desktop.png", 1280, 2400);
@@ -368,15 +391,19 @@ fn an_iogauge_fio_run_as_a_page() {
         return;
     }
     let titles = chart_titles(&dump_dom(&page));
-    assert_eq!(
-        titles,
-        [
-            "Latency percentiles",
-            "Latency distribution (reads and writes)",
-            "IOPS over time",
-            "Bandwidth over time"
-        ]
-    );
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let mut expected: Vec<String> = [
+        "Latency percentiles",
+        "Latency distribution (reads and writes)",
+        "IOPS over time",
+        "Bandwidth over time",
+    ]
+    .map(String::from)
+    .to_vec();
+    expected.extend(intervals(&doc["jobs"][0]));
+    // A two-second randrw run records both directions' intervals.
+    assert_eq!(expected.len(), 6);
+    assert_eq!(titles, expected);
     screenshot(&page, "fio-desktop.png", 1280, 1800);
 }
 
@@ -583,7 +610,8 @@ fn a_comparison_as_a_page() {
     let dom = dump_dom(&page);
     assert_eq!(chart_titles(&dom), ["B/A per metric"]);
     assert!(dom.contains(">FAIL<"), "{dom}");
-    assert!(dom.contains("1 worse, "), "{dom}");
+    // At least the IOPS; a null engine's ns-scale latencies may differ too.
+    assert!(dom.contains(" worse, "), "{dom}");
     assert!(dom.contains("n: write IOPS"));
     size_note("compare", &page);
     screenshot(&page, "compare-desktop.png", 1100, 1100);
