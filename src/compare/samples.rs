@@ -4,6 +4,7 @@
 //! IOPS samples (`iogauge.iops_series`) for a rate.
 
 use crate::report::document::{CheckDocument, KubeDocument, MetricOutcome};
+use crate::report::intervals::{percentile, read_lat_intervals};
 use serde_json::Value;
 
 /// Whether a larger value is better.
@@ -66,26 +67,15 @@ impl Within {
                         total += c;
                     }
                 }
-                percentile_of(values, counts, total, *p)
+                percentile(
+                    values.iter().copied().zip(counts.iter().copied()),
+                    total,
+                    *p,
+                )
+                .unwrap_or(f64::NAN)
             }
         }
     }
-}
-
-/// fio's rule: the smallest value with at least p % of the samples at or below it.
-fn percentile_of(values: &[f64], counts: &[u64], total: u64, p: f64) -> f64 {
-    if total == 0 {
-        return f64::NAN;
-    }
-    let need = ((p / 100.0) * total as f64).ceil().max(1.0) as u64;
-    let mut seen = 0;
-    for (v, c) in values.iter().zip(counts) {
-        seen += c;
-        if seen >= need {
-            return *v;
-        }
-    }
-    values.last().copied().unwrap_or(f64::NAN)
 }
 
 /// One comparable number of one run.
@@ -172,35 +162,22 @@ fn within_for(report: &Value, metric: &str, value: f64) -> Option<Within> {
     }
 }
 
-/// A percentile's within-run data from a section's `iogauge.lat_intervals`.
+/// A percentile's within-run data from a section's `iogauge.lat_intervals`: the histograms
+/// re-indexed onto the run's sorted distinct values, so a resample adds counts into one array.
 fn percentile_within(section: &Value, p: f64) -> Option<Within> {
-    let li = section.get("iogauge")?.get("lat_intervals")?;
-    let interval_ms = li.get("interval_ms")?.as_u64()?;
-    let mut values: Vec<f64> = Vec::new();
-    let raw: Vec<Vec<(f64, u64)>> = li
-        .get("intervals")?
-        .as_array()?
+    let li = read_lat_intervals(section)?;
+    let mut values: Vec<f64> = li
+        .intervals
         .iter()
-        .map(|iv| {
-            iv.get(1)
-                .and_then(Value::as_array)
-                .map(|h| {
-                    h.iter()
-                        .filter_map(|vc| Some((vc.get(0)?.as_f64()?, vc.get(1)?.as_u64()?)))
-                        .collect()
-                })
-                .unwrap_or_default()
-        })
+        .flat_map(|(_, h)| h.iter().map(|(v, _)| *v))
         .collect();
-    for iv in &raw {
-        values.extend(iv.iter().map(|(v, _)| *v));
-    }
     values.sort_by(f64::total_cmp);
     values.dedup();
-    let intervals = raw
+    let intervals = li
+        .intervals
         .iter()
-        .map(|iv| {
-            iv.iter()
+        .map(|(_, h)| {
+            h.iter()
                 .map(|(v, c)| (values.partition_point(|x| x < v), *c))
                 .collect()
         })
@@ -209,7 +186,7 @@ fn percentile_within(section: &Value, p: f64) -> Option<Within> {
         p,
         values,
         intervals,
-        interval_ms,
+        interval_ms: li.interval_ms,
     })
 }
 

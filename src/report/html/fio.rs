@@ -7,6 +7,7 @@ use super::page::{
     td_num, utc_date,
 };
 use super::svg::{Histogram, LineChart, RefLine, Series};
+use crate::report::intervals::{percentile, read_lat_intervals};
 use serde_json::Value;
 use std::fmt::Write;
 
@@ -180,47 +181,17 @@ fn buckets(job: &Value) -> Vec<(String, f64)> {
     }
 }
 
-/// `p` (0..=100) of a sparse histogram `[[value, count], …]`: the smallest value with at least
-/// p% of the counts at or below it. Reading a percentile off the histogram is the chart's only
-/// arithmetic; None for an interval without I/O.
-pub(crate) fn hist_percentile(hist: &[(f64, f64)], p: f64) -> Option<f64> {
-    let total: f64 = hist.iter().map(|b| b.1).sum();
-    if total <= 0.0 {
-        return None;
-    }
-    let rank = (p / 100.0 * total).ceil().max(1.0);
-    let mut seen = 0.0;
-    for (v, c) in hist {
-        seen += c;
-        if seen >= rank {
-            return Some(*v);
-        }
-    }
-    hist.last().map(|b| b.0)
-}
-
 /// p50 and p99 per interval from `iogauge.lat_intervals`, None when the key is absent.
 fn intervals_chart(name: &str, sec: &Value, threshold: Option<&(f64, String)>) -> Option<String> {
-    let li = sec.get("iogauge")?.get("lat_intervals")?;
-    let which = li.get("latency").and_then(Value::as_str).unwrap_or("clat");
-    let every = f(li, "interval_ms");
+    let li = read_lat_intervals(sec)?;
+    let which = li.latency.as_str();
+    let every = li.interval_ms as f64;
     let mut p50 = Vec::new();
     let mut p99 = Vec::new();
-    for iv in li.get("intervals")?.as_array()? {
-        let Some(end) = iv.get(0).and_then(Value::as_f64) else {
-            continue;
-        };
-        let mut hist: Vec<(f64, f64)> = iv
-            .get(1)
-            .and_then(Value::as_array)
-            .map(|b| {
-                b.iter()
-                    .filter_map(|p| Some((p.get(0)?.as_f64()?, p.get(1)?.as_f64()?)))
-                    .collect()
-            })
-            .unwrap_or_default();
-        hist.sort_by(|a, b| a.0.total_cmp(&b.0));
-        if let (Some(a), Some(b)) = (hist_percentile(&hist, 50.0), hist_percentile(&hist, 99.0)) {
+    for (end, hist) in &li.intervals {
+        let total = hist.iter().map(|b| b.1).sum();
+        let at = |p| percentile(hist.iter().copied(), total, p);
+        if let (Some(a), Some(b)) = (at(50.0), at(99.0)) {
             p50.push((end / 1000.0, a));
             p99.push((end / 1000.0, b));
         }
@@ -611,15 +582,6 @@ mod tests {
                "write": write, "read": {"total_ios": 0},
                "latency_us": {"2": 0.0, "4": 60.0, "10": 0.0, "20": 40.0, "50": 0.0},
                "latency_ms": {"2": 0.0, ">=2000": 0.0}})
-    }
-
-    #[test]
-    fn a_histogram_percentile_is_the_smallest_value_covering_p() {
-        let h = [(1000.0, 50.0), (2000.0, 49.0), (90000.0, 1.0)];
-        assert_eq!(hist_percentile(&h, 50.0), Some(1000.0));
-        assert_eq!(hist_percentile(&h, 99.0), Some(2000.0));
-        assert_eq!(hist_percentile(&h, 99.5), Some(90000.0));
-        assert_eq!(hist_percentile(&[], 50.0), None);
     }
 
     #[test]

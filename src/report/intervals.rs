@@ -1,0 +1,97 @@
+//! Reading `iogauge.lat_intervals` (the per-interval latency histograms in fio's JSON) back, and
+//! fio's percentile rule on a histogram: what the HTML report's p50/p99-over-time chart and
+//! `compare`'s block bootstrap both need.
+
+use serde_json::Value;
+
+/// One section's interval histograms.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct LatIntervals {
+    /// The interval actually used (100 ms, doubled on long runs).
+    pub interval_ms: u64,
+    /// `clat` or `lat`.
+    pub latency: String,
+    /// Per interval: its end (ms from the measured start) and its histogram, (value ns, count)
+    /// in ascending value.
+    pub intervals: Vec<(f64, Vec<(f64, u64)>)>,
+}
+
+/// A section's (`read`, `write`, `sync`, …) `iogauge.lat_intervals`, None when absent.
+pub(crate) fn read_lat_intervals(section: &Value) -> Option<LatIntervals> {
+    let li = section.get("iogauge")?.get("lat_intervals")?;
+    let intervals = li
+        .get("intervals")?
+        .as_array()?
+        .iter()
+        .filter_map(|iv| {
+            let end = iv.get(0)?.as_f64()?;
+            let mut h: Vec<(f64, u64)> = iv
+                .get(1)?
+                .as_array()?
+                .iter()
+                .filter_map(|b| Some((b.get(0)?.as_f64()?, b.get(1)?.as_u64()?)))
+                .collect();
+            h.sort_by(|a, b| a.0.total_cmp(&b.0));
+            Some((end, h))
+        })
+        .collect();
+    Some(LatIntervals {
+        interval_ms: li.get("interval_ms")?.as_u64()?,
+        latency: li
+            .get("latency")
+            .and_then(Value::as_str)
+            .unwrap_or("clat")
+            .to_string(),
+        intervals,
+    })
+}
+
+/// fio's rule on a histogram given as (value, count) in ascending value with `total` counts:
+/// the smallest value with at least `p` % of the counts at or below it. None when empty.
+pub(crate) fn percentile(
+    hist: impl IntoIterator<Item = (f64, u64)>,
+    total: u64,
+    p: f64,
+) -> Option<f64> {
+    if total == 0 {
+        return None;
+    }
+    let need = ((p / 100.0) * total as f64).ceil().max(1.0) as u64;
+    let mut seen = 0;
+    let mut last = None;
+    for (v, c) in hist {
+        seen += c;
+        last = Some(v);
+        if seen >= need {
+            return Some(v);
+        }
+    }
+    last
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_smallest_value_covering_p() {
+        let h = [(1000.0, 50), (2000.0, 49), (90000.0, 1)];
+        assert_eq!(percentile(h, 100, 50.0), Some(1000.0));
+        assert_eq!(percentile(h, 100, 99.0), Some(2000.0));
+        assert_eq!(percentile(h, 100, 99.5), Some(90000.0));
+        assert_eq!(percentile([], 0, 50.0), None);
+    }
+
+    #[test]
+    fn intervals_read_back_sorted() {
+        let s = json!({"iogauge": {"lat_intervals": {"interval_ms": 200, "latency": "lat",
+            "intervals": [[200, [[5000, 1], [1000, 3]]], [400, []]]}}});
+        let li = read_lat_intervals(&s).unwrap();
+        assert_eq!((li.interval_ms, li.latency.as_str()), (200, "lat"));
+        assert_eq!(li.intervals[0], (200.0, vec![(1000.0, 3), (5000.0, 1)]));
+        assert!(li.intervals[1].1.is_empty());
+        assert!(read_lat_intervals(&json!({"iogauge": {}})).is_none());
+    }
+}
