@@ -2,7 +2,8 @@
 //! `kube check` do after printing their result (`--no-history`, `--history-db FILE`).
 
 use super::{EXIT_ERROR, EXIT_OK, EXIT_USAGE};
-use crate::history::{location, parse_age, History, ListFilter, NewRun, RunKind, SavedRun};
+use crate::history::listing::{table, Row};
+use crate::history::{location, parse_age, History, ListFilter, NewRun, RunKind};
 use crate::report::check_text::render_check_text;
 use crate::report::document::{CheckDocument, KubeDocument, PreflightDocument};
 use crate::report::kube_text::render_kube_text;
@@ -183,7 +184,7 @@ fn list(h: Option<&History>, path: &Path, a: &HistoryArgs) -> Result<i32, String
     let more = runs.len() > a.limit;
     runs.truncate(a.limit);
     if a.format == Format::Json {
-        let rows: Vec<serde_json::Value> = runs.iter().map(row_json).collect();
+        let rows: Vec<Row> = runs.iter().map(Row::from).collect();
         println!(
             "{}",
             serde_json::to_string_pretty(&rows).unwrap_or_default()
@@ -205,63 +206,6 @@ fn list(h: Option<&History>, path: &Path, a: &HistoryArgs) -> Result<i32, String
         );
     }
     Ok(EXIT_OK)
-}
-
-fn row_json(r: &SavedRun) -> serde_json::Value {
-    serde_json::json!({
-        "id": r.id,
-        "kind": r.kind.as_str(),
-        "started": r.started,
-        "host": r.host,
-        "target": r.target,
-        "profiles": r.profiles,
-        "verdicts": r.verdicts,
-        "key_values": r.key_values,
-        "command": r.command,
-    })
-}
-
-/// Columns padded to their widest cell; the last one is not padded.
-fn table(runs: &[SavedRun]) -> String {
-    let mut rows = vec![[
-        "ID",
-        "WHEN",
-        "KIND",
-        "HOST",
-        "TARGET",
-        "VERDICTS / KEY VALUES",
-    ]
-    .map(String::from)];
-    for r in runs {
-        rows.push([
-            r.id.to_string(),
-            r.started.clone(),
-            r.kind.to_string(),
-            r.host.clone(),
-            r.target.clone(),
-            r.summary(),
-        ]);
-    }
-    let mut width = [0usize; 6];
-    for row in &rows {
-        for (w, c) in width.iter_mut().zip(row) {
-            *w = (*w).max(c.chars().count());
-        }
-    }
-    let mut out = String::new();
-    for row in &rows {
-        let mut line = String::new();
-        for (i, c) in row.iter().enumerate() {
-            if i + 1 < row.len() {
-                line.push_str(&format!("{c:<w$}  ", w = width[i]));
-            } else {
-                line.push_str(c);
-            }
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
 }
 
 fn show(h: Option<&History>, path: &Path, id: i64, format: Format) -> Result<i32, String> {

@@ -6,6 +6,7 @@
 //! `path.rs` (where the database lives), `store.rs` (SQLite: schema, versions, queries),
 //! `record.rs` (a run's summary columns from its document), `time.rs` (RFC 3339 UTC stamps).
 
+pub(crate) mod listing;
 mod path;
 mod record;
 mod store;
