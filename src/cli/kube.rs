@@ -8,12 +8,12 @@ use super::{Stop, EXIT_ERROR, EXIT_FAIL, EXIT_OK, EXIT_USAGE, EXIT_WARN};
 use crate::cluster::cleanup::cleanup;
 use crate::cluster::quantity::parse_bytes;
 use crate::cluster::request::{
-    CheckArgs, KubeRequest, PodOptions, TargetRequest, Toleration, VolumeMode,
+    pod_profiles, quantities, CheckArgs, KubeRequest, PodOptions, TargetRequest, Toleration,
+    VolumeMode,
 };
 use crate::cluster::run::{self, Observer};
 use crate::cluster::KubeError;
 use crate::history::{Invocation, NewRun};
-use crate::input::profiles;
 use crate::model::units::parse_flag_size;
 use crate::report::html::render_kube_html;
 use crate::report::kube_text::render_kube_text;
@@ -231,33 +231,11 @@ pub(crate) fn main(a: KubeArgs, stop: &Stop) -> i32 {
 impl KubeCheckArgs {
     /// The request, or what is wrong with the arguments (exit 2).
     fn request(&self) -> Result<KubeRequest, String> {
-        let block = self.volume_mode == Mode::Block;
-        if block && self.storage_classes.is_empty() && !self.all_storage_classes {
-            return Err("--volume-mode Block applies to fresh claims: name --storage-class or --all-storage-classes".into());
-        }
-        let profiles: Vec<String> = if self.profiles.is_empty() {
-            profiles::DEFAULT_SUITE
-                .iter()
-                // A raw device has no files to create: small-files is left out of the default.
-                .filter(|p| !(block && **p == "small-files"))
-                .map(|s| s.to_string())
-                .collect()
+        let mode = if self.volume_mode == Mode::Block {
+            VolumeMode::Block
         } else {
-            self.profiles.clone()
+            VolumeMode::Filesystem
         };
-        if block && profiles.iter().any(|p| p == "small-files") {
-            return Err("small-files needs a filesystem, and --volume-mode Block gives the pod a raw device; leave it out or use --volume-mode Filesystem".into());
-        }
-        for p in &profiles {
-            if p.contains('/') || p.ends_with(".yaml") || p.ends_with(".yml") {
-                return Err(format!(
-                    "profile '{p}': kube runs the built-in profiles only (the pod has no access to \
-                     your files); the built-in ones are {}",
-                    profiles::names().collect::<Vec<_>>().join(", ")
-                ));
-            }
-            profiles::get(p)?;
-        }
         let targets = TargetRequest {
             storage_classes: self.storage_classes.clone(),
             all_storage_classes: self.all_storage_classes,
@@ -265,38 +243,12 @@ impl KubeCheckArgs {
             nodes: self.nodes.clone(),
             host_path: self.host_path.clone(),
         };
-        if targets.storage_classes.is_empty()
-            && !targets.all_storage_classes
-            && targets.claims.is_empty()
-            && targets.nodes.is_none()
-        {
-            return Err("no target: name --storage-class NAME, --all-storage-classes, --claim NAME, or --nodes SELECTOR with --host-path DIR".into());
-        }
-        if let Some(h) = &self.host_path {
-            if !h.starts_with('/') {
-                return Err(format!(
-                    "--host-path '{h}': expected an absolute path on the node, e.g. /var/lib/etcd"
-                ));
-            }
-        }
+        targets.validate(mode)?;
+        let profiles = pod_profiles(&self.profiles, mode)?;
         let image = self.image.clone().filter(|i| !i.is_empty()).ok_or(
             "no image: build one with scripts/build-image TAG, push it to a registry the cluster \
              can pull from, and pass --image TAG (or set IOGAUGE_IMAGE)",
         )?;
-        let resources =
-            |pairs: [(&str, &str, &str); 2]| -> Result<BTreeMap<String, String>, String> {
-                let mut m = BTreeMap::new();
-                for (flag, key, v) in pairs {
-                    if v == "none" {
-                        continue;
-                    }
-                    if v.is_empty() || v.contains(char::is_whitespace) {
-                        return Err(format!("--{flag} '{v}': expected a Kubernetes quantity such as 500m or 256Mi, or 'none'"));
-                    }
-                    m.insert(key.to_string(), v.to_string());
-                }
-                Ok(m)
-            };
         Ok(KubeRequest {
             profiles,
             check: CheckArgs {
@@ -313,22 +265,18 @@ impl KubeCheckArgs {
                 node_selector: self.node_selector.iter().cloned().collect(),
                 tolerations: self.tolerations.clone(),
                 tolerate_control_plane: self.tolerate_control_plane,
-                requests: resources([
+                requests: quantities([
                     ("cpu-request", "cpu", &self.cpu_request),
                     ("memory-request", "memory", &self.memory_request),
                 ])?,
-                limits: resources([
+                limits: quantities([
                     ("cpu-limit", "cpu", &self.cpu_limit),
                     ("memory-limit", "memory", &self.memory_limit),
                 ])?,
                 service_account: self.service_account.clone(),
                 claim_size: self.size,
                 access_mode: self.access_mode.clone(),
-                volume_mode: if block {
-                    VolumeMode::Block
-                } else {
-                    VolumeMode::Filesystem
-                },
+                volume_mode: mode,
                 labels: BTreeMap::new(),
             },
             namespace: self.connection.namespace.clone(),

@@ -2,6 +2,7 @@
 //! the targets to find, and how every pod is to be built. The CLI fills it in; nothing here
 //! talks to a cluster.
 
+use crate::input::profiles;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -70,6 +71,74 @@ impl TargetRequest {
     pub(crate) fn needs_discovery(&self) -> bool {
         self.all_storage_classes || self.nodes.is_some()
     }
+
+    /// What the command line must say: a target, Block only for fresh claims, an absolute
+    /// host path.
+    pub(crate) fn validate(&self, mode: VolumeMode) -> Result<(), String> {
+        let fresh = !self.storage_classes.is_empty() || self.all_storage_classes;
+        if mode == VolumeMode::Block && !fresh {
+            return Err("--volume-mode Block applies to fresh claims: name --storage-class or --all-storage-classes".into());
+        }
+        if !fresh && self.claims.is_empty() && self.nodes.is_none() {
+            return Err("no target: name --storage-class NAME, --all-storage-classes, --claim NAME, or --nodes SELECTOR with --host-path DIR".into());
+        }
+        match &self.host_path {
+            Some(h) if !h.starts_with('/') => Err(format!(
+                "--host-path '{h}': expected an absolute path on the node, e.g. /var/lib/etcd"
+            )),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The profiles each pod runs: the built-in ones named, or the default suite (without
+/// small-files on a raw device, which has no files to create). Profile files are refused: the
+/// pod cannot read them.
+pub(crate) fn pod_profiles(given: &[String], mode: VolumeMode) -> Result<Vec<String>, String> {
+    let block = mode == VolumeMode::Block;
+    let names: Vec<String> = if given.is_empty() {
+        profiles::DEFAULT_SUITE
+            .iter()
+            .filter(|p| !(block && **p == "small-files"))
+            .map(|s| s.to_string())
+            .collect()
+    } else {
+        given.to_vec()
+    };
+    if block && names.iter().any(|p| p == "small-files") {
+        return Err("small-files needs a filesystem, and --volume-mode Block gives the pod a raw device; leave it out or use --volume-mode Filesystem".into());
+    }
+    for p in &names {
+        if p.contains('/') || p.ends_with(".yaml") || p.ends_with(".yml") {
+            return Err(format!(
+                "profile '{p}': kube runs the built-in profiles only (the pod has no access to \
+                 your files); the built-in ones are {}",
+                profiles::names().collect::<Vec<_>>().join(", ")
+            ));
+        }
+        profiles::get(p)?;
+    }
+    Ok(names)
+}
+
+/// Resource requests or limits from (flag, resource, value) triples: Kubernetes quantities, or
+/// `none` to leave one out.
+pub(crate) fn quantities(
+    pairs: [(&str, &str, &str); 2],
+) -> Result<BTreeMap<String, String>, String> {
+    let mut m = BTreeMap::new();
+    for (flag, key, v) in pairs {
+        if v == "none" {
+            continue;
+        }
+        if v.is_empty() || v.contains(char::is_whitespace) {
+            return Err(format!(
+                "--{flag} '{v}': expected a Kubernetes quantity such as 500m or 256Mi, or 'none'"
+            ));
+        }
+        m.insert(key.to_string(), v.to_string());
+    }
+    Ok(m)
 }
 
 /// How a fresh claim's volume is given to the pod.
