@@ -1,6 +1,6 @@
 //! `iogauge fio --help` and `--cmdhelp`: generated from the option table, so they cannot drift.
 
-use super::{known, options::OPTIONS};
+use super::{known, options};
 
 pub(super) fn usage() -> String {
     let mut s = String::from(
@@ -23,7 +23,7 @@ pub(super) fn usage() -> String {
          \n\
          Job options (--option=value on the command line, option=value in job files):\n",
     );
-    for o in OPTIONS {
+    for o in options::all() {
         s.push_str(&line(o.name, o.aliases, o.help));
     }
     s.push_str(
@@ -44,15 +44,11 @@ fn line(name: &str, aliases: &[&str], help: &str) -> String {
 /// `--cmdhelp` (all options) or `--cmdhelp=OPTION`.
 pub(super) fn cmdhelp(topic: &str) -> Result<String, String> {
     if topic.is_empty() || topic == "all" {
-        return Ok(OPTIONS
-            .iter()
+        return Ok(options::all()
             .map(|o| line(o.name, o.aliases, o.help))
             .collect());
     }
-    if let Some(o) = OPTIONS
-        .iter()
-        .find(|o| o.name == topic || o.aliases.contains(&topic))
-    {
+    if let Some(o) = options::find(topic) {
         return Ok(line(o.name, o.aliases, o.help));
     }
     if known::is_fio_option(topic) {
@@ -73,7 +69,7 @@ mod tests {
     #[test]
     fn usage_lists_every_supported_option() {
         let u = usage();
-        for o in OPTIONS {
+        for o in options::all() {
             assert!(u.contains(&format!("\n  {}", o.name)), "{} missing", o.name);
         }
         assert!(u.contains("  bs (blocksize)"));
@@ -92,6 +88,6 @@ mod tests {
             cmdhelp("runtiem").unwrap_err(),
             "--cmdhelp=runtiem: unknown option; did you mean 'runtime'?"
         );
-        assert_eq!(cmdhelp("").unwrap().lines().count(), OPTIONS.len());
+        assert_eq!(cmdhelp("").unwrap().lines().count(), options::all().count());
     }
 }

@@ -2,9 +2,9 @@
 //! common engines), so that an option iogauge does not support is refused by name instead of being
 //! mistaken for a typo, and a typo gets the closest real name.
 
-use super::options::OPTIONS;
+use super::options;
 
-/// Option names and aliases of fio 3.33, sorted. Supported ones are looked up in `OPTIONS` first.
+/// Option names and aliases of fio 3.33, sorted. Supported ones are looked up in `options` first.
 pub(super) static FIO_OPTIONS: [&str; 276] = [
     "allow_file_create",
     "allow_mounted_write",
@@ -290,9 +290,8 @@ pub(super) fn is_fio_option(key: &str) -> bool {
 
 /// The known option closest to a misspelt `key`, if any is close enough to be a likely typo.
 pub(super) fn closest(key: &str) -> Option<&'static str> {
-    let supported = OPTIONS
-        .iter()
-        .flat_map(|o| std::iter::once(o.name).chain(o.aliases.iter().copied()));
+    let supported =
+        options::all().flat_map(|o| std::iter::once(o.name).chain(o.aliases.iter().copied()));
     crate::input::suggest::closest(key, supported.chain(FIO_OPTIONS.iter().copied()))
 }
 
@@ -303,7 +302,7 @@ mod tests {
     #[test]
     fn the_list_is_sorted_and_holds_every_supported_option() {
         assert!(FIO_OPTIONS.windows(2).all(|w| w[0] < w[1]));
-        for o in OPTIONS {
+        for o in options::all() {
             assert!(is_fio_option(o.name), "{} is not a fio option", o.name);
             for a in o.aliases {
                 assert!(is_fio_option(a), "{a} is not a fio alias");

@@ -311,7 +311,9 @@ fn set_verify(_: &mut JobSpec, v: &str) -> Result<(), String> {
     }
 }
 
-pub(super) static OPTIONS: &[Opt] = &[
+/// The options of iogauge's first releases; each later group of options has its own file below
+/// and its own table in [`TABLES`].
+static CORE: &[Opt] = &[
     opt!(
         "name",
         [],
@@ -856,11 +858,20 @@ pub(super) static OPTIONS: &[Opt] = &[
     ),
 ];
 
+// Group files (declared here, after the `opt!` macro they use): each holds one table of
+// options and their setters, listed in TABLES.
+
+/// Every table of supported options, one per group of fio features.
+static TABLES: &[&[Opt]] = &[CORE];
+
+/// Every supported option, group by group.
+pub(super) fn all() -> impl Iterator<Item = &'static Opt> {
+    TABLES.iter().flat_map(|t| t.iter())
+}
+
 /// The supported option named `key` (or one of its aliases).
 pub(super) fn find(key: &str) -> Option<&'static Opt> {
-    OPTIONS
-        .iter()
-        .find(|o| o.name == key || o.aliases.contains(&key))
+    all().find(|o| o.name == key || o.aliases.contains(&key))
 }
 
 #[cfg(test)]
@@ -878,8 +889,7 @@ mod tests {
 
     #[test]
     fn names_and_aliases_are_unique() {
-        let mut all: Vec<&str> = OPTIONS
-            .iter()
+        let mut all: Vec<&str> = all()
             .flat_map(|o| std::iter::once(o.name).chain(o.aliases.iter().copied()))
             .collect();
         let n = all.len();
