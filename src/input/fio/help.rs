@@ -53,7 +53,8 @@ pub(super) fn cmdhelp(topic: &str) -> Result<String, String> {
     }
     if known::is_fio_option(topic) {
         return Ok(format!(
-            "{topic}: a fio option that is not supported by iogauge yet\n"
+            "{topic}: {}\n",
+            super::unsupported::option_refusal(topic)
         ));
     }
     Err(match known::closest(topic) {
@@ -82,7 +83,7 @@ mod tests {
             .starts_with("  rw (readwrite)"));
         assert_eq!(
             cmdhelp("write_bw_log").unwrap(),
-            "write_bw_log: a fio option that is not supported by iogauge yet\n"
+            "write_bw_log: option 'write_bw_log' is not supported by iogauge yet\n"
         );
         assert_eq!(
             cmdhelp("runtiem").unwrap_err(),

@@ -7,6 +7,7 @@ mod help;
 mod jobfile;
 mod known;
 mod options;
+mod unsupported;
 
 use crate::model::{IoEngine, JobSpec, RunSpec};
 use std::fmt;
@@ -108,7 +109,7 @@ fn apply(job: &mut JobSpec, e: &Entry) -> Result<(), FioError> {
     };
     let key = &e.key;
     Err(FioError(if known::is_fio_option(key) {
-        format!("{at}option '{key}' is not supported by iogauge yet")
+        format!("{at}{}", unsupported::option_refusal(key))
     } else if let Some(near) = known::closest(key) {
         format!("{at}unknown option '{key}'; did you mean '{near}'?")
     } else {

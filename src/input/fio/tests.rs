@@ -300,3 +300,23 @@ fn description_and_rename() {
     assert_eq!(s.jobs[0].name, "renamed");
     assert_eq!(s.jobs[0].description, "an etcd-like test");
 }
+
+#[test]
+fn what_cannot_work_here_is_refused_with_the_reason() {
+    let err = |a: &[&str]| run_spec(a, "").unwrap_err();
+    assert_eq!(
+        err(&["--name=t", "--ioengine=net"]),
+        "--ioengine=net: ioengine 'net' cannot work in iogauge: it belongs to fio's network \
+         engines; iogauge measures local files and block devices"
+    );
+    assert_eq!(
+        err(&["--name=t", "--ioengine=io_uring_cmd"]),
+        "--ioengine=io_uring_cmd: ioengine 'io_uring_cmd' cannot work in iogauge: it sends SCSI \
+         or NVMe commands past the block layer (passthrough), which iogauge does not do"
+    );
+    assert_eq!(
+        run_spec(&["-"], "[j]\nmax_open_zones=4\n").unwrap_err(),
+        "<stdin>:2: option 'max_open_zones' cannot work in iogauge: zoned block devices \
+         (zonemode=zbd) are not supported; zonemode=strided works on ordinary files"
+    );
+}

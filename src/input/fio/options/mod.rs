@@ -119,8 +119,8 @@ fn set_ioengine(j: &mut JobSpec, v: &str) -> Result<(), String> {
         "null" => IoEngine::Null,
         "io_uring" => IoEngine::IoUring,
         "libaio" => IoEngine::Libaio,
-        _ if OTHER_FIO_ENGINES.contains(&v) => {
-            return Err(format!("ioengine '{v}' is not supported by iogauge yet"))
+        _ if OTHER_FIO_ENGINES.contains(&v) || super::unsupported::is_engine(v) => {
+            return Err(super::unsupported::engine_refusal(v))
         }
         _ => return Err("expected sync, psync, null, libaio or io_uring".into()),
     };

@@ -1,0 +1,143 @@
+//! Why a fio option or engine is refused. Most refusals are "not yet"; these cannot work in
+//! iogauge at all (they need a network peer, special hardware, a cluster client library or another
+//! operating system), so the message says why instead of promising them.
+
+/// Reasons by topic, shared by options and engines.
+const NETWORK: &str = "it belongs to fio's network engines; iogauge measures local files and \
+                       block devices";
+const PASSTHROUGH: &str = "it sends SCSI or NVMe commands past the block layer (passthrough), \
+                           which iogauge does not do";
+const ZONED: &str = "zoned block devices (zonemode=zbd) are not supported; zonemode=strided \
+                     works on ordinary files";
+const CLUSTER: &str = "it needs a storage cluster's client library (Ceph, Gluster, HDFS, DAOS); \
+                       iogauge measures what the host has mounted";
+const PMEM: &str = "it needs persistent-memory hardware (DAX), which iogauge does not support";
+const GPU: &str = "it moves data to or from a GPU, which iogauge does not support";
+const REPLAY: &str = "replaying I/O logs and block traces is not supported by iogauge";
+const OTHER_OS: &str = "it exists only on another operating system";
+const PLUGIN: &str = "iogauge does not load engine plugins";
+
+/// Options that cannot work in iogauge, and why.
+static OPTIONS: &[(&str, &str)] = &[
+    ("clientname", CLUSTER),
+    ("clustername", CLUSTER),
+    ("cmd_type", PASSTHROUGH),
+    ("hostname", NETWORK),
+    ("ignore_zone_limits", ZONED),
+    ("interface", NETWORK),
+    ("job_max_open_zones", ZONED),
+    ("listen", NETWORK),
+    ("max_open_zones", ZONED),
+    ("merge_blktrace_file", REPLAY),
+    ("merge_blktrace_iters", REPLAY),
+    ("merge_blktrace_scalars", REPLAY),
+    ("mss", NETWORK),
+    ("nodelay", NETWORK),
+    ("pingpong", NETWORK),
+    ("pool", CLUSTER),
+    ("port", NETWORK),
+    ("protocol", NETWORK),
+    ("rbdname", CLUSTER),
+    ("read_beyond_wp", ZONED),
+    ("read_iolog", REPLAY),
+    ("read_iolog_chunked", REPLAY),
+    ("readfua", PASSTHROUGH),
+    ("replay_align", REPLAY),
+    ("replay_no_stall", REPLAY),
+    ("replay_redirect", REPLAY),
+    ("replay_scale", REPLAY),
+    ("replay_skip", REPLAY),
+    ("replay_time_scale", REPLAY),
+    ("sg_write_mode", PASSTHROUGH),
+    ("window_size", NETWORK),
+    ("writefua", PASSTHROUGH),
+    ("zone_reset_frequency", ZONED),
+    ("zone_reset_threshold", ZONED),
+    ("zonecapacity", ZONED),
+];
+
+/// Engines that cannot work in iogauge, and why.
+static ENGINES: &[(&str, &str)] = &[
+    ("dev-dax", PMEM),
+    ("dfs", CLUSTER),
+    ("external", PLUGIN),
+    ("gfapi", CLUSTER),
+    ("gfapi_async", CLUSTER),
+    ("io_uring_cmd", PASSTHROUGH),
+    ("libcufile", GPU),
+    ("libhdfs", CLUSTER),
+    ("libpmem", PMEM),
+    ("libzbc", ZONED),
+    ("nbd", NETWORK),
+    ("net", NETWORK),
+    ("netsplice", NETWORK),
+    ("pmemblk", PMEM),
+    ("rados", CLUSTER),
+    ("rbd", CLUSTER),
+    ("rdma", NETWORK),
+    ("sg", PASSTHROUGH),
+    ("windowsaio", OTHER_OS),
+    ("xnvme", PASSTHROUGH),
+];
+
+fn lookup(table: &[(&str, &'static str)], key: &str) -> Option<&'static str> {
+    table.iter().find(|(k, _)| *k == key).map(|(_, why)| *why)
+}
+
+/// The refusal of a fio option iogauge does not support.
+pub(super) fn option_refusal(key: &str) -> String {
+    match lookup(OPTIONS, key) {
+        Some(why) => format!("option '{key}' cannot work in iogauge: {why}"),
+        None => format!("option '{key}' is not supported by iogauge yet"),
+    }
+}
+
+/// Whether `name` is a fio engine that cannot work in iogauge.
+pub(super) fn is_engine(name: &str) -> bool {
+    lookup(ENGINES, name).is_some()
+}
+
+/// The refusal of a fio engine iogauge does not have.
+pub(super) fn engine_refusal(name: &str) -> String {
+    match lookup(ENGINES, name) {
+        Some(why) => format!("ioengine '{name}' cannot work in iogauge: {why}"),
+        None => format!("ioengine '{name}' is not supported by iogauge yet"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_listed_option_is_a_fio_option_and_none_is_supported() {
+        for (k, _) in OPTIONS {
+            assert!(super::super::known::is_fio_option(k), "{k}");
+            assert!(super::super::options::find(k).is_none(), "{k} is supported");
+        }
+        assert!(OPTIONS.windows(2).all(|w| w[0].0 < w[1].0));
+        assert!(ENGINES.windows(2).all(|w| w[0].0 < w[1].0));
+    }
+
+    #[test]
+    fn refusals_name_the_reason_or_say_not_yet() {
+        assert_eq!(
+            option_refusal("hostname"),
+            "option 'hostname' cannot work in iogauge: it belongs to fio's network engines; \
+             iogauge measures local files and block devices"
+        );
+        assert_eq!(
+            option_refusal("cgroup"),
+            "option 'cgroup' is not supported by iogauge yet"
+        );
+        assert_eq!(
+            engine_refusal("rbd"),
+            "ioengine 'rbd' cannot work in iogauge: it needs a storage cluster's client library \
+             (Ceph, Gluster, HDFS, DAOS); iogauge measures what the host has mounted"
+        );
+        assert_eq!(
+            engine_refusal("splice"),
+            "ioengine 'splice' is not supported by iogauge yet"
+        );
+    }
+}
