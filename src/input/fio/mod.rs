@@ -2,6 +2,8 @@
 //! fio applies them: command-line globals, then each job file's `[global]` sections as they come,
 //! then the job's own options.
 
+#[cfg(test)]
+mod catalog;
 mod cmdline;
 mod help;
 mod jobfile;

@@ -84,9 +84,14 @@ fn lookup(table: &[(&str, &'static str)], key: &str) -> Option<&'static str> {
     table.iter().find(|(k, _)| *k == key).map(|(_, why)| *why)
 }
 
+/// Why an option cannot work in iogauge, if that is why it is refused.
+pub(super) fn option_reason(key: &str) -> Option<&'static str> {
+    lookup(OPTIONS, key)
+}
+
 /// The refusal of a fio option iogauge does not support.
 pub(super) fn option_refusal(key: &str) -> String {
-    match lookup(OPTIONS, key) {
+    match option_reason(key) {
         Some(why) => format!("option '{key}' cannot work in iogauge: {why}"),
         None => format!("option '{key}' is not supported by iogauge yet"),
     }
