@@ -309,9 +309,31 @@ fn a_history_that_cannot_be_written_costs_one_line() {
         "left as it was"
     );
 
-    // A location under a regular file.
+    // A location under a regular file: given as --history-db, refused before anything runs…
     let under = top.join("garbage.db/history.db");
     let o = run(&mut fio(&e.home, &under, &[]));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(o.stdout.is_empty());
+    assert_eq!(
+        text(&o.stderr),
+        format!(
+            "iogauge fio: --history-db {}: '{}' is a file, not a directory\n",
+            under.display(),
+            bad.display()
+        )
+    );
+    // …and from $IOGAUGE_HISTORY, found out only when saving: one line, the run stands.
+    let o = run(iogauge(&e.home)
+        .args([
+            "fio",
+            "--ioengine=null",
+            "--size=1m",
+            "--name=a",
+            "--rw=randwrite",
+        ])
+        .arg("--output-format=json")
+        .env("IOGAUGE_HISTORY", &under)
+        .current_dir(&e.home));
     assert_saved_nothing_but_ran(
         &o,
         &under,

@@ -64,7 +64,7 @@ pub(crate) struct CheckArgs {
     #[arg(long)]
     keep_files: bool,
     /// Also write the result as a self-contained HTML page (charts, verdicts, the jobs)
-    #[arg(long, value_name = "FILE.html")]
+    #[arg(long, value_name = "FILE.html", value_parser = super::report::output_file)]
     report: Option<PathBuf>,
     /// List the built-in profiles, one line each
     #[arg(long)]

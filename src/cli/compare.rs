@@ -36,7 +36,7 @@ pub(crate) struct CompareArgs {
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
     /// Also write the comparison as a self-contained HTML page
-    #[arg(long, value_name = "FILE.html")]
+    #[arg(long, value_name = "FILE.html", value_parser = super::report::output_file)]
     report: Option<std::path::PathBuf>,
     /// The history database the ids are in [default: $IOGAUGE_HISTORY, else the XDG data dir]
     #[arg(long, value_name = "FILE")]

@@ -39,6 +39,15 @@ pub(crate) fn main(mut args: Vec<String>, stop: &super::Stop) -> i32 {
         }
         FioCommand::Run(spec, out) => (spec, out),
     };
+    // Files written after the run are checked before it, so a typo costs no measurement.
+    for (flag, path) in [("--report", &out.report), ("--output", &out.path)] {
+        if let Some(p) = path {
+            if let Err(e) = super::report::output_file(&p.to_string_lossy()) {
+                eprintln!("iogauge fio: {flag}={}: {e}", p.display());
+                return EXIT_USAGE;
+            }
+        }
+    }
     for w in &out.warnings {
         eprintln!("iogauge fio: note: {w}");
     }

@@ -20,7 +20,7 @@ pub(crate) struct HistoryFlags {
     pub no_history: bool,
     /// The history database [default: $IOGAUGE_HISTORY, else
     /// $XDG_DATA_HOME/iogauge/history.db, ~/.local/share/iogauge/history.db]
-    #[arg(long, value_name = "FILE", help_heading = "History")]
+    #[arg(long, value_name = "FILE", help_heading = "History", value_parser = db_path)]
     pub history_db: Option<PathBuf>,
 }
 
@@ -42,9 +42,9 @@ impl HistoryFlags {
                 f.no_history = true;
             } else if a == "--history-db" {
                 let v = it.next().ok_or("--history-db needs a FILE")?;
-                f.history_db = Some(v.into());
+                f.history_db = Some(db_file(&v)?);
             } else if let Some(v) = a.strip_prefix("--history-db=") {
-                f.history_db = Some(v.into());
+                f.history_db = Some(db_file(v)?);
             } else {
                 rest.push(a);
             }
@@ -52,6 +52,28 @@ impl HistoryFlags {
         *args = rest;
         Ok(f)
     }
+}
+
+fn db_file(v: &str) -> Result<PathBuf, String> {
+    db_path(v).map_err(|e| format!("--history-db {v}: {e}"))
+}
+
+/// A history database to save into, checked before the run: the database creates missing
+/// directories, so only a name that can never be a file is refused.
+fn db_path(v: &str) -> Result<PathBuf, String> {
+    let path = PathBuf::from(v);
+    if v.is_empty() {
+        return Err("expected a file name, e.g. history.db".into());
+    }
+    if path.is_dir() {
+        return Err(format!("'{v}' is a directory; give a file name in it"));
+    }
+    if let Some(a) = path.ancestors().skip(1).find(|a| a.exists()) {
+        if !a.is_dir() {
+            return Err(format!("'{}' is a file, not a directory", a.display()));
+        }
+    }
+    Ok(path)
 }
 
 /// Saves a finished run (after its result was printed). A history that cannot be written costs
@@ -78,7 +100,7 @@ pub(crate) struct HistoryArgs {
     #[command(subcommand)]
     command: Option<HistoryCommand>,
     /// Show at most N runs, the newest
-    #[arg(long, value_name = "N", default_value_t = 50)]
+    #[arg(long, value_name = "N", default_value_t = 50, value_parser = parse_count)]
     limit: usize,
     /// Only runs of this command
     #[arg(long, value_name = "KIND", value_parser = parse_kind)]
@@ -97,6 +119,7 @@ enum HistoryCommand {
     /// Print a saved run as its command printed it (json: the stored document)
     Show {
         /// The run's id ('iogauge history' lists them)
+        #[arg(value_parser = parse_id)]
         id: i64,
         /// Output format
         #[arg(long, value_enum, default_value_t = Format::Text)]
@@ -105,7 +128,7 @@ enum HistoryCommand {
     /// Remove saved runs
     Rm {
         /// The runs' ids
-        #[arg(required = true, value_name = "ID")]
+        #[arg(required = true, value_name = "ID", value_parser = parse_id)]
         ids: Vec<i64>,
     },
     /// Remove old runs: those older than --older-than, except the newest --keep
@@ -114,9 +137,22 @@ enum HistoryCommand {
         #[arg(long, value_name = "AGE", value_parser = parse_age)]
         older_than: Option<Duration>,
         /// Keep the newest N runs whatever their age
-        #[arg(long, value_name = "N")]
+        #[arg(long, value_name = "N", value_parser = parse_count)]
         keep: Option<usize>,
     },
+}
+
+/// A run id as 'iogauge history' lists it.
+fn parse_id(v: &str) -> Result<i64, String> {
+    v.parse::<i64>().ok().filter(|&id| id > 0).ok_or_else(|| {
+        format!("'{v}': expected a run id such as 12 ('iogauge history' lists them)")
+    })
+}
+
+/// A count of runs.
+fn parse_count(v: &str) -> Result<usize, String> {
+    v.parse::<usize>()
+        .map_err(|_| format!("'{v}': expected a whole number of runs, e.g. 20"))
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq)]

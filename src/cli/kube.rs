@@ -171,6 +171,7 @@ struct KubeCheckArgs {
     #[arg(
         long,
         value_name = "FILE.html",
+        value_parser = super::report::output_file,
         conflicts_with = "dry_run",
         help_heading = "Run"
     )]
@@ -186,7 +187,7 @@ struct KubeCheckArgs {
 #[derive(clap::Args, Debug)]
 struct CleanupArgs {
     /// Only this run's objects (its id is printed when it starts) [default: every iogauge run's]
-    #[arg(long, value_name = "ID")]
+    #[arg(long, value_name = "ID", value_parser = run_id)]
     run: Option<String>,
     #[command(flatten)]
     connection: Connection,
@@ -345,6 +346,17 @@ fn check(a: KubeCheckArgs, stop: &Stop) -> i32 {
         Overall::Warn => EXIT_WARN,
         Overall::Pass => EXIT_OK,
     }
+}
+
+/// A run id as `kube check` prints it: a label value (letters, digits, '-', '_', '.').
+fn run_id(v: &str) -> Result<String, String> {
+    let ok = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
+    if v.is_empty() || v.len() > 63 || !v.chars().all(ok) {
+        return Err(format!(
+            "'{v}': expected the run id 'iogauge kube check' printed, e.g. k3v9q2"
+        ));
+    }
+    Ok(v.to_string())
 }
 
 fn clean(a: CleanupArgs, stop: &Stop) -> i32 {

@@ -34,7 +34,7 @@ pub(crate) struct PreflightArgs {
     #[arg(long)]
     keep_files: bool,
     /// Also write the result as a self-contained HTML page
-    #[arg(long, value_name = "FILE.html")]
+    #[arg(long, value_name = "FILE.html", value_parser = super::report::output_file)]
     report: Option<PathBuf>,
     /// Accepted for troubleshoot compatibility; iogauge is never interactive
     #[arg(long, hide = true, num_args = 0..=1, default_missing_value = "true")]

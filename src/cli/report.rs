@@ -71,6 +71,30 @@ pub(crate) fn main(a: ReportArgs) -> i32 {
     }
 }
 
+/// A file a command writes after its run (`--report`, `--history-db`, fio's `--output`), checked
+/// before the run so that a typo in its directory does not waste a measurement: its directory
+/// must exist and it must not be a directory itself. Used as a clap value parser.
+pub(crate) fn output_file(v: &str) -> Result<PathBuf, String> {
+    let path = PathBuf::from(v);
+    if v.is_empty() {
+        return Err("expected a file name, e.g. result.html".into());
+    }
+    if path.is_dir() {
+        return Err(format!("'{v}' is a directory; give a file name in it"));
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    if !dir.is_dir() {
+        return Err(format!(
+            "directory '{}' does not exist; create it or choose another place",
+            dir.display()
+        ));
+    }
+    Ok(path)
+}
+
 /// Writes a `--report` page after a run; a failure is one line on stderr and leaves the run's
 /// exit code as it is (the measurement itself succeeded).
 pub(crate) fn write_report(cmd: &str, path: &Path, html: &str) {

@@ -42,6 +42,30 @@ pub(crate) fn parse_bytes(v: &str) -> Result<u64, String> {
     Ok(bytes as u64)
 }
 
+/// Whether `v` is a Kubernetes quantity the API server accepts for a resource request or limit
+/// (no sign: a negative request is refused there too): digits with an optional fraction, then
+/// nothing, a binary suffix (Ki … Ei), a decimal one (n u m k M G T P E) or an exponent (e3).
+pub(crate) fn is_resource_quantity(v: &str) -> bool {
+    let split = v
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(v.len());
+    let (num, suffix) = v.split_at(split);
+    let number = match num.split_once('.') {
+        Some((a, b)) => !(b.contains('.') || a.is_empty() && b.is_empty()),
+        None => !num.is_empty(),
+    };
+    let exponent = |e: &str| {
+        let digits = e.strip_prefix(['+', '-']).unwrap_or(e);
+        !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+    };
+    number
+        && match suffix {
+            "" | "Ki" | "Mi" | "Gi" | "Ti" | "Pi" | "Ei" | "n" | "u" | "m" | "k" | "M" | "G"
+            | "T" | "P" | "E" => true,
+            _ => suffix.strip_prefix(['e', 'E']).is_some_and(exponent),
+        }
+}
+
 /// The quantity a manifest shows for `bytes`: the largest binary unit that divides it.
 pub(crate) fn format_bytes(bytes: u64) -> String {
     for (suffix, shift) in [("Ti", 40), ("Gi", 30), ("Mi", 20), ("Ki", 10)] {
@@ -56,6 +80,20 @@ pub(crate) fn format_bytes(bytes: u64) -> String {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    #[test]
+    fn resource_quantities_follow_the_api_server_grammar() {
+        for ok in [
+            "100m", "1", "0.5", ".5", "2.", "64Mi", "1Gi", "1e3", "1E-2", "500u",
+        ] {
+            assert!(is_resource_quantity(ok), "{ok}");
+        }
+        for bad in [
+            "", "abc", "1.5.5Gi", "-1", "+1", "1 Gi", "1x", "1e", "Mi", ".", "1mi",
+        ] {
+            assert!(!is_resource_quantity(bad), "{bad}");
+        }
+    }
 
     #[test]
     fn quantities() {

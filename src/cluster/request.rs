@@ -82,6 +82,17 @@ impl TargetRequest {
         if !fresh && self.claims.is_empty() && self.nodes.is_none() {
             return Err("no target: name --storage-class NAME, --all-storage-classes, --claim NAME, or --nodes SELECTOR with --host-path DIR".into());
         }
+        for (flag, names) in [
+            ("--storage-class", &self.storage_classes),
+            ("--claim", &self.claims),
+        ] {
+            if let Some(bad) = names.iter().find(|n| !is_object_name(n)) {
+                return Err(format!(
+                    "{flag} '{bad}': expected a Kubernetes object name (lowercase letters, \
+                     digits, '-' and '.', starting and ending with a letter or digit), e.g. fast-ssd"
+                ));
+            }
+        }
         match &self.host_path {
             Some(h) if !h.starts_with('/') => Err(format!(
                 "--host-path '{h}': expected an absolute path on the node, e.g. /var/lib/etcd"
@@ -89,6 +100,17 @@ impl TargetRequest {
             _ => Ok(()),
         }
     }
+}
+
+/// A DNS-1123 subdomain, what storage class and claim names must be.
+fn is_object_name(n: &str) -> bool {
+    let ok = |c: u8| c.is_ascii_lowercase() || c.is_ascii_digit();
+    let b = n.as_bytes();
+    !b.is_empty()
+        && b.len() <= 253
+        && ok(b[0])
+        && ok(b[b.len() - 1])
+        && b.iter().all(|&c| ok(c) || c == b'-' || c == b'.')
 }
 
 /// The profiles each pod runs: the built-in ones named, or the default suite (without
@@ -131,7 +153,7 @@ pub(crate) fn quantities(
         if v == "none" {
             continue;
         }
-        if v.is_empty() || v.contains(char::is_whitespace) {
+        if !super::quantity::is_resource_quantity(v) {
             return Err(format!(
                 "--{flag} '{v}': expected a Kubernetes quantity such as 500m or 256Mi, or 'none'"
             ));

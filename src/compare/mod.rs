@@ -44,22 +44,27 @@ impl std::str::FromStr for Noise {
             let (k, val) = part.split_once('=').ok_or_else(|| {
                 format!("'{part}': expected latency=PCT or rate=PCT, e.g. latency=10%,rate=5%")
             })?;
-            let x = match val.strip_suffix('%') {
-                Some(p) => p.parse::<f64>().map(|p| p / 100.0),
-                None => val.parse::<f64>(),
-            }
-            .ok()
-            .filter(|x| (0.0..1.0).contains(x))
-            .ok_or_else(|| format!("'{val}': expected a percentage from 0% to 99%, e.g. 5%"))?;
-            match k {
-                "latency" => n.latency = x,
-                "rate" => n.rate = x,
+            let slot = match k {
+                "latency" => &mut n.latency,
+                "rate" => &mut n.rate,
                 _ => {
                     return Err(format!(
                         "'{k}': the metric kinds are latency and rate, e.g. latency=10%"
                     ))
                 }
+            };
+            *slot = match val.strip_suffix('%') {
+                Some(p) => p.parse::<f64>().map(|p| p / 100.0),
+                None => val.parse::<f64>(),
             }
+            .ok()
+            .filter(|x| (0.0..1.0).contains(x))
+            .ok_or_else(|| {
+                format!(
+                    "'{val}': expected a percentage from 0% to 99% (or a fraction below 1), \
+                     e.g. {k}=5%"
+                )
+            })?;
         }
         Ok(n)
     }

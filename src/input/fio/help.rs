@@ -59,7 +59,9 @@ pub(super) fn cmdhelp(topic: &str) -> Result<String, String> {
     }
     Err(match known::closest(topic) {
         Some(near) => format!("--cmdhelp={topic}: unknown option; did you mean '{near}'?"),
-        None => format!("--cmdhelp={topic}: unknown option"),
+        None => format!(
+            "--cmdhelp={topic}: unknown option; 'iogauge fio --cmdhelp' lists the supported ones"
+        ),
     })
 }
 
