@@ -55,7 +55,16 @@ enum Format {
 /// id when it is a number.
 fn load(run: &str, db: Option<&Path>) -> Result<(String, Value), String> {
     if let (false, Ok(id)) = (Path::new(run).exists(), run.parse::<i64>()) {
-        let h = History::open(db)?;
+        // Reading never creates a database: a path that does not exist holds no runs.
+        let path = crate::history::location(db)?;
+        if !path.exists() {
+            return Err(format!(
+                "no run with id {id}: there is no history at {} yet ('{run}' is no file \
+                 either)",
+                path.display()
+            ));
+        }
+        let h = History::open(Some(&path))?;
         let saved = h.get(id)?.ok_or_else(|| {
             format!(
                 "no run with id {id} in {}; 'iogauge history' lists them",

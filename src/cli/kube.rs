@@ -159,7 +159,7 @@ struct KubeCheckArgs {
     #[arg(long, value_name = "D", default_value = "60s", value_parser = parse_duration, help_heading = "Run")]
     pending_timeout: Duration,
     /// How many targets run at once (1: targets on shared storage do not disturb each other)
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..), help_heading = "Run")]
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = parse_parallel, help_heading = "Run")]
     parallel: u16,
     /// Print every manifest as YAML and create nothing
     #[arg(long, help_heading = "Run")]
@@ -346,6 +346,14 @@ fn check(a: KubeCheckArgs, stop: &Stop) -> i32 {
         Overall::Warn => EXIT_WARN,
         Overall::Pass => EXIT_OK,
     }
+}
+
+/// `--parallel`: at least one target at a time.
+fn parse_parallel(v: &str) -> Result<u16, String> {
+    v.parse::<u16>()
+        .ok()
+        .filter(|&n| n >= 1)
+        .ok_or_else(|| format!("'{v}': expected how many targets run at once, 1 to 65535, e.g. 2"))
 }
 
 /// A run id as `kube check` prints it: a label value (letters, digits, '-', '_', '.').

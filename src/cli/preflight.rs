@@ -21,11 +21,11 @@ pub(crate) struct PreflightArgs {
     #[arg(value_name = "SPEC.yaml", required = true)]
     specs: Vec<PathBuf>,
     /// Where result files go [default: a new preflight-<unix time> directory]
-    #[arg(short, long, value_name = "DIR")]
+    #[arg(short, long, value_name = "DIR", value_parser = output_dir)]
     output: Option<PathBuf>,
     /// Evaluate the analyzers against results already in DIR (iogauge's or troubleshoot's),
     /// collecting nothing
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_parser = results_dir)]
     analyze_only: Option<PathBuf>,
     /// Output format
     #[arg(long, value_enum, default_value_t = Format::Human)]
@@ -134,4 +134,31 @@ pub(crate) fn main(a: PreflightArgs, stop: &Stop) -> i32 {
         _ if !r.errors.is_empty() => EXIT_ERROR,
         _ => EXIT_OK,
     }
+}
+
+/// `--output`: made by the run (troubleshoot's layout inside), so only a name that can never be a
+/// directory is refused, before anything is measured.
+fn output_dir(v: &str) -> Result<PathBuf, String> {
+    let path = PathBuf::from(v);
+    if v.is_empty() {
+        return Err("expected a directory name, e.g. preflight-results".into());
+    }
+    if let Some(a) = path.ancestors().find(|a| a.exists()) {
+        if !a.is_dir() {
+            return Err(format!("'{}' is a file, not a directory", a.display()));
+        }
+    }
+    Ok(path)
+}
+
+/// `--analyze-only`: results that exist.
+fn results_dir(v: &str) -> Result<PathBuf, String> {
+    let path = PathBuf::from(v);
+    if !path.is_dir() {
+        return Err(format!(
+            "no directory '{v}'; give the directory a preflight or troubleshoot run wrote its \
+             results to"
+        ));
+    }
+    Ok(path)
 }

@@ -174,8 +174,22 @@ impl Profile {
         }
         for m in &self.metrics {
             let parse = |a: &Amount, what: &str| {
-                a.value()
-                    .map_err(|e| format!("metric '{}': {what}: {e}", m.key.name()))
+                let v = a
+                    .value()
+                    .map_err(|e| format!("metric '{}': {what}: {e}", m.key.name()))?;
+                if v.is_finite() && v > 0.0 {
+                    Ok(v)
+                } else {
+                    Err(format!(
+                        "metric '{}': {what}: expected a threshold above 0, e.g. {what}: {}",
+                        m.key.name(),
+                        if matches!(a, Amount::Text(_)) {
+                            "10ms"
+                        } else {
+                            "500"
+                        }
+                    ))
+                }
             };
             let pass = parse(&m.pass, "pass")?;
             if let Some(w) = &m.warn {

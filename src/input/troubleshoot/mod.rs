@@ -54,6 +54,7 @@ pub(crate) fn show(v: &Value) -> String {
 
 /// Reads every document of one spec file (`name` is used in messages).
 pub(crate) fn load(text: &str, name: &str, into: &mut Preflight) -> Result<(), String> {
+    let mut specs = 0;
     for (i, doc) in yaml_serde::Deserializer::from_str(text).enumerate() {
         let at = format!("{name} (document {})", i + 1);
         let v: Value = serde::Deserialize::deserialize(doc)
@@ -61,6 +62,7 @@ pub(crate) fn load(text: &str, name: &str, into: &mut Preflight) -> Result<(), S
         if v.is_null() {
             continue; // an empty document between `---` separators
         }
+        specs += 1;
         let m = v.as_mapping().ok_or_else(|| {
             format!("{at}: expected a troubleshoot spec (a mapping with apiVersion, kind, spec)")
         })?;
@@ -72,9 +74,13 @@ pub(crate) fn load(text: &str, name: &str, into: &mut Preflight) -> Result<(), S
             ));
         }
         if let Some(api) = m.get("apiVersion").and_then(Value::as_str) {
-            if !api.starts_with("troubleshoot.sh/")
-                && !api.starts_with("troubleshoot.replicated.com/")
-            {
+            // The API versions troubleshoot itself decodes.
+            if !matches!(
+                api,
+                "troubleshoot.sh/v1beta2"
+                    | "troubleshoot.sh/v1beta1"
+                    | "troubleshoot.replicated.com/v1beta1"
+            ) {
                 return Err(format!(
                     "{at}: apiVersion '{api}' is not troubleshoot.sh/v1beta2"
                 ));
@@ -111,6 +117,12 @@ pub(crate) fn load(text: &str, name: &str, into: &mut Preflight) -> Result<(), S
                 }
             }
         }
+    }
+    if specs == 0 {
+        return Err(format!(
+            "{name}: empty; expected a troubleshoot spec (apiVersion: troubleshoot.sh/v1beta2, \
+             kind: HostPreflight, spec: collectors and analyzers)"
+        ));
     }
     Ok(())
 }

@@ -24,6 +24,10 @@ impl Opt {
     /// Applies the value (None for a valueless flag) to `job`.
     pub(super) fn apply(&self, job: &mut JobSpec, value: Option<&str>) -> Result<(), String> {
         match value {
+            // fio: "option bs requires an argument". Only free text may be empty.
+            Some("") if !matches!(self.name, "description" | "name") => {
+                Err(format!("needs a value, e.g. {}", example(self.name)))
+            }
             Some(v) => (self.set)(job, v),
             None if self.flag => (self.set)(job, "1"),
             None => Err(format!("needs a value, e.g. {}", example(self.name))),
