@@ -7,6 +7,8 @@ pub mod cli;
 pub mod cluster;
 pub(crate) mod compare;
 pub(crate) mod engine;
+#[doc(hidden)]
+pub mod fuzz;
 pub(crate) mod history;
 pub(crate) mod input;
 pub mod model;

@@ -51,7 +51,12 @@ pub(crate) fn load_file(path: &Path) -> Result<Profile, String> {
     let at = path.display();
     let text =
         std::fs::read_to_string(path).map_err(|e| format!("cannot read profile '{at}': {e}"))?;
-    let p: Profile = yaml_serde::from_str(&text)
+    from_text(&text, &at.to_string())
+}
+
+/// A profile from YAML text, validated; `at` names where the text came from in messages.
+pub(crate) fn from_text(text: &str, at: &str) -> Result<Profile, String> {
+    let p: Profile = yaml_serde::from_str(text)
         .map_err(|e| format!("profile '{at}': {e}; the format is described in docs/PROFILES.md"))?;
     p.validate().map_err(|e| format!("profile '{at}': {e}"))?;
     Ok(p)
