@@ -11,7 +11,7 @@ use super::source::IoSource;
 use crate::engine::{Engine, Op, QueueEngine, SyncOp};
 use crate::model::{DDIR_READ, DDIR_WRITE};
 use crate::workload::buffers::Filler;
-use crate::workload::verify::{reads_back, Mismatch, Verifier, Written, EILSEQ};
+use crate::workload::verify::{reads_back, Mismatch, Verifier, WriteLog, Written, EILSEQ};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// fio's io_u flags printed with a checksum failure: IO_U_F_VER_LIST | IO_U_F_IN_CUR_DEPTH for
@@ -193,31 +193,94 @@ pub(crate) fn run_sync<E: Engine>(
         res.error = Some(f);
         return;
     }
-    let timed = !input.job.gtod_reduce;
-    let Some(v) = d.ver.as_mut() else { return };
-    while let Some(w) = v.log.as_mut().and_then(|l| l.next()) {
-        if stop.load(Ordering::Relaxed) || now_ns() >= deadline {
-            break;
-        }
-        let t0 = now_ns();
-        // SAFETY: buf holds max_bs >= w.len bytes, aligned, owned by this thread.
-        let r = unsafe { engine.io(w.file, Op::Read, buf, w.len, w.offset) };
-        let t1 = now_ns();
-        let n = match r {
-            Ok(n) => n,
-            Err(e) => {
-                res.error = Some(IoFailure::new(input, "read", w.file, w.offset, errno(&e)));
+    let rb = ReadBack {
+        input,
+        published,
+        buf,
+    };
+    rb.run(engine, d, res, usize::MAX, |l| l.next(), stop, deadline);
+}
+
+impl Data {
+    /// verify_backlog: how many written blocks to read back right now (0 almost always).
+    #[inline]
+    pub(crate) fn backlog_due(&self) -> usize {
+        self.ver.as_ref().map_or(0, |v| v.backlog_due())
+    }
+}
+
+/// verify_backlog on a synchronous engine: read back the `n` oldest writes now, in the middle
+/// of the workload (fio does not sync or drop the cache first here).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn backlog_sync<E: Engine>(
+    engine: &mut E,
+    d: &mut Data,
+    n: usize,
+    input: &WorkerInput,
+    res: &mut WorkerResult,
+    published: &Published,
+    buf: *mut u8,
+    stop: &AtomicBool,
+) {
+    let rb = ReadBack {
+        input,
+        published,
+        buf,
+    };
+    rb.run(engine, d, res, n, |l| l.next_oldest(), stop, u64::MAX);
+}
+
+/// Reads back written blocks on a synchronous engine into one buffer.
+struct ReadBack<'a> {
+    input: &'a WorkerInput,
+    published: &'a Published,
+    buf: *mut u8,
+}
+
+impl ReadBack<'_> {
+    #[allow(clippy::too_many_arguments)]
+    fn run<E: Engine>(
+        &self,
+        engine: &mut E,
+        d: &mut Data,
+        res: &mut WorkerResult,
+        max: usize,
+        mut next: impl FnMut(&mut WriteLog) -> Option<Written>,
+        stop: &AtomicBool,
+        deadline: u64,
+    ) {
+        let input = self.input;
+        let timed = !input.job.gtod_reduce;
+        let Some(v) = d.ver.as_mut() else { return };
+        let mut done = 0;
+        while done < max {
+            let Some(w) = v.log.as_mut().and_then(&mut next) else {
+                break;
+            };
+            done += 1;
+            if stop.load(Ordering::Relaxed) || now_ns() >= deadline {
+                break;
+            }
+            let t0 = now_ns();
+            // SAFETY: buf holds max_bs >= w.len bytes, aligned, owned by this thread.
+            let r = unsafe { engine.io(w.file, Op::Read, self.buf, w.len, w.offset) };
+            let t1 = now_ns();
+            let n = match r {
+                Ok(n) => n,
+                Err(e) => {
+                    res.error = Some(IoFailure::new(input, "read", w.file, w.offset, errno(&e)));
+                    return;
+                }
+            };
+            count(res, self.published, timed, n, w.len, t1, t1 - t0, None);
+            // SAFETY: as above; the read is complete.
+            let b = unsafe { std::slice::from_raw_parts_mut(self.buf, w.len) };
+            if v.check(b, &input.paths[w.file], w.offset, Some(&w), FLAGS_READ_BACK)
+                .is_err()
+            {
+                fail(res, false);
                 return;
             }
-        };
-        count(res, published, timed, n, w.len, t1, t1 - t0, None);
-        // SAFETY: as above; the read is complete.
-        let b = unsafe { std::slice::from_raw_parts_mut(buf, w.len) };
-        if v.check(b, &input.paths[w.file], w.offset, Some(&w), FLAGS_READ_BACK)
-            .is_err()
-        {
-            fail(res, false);
-            return;
         }
     }
 }

@@ -180,6 +180,26 @@ impl<E: Engine> Loop<'_, E> {
                     }
                 }
 
+                if let Some(d) = data.as_mut().filter(|_| dir == DDIR_WRITE) {
+                    let n = d.backlog_due();
+                    if n > 0 {
+                        let (input, published) = (self.input, self.published);
+                        verify_phase::backlog_sync(
+                            &mut self.engine,
+                            d,
+                            n,
+                            input,
+                            &mut res,
+                            published,
+                            bufp,
+                            self.stop,
+                        );
+                        if res.error.is_some() || res.job_error != 0 {
+                            break;
+                        }
+                    }
+                }
+
                 if tl.ramp_over(t_end, &mut res, self.published) {
                     done_bytes = 0;
                     src.restart_pacing(tl.meas_start);

@@ -10,6 +10,7 @@ use super::rng::Rng;
 use crate::model::verify::{resolve_interval, VerifyKind, VerifySpec};
 use crate::model::{JobSpec, RwKind, DDIR_WRITE};
 use sha2::Digest;
+use std::collections::VecDeque;
 use std::path::Path;
 
 /// fio's FIO_HDR_MAGIC.
@@ -231,6 +232,10 @@ pub(crate) struct WriteLog {
     unit: u64,
     /// Where the read-back cursor is: (file, slot).
     cursor: (usize, usize),
+    /// verify_backlog: writes not read back yet, oldest first (file, slot, numberio), at most
+    /// `fifo_cap` (then the oldest leaves the queue and waits for the final read-back).
+    fifo: Option<VecDeque<(u32, u32, u64)>>,
+    fifo_cap: usize,
 }
 
 struct FileLog {
@@ -240,19 +245,48 @@ struct FileLog {
 }
 
 impl WriteLog {
-    fn new(regions: &[(u64, u64)], unit: u64) -> WriteLog {
+    fn new(regions: &[(u64, u64)], unit: u64, backlog: bool) -> WriteLog {
         let unit = unit.max(1);
+        let files: Vec<FileLog> = regions
+            .iter()
+            .map(|&(start, len)| FileLog {
+                start,
+                slots: vec![(0, 0); len.div_ceil(unit) as usize],
+            })
+            .collect();
+        let blocks: usize = files.iter().map(|f| f.slots.len()).sum();
         WriteLog {
-            files: regions
-                .iter()
-                .map(|&(start, len)| FileLog {
-                    start,
-                    slots: vec![(0, 0); len.div_ceil(unit) as usize],
-                })
-                .collect(),
+            files,
             unit,
             cursor: (0, 0),
+            fifo: backlog.then(|| VecDeque::with_capacity(blocks.max(1))),
+            fifo_cap: blocks.max(1),
         }
+    }
+
+    /// Writes waiting in the backlog queue.
+    pub(crate) fn pending(&self) -> usize {
+        self.fifo.as_ref().map_or(0, |q| q.len())
+    }
+
+    /// The oldest write of the backlog queue that is still the newest of its block (fio reads
+    /// the backlog back in write order); it is not read back again at the end.
+    pub(crate) fn next_oldest(&mut self) -> Option<Written> {
+        let q = self.fifo.as_mut()?;
+        while let Some((f, i, n)) = q.pop_front() {
+            let fl = &mut self.files[f as usize];
+            let (stored, len) = fl.slots[i as usize];
+            if stored == n + 1 {
+                fl.slots[i as usize] = (0, 0);
+                return Some(Written {
+                    file: f as usize,
+                    offset: fl.start + i as u64 * self.unit,
+                    len: len as usize,
+                    numberio: n,
+                });
+            }
+        }
+        None
     }
 
     /// Records a write (a later write to the same block replaces the earlier one).
@@ -262,6 +296,12 @@ impl WriteLog {
         let i = (w.offset.saturating_sub(f.start) / self.unit) as usize;
         if let Some(s) = f.slots.get_mut(i) {
             *s = (w.numberio + 1, w.len as u32);
+            if let Some(q) = self.fifo.as_mut() {
+                if q.len() == self.fifo_cap {
+                    q.pop_front();
+                }
+                q.push_back((w.file as u32, i as u32, w.numberio));
+            }
         }
     }
 
@@ -308,6 +348,8 @@ pub(crate) struct Verifier {
     rng: Rng,
     /// What was written, for the read-back (None when the job does not read back).
     pub log: Option<WriteLog>,
+    /// verify_backlog and its batch (0: read back at the end only).
+    backlog: (u64, u64),
     /// Reads of a read job are checked as they complete (fio checks every read when the job
     /// does not also write).
     pub check_reads: bool,
@@ -345,9 +387,33 @@ impl Verifier {
             thread,
             rng: Rng::new(seed ^ 0x7e51_f1ed_0000_0001),
             log: (writes && v.do_verify && v.kind != VerifyKind::Null)
-                .then(|| WriteLog::new(regions, job.bs[DDIR_WRITE])),
+                .then(|| WriteLog::new(regions, job.bs[DDIR_WRITE], v.backlog > 0)),
+            backlog: (
+                v.backlog,
+                if v.backlog_batch == 0 {
+                    v.backlog
+                } else {
+                    v.backlog_batch
+                },
+            ),
             check_reads: job.rw.kind == RwKind::Read && v.kind != VerifyKind::Null,
         })
+    }
+
+    /// How many written blocks to read back now (fio: every `verify_backlog` logged writes,
+    /// `verify_backlog_batch` of them); 0 almost always.
+    #[inline]
+    pub(crate) fn backlog_due(&self) -> usize {
+        let (every, batch) = self.backlog;
+        if every == 0 {
+            return 0;
+        }
+        let pending = self.log.as_ref().map_or(0, |l| l.pending()) as u64;
+        if pending > 0 && pending.is_multiple_of(every) {
+            batch as usize
+        } else {
+            0
+        }
     }
 
     /// fio's pattern with the block's offset pasted at each %o.
@@ -725,7 +791,7 @@ mod tests {
 
     #[test]
     fn write_log_returns_each_block_once_in_offset_order() {
-        let mut l = WriteLog::new(&[(0, 16384), (4096, 8192)], 4096);
+        let mut l = WriteLog::new(&[(0, 16384), (4096, 8192)], 4096, true);
         for (f, o, n) in [(0, 8192, 0), (1, 4096, 1), (0, 0, 2), (0, 8192, 3)] {
             l.record(Written {
                 file: f,
@@ -738,5 +804,21 @@ mod tests {
             .map(|w| (w.file, w.offset, w.numberio))
             .collect();
         assert_eq!(got, [(0, 0, 2), (0, 8192, 3), (1, 4096, 1)]);
+        // The backlog queue returns writes oldest first, skipping one a later write replaced.
+        let mut l = WriteLog::new(&[(0, 16384)], 4096, true);
+        for (o, n) in [(8192, 0), (0, 1), (8192, 2), (4096, 3)] {
+            l.record(Written {
+                file: 0,
+                offset: o,
+                len: 4096,
+                numberio: n,
+            });
+        }
+        assert_eq!(l.pending(), 4);
+        let got: Vec<_> = std::iter::from_fn(|| l.next_oldest())
+            .map(|w| (w.offset, w.numberio))
+            .collect();
+        assert_eq!(got, [(0, 1), (8192, 2), (4096, 3)]);
+        assert_eq!(l.next(), None);
     }
 }
