@@ -429,6 +429,10 @@ fn bad_verify_settings_are_refused_with_the_reason() {
         "iogauge keeps no verify state file",
     );
     refuse(&["--verify=md5", "--loops=2"], "loops > 1");
+    refuse(
+        &["--verify=md5", "--verify_backlog=8", "--ioengine=libaio"],
+        "verify_backlog is not supported by iogauge yet with ioengine=libaio",
+    );
     refuse(&["--verify_pattern=\"abc"], "no closing");
     refuse(&["--dedupe_mode=often"], "expected repeat or working_set");
     refuse(&["--buffer_compress_percentage=101"], "from 0 to 100");
