@@ -344,6 +344,8 @@ pub(crate) struct Verifier {
     pattern: Option<Vec<u8>>,
     pattern_offsets: Vec<usize>,
     compress: u32,
+    /// buffer_pattern: the compressible part of a block holds it instead of zeros.
+    buf_pattern: Option<Vec<u8>>,
     thread: u16,
     rng: Rng,
     /// What was written, for the read-back (None when the job does not read back).
@@ -384,6 +386,7 @@ impl Verifier {
             pattern: pattern.map(|p| p.bytes.clone()),
             pattern_offsets: pattern.map(|p| p.offsets_at.clone()).unwrap_or_default(),
             compress: job.buffers.compress_percentage,
+            buf_pattern: job.buffers.pattern.as_ref().map(|p| p.bytes.clone()),
             thread,
             rng: Rng::new(seed ^ 0x7e51_f1ed_0000_0001),
             log: (writes && v.do_verify && v.kind != VerifyKind::Null)
@@ -452,7 +455,8 @@ impl Verifier {
         } else {
             let mut rng = Rng::new(seed);
             let n = buf.len();
-            fill_percentage(&mut rng, buf, self.compress, n, None);
+            let bp = self.buf_pattern.as_deref();
+            fill_percentage(&mut rng, buf, self.compress, n, bp);
         }
         if self.kind == VerifyKind::Null {
             return;
