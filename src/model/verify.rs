@@ -330,7 +330,7 @@ pub(crate) fn resolve_interval(job: &JobSpec) -> usize {
     } else if job.rw.kind != RwKind::Write && iv > r {
         iv = r;
     }
-    if iv == 0 || w % iv != 0 {
+    if iv == 0 || !w.is_multiple_of(iv) {
         iv = w;
     }
     iv as usize
