@@ -50,9 +50,8 @@ pub enum VerifyKind {
 
 impl VerifyKind {
     /// fio's name for `verify=`, and the kind.
-    pub(crate) const NAMES: [(&'static str, VerifyKind); 21] = [
+    pub(crate) const NAMES: [(&'static str, VerifyKind); 19] = [
         ("0", VerifyKind::None),
-        ("none", VerifyKind::None),
         ("md5", VerifyKind::Md5),
         ("crc64", VerifyKind::Crc64),
         ("crc32", VerifyKind::Crc32),
@@ -71,7 +70,6 @@ impl VerifyKind {
         ("meta", VerifyKind::Meta),
         ("pattern", VerifyKind::PatternNoHdr),
         ("null", VerifyKind::Null),
-        ("1", VerifyKind::Md5),
     ];
 
     /// fio 3.33's `verify_type` number (enum in verify.h).
