@@ -71,7 +71,11 @@ pub(crate) fn main(mut args: Vec<String>, stop: &super::Stop) -> i32 {
             EXIT_ERROR
         }
         Ok(report) => {
-            let code = write_output(&out, &report);
+            let mut code = write_output(&out, &report);
+            // A job that ended with an error (a verify mismatch) fails the run, as in fio.
+            if report.jobs.iter().any(|j| j.error != 0) {
+                code = EXIT_ERROR;
+            }
             save(&history, || saved(&report, &out, None, &at));
             code
         }

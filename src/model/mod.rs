@@ -1,7 +1,9 @@
 //! The job model. Every translator (fio command line, fio job files, troubleshoot YAML,
 //! built-in profiles) produces these types; nothing below `run/` knows where a job came from.
 
+pub mod buffers;
 pub(crate) mod units;
+pub mod verify;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -274,6 +276,11 @@ pub struct JobSpec {
     pub bwavgtime_ms: u64,
     /// Interval of the periodic IOPS samples, ms (fio `iopsavgtime`).
     pub iopsavgtime_ms: u64,
+
+    /// Data verification (fio's `verify` family).
+    pub verify: verify::VerifySpec,
+    /// What written buffers hold (fio's buffer options).
+    pub buffers: buffers::BufferSpec,
 }
 
 /// The block sizes a job is sized by, each with its one rule (fio's td_min_bs / td_max_bs and
@@ -387,6 +394,8 @@ impl Default for JobSpec {
             lat_percentiles: false,
             bwavgtime_ms: 500,
             iopsavgtime_ms: 500,
+            verify: verify::VerifySpec::default(),
+            buffers: buffers::BufferSpec::default(),
         }
     }
 }

@@ -9,6 +9,7 @@ use super::clock::{now_ns, sleep_until};
 use super::instance::Timeline;
 use super::instance::{errno, wait_for_start, IoFailure, Published, WorkerInput, WorkerResult};
 use super::source::{IoSource, NextIo};
+use super::verify_phase::{self, Data};
 use crate::engine::{Op, QueueEngine, SyncOp};
 use crate::model::{DDIR_READ, DDIR_WRITE};
 use crate::stats::DepthCounters;
@@ -151,6 +152,13 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
     let mut draining_to_low = false;
     let mut tl = Timeline::begin(job, published, &mut res);
     src.restart_pacing(tl.meas_start);
+    // Verify and buffer options (None without them: one check per I/O).
+    let mut data = Data::new(input);
+    if let Some(d) = data.as_mut().filter(|d| d.only()) {
+        verify_phase::dry_run(&mut src, d, input, &mut res, published);
+        stopping = true;
+    }
+    let mut bad_read = false;
 
     loop {
         if stop.load(Ordering::Relaxed) {
@@ -195,6 +203,11 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
                 // SAFETY: the slot's buffer holds at least len bytes and is not in flight.
                 src.rng
                     .fill(unsafe { std::slice::from_raw_parts_mut(buf, len) });
+            }
+            if let Some(d) = data.as_mut().filter(|_| dir == DDIR_WRITE) {
+                // SAFETY: the slot's buffer holds at least len bytes and is not in flight.
+                let b = unsafe { std::slice::from_raw_parts_mut(buf, len) };
+                d.before_write(b, file, offset, now_ns());
             }
             let t_prep = if timed { now_ns() } else { 0 };
             slots[slot] = Slot {
@@ -367,6 +380,15 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
             }
             res.bytes[d] += r as u64;
             res.ios[d] += 1;
+            if let Some(v) = data.as_mut().filter(|_| d == DDIR_READ) {
+                // SAFETY: the read into this slot's buffer has completed.
+                let b = unsafe { std::slice::from_raw_parts_mut(regions[slot as usize].0, s.len) };
+                if v.after_read(b, input, s.file, s.offset, &mut res, true)
+                    .is_err()
+                {
+                    bad_read = true;
+                }
+            }
         });
         let n = match reaped {
             Ok(n) => n,
@@ -382,6 +404,9 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
                 published.bytes[d].store(res.bytes[d], Ordering::Relaxed);
                 published.ios[d].store(res.ios[d], Ordering::Relaxed);
             }
+        }
+        if bad_read {
+            break;
         }
         if let Some((slot, r)) = io_error {
             let s = slots[slot];
@@ -415,6 +440,20 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
         }) {
             Ok(_) => {}
             Err(_) => break,
+        }
+    }
+    if let Some(d) = data.as_mut() {
+        if inflight == 0 && verify_phase::phase_due(d, &res, stop, tl.deadline) {
+            inflight = verify_phase::run_queue(
+                &mut engine,
+                d,
+                input,
+                &mut res,
+                published,
+                &regions,
+                stop,
+                tl.deadline,
+            );
         }
     }
     let end = tl.finish(&mut res, input, |f| engine.sync(f, SyncOp::Fsync));

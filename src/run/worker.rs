@@ -8,6 +8,7 @@ use super::instance::{
     errno, wait_for_start, IoFailure, Published, Timeline, WorkerInput, WorkerResult,
 };
 use super::source::{IoSource, NextIo};
+use super::verify_phase::{self, Data};
 use crate::engine::{Engine, Op, SyncOp};
 use crate::model::{DDIR_READ, DDIR_WRITE};
 use crate::workload::buffers::AlignedBuf;
@@ -61,9 +62,14 @@ impl<E: Engine> Loop<'_, E> {
         let mut writes: u64 = 0;
         let mut tl = Timeline::begin(job, self.published, &mut res);
         src.restart_pacing(tl.meas_start);
+        // Verify and buffer options (None without them: one check per I/O).
+        let mut data = Data::new(self.input);
+        if let Some(d) = data.as_mut().filter(|d| d.only()) {
+            verify_phase::dry_run(&mut src, d, self.input, &mut res, self.published);
+        }
 
         // create_only (a limit of 0 bytes): lay out, do no I/O, not even during ramp.
-        if limit > 0 {
+        if limit > 0 && !data.as_ref().is_some_and(Data::only) {
             'io: loop {
                 if self.stop.load(Ordering::Relaxed) {
                     break;
@@ -96,6 +102,11 @@ impl<E: Engine> Loop<'_, E> {
                     // SAFETY: buf holds max_bs >= len bytes and is owned by this thread.
                     src.rng
                         .fill(unsafe { std::slice::from_raw_parts_mut(bufp, len) });
+                }
+                if let Some(d) = data.as_mut().filter(|_| dir == DDIR_WRITE) {
+                    // SAFETY: as above.
+                    let b = unsafe { std::slice::from_raw_parts_mut(bufp, len) };
+                    d.before_write(b, file, offset, now_ns());
                 }
                 let op = if dir == DDIR_READ {
                     Op::Read
@@ -132,6 +143,15 @@ impl<E: Engine> Loop<'_, E> {
                 self.published.bytes[dir].store(res.bytes[dir], Ordering::Relaxed);
                 self.published.ios[dir].store(res.ios[dir], Ordering::Relaxed);
                 done_bytes += len as u64;
+                if let Some(d) = data.as_mut().filter(|_| dir == DDIR_READ) {
+                    // SAFETY: the read into buf is complete; nothing else uses buf.
+                    let b = unsafe { std::slice::from_raw_parts_mut(bufp, len) };
+                    if d.after_read(b, self.input, file, offset, &mut res, false)
+                        .is_err()
+                    {
+                        break;
+                    }
+                }
                 let mut t_end = t1;
 
                 if dir == DDIR_WRITE {
@@ -160,6 +180,26 @@ impl<E: Engine> Loop<'_, E> {
                     }
                 }
 
+                if let Some(d) = data.as_mut().filter(|_| dir == DDIR_WRITE) {
+                    let n = d.backlog_due();
+                    if n > 0 {
+                        let (input, published) = (self.input, self.published);
+                        verify_phase::backlog_sync(
+                            &mut self.engine,
+                            d,
+                            n,
+                            input,
+                            &mut res,
+                            published,
+                            bufp,
+                            self.stop,
+                        );
+                        if res.error.is_some() || res.job_error != 0 {
+                            break;
+                        }
+                    }
+                }
+
                 if tl.ramp_over(t_end, &mut res, self.published) {
                     done_bytes = 0;
                     src.restart_pacing(tl.meas_start);
@@ -171,6 +211,20 @@ impl<E: Engine> Loop<'_, E> {
             }
         }
 
+        if let Some(d) = data.as_mut() {
+            if verify_phase::phase_due(d, &res, self.stop, tl.deadline) {
+                verify_phase::run_sync(
+                    &mut self.engine,
+                    d,
+                    self.input,
+                    &mut res,
+                    self.published,
+                    bufp,
+                    self.stop,
+                    tl.deadline,
+                );
+            }
+        }
         let end = tl.finish(&mut res, self.input, |f| self.engine.sync(f, SyncOp::Fsync));
         Timeline::done(self.published, end, &mut res);
         res

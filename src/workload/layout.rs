@@ -331,7 +331,8 @@ pub(crate) fn plan_files(job: &JobSpec, jobnum: u32) -> Result<Vec<FilePlan>, La
 
 /// Whether the job ever writes (so existing data would be overwritten).
 pub(crate) fn job_writes(job: &JobSpec) -> bool {
-    job.rw.kind != RwKind::Read
+    // verify_only reads back what the write workload would write, and writes nothing.
+    job.rw.kind != RwKind::Read && !job.verify.only
 }
 
 /// Whether new files must contain data before the job runs (reads need real blocks).

@@ -10,3 +10,4 @@ pub(crate) mod offsets;
 pub(crate) mod randmap;
 pub(crate) mod rate;
 pub(crate) mod rng;
+pub(crate) mod verify;

@@ -159,6 +159,8 @@ fn build_job(globals: &[Entry], own: &[Entry], section: Option<&str>) -> Result<
             )));
         }
     }
+    crate::model::verify::check_job(&job)
+        .map_err(|e| FioError(format!("job '{}': {e}", job.name)))?;
     if job.hipri && !job.direct {
         return Err(FioError(format!(
             "job '{}': hipri (polled I/O) needs direct=1",

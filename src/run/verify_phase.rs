@@ -1,0 +1,462 @@
+//! Data verification and buffer contents in both worker loops: the per-write fill (fio's
+//! buffer options, or a verify header and checksum per interval), the log of written blocks,
+//! the check of every read of a read job, `verify_only`'s dry run, and the read-back phase
+//! (fio's do_verify) on a synchronous or a queueing engine. Reads of the read-back phase are
+//! counted in the read direction, as fio counts them. Nothing here runs for a job without
+//! these options: the worker loops hold `None` and skip it with one check per I/O.
+
+use super::clock::now_ns;
+use super::instance::{errno, IoFailure, Published, WorkerInput, WorkerResult};
+use super::source::IoSource;
+use crate::engine::{Engine, Op, QueueEngine, SyncOp};
+use crate::model::{DDIR_READ, DDIR_WRITE};
+use crate::workload::buffers::Filler;
+use crate::workload::verify::{reads_back, Mismatch, Verifier, WriteLog, Written, EILSEQ};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// fio's io_u flags printed with a checksum failure: IO_U_F_VER_LIST | IO_U_F_IN_CUR_DEPTH for
+/// a read-back, IO_U_F_IN_CUR_DEPTH for a read of a read job.
+const FLAGS_READ_BACK: u32 = 0x88;
+const FLAGS_READ: u32 = 0x08;
+
+/// What a job instance's writes hold and what its reads are checked against.
+pub(crate) struct Data {
+    ver: Option<Verifier>,
+    filler: Option<Filler>,
+    only: bool,
+    read_back: bool,
+    /// fio's numberio: writes issued so far.
+    writes: u64,
+}
+
+impl Data {
+    /// None when the job has no verify or buffer option (the loops then do nothing extra).
+    pub(crate) fn new(input: &WorkerInput) -> Option<Data> {
+        let job = &input.job;
+        let thread = (input.jobnum + 1) as u16;
+        let ver = Verifier::new(job, &input.regions, input.seed, thread);
+        let filler = match ver {
+            Some(_) => None,
+            None => {
+                let region: u64 = input.regions.iter().map(|r| r.1).sum();
+                Filler::new(&job.buffers, region, job.bs[DDIR_WRITE], input.seed)
+            }
+        };
+        if ver.is_none() && filler.is_none() {
+            return None;
+        }
+        Some(Data {
+            only: ver.is_some() && job.verify.only && job.rw.kind != crate::model::RwKind::Read,
+            read_back: reads_back(job),
+            ver,
+            filler,
+            writes: 0,
+        })
+    }
+
+    /// verify_only on a writing job: no write is issued (see [`dry_run`]).
+    pub(crate) fn only(&self) -> bool {
+        self.only
+    }
+
+    /// Before a write of `buf` at `offset` of `file` is issued: its content, and (verify) its
+    /// place in the log, as fio logs a write before issuing it.
+    #[inline]
+    pub(crate) fn before_write(&mut self, buf: &mut [u8], file: usize, offset: u64, now: u64) {
+        if let Some(v) = self.ver.as_mut() {
+            v.fill_write(buf, offset, self.writes, now);
+            self.log(file, offset, buf.len());
+        } else if let Some(f) = self.filler.as_mut() {
+            f.fill(buf, offset, now);
+        }
+        self.writes += 1;
+    }
+
+    fn log(&mut self, file: usize, offset: u64, len: usize) {
+        if let Some(log) = self.ver.as_mut().and_then(|v| v.log.as_mut()) {
+            log.record(Written {
+                file,
+                offset,
+                len,
+                numberio: self.writes,
+            });
+        }
+    }
+
+    /// After a read of `buf` at `offset` completed: a read job with verify checks it. On a
+    /// mismatch the job's error is set (the caller stops).
+    #[inline]
+    pub(crate) fn after_read(
+        &mut self,
+        buf: &mut [u8],
+        input: &WorkerInput,
+        file: usize,
+        offset: u64,
+        res: &mut WorkerResult,
+        queued: bool,
+    ) -> Result<(), Mismatch> {
+        match self.ver.as_mut() {
+            Some(v) if v.check_reads => {
+                let r = v.check(buf, &input.paths[file], offset, None, FLAGS_READ);
+                if r.is_err() {
+                    fail(res, queued);
+                }
+                r
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The job's error after a mismatch (EILSEQ, fio's err=84) and fio's line naming it.
+#[cold]
+fn fail(res: &mut WorkerResult, queued: bool) {
+    res.job_error = EILSEQ;
+    let (line, func) = if queued {
+        (2190, "io_u_queued_complete")
+    } else {
+        (2152, "io_u_sync_complete")
+    };
+    eprintln!(
+        "fio: pid={}, err={EILSEQ}/file:io_u.c:{line}, func={func}, error={}",
+        res.tid,
+        crate::report::units::strerror(EILSEQ)
+    );
+}
+
+/// verify_only: walk the write workload without issuing it, logging each write for the
+/// read-back and counting it as fio's dry run does (bytes and I/Os, no latency).
+pub(crate) fn dry_run(
+    src: &mut IoSource,
+    d: &mut Data,
+    input: &WorkerInput,
+    res: &mut WorkerResult,
+    published: &Published,
+) {
+    let region: u64 = input.regions.iter().map(|r| r.1).sum();
+    let limit = input
+        .io_limit
+        .unwrap_or(region)
+        .min(region.max(1) * input.job.loops.max(1) as u64);
+    let mut done = 0u64;
+    while done < limit {
+        let dir = src.pick_dir();
+        let io = src.next(dir);
+        if dir == DDIR_WRITE {
+            d.log(io.file, io.offset, io.len);
+            d.writes += 1;
+        }
+        res.bytes[dir] += io.len as u64;
+        res.ios[dir] += 1;
+        done += io.len as u64;
+    }
+    for dir in [DDIR_READ, DDIR_WRITE] {
+        published.bytes[dir].store(res.bytes[dir], Ordering::Relaxed);
+        published.ios[dir].store(res.ios[dir], Ordering::Relaxed);
+    }
+}
+
+/// Whether the read-back phase runs now: the job wrote, nothing failed, no stop, time left.
+pub(crate) fn phase_due(d: &Data, res: &WorkerResult, stop: &AtomicBool, deadline: u64) -> bool {
+    d.read_back
+        && res.error.is_none()
+        && res.job_error == 0
+        && !stop.load(Ordering::Relaxed)
+        && now_ns() < deadline
+}
+
+/// fio's do_verify start: sync each file and drop its cache, so reads come from the device.
+fn prepare(
+    input: &WorkerInput,
+    mut sync: impl FnMut(usize) -> std::io::Result<()>,
+) -> Result<(), IoFailure> {
+    for f in 0..input.paths.len() {
+        sync(f).map_err(|e| IoFailure::new(input, "fsync", f, 0, errno(&e)))?;
+        input.start_pass(f);
+    }
+    Ok(())
+}
+
+/// The read-back on a synchronous engine, into `buf` (max_bs bytes).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn run_sync<E: Engine>(
+    engine: &mut E,
+    d: &mut Data,
+    input: &WorkerInput,
+    res: &mut WorkerResult,
+    published: &Published,
+    buf: *mut u8,
+    stop: &AtomicBool,
+    deadline: u64,
+) {
+    if let Err(f) = prepare(input, |f| engine.sync(f, SyncOp::Fsync)) {
+        res.error = Some(f);
+        return;
+    }
+    let rb = ReadBack {
+        input,
+        published,
+        buf,
+    };
+    rb.run(engine, d, res, usize::MAX, |l| l.next(), stop, deadline);
+}
+
+impl Data {
+    /// verify_backlog: how many written blocks to read back right now (0 almost always).
+    #[inline]
+    pub(crate) fn backlog_due(&self) -> usize {
+        self.ver.as_ref().map_or(0, |v| v.backlog_due())
+    }
+}
+
+/// verify_backlog on a synchronous engine: read back the `n` oldest writes now, in the middle
+/// of the workload (fio does not sync or drop the cache first here).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn backlog_sync<E: Engine>(
+    engine: &mut E,
+    d: &mut Data,
+    n: usize,
+    input: &WorkerInput,
+    res: &mut WorkerResult,
+    published: &Published,
+    buf: *mut u8,
+    stop: &AtomicBool,
+) {
+    let rb = ReadBack {
+        input,
+        published,
+        buf,
+    };
+    rb.run(engine, d, res, n, |l| l.next_oldest(), stop, u64::MAX);
+}
+
+/// Reads back written blocks on a synchronous engine into one buffer.
+struct ReadBack<'a> {
+    input: &'a WorkerInput,
+    published: &'a Published,
+    buf: *mut u8,
+}
+
+impl ReadBack<'_> {
+    #[allow(clippy::too_many_arguments)]
+    fn run<E: Engine>(
+        &self,
+        engine: &mut E,
+        d: &mut Data,
+        res: &mut WorkerResult,
+        max: usize,
+        mut next: impl FnMut(&mut WriteLog) -> Option<Written>,
+        stop: &AtomicBool,
+        deadline: u64,
+    ) {
+        let input = self.input;
+        let timed = !input.job.gtod_reduce;
+        let Some(v) = d.ver.as_mut() else { return };
+        let mut done = 0;
+        while done < max {
+            let Some(w) = v.log.as_mut().and_then(&mut next) else {
+                break;
+            };
+            done += 1;
+            if stop.load(Ordering::Relaxed) || now_ns() >= deadline {
+                break;
+            }
+            let t0 = now_ns();
+            // SAFETY: buf holds max_bs >= w.len bytes, aligned, owned by this thread.
+            let r = unsafe { engine.io(w.file, Op::Read, self.buf, w.len, w.offset) };
+            let t1 = now_ns();
+            let n = match r {
+                Ok(n) => n,
+                Err(e) => {
+                    res.error = Some(IoFailure::new(input, "read", w.file, w.offset, errno(&e)));
+                    return;
+                }
+            };
+            count(res, self.published, timed, n, w.len, t1, t1 - t0, None);
+            // SAFETY: as above; the read is complete.
+            let b = unsafe { std::slice::from_raw_parts_mut(self.buf, w.len) };
+            if v.check(b, &input.paths[w.file], w.offset, Some(&w), FLAGS_READ_BACK)
+                .is_err()
+            {
+                fail(res, false);
+                return;
+            }
+        }
+    }
+}
+
+/// Counts one read-back read (fio counts them as reads).
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn count(
+    res: &mut WorkerResult,
+    published: &Published,
+    timed: bool,
+    n: usize,
+    len: usize,
+    t: u64,
+    clat: u64,
+    queued: Option<(u64, u64)>,
+) {
+    let d = DDIR_READ;
+    if timed {
+        res.tick(t);
+        res.clat[d].record(clat);
+        if let Some((lat, slat)) = queued {
+            res.lat[d].record(lat);
+            res.slat[d].record(slat);
+        }
+    }
+    if n < len {
+        res.short[d] += 1;
+    }
+    res.bytes[d] += n as u64;
+    res.ios[d] += 1;
+    published.bytes[d].store(res.bytes[d], Ordering::Relaxed);
+    published.ios[d].store(res.ios[d], Ordering::Relaxed);
+}
+
+/// The read-back on a queueing engine, keeping up to `regions.len()` reads in flight in the
+/// slot buffers `regions` (nothing else may be in flight). Returns how many reads are still in
+/// flight (not 0 only after a failed reap: the caller must then leak the buffers).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn run_queue<E: QueueEngine>(
+    engine: &mut E,
+    d: &mut Data,
+    input: &WorkerInput,
+    res: &mut WorkerResult,
+    published: &Published,
+    regions: &[(*mut u8, usize)],
+    stop: &AtomicBool,
+    deadline: u64,
+) -> usize {
+    if let Err(f) = prepare(input, |f| engine.sync(f, SyncOp::Fsync)) {
+        res.error = Some(f);
+        return 0;
+    }
+    let timed = !input.job.gtod_reduce;
+    let Some(v) = d.ver.as_mut() else { return 0 };
+    let depth = regions.len();
+    // Per slot: the block, prepared and submitted instants (sized once for the phase).
+    let mut slots: Vec<(Written, u64, u64)> = vec![
+        (
+            Written {
+                file: 0,
+                offset: 0,
+                len: 0,
+                numberio: 0
+            },
+            0,
+            0
+        );
+        depth
+    ];
+    let mut free: Vec<u32> = (0..depth as u32).rev().collect();
+    let mut queued: Vec<u32> = Vec::with_capacity(depth);
+    let mut done_slots: Vec<(u32, i64, u64)> = Vec::with_capacity(depth);
+    let mut inflight = 0usize;
+    let mut exhausted = false;
+    let mut failed = false;
+    loop {
+        if stop.load(Ordering::Relaxed) || now_ns() >= deadline {
+            exhausted = true;
+        }
+        while !exhausted && !failed && !free.is_empty() {
+            let Some(w) = v.log.as_mut().and_then(|l| l.next()) else {
+                exhausted = true;
+                break;
+            };
+            let slot = free.pop().expect("a free slot") as usize;
+            slots[slot] = (w, if timed { now_ns() } else { 0 }, 0);
+            // SAFETY: the slot's buffer holds max_bs >= w.len bytes and is not in flight; it
+            // stays untouched until this slot's completion is reaped below.
+            if let Err(e) = unsafe {
+                engine.queue(
+                    slot as u32,
+                    w.file,
+                    Op::Read,
+                    regions[slot].0,
+                    w.len,
+                    w.offset,
+                )
+            } {
+                free.push(slot as u32);
+                res.error = Some(IoFailure::new(input, "read", w.file, w.offset, errno(&e)));
+                failed = true;
+                break;
+            }
+            queued.push(slot as u32);
+        }
+        while !queued.is_empty() {
+            let t_sub = if timed { now_ns() } else { 0 };
+            let n = match engine.submit() {
+                Ok(n) => n,
+                Err(e) => {
+                    let w = slots[queued[0] as usize].0;
+                    res.error = Some(IoFailure::new(input, "read", w.file, w.offset, errno(&e)));
+                    // Nothing of the queue went out: give the slots back.
+                    free.append(&mut queued);
+                    failed = true;
+                    break;
+                }
+            };
+            if n == 0 {
+                break;
+            }
+            for &s in &queued[..n] {
+                slots[s as usize].2 = t_sub;
+            }
+            queued.drain(..n);
+            inflight += n;
+        }
+        if inflight == 0 {
+            if queued.is_empty() && (exhausted || failed) {
+                return 0;
+            }
+            continue;
+        }
+        done_slots.clear();
+        let r = engine.reap(1, depth, None, &mut |slot: u32, r: i64| {
+            done_slots.push((slot, r, now_ns()));
+        });
+        if let Err(e) = r {
+            res.error = Some(IoFailure::new(input, "reap", 0, 0, errno(&e)));
+            // The buffers may still be in use: the caller leaks them.
+            return inflight;
+        }
+        for &(slot, r, t) in &done_slots {
+            inflight -= 1;
+            free.push(slot);
+            if failed {
+                continue;
+            }
+            let (w, t_prep, t_sub) = slots[slot as usize];
+            if r < 0 {
+                res.error = Some(IoFailure::new(input, "read", w.file, w.offset, (-r) as i32));
+                failed = true;
+                continue;
+            }
+            count(
+                res,
+                published,
+                timed,
+                r as usize,
+                w.len,
+                t,
+                t.saturating_sub(t_sub),
+                Some((t.saturating_sub(t_prep), t_sub.saturating_sub(t_prep))),
+            );
+            // SAFETY: the read into this slot's buffer has completed.
+            let b = unsafe { std::slice::from_raw_parts_mut(regions[slot as usize].0, w.len) };
+            if v.check(b, &input.paths[w.file], w.offset, Some(&w), FLAGS_READ_BACK)
+                .is_err()
+            {
+                fail(res, true);
+                failed = true;
+            }
+        }
+        if failed {
+            exhausted = true;
+        }
+    }
+}
