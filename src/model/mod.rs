@@ -1,7 +1,10 @@
 //! The job model. Every translator (fio command line, fio job files, troubleshoot YAML,
 //! built-in profiles) produces these types; nothing below `run/` knows where a job came from.
 
+pub(crate) mod logs;
 pub(crate) mod units;
+
+pub use logs::LogSpec;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -274,6 +277,8 @@ pub struct JobSpec {
     pub bwavgtime_ms: u64,
     /// Interval of the periodic IOPS samples, ms (fio `iopsavgtime`).
     pub iopsavgtime_ms: u64,
+    /// Logs for plotting (fio `write_*_log` and `log_*`).
+    pub logs: LogSpec,
 }
 
 /// The block sizes a job is sized by, each with its one rule (fio's td_min_bs / td_max_bs and
@@ -387,6 +392,7 @@ impl Default for JobSpec {
             lat_percentiles: false,
             bwavgtime_ms: 500,
             iopsavgtime_ms: 500,
+            logs: LogSpec::default(),
         }
     }
 }

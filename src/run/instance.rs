@@ -43,6 +43,25 @@ pub(crate) struct WorkerInput {
     /// Per file, how to drop its cache when a later pass over its region starts (fio resets the
     /// file and invalidates it then); empty when the job keeps the cache (invalidate=0, direct).
     pub pass_drops: Vec<CacheDrop>,
+    /// The job's log files (fio `write_*_log`), opened before the run; the worker takes them.
+    pub logs: std::sync::Mutex<Option<crate::stats::logs::JobLogs>>,
+}
+
+impl WorkerInput {
+    /// The worker takes the job's logs once, before its loop (None when it writes none).
+    pub(super) fn take_logs(&self) -> Option<crate::stats::logs::JobLogs> {
+        self.logs.lock().ok().and_then(|mut l| l.take())
+    }
+}
+
+/// The job ended at `end`: flush its logs; a file that could not be written is a warning.
+#[cold]
+pub(super) fn finish_logs(logs: Option<crate::stats::logs::JobLogs>, end: u64) {
+    if let Some(l) = logs {
+        if let Err(e) = l.finish(end) {
+            eprintln!("iogauge: warning: {e}");
+        }
+    }
 }
 
 impl WorkerInput {

@@ -56,6 +56,9 @@ pub enum RunError {
     /// The jobs' I/O buffers would not fit in memory (bad input: exit 2).
     #[error("{0}")]
     BufferMemory(String),
+    /// A log file (fio `write_*_log`) could not be created (bad input: exit 2).
+    #[error("{0}")]
+    Logs(String),
     /// The run's deadline passed, in whatever stage (its files are removed).
     #[error("did not finish before its deadline")]
     TimedOut,
@@ -66,7 +69,7 @@ impl RunError {
     /// files cannot or must not be laid out as asked.
     pub(crate) fn is_bad_input(&self) -> bool {
         match self {
-            RunError::EngineUnavailable(_) | RunError::BufferMemory(_) => true,
+            RunError::EngineUnavailable(_) | RunError::BufferMemory(_) | RunError::Logs(_) => true,
             RunError::Layout(e) => e.is_bad_input(),
             _ => false,
         }
@@ -374,6 +377,14 @@ fn prepare(
     } else {
         plan::io_limit(job, &inst.files)
     };
+    // fio's thread number: instances of every job of the run, counted from 1.
+    let thread_number = spec.jobs[..inst.job]
+        .iter()
+        .map(|j| j.numjobs.max(1))
+        .sum::<u32>()
+        + inst.jobnum
+        + 1;
+    let logs = crate::stats::logs::JobLogs::open(job, thread_number).map_err(RunError::Logs)?;
     let input = WorkerInput {
         job: job.clone(),
         jobnum: inst.jobnum,
@@ -382,6 +393,7 @@ fn prepare(
         io_limit,
         seed: plan::seed_for(job, inst.jobnum),
         pass_drops,
+        logs: std::sync::Mutex::new(logs),
     };
     Ok(Prepared {
         instance: inst,

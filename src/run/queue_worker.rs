@@ -151,6 +151,7 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
     let mut draining_to_low = false;
     let mut tl = Timeline::begin(job, published, &mut res);
     src.restart_pacing(tl.meas_start);
+    let mut logs = input.take_logs();
 
     loop {
         if stop.load(Ordering::Relaxed) {
@@ -367,6 +368,13 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
             }
             res.bytes[d] += r as u64;
             res.ios[d] += 1;
+            if let Some(l) = logs.as_mut() {
+                if !tl.in_ramp {
+                    let (tp, ts) = if timed { (s.t_prep, s.t_sub) } else { (t, t) };
+                    let (len, off) = (s.len as u64, s.offset);
+                    l.on_io(tl.meas_start, d, tp, ts, t, len, r as u64, off);
+                }
+            }
         });
         let n = match reaped {
             Ok(n) => n,
@@ -418,6 +426,7 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
         }
     }
     let end = tl.finish(&mut res, input, |f| engine.sync(f, SyncOp::Fsync));
+    super::instance::finish_logs(logs, end);
     res.depth = Some(depth);
     // The engine goes before the buffers it may have registered. If I/O is somehow still in
     // flight (a failed reap), leak the buffers rather than let the kernel write into freed memory.

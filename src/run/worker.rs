@@ -5,7 +5,7 @@
 
 use super::clock::{now_ns, sleep_until};
 use super::instance::{
-    errno, wait_for_start, IoFailure, Published, Timeline, WorkerInput, WorkerResult,
+    errno, finish_logs, wait_for_start, IoFailure, Published, Timeline, WorkerInput, WorkerResult,
 };
 use super::source::{IoSource, NextIo};
 use crate::engine::{Engine, Op, SyncOp};
@@ -61,6 +61,7 @@ impl<E: Engine> Loop<'_, E> {
         let mut writes: u64 = 0;
         let mut tl = Timeline::begin(job, self.published, &mut res);
         src.restart_pacing(tl.meas_start);
+        let mut logs = self.input.take_logs();
 
         // create_only (a limit of 0 bytes): lay out, do no I/O, not even during ramp.
         if limit > 0 {
@@ -131,6 +132,11 @@ impl<E: Engine> Loop<'_, E> {
                 res.ios[dir] += 1;
                 self.published.bytes[dir].store(res.bytes[dir], Ordering::Relaxed);
                 self.published.ios[dir].store(res.ios[dir], Ordering::Relaxed);
+                if let Some(l) = logs.as_mut() {
+                    if !tl.in_ramp {
+                        l.on_io(tl.meas_start, dir, t0, t0, t1, len as u64, n as u64, offset);
+                    }
+                }
                 done_bytes += len as u64;
                 let mut t_end = t1;
 
@@ -172,6 +178,7 @@ impl<E: Engine> Loop<'_, E> {
         }
 
         let end = tl.finish(&mut res, self.input, |f| self.engine.sync(f, SyncOp::Fsync));
+        finish_logs(logs, end);
         Timeline::done(self.published, end, &mut res);
         res
     }

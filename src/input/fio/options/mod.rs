@@ -25,7 +25,7 @@ impl Opt {
     pub(super) fn apply(&self, job: &mut JobSpec, value: Option<&str>) -> Result<(), String> {
         match value {
             Some(v) => (self.set)(job, v),
-            None if self.flag => (self.set)(job, "1"),
+            None if self.flag => (self.set)(job, logs::flag_value(self.name)),
             None => Err(format!("needs a value, e.g. {}", example(self.name))),
         }
     }
@@ -860,9 +860,10 @@ static CORE: &[Opt] = &[
 
 // Group files (declared here, after the `opt!` macro they use): each holds one table of
 // options and their setters, listed in TABLES.
+mod logs;
 
 /// Every table of supported options, one per group of fio features.
-static TABLES: &[&[Opt]] = &[CORE];
+static TABLES: &[&[Opt]] = &[CORE, logs::OPTIONS];
 
 /// Every supported option, group by group.
 pub(super) fn all() -> impl Iterator<Item = &'static Opt> {
