@@ -354,8 +354,6 @@ struct Rates {
     bytes: [u64; 2],
     ios: [u64; 2],
     at_last: [(u64, u64); 2],
-    /// Block size column: the direction's size when fixed (fio: 0 when it varies).
-    bs: [u64; 2],
 }
 
 /// Every log file of one job instance.
@@ -425,7 +423,6 @@ impl JobLogs {
             }
         }
         if l.avg_msec > 0 && (logs.bw.is_some() || logs.iops.is_some()) {
-            let fixed = |d: usize| job.bs[d];
             logs.rates = Some(Rates {
                 avg_ns: l.avg_msec * 1_000_000,
                 next: 0,
@@ -433,7 +430,6 @@ impl JobLogs {
                 bytes: [0; 2],
                 ios: [0; 2],
                 at_last: [(0, 0); 2],
-                bs: [fixed(0), fixed(1)],
             });
         }
         Ok(Some(logs))
@@ -532,7 +528,8 @@ impl JobLogs {
         }
     }
 
-    /// fio's __add_samples: bandwidth (KiB/s) and IOPS of each direction since the last sample.
+    /// fio's __add_samples: bandwidth (KiB/s) and IOPS of each direction since the last sample,
+    /// through the averaging window (whose entries carry no block size, as fio's).
     #[cold]
     fn rate_entries(&mut self, t: u64) {
         let f = self.fmt;
@@ -553,10 +550,10 @@ impl JobLogs {
                 (0, 0)
             };
             if let Some(l) = self.bw.as_mut() {
-                l.sample(f, ms, bw, d, r.bs[d], 0, 0);
+                l.sample(f, ms, bw, d, 0, 0, 0);
             }
             if let Some(l) = self.iops.as_mut() {
-                l.sample(f, ms, iops, d, r.bs[d], 0, 0);
+                l.sample(f, ms, iops, d, 0, 0, 0);
             }
             r.at_last[d] = (r.bytes[d], r.ios[d]);
         }
