@@ -422,3 +422,80 @@ fn hist_coarseness_merges_bins_and_bad_values_are_refused() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("cannot create log file"));
 }
+
+/// The `X percentiles (unit):` block names of a text output, job by job, in order.
+fn percentile_blocks(text: &str) -> Vec<String> {
+    text.lines()
+        .filter(|l| l.contains(" percentiles ("))
+        .map(|l| l.trim().split(" (").next().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn percentile_combinations_match_fio() {
+    let g = iogauge("logs-percentiles.fio", &[]);
+    let has = |v: &Value, j: usize, k: &str| v["jobs"][j]["read"][k].get("percentile").is_some();
+    // all-three: every block; slat-only: slat alone; sync-lat: lat only (no slat step).
+    let want = [
+        [true, true, true],
+        [true, false, false],
+        [false, false, true],
+    ];
+    for (j, w) in want.iter().enumerate() {
+        let got = ["slat_ns", "clat_ns", "lat_ns"].map(|k| has(&g.json, j, k));
+        assert_eq!(&got, w, "job {j}");
+    }
+    // The list as given, keys as fio prints them.
+    let p = &g.json["jobs"][0]["read"]["slat_ns"]["percentile"];
+    let keys: Vec<&String> = p.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["50.000000", "90.000000", "99.500000"]);
+
+    // Text: one decimal as written ("99.5th"), the blocks in fio's order.
+    let d = scratch();
+    let data = d.path().join("data");
+    std::fs::create_dir(&data).unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fio/logs-percentiles.fio");
+    let job = d.path().join("p.fio");
+    std::fs::write(
+        &job,
+        std::fs::read_to_string(src)
+            .unwrap()
+            .replace("@DIR@", data.to_str().unwrap()),
+    )
+    .unwrap();
+    let text_of = |program: &str, pre: &[&str]| {
+        let out = cmd(program)
+            .args(pre)
+            .arg(&job)
+            .current_dir(d.path())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        text(&out.stdout)
+    };
+    let gt = text_of(env!("CARGO_BIN_EXE_iogauge"), &["fio"]);
+    assert!(gt.contains(" 99.5th=["), "{gt}");
+    let blocks = percentile_blocks(&gt);
+    assert_eq!(
+        blocks,
+        [
+            "slat percentiles",
+            "clat percentiles",
+            "lat percentiles",
+            "slat percentiles",
+            "lat percentiles"
+        ]
+    );
+    if !have_fio() {
+        return;
+    }
+    assert_eq!(percentile_blocks(&text_of("fio", &[])), blocks);
+    let f = run_fixture("fio", "logs-percentiles.fio", &[]);
+    assert_keys_superset(&f.json, &g.json);
+    assert_counts_equal(&f.json, &g.json);
+    for j in 0..3 {
+        for k in ["slat_ns", "clat_ns", "lat_ns"] {
+            assert_eq!(has(&f.json, j, k), has(&g.json, j, k), "job {j} {k}");
+        }
+    }
+}

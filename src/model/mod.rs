@@ -2,9 +2,11 @@
 //! built-in profiles) produces these types; nothing below `run/` knows where a job came from.
 
 pub(crate) mod logs;
+pub(crate) mod reporting;
 pub(crate) mod units;
 
 pub use logs::LogSpec;
+pub use reporting::ReportingSpec;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -279,6 +281,8 @@ pub struct JobSpec {
     pub iopsavgtime_ms: u64,
     /// Logs for plotting (fio `write_*_log` and `log_*`).
     pub logs: LogSpec,
+    /// Reporting settings (fio `slat_percentiles`, ...).
+    pub reporting: ReportingSpec,
 }
 
 /// The block sizes a job is sized by, each with its one rule (fio's td_min_bs / td_max_bs and
@@ -393,6 +397,7 @@ impl Default for JobSpec {
             bwavgtime_ms: 500,
             iopsavgtime_ms: 500,
             logs: LogSpec::default(),
+            reporting: ReportingSpec::default(),
         }
     }
 }

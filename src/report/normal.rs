@@ -141,9 +141,10 @@ fn render_job(j: &JobReport, r: &Report, out: &mut String) {
     if !j.description.is_empty() {
         let _ = writeln!(out, "  Description  : [{}]", j.description);
     }
+    let prec = percentile_precision(&j.percentile_list);
     for (d, dir) in j.dirs.iter().enumerate() {
         if dir.io_bytes > 0 {
-            render_dir(d, dir, out);
+            render_dir(d, dir, prec, out);
         }
     }
     if j.gtod_reduce {
@@ -154,7 +155,7 @@ fn render_job(j: &JobReport, r: &Report, out: &mut String) {
     if j.sync.total_ios > 0 && j.sync.lat.n > 0 {
         out.push_str("  fsync/fdatasync/sync_file_range:\n");
         display_lat("sync", &j.sync.lat, out);
-        percentile_block("sync", &j.sync.lat.percentiles, out);
+        percentile_block("sync", &j.sync.lat.percentiles, prec, out);
     }
     let c = &j.cpu;
     let _ = writeln!(
@@ -205,7 +206,7 @@ fn render_job(j: &JobReport, r: &Report, out: &mut String) {
 }
 
 /// One direction: the IOPS/BW line, latency summaries, percentiles and periodic samples.
-fn render_dir(d: usize, dir: &DirReport, out: &mut String) {
+fn render_dir(d: usize, dir: &DirReport, prec: usize, out: &mut String) {
     let runtime = dir.runtime_ms;
     if runtime == 0 {
         return;
@@ -233,13 +234,13 @@ fn render_dir(d: usize, dir: &DirReport, out: &mut String) {
         display_lat(" lat", &dir.lat, out);
     }
     if dir.slat.n > 0 {
-        percentile_block("slat", &dir.slat.percentiles, out);
+        percentile_block("slat", &dir.slat.percentiles, prec, out);
     }
     if dir.clat.n > 0 {
-        percentile_block("clat", &dir.clat.percentiles, out);
+        percentile_block("clat", &dir.clat.percentiles, prec, out);
     }
     if dir.lat.n > 0 {
-        percentile_block("lat", &dir.lat.percentiles, out);
+        percentile_block("lat", &dir.lat.percentiles, prec, out);
     }
     let bw = &dir.bw_samples;
     if bw.samples > 0 {
@@ -299,7 +300,7 @@ fn display_lat(name: &str, s: &LatSummary, out: &mut String) {
 /// The percentile table. Unit: msec when the smallest percentile value exceeds 2 ms and the
 /// largest 99.999999 ms, usec for 2 µs and 99.999 µs, else nsec; scaled values are rounded up.
 /// Column width follows the largest value (at least 5); entries per line = 73 / (12 + width).
-fn percentile_block(pre: &str, pcts: &[(f64, u64)], out: &mut String) {
+fn percentile_block(pre: &str, pcts: &[(f64, u64)], precision: usize, out: &mut String) {
     if pcts.is_empty() {
         return;
     }
@@ -318,8 +319,6 @@ fn percentile_block(pre: &str, pcts: &[(f64, u64)], out: &mut String) {
     } else {
         (scaled_max.ilog10() as usize + 1).max(5)
     };
-    // fio's default percentile_precision is 2: "%5.2fth=[...]".
-    let precision = 2usize;
     let per_line = (80 - 7) / (precision + 10 + width);
     let _ = write!(out, "    {pre} percentiles ({unit}):\n     |");
     for (j, &(p, v)) in pcts.iter().enumerate() {
@@ -342,6 +341,26 @@ fn percentile_block(pre: &str, pcts: &[(f64, u64)], out: &mut String) {
             out.push('\n');
         }
     }
+}
+
+/// fio's percentile_precision: the most decimals written in `percentile_list` (2 for the
+/// default list), so `50:99` prints `50th=[...]`. Trailing zeros as written (`50.00`) are not
+/// seen here (the list is numbers by now): they count as no decimals.
+fn percentile_precision(list: &[f64]) -> usize {
+    if list.is_empty() {
+        return 2;
+    }
+    list.iter()
+        .map(|&p| {
+            (0..6)
+                .find(|&d| {
+                    let x = p * 10f64.powi(d as i32);
+                    (x - x.round()).abs() < 1e-6
+                })
+                .unwrap_or(6)
+        })
+        .max()
+        .unwrap_or(2)
 }
 
 /// `  lat (usec)   : 2=39.19%, 4=3.40%, ...`, five entries per line, zero entries skipped.
@@ -597,7 +616,7 @@ mod tests {
         let pcts: Vec<(f64, u64)> =
             [(1.0, 5_800_000), (5.0, 6_500_000), (99.99, 233_832_448)].to_vec();
         let mut out = String::new();
-        percentile_block("sync", &pcts, &mut out);
+        percentile_block("sync", &pcts, 2, &mut out);
         assert_eq!(
             out,
             "    sync percentiles (msec):\n     |  1.00th=[    6],  5.00th=[    7], 99.99th=[  234]\n"
@@ -605,7 +624,7 @@ mod tests {
         // 7-digit usec values: three per line.
         let pcts: Vec<(f64, u64)> = (0..5).map(|i| (i as f64 + 1.0, 1_952_700_000)).collect();
         let mut out = String::new();
-        percentile_block("clat", &pcts, &mut out);
+        percentile_block("clat", &pcts, 2, &mut out);
         assert_eq!(
             out,
             "    clat percentiles (msec):\n     |  1.00th=[ 1953],  2.00th=[ 1953],  3.00th=[ 1953],  4.00th=[ 1953],\n     |  5.00th=[ 1953]\n"
@@ -613,29 +632,29 @@ mod tests {
         let pcts: Vec<(f64, u64)> = (0..4).map(|i| (i as f64 + 1.0, 1_952_700)).collect();
         let mut out = String::new();
         // min 1.95 ms > 2 µs and max > 99.999 µs: usec, width 4 → 5.
-        percentile_block("clat", &pcts, &mut out);
+        percentile_block("clat", &pcts, 2, &mut out);
         assert!(out.starts_with("    clat percentiles (usec):\n     |  1.00th=[ 1953],"));
         let pcts: Vec<(f64, u64)> = (0..4).map(|i| (i as f64 + 1.0, 19_527_000)).collect();
         let mut out = String::new();
-        percentile_block("clat", &pcts, &mut out);
+        percentile_block("clat", &pcts, 2, &mut out);
         assert_eq!(
             out,
             "    clat percentiles (usec):\n     |  1.00th=[19527],  2.00th=[19527],  3.00th=[19527],  4.00th=[19527]\n"
         );
         let pcts: Vec<(f64, u64)> = (0..4).map(|i| (i as f64 + 1.0, 1_952_700_001)).collect();
         let mut out = String::new();
-        percentile_block("clat", &pcts, &mut out);
+        percentile_block("clat", &pcts, 2, &mut out);
         assert!(out.contains("[ 1953]"), "{out}");
         let pcts: Vec<(f64, u64)> = (0..4).map(|i| (i as f64 + 1.0, 1_500_000)).collect();
         let mut out = String::new();
-        percentile_block("clat", &pcts, &mut out);
+        percentile_block("clat", &pcts, 2, &mut out);
         // Max below 99.999 µs·... no: 1.5 ms > 99.999 µs and min > 2 µs → usec.
         assert!(out.contains("[ 1500]"), "{out}");
         let pcts: Vec<(f64, u64)> = (0..4)
             .map(|i| (i as f64 + 1.0, 1_234_567_890_123))
             .collect();
         let mut out = String::new();
-        percentile_block("clat", &pcts, &mut out);
+        percentile_block("clat", &pcts, 2, &mut out);
         // 7-digit msec values: width 7, 73 / 19 = 3 per line.
         assert_eq!(
             out,

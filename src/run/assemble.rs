@@ -114,8 +114,7 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
             let slat = merged(f.members.iter().map(|m| &m.result.slat[d]));
             dir.clat = rec.summary(pcts, job.clat_percentiles, true);
             dir.lat = lat.summary(pcts, job.lat_percentiles, true);
-            // fio's slat_percentiles defaults to off.
-            dir.slat = slat.summary(pcts, false, true);
+            dir.slat = slat.summary(pcts, job.reporting.slat_percentiles, true);
         } else if !job.gtod_reduce {
             dir.clat = rec.summary(pcts, job.clat_percentiles, true);
             // Synchronous engines prepare and submit in one step: lat and clat are one interval.

@@ -81,8 +81,8 @@ mod tests {
             .unwrap()
             .starts_with("  rw (readwrite)"));
         assert_eq!(
-            cmdhelp("write_bw_log").unwrap(),
-            "write_bw_log: a fio option that is not supported by iogauge yet\n"
+            cmdhelp("ioscheduler").unwrap(),
+            "ioscheduler: a fio option that is not supported by iogauge yet\n"
         );
         assert_eq!(
             cmdhelp("runtiem").unwrap_err(),
