@@ -499,3 +499,93 @@ fn percentile_combinations_match_fio() {
         }
     }
 }
+
+#[test]
+fn unified_rw_reporting_matches_fio() {
+    let g = iogauge("logs-unified.fio", &[]);
+    let keys = |v: &Value, j: usize| -> Vec<String> {
+        v["jobs"][j].as_object().unwrap().keys().cloned().collect()
+    };
+    let has = |v: &Value, j: usize, k: &str| keys(v, j).iter().any(|x| x == k);
+    // mixed: the `mixed` entry alone, holding every I/O.
+    assert!(has(&g.json, 0, "mixed"));
+    for k in ["read", "write", "trim", "sync"] {
+        assert!(!has(&g.json, 0, k), "mixed job has {k}");
+    }
+    let m = &g.json["jobs"][0]["mixed"];
+    assert_eq!(u(m, &["total_ios"]), 256);
+    assert_eq!(u(m, &["io_bytes"]), 1 << 20);
+    assert_eq!(u(m, &["clat_ns", "N"]), 256);
+    assert_eq!(u(m, &["slat_ns", "N"]), 256);
+    // both: the directions, then `mixed` = their sum.
+    let b = &g.json["jobs"][1];
+    for k in ["read", "write", "trim", "sync", "mixed"] {
+        assert!(has(&g.json, 1, k), "both job lacks {k}");
+    }
+    assert_eq!(
+        u(b, &["mixed", "total_ios"]),
+        u(b, &["read", "total_ios"]) + u(b, &["write", "total_ios"])
+    );
+    assert_eq!(u(b, &["mixed", "io_bytes"]), 1 << 20);
+    assert_eq!(u(b, &["mixed", "lat_ns", "N"]), 256);
+
+    if !have_fio() {
+        return;
+    }
+    let f = run_fixture("fio", "logs-unified.fio", &[]);
+    assert_keys_superset(&f.json, &g.json);
+    for j in 0..2 {
+        assert_eq!(
+            keys(&f.json, j),
+            keys(&g.json, j)[..keys(&f.json, j).len()].to_vec()
+        );
+        for k in ["total_ios", "io_bytes"] {
+            assert_eq!(
+                u(&f.json["jobs"][j]["mixed"], &[k]),
+                u(&g.json["jobs"][j]["mixed"], &[k]),
+                "job {j} mixed {k}"
+            );
+        }
+    }
+}
+
+#[test]
+fn unified_rw_reporting_text_is_fios() {
+    let d = scratch();
+    let data = d.path().join("data");
+    std::fs::create_dir(&data).unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fio/logs-unified.fio");
+    let job = d.path().join("u.fio");
+    let body = std::fs::read_to_string(src)
+        .unwrap()
+        .replace("@DIR@", data.to_str().unwrap());
+    std::fs::write(&job, body).unwrap();
+    let lines = |program: &str, pre: &[&str]| -> Vec<String> {
+        let out = cmd(program)
+            .args(pre)
+            .arg(&job)
+            .current_dir(d.path())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        // The lines that name a direction: per-job headers and group lines.
+        text(&out.stdout)
+            .lines()
+            .filter_map(|l| {
+                let t = l.trim_start();
+                ["read:", "write:", "mixed:", "READ:", "WRITE:", "MIXED:"]
+                    .iter()
+                    .find(|p| t.starts_with(**p))
+                    .map(|p| p.to_string())
+            })
+            .collect()
+    };
+    let g = lines(env!("CARGO_BIN_EXE_iogauge"), &["fio"]);
+    assert_eq!(
+        g,
+        ["mixed:", "read:", "write:", "mixed:", "MIXED:", "READ:", "WRITE:", "MIXED:"]
+    );
+    if have_fio() {
+        assert_eq!(lines("fio", &[]), g);
+    }
+}

@@ -6,7 +6,7 @@ pub(crate) mod reporting;
 pub(crate) mod units;
 
 pub use logs::LogSpec;
-pub use reporting::ReportingSpec;
+pub use reporting::{ReportingSpec, UnifiedRw};
 
 use std::path::PathBuf;
 use std::time::Duration;

@@ -7,12 +7,27 @@ pub struct ReportingSpec {
     /// Report submission-latency percentiles (fio `slat_percentiles`; queueing engines only,
     /// as synchronous engines have no submission step).
     pub slat_percentiles: bool,
+    /// fio `unified_rw_reporting`: directions reported apart, together, or both.
+    pub unified_rw: UnifiedRw,
+}
+
+/// fio's `unified_rw_reporting` modes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum UnifiedRw {
+    /// Each direction on its own (`none`, `0`).
+    #[default]
+    None,
+    /// Every direction summed into one `mixed` entry instead (`mixed`, `1`).
+    Mixed,
+    /// Each direction, then the `mixed` entry (`both`, `2`).
+    Both,
 }
 
 impl Default for ReportingSpec {
     fn default() -> Self {
         ReportingSpec {
             slat_percentiles: false,
+            unified_rw: UnifiedRw::None,
         }
     }
 }

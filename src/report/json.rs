@@ -146,8 +146,13 @@ fn job(j: &JobReport, plus: bool) -> J {
     if !j.options.is_empty() {
         o.val("job options", options(&j.options));
     }
-    for (name, d) in ["read", "write", "trim"].iter().zip(&j.dirs) {
-        o.val(name, direction(d, plus));
+    // unified_rw_reporting=mixed: fio prints the `mixed` entry alone (no read/write/trim/sync);
+    // =both: the directions, then `mixed`.
+    let mixed_only = j.unified_rw == crate::model::UnifiedRw::Mixed && j.mixed.is_some();
+    if !mixed_only {
+        for (name, d) in ["read", "write", "trim"].iter().zip(&j.dirs) {
+            o.val(name, direction(d, plus));
+        }
     }
     let mut sync = Obj::default();
     sync.int("total_ios", j.sync.total_ios)
@@ -166,7 +171,12 @@ fn job(j: &JobReport, plus: bool) -> J {
     if !extra.0.is_empty() {
         sync.val("iogauge", extra.done());
     }
-    o.val("sync", sync.done());
+    if !mixed_only {
+        o.val("sync", sync.done());
+    }
+    if let Some(m) = &j.mixed {
+        o.val("mixed", direction(m, plus));
+    }
 
     o.int("job_runtime", j.job_runtime_ms)
         .float("usr_cpu", j.cpu.usr_pct)

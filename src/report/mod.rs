@@ -151,6 +151,10 @@ pub struct JobReport {
     /// The `percentile_list` in effect (fio prints it in terse output even without samples).
     /// Empty means fio's default list.
     pub percentile_list: Vec<f64>,
+    /// fio `unified_rw_reporting`: print the directions, `mixed` instead, or both.
+    pub unified_rw: crate::model::UnifiedRw,
+    /// Every direction summed (fio's `mixed`), when `unified_rw` asks for it.
+    pub mixed: Option<DirReport>,
 }
 
 /// fio's default `percentile_list`.
@@ -195,6 +199,8 @@ pub struct GroupReport {
     pub groupid: u32,
     /// read, write, trim.
     pub dirs: [GroupDirReport; 3],
+    /// fio's `MIXED:` line (unified_rw_reporting).
+    pub mixed: Option<GroupDirReport>,
 }
 
 /// The result of one run: fio's JSON and text output are rendered from it.

@@ -142,9 +142,26 @@ fn render_job(j: &JobReport, r: &Report, out: &mut String) {
         let _ = writeln!(out, "  Description  : [{}]", j.description);
     }
     let prec = percentile_precision(&j.percentile_list);
+    let mixed_only = j.unified_rw == crate::model::UnifiedRw::Mixed && j.mixed.is_some();
     for (d, dir) in j.dirs.iter().enumerate() {
-        if dir.io_bytes > 0 {
-            render_dir(d, dir, prec, out);
+        if dir.io_bytes > 0 && !mixed_only {
+            render_dir(DIR_NAMES[d], d == 1, dir, prec, out);
+        }
+    }
+    if let Some(m) = j.mixed.as_ref().filter(|m| m.io_bytes > 0) {
+        if mixed_only {
+            render_dir("mixed", false, m, prec, out);
+        } else {
+            // unified_rw_reporting=both: fio 3.33 prints the mixed entry's first line with
+            // zero IOPS, bandwidth and size (`IOPS=0, BW=0 (0)(0B/…msec)`), its latencies right.
+            let mut shown = m.clone();
+            shown.total_ios = 0;
+            shown.bw_bytes = 0;
+            shown.io_bytes = 0;
+            let mut text = String::new();
+            render_dir("mixed", false, &shown, prec, &mut text);
+            // …and without units on the zero bandwidth.
+            out.push_str(&text.replacen("BW=0B/s (0B/s)", "BW=0 (0)", 1));
         }
     }
     if j.gtod_reduce {
@@ -206,7 +223,7 @@ fn render_job(j: &JobReport, r: &Report, out: &mut String) {
 }
 
 /// One direction: the IOPS/BW line, latency summaries, percentiles and periodic samples.
-fn render_dir(d: usize, dir: &DirReport, prec: usize, out: &mut String) {
+fn render_dir(name: &str, zones: bool, dir: &DirReport, prec: usize, out: &mut String) {
     let runtime = dir.runtime_ms;
     if runtime == 0 {
         return;
@@ -216,13 +233,13 @@ fn render_dir(d: usize, dir: &DirReport, prec: usize, out: &mut String) {
     let _ = writeln!(
         out,
         "  {}: IOPS={}, BW={} ({})({}/{}msec){}",
-        DIR_NAMES[d],
+        name,
         num2str(iops, SIG_FIGS, false, Unit::None),
         num2str(dir.bw_bytes, SIG_FIGS, true, Unit::BytePerSec),
         num2str(dir.bw_bytes, SIG_FIGS, false, Unit::BytePerSec),
         num2str(dir.io_bytes, SIG_FIGS, true, Unit::Byte),
         runtime,
-        if d == 1 { "; 0 zone resets" } else { "" }
+        if zones { "; 0 zone resets" } else { "" }
     );
     if dir.slat.n > 0 {
         display_lat("slat", &dir.slat, out);
@@ -397,7 +414,8 @@ fn render_lat_buckets(b: &LatencyBuckets, out: &mut String) {
 
 fn render_group(g: &GroupReport, out: &mut String) {
     let _ = writeln!(out, "\nRun status group {} (all jobs):", g.groupid);
-    for (d, gd) in g.dirs.iter().enumerate() {
+    let names = GROUP_DIR_NAMES.iter().chain(["  MIXED"].iter());
+    for (name, gd) in names.zip(g.dirs.iter().chain(g.mixed.iter())) {
         if gd.max_run_ms == 0 {
             continue;
         }
@@ -406,7 +424,7 @@ fn render_group(g: &GroupReport, out: &mut String) {
         let _ = writeln!(
             out,
             "{}: bw={} ({}), {}-{} ({}-{}), io={} ({}), run={}-{}msec",
-            GROUP_DIR_NAMES[d],
+            name,
             iec(gd.agg_bw_bytes),
             si(gd.agg_bw_bytes),
             iec(gd.min_bw_bytes),

@@ -1,15 +1,36 @@
-//! How results are reported: `slat_percentiles` (model: [`crate::model::ReportingSpec`]).
+//! How results are reported: `slat_percentiles`, `unified_rw_reporting` (model:
+//! [`crate::model::ReportingSpec`]).
 
 use super::Opt;
 use crate::model::units::parse_bool;
+use crate::model::UnifiedRw;
 
-pub(super) static OPTIONS: &[Opt] = &[opt!(
-    "slat_percentiles",
-    [],
-    true,
-    "Report submission latency percentiles (queueing engines)",
-    |j, v| {
-        j.reporting.slat_percentiles = parse_bool(v)?;
-        Ok(())
-    }
-)];
+fn set_unified(j: &mut crate::model::JobSpec, v: &str) -> Result<(), String> {
+    j.reporting.unified_rw = match v {
+        "none" | "0" => UnifiedRw::None,
+        "mixed" | "1" => UnifiedRw::Mixed,
+        "both" | "2" => UnifiedRw::Both,
+        _ => return Err("expected none (0), mixed (1) or both (2), e.g. mixed".into()),
+    };
+    Ok(())
+}
+
+pub(super) static OPTIONS: &[Opt] = &[
+    opt!(
+        "slat_percentiles",
+        [],
+        true,
+        "Report submission latency percentiles (queueing engines)",
+        |j, v| {
+            j.reporting.slat_percentiles = parse_bool(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "unified_rw_reporting",
+        [],
+        true,
+        "Report directions apart (none), summed as 'mixed' (mixed), or both",
+        set_unified
+    ),
+];
