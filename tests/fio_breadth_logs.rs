@@ -589,3 +589,36 @@ fn unified_rw_reporting_text_is_fios() {
         assert_eq!(lines("fio", &[]), g);
     }
 }
+
+#[test]
+fn significant_figures_widen_the_text_numbers_as_fios() {
+    let d = scratch();
+    let run = |program: &str, pre: &[&str], extra: &str| {
+        let out = cmd(program)
+            .args(pre)
+            .args([
+                "--name=sig",
+                "--size=1m",
+                "--bs=4k",
+                &format!("--directory={}", d.path().display()),
+                extra,
+            ])
+            .current_dir(d.path())
+            .output()
+            .unwrap();
+        (out.status.code(), text(&out.stdout), text(&out.stderr))
+    };
+    let iog = env!("CARGO_BIN_EXE_iogauge");
+    let (code, out, _) = run(iog, &["fio"], "--significant_figures=6");
+    assert_eq!(code, Some(0));
+    // 1 MiB in six figures: 1024.0KiB (1048.6kB), in the job and the group lines.
+    assert!(out.contains("(1024.0KiB/"), "{out}");
+    assert!(out.contains("io=1024.0KiB (1048.6kB)"), "{out}");
+    let (code, _, err) = run(iog, &["fio"], "--significant_figures=11");
+    assert_eq!(code, Some(2));
+    assert!(err.contains("significant_figures"), "{err}");
+    if have_fio() {
+        let (_, out, _) = run("fio", &[], "--significant_figures=6");
+        assert!(out.contains("(1024.0KiB/") && out.contains("io=1024.0KiB (1048.6kB)"));
+    }
+}

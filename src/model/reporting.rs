@@ -9,6 +9,8 @@ pub struct ReportingSpec {
     pub slat_percentiles: bool,
     /// fio `unified_rw_reporting`: directions reported apart, together, or both.
     pub unified_rw: UnifiedRw,
+    /// fio `significant_figures`: digits of the text output's IOPS, bandwidth and sizes (1–10).
+    pub sig_figs: u32,
 }
 
 /// fio's `unified_rw_reporting` modes.
@@ -28,6 +30,7 @@ impl Default for ReportingSpec {
         ReportingSpec {
             slat_percentiles: false,
             unified_rw: UnifiedRw::None,
+            sig_figs: 4,
         }
     }
 }

@@ -78,6 +78,7 @@ fn one_job_group(groupid: u32, d: usize, io: u64, runtime_ms: u64) -> GroupRepor
         groupid,
         dirs: Default::default(),
         mixed: None,
+        sig_figs: 0,
     };
     let bw = io * 1000 / runtime_ms;
     g.dirs[d] = GroupDirReport {

@@ -155,6 +155,8 @@ pub struct JobReport {
     pub unified_rw: crate::model::UnifiedRw,
     /// Every direction summed (fio's `mixed`), when `unified_rw` asks for it.
     pub mixed: Option<DirReport>,
+    /// fio `significant_figures` for the text output (0: fio's default, 4).
+    pub sig_figs: u32,
 }
 
 /// fio's default `percentile_list`.
@@ -201,6 +203,8 @@ pub struct GroupReport {
     pub dirs: [GroupDirReport; 3],
     /// fio's `MIXED:` line (unified_rw_reporting).
     pub mixed: Option<GroupDirReport>,
+    /// fio `significant_figures` of the group's jobs (0: fio's default, 4).
+    pub sig_figs: u32,
 }
 
 /// The result of one run: fio's JSON and text output are rendered from it.

@@ -142,15 +142,16 @@ fn render_job(j: &JobReport, r: &Report, out: &mut String) {
         let _ = writeln!(out, "  Description  : [{}]", j.description);
     }
     let prec = percentile_precision(&j.percentile_list);
+    let fmt = (prec, sig_figs(j.sig_figs));
     let mixed_only = j.unified_rw == crate::model::UnifiedRw::Mixed && j.mixed.is_some();
     for (d, dir) in j.dirs.iter().enumerate() {
         if dir.io_bytes > 0 && !mixed_only {
-            render_dir(DIR_NAMES[d], d == 1, dir, prec, out);
+            render_dir(DIR_NAMES[d], d == 1, dir, fmt, out);
         }
     }
     if let Some(m) = j.mixed.as_ref().filter(|m| m.io_bytes > 0) {
         if mixed_only {
-            render_dir("mixed", false, m, prec, out);
+            render_dir("mixed", false, m, fmt, out);
         } else {
             // unified_rw_reporting=both: fio 3.33 prints the mixed entry's first line with
             // zero IOPS, bandwidth and size (`IOPS=0, BW=0 (0)(0B/…msec)`), its latencies right.
@@ -159,7 +160,7 @@ fn render_job(j: &JobReport, r: &Report, out: &mut String) {
             shown.bw_bytes = 0;
             shown.io_bytes = 0;
             let mut text = String::new();
-            render_dir("mixed", false, &shown, prec, &mut text);
+            render_dir("mixed", false, &shown, fmt, &mut text);
             // …and without units on the zero bandwidth.
             out.push_str(&text.replacen("BW=0B/s (0B/s)", "BW=0 (0)", 1));
         }
@@ -223,7 +224,8 @@ fn render_job(j: &JobReport, r: &Report, out: &mut String) {
 }
 
 /// One direction: the IOPS/BW line, latency summaries, percentiles and periodic samples.
-fn render_dir(name: &str, zones: bool, dir: &DirReport, prec: usize, out: &mut String) {
+fn render_dir(name: &str, zones: bool, dir: &DirReport, fmt: (usize, usize), out: &mut String) {
+    let (prec, sig) = fmt;
     let runtime = dir.runtime_ms;
     if runtime == 0 {
         return;
@@ -234,10 +236,10 @@ fn render_dir(name: &str, zones: bool, dir: &DirReport, prec: usize, out: &mut S
         out,
         "  {}: IOPS={}, BW={} ({})({}/{}msec){}",
         name,
-        num2str(iops, SIG_FIGS, false, Unit::None),
-        num2str(dir.bw_bytes, SIG_FIGS, true, Unit::BytePerSec),
-        num2str(dir.bw_bytes, SIG_FIGS, false, Unit::BytePerSec),
-        num2str(dir.io_bytes, SIG_FIGS, true, Unit::Byte),
+        num2str(iops, sig, false, Unit::None),
+        num2str(dir.bw_bytes, sig, true, Unit::BytePerSec),
+        num2str(dir.bw_bytes, sig, false, Unit::BytePerSec),
+        num2str(dir.io_bytes, sig, true, Unit::Byte),
         runtime,
         if zones { "; 0 zone resets" } else { "" }
     );
@@ -360,6 +362,15 @@ fn percentile_block(pre: &str, pcts: &[(f64, u64)], precision: usize, out: &mut 
     }
 }
 
+/// The significant figures in effect: the job's, or fio's default when unset (0).
+fn sig_figs(n: u32) -> usize {
+    if n == 0 {
+        SIG_FIGS
+    } else {
+        n as usize
+    }
+}
+
 /// fio's percentile_precision: the most decimals written in `percentile_list` (2 for the
 /// default list), so `50:99` prints `50th=[...]`. Trailing zeros as written (`50.00`) are not
 /// seen here (the list is numbers by now): they count as no decimals.
@@ -419,8 +430,9 @@ fn render_group(g: &GroupReport, out: &mut String) {
         if gd.max_run_ms == 0 {
             continue;
         }
-        let iec = |n| num2str(n, SIG_FIGS, true, Unit::BytePerSec);
-        let si = |n| num2str(n, SIG_FIGS, false, Unit::BytePerSec);
+        let sig = sig_figs(g.sig_figs);
+        let iec = |n| num2str(n, sig, true, Unit::BytePerSec);
+        let si = |n| num2str(n, sig, false, Unit::BytePerSec);
         let _ = writeln!(
             out,
             "{}: bw={} ({}), {}-{} ({}-{}), io={} ({}), run={}-{}msec",
@@ -431,8 +443,8 @@ fn render_group(g: &GroupReport, out: &mut String) {
             iec(gd.max_bw_bytes),
             si(gd.min_bw_bytes),
             si(gd.max_bw_bytes),
-            num2str(gd.io_bytes, SIG_FIGS, true, Unit::Byte),
-            num2str(gd.io_bytes, SIG_FIGS, false, Unit::Byte),
+            num2str(gd.io_bytes, sig, true, Unit::Byte),
+            num2str(gd.io_bytes, sig, false, Unit::Byte),
             gd.min_run_ms,
             gd.max_run_ms
         );

@@ -287,6 +287,7 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
             .unwrap_or(0),
         laid_out: laid,
         unified_rw: job.reporting.unified_rw,
+        sig_figs: job.reporting.sig_figs,
         mixed: (job.reporting.unified_rw != UnifiedRw::None)
             .then(|| mixed_dir(f, &dirs_copy, run_ms, &mixed_samples)),
     }
@@ -374,6 +375,7 @@ fn group_reports(spec: &RunSpec, results: &[InstanceResult]) -> Vec<GroupReport>
             groupid: g,
             dirs: Default::default(),
             mixed: None,
+            sig_figs: spec.jobs[members[0].instance.job].reporting.sig_figs,
         };
         for (d, gd) in gr.dirs.iter_mut().enumerate() {
             let active: Vec<(u64, u64)> = members

@@ -2,7 +2,7 @@
 //! [`crate::model::ReportingSpec`]).
 
 use super::Opt;
-use crate::model::units::parse_bool;
+use crate::model::units::{parse_bool, parse_int_in};
 use crate::model::UnifiedRw;
 
 fn set_unified(j: &mut crate::model::JobSpec, v: &str) -> Result<(), String> {
@@ -32,5 +32,15 @@ pub(super) static OPTIONS: &[Opt] = &[
         true,
         "Report directions apart (none), summed as 'mixed' (mixed), or both",
         set_unified
+    ),
+    opt!(
+        "significant_figures",
+        [],
+        false,
+        "Significant figures of the text output's IOPS, bandwidth and sizes (1 to 10)",
+        |j, v| {
+            j.reporting.sig_figs = parse_int_in(v, 1, 10)? as u32;
+            Ok(())
+        }
     ),
 ];
