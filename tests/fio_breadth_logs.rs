@@ -622,3 +622,47 @@ fn significant_figures_widen_the_text_numbers_as_fios() {
         assert!(out.contains("(1024.0KiB/") && out.contains("io=1024.0KiB (1048.6kB)"));
     }
 }
+
+#[test]
+fn job_priority_shows_in_the_logs_as_fios() {
+    let g = iogauge("logs-prio.fio", &[]);
+    let logs = g.logs();
+    // log_prio=1: the full ioprio value, idle class (3) level 4 = 0x6004.
+    let idle = &logs["pr_clat.1.log"];
+    assert_eq!(idle.len(), 128);
+    assert!(idle.iter().all(|r| r[4] == 0x6004), "{:?}", &idle[..2]);
+    // log_prio=0: 1 for the real-time class only, so 0 for best-effort.
+    assert!(logs["pr_clat.2.log"].iter().all(|r| r[4] == 0));
+    let d = scratch();
+    for (arg, want) in [("--prio=8", "prio"), ("--prioclass=4", "prioclass")] {
+        let out = cmd(env!("CARGO_BIN_EXE_iogauge"))
+            .args(["fio", "--name=x", "--size=64k", "--ioengine=null", arg])
+            .current_dir(d.path())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{arg}");
+        assert!(text(&out.stderr).contains(want));
+    }
+    if !have_fio() {
+        return;
+    }
+    let f = run_fixture("fio", "logs-prio.fio", &[]);
+    assert_keys_superset(&f.json, &g.json);
+    assert_counts_equal(&f.json, &g.json);
+    let fl = f.logs();
+    assert_eq!(
+        fl.keys().collect::<Vec<_>>(),
+        logs.keys().collect::<Vec<_>>()
+    );
+    for name in [
+        "pr_clat.1.log",
+        "pr_clat.2.log",
+        "pr_lat.1.log",
+        "pr_slat.1.log",
+    ] {
+        let prios = |l: &BTreeMap<String, Vec<Vec<u64>>>| -> BTreeSet<u64> {
+            l[name].iter().map(|r| r[4]).collect()
+        };
+        assert_eq!(prios(&fl), prios(&logs), "{name}");
+    }
+}

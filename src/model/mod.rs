@@ -2,10 +2,12 @@
 //! built-in profiles) produces these types; nothing below `run/` knows where a job came from.
 
 pub(crate) mod logs;
+pub(crate) mod prio;
 pub(crate) mod reporting;
 pub(crate) mod units;
 
 pub use logs::LogSpec;
+pub use prio::IoPrioSpec;
 pub use reporting::{ReportingSpec, UnifiedRw};
 
 use std::path::PathBuf;
@@ -283,6 +285,8 @@ pub struct JobSpec {
     pub logs: LogSpec,
     /// Reporting settings (fio `slat_percentiles`, ...).
     pub reporting: ReportingSpec,
+    /// Job-wide I/O priority (fio `prio`, `prioclass`).
+    pub ioprio: IoPrioSpec,
 }
 
 /// The block sizes a job is sized by, each with its one rule (fio's td_min_bs / td_max_bs and
@@ -398,6 +402,7 @@ impl Default for JobSpec {
             iopsavgtime_ms: 500,
             logs: LogSpec::default(),
             reporting: ReportingSpec::default(),
+            ioprio: IoPrioSpec::default(),
         }
     }
 }

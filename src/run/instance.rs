@@ -54,6 +54,30 @@ impl WorkerInput {
     }
 }
 
+/// fio's prio/prioclass: the worker thread's I/O priority (ioprio_set on the calling thread),
+/// before any I/O. A failure (e.g. the real-time class without CAP_SYS_ADMIN) fails the job,
+/// as fio's td_verror does.
+#[cold]
+pub(super) fn set_ioprio(input: &WorkerInput) -> Option<IoFailure> {
+    let value = input.job.ioprio.value()?;
+    const IOPRIO_WHO_PROCESS: libc::c_int = 1;
+    // SAFETY: ioprio_set takes three integers and touches no memory of ours; who = 0 is the
+    // calling thread.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_ioprio_set,
+            IOPRIO_WHO_PROCESS,
+            0,
+            libc::c_int::from(value),
+        )
+    };
+    if r == 0 {
+        return None;
+    }
+    let e = std::io::Error::last_os_error();
+    Some(IoFailure::new(input, "ioprio_set", 0, 0, errno(&e)))
+}
+
 /// The job ended at `end`: flush its logs; a file that could not be written is a warning.
 #[cold]
 pub(super) fn finish_logs(logs: Option<crate::stats::logs::JobLogs>, end: u64) {

@@ -152,6 +152,8 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
     let mut tl = Timeline::begin(job, published, &mut res);
     src.restart_pacing(tl.meas_start);
     let mut logs = input.take_logs();
+    res.error = super::instance::set_ioprio(input);
+    let limit = if res.error.is_some() { 0 } else { limit };
 
     loop {
         if stop.load(Ordering::Relaxed) {

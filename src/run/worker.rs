@@ -62,9 +62,10 @@ impl<E: Engine> Loop<'_, E> {
         let mut tl = Timeline::begin(job, self.published, &mut res);
         src.restart_pacing(tl.meas_start);
         let mut logs = self.input.take_logs();
+        res.error = super::instance::set_ioprio(self.input);
 
         // create_only (a limit of 0 bytes): lay out, do no I/O, not even during ramp.
-        if limit > 0 {
+        if limit > 0 && res.error.is_none() {
             'io: loop {
                 if self.stop.load(Ordering::Relaxed) {
                     break;

@@ -370,6 +370,8 @@ pub(crate) struct JobLogs {
     iops: Option<LogFile>,
     /// Averaged bw/iops state (log_avg_msec > 0).
     rates: Option<Rates>,
+    /// The job's ioprio value (prio/prioclass; 0 when unset), the per-I/O priority column.
+    prio: u64,
 }
 
 impl JobLogs {
@@ -399,6 +401,7 @@ impl JobLogs {
             bw: None,
             iops: None,
             rates: None,
+            prio: job.ioprio.value().map_or(0, u64::from),
         };
         for (kind, path) in plan(job, thread_number).files {
             let inline = matches!(kind, "lat" | "slat" | "clat");
@@ -483,7 +486,7 @@ impl JobLogs {
         let f = self.fmt;
         let ms = t_done.saturating_sub(epoch) / 1_000_000;
         let clat = t_done.saturating_sub(t_sub);
-        let prio = 0;
+        let prio = self.prio;
         if let Some(l) = self.lat.as_mut() {
             l.sample(
                 f,

@@ -861,10 +861,11 @@ static CORE: &[Opt] = &[
 // Group files (declared here, after the `opt!` macro they use): each holds one table of
 // options and their setters, listed in TABLES.
 mod logs;
+mod prio;
 mod reporting;
 
 /// Every table of supported options, one per group of fio features.
-static TABLES: &[&[Opt]] = &[CORE, logs::OPTIONS, reporting::OPTIONS];
+static TABLES: &[&[Opt]] = &[CORE, logs::OPTIONS, reporting::OPTIONS, prio::OPTIONS];
 
 /// Every supported option, group by group.
 pub(super) fn all() -> impl Iterator<Item = &'static Opt> {
