@@ -666,3 +666,95 @@ fn job_priority_shows_in_the_logs_as_fios() {
         assert_eq!(prios(&fl), prios(&logs), "{name}");
     }
 }
+
+#[test]
+fn command_priorities_are_reported_per_priority_as_fio() {
+    let g = iogauge("logs-cmdprio.fio", &[]);
+    let logs = g.logs();
+    for (j, key) in [(0usize, "clat_ns"), (1, "lat_ns")] {
+        let job = &g.json["jobs"][j];
+        for dir in ["read", "write"] {
+            let prios = job[dir]["prios"].as_array().unwrap();
+            assert_eq!(prios.len(), 2, "job {j} {dir}");
+            assert_eq!(
+                (u(&prios[0], &["prioclass"]), u(&prios[0], &["prio"])),
+                (0, 0)
+            );
+            assert_eq!(
+                (u(&prios[1], &["prioclass"]), u(&prios[1], &["prio"])),
+                (3, 2)
+            );
+            // Every I/O in one of them; about 30 % with the command priority.
+            let n: Vec<u64> = prios.iter().map(|p| u(p, &[key, "N"])).collect();
+            assert_eq!(n[0] + n[1], u(job, &[dir, "total_ios"]));
+            let share = n[1] as f64 / (n[0] + n[1]) as f64;
+            assert!((0.15..0.45).contains(&share), "job {j} {dir}: {share}");
+            assert!(prios[1][key].get("percentile").is_some());
+        }
+        // The log's priority column says which I/O had which: the same split.
+        let rows = &logs[&format!("cp_clat.{}.log", j + 1)];
+        let cmd = rows.iter().filter(|r| r[4] == 0x6002).count() as u64;
+        let other = rows.iter().filter(|r| r[4] == 0).count() as u64;
+        let total = u(job, &["read", "total_ios"]) + u(job, &["write", "total_ios"]);
+        assert_eq!(cmd + other, total);
+        let n1: u64 = ["read", "write"]
+            .iter()
+            .map(|d| u(&job[*d]["prios"][1], &[key, "N"]))
+            .sum();
+        assert_eq!(cmd, n1);
+    }
+    // Synchronous engines have no per-I/O priority: refused before any I/O, as fio does.
+    let d = scratch();
+    let out = cmd(env!("CARGO_BIN_EXE_iogauge"))
+        .args([
+            "fio",
+            "--name=x",
+            "--size=64k",
+            "--ioengine=psync",
+            "--cmdprio_percentage=10",
+            &format!("--directory={}", d.path().display()),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("queueing engine"));
+    assert_empty(d.path());
+
+    let gt = {
+        let data = d.path().join("data");
+        std::fs::create_dir(&data).unwrap();
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fio/logs-cmdprio.fio");
+        let job = d.path().join("c.fio");
+        std::fs::write(
+            &job,
+            std::fs::read_to_string(src)
+                .unwrap()
+                .replace("@DIR@", data.to_str().unwrap()),
+        )
+        .unwrap();
+        let out = cmd(env!("CARGO_BIN_EXE_iogauge"))
+            .args(["fio", job.to_str().unwrap()])
+            .current_dir(d.path())
+            .output()
+            .unwrap();
+        text(&out.stdout)
+    };
+    assert!(
+        gt.contains("    clat prio 0/0 (usec): min=")
+            || gt.contains("    clat prio 0/0 (nsec): min=")
+    );
+    assert!(gt.contains("    lat prio 3/2 ("), "{gt}");
+    assert!(gt.contains("% of IOs) percentiles ("), "{gt}");
+
+    if !have_fio() {
+        return;
+    }
+    let f = run_fixture("fio", "logs-cmdprio.fio", &[]);
+    assert_keys_superset(&f.json, &g.json);
+    assert_counts_equal(&f.json, &g.json);
+    let fl = f.logs();
+    assert_eq!(
+        fl.keys().collect::<Vec<_>>(),
+        logs.keys().collect::<Vec<_>>()
+    );
+}

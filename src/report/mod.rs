@@ -72,6 +72,20 @@ pub struct DirReport {
     /// Latency histogram per 100 ms (or coarser) of the measured period; None without I/O or
     /// latency measurement.
     pub lat_intervals: Option<LatIntervals>,
+    /// Latency per I/O priority (fio's `prios`, cmdprio_*): present when at least two
+    /// priorities had I/O, as fio prints them.
+    pub prios: Vec<PrioReport>,
+}
+
+/// One I/O priority's latency (fio's `prios[]` entry).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PrioReport {
+    /// The priority class (ioprio >> 13).
+    pub class: u32,
+    /// The level within the class (ioprio & 7).
+    pub level: u32,
+    /// Completion latency, or total latency with lat_percentiles (fio's rule).
+    pub lat: LatSummary,
 }
 
 /// fsync/fdatasync operations issued by the job (fio's `sync` object).

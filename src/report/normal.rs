@@ -142,7 +142,7 @@ fn render_job(j: &JobReport, r: &Report, out: &mut String) {
         let _ = writeln!(out, "  Description  : [{}]", j.description);
     }
     let prec = percentile_precision(&j.percentile_list);
-    let fmt = (prec, sig_figs(j.sig_figs));
+    let fmt = (prec, sig_figs(j.sig_figs), j.lat_percentiles);
     let mixed_only = j.unified_rw == crate::model::UnifiedRw::Mixed && j.mixed.is_some();
     for (d, dir) in j.dirs.iter().enumerate() {
         if dir.io_bytes > 0 && !mixed_only {
@@ -224,8 +224,14 @@ fn render_job(j: &JobReport, r: &Report, out: &mut String) {
 }
 
 /// One direction: the IOPS/BW line, latency summaries, percentiles and periodic samples.
-fn render_dir(name: &str, zones: bool, dir: &DirReport, fmt: (usize, usize), out: &mut String) {
-    let (prec, sig) = fmt;
+fn render_dir(
+    name: &str,
+    zones: bool,
+    dir: &DirReport,
+    fmt: (usize, usize, bool),
+    out: &mut String,
+) {
+    let (prec, sig, lat_pcts) = fmt;
     let runtime = dir.runtime_ms;
     if runtime == 0 {
         return;
@@ -252,6 +258,12 @@ fn render_dir(name: &str, zones: bool, dir: &DirReport, fmt: (usize, usize), out
     if dir.lat.n > 0 {
         display_lat(" lat", &dir.lat, out);
     }
+    // cmdprio: each priority's latency, `clat` or (lat_percentiles) `lat` as fio names it.
+    let prio_type = if lat_pcts { "lat" } else { "clat" };
+    for p in &dir.prios {
+        let name = format!("{prio_type} prio {}/{}", p.class, p.level);
+        display_lat(&name, &p.lat, out);
+    }
     if dir.slat.n > 0 {
         percentile_block("slat", &dir.slat.percentiles, prec, out);
     }
@@ -260,6 +272,15 @@ fn render_dir(name: &str, zones: bool, dir: &DirReport, fmt: (usize, usize), out
     }
     if dir.lat.n > 0 {
         percentile_block("lat", &dir.lat.percentiles, prec, out);
+    }
+    let all = if lat_pcts { dir.lat.n } else { dir.clat.n };
+    for p in dir.prios.iter().filter(|p| p.lat.n > 0) {
+        let share = p.lat.n as f64 * 100.0 / all.max(1) as f64;
+        let name = format!(
+            "{prio_type} prio {}/{} ({share:.2}% of IOs)",
+            p.class, p.level
+        );
+        percentile_block(&name, &p.lat.percentiles, prec, out);
     }
     let bw = &dir.bw_samples;
     if bw.samples > 0 {

@@ -122,6 +122,9 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
             // Synchronous engines prepare and submit in one step: lat and clat are one interval.
             dir.lat = rec.summary(pcts, job.lat_percentiles, true);
         }
+        if d < 2 && !job.gtod_reduce {
+            dir.prios = prio_reports(f, d);
+        }
         if dir.total_ios > 0 && !job.gtod_reduce {
             let latency = interval_latency(job.clat_percentiles, job.lat_percentiles);
             dir.lat_intervals = intervals(f, d, latency);
@@ -291,6 +294,42 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
         mixed: (job.reporting.unified_rw != UnifiedRw::None)
             .then(|| mixed_dir(f, &dirs_copy, run_ms, &mixed_samples)),
     }
+}
+
+/// fio's `prios` of direction `d`: latency per distinct I/O priority over the members, in
+/// order of first appearance (the job's priority first); only when two or more had I/O.
+fn prio_reports(f: &Folded, d: usize) -> Vec<crate::report::PrioReport> {
+    let job = f.job;
+    let mut by_value: Vec<(u16, LatRecorder)> = Vec::new();
+    for m in &f.members {
+        let Some(p) = m.result.prio_lat.as_ref() else {
+            continue;
+        };
+        for i in 0..2 {
+            let v = p.values[d][i];
+            match by_value.iter_mut().find(|(x, _)| *x == v) {
+                Some((_, r)) => r.merge(&p.recs[d][i]),
+                None => {
+                    let mut r = LatRecorder::new(0);
+                    r.merge(&p.recs[d][i]);
+                    by_value.push((v, r));
+                }
+            }
+        }
+    }
+    by_value.retain(|(_, r)| r.count() > 0);
+    if by_value.len() < 2 {
+        return Vec::new();
+    }
+    let pct = job.clat_percentiles || job.lat_percentiles;
+    by_value
+        .iter()
+        .map(|(v, r)| crate::report::PrioReport {
+            class: u32::from(v >> 13),
+            level: u32::from(v & 7),
+            lat: r.summary(&job.percentile_list, pct, true),
+        })
+        .collect()
 }
 
 /// fio's `mixed` entry (unified_rw_reporting): every direction's counts and latencies summed

@@ -169,6 +169,8 @@ pub struct WorkerResult {
     pub intervals: IntervalLogs,
     /// Queueing engines whose JSON prints only lat percentiles: intervals count `lat`.
     pub intervals_from_lat: bool,
+    /// Latency per command priority (cmdprio_*), None when the job uses none.
+    pub prio_lat: Option<Box<crate::stats::prio::PrioLat>>,
 }
 
 impl WorkerResult {
@@ -197,6 +199,7 @@ impl WorkerResult {
             intervals: IntervalLogs::new(if job.gtod_reduce { 0 } else { 4 }),
             // Synchronous engines have one recorder for both (lat = clat).
             intervals_from_lat: queued && lat == IntervalLatency::Lat,
+            prio_lat: None,
         }
     }
 
@@ -265,6 +268,9 @@ impl WorkerResult {
         self.syncs = 0;
         if let Some(d) = self.depth.as_mut() {
             d.reset();
+        }
+        if let Some(p) = self.prio_lat.as_mut() {
+            p.reset();
         }
         for d in 0..3 {
             published.bytes[d].store(0, Ordering::Relaxed);

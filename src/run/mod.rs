@@ -56,9 +56,10 @@ pub enum RunError {
     /// The jobs' I/O buffers would not fit in memory (bad input: exit 2).
     #[error("{0}")]
     BufferMemory(String),
-    /// A log file (fio `write_*_log`) could not be created (bad input: exit 2).
+    /// A job's options cannot work here, or its log files (fio `write_*_log`) cannot be
+    /// created (bad input: exit 2).
     #[error("{0}")]
-    Logs(String),
+    JobSetup(String),
     /// The run's deadline passed, in whatever stage (its files are removed).
     #[error("did not finish before its deadline")]
     TimedOut,
@@ -69,7 +70,9 @@ impl RunError {
     /// files cannot or must not be laid out as asked.
     pub(crate) fn is_bad_input(&self) -> bool {
         match self {
-            RunError::EngineUnavailable(_) | RunError::BufferMemory(_) | RunError::Logs(_) => true,
+            RunError::EngineUnavailable(_) | RunError::BufferMemory(_) | RunError::JobSetup(_) => {
+                true
+            }
             RunError::Layout(e) => e.is_bad_input(),
             _ => false,
         }
@@ -343,6 +346,22 @@ fn prepare(
     inst: Instance,
 ) -> Result<Prepared, RunError> {
     let job: &JobSpec = &spec.jobs[inst.job];
+    // fio's thread number: instances of every job of the run, counted from 1.
+    let thread_number = spec.jobs[..inst.job]
+        .iter()
+        .map(|j| j.numjobs.max(1))
+        .sum::<u32>()
+        + inst.jobnum
+        + 1;
+    if job.ioprio.cmd_active() && !job.ioengine.is_async() {
+        return Err(RunError::JobSetup(format!(
+            "job '{}': cmdprio_percentage needs a queueing engine (ioengine=io_uring or libaio), \
+             as in fio; {} has no per-I/O priority",
+            job.name,
+            job.ioengine.fio_name()
+        )));
+    }
+    let logs = crate::stats::logs::JobLogs::open(job, thread_number).map_err(RunError::JobSetup)?;
     let mut laid = (0u32, 0u64);
     let mut files = Vec::with_capacity(inst.files.len());
     let mut pass_drops = Vec::new();
@@ -377,14 +396,6 @@ fn prepare(
     } else {
         plan::io_limit(job, &inst.files)
     };
-    // fio's thread number: instances of every job of the run, counted from 1.
-    let thread_number = spec.jobs[..inst.job]
-        .iter()
-        .map(|j| j.numjobs.max(1))
-        .sum::<u32>()
-        + inst.jobnum
-        + 1;
-    let logs = crate::stats::logs::JobLogs::open(job, thread_number).map_err(RunError::Logs)?;
     let input = WorkerInput {
         job: job.clone(),
         jobnum: inst.jobnum,

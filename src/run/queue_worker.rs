@@ -24,6 +24,8 @@ struct Slot {
     len: usize,
     t_prep: u64,
     t_sub: u64,
+    /// Priority index (cmdprio: 1 = the command priority).
+    prio: u8,
 }
 
 /// Slot buffers: one aligned allocation, `stride` bytes per slot. The kernel may write into
@@ -154,6 +156,9 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
     let mut logs = input.take_logs();
     res.error = super::instance::set_ioprio(input);
     let limit = if res.error.is_some() { 0 } else { limit };
+    let mut cmdprio = crate::stats::prio::CmdPrio::new(job, input.seed);
+    res.prio_lat = cmdprio.as_ref().map(|c| Box::new(c.recorders()));
+    let prio_by_lat = job.lat_percentiles;
 
     loop {
         if stop.load(Ordering::Relaxed) {
@@ -200,6 +205,14 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
                     .fill(unsafe { std::slice::from_raw_parts_mut(buf, len) });
             }
             let t_prep = if timed { now_ns() } else { 0 };
+            let prio = match cmdprio.as_mut() {
+                Some(c) => {
+                    let i = c.pick(dir);
+                    engine.set_prio(c.value(dir, i));
+                    i
+                }
+                None => 0,
+            };
             slots[slot] = Slot {
                 dir,
                 file,
@@ -207,6 +220,7 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
                 len,
                 t_prep,
                 t_sub: 0,
+                prio,
             };
             let op = if dir == DDIR_READ {
                 Op::Read
@@ -364,6 +378,10 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
                 res.clat[d].record(t.saturating_sub(s.t_sub));
                 res.lat[d].record(t.saturating_sub(s.t_prep));
                 res.slat[d].record(s.t_sub.saturating_sub(s.t_prep));
+                if let Some(p) = res.prio_lat.as_mut() {
+                    let v = if prio_by_lat { s.t_prep } else { s.t_sub };
+                    p.recs[d.min(1)][s.prio as usize].record(t.saturating_sub(v));
+                }
             }
             if (r as usize) < s.len {
                 res.short[d] += 1;
@@ -371,6 +389,9 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
             res.bytes[d] += r as u64;
             res.ios[d] += 1;
             if let Some(l) = logs.as_mut() {
+                if let Some(c) = cmdprio.as_ref() {
+                    l.set_io_prio(c.value(d, s.prio));
+                }
                 if !tl.in_ramp {
                     let (tp, ts) = if timed { (s.t_prep, s.t_sub) } else { (t, t) };
                     let (len, off) = (s.len as u64, s.offset);

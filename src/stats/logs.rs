@@ -438,6 +438,12 @@ impl JobLogs {
         Ok(Some(logs))
     }
 
+    /// The priority of the next logged I/O (cmdprio: it varies per I/O).
+    #[inline]
+    pub(crate) fn set_io_prio(&mut self, prio: u16) {
+        self.prio = u64::from(prio);
+    }
+
     /// Measurement (re)starts at `epoch` (ns): times are ms from here, windows start empty.
     #[cold]
     fn start(&mut self, epoch: u64) {

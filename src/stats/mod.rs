@@ -7,6 +7,7 @@
 //! - `intervals`: per-interval latency histograms (100 ms, merged pairwise past 1024).
 //! - `depth`: IO depth / submit / complete distributions.
 //! - `logs`: fio's bw/iops/lat/histogram logs, streamed to their files as the job runs.
+//! - `prio`: command priorities (cmdprio_*) per I/O and latency per priority.
 //! - `periodic`: bandwidth / IOPS samples on absolute deadlines.
 //! - `cpu`: per-thread `getrusage` snapshots.
 //! - `disk`: block device resolution and `/sys/class/block/*/stat` deltas.
@@ -21,6 +22,7 @@ pub(crate) mod intervals;
 pub(crate) mod latency;
 pub(crate) mod logs;
 pub(crate) mod periodic;
+pub(crate) mod prio;
 pub(crate) mod summary;
 
 pub(crate) use buckets::latency_buckets;
