@@ -520,7 +520,7 @@ impl JobLogs {
             None => {
                 if let Some(l) = self.bw.as_mut() {
                     // fio's add_bw_sample: bytes·10^6 / completion latency in ns.
-                    let rate = if clat > 0 { done * 1_000_000 / clat } else { 0 };
+                    let rate = (done * 1_000_000).checked_div(clat).unwrap_or(0);
                     l.sample(f, ms, rate, dir, done, offset, prio);
                 }
                 if let Some(l) = self.iops.as_mut() {
@@ -553,11 +553,8 @@ impl JobLogs {
             if db == 0 {
                 continue;
             }
-            let (bw, iops) = if spent > 0 {
-                (db * 1000 / spent / 1024, di * 1000 / spent)
-            } else {
-                (0, 0)
-            };
+            let bw = (db * 1000).checked_div(spent).unwrap_or(0) / 1024;
+            let iops = (di * 1000).checked_div(spent).unwrap_or(0);
             if let Some(l) = self.bw.as_mut() {
                 l.sample(f, ms, bw, d, 0, 0, 0);
             }
