@@ -623,6 +623,69 @@ mod tests {
         assert_eq!(plat_idx(u64::MAX), PLAT_NR - 1);
     }
 
+    fn averaged(max_value: bool) -> String {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x_lat.1.log");
+        let f = Format {
+            offset: false,
+            prio: false,
+            avg_ms: 100,
+            max_value,
+        };
+        let mut l = LogFile::open(path.clone(), true, true).unwrap();
+        // Window 1 (ms 10..99): 10 and 21 ns; at 100 ms it closes with the sample taken then.
+        for (ms, v) in [(10, 10), (50, 21), (100, 30), (150, 7), (199, 8)] {
+            l.sample(f, ms, v, 0, 4096, 0, 0);
+        }
+        // A write: its direction's window began at 0, so at 120 ms it closes at once (fio's).
+        l.sample(f, 120, 1000, 1, 4096, 0, 0);
+        for d in 0..2 {
+            l.close_window(f, d, 230);
+        }
+        l.finish().unwrap();
+        std::fs::read_to_string(path).unwrap()
+    }
+
+    #[test]
+    fn averaging_windows_follow_fio() {
+        // Mean of 10, 21, 30 = 20.33 → 20 (rounded half up), closed at 100 ms with no block
+        // size; the write's at 120 ms; then 7 and 8 → 7.5 → 8, closed by finish at 230 ms.
+        assert_eq!(
+            averaged(false),
+            "100, 20, 0, 0, 0\n120, 1000, 1, 0, 0\n230, 8, 0, 0, 0\n"
+        );
+        // log_max_value: the window's maximum instead.
+        assert_eq!(
+            averaged(true),
+            "100, 30, 0, 0, 0\n120, 1000, 1, 0, 0\n230, 8, 0, 0, 0\n"
+        );
+    }
+
+    #[test]
+    fn entry_columns_with_offset_and_prio() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x_clat.1.log");
+        let mut l = LogFile::open(path.clone(), true, true).unwrap();
+        let plain = Format {
+            offset: false,
+            prio: false,
+            avg_ms: 0,
+            max_value: false,
+        };
+        let full = Format {
+            offset: true,
+            prio: true,
+            ..plain
+        };
+        l.sample(plain, 3, 12345, 1, 4096, 8192, 0x2001);
+        l.sample(full, 4, 7, 0, 512, 8192, 0x6004);
+        l.finish().unwrap();
+        assert_eq!(
+            std::fs::read_to_string(path).unwrap(),
+            "3, 12345, 1, 4096, 1\n4, 7, 0, 512, 8192, 0x6004\n"
+        );
+    }
+
     #[test]
     fn names_follow_fio() {
         assert_eq!(log_path("j", "bw", 2, true), PathBuf::from("j_bw.2.log"));
