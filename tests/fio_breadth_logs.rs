@@ -340,8 +340,13 @@ fn averaged_logs_follow_the_window_and_the_json_bandwidth() {
             mean > bw / 2.0 && mean < bw * 2.0,
             "{dir}: mean logged {mean} KiB/s vs JSON bw {bw}"
         );
-        // Windows close on 100 ms boundaries.
-        assert!(rows.windows(2).all(|w| w[1][0] >= w[0][0] + 90));
+        // Windows close on 100 ms boundaries (the last one when the job ends, fio's
+        // finalize_logs, possibly right after the one before).
+        let closed = &rows[..rows.len() - 1];
+        assert!(
+            closed.windows(2).all(|w| w[1][0] >= w[0][0] + 90),
+            "{rows:?}"
+        );
     }
 }
 
