@@ -305,6 +305,18 @@ fn logs_match_fio_names_columns_and_counts() {
             assert_eq!(cols, &gc[name], "{name}: columns");
         }
     }
+    // With a per-I/O bandwidth/IOPS log fio's bw and iops statistics are per I/O: one sample
+    // per I/O (iops always 1), in both tools.
+    for v in [&f.json, &g.json] {
+        for job in v["jobs"].as_array().unwrap() {
+            for d in ["read", "write"] {
+                let ios = u(job, &[d, "total_ios"]);
+                assert_eq!(u(job, &[d, "bw_samples"]), ios, "{d} bw_samples");
+                assert_eq!(u(job, &[d, "iops_samples"]), ios, "{d} iops_samples");
+                assert_eq!(u(job, &[d, "iops_min"]), 1);
+            }
+        }
+    }
     // Per-I/O logs: fio's lines add up to its total_ios too, so both agree line for line.
     for name in fl
         .keys()
@@ -358,6 +370,14 @@ fn averaged_logs_match_fio_names_and_columns() {
     let f = run_fixture("fio", "logs-avg.fio", &[]);
     let g = iogauge("logs-avg.fio", &[]);
     assert_keys_superset(&f.json, &g.json);
+    // log_avg_msec=100 with a bandwidth log and no bwavgtime: fio samples bandwidth every
+    // 100 ms for its JSON too (about 10 in one second), so do we.
+    for v in [&f.json, &g.json] {
+        for d in ["read", "write"] {
+            let n = u(&v["jobs"][0], &[d, "bw_samples"]);
+            assert!((8..=11).contains(&n), "{d}: {n} bw samples");
+        }
+    }
     let (fl, gl) = (f.logs(), g.logs());
     assert_eq!(fl.keys().collect::<Vec<_>>(), gl.keys().collect::<Vec<_>>());
     assert_eq!(column_counts(&fl), column_counts(&gl));

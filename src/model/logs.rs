@@ -29,6 +29,10 @@ pub struct LogSpec {
     /// `log_prio`: the priority column holds the I/O's full ioprio value (hex) instead of
     /// 1 for the real-time class and 0 otherwise.
     pub prio: bool,
+    /// fio's bw/iops statistics follow a per-I/O bandwidth/IOPS log (write_*_log without
+    /// log_avg_msec or bwavgtime/iopsavgtime): one sample per I/O instead of periodic ones.
+    /// Set when the job's options are settled, never by an option directly.
+    pub per_io_stats: [bool; 2],
 }
 
 impl Default for LogSpec {
@@ -45,6 +49,7 @@ impl Default for LogSpec {
             offset: false,
             per_job_logs: true,
             prio: false,
+            per_io_stats: [false; 2],
         }
     }
 }

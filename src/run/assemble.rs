@@ -165,6 +165,22 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
             };
             dir.bw_samples = stats(&bw);
             dir.iops_samples = stats(&iops);
+            // fio: with a per-I/O bw/iops log, its JSON statistics are per I/O too.
+            for (k, per_io) in job.logs.per_io_stats.iter().enumerate() {
+                if *per_io && d < 2 {
+                    let parts: Vec<SampleStats> = f
+                        .members
+                        .iter()
+                        .filter_map(|m| m.result.per_io_samples.map(|s| s[k][d]))
+                        .collect();
+                    let s = SampleStats::sum_fio(&parts).summary();
+                    if k == 0 {
+                        dir.bw_samples = s;
+                    } else {
+                        dir.iops_samples = s;
+                    }
+                }
+            }
             mixed_samples.0.extend(bw.iter().map(|s| *s.stats()));
             mixed_samples.1.extend(iops.iter().map(|s| *s.stats()));
             let series = |v: &[PeriodicSampler], ms: u64| {

@@ -80,9 +80,15 @@ pub(super) fn set_ioprio(input: &WorkerInput) -> Option<IoFailure> {
 
 /// The job ended at `end`: flush its logs; a file that could not be written is a warning.
 #[cold]
-pub(super) fn finish_logs(logs: Option<crate::stats::logs::JobLogs>, end: u64) {
+pub(super) fn finish_logs(
+    logs: Option<crate::stats::logs::JobLogs>,
+    end: u64,
+    res: &mut WorkerResult,
+) {
     if let Some(l) = logs {
-        if let Err(e) = l.finish(end) {
+        let (stats, done) = l.finish(end);
+        res.per_io_samples = stats;
+        if let Err(e) = done {
             eprintln!("iogauge: warning: {e}");
         }
     }
@@ -171,6 +177,8 @@ pub struct WorkerResult {
     pub intervals_from_lat: bool,
     /// Latency per command priority (cmdprio_*), None when the job uses none.
     pub prio_lat: Option<Box<crate::stats::prio::PrioLat>>,
+    /// Per-I/O bw/iops statistics from the logs (fio's JSON uses them with a per-I/O log).
+    pub(crate) per_io_samples: Option<crate::stats::logs::PerIoStats>,
 }
 
 impl WorkerResult {
@@ -200,6 +208,7 @@ impl WorkerResult {
             // Synchronous engines have one recorder for both (lat = clat).
             intervals_from_lat: queued && lat == IntervalLatency::Lat,
             prio_lat: None,
+            per_io_samples: None,
         }
     }
 

@@ -449,7 +449,7 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
         }
     }
     let end = tl.finish(&mut res, input, |f| engine.sync(f, SyncOp::Fsync));
-    super::instance::finish_logs(logs, end);
+    super::instance::finish_logs(logs, end, &mut res);
     res.depth = Some(depth);
     // The engine goes before the buffers it may have registered. If I/O is somehow still in
     // flight (a failed reap), leak the buffers rather than let the kernel write into freed memory.

@@ -179,7 +179,7 @@ impl<E: Engine> Loop<'_, E> {
         }
 
         let end = tl.finish(&mut res, self.input, |f| self.engine.sync(f, SyncOp::Fsync));
-        finish_logs(logs, end);
+        finish_logs(logs, end, &mut res);
         Timeline::done(self.published, end, &mut res);
         res
     }

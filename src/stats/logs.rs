@@ -372,7 +372,15 @@ pub(crate) struct JobLogs {
     rates: Option<Rates>,
     /// The job's ioprio value (prio/prioclass; 0 when unset), the per-I/O priority column.
     prio: u64,
+    /// fio's bw (0) and iops (1) statistics taken per I/O (see `LogSpec::per_io_stats`), per
+    /// direction.
+    per_io: [bool; 2],
+    stats: PerIoStats,
 }
+
+/// Per-I/O bandwidth (KiB/s, fio's bytes·10^6/clat) and IOPS (1 per I/O) statistics, [bw, iops]
+/// by direction: what fio's JSON bw/iops fields hold when a per-I/O log is written.
+pub(crate) type PerIoStats = [[super::periodic::SampleStats; 2]; 2];
 
 impl JobLogs {
     /// Creates the job's log files (None when it writes no log). A file that cannot be created
@@ -402,6 +410,8 @@ impl JobLogs {
             iops: None,
             rates: None,
             prio: job.ioprio.value().map_or(0, u64::from),
+            per_io: l.per_io_stats,
+            stats: Default::default(),
         };
         for (kind, path) in plan(job, thread_number).files {
             let inline = matches!(kind, "lat" | "slat" | "clat");
@@ -522,9 +532,15 @@ impl JobLogs {
                     // fio's add_bw_sample: bytes·10^6 / completion latency in ns.
                     let rate = (done * 1_000_000).checked_div(clat).unwrap_or(0);
                     l.sample(f, ms, rate, dir, done, offset, prio);
+                    if self.per_io[0] {
+                        self.stats[0][dir].add(rate as f64);
+                    }
                 }
                 if let Some(l) = self.iops.as_mut() {
                     l.sample(f, ms, 1, dir, done, offset, prio);
+                    if self.per_io[1] {
+                        self.stats[1][dir].add(1.0);
+                    }
                 }
             }
             Some(r) => {
@@ -570,8 +586,10 @@ impl JobLogs {
     }
 
     /// The job ended at `end` (ns): close the averaging windows (fio's finalize_logs) and
-    /// flush every file. Errors name the file that is incomplete.
-    pub(crate) fn finish(mut self, end: u64) -> Result<(), String> {
+    /// flush every file. Errors name the file that is incomplete. Returns the per-I/O bw/iops
+    /// statistics when fio's JSON takes them from the logs.
+    pub(crate) fn finish(mut self, end: u64) -> (Option<PerIoStats>, Result<(), String>) {
+        let stats = (self.per_io[0] || self.per_io[1]).then_some(self.stats);
         let f = self.fmt;
         if f.avg_ms > 0 && self.epoch != 0 {
             let ms = end.saturating_sub(self.epoch) / 1_000_000;
@@ -600,11 +618,12 @@ impl JobLogs {
                 errors.push(e);
             }
         }
-        if errors.is_empty() {
+        let done = if errors.is_empty() {
             Ok(())
         } else {
             Err(errors.join("; "))
-        }
+        };
+        (stats, done)
     }
 }
 

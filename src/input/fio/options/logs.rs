@@ -20,6 +20,28 @@ pub(super) fn flag_value(name: &str) -> &'static str {
     }
 }
 
+/// fio's coupling of the logs and the periodic samples, once all of a job's options are in
+/// (`written`: whether an option was given): a bandwidth log without an explicit `bwavgtime`
+/// sets the bandwidth sample interval to `log_avg_msec`, and with `log_avg_msec=0` fio's bw
+/// statistics are taken per I/O (likewise `write_iops_log` and `iopsavgtime`).
+/// Differs: with an explicit bwavgtime, fio averages the log over min(log_avg_msec, bwavgtime);
+/// iogauge over log_avg_msec.
+pub(crate) fn settle(j: &mut JobSpec, written: impl Fn(&str) -> bool) {
+    let avg = j.logs.avg_msec;
+    if j.logs.bw.is_some() && !written("bwavgtime") {
+        if avg > 0 {
+            j.bwavgtime_ms = avg;
+        }
+        j.logs.per_io_stats[0] = avg == 0;
+    }
+    if j.logs.iops.is_some() && !written("iopsavgtime") {
+        if avg > 0 {
+            j.iopsavgtime_ms = avg;
+        }
+        j.logs.per_io_stats[1] = avg == 0;
+    }
+}
+
 fn ms(v: &str) -> Result<u64, String> {
     let n = v.strip_suffix("ms").unwrap_or(v);
     parse_int(n).map_err(|_| "expected milliseconds as a plain number, e.g. 1000".into())

@@ -860,7 +860,7 @@ static CORE: &[Opt] = &[
 
 // Group files (declared here, after the `opt!` macro they use): each holds one table of
 // options and their setters, listed in TABLES.
-mod logs;
+pub(super) mod logs;
 mod prio;
 mod reporting;
 
