@@ -22,7 +22,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
 /// Bytes buffered per log file before a write.
-const BUF: usize = 256 << 10;
+const BUF: usize = 128 << 10;
 /// fio's io_u_plat layout: 64 bins per power of two, 29 groups.
 const PLAT_BITS: u32 = 6;
 const PLAT_VAL: u64 = 1 << PLAT_BITS;
