@@ -350,8 +350,8 @@ fn usage_errors_exit_2_with_one_line_naming_the_input() {
     let d = scratch();
     for (args, msg) in [
         (
-            vec!["--name=t", "--size=1m", "--write_lat_log=x"],
-            "iogauge fio: option 'write_lat_log' is not supported by iogauge yet",
+            vec!["--name=t", "--size=1m", "--ioscheduler=x"],
+            "iogauge fio: option 'ioscheduler' is not supported by iogauge yet",
         ),
         (
             vec!["--name=t", "--size=1m", "--runtiem=10"],

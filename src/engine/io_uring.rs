@@ -34,6 +34,8 @@ pub(crate) struct Uring {
     opts: UringOptions,
     /// Entries pushed since the last submit.
     unsubmitted: usize,
+    /// The SQE ioprio of the next entries (cmdprio; 0 = the task's priority).
+    prio: u16,
 }
 
 /// Why io_uring cannot be used here, in words that name the fix.
@@ -108,6 +110,7 @@ impl Uring {
             fds,
             opts,
             unsubmitted: 0,
+            prio: 0,
         })
     }
 
@@ -126,17 +129,21 @@ impl Uring {
         macro_rules! rw {
             ($target:expr) => {
                 match (op, self.opts.fixedbufs) {
-                    (Op::Read, false) => {
-                        opcode::Read::new($target, buf, len).offset(offset).build()
-                    }
+                    (Op::Read, false) => opcode::Read::new($target, buf, len)
+                        .offset(offset)
+                        .ioprio(self.prio)
+                        .build(),
                     (Op::Read, true) => opcode::ReadFixed::new($target, buf, len, idx)
                         .offset(offset)
+                        .ioprio(self.prio)
                         .build(),
-                    (Op::Write, false) => {
-                        opcode::Write::new($target, buf, len).offset(offset).build()
-                    }
+                    (Op::Write, false) => opcode::Write::new($target, buf, len)
+                        .offset(offset)
+                        .ioprio(self.prio)
+                        .build(),
                     (Op::Write, true) => opcode::WriteFixed::new($target, buf, len, idx)
                         .offset(offset)
+                        .ioprio(self.prio)
                         .build(),
                 }
             };
@@ -161,6 +168,10 @@ fn retry_eintr(mut f: impl FnMut() -> io::Result<usize>) -> io::Result<usize> {
 }
 
 impl QueueEngine for Uring {
+    fn set_prio(&mut self, prio: u16) {
+        self.prio = prio;
+    }
+
     #[inline]
     unsafe fn queue(
         &mut self,

@@ -47,6 +47,8 @@ pub(crate) struct Aio {
     /// Queued, not yet submitted, oldest first.
     pending: Vec<*mut Iocb>,
     events: Box<[IoEvent]>,
+    /// aio_reqprio of the next iocbs (cmdprio; 0 = the thread's priority).
+    prio: u16,
 }
 
 // SAFETY: the raw pointers point into `iocbs`, which this struct owns; the context is used by one
@@ -73,6 +75,7 @@ impl Aio {
             iocbs: vec![Iocb::default(); depth].into_boxed_slice(),
             pending: Vec::with_capacity(depth),
             events: vec![IoEvent::default(); depth].into_boxed_slice(),
+            prio: 0,
         })
     }
 }
@@ -85,6 +88,10 @@ impl Drop for Aio {
 }
 
 impl QueueEngine for Aio {
+    fn set_prio(&mut self, prio: u16) {
+        self.prio = prio;
+    }
+
     #[inline]
     unsafe fn queue(
         &mut self,
@@ -106,6 +113,9 @@ impl QueueEngine for Aio {
             buf: buf as u64,
             nbytes: len as u64,
             offset: offset as i64,
+            reqprio: self.prio as i16,
+            // IOCB_FLAG_IOPRIO: the kernel takes aio_reqprio only with this flag.
+            flags: if self.prio != 0 { 1 << 1 } else { 0 },
             ..Iocb::default()
         };
         self.pending.push(cb);

@@ -93,6 +93,10 @@ pub(crate) trait QueueEngine: Send {
 
     /// fsync or fdatasync of file `file`, synchronously (the caller drains the queue first).
     fn sync(&mut self, file: usize, op: SyncOp) -> io::Result<()>;
+
+    /// The I/O priority (class << 13 | level; 0 = the thread's) of the I/Os queued from now on
+    /// (fio's cmdprio_*). Called only by jobs that use command priorities.
+    fn set_prio(&mut self, _prio: u16) {}
 }
 
 /// A nanosecond count (a duration, or a CLOCK_MONOTONIC instant) as a `timespec`.

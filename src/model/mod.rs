@@ -2,8 +2,15 @@
 //! built-in profiles) produces these types; nothing below `run/` knows where a job came from.
 
 pub mod buffers;
+pub(crate) mod logs;
+pub(crate) mod prio;
+pub(crate) mod reporting;
 pub(crate) mod units;
 pub mod verify;
+
+pub use logs::LogSpec;
+pub use prio::IoPrioSpec;
+pub use reporting::{ReportingSpec, UnifiedRw};
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -281,6 +288,12 @@ pub struct JobSpec {
     pub verify: verify::VerifySpec,
     /// What written buffers hold (fio's buffer options).
     pub buffers: buffers::BufferSpec,
+    /// Logs for plotting (fio `write_*_log` and `log_*`).
+    pub logs: LogSpec,
+    /// Reporting settings (fio `slat_percentiles`, ...).
+    pub reporting: ReportingSpec,
+    /// Job-wide I/O priority (fio `prio`, `prioclass`).
+    pub ioprio: IoPrioSpec,
 }
 
 /// The block sizes a job is sized by, each with its one rule (fio's td_min_bs / td_max_bs and
@@ -396,6 +409,9 @@ impl Default for JobSpec {
             iopsavgtime_ms: 500,
             verify: verify::VerifySpec::default(),
             buffers: buffers::BufferSpec::default(),
+            logs: LogSpec::default(),
+            reporting: ReportingSpec::default(),
+            ioprio: IoPrioSpec::default(),
         }
     }
 }

@@ -77,6 +77,8 @@ fn one_job_group(groupid: u32, d: usize, io: u64, runtime_ms: u64) -> GroupRepor
     let mut g = GroupReport {
         groupid,
         dirs: Default::default(),
+        mixed: None,
+        sig_figs: 0,
     };
     let bw = io * 1000 / runtime_ms;
     g.dirs[d] = GroupDirReport {

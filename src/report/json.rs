@@ -146,8 +146,13 @@ fn job(j: &JobReport, plus: bool) -> J {
     if !j.options.is_empty() {
         o.val("job options", options(&j.options));
     }
-    for (name, d) in ["read", "write", "trim"].iter().zip(&j.dirs) {
-        o.val(name, direction(d, plus));
+    // unified_rw_reporting=mixed: fio prints the `mixed` entry alone (no read/write/trim/sync);
+    // =both: the directions, then `mixed`.
+    let mixed_only = j.unified_rw == crate::model::UnifiedRw::Mixed && j.mixed.is_some();
+    if !mixed_only {
+        for (name, d) in ["read", "write", "trim"].iter().zip(&j.dirs) {
+            o.val(name, direction(d, plus, j.lat_percentiles));
+        }
     }
     let mut sync = Obj::default();
     sync.int("total_ios", j.sync.total_ios)
@@ -166,7 +171,12 @@ fn job(j: &JobReport, plus: bool) -> J {
     if !extra.0.is_empty() {
         sync.val("iogauge", extra.done());
     }
-    o.val("sync", sync.done());
+    if !mixed_only {
+        o.val("sync", sync.done());
+    }
+    if let Some(m) = &j.mixed {
+        o.val("mixed", direction(m, plus, j.lat_percentiles));
+    }
 
     o.int("job_runtime", j.job_runtime_ms)
         .float("usr_cpu", j.cpu.usr_pct)
@@ -221,7 +231,7 @@ fn floats(keys: &[&str], vals: &[f64]) -> J {
     )
 }
 
-fn direction(d: &DirReport, plus: bool) -> J {
+fn direction(d: &DirReport, plus: bool, lat_pcts: bool) -> J {
     let mut o = Obj::default();
     o.int("io_bytes", d.io_bytes)
         .int("io_kbytes", d.io_bytes >> 10)
@@ -235,6 +245,22 @@ fn direction(d: &DirReport, plus: bool) -> J {
         .val("slat_ns", lat_object(&d.slat, plus))
         .val("clat_ns", lat_object(&d.clat, plus))
         .val("lat_ns", lat_object(&d.lat, plus));
+    if !d.prios.is_empty() {
+        // cmdprio: latency per priority, `lat_ns` with lat_percentiles, else `clat_ns` (fio's).
+        let key = if lat_pcts { "lat_ns" } else { "clat_ns" };
+        let prios = d
+            .prios
+            .iter()
+            .map(|p| {
+                let mut e = Obj::default();
+                e.int("prioclass", p.class as u64)
+                    .int("prio", p.level as u64)
+                    .val(key, lat_object(&p.lat, plus));
+                e.done()
+            })
+            .collect();
+        o.val("prios", J::Arr(prios));
+    }
     // fio reports zeros (and bw_agg 0) when no periodic sample was taken.
     let bw = &d.bw_samples;
     let has_bw = bw.samples > 0;

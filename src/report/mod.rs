@@ -72,6 +72,20 @@ pub struct DirReport {
     /// Latency histogram per 100 ms (or coarser) of the measured period; None without I/O or
     /// latency measurement.
     pub lat_intervals: Option<LatIntervals>,
+    /// Latency per I/O priority (fio's `prios`, cmdprio_*): present when at least two
+    /// priorities had I/O, as fio prints them.
+    pub prios: Vec<PrioReport>,
+}
+
+/// One I/O priority's latency (fio's `prios[]` entry).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PrioReport {
+    /// The priority class (ioprio >> 13).
+    pub class: u32,
+    /// The level within the class (ioprio & 7).
+    pub level: u32,
+    /// Completion latency, or total latency with lat_percentiles (fio's rule).
+    pub lat: LatSummary,
 }
 
 /// fsync/fdatasync operations issued by the job (fio's `sync` object).
@@ -151,6 +165,12 @@ pub struct JobReport {
     /// The `percentile_list` in effect (fio prints it in terse output even without samples).
     /// Empty means fio's default list.
     pub percentile_list: Vec<f64>,
+    /// fio `unified_rw_reporting`: print the directions, `mixed` instead, or both.
+    pub unified_rw: crate::model::UnifiedRw,
+    /// Every direction summed (fio's `mixed`), when `unified_rw` asks for it.
+    pub mixed: Option<DirReport>,
+    /// fio `significant_figures` for the text output (0: fio's default, 4).
+    pub sig_figs: u32,
 }
 
 /// fio's default `percentile_list`.
@@ -195,6 +215,10 @@ pub struct GroupReport {
     pub groupid: u32,
     /// read, write, trim.
     pub dirs: [GroupDirReport; 3],
+    /// fio's `MIXED:` line (unified_rw_reporting).
+    pub mixed: Option<GroupDirReport>,
+    /// fio `significant_figures` of the group's jobs (0: fio's default, 4).
+    pub sig_figs: u32,
 }
 
 /// The result of one run: fio's JSON and text output are rendered from it.

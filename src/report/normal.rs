@@ -141,9 +141,28 @@ fn render_job(j: &JobReport, r: &Report, out: &mut String) {
     if !j.description.is_empty() {
         let _ = writeln!(out, "  Description  : [{}]", j.description);
     }
+    let prec = percentile_precision(&j.percentile_list);
+    let fmt = (prec, sig_figs(j.sig_figs), j.lat_percentiles);
+    let mixed_only = j.unified_rw == crate::model::UnifiedRw::Mixed && j.mixed.is_some();
     for (d, dir) in j.dirs.iter().enumerate() {
-        if dir.io_bytes > 0 {
-            render_dir(d, dir, out);
+        if dir.io_bytes > 0 && !mixed_only {
+            render_dir(DIR_NAMES[d], d == 1, dir, fmt, out);
+        }
+    }
+    if let Some(m) = j.mixed.as_ref().filter(|m| m.io_bytes > 0) {
+        if mixed_only {
+            render_dir("mixed", false, m, fmt, out);
+        } else {
+            // unified_rw_reporting=both: fio 3.33 prints the mixed entry's first line with
+            // zero IOPS, bandwidth and size (`IOPS=0, BW=0 (0)(0B/…msec)`), its latencies right.
+            let mut shown = m.clone();
+            shown.total_ios = 0;
+            shown.bw_bytes = 0;
+            shown.io_bytes = 0;
+            let mut text = String::new();
+            render_dir("mixed", false, &shown, fmt, &mut text);
+            // …and without units on the zero bandwidth.
+            out.push_str(&text.replacen("BW=0B/s (0B/s)", "BW=0 (0)", 1));
         }
     }
     if j.gtod_reduce {
@@ -154,7 +173,7 @@ fn render_job(j: &JobReport, r: &Report, out: &mut String) {
     if j.sync.total_ios > 0 && j.sync.lat.n > 0 {
         out.push_str("  fsync/fdatasync/sync_file_range:\n");
         display_lat("sync", &j.sync.lat, out);
-        percentile_block("sync", &j.sync.lat.percentiles, out);
+        percentile_block("sync", &j.sync.lat.percentiles, prec, out);
     }
     let c = &j.cpu;
     let _ = writeln!(
@@ -205,7 +224,14 @@ fn render_job(j: &JobReport, r: &Report, out: &mut String) {
 }
 
 /// One direction: the IOPS/BW line, latency summaries, percentiles and periodic samples.
-fn render_dir(d: usize, dir: &DirReport, out: &mut String) {
+fn render_dir(
+    name: &str,
+    zones: bool,
+    dir: &DirReport,
+    fmt: (usize, usize, bool),
+    out: &mut String,
+) {
+    let (prec, sig, lat_pcts) = fmt;
     let runtime = dir.runtime_ms;
     if runtime == 0 {
         return;
@@ -215,13 +241,13 @@ fn render_dir(d: usize, dir: &DirReport, out: &mut String) {
     let _ = writeln!(
         out,
         "  {}: IOPS={}, BW={} ({})({}/{}msec){}",
-        DIR_NAMES[d],
-        num2str(iops, SIG_FIGS, false, Unit::None),
-        num2str(dir.bw_bytes, SIG_FIGS, true, Unit::BytePerSec),
-        num2str(dir.bw_bytes, SIG_FIGS, false, Unit::BytePerSec),
-        num2str(dir.io_bytes, SIG_FIGS, true, Unit::Byte),
+        name,
+        num2str(iops, sig, false, Unit::None),
+        num2str(dir.bw_bytes, sig, true, Unit::BytePerSec),
+        num2str(dir.bw_bytes, sig, false, Unit::BytePerSec),
+        num2str(dir.io_bytes, sig, true, Unit::Byte),
         runtime,
-        if d == 1 { "; 0 zone resets" } else { "" }
+        if zones { "; 0 zone resets" } else { "" }
     );
     if dir.slat.n > 0 {
         display_lat("slat", &dir.slat, out);
@@ -232,14 +258,29 @@ fn render_dir(d: usize, dir: &DirReport, out: &mut String) {
     if dir.lat.n > 0 {
         display_lat(" lat", &dir.lat, out);
     }
+    // cmdprio: each priority's latency, `clat` or (lat_percentiles) `lat` as fio names it.
+    let prio_type = if lat_pcts { "lat" } else { "clat" };
+    for p in &dir.prios {
+        let name = format!("{prio_type} prio {}/{}", p.class, p.level);
+        display_lat(&name, &p.lat, out);
+    }
     if dir.slat.n > 0 {
-        percentile_block("slat", &dir.slat.percentiles, out);
+        percentile_block("slat", &dir.slat.percentiles, prec, out);
     }
     if dir.clat.n > 0 {
-        percentile_block("clat", &dir.clat.percentiles, out);
+        percentile_block("clat", &dir.clat.percentiles, prec, out);
     }
     if dir.lat.n > 0 {
-        percentile_block("lat", &dir.lat.percentiles, out);
+        percentile_block("lat", &dir.lat.percentiles, prec, out);
+    }
+    let all = if lat_pcts { dir.lat.n } else { dir.clat.n };
+    for p in dir.prios.iter().filter(|p| p.lat.n > 0) {
+        let share = p.lat.n as f64 * 100.0 / all.max(1) as f64;
+        let name = format!(
+            "{prio_type} prio {}/{} ({share:.2}% of IOs)",
+            p.class, p.level
+        );
+        percentile_block(&name, &p.lat.percentiles, prec, out);
     }
     let bw = &dir.bw_samples;
     if bw.samples > 0 {
@@ -299,7 +340,7 @@ fn display_lat(name: &str, s: &LatSummary, out: &mut String) {
 /// The percentile table. Unit: msec when the smallest percentile value exceeds 2 ms and the
 /// largest 99.999999 ms, usec for 2 µs and 99.999 µs, else nsec; scaled values are rounded up.
 /// Column width follows the largest value (at least 5); entries per line = 73 / (12 + width).
-fn percentile_block(pre: &str, pcts: &[(f64, u64)], out: &mut String) {
+fn percentile_block(pre: &str, pcts: &[(f64, u64)], precision: usize, out: &mut String) {
     if pcts.is_empty() {
         return;
     }
@@ -318,8 +359,6 @@ fn percentile_block(pre: &str, pcts: &[(f64, u64)], out: &mut String) {
     } else {
         (scaled_max.ilog10() as usize + 1).max(5)
     };
-    // fio's default percentile_precision is 2: "%5.2fth=[...]".
-    let precision = 2usize;
     let per_line = (80 - 7) / (precision + 10 + width);
     let _ = write!(out, "    {pre} percentiles ({unit}):\n     |");
     for (j, &(p, v)) in pcts.iter().enumerate() {
@@ -342,6 +381,35 @@ fn percentile_block(pre: &str, pcts: &[(f64, u64)], out: &mut String) {
             out.push('\n');
         }
     }
+}
+
+/// The significant figures in effect: the job's, or fio's default when unset (0).
+fn sig_figs(n: u32) -> usize {
+    if n == 0 {
+        SIG_FIGS
+    } else {
+        n as usize
+    }
+}
+
+/// fio's percentile_precision: the most decimals written in `percentile_list` (2 for the
+/// default list), so `50:99` prints `50th=[...]`. Trailing zeros as written (`50.00`) are not
+/// seen here (the list is numbers by now): they count as no decimals.
+fn percentile_precision(list: &[f64]) -> usize {
+    if list.is_empty() {
+        return 2;
+    }
+    list.iter()
+        .map(|&p| {
+            (0..6)
+                .find(|&d| {
+                    let x = p * 10f64.powi(d as i32);
+                    (x - x.round()).abs() < 1e-6
+                })
+                .unwrap_or(6)
+        })
+        .max()
+        .unwrap_or(2)
 }
 
 /// `  lat (usec)   : 2=39.19%, 4=3.40%, ...`, five entries per line, zero entries skipped.
@@ -378,24 +446,26 @@ fn render_lat_buckets(b: &LatencyBuckets, out: &mut String) {
 
 fn render_group(g: &GroupReport, out: &mut String) {
     let _ = writeln!(out, "\nRun status group {} (all jobs):", g.groupid);
-    for (d, gd) in g.dirs.iter().enumerate() {
+    let names = GROUP_DIR_NAMES.iter().chain(["  MIXED"].iter());
+    for (name, gd) in names.zip(g.dirs.iter().chain(g.mixed.iter())) {
         if gd.max_run_ms == 0 {
             continue;
         }
-        let iec = |n| num2str(n, SIG_FIGS, true, Unit::BytePerSec);
-        let si = |n| num2str(n, SIG_FIGS, false, Unit::BytePerSec);
+        let sig = sig_figs(g.sig_figs);
+        let iec = |n| num2str(n, sig, true, Unit::BytePerSec);
+        let si = |n| num2str(n, sig, false, Unit::BytePerSec);
         let _ = writeln!(
             out,
             "{}: bw={} ({}), {}-{} ({}-{}), io={} ({}), run={}-{}msec",
-            GROUP_DIR_NAMES[d],
+            name,
             iec(gd.agg_bw_bytes),
             si(gd.agg_bw_bytes),
             iec(gd.min_bw_bytes),
             iec(gd.max_bw_bytes),
             si(gd.min_bw_bytes),
             si(gd.max_bw_bytes),
-            num2str(gd.io_bytes, SIG_FIGS, true, Unit::Byte),
-            num2str(gd.io_bytes, SIG_FIGS, false, Unit::Byte),
+            num2str(gd.io_bytes, sig, true, Unit::Byte),
+            num2str(gd.io_bytes, sig, false, Unit::Byte),
             gd.min_run_ms,
             gd.max_run_ms
         );
@@ -597,7 +667,7 @@ mod tests {
         let pcts: Vec<(f64, u64)> =
             [(1.0, 5_800_000), (5.0, 6_500_000), (99.99, 233_832_448)].to_vec();
         let mut out = String::new();
-        percentile_block("sync", &pcts, &mut out);
+        percentile_block("sync", &pcts, 2, &mut out);
         assert_eq!(
             out,
             "    sync percentiles (msec):\n     |  1.00th=[    6],  5.00th=[    7], 99.99th=[  234]\n"
@@ -605,7 +675,7 @@ mod tests {
         // 7-digit usec values: three per line.
         let pcts: Vec<(f64, u64)> = (0..5).map(|i| (i as f64 + 1.0, 1_952_700_000)).collect();
         let mut out = String::new();
-        percentile_block("clat", &pcts, &mut out);
+        percentile_block("clat", &pcts, 2, &mut out);
         assert_eq!(
             out,
             "    clat percentiles (msec):\n     |  1.00th=[ 1953],  2.00th=[ 1953],  3.00th=[ 1953],  4.00th=[ 1953],\n     |  5.00th=[ 1953]\n"
@@ -613,29 +683,29 @@ mod tests {
         let pcts: Vec<(f64, u64)> = (0..4).map(|i| (i as f64 + 1.0, 1_952_700)).collect();
         let mut out = String::new();
         // min 1.95 ms > 2 µs and max > 99.999 µs: usec, width 4 → 5.
-        percentile_block("clat", &pcts, &mut out);
+        percentile_block("clat", &pcts, 2, &mut out);
         assert!(out.starts_with("    clat percentiles (usec):\n     |  1.00th=[ 1953],"));
         let pcts: Vec<(f64, u64)> = (0..4).map(|i| (i as f64 + 1.0, 19_527_000)).collect();
         let mut out = String::new();
-        percentile_block("clat", &pcts, &mut out);
+        percentile_block("clat", &pcts, 2, &mut out);
         assert_eq!(
             out,
             "    clat percentiles (usec):\n     |  1.00th=[19527],  2.00th=[19527],  3.00th=[19527],  4.00th=[19527]\n"
         );
         let pcts: Vec<(f64, u64)> = (0..4).map(|i| (i as f64 + 1.0, 1_952_700_001)).collect();
         let mut out = String::new();
-        percentile_block("clat", &pcts, &mut out);
+        percentile_block("clat", &pcts, 2, &mut out);
         assert!(out.contains("[ 1953]"), "{out}");
         let pcts: Vec<(f64, u64)> = (0..4).map(|i| (i as f64 + 1.0, 1_500_000)).collect();
         let mut out = String::new();
-        percentile_block("clat", &pcts, &mut out);
+        percentile_block("clat", &pcts, 2, &mut out);
         // Max below 99.999 µs·... no: 1.5 ms > 99.999 µs and min > 2 µs → usec.
         assert!(out.contains("[ 1500]"), "{out}");
         let pcts: Vec<(f64, u64)> = (0..4)
             .map(|i| (i as f64 + 1.0, 1_234_567_890_123))
             .collect();
         let mut out = String::new();
-        percentile_block("clat", &pcts, &mut out);
+        percentile_block("clat", &pcts, 2, &mut out);
         // 7-digit msec values: width 7, 73 / 19 = 3 per line.
         assert_eq!(
             out,

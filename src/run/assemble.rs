@@ -4,7 +4,7 @@
 
 use super::monitor::TracePoint;
 use super::InstanceResult;
-use crate::model::{JobSpec, RunSpec};
+use crate::model::{JobSpec, RunSpec, UnifiedRw};
 use crate::report::{
     CpuReport, DepthReport, DirReport, DiskReport, GroupDirReport, GroupReport, IntervalLatency,
     JobHeader, JobLine, JobReport, LatIntervals, LatSummary, Report, SyncReport,
@@ -97,6 +97,8 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
     let run_ms = runtime_ms(measured_ns);
     let mut dirs: [DirReport; 3] = Default::default();
     let mut clats: Vec<LatRecorder> = Vec::with_capacity(3);
+    // Every direction's bw and iops sample statistics, for unified_rw_reporting's mixed entry.
+    let mut mixed_samples: (Vec<SampleStats>, Vec<SampleStats>) = Default::default();
     for (d, dir) in dirs.iter_mut().enumerate() {
         let rec = merged(f.members.iter().map(|m| &m.result.clat[d]));
         dir.io_bytes = f.members.iter().map(|m| m.result.bytes[d]).sum();
@@ -114,12 +116,14 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
             let slat = merged(f.members.iter().map(|m| &m.result.slat[d]));
             dir.clat = rec.summary(pcts, job.clat_percentiles, true);
             dir.lat = lat.summary(pcts, job.lat_percentiles, true);
-            // fio's slat_percentiles defaults to off.
-            dir.slat = slat.summary(pcts, false, true);
+            dir.slat = slat.summary(pcts, job.reporting.slat_percentiles, true);
         } else if !job.gtod_reduce {
             dir.clat = rec.summary(pcts, job.clat_percentiles, true);
             // Synchronous engines prepare and submit in one step: lat and clat are one interval.
             dir.lat = rec.summary(pcts, job.lat_percentiles, true);
+        }
+        if d < 2 && !job.gtod_reduce {
+            dir.prios = prio_reports(f, d);
         }
         if dir.total_ios > 0 && !job.gtod_reduce {
             let latency = interval_latency(job.clat_percentiles, job.lat_percentiles);
@@ -161,6 +165,24 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
             };
             dir.bw_samples = stats(&bw);
             dir.iops_samples = stats(&iops);
+            // fio: with a per-I/O bw/iops log, its JSON statistics are per I/O too.
+            for (k, per_io) in job.logs.per_io_stats.iter().enumerate() {
+                if *per_io && d < 2 {
+                    let parts: Vec<SampleStats> = f
+                        .members
+                        .iter()
+                        .filter_map(|m| m.result.per_io_samples.map(|s| s[k][d]))
+                        .collect();
+                    let s = SampleStats::sum_fio(&parts).summary();
+                    if k == 0 {
+                        dir.bw_samples = s;
+                    } else {
+                        dir.iops_samples = s;
+                    }
+                }
+            }
+            mixed_samples.0.extend(bw.iter().map(|s| *s.stats()));
+            mixed_samples.1.extend(iops.iter().map(|s| *s.stats()));
             let series = |v: &[PeriodicSampler], ms: u64| {
                 let all: Vec<&[crate::report::SeriesPoint]> =
                     v.iter().map(|s| s.series()).collect();
@@ -245,6 +267,7 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
             Some((an + n, ab + b))
         },
     );
+    let dirs_copy = dirs.clone();
     JobReport {
         name: job.name.clone(),
         groupid: f.groupid,
@@ -288,7 +311,88 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
             .map(|m| m.instance.files.len() as u32)
             .unwrap_or(0),
         laid_out: laid,
+        unified_rw: job.reporting.unified_rw,
+        sig_figs: job.reporting.sig_figs,
+        mixed: (job.reporting.unified_rw != UnifiedRw::None)
+            .then(|| mixed_dir(f, &dirs_copy, run_ms, &mixed_samples)),
     }
+}
+
+/// fio's `prios` of direction `d`: latency per distinct I/O priority over the members, in
+/// order of first appearance (the job's priority first); only when two or more had I/O.
+fn prio_reports(f: &Folded, d: usize) -> Vec<crate::report::PrioReport> {
+    let job = f.job;
+    let mut by_value: Vec<(u16, LatRecorder)> = Vec::new();
+    for m in &f.members {
+        let Some(p) = m.result.prio_lat.as_ref() else {
+            continue;
+        };
+        for i in 0..2 {
+            let v = p.values[d][i];
+            match by_value.iter_mut().find(|(x, _)| *x == v) {
+                Some((_, r)) => r.merge(&p.recs[d][i]),
+                None => {
+                    let mut r = LatRecorder::new(0);
+                    r.merge(&p.recs[d][i]);
+                    by_value.push((v, r));
+                }
+            }
+        }
+    }
+    by_value.retain(|(_, r)| r.count() > 0);
+    if by_value.len() < 2 {
+        return Vec::new();
+    }
+    let pct = job.clat_percentiles || job.lat_percentiles;
+    by_value
+        .iter()
+        .map(|(v, r)| crate::report::PrioReport {
+            class: u32::from(v >> 13),
+            level: u32::from(v & 7),
+            lat: r.summary(&job.percentile_list, pct, true),
+        })
+        .collect()
+}
+
+/// fio's `mixed` entry (unified_rw_reporting): every direction's counts and latencies summed
+/// into one, the bw/iops sample statistics merged by fio's rule.
+fn mixed_dir(
+    f: &Folded,
+    dirs: &[DirReport; 3],
+    run_ms: u64,
+    samples: &(Vec<SampleStats>, Vec<SampleStats>),
+) -> DirReport {
+    let job = f.job;
+    let pcts = &job.percentile_list;
+    let mut m = DirReport {
+        io_bytes: dirs.iter().map(|d| d.io_bytes).sum(),
+        total_ios: dirs.iter().map(|d| d.total_ios).sum(),
+        short_ios: dirs.iter().map(|d| d.short_ios).sum(),
+        ..Default::default()
+    };
+    if m.total_ios > 0 {
+        m.runtime_ms = run_ms;
+        let ms = run_ms.max(1);
+        m.bw_bytes = (m.io_bytes as u128 * 1000 / ms as u128) as u64;
+        m.iops = m.total_ios as f64 * 1000.0 / ms as f64;
+    }
+    let all = |pick: fn(&super::WorkerResult) -> &[LatRecorder]| {
+        merged(f.members.iter().flat_map(|x| pick(&x.result).iter()))
+    };
+    if !job.gtod_reduce {
+        let clat = all(|r| &r.clat[..]);
+        m.clat = clat.summary(pcts, job.clat_percentiles, true);
+        let queued = f.members.iter().any(|x| !x.result.lat.is_empty());
+        if queued {
+            m.lat = all(|r| &r.lat[..]).summary(pcts, job.lat_percentiles, true);
+            m.slat = all(|r| &r.slat[..]).summary(pcts, job.reporting.slat_percentiles, true);
+        } else {
+            m.lat = clat.summary(pcts, job.lat_percentiles, true);
+        }
+    }
+    m.bw_samples = SampleStats::sum_fio(&samples.0).summary();
+    m.iops_samples = SampleStats::sum_fio(&samples.1).summary();
+    m
 }
 
 fn header(job: &JobSpec) -> JobHeader {
@@ -315,7 +419,7 @@ fn job_lines(spec: &RunSpec) -> Vec<JobLine> {
         .collect()
 }
 
-fn group_reports(results: &[InstanceResult]) -> Vec<GroupReport> {
+fn group_reports(spec: &RunSpec, results: &[InstanceResult]) -> Vec<GroupReport> {
     let mut groups: Vec<GroupReport> = Vec::new();
     let ngroups = results
         .iter()
@@ -331,6 +435,8 @@ fn group_reports(results: &[InstanceResult]) -> Vec<GroupReport> {
         let mut gr = GroupReport {
             groupid: g,
             dirs: Default::default(),
+            mixed: None,
+            sig_figs: spec.jobs[members[0].instance.job].reporting.sig_figs,
         };
         for (d, gd) in gr.dirs.iter_mut().enumerate() {
             let active: Vec<(u64, u64)> = members
@@ -352,9 +458,53 @@ fn group_reports(results: &[InstanceResult]) -> Vec<GroupReport> {
             };
             gd.agg_bw_bytes = (gd.io_bytes as u128 * 1000 / gd.max_run_ms.max(1) as u128) as u64;
         }
+        gr.mixed = mixed_group(spec, &members);
+        // unified_rw_reporting=mixed: fio's group block has the MIXED line alone.
+        if gr.mixed.is_some()
+            && spec.jobs[members[0].instance.job].reporting.unified_rw == UnifiedRw::Mixed
+        {
+            gr.dirs = Default::default();
+        }
         groups.push(gr);
     }
     groups
+}
+
+/// fio's `MIXED:` group line (unified_rw_reporting): with `mixed`, each job's directions
+/// summed first; with `both`, min and max over every job's directions.
+fn mixed_group(spec: &RunSpec, members: &[&InstanceResult]) -> Option<GroupDirReport> {
+    let mode = spec.jobs[members.first()?.instance.job]
+        .reporting
+        .unified_rw;
+    let entries: Vec<(u64, u64)> = members
+        .iter()
+        .flat_map(|m| {
+            let ms = runtime_ms(m.result.measured_ns).max(1);
+            let per_dir: Vec<(u64, u64)> = (0..3)
+                .filter(|&d| m.result.ios[d] > 0)
+                .map(|d| (m.result.bytes[d], ms))
+                .collect();
+            if mode == UnifiedRw::Mixed && !per_dir.is_empty() {
+                vec![(per_dir.iter().map(|e| e.0).sum(), ms)]
+            } else {
+                per_dir
+            }
+        })
+        .collect();
+    if mode == UnifiedRw::None || entries.is_empty() {
+        return None;
+    }
+    let bws: Vec<u64> = entries.iter().map(|&(b, ms)| b * 1000 / ms).collect();
+    let mut gd = GroupDirReport {
+        io_bytes: entries.iter().map(|e| e.0).sum(),
+        agg_bw_bytes: 0,
+        min_bw_bytes: *bws.iter().min().unwrap_or(&0),
+        max_bw_bytes: *bws.iter().max().unwrap_or(&0),
+        min_run_ms: entries.iter().map(|e| e.1).min().unwrap_or(0),
+        max_run_ms: entries.iter().map(|e| e.1).max().unwrap_or(0),
+    };
+    gd.agg_bw_bytes = (gd.io_bytes as u128 * 1000 / gd.max_run_ms.max(1) as u128) as u64;
+    Some(gd)
 }
 
 /// Where the run's files were: the first job's directory, the parent of its first named file,
@@ -387,7 +537,7 @@ pub(crate) fn report(
 ) -> Report {
     let folded = fold(spec, &results);
     let mut jobs: Vec<JobReport> = folded.iter().map(|f| job_report(f, run_start_ns)).collect();
-    let groups = group_reports(&results);
+    let groups = group_reports(spec, &results);
     // fio's per=: the entry's mean periodic bandwidth as a share of its group's aggregate.
     for j in jobs.iter_mut() {
         if let Some(g) = groups.iter().find(|g| g.groupid == j.groupid) {
@@ -395,6 +545,12 @@ pub(crate) fn report(
                 let agg_kib = g.dirs[d].agg_bw_bytes as f64 / 1024.0;
                 if agg_kib > 0.0 && dir.bw_samples.samples > 0 {
                     dir.bw_agg_pct = dir.bw_samples.mean / agg_kib * 100.0;
+                }
+            }
+            if let (Some(m), Some(gm)) = (j.mixed.as_mut(), g.mixed.as_ref()) {
+                let agg_kib = gm.agg_bw_bytes as f64 / 1024.0;
+                if agg_kib > 0.0 && m.bw_samples.samples > 0 {
+                    m.bw_agg_pct = m.bw_samples.mean / agg_kib * 100.0;
                 }
             }
         }

@@ -43,6 +43,55 @@ pub(crate) struct WorkerInput {
     /// Per file, how to drop its cache when a later pass over its region starts (fio resets the
     /// file and invalidates it then); empty when the job keeps the cache (invalidate=0, direct).
     pub pass_drops: Vec<CacheDrop>,
+    /// The job's log files (fio `write_*_log`), opened before the run; the worker takes them.
+    pub logs: std::sync::Mutex<Option<crate::stats::logs::JobLogs>>,
+}
+
+impl WorkerInput {
+    /// The worker takes the job's logs once, before its loop (None when it writes none).
+    pub(super) fn take_logs(&self) -> Option<crate::stats::logs::JobLogs> {
+        self.logs.lock().ok().and_then(|mut l| l.take())
+    }
+}
+
+/// fio's prio/prioclass: the worker thread's I/O priority (ioprio_set on the calling thread),
+/// before any I/O. A failure (e.g. the real-time class without CAP_SYS_ADMIN) fails the job,
+/// as fio's td_verror does.
+#[cold]
+pub(super) fn set_ioprio(input: &WorkerInput) -> Option<IoFailure> {
+    let value = input.job.ioprio.value()?;
+    const IOPRIO_WHO_PROCESS: libc::c_int = 1;
+    // SAFETY: ioprio_set takes three integers and touches no memory of ours; who = 0 is the
+    // calling thread.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_ioprio_set,
+            IOPRIO_WHO_PROCESS,
+            0,
+            libc::c_int::from(value),
+        )
+    };
+    if r == 0 {
+        return None;
+    }
+    let e = std::io::Error::last_os_error();
+    Some(IoFailure::new(input, "ioprio_set", 0, 0, errno(&e)))
+}
+
+/// The job ended at `end`: flush its logs; a file that could not be written is a warning.
+#[cold]
+pub(super) fn finish_logs(
+    logs: Option<crate::stats::logs::JobLogs>,
+    end: u64,
+    res: &mut WorkerResult,
+) {
+    if let Some(l) = logs {
+        let (stats, done) = l.finish(end);
+        res.per_io_samples = stats;
+        if let Err(e) = done {
+            eprintln!("iogauge: warning: {e}");
+        }
+    }
 }
 
 impl WorkerInput {
@@ -129,6 +178,10 @@ pub struct WorkerResult {
     pub intervals: IntervalLogs,
     /// Queueing engines whose JSON prints only lat percentiles: intervals count `lat`.
     pub intervals_from_lat: bool,
+    /// Latency per command priority (cmdprio_*), None when the job uses none.
+    pub prio_lat: Option<Box<crate::stats::prio::PrioLat>>,
+    /// Per-I/O bw/iops statistics from the logs (fio's JSON uses them with a per-I/O log).
+    pub(crate) per_io_samples: Option<crate::stats::logs::PerIoStats>,
 }
 
 impl WorkerResult {
@@ -158,6 +211,8 @@ impl WorkerResult {
             intervals: IntervalLogs::new(if job.gtod_reduce { 0 } else { 4 }),
             // Synchronous engines have one recorder for both (lat = clat).
             intervals_from_lat: queued && lat == IntervalLatency::Lat,
+            prio_lat: None,
+            per_io_samples: None,
         }
     }
 
@@ -226,6 +281,9 @@ impl WorkerResult {
         self.syncs = 0;
         if let Some(d) = self.depth.as_mut() {
             d.reset();
+        }
+        if let Some(p) = self.prio_lat.as_mut() {
+            p.reset();
         }
         for d in 0..3 {
             published.bytes[d].store(0, Ordering::Relaxed);

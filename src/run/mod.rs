@@ -57,6 +57,10 @@ pub enum RunError {
     /// The jobs' I/O buffers would not fit in memory (bad input: exit 2).
     #[error("{0}")]
     BufferMemory(String),
+    /// A job's options cannot work here, or its log files (fio `write_*_log`) cannot be
+    /// created (bad input: exit 2).
+    #[error("{0}")]
+    JobSetup(String),
     /// The run's deadline passed, in whatever stage (its files are removed).
     #[error("did not finish before its deadline")]
     TimedOut,
@@ -67,7 +71,9 @@ impl RunError {
     /// files cannot or must not be laid out as asked.
     pub(crate) fn is_bad_input(&self) -> bool {
         match self {
-            RunError::EngineUnavailable(_) | RunError::BufferMemory(_) => true,
+            RunError::EngineUnavailable(_) | RunError::BufferMemory(_) | RunError::JobSetup(_) => {
+                true
+            }
             RunError::Layout(e) => e.is_bad_input(),
             _ => false,
         }
@@ -341,6 +347,22 @@ fn prepare(
     inst: Instance,
 ) -> Result<Prepared, RunError> {
     let job: &JobSpec = &spec.jobs[inst.job];
+    // fio's thread number: instances of every job of the run, counted from 1.
+    let thread_number = spec.jobs[..inst.job]
+        .iter()
+        .map(|j| j.numjobs.max(1))
+        .sum::<u32>()
+        + inst.jobnum
+        + 1;
+    if job.ioprio.cmd_active() && !job.ioengine.is_async() {
+        return Err(RunError::JobSetup(format!(
+            "job '{}': cmdprio_percentage needs a queueing engine (ioengine=io_uring or libaio), \
+             as in fio; {} has no per-I/O priority",
+            job.name,
+            job.ioengine.fio_name()
+        )));
+    }
+    let logs = crate::stats::logs::JobLogs::open(job, thread_number).map_err(RunError::JobSetup)?;
     let mut laid = (0u32, 0u64);
     let mut files = Vec::with_capacity(inst.files.len());
     let mut pass_drops = Vec::new();
@@ -383,6 +405,7 @@ fn prepare(
         io_limit,
         seed: plan::seed_for(job, inst.jobnum),
         pass_drops,
+        logs: std::sync::Mutex::new(logs),
     };
     Ok(Prepared {
         instance: inst,

@@ -25,6 +25,8 @@ struct Slot {
     len: usize,
     t_prep: u64,
     t_sub: u64,
+    /// Priority index (cmdprio: 1 = the command priority).
+    prio: u8,
 }
 
 /// Slot buffers: one aligned allocation, `stride` bytes per slot. The kernel may write into
@@ -152,9 +154,15 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
     let mut draining_to_low = false;
     let mut tl = Timeline::begin(job, published, &mut res);
     src.restart_pacing(tl.meas_start);
+    let mut logs = input.take_logs();
+    res.error = super::instance::set_ioprio(input);
+    let limit = if res.error.is_some() { 0 } else { limit };
+    let mut cmdprio = crate::stats::prio::CmdPrio::new(job, input.seed);
+    res.prio_lat = cmdprio.as_ref().map(|c| Box::new(c.recorders()));
+    let prio_by_lat = job.lat_percentiles;
     // Verify and buffer options (None without them: one check per I/O).
     let mut data = Data::new(input);
-    if let Some(d) = data.as_mut().filter(|d| d.only()) {
+    if let Some(d) = data.as_mut().filter(|d| d.only() && limit > 0) {
         verify_phase::dry_run(&mut src, d, input, &mut res, published);
         stopping = true;
     }
@@ -210,6 +218,14 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
                 d.before_write(b, file, offset, now_ns());
             }
             let t_prep = if timed { now_ns() } else { 0 };
+            let prio = match cmdprio.as_mut() {
+                Some(c) => {
+                    let i = c.pick(dir);
+                    engine.set_prio(c.value(dir, i));
+                    i
+                }
+                None => 0,
+            };
             slots[slot] = Slot {
                 dir,
                 file,
@@ -217,6 +233,7 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
                 len,
                 t_prep,
                 t_sub: 0,
+                prio,
             };
             let op = if dir == DDIR_READ {
                 Op::Read
@@ -374,12 +391,26 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
                 res.clat[d].record(t.saturating_sub(s.t_sub));
                 res.lat[d].record(t.saturating_sub(s.t_prep));
                 res.slat[d].record(s.t_sub.saturating_sub(s.t_prep));
+                if let Some(p) = res.prio_lat.as_mut() {
+                    let v = if prio_by_lat { s.t_prep } else { s.t_sub };
+                    p.recs[d.min(1)][s.prio as usize].record(t.saturating_sub(v));
+                }
             }
             if (r as usize) < s.len {
                 res.short[d] += 1;
             }
             res.bytes[d] += r as u64;
             res.ios[d] += 1;
+            if let Some(l) = logs.as_mut() {
+                if let Some(c) = cmdprio.as_ref() {
+                    l.set_io_prio(c.value(d, s.prio));
+                }
+                if !tl.in_ramp {
+                    let (tp, ts) = if timed { (s.t_prep, s.t_sub) } else { (t, t) };
+                    let (len, off) = (s.len as u64, s.offset);
+                    l.on_io(tl.meas_start, d, tp, ts, t, len, r as u64, off);
+                }
+            }
             if let Some(v) = data.as_mut().filter(|_| d == DDIR_READ) {
                 // SAFETY: the read into this slot's buffer has completed.
                 let b = unsafe { std::slice::from_raw_parts_mut(regions[slot as usize].0, s.len) };
@@ -457,6 +488,7 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
         }
     }
     let end = tl.finish(&mut res, input, |f| engine.sync(f, SyncOp::Fsync));
+    super::instance::finish_logs(logs, end, &mut res);
     res.depth = Some(depth);
     // The engine goes before the buffers it may have registered. If I/O is somehow still in
     // flight (a failed reap), leak the buffers rather than let the kernel write into freed memory.

@@ -5,7 +5,7 @@
 
 use super::clock::{now_ns, sleep_until};
 use super::instance::{
-    errno, wait_for_start, IoFailure, Published, Timeline, WorkerInput, WorkerResult,
+    errno, finish_logs, wait_for_start, IoFailure, Published, Timeline, WorkerInput, WorkerResult,
 };
 use super::source::{IoSource, NextIo};
 use super::verify_phase::{self, Data};
@@ -62,14 +62,16 @@ impl<E: Engine> Loop<'_, E> {
         let mut writes: u64 = 0;
         let mut tl = Timeline::begin(job, self.published, &mut res);
         src.restart_pacing(tl.meas_start);
+        let mut logs = self.input.take_logs();
+        res.error = super::instance::set_ioprio(self.input);
         // Verify and buffer options (None without them: one check per I/O).
         let mut data = Data::new(self.input);
-        if let Some(d) = data.as_mut().filter(|d| d.only()) {
+        if let Some(d) = data.as_mut().filter(|d| d.only() && res.error.is_none()) {
             verify_phase::dry_run(&mut src, d, self.input, &mut res, self.published);
         }
 
         // create_only (a limit of 0 bytes): lay out, do no I/O, not even during ramp.
-        if limit > 0 && !data.as_ref().is_some_and(Data::only) {
+        if limit > 0 && !data.as_ref().is_some_and(Data::only) && res.error.is_none() {
             'io: loop {
                 if self.stop.load(Ordering::Relaxed) {
                     break;
@@ -142,6 +144,11 @@ impl<E: Engine> Loop<'_, E> {
                 res.ios[dir] += 1;
                 self.published.bytes[dir].store(res.bytes[dir], Ordering::Relaxed);
                 self.published.ios[dir].store(res.ios[dir], Ordering::Relaxed);
+                if let Some(l) = logs.as_mut() {
+                    if !tl.in_ramp {
+                        l.on_io(tl.meas_start, dir, t0, t0, t1, len as u64, n as u64, offset);
+                    }
+                }
                 done_bytes += len as u64;
                 if let Some(d) = data.as_mut().filter(|_| dir == DDIR_READ) {
                     // SAFETY: the read into buf is complete; nothing else uses buf.
@@ -226,6 +233,7 @@ impl<E: Engine> Loop<'_, E> {
             }
         }
         let end = tl.finish(&mut res, self.input, |f| self.engine.sync(f, SyncOp::Fsync));
+        finish_logs(logs, end, &mut res);
         Timeline::done(self.published, end, &mut res);
         res
     }

@@ -6,6 +6,8 @@
 //! - `buckets`: fio's coarse `lat (usec): 2=…%` distribution.
 //! - `intervals`: per-interval latency histograms (100 ms, merged pairwise past 1024).
 //! - `depth`: IO depth / submit / complete distributions.
+//! - `logs`: fio's bw/iops/lat/histogram logs, streamed to their files as the job runs.
+//! - `prio`: command priorities (cmdprio_*) per I/O and latency per priority.
 //! - `periodic`: bandwidth / IOPS samples on absolute deadlines.
 //! - `cpu`: per-thread `getrusage` snapshots.
 //! - `disk`: block device resolution and `/sys/class/block/*/stat` deltas.
@@ -18,7 +20,9 @@ pub(crate) mod disk_window;
 pub(crate) mod histogram;
 pub(crate) mod intervals;
 pub(crate) mod latency;
+pub(crate) mod logs;
 pub(crate) mod periodic;
+pub(crate) mod prio;
 pub(crate) mod summary;
 
 pub(crate) use buckets::latency_buckets;

@@ -84,8 +84,9 @@ mod tests {
             .unwrap()
             .starts_with("  rw (readwrite)"));
         assert_eq!(
-            cmdhelp("write_bw_log").unwrap(),
-            "write_bw_log: option 'write_bw_log' is not supported by iogauge yet\n"
+            cmdhelp("ioscheduler").unwrap(),
+            "ioscheduler: option 'ioscheduler' is not supported by iogauge yet
+"
         );
         assert_eq!(
             cmdhelp("runtiem").unwrap_err(),

@@ -144,6 +144,7 @@ fn build_job(globals: &[Entry], own: &[Entry], section: Option<&str>) -> Result<
         ));
     }
     job.options = as_written(own).collect();
+    options::logs::settle(&mut job, |k| globals.iter().chain(own).any(|e| e.key == k));
     let uring_only = [
         ("fixedbufs", job.fixedbufs),
         ("registerfiles", job.registerfiles),

@@ -29,7 +29,7 @@ impl Opt {
                 Err(format!("needs a value, e.g. {}", example(self.name)))
             }
             Some(v) => (self.set)(job, v),
-            None if self.flag => (self.set)(job, "1"),
+            None if self.flag => (self.set)(job, logs::flag_value(self.name)),
             None => Err(format!("needs a value, e.g. {}", example(self.name))),
         }
     }
@@ -851,10 +851,20 @@ static CORE: &[Opt] = &[
 // Group files (declared here, after the `opt!` macro they use): each holds one table of
 // options and their setters, listed in TABLES.
 mod buffers;
+pub(super) mod logs;
+mod prio;
+mod reporting;
 mod verify;
 
 /// Every table of supported options, one per group of fio features.
-static TABLES: &[&[Opt]] = &[CORE, verify::OPTIONS, buffers::OPTIONS];
+static TABLES: &[&[Opt]] = &[
+    CORE,
+    verify::OPTIONS,
+    buffers::OPTIONS,
+    logs::OPTIONS,
+    reporting::OPTIONS,
+    prio::OPTIONS,
+];
 
 /// Every supported option, group by group.
 pub(super) fn all() -> impl Iterator<Item = &'static Opt> {

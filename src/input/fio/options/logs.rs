@@ -1,0 +1,183 @@
+//! fio's logs for plotting: `write_bw_log`, `write_lat_log`, `write_iops_log`,
+//! `write_hist_log` and the `log_*` settings (model: [`crate::model::LogSpec`]).
+
+use super::Opt;
+use crate::model::units::{parse_bool, parse_int, parse_int_in};
+use crate::model::JobSpec;
+
+/// A log's prefix: the value as written; empty (or the option alone) means the job's name,
+/// resolved when the files are named.
+fn prefix(v: &str) -> Option<String> {
+    Some(v.to_string())
+}
+
+/// The value a valueless flag stands for: 1, except the `write_*_log` options, whose lone
+/// name (in a job file) means "prefixed by the job's name".
+pub(super) fn flag_value(name: &str) -> &'static str {
+    match name {
+        "write_bw_log" | "write_lat_log" | "write_iops_log" | "write_hist_log" => "",
+        _ => "1",
+    }
+}
+
+/// fio's coupling of the logs and the periodic samples, once all of a job's options are in
+/// (`written`: whether an option was given): a bandwidth log without an explicit `bwavgtime`
+/// sets the bandwidth sample interval to `log_avg_msec`, and with `log_avg_msec=0` fio's bw
+/// statistics are taken per I/O (likewise `write_iops_log` and `iopsavgtime`).
+/// Differs: with an explicit bwavgtime, fio averages the log over min(log_avg_msec, bwavgtime);
+/// iogauge over log_avg_msec.
+pub(crate) fn settle(j: &mut JobSpec, written: impl Fn(&str) -> bool) {
+    let avg = j.logs.avg_msec;
+    if j.logs.bw.is_some() && !written("bwavgtime") {
+        if avg > 0 {
+            j.bwavgtime_ms = avg;
+        }
+        j.logs.per_io_stats[0] = avg == 0;
+    }
+    if j.logs.iops.is_some() && !written("iopsavgtime") {
+        if avg > 0 {
+            j.iopsavgtime_ms = avg;
+        }
+        j.logs.per_io_stats[1] = avg == 0;
+    }
+}
+
+fn ms(v: &str) -> Result<u64, String> {
+    let n = v.strip_suffix("ms").unwrap_or(v);
+    parse_int(n).map_err(|_| "expected milliseconds as a plain number, e.g. 1000".into())
+}
+
+fn compression_refused(_: &mut JobSpec, _: &str) -> Result<(), String> {
+    Err(
+        "compressed logs are not supported by iogauge: it streams plain-text logs \
+         to disk as the job runs (compress them afterwards, e.g. with gzip)"
+            .into(),
+    )
+}
+
+pub(super) static OPTIONS: &[Opt] = &[
+    opt!(
+        "write_bw_log",
+        [],
+        true,
+        "Write a bandwidth log (NAME_bw.N.log; the value is the file name prefix)",
+        |j, v| {
+            j.logs.bw = prefix(v);
+            Ok(())
+        }
+    ),
+    opt!(
+        "write_lat_log",
+        [],
+        true,
+        "Write latency logs (NAME_lat/_clat/_slat.N.log; the value is the prefix)",
+        |j, v| {
+            j.logs.lat = prefix(v);
+            Ok(())
+        }
+    ),
+    opt!(
+        "write_iops_log",
+        [],
+        true,
+        "Write an IOPS log (NAME_iops.N.log; the value is the file name prefix)",
+        |j, v| {
+            j.logs.iops = prefix(v);
+            Ok(())
+        }
+    ),
+    opt!(
+        "write_hist_log",
+        [],
+        true,
+        "Write completion latency histogram logs (NAME_clat_hist.N.log; needs log_hist_msec)",
+        |j, v| {
+            j.logs.hist = prefix(v);
+            Ok(())
+        }
+    ),
+    opt!(
+        "log_avg_msec",
+        [],
+        false,
+        "Average bw/iops/lat logs over this many ms (0: one entry per I/O)",
+        |j, v| {
+            j.logs.avg_msec = ms(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "log_hist_msec",
+        [],
+        false,
+        "Write a histogram log entry every this many ms",
+        |j, v| {
+            j.logs.hist_msec = ms(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "log_hist_coarseness",
+        [],
+        false,
+        "Merge 2^N histogram bins per logged bin, N from 0 to 6",
+        |j, v| {
+            j.logs.hist_coarseness = parse_int_in(v, 0, 6)? as u32;
+            Ok(())
+        }
+    ),
+    opt!(
+        "log_max_value",
+        [],
+        true,
+        "Averaged log entries hold the window's maximum instead of its mean",
+        |j, v| {
+            j.logs.max_value = parse_bool(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "log_offset",
+        [],
+        true,
+        "Add the I/O's offset to each log entry",
+        |j, v| {
+            j.logs.offset = parse_bool(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "per_job_logs",
+        [],
+        true,
+        "One log file per job instance (0: all instances append to one file)",
+        |j, v| {
+            j.logs.per_job_logs = parse_bool(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "log_prio",
+        [],
+        true,
+        "Log the I/O's full priority value instead of 1 for real-time, 0 otherwise",
+        |j, v| {
+            j.logs.prio = parse_bool(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "log_compression",
+        [],
+        false,
+        "Compress logs in memory (not supported)",
+        compression_refused
+    ),
+    opt!(
+        "log_store_compressed",
+        [],
+        true,
+        "Store logs compressed (not supported)",
+        compression_refused
+    ),
+];

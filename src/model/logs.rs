@@ -1,0 +1,62 @@
+//! fio's logs for plotting (`write_bw_log`, `write_lat_log`, `write_iops_log`, `write_hist_log`)
+//! and their settings, with fio 3.33's defaults.
+
+/// Which logs a job writes and how. A log's prefix is `Some` when it is on: the option's value,
+/// or the job's name when the value is empty (fio's make_log_name).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogSpec {
+    /// `write_bw_log`: bandwidth log prefix.
+    pub bw: Option<String>,
+    /// `write_lat_log`: prefix of the `_lat`, `_clat` and `_slat` logs.
+    pub lat: Option<String>,
+    /// `write_iops_log`: IOPS log prefix.
+    pub iops: Option<String>,
+    /// `write_hist_log`: completion latency histogram log prefix (`_clat_hist`).
+    pub hist: Option<String>,
+    /// `log_avg_msec`: average the logs over this many ms (0 = one entry per I/O).
+    pub avg_msec: u64,
+    /// `log_hist_msec`: a histogram entry every this many ms (0 = none).
+    pub hist_msec: u64,
+    /// `log_hist_coarseness`: 0..=6, bins merged 2^n at a time.
+    pub hist_coarseness: u32,
+    /// `log_max_value`: averaged entries hold the window's maximum instead of its mean.
+    pub max_value: bool,
+    /// `log_offset`: add the I/O's offset column.
+    pub offset: bool,
+    /// `per_job_logs`: one file per job instance (`NAME_bw.N.log`); off, every instance
+    /// appends to one `NAME_bw.log`.
+    pub per_job_logs: bool,
+    /// `log_prio`: the priority column holds the I/O's full ioprio value (hex) instead of
+    /// 1 for the real-time class and 0 otherwise.
+    pub prio: bool,
+    /// fio's bw/iops statistics follow a per-I/O bandwidth/IOPS log (write_*_log without
+    /// log_avg_msec or bwavgtime/iopsavgtime): one sample per I/O instead of periodic ones.
+    /// Set when the job's options are settled, never by an option directly.
+    pub per_io_stats: [bool; 2],
+}
+
+impl Default for LogSpec {
+    fn default() -> Self {
+        LogSpec {
+            bw: None,
+            lat: None,
+            iops: None,
+            hist: None,
+            avg_msec: 0,
+            hist_msec: 0,
+            hist_coarseness: 0,
+            max_value: false,
+            offset: false,
+            per_job_logs: true,
+            prio: false,
+            per_io_stats: [false; 2],
+        }
+    }
+}
+
+impl LogSpec {
+    /// Whether any log is written.
+    pub(crate) fn any(&self) -> bool {
+        self.bw.is_some() || self.lat.is_some() || self.iops.is_some() || self.hist.is_some()
+    }
+}

@@ -1,0 +1,36 @@
+//! How a job's results are reported beyond fio's defaults (`slat_percentiles`, ...), with
+//! fio 3.33's defaults.
+
+/// Reporting settings of one job.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReportingSpec {
+    /// Report submission-latency percentiles (fio `slat_percentiles`; queueing engines only,
+    /// as synchronous engines have no submission step).
+    pub slat_percentiles: bool,
+    /// fio `unified_rw_reporting`: directions reported apart, together, or both.
+    pub unified_rw: UnifiedRw,
+    /// fio `significant_figures`: digits of the text output's IOPS, bandwidth and sizes (1–10).
+    pub sig_figs: u32,
+}
+
+/// fio's `unified_rw_reporting` modes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum UnifiedRw {
+    /// Each direction on its own (`none`, `0`).
+    #[default]
+    None,
+    /// Every direction summed into one `mixed` entry instead (`mixed`, `1`).
+    Mixed,
+    /// Each direction, then the `mixed` entry (`both`, `2`).
+    Both,
+}
+
+impl Default for ReportingSpec {
+    fn default() -> Self {
+        ReportingSpec {
+            slat_percentiles: false,
+            unified_rw: UnifiedRw::None,
+            sig_figs: 4,
+        }
+    }
+}
