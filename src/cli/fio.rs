@@ -64,7 +64,12 @@ pub(crate) fn main(mut args: Vec<String>, stop: &super::Stop) -> i32 {
         Ok(report) => {
             let code = write_output(&out, &report);
             save(&history, || saved(&report, &out, None, &at));
-            code
+            // Like fio, a job that failed (e.g. a missed rate_min) makes the exit code 1.
+            if code == EXIT_OK && report.jobs.iter().any(|j| j.error != 0) {
+                EXIT_ERROR
+            } else {
+                code
+            }
         }
         Err(e) if e.is_bad_input() => {
             eprintln!("iogauge fio: {e}");

@@ -1,6 +1,7 @@
 //! The job model. Every translator (fio command line, fio job files, troubleshoot YAML,
 //! built-in profiles) produces these types; nothing below `run/` knows where a job came from.
 
+pub mod timing;
 pub(crate) mod units;
 
 use std::path::PathBuf;
@@ -274,6 +275,8 @@ pub struct JobSpec {
     pub bwavgtime_ms: u64,
     /// Interval of the periodic IOPS samples, ms (fio `iopsavgtime`).
     pub iopsavgtime_ms: u64,
+    /// Rate and timing shapes and run control (thinktime, rate_process, steadystate, exitall…).
+    pub timing: timing::TimingSpec,
 }
 
 /// The block sizes a job is sized by, each with its one rule (fio's td_min_bs / td_max_bs and
@@ -387,6 +390,7 @@ impl Default for JobSpec {
             lat_percentiles: false,
             bwavgtime_ms: 500,
             iopsavgtime_ms: 500,
+            timing: timing::TimingSpec::default(),
         }
     }
 }

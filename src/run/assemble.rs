@@ -250,7 +250,12 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
         groupid: f.groupid,
         njobs: f.members.len() as u32,
         pid: f.members.first().map(|m| m.result.tid).unwrap_or(0),
-        error: 0,
+        error: f
+            .members
+            .iter()
+            .map(|m| m.result.job_error)
+            .max()
+            .unwrap_or(0),
         elapsed_s,
         job_runtime_ms: runtime_ms(f.members.iter().map(|m| m.result.measured_ns).sum()),
         finished_at,

@@ -120,6 +120,9 @@ pub struct WorkerResult {
     pub measured_ns: u64,
     pub cpu: CpuTimes,
     pub error: Option<IoFailure>,
+    /// errno of a failure that ends the job but not the run (fio's job `error`, e.g. EIO for a
+    /// missed rate_min); 0 = none.
+    pub job_error: i32,
     pub finished_at: std::time::SystemTime,
     /// Per-interval histograms of the read, write, trim and sync recorders (the `clat` ones,
     /// or `lat` when `intervals_from_lat`); no logs when latency is not measured.
@@ -150,6 +153,7 @@ impl WorkerResult {
             measured_ns: 0,
             cpu: CpuTimes::default(),
             error: None,
+            job_error: 0,
             finished_at: std::time::SystemTime::now(),
             intervals: IntervalLogs::new(if job.gtod_reduce { 0 } else { 4 }),
             // Synchronous engines have one recorder for both (lat = clat).

@@ -15,6 +15,7 @@ pub(crate) mod queue_worker;
 pub(crate) mod small_files;
 pub(crate) mod source;
 pub(crate) mod stop;
+pub(crate) mod timing;
 pub(crate) mod worker;
 
 use crate::model::{IoEngine, JobSpec, RunSpec};

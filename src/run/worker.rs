@@ -8,6 +8,7 @@ use super::instance::{
     errno, wait_for_start, IoFailure, Published, Timeline, WorkerInput, WorkerResult,
 };
 use super::source::{IoSource, NextIo};
+use super::timing::Timing;
 use crate::engine::{Engine, Op, SyncOp};
 use crate::model::{DDIR_READ, DDIR_WRITE};
 use crate::workload::buffers::AlignedBuf;
@@ -61,6 +62,7 @@ impl<E: Engine> Loop<'_, E> {
         let mut writes: u64 = 0;
         let mut tl = Timeline::begin(job, self.published, &mut res);
         src.restart_pacing(tl.meas_start);
+        let mut timing = Timing::new(job, tl.meas_start);
 
         // create_only (a limit of 0 bytes): lay out, do no I/O, not even during ramp.
         if limit > 0 {
@@ -160,9 +162,23 @@ impl<E: Engine> Loop<'_, E> {
                     }
                 }
 
+                if timing.active
+                    && timing.after_sync_io(
+                        t_end,
+                        tl.in_ramp,
+                        &mut res,
+                        &mut src,
+                        self.stop,
+                        tl.deadline,
+                        &job.name,
+                    )
+                {
+                    break;
+                }
                 if tl.ramp_over(t_end, &mut res, self.published) {
                     done_bytes = 0;
                     src.restart_pacing(tl.meas_start);
+                    timing.restart(tl.meas_start);
                     continue;
                 }
                 if t_end >= tl.deadline || (!tl.in_ramp && done_bytes >= limit) {

@@ -141,6 +141,7 @@ fn build_job(globals: &[Entry], own: &[Entry], section: Option<&str>) -> Result<
         ));
     }
     job.options = as_written(own).collect();
+    options::timing::check(&mut job).map_err(FioError)?;
     let uring_only = [
         ("fixedbufs", job.fixedbufs),
         ("registerfiles", job.registerfiles),
