@@ -90,8 +90,9 @@ pub struct TimingSpec {
     pub ratecycle_ms: u64,
     /// After a thinktime, go on at the rate instead of catching up (fio `rate_ignore_thinktime`).
     pub rate_ignore_thinktime: bool,
-    /// End the job once this steady state is reached (fio `steadystate`).
-    pub steadystate: Option<SteadyState>,
+    /// End the job once this steady state is reached (fio `steadystate`; default
+    /// iops_slope:0.01%); judged only when `ss_dur` is set.
+    pub steadystate: SteadyState,
     /// Window the steady state is judged over (fio `ss_dur`).
     pub ss_dur: Duration,
     /// Time after the start before the steady-state window fills (fio `ss_ramp`).
@@ -117,7 +118,12 @@ impl Default for TimingSpec {
             rate_iops_min: [None; 3],
             ratecycle_ms: 1000,
             rate_ignore_thinktime: false,
-            steadystate: None,
+            steadystate: SteadyState {
+                metric: SsMetric::Iops,
+                slope: true,
+                limit: 0.01,
+                percent: true,
+            },
             ss_dur: Duration::ZERO,
             ss_ramp: Duration::ZERO,
             exitall: false,

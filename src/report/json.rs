@@ -203,6 +203,9 @@ fn job(j: &JobReport, plus: bool) -> J {
             .float("latency_percentile", 100.0)
             .int("latency_window", 0);
     }
+    if let Some(ss) = &j.steadystate {
+        o.val("steadystate", from_serde(ss.json()));
+    }
     if !j.description.is_empty() {
         o.str("desc", &j.description);
     }

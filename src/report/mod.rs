@@ -14,6 +14,7 @@ pub(crate) mod kube_text;
 pub(crate) mod normal;
 pub(crate) mod preflight_text;
 pub(crate) mod small_files;
+pub mod steadystate;
 pub(crate) mod terse;
 pub(crate) mod troubleshoot;
 pub(crate) mod units;
@@ -151,6 +152,8 @@ pub struct JobReport {
     /// The `percentile_list` in effect (fio prints it in terse output even without samples).
     /// Empty means fio's default list.
     pub percentile_list: Vec<f64>,
+    /// fio's steady-state result, when the job set `ss_dur`.
+    pub steadystate: Option<steadystate::SteadyStateReport>,
 }
 
 /// fio's default `percentile_list`.

@@ -202,6 +202,9 @@ fn render_job(j: &JobReport, r: &Report, out: &mut String) {
             j.iodepth
         );
     }
+    if let Some(ss) = &j.steadystate {
+        out.push_str(&ss.text_line());
+    }
 }
 
 /// One direction: the IOPS/BW line, latency summaries, percentiles and periodic samples.

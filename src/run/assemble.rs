@@ -278,6 +278,7 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
             )
         },
         gtod_reduce: job.gtod_reduce,
+        steadystate: f.members.iter().rev().find_map(|m| m.steadystate.clone()),
         clat_percentiles: job.clat_percentiles,
         lat_percentiles: job.lat_percentiles,
         iodepth: job.iodepth,

@@ -28,6 +28,8 @@ pub(crate) struct Published {
     /// Bytes and I/Os completed since measurement start, per direction.
     pub bytes: [AtomicU64; 3],
     pub ios: [AtomicU64; 3],
+    /// The worker ended with an error (for exitall_on_error).
+    pub failed: std::sync::atomic::AtomicBool,
 }
 
 /// Everything a worker needs, prepared by the orchestrator (files are open).
@@ -321,6 +323,8 @@ impl Timeline {
 
     /// Tells the monitor the instance is done.
     pub(super) fn done(published: &Published, end: u64, res: &mut WorkerResult) {
+        let failed = res.error.is_some() || res.job_error != 0;
+        published.failed.store(failed, Ordering::Relaxed);
         published.end_ns.store(end, Ordering::Relaxed);
         published.phase.store(PHASE_DONE, Ordering::Release);
         res.finished_at = std::time::SystemTime::now();

@@ -5,6 +5,7 @@
 pub(crate) mod assemble;
 pub(crate) mod clock;
 pub(crate) mod context;
+pub(crate) mod control;
 pub(crate) mod disks;
 pub(crate) mod engines;
 pub(crate) mod gate;
@@ -117,6 +118,8 @@ pub(crate) struct InstanceResult {
     pub trace: Trace,
     /// Files laid out for this instance: (count, bytes).
     pub laid_out: Option<(u32, u64)>,
+    /// Steady-state result (fio's `steadystate` block), on the instance that reports it.
+    pub steadystate: Option<crate::report::steadystate::SteadyStateReport>,
 }
 
 /// Run every job of `spec`. Files iogauge created are removed before this returns, whatever
@@ -308,9 +311,11 @@ fn run_phases(
     let instances = expand(spec, created)?;
     let nphases = instances.iter().map(|i| i.phase + 1).max().unwrap_or(0);
     let mut results = Vec::with_capacity(instances.len());
+    // exitall with exit_what=all: later phases do not start.
+    let end_run = AtomicBool::new(false);
     for phase in 0..nphases {
         // A signal between phases: the phases that ran are the result.
-        if stop.load(Ordering::Relaxed) {
+        if stop.load(Ordering::Relaxed) || end_run.load(Ordering::Relaxed) {
             break;
         }
         let these: Vec<Instance> = instances
@@ -318,7 +323,9 @@ fn run_phases(
             .filter(|i| i.phase == phase)
             .cloned()
             .collect();
-        results.extend(run_phase(spec, opts, stop, created, disks, these)?);
+        results.extend(run_phase(
+            spec, opts, stop, &end_run, created, disks, these,
+        )?);
         let failed = results.iter().any(|r| r.result.error.is_some());
         if failed || stop.load(Ordering::Relaxed) {
             break;
@@ -396,6 +403,7 @@ fn run_phase(
     spec: &RunSpec,
     opts: &RunOptions,
     stop: &AtomicBool,
+    end_run: &AtomicBool,
     created: &CreatedFiles,
     disks: &mut disks::Disks,
     instances: Vec<Instance>,
@@ -441,6 +449,33 @@ fn run_phase(
     let done = AtomicBool::new(false);
     let bg_stop = AtomicBool::new(false);
     let gate = gate::Gate::new(n);
+    // steadystate and exitall: each worker gets its own stop flag, set by the monitor.
+    let own_stop: Vec<AtomicBool> = (0..n).map(|_| AtomicBool::new(false)).collect();
+    let jobs: Vec<&JobSpec> = prepared.iter().map(|p| &p.input.job).collect();
+    let exitall = spec.jobs.iter().any(|j| j.timing.exitall);
+    let mut control = control::needed(&jobs, exitall).then(|| {
+        let members = prepared
+            .iter()
+            .zip(&published)
+            .map(|(p, pb)| control::Member {
+                published: pb.clone(),
+                groupid: p.instance.groupid,
+                background: p.input.job.background,
+                exitall_on_error: p.input.job.timing.exitall_on_error,
+                exit_what: p.input.job.timing.exit_what,
+            })
+            .collect();
+        control::Control::new(
+            members,
+            &jobs,
+            &own_stop,
+            stop,
+            &bg_stop,
+            end_run,
+            exitall,
+            clock::now_ns(),
+        )
+    });
     // Recorders per instance share the run's sample memory: clat per direction and sync, plus
     // slat and lat per direction for queueing engines.
     let recorders: usize = prepared
@@ -463,15 +498,25 @@ fn run_phase(
     if disk_delay.is_zero() {
         disks.open(&phase_jobs);
     }
+    let control_on = control.is_some();
     let (results, traces) = std::thread::scope(|s| {
+        let ctl = control.as_mut();
         let mon = s.spawn(|| {
-            monitor::monitor(&watched, &done, opts.progress, opts.progress_sink.as_ref())
+            monitor::monitor(
+                &watched,
+                &done,
+                opts.progress,
+                opts.progress_sink.as_ref(),
+                ctl,
+            )
         });
         let mut handles = Vec::with_capacity(n);
-        for ((p, pb), engine) in prepared.iter().zip(&published).zip(engines) {
+        for (i, ((p, pb), engine)) in prepared.iter().zip(&published).zip(engines).enumerate() {
             let gate = &gate;
             // Background jobs run until the phase's other jobs are done.
-            let stop = if p.input.job.background {
+            let stop = if control_on {
+                &own_stop[i]
+            } else if p.input.job.background {
                 &bg_stop
             } else {
                 stop
@@ -550,15 +595,20 @@ fn run_phase(
         }
     });
     let results = results?;
+    let ss = control
+        .map(|c| c.reports())
+        .unwrap_or_else(|| vec![None; n]);
     Ok(prepared
         .into_iter()
         .zip(results)
         .zip(traces)
-        .map(|((p, result), trace)| InstanceResult {
+        .zip(ss)
+        .map(|(((p, result), trace), steadystate)| InstanceResult {
             instance: p.instance,
             result,
             trace,
             laid_out: p.laid_out,
+            steadystate,
         })
         .collect())
 }

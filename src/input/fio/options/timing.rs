@@ -68,12 +68,12 @@ fn set_steadystate(j: &mut JobSpec, v: &str) -> Result<(), String> {
     if !(limit.is_finite() && limit >= 0.0) {
         return Err(format!("the limit must be a number of 0 or more; {HINT}"));
     }
-    j.timing.steadystate = Some(SteadyState {
+    j.timing.steadystate = SteadyState {
         metric,
         slope,
         limit,
         percent,
-    });
+    };
     Ok(())
 }
 
