@@ -413,4 +413,6 @@ pub struct RunSpec {
     pub keep_files: bool,
     /// `--allow-overwrite`: permit writing into existing files iogauge did not create and block devices.
     pub allow_overwrite: bool,
+    /// `--readonly`: no job writes, and no file is created or laid out.
+    pub readonly: bool,
 }

@@ -280,6 +280,12 @@ fn expand(spec: &RunSpec, created: &CreatedFiles) -> Result<Vec<Instance>, RunEr
         for jobnum in 0..job.numjobs.max(1) {
             let files = layout::plan_files(job, jobnum)?;
             for f in &files {
+                if spec.readonly && !f.existed && job.ioengine != IoEngine::Null {
+                    return Err(layout::LayoutError::ReadOnly {
+                        path: f.path.clone(),
+                    }
+                    .into());
+                }
                 if !seen.contains(&f.path) {
                     layout::check_safety(job, f, spec.allow_overwrite, created)?;
                     if !f.existed {

@@ -150,6 +150,13 @@ pub enum LayoutError {
         /// The file being laid out.
         path: PathBuf,
     },
+    /// `--readonly`: a file would have to be created and laid out (fio: refusing extend of
+    /// file due to read-only).
+    #[error("refusing to lay out '{path}' in read-only mode (--readonly): it does not exist; read an existing file or drop --readonly")]
+    ReadOnly {
+        /// The missing file.
+        path: PathBuf,
+    },
 }
 
 impl LayoutError {

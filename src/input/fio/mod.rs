@@ -281,6 +281,20 @@ pub(crate) fn parse_fio_args(
     };
     spec.keep_files = c.keep_files;
     spec.allow_overwrite = c.allow_overwrite;
+    spec.readonly = c.readonly;
+    if c.readonly {
+        if let Some(j) = spec
+            .jobs
+            .iter()
+            .find(|j| j.rw.kind != crate::model::RwKind::Read)
+        {
+            return Err(FioError(format!(
+                "job '{}' has write or trim bit set, but iogauge is in read-only mode (--readonly); \
+                 use a read-only rw= such as rw=randread, or drop --readonly",
+                j.name
+            )));
+        }
+    }
     Ok(FioCommand::Run(spec, output))
 }
 
