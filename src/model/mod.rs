@@ -1,6 +1,7 @@
 //! The job model. Every translator (fio command line, fio job files, troubleshoot YAML,
 //! built-in profiles) produces these types; nothing below `run/` knows where a job came from.
 
+pub mod files;
 pub mod timing;
 pub(crate) mod units;
 
@@ -277,6 +278,8 @@ pub struct JobSpec {
     pub iopsavgtime_ms: u64,
     /// Rate and timing shapes and run control (thinktime, rate_process, steadystate, exitall…).
     pub timing: timing::TimingSpec,
+    /// File handling (filename_format, allow_file_create, pre_read).
+    pub files: files::FilesSpec,
 }
 
 /// The block sizes a job is sized by, each with its one rule (fio's td_min_bs / td_max_bs and
@@ -391,6 +394,7 @@ impl Default for JobSpec {
             bwavgtime_ms: 500,
             iopsavgtime_ms: 500,
             timing: timing::TimingSpec::default(),
+            files: files::FilesSpec::default(),
         }
     }
 }

@@ -103,6 +103,8 @@ pub struct TimingSpec {
     pub exitall_on_error: bool,
     /// Which jobs `exitall` ends.
     pub exit_what: ExitWhat,
+    /// Start only once every instance of this earlier job has ended (fio `wait_for`).
+    pub wait_for: Option<String>,
 }
 
 impl Default for TimingSpec {
@@ -129,6 +131,7 @@ impl Default for TimingSpec {
             exitall: false,
             exitall_on_error: false,
             exit_what: ExitWhat::Group,
+            wait_for: None,
         }
     }
 }

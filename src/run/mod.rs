@@ -280,6 +280,13 @@ fn expand(spec: &RunSpec, created: &CreatedFiles) -> Result<Vec<Instance>, RunEr
         for jobnum in 0..job.numjobs.max(1) {
             let files = layout::plan_files(job, jobnum)?;
             for f in &files {
+                if !job.files.allow_file_create && !f.existed && job.ioengine != IoEngine::Null {
+                    return Err(layout::LayoutError::CreateDisallowed {
+                        job: job.name.clone(),
+                        path: f.path.clone(),
+                    }
+                    .into());
+                }
                 if spec.readonly && !f.existed && job.ioengine != IoEngine::Null {
                     return Err(layout::LayoutError::ReadOnly {
                         path: f.path.clone(),
@@ -371,6 +378,9 @@ fn prepare(
                 let file = layout::open_for_io(job, f)?;
                 if job.direct {
                     layout::check_direct_alignment(job, f, &file)?;
+                }
+                if job.files.pre_read {
+                    layout::pre_read(job, f, stop)?;
                 }
                 for w in layout::on_open(job, f, &file) {
                     eprintln!("iogauge: warning: {w}");
@@ -505,6 +515,19 @@ fn run_phase(
         disks.open(&phase_jobs);
     }
     let control_on = control.is_some();
+    // wait_for: the instances of the waitee job in this phase (earlier phases have ended).
+    let waitees: Vec<Vec<Arc<Published>>> = prepared
+        .iter()
+        .map(|p| match &p.input.job.timing.wait_for {
+            Some(w) => prepared
+                .iter()
+                .zip(&published)
+                .filter(|(q, _)| q.input.job.name == *w)
+                .map(|(_, pb)| pb.clone())
+                .collect(),
+            None => Vec::new(),
+        })
+        .collect();
     let (results, traces) = std::thread::scope(|s| {
         let ctl = control.as_mut();
         let mon = s.spawn(|| {
@@ -519,6 +542,7 @@ fn run_phase(
         let mut handles = Vec::with_capacity(n);
         for (i, ((p, pb), engine)) in prepared.iter().zip(&published).zip(engines).enumerate() {
             let gate = &gate;
+            let waitees = &waitees[i];
             // Background jobs run until the phase's other jobs are done.
             let stop = if control_on {
                 &own_stop[i]
@@ -531,6 +555,7 @@ fn run_phase(
                 .name(format!("{}.{}", p.input.job.name, p.input.jobnum))
                 .spawn_scoped(s, move || {
                     gate.wait();
+                    wait_for_waitees(waitees, stop);
                     let start = clock::now_ns();
                     let input = &p.input;
                     match engine {
@@ -617,6 +642,19 @@ fn run_phase(
             steadystate,
         })
         .collect())
+}
+
+/// fio's wait_for: sleep until every instance in `waitees` has ended (or the run stops).
+fn wait_for_waitees(waitees: &[Arc<Published>], stop: &AtomicBool) {
+    while !waitees
+        .iter()
+        .all(|w| w.phase.load(Ordering::Acquire) == instance::PHASE_DONE)
+    {
+        if stop.load(Ordering::Relaxed) {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
 }
 
 /// Sleep until `deadline_ns`, waking every 100 ms to notice SIGINT/SIGTERM.

@@ -150,6 +150,15 @@ pub enum LayoutError {
         /// The file being laid out.
         path: PathBuf,
     },
+    /// `allow_file_create=0` and a file that does not exist (fio: file creation disallowed by
+    /// allow_file_create=0).
+    #[error("job '{job}': '{path}' does not exist and file creation is disallowed by allow_file_create=0; create the file first or drop allow_file_create=0")]
+    CreateDisallowed {
+        /// The job's name.
+        job: String,
+        /// The missing file.
+        path: PathBuf,
+    },
     /// `--readonly`: a file would have to be created and laid out (fio: refusing extend of
     /// file due to read-only).
     #[error("refusing to lay out '{path}' in read-only mode (--readonly): it does not exist; read an existing file or drop --readonly")]
@@ -268,7 +277,7 @@ pub(crate) fn plan_files(job: &JobSpec, jobnum: u32) -> Result<Vec<FilePlan>, La
             .collect(),
         None => (0..job.nrfiles.max(1))
             .map(|i| {
-                let n = format!("{}.{}.{}", job.name, jobnum, i);
+                let n = job.files.file_name(&job.name, jobnum, i);
                 dir.as_ref()
                     .map(|d| d.join(&n))
                     .unwrap_or_else(|| PathBuf::from(n))
@@ -282,13 +291,27 @@ pub(crate) fn plan_files(job: &JobSpec, jobnum: u32) -> Result<Vec<FilePlan>, La
     }
     let nfiles = names.len() as u64;
     let min_bs = job.min_bs();
+    // fio: when size/nrfiles leaves a whole block or more over, the first files get one
+    // more block each.
+    let mut extra = match (job.filesize, job.size) {
+        (None, Some(SizeSpec::Bytes(b))) => (b - b / nfiles * nfiles) / min_bs,
+        _ => 0,
+    };
     let mut plans = Vec::with_capacity(names.len());
     for path in names {
         let existing = existing_size(&path)?;
         let ex_size = existing.map(|(s, _)| s);
         let per_file = match (job.filesize, job.size) {
             (Some(fs), _) => resolve(fs, ex_size),
-            (None, Some(s)) => resolve(s, ex_size).map(|b| b / nfiles),
+            (None, Some(s)) => resolve(s, ex_size).map(|b| {
+                let bonus = if extra > 0 {
+                    extra -= 1;
+                    min_bs
+                } else {
+                    0
+                };
+                b / nfiles + bonus
+            }),
             (None, None) => ex_size,
         };
         let per_file = match per_file {
@@ -621,6 +644,31 @@ fn write_out(
         is_block: false,
     }
     .drop_cache();
+    Ok(())
+}
+
+/// fio's `pre_read`: read the file's I/O region into the page cache before the job starts,
+/// in reads of the job's read block size (buffered; `direct=1` is refused with pre_read).
+pub(crate) fn pre_read(
+    job: &JobSpec,
+    plan: &FilePlan,
+    stop: &AtomicBool,
+) -> Result<(), LayoutError> {
+    use std::os::unix::fs::FileExt;
+    let f = File::open(&plan.path).map_err(io_err("cannot open", &plan.path))?;
+    let bs = job.bs[crate::model::DDIR_READ].clamp(1, plan.region.max(1)) as usize;
+    let mut buf = vec![0u8; bs];
+    let (mut off, end) = (plan.offset, plan.offset + plan.region);
+    while off < end && !stop.load(Ordering::Relaxed) {
+        let n = (end - off).min(bs as u64) as usize;
+        let got = f
+            .read_at(&mut buf[..n], off)
+            .map_err(io_err("cannot pre-read", &plan.path))?;
+        if got == 0 {
+            break;
+        }
+        off += got as u64;
+    }
     Ok(())
 }
 

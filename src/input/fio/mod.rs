@@ -142,6 +142,7 @@ fn build_job(globals: &[Entry], own: &[Entry], section: Option<&str>) -> Result<
     }
     job.options = as_written(own).collect();
     options::timing::check(&mut job).map_err(FioError)?;
+    options::files::check(&mut job).map_err(FioError)?;
     let uring_only = [
         ("fixedbufs", job.fixedbufs),
         ("registerfiles", job.registerfiles),
@@ -252,6 +253,9 @@ pub(crate) fn parse_fio_args(
             spec.jobs
                 .push(build_job(&globals, &s.entries, Some(&s.name))?);
         }
+    }
+    for (i, j) in spec.jobs.iter().enumerate() {
+        options::timing::check_wait_for(j, &spec.jobs[..i]).map_err(FioError)?;
     }
     if let Some(i) = sections_seen.iter().position(|seen| !seen) {
         return Err(FioError(format!(

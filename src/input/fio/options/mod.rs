@@ -860,10 +860,11 @@ static CORE: &[Opt] = &[
 
 // Group files (declared here, after the `opt!` macro they use): each holds one table of
 // options and their setters, listed in TABLES.
+pub(super) mod files;
 pub(super) mod timing;
 
 /// Every table of supported options, one per group of fio features.
-static TABLES: &[&[Opt]] = &[CORE, timing::OPTIONS];
+static TABLES: &[&[Opt]] = &[CORE, timing::OPTIONS, files::OPTIONS];
 
 /// Every supported option, group by group.
 pub(super) fn all() -> impl Iterator<Item = &'static Opt> {

@@ -245,6 +245,19 @@ pub(super) static OPTIONS: &[Opt] = &[
         }
     ),
     opt!(
+        "wait_for",
+        [],
+        false,
+        "Start once every instance of this earlier job has ended",
+        |j, v| {
+            if v.is_empty() {
+                return Err("needs a job name, e.g. wait_for=job1".into());
+            }
+            j.timing.wait_for = Some(v.to_string());
+            Ok(())
+        }
+    ),
+    opt!(
         "exit_what",
         [],
         false,
@@ -260,6 +273,34 @@ pub(super) static OPTIONS: &[Opt] = &[
         }
     ),
 ];
+
+/// fio's wait_for_ok: the waitee is one earlier job, not the job itself (`earlier` are the jobs
+/// defined before `j`).
+pub(in crate::input::fio) fn check_wait_for(
+    j: &JobSpec,
+    earlier: &[JobSpec],
+) -> Result<(), String> {
+    let Some(w) = &j.timing.wait_for else {
+        return Ok(());
+    };
+    if *w == j.name {
+        return Err(format!(
+            "{}: a job cannot wait for itself (wait_for={w})",
+            j.name
+        ));
+    }
+    match earlier.iter().filter(|e| e.name == *w).count() {
+        0 => Err(format!(
+            "{}: waitee job {w} unknown; wait_for names a job defined before this one",
+            j.name
+        )),
+        1 => Ok(()),
+        _ => Err(format!(
+            "{}: multiple waitees {w} found; give the jobs distinct names when using wait_for",
+            j.name
+        )),
+    }
+}
 
 /// fio's checks of this group's settings once a job is complete (init.c's fixup_options);
 /// messages name the job and the options.

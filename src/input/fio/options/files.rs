@@ -1,0 +1,61 @@
+//! File handling: filename_format, allow_file_create, pre_read (fio 3.33 semantics; the model
+//! is `model::files`).
+
+use super::Opt;
+use crate::model::units::parse_bool;
+use crate::model::JobSpec;
+
+/// The options of this group.
+pub(super) static OPTIONS: &[Opt] = &[
+    opt!(
+        "filename_format",
+        [],
+        false,
+        "Names of the job's files: $jobname, $jobnum, $filenum, e.g. $jobname.$jobnum.$filenum",
+        |j, v| {
+            if v.contains('/') && v.split('/').any(|p| p == "..") {
+                return Err(
+                    "'..' is not allowed in filename_format; use directory= to place the files"
+                        .into(),
+                );
+            }
+            j.files.filename_format = Some(v.to_string());
+            Ok(())
+        }
+    ),
+    opt!(
+        "allow_file_create",
+        [],
+        false,
+        "1 (default): files that do not exist may be created",
+        |j, v| {
+            j.files.allow_file_create = parse_bool(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "pre_read",
+        [],
+        false,
+        "Read the files into the page cache before starting (turns invalidate off)",
+        |j, v| {
+            j.files.pre_read = parse_bool(v)?;
+            Ok(())
+        }
+    ),
+];
+
+/// fio's fixups of this group once a job is complete.
+pub(in crate::input::fio) fn check(j: &mut JobSpec) -> Result<(), String> {
+    if j.files.pre_read {
+        if j.direct {
+            return Err(format!(
+                "job '{}': pre_read fills the page cache, which direct=1 bypasses; drop one of them",
+                j.name
+            ));
+        }
+        // fio: pre_read clears invalidate, or the cache just filled would be dropped.
+        j.invalidate = false;
+    }
+    Ok(())
+}
