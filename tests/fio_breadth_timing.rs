@@ -278,6 +278,125 @@ fn exitall_ends_the_group_when_one_job_ends() {
 }
 
 #[test]
+fn wait_for_starts_after_the_waitee() {
+    if !have_fio() {
+        return;
+    }
+    let t0 = std::time::Instant::now();
+    let fd = scratch();
+    let f = run_fixture("fio", &[], "timing-wait-for.fio", &[], fd.path());
+    let fio_wall = t0.elapsed();
+    let t0 = std::time::Instant::now();
+    let gd = scratch();
+    let g = run_fixture(
+        env!("CARGO_BIN_EXE_iogauge"),
+        &["fio"],
+        "timing-wait-for.fio",
+        &[],
+        gd.path(),
+    );
+    let iog_wall = t0.elapsed();
+    assert_empty(gd.path());
+    assert_eq!((f.code, g.code), (0, 0), "{}", g.stderr);
+    assert_keys_superset(&f.json, &g.json);
+    assert_counts_equal(&f.json, &g.json);
+    assert_eq!(u(&g.json, &["jobs", "1", "groupid"]), 0);
+    for (who, wall) in [("fio", fio_wall), ("iogauge", iog_wall)] {
+        assert!(
+            wall.as_millis() >= 1000,
+            "{who} took {wall:?}: the jobs overlapped"
+        );
+    }
+}
+
+/// The fixture under both tools with the files kept (unlink=0): the names each left.
+fn names_left(name: &str) -> (Out, Vec<String>, Out, Vec<String>) {
+    let fd = scratch();
+    let gd = scratch();
+    let f = run_fixture("fio", &[], name, &[], fd.path());
+    let g = run_fixture(
+        env!("CARGO_BIN_EXE_iogauge"),
+        &["fio"],
+        name,
+        &[],
+        gd.path(),
+    );
+    let mut fnames = files_in(fd.path());
+    let mut gnames = files_in(gd.path());
+    fnames.sort();
+    gnames.sort();
+    (f, fnames, g, gnames)
+}
+
+#[test]
+fn filename_format_names_and_sizes_files_as_fio() {
+    if !have_fio() {
+        return;
+    }
+    let (f, fnames, g, gnames) = names_left("files-format.fio");
+    assert_eq!((f.code, g.code), (0, 0), "{}", g.stderr);
+    assert_keys_superset(&f.json, &g.json);
+    assert_counts_equal(&f.json, &g.json);
+    assert_eq!(fnames, gnames);
+    assert_eq!(
+        gnames,
+        [
+            "data-fmt-0-0.bin",
+            "data-fmt-0-1.bin",
+            "data-fmt-0-2.bin",
+            "data-fmt-1-0.bin",
+            "data-fmt-1-1.bin",
+            "data-fmt-1-2.bin"
+        ]
+    );
+    // 1 MiB over 3 files: 349525 bytes each, 85 whole blocks each, per instance.
+    assert_eq!(u(&g.json, &["jobs", "0", "write", "total_ios"]), 255);
+}
+
+#[test]
+fn pre_read_runs_as_fio() {
+    if !have_fio() {
+        return;
+    }
+    let (f, g) = both("files-preread.fio", &[]);
+    assert_eq!((f.code, g.code), (0, 0), "{}", g.stderr);
+    assert_keys_superset(&f.json, &g.json);
+    assert_counts_equal(&f.json, &g.json);
+    assert_eq!(u(&g.json, &["jobs", "0", "read", "total_ios"]), 256);
+}
+
+#[test]
+fn allow_file_create_0_refuses_a_new_file() {
+    let d = scratch();
+    let dir = format!("--directory={}", d.path().display());
+    let out = cmd(env!("CARGO_BIN_EXE_iogauge"))
+        .args([
+            "fio",
+            "--name=n",
+            "--size=1m",
+            "--allow_file_create=0",
+            &dir,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text_of(&out.stderr).contains("file creation is disallowed by allow_file_create=0"),
+        "{}",
+        text_of(&out.stderr)
+    );
+    assert_empty(d.path());
+    if have_fio() {
+        let out = cmd("fio")
+            .args(["--name=n", "--size=1m", "--allow_file_create=0", &dir])
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        assert!(text_of(&out.stderr).contains("allow_file_create=0"));
+    }
+}
+
+#[test]
 fn readonly_refuses_writes_and_layout() {
     let d = scratch();
     let dir = format!("--directory={}", d.path().display());
