@@ -219,6 +219,25 @@ fn poisson_spreads_the_rate_and_linear_does_not() {
 }
 
 #[test]
+fn rate_ignore_thinktime_stops_the_catch_up() {
+    if !have_fio() {
+        return;
+    }
+    for (ign, range) in [("0", 250..330), ("1", 125..180)] {
+        let (f, g) = both("timing-rate-ignore-thinktime.fio", &[("@IGN@", ign)]);
+        assert_eq!((f.code, g.code), (0, 0), "{}", g.stderr);
+        assert_keys_superset(&f.json, &g.json);
+        for (who, o) in [("fio", &f), ("iogauge", &g)] {
+            let n = u(&o.json, &["jobs", "0", "read", "total_ios"]);
+            assert!(
+                range.contains(&n),
+                "{who} rate_ignore_thinktime={ign}: {n} reads"
+            );
+        }
+    }
+}
+
+#[test]
 fn rate_iops_min_fails_the_job_as_fio() {
     if !have_fio() {
         return;
@@ -363,6 +382,21 @@ fn pre_read_runs_as_fio() {
     assert_keys_superset(&f.json, &g.json);
     assert_counts_equal(&f.json, &g.json);
     assert_eq!(u(&g.json, &["jobs", "0", "read", "total_ios"]), 256);
+}
+
+#[test]
+fn create_on_open_writes_a_new_empty_file_as_fio() {
+    if !have_fio() {
+        return;
+    }
+    let (f, g) = both("files-create-on-open.fio", &[]);
+    assert_eq!((f.code, g.code), (0, 0), "{}", g.stderr);
+    assert_keys_superset(&f.json, &g.json);
+    assert_counts_equal(&f.json, &g.json);
+    assert_eq!(u(&g.json, &["jobs", "0", "write", "total_ios"]), 256);
+    // Nothing was laid out first (fio prints no "Laying out" either).
+    let notes = g.json["iogauge"]["notes"].to_string();
+    assert!(!notes.contains("Laying out"), "{notes}");
 }
 
 #[test]

@@ -1,4 +1,5 @@
-//! File handling settings of one job (fio's filename_format, allow_file_create, pre_read).
+//! File handling settings of one job (fio's filename_format, allow_file_create, pre_read,
+//! create_on_open).
 //! `Default` is fio 3.33's defaults.
 
 /// The files group's settings of one job.
@@ -12,6 +13,9 @@ pub struct FilesSpec {
     /// Read the files' regions into the page cache before the job starts (fio `pre_read`);
     /// it also turns `invalidate` off, as in fio.
     pub pre_read: bool,
+    /// Create new files empty when the job opens them, without laying them out or
+    /// preallocating (fio `create_on_open`); only for jobs that do not read new files.
+    pub create_on_open: bool,
 }
 
 impl Default for FilesSpec {
@@ -20,6 +24,7 @@ impl Default for FilesSpec {
             filename_format: None,
             allow_file_create: true,
             pre_read: false,
+            create_on_open: false,
         }
     }
 }

@@ -150,6 +150,14 @@ pub enum LayoutError {
         /// The file being laid out.
         path: PathBuf,
     },
+    /// `create_on_open=1` for a job that reads a file that does not exist yet.
+    #[error("job '{job}': create_on_open=1 would leave '{path}' empty, and the job reads it (fio fails such a job with EIO); drop create_on_open or use an existing file")]
+    CreateOnOpenRead {
+        /// The job's name.
+        job: String,
+        /// The missing file.
+        path: PathBuf,
+    },
     /// `allow_file_create=0` and a file that does not exist (fio: file creation disallowed by
     /// allow_file_create=0).
     #[error("job '{job}': '{path}' does not exist and file creation is disallowed by allow_file_create=0; create the file first or drop allow_file_create=0")]
@@ -377,6 +385,12 @@ pub(crate) fn check_safety(
     allow_overwrite: bool,
     created: &CreatedFiles,
 ) -> Result<(), LayoutError> {
+    if job.files.create_on_open && job_reads(job) && !plan.existed {
+        return Err(LayoutError::CreateOnOpenRead {
+            job: job.name.clone(),
+            path: plan.path.clone(),
+        });
+    }
     if allow_overwrite || !plan.existed || created.contains(&plan.path) {
         return Ok(());
     }
@@ -553,6 +567,11 @@ pub(crate) fn lay_out(
         .map_err(io_err("cannot create", &plan.path))?;
     created.register(&plan.path);
     tag_created(&f);
+    if job.files.create_on_open {
+        // fio creates the file empty when it opens it: no layout, no preallocation; the
+        // writes extend it (reads of a new file are refused in `check_safety`).
+        return Ok(false);
+    }
     if job_reads(job) {
         write_out(&f, job, plan, stop)?;
     } else {

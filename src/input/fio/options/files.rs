@@ -1,4 +1,4 @@
-//! File handling: filename_format, allow_file_create, pre_read (fio 3.33 semantics; the model
+//! File handling: filename_format, allow_file_create, pre_read, create_on_open (fio 3.33 semantics; the model
 //! is `model::files`).
 
 use super::Opt;
@@ -30,6 +30,16 @@ pub(super) static OPTIONS: &[Opt] = &[
         "1 (default): files that do not exist may be created",
         |j, v| {
             j.files.allow_file_create = parse_bool(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "create_on_open",
+        [],
+        false,
+        "Create new files empty when opened, without laying them out",
+        |j, v| {
+            j.files.create_on_open = parse_bool(v)?;
             Ok(())
         }
     ),
