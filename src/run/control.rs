@@ -64,7 +64,7 @@ impl Track {
         if ios < self.prev.0 || bytes < self.prev.1 {
             self.prev = (0, 0);
         }
-        let ms = ((now - self.prev_time) / 1_000_000).max(1);
+        let ms = (now.saturating_sub(self.prev_time) / 1_000_000).max(1);
         self.prev_time = now;
         let (iops, bw) = (
             1000 * (ios - self.prev.0) / ms,
@@ -298,5 +298,90 @@ impl<'a> Control<'a> {
             out[t.owner] = Some(t.report());
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn track(spec: SteadyState, dur: usize) -> Track {
+        Track {
+            spec,
+            dur,
+            ramp_ns: 0,
+            ramp_over: true,
+            members: vec![0],
+            prev: (0, 0),
+            prev_time: 0,
+            iops: Vec::new(),
+            bw: Vec::new(),
+            attained: false,
+            criterion: 0.0,
+            deviation: 0.0,
+            slope: 0.0,
+            owner: 0,
+        }
+    }
+
+    fn member() -> Vec<Member> {
+        let p = Arc::new(Published::default());
+        p.phase.store(PHASE_MEASURING, Ordering::Relaxed);
+        vec![Member {
+            published: p,
+            groupid: 0,
+            background: false,
+            exitall_on_error: false,
+            exit_what: ExitWhat::Group,
+        }]
+    }
+
+    /// Feeds per-second I/O counts; returns the second at which the state was reached.
+    fn feed(t: &mut Track, per_sec: &[u64]) -> Option<usize> {
+        let m = member();
+        let mut ios = 0;
+        for (i, n) in per_sec.iter().enumerate() {
+            ios += n;
+            m[0].published.ios[0].store(ios, Ordering::Relaxed);
+            m[0].published.bytes[0].store(ios * 4096, Ordering::Relaxed);
+            if t.sample(&m, (i as u64 + 1) * 1_000_000_000, 0) {
+                return Some(i + 1);
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn deviation_and_slope_as_fio() {
+        let dev = SteadyState {
+            metric: SsMetric::Iops,
+            slope: false,
+            limit: 10.0,
+            percent: true,
+        };
+        let mut t = track(dev, 3);
+        // 100, 150, 200: deviation 50 of mean 150 = 33%; then 200, 200, 205: within 10%.
+        assert_eq!(feed(&mut t, &[100, 150, 200, 200, 205, 200]), Some(5));
+        let r = t.report();
+        assert_eq!(r.iops, vec![200, 200, 205]);
+        assert_eq!(r.bw, vec![200 * 4096, 200 * 4096, 205 * 4096]);
+        assert!(r.attained && r.criterion < 10.0);
+        let slope = SteadyState {
+            metric: SsMetric::Iops,
+            slope: true,
+            limit: 1.0,
+            percent: true,
+        };
+        let mut t = track(slope, 3);
+        // A rising rate has a slope of 50/s (25% of the mean); a flat one 0.
+        assert_eq!(feed(&mut t, &[100, 150, 200]), None);
+        assert!((t.slope - 50.0).abs() < 1e-9 && (t.criterion - 33.333).abs() < 0.01);
+        let mut t = track(slope, 3);
+        assert_eq!(feed(&mut t, &[100, 150, 200, 200, 200]), Some(5));
+        assert_eq!(t.report().slope, 0.0);
+        // Not full yet: the report is padded with zeros, as fio prints it.
+        let mut t = track(slope, 4);
+        assert_eq!(feed(&mut t, &[10]), None);
+        assert_eq!(t.report().iops, vec![10, 0, 0, 0]);
     }
 }

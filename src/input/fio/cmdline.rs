@@ -288,4 +288,25 @@ mod tests {
         let c = parse(&args(&["--minimal"])).unwrap();
         assert_eq!(c.output_formats, vec![OutputFormat::Terse]);
     }
+
+    #[test]
+    fn readonly_and_max_jobs() {
+        let c = parse(&args(&[
+            "--readonly",
+            "--max-jobs=4",
+            "--max-jobs",
+            "8",
+            "--name=a",
+        ]))
+        .unwrap();
+        assert!(c.readonly);
+        assert_eq!(c.jobs.len(), 1);
+        assert_eq!(
+            parse(&args(&["--readonly=1"])).unwrap_err(),
+            "--readonly takes no value"
+        );
+        // fio 3.33 has no --timeout flag: it is the job option (runtime's alias), global here.
+        let c = parse(&args(&["--timeout=2", "--runtime=3", "--name=a"])).unwrap();
+        assert_eq!(c.globals.len(), 2);
+    }
 }

@@ -330,3 +330,129 @@ pub(in crate::input::fio) fn check(j: &mut JobSpec) -> Result<(), String> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::find;
+    use super::*;
+
+    fn set(pairs: &[(&str, &str)]) -> Result<JobSpec, String> {
+        let mut j = JobSpec::default();
+        for (k, v) in pairs {
+            find(k)
+                .unwrap_or_else(|| panic!("{k}"))
+                .apply(&mut j, Some(v))?;
+        }
+        check(&mut j)?;
+        Ok(j)
+    }
+
+    #[test]
+    fn thinktime_units_and_spin_cut() {
+        let j = set(&[("thinktime", "100"), ("thinktime_spin", "1s")]).unwrap();
+        assert_eq!(j.timing.thinktime, Duration::from_micros(100));
+        // fio cuts the spin to the thinktime.
+        assert_eq!(j.timing.thinktime_spin, Duration::from_micros(100));
+        let j = set(&[
+            ("thinktime", "10ms"),
+            ("thinktime_blocks", "4"),
+            ("thinktime_blocks_type", "issue"),
+            ("thinktime_iotime", "2"),
+        ])
+        .unwrap();
+        assert_eq!(j.timing.thinktime, Duration::from_millis(10));
+        assert_eq!(j.timing.thinktime_blocks, Some(4));
+        assert_eq!(j.timing.thinktime_blocks_type, ThinkBlocks::Issue);
+        assert_eq!(j.timing.thinktime_iotime, Duration::from_secs(2));
+    }
+
+    #[test]
+    fn rates_and_steadystate() {
+        let j = set(&[
+            ("rate_process", "poisson"),
+            ("ratemin", "1m,"),
+            ("ratecycle", "500"),
+            ("ss", "bw_slope:10m"),
+            ("ss_dur", "30"),
+            ("ss_ramp", "5s"),
+        ])
+        .unwrap();
+        assert_eq!(j.timing.rate_process, RateProcess::Poisson);
+        assert_eq!(j.timing.rate_min, [Some(1 << 20), None, None]);
+        assert_eq!(j.timing.ratecycle_ms, 500);
+        let ss = j.timing.steadystate;
+        assert_eq!(ss.fio_name(), "bw_slope");
+        assert_eq!((ss.limit, ss.percent), ((10 << 20) as f64, false));
+        assert_eq!(j.timing.ss_dur, Duration::from_secs(30));
+        assert_eq!(j.timing.ss_ramp, Duration::from_secs(5));
+        let ss = set(&[("steadystate", "iops:2.5%")])
+            .unwrap()
+            .timing
+            .steadystate;
+        assert_eq!((ss.fio_name(), ss.limit, ss.percent), ("iops", 2.5, true));
+    }
+
+    #[test]
+    fn bad_values_say_what_was_expected() {
+        let err = |pairs: &[(&str, &str)]| set(pairs).unwrap_err();
+        assert_eq!(
+            err(&[("rate_process", "burst")]),
+            "expected linear or poisson, e.g. rate_process=poisson"
+        );
+        assert_eq!(
+            err(&[("thinktime", "soon")]),
+            "expected microseconds or a time, e.g. 100, 10ms or 1s"
+        );
+        assert_eq!(
+            err(&[("steadystate", "iops")]),
+            "steadystate needs a criterion and a limit; expected iops, iops_slope, bw or \
+             bw_slope with a limit, e.g. iops_slope:0.1% or iops:2%"
+        );
+        assert_eq!(
+            err(&[("exit_what", "some")]),
+            "expected group, stonewall or all, e.g. exit_what=all"
+        );
+        assert_eq!(
+            err(&[("ss_dur", "500ms")]),
+            "must be at least 1s (fio judges one sample a second), e.g. ss_dur=30"
+        );
+        let mut j = JobSpec {
+            name: "j".into(),
+            ..JobSpec::default()
+        };
+        j.rate_iops = [Some(100); 3];
+        j.timing.rate_iops_min = [Some(200); 3];
+        assert_eq!(
+            check(&mut j).unwrap_err(),
+            "job 'j': the minimum rate exceeds the rate for read (fio: minimum rate exceeds \
+             rate, ddir 0); lower rate_min/rate_iops_min or raise rate/rate_iops"
+        );
+        j.timing.rate_min = [Some(1); 3];
+        assert!(check(&mut j).unwrap_err().contains("mutually exclusive"));
+    }
+
+    #[test]
+    fn wait_for_names_one_earlier_job() {
+        let job = |name: &str, w: Option<&str>| {
+            let mut j = JobSpec {
+                name: name.into(),
+                ..JobSpec::default()
+            };
+            j.timing.wait_for = w.map(Into::into);
+            j
+        };
+        let a = job("a", None);
+        assert!(check_wait_for(&job("b", Some("a")), std::slice::from_ref(&a)).is_ok());
+        assert_eq!(
+            check_wait_for(&job("b", Some("b")), &[]).unwrap_err(),
+            "b: a job cannot wait for itself (wait_for=b)"
+        );
+        assert_eq!(
+            check_wait_for(&job("b", Some("x")), &[a.clone()]).unwrap_err(),
+            "b: waitee job x unknown; wait_for names a job defined before this one"
+        );
+        assert!(check_wait_for(&job("b", Some("a")), &[a.clone(), a])
+            .unwrap_err()
+            .contains("multiple waitees a"));
+    }
+}
