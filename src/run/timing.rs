@@ -279,19 +279,18 @@ impl Timing {
     pub(super) fn after_sync_io(
         &mut self,
         now: u64,
-        in_ramp: bool,
+        tl: &super::instance::Timeline,
         res: &mut super::instance::WorkerResult,
         src: &mut super::source::IoSource,
         stop: &AtomicBool,
-        deadline: u64,
         job: &str,
     ) -> bool {
         self.issued += 1;
         self.completed += 1;
         if self.think_due(now) {
-            self.pause(src, stop, deadline);
+            self.pause(src, stop, tl.deadline);
         }
-        !in_ramp && self.min_rate_failed(now, res, job)
+        !tl.in_ramp && self.min_rate_failed(now, res, job)
     }
 }
 

@@ -163,15 +163,7 @@ impl<E: Engine> Loop<'_, E> {
                 }
 
                 if timing.active
-                    && timing.after_sync_io(
-                        t_end,
-                        tl.in_ramp,
-                        &mut res,
-                        &mut src,
-                        self.stop,
-                        tl.deadline,
-                        &job.name,
-                    )
+                    && timing.after_sync_io(t_end, &tl, &mut res, &mut src, self.stop, &job.name)
                 {
                     break;
                 }

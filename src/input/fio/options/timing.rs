@@ -448,7 +448,7 @@ mod tests {
             "b: a job cannot wait for itself (wait_for=b)"
         );
         assert_eq!(
-            check_wait_for(&job("b", Some("x")), &[a.clone()]).unwrap_err(),
+            check_wait_for(&job("b", Some("x")), std::slice::from_ref(&a)).unwrap_err(),
             "b: waitee job x unknown; wait_for names a job defined before this one"
         );
         assert!(check_wait_for(&job("b", Some("a")), &[a.clone(), a])
