@@ -373,6 +373,51 @@ fn filename_format_names_and_sizes_files_as_fio() {
 }
 
 #[test]
+fn filesize_ranges_and_the_size_cap_follow_fios_rules() {
+    if !have_fio() {
+        return;
+    }
+    // Sizes are drawn by each tool's own generator: compare the rules, not the sizes.
+    let fd = scratch();
+    let gd = scratch();
+    let f = run_fixture("fio", &[], "files-filesize-range.fio", &[], fd.path());
+    let g = run_fixture(
+        env!("CARGO_BIN_EXE_iogauge"),
+        &["fio"],
+        "files-filesize-range.fio",
+        &[],
+        gd.path(),
+    );
+    assert_eq!((f.code, g.code), (0, 0), "{}", g.stderr);
+    assert_keys_superset(&f.json, &g.json);
+    for (who, d, o) in [("fio", fd.path(), &f), ("iogauge", gd.path(), &g)] {
+        let sizes: Vec<u64> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().metadata().unwrap().len())
+            .collect();
+        assert_eq!(sizes.len(), 4, "{who}: {sizes:?}");
+        for s in &sizes {
+            assert!(
+                (64 << 10..256 << 10).contains(s) && s % 4096 == 0,
+                "{who}: {sizes:?}"
+            );
+        }
+        // Every block of every file is written once.
+        let total: u64 = sizes.iter().sum();
+        assert_eq!(
+            u(&o.json, &["jobs", "0", "write", "io_bytes"]),
+            total,
+            "{who}"
+        );
+    }
+    let (f, g) = both("files-size-cap.fio", &[]);
+    assert_eq!((f.code, g.code), (0, 0), "{}", g.stderr);
+    assert_keys_superset(&f.json, &g.json);
+    assert_counts_equal(&f.json, &g.json);
+    assert_eq!(u(&g.json, &["jobs", "0", "write", "total_ios"]), 128);
+}
+
+#[test]
 fn pre_read_runs_as_fio() {
     if !have_fio() {
         return;

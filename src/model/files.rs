@@ -16,6 +16,9 @@ pub struct FilesSpec {
     /// Create new files empty when the job opens them, without laying them out or
     /// preallocating (fio `create_on_open`); only for jobs that do not read new files.
     pub create_on_open: bool,
+    /// Upper end of a `filesize=LOW-HIGH` range (the low end is `JobSpec::filesize`): each file
+    /// gets a size drawn in [LOW, HIGH), rounded down to the smallest block size.
+    pub filesize_high: Option<u64>,
 }
 
 impl Default for FilesSpec {
@@ -25,6 +28,7 @@ impl Default for FilesSpec {
             allow_file_create: true,
             pre_read: false,
             create_on_open: false,
+            filesize_high: None,
         }
     }
 }

@@ -305,11 +305,26 @@ pub(crate) fn plan_files(job: &JobSpec, jobnum: u32) -> Result<Vec<FilePlan>, La
         (None, Some(SizeSpec::Bytes(b))) => (b - b / nfiles * nfiles) / min_bs,
         _ => 0,
     };
+    // filesize=LOW-HIGH: sizes drawn per file from a generator seeded by the job and instance
+    // (the same on every call, so planning twice gives the same files).
+    let mut size_rng = Rng::new(job.randseed ^ 0xF11E ^ ((jobnum as u64) << 32));
     let mut plans = Vec::with_capacity(names.len());
     for path in names {
         let existing = existing_size(&path)?;
         let ex_size = existing.map(|(s, _)| s);
         let per_file = match (job.filesize, job.size) {
+            (Some(SizeSpec::Bytes(low)), _) if job.files.filesize_high.is_some() => {
+                let high = job.files.filesize_high.unwrap_or(low);
+                // fio: an existing file already inside the range keeps its size.
+                match ex_size {
+                    Some(s) if (low..=high).contains(&s) => Some(s),
+                    _ => {
+                        let r = size_rng.unit_f64();
+                        let s = low + ((high - low) as f64 * r) as u64;
+                        Some(s - s % min_bs)
+                    }
+                }
+            }
             (Some(fs), _) => resolve(fs, ex_size),
             (None, Some(s)) => resolve(s, ex_size).map(|b| {
                 let bonus = if extra > 0 {

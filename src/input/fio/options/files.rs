@@ -55,6 +55,21 @@ pub(super) static OPTIONS: &[Opt] = &[
     ),
 ];
 
+/// `filesize=LOW-HIGH`: each file's size is drawn in the range (fio's get_rand_file_size).
+pub(super) fn set_filesize_range(j: &mut JobSpec, low: &str, high: &str) -> Result<(), String> {
+    const HINT: &str = "expected a size or a range of sizes, e.g. filesize=1m or filesize=1m-4m";
+    let low = crate::model::units::parse_bytes(low.trim()).map_err(|_| HINT)?;
+    let high = crate::model::units::parse_bytes(high.trim()).map_err(|_| HINT)?;
+    if low == 0 || high < low {
+        return Err(format!(
+            "the range must go from 1 byte or more up to at least its start; {HINT}"
+        ));
+    }
+    j.filesize = Some(crate::model::SizeSpec::Bytes(low));
+    j.files.filesize_high = (high > low).then_some(high);
+    Ok(())
+}
+
 /// fio's fixups of this group once a job is complete.
 pub(in crate::input::fio) fn check(j: &mut JobSpec) -> Result<(), String> {
     if j.files.pre_read {

@@ -184,9 +184,10 @@ fn set_size(j: &mut JobSpec, v: &str) -> Result<(), String> {
 }
 
 fn set_filesize(j: &mut JobSpec, v: &str) -> Result<(), String> {
-    if v.contains('-') {
-        return Err("a file size range is not supported by iogauge yet".into());
+    if let Some((low, high)) = v.split_once('-') {
+        return files::set_filesize_range(j, low, high);
     }
+    j.files.filesize_high = None;
     j.filesize = match parse_size(v)? {
         SizeSpec::Bytes(0) => return Err("filesize must be above 0".into()),
         s => Some(s),
