@@ -297,6 +297,25 @@ fn exitall_ends_the_group_when_one_job_ends() {
 }
 
 #[test]
+fn exit_what_all_ends_later_phases_too() {
+    if !have_fio() {
+        return;
+    }
+    let (f, g) = both("timing-exit-what-all.fio", &[]);
+    assert_eq!((f.code, g.code), (0, 0), "{}", g.stderr);
+    assert_keys_superset(&f.json, &g.json);
+    for o in [&f, &g] {
+        let jobs = o.json["jobs"].as_array().unwrap();
+        assert_eq!(jobs.len(), 3);
+        assert_eq!(u(&o.json, &["jobs", "0", "read", "total_ios"]), 256);
+        assert!(u(&o.json, &["jobs", "1", "job_runtime"]) < 2500);
+        assert_eq!(jobs[2]["jobname"], "later");
+        assert_eq!(u(&o.json, &["jobs", "2", "groupid"]), 1);
+        assert_eq!(u(&o.json, &["jobs", "2", "read", "total_ios"]), 0);
+    }
+}
+
+#[test]
 fn wait_for_starts_after_the_waitee() {
     if !have_fio() {
         return;

@@ -328,7 +328,21 @@ fn run_phases(
     let end_run = AtomicBool::new(false);
     for phase in 0..nphases {
         // A signal between phases: the phases that ran are the result.
-        if stop.load(Ordering::Relaxed) || end_run.load(Ordering::Relaxed) {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        if end_run.load(Ordering::Relaxed) {
+            // fio reports the jobs exit_what=all ended before they started, with nothing done.
+            results.extend(instances.iter().filter(|i| i.phase >= phase).map(|i| {
+                let job = &spec.jobs[i.job];
+                InstanceResult {
+                    instance: i.clone(),
+                    result: WorkerResult::new(0, job.ioengine.is_async(), job),
+                    trace: Trace::default(),
+                    laid_out: None,
+                    steadystate: None,
+                }
+            }));
             break;
         }
         let these: Vec<Instance> = instances
