@@ -494,6 +494,83 @@ fn allow_file_create_0_refuses_a_new_file() {
     }
 }
 
+/// Writes to /dev/full fail with ENOSPC: the error continue_on_error is checked with.
+fn dev_full(extra: &[&str]) -> Vec<String> {
+    let mut a: Vec<String> = [
+        "--name=e",
+        "--filename=/dev/full",
+        "--size=64k",
+        "--bs=4k",
+        "--rw=write",
+        "--output-format=json",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    a.extend(extra.iter().map(|s| s.to_string()));
+    a
+}
+
+#[test]
+fn continue_on_error_survives_the_listed_errors_as_fio() {
+    if !have_fio() || !Path::new("/dev/full").exists() {
+        return;
+    }
+    for engine in ["psync", "io_uring"] {
+        let args = dev_full(&[
+            "--continue_on_error=write",
+            "--ignore_error=,ENOSPC",
+            &format!("--ioengine={engine}"),
+        ]);
+        let d = scratch();
+        let f = cmd("fio")
+            .args(&args)
+            .current_dir(d.path())
+            .output()
+            .unwrap();
+        let g = cmd(env!("CARGO_BIN_EXE_iogauge"))
+            .arg("fio")
+            .arg("--allow-overwrite")
+            .args(&args)
+            .current_dir(d.path())
+            .output()
+            .unwrap();
+        if engine == "io_uring" && text_of(&g.stderr).contains("io_uring") {
+            eprintln!("skipping io_uring: {}", text_of(&g.stderr));
+            continue;
+        }
+        // Survived errors are no failure: both exit 0.
+        assert!(
+            f.status.success() && g.status.success(),
+            "{}",
+            text_of(&g.stderr)
+        );
+        let fj: Value = serde_json::from_slice(&f.stdout).unwrap();
+        let gj: Value = serde_json::from_slice(&g.stdout).unwrap();
+        assert_keys_superset(&fj, &gj);
+        for v in [&fj, &gj] {
+            // 16 writes issued, all failed: counted as errors and as I/Os of no bytes; the job
+            // reports the first error, as fio does.
+            assert_eq!(u(v, &["jobs", "0", "total_err"]), 16, "{engine}");
+            assert_eq!(u(v, &["jobs", "0", "first_error"]), 28, "{engine}");
+            assert_eq!(u(v, &["jobs", "0", "error"]), 28, "{engine}");
+            assert_eq!(u(v, &["jobs", "0", "write", "total_ios"]), 16, "{engine}");
+            assert_eq!(u(v, &["jobs", "0", "write", "io_bytes"]), 0, "{engine}");
+        }
+    }
+    // Without ENOSPC in the list only EIO and EILSEQ are survived: the job fails in both.
+    let args = dev_full(&["--continue_on_error=write"]);
+    let f = cmd("fio").args(&args).output().unwrap();
+    let g = cmd(env!("CARGO_BIN_EXE_iogauge"))
+        .arg("fio")
+        .arg("--allow-overwrite")
+        .args(&args)
+        .output()
+        .unwrap();
+    assert_eq!((f.status.code(), g.status.code()), (Some(1), Some(1)));
+    assert!(text_of(&g.stderr).contains("No space left on device"));
+}
+
 #[test]
 fn readonly_refuses_writes_and_layout() {
     let d = scratch();

@@ -67,6 +67,34 @@ pub enum ExitWhat {
     All,
 }
 
+/// Which I/O errors a job survives (fio `continue_on_error`, `ignore_error`).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ErrorPolicy {
+    /// Error types the job continues after: bit 0 read, bit 1 write, bit 2 verify.
+    pub continue_on: u8,
+    /// Per type (read, write, verify), the errnos ignored; None = fio's EIO and EILSEQ.
+    pub ignore: [Option<Vec<i32>>; 3],
+}
+
+impl ErrorPolicy {
+    /// `continue_on_error` is in effect (fio then reports `total_err` and `first_error`).
+    pub fn is_set(&self) -> bool {
+        self.continue_on != 0
+    }
+
+    /// Whether an I/O in direction `dir` (0 read, 1 write) failing with `errno` is survived.
+    pub fn ignores(&self, dir: usize, errno: i32) -> bool {
+        let t = dir.min(1);
+        if self.continue_on & (1 << t) == 0 {
+            return false;
+        }
+        match &self.ignore[t] {
+            Some(list) => list.contains(&errno),
+            None => errno == libc::EIO || errno == libc::EILSEQ,
+        }
+    }
+}
+
 /// The timing group's settings of one job.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TimingSpec {
@@ -105,6 +133,8 @@ pub struct TimingSpec {
     pub exit_what: ExitWhat,
     /// Start only once every instance of this earlier job has ended (fio `wait_for`).
     pub wait_for: Option<String>,
+    /// I/O errors the job survives.
+    pub errors: ErrorPolicy,
 }
 
 impl Default for TimingSpec {
@@ -132,6 +162,7 @@ impl Default for TimingSpec {
             exitall_on_error: false,
             exit_what: ExitWhat::Group,
             wait_for: None,
+            errors: ErrorPolicy::default(),
         }
     }
 }

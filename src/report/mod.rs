@@ -154,6 +154,9 @@ pub struct JobReport {
     pub percentile_list: Vec<f64>,
     /// fio's steady-state result, when the job set `ss_dur`.
     pub steadystate: Option<steadystate::SteadyStateReport>,
+    /// With continue_on_error: the I/O errors survived and the first one's errno (fio's
+    /// `total_err`, `first_error`).
+    pub errors: Option<(u64, i32)>,
 }
 
 /// fio's default `percentile_list`.

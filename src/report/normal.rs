@@ -195,6 +195,13 @@ fn render_job(j: &JobReport, r: &Report, out: &mut String) {
         wr.drop_ios,
         tr.drop_ios
     );
+    if let Some((total, first)) = j.errors {
+        let _ = writeln!(
+            out,
+            "     errors    : total={total}, first_error={first}/<{}>",
+            strerror(first)
+        );
+    }
     if j.iodepth > 0 {
         let _ = writeln!(
             out,

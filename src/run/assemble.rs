@@ -255,6 +255,14 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
             .iter()
             .map(|m| m.result.job_error)
             .max()
+            .filter(|&e| e != 0)
+            // fio: a job that survived errors under continue_on_error reports the first one.
+            .or_else(|| {
+                f.members
+                    .iter()
+                    .map(|m| m.result.first_error)
+                    .find(|&e| e != 0)
+            })
             .unwrap_or(0),
         elapsed_s,
         job_runtime_ms: runtime_ms(f.members.iter().map(|m| m.result.measured_ns).sum()),
@@ -278,6 +286,16 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
             )
         },
         gtod_reduce: job.gtod_reduce,
+        errors: job.timing.errors.is_set().then(|| {
+            let total = f.members.iter().map(|m| m.result.total_err).sum();
+            let first = f
+                .members
+                .iter()
+                .map(|m| m.result.first_error)
+                .find(|&e| e != 0)
+                .unwrap_or(0);
+            (total, first)
+        }),
         steadystate: f.members.iter().rev().find_map(|m| m.steadystate.clone()),
         clat_percentiles: job.clat_percentiles,
         lat_percentiles: job.lat_percentiles,

@@ -125,6 +125,9 @@ pub struct WorkerResult {
     /// errno of a failure that ends the job but not the run (fio's job `error`, e.g. EIO for a
     /// missed rate_min); 0 = none.
     pub job_error: i32,
+    /// I/O errors survived under continue_on_error, and the first one's errno.
+    pub total_err: u64,
+    pub first_error: i32,
     pub finished_at: std::time::SystemTime,
     /// Per-interval histograms of the read, write, trim and sync recorders (the `clat` ones,
     /// or `lat` when `intervals_from_lat`); no logs when latency is not measured.
@@ -156,11 +159,28 @@ impl WorkerResult {
             cpu: CpuTimes::default(),
             error: None,
             job_error: 0,
+            total_err: 0,
+            first_error: 0,
             finished_at: std::time::SystemTime::now(),
             intervals: IntervalLogs::new(if job.gtod_reduce { 0 } else { 4 }),
             // Synchronous engines have one recorder for both (lat = clat).
             intervals_from_lat: queued && lat == IntervalLatency::Lat,
         }
+    }
+
+    /// An I/O failed with `errno`: true when continue_on_error survives it (then counted, as
+    /// fio's total_err and first_error, and as an issued I/O of no bytes, as fio's total_ios).
+    #[cold]
+    pub(super) fn survives(&mut self, job: &JobSpec, dir: usize, errno: i32) -> bool {
+        if !job.timing.errors.ignores(dir, errno) {
+            return false;
+        }
+        self.total_err += 1;
+        self.ios[dir] += 1;
+        if self.first_error == 0 {
+            self.first_error = errno;
+        }
+        true
     }
 
     /// Hot path, before recording an I/O that completed at `t`: one compare, and the interval

@@ -368,7 +368,9 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
             inflight -= 1;
             inflight_bytes -= s.len as u64;
             if r < 0 {
-                io_error.get_or_insert((slot as usize, r));
+                if !res.survives(job, s.dir, (-r) as i32) {
+                    io_error.get_or_insert((slot as usize, r));
+                }
                 return;
             }
             let d = s.dir;

@@ -111,6 +111,14 @@ impl<E: Engine> Loop<'_, E> {
                 let t1 = now_ns();
                 let n = match r {
                     Ok(n) => n,
+                    Err(e) if res.survives(job, dir, errno(&e)) => {
+                        // continue_on_error: the I/O was issued, so it counts towards the size.
+                        done_bytes += len as u64;
+                        if t1 >= tl.deadline || (!tl.in_ramp && done_bytes >= limit) {
+                            break;
+                        }
+                        continue;
+                    }
                     Err(e) => {
                         res.error = Some(IoFailure::new(
                             self.input,

@@ -77,6 +77,79 @@ fn set_steadystate(j: &mut JobSpec, v: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// errno names fio's str2error knows (the common ones; others are given as numbers).
+const ERRNO_NAMES: &[(&str, i32)] = &[
+    ("EPERM", libc::EPERM),
+    ("ENOENT", libc::ENOENT),
+    ("EINTR", libc::EINTR),
+    ("EIO", libc::EIO),
+    ("ENXIO", libc::ENXIO),
+    ("E2BIG", libc::E2BIG),
+    ("EBADF", libc::EBADF),
+    ("EAGAIN", libc::EAGAIN),
+    ("ENOMEM", libc::ENOMEM),
+    ("EACCES", libc::EACCES),
+    ("EFAULT", libc::EFAULT),
+    ("EBUSY", libc::EBUSY),
+    ("EEXIST", libc::EEXIST),
+    ("EXDEV", libc::EXDEV),
+    ("ENODEV", libc::ENODEV),
+    ("ENOTDIR", libc::ENOTDIR),
+    ("EISDIR", libc::EISDIR),
+    ("EINVAL", libc::EINVAL),
+    ("ENFILE", libc::ENFILE),
+    ("EMFILE", libc::EMFILE),
+    ("ENOTTY", libc::ENOTTY),
+    ("EFBIG", libc::EFBIG),
+    ("ENOSPC", libc::ENOSPC),
+    ("ESPIPE", libc::ESPIPE),
+    ("EROFS", libc::EROFS),
+    ("EPIPE", libc::EPIPE),
+    ("EILSEQ", libc::EILSEQ),
+    ("ENODATA", libc::ENODATA),
+    ("ETIMEDOUT", libc::ETIMEDOUT),
+    ("EOPNOTSUPP", libc::EOPNOTSUPP),
+    ("EDQUOT", libc::EDQUOT),
+    ("ECANCELED", libc::ECANCELED),
+    ("EBADMSG", libc::EBADMSG),
+    ("EREMOTEIO", libc::EREMOTEIO),
+    ("ENOMEDIUM", libc::ENOMEDIUM),
+];
+
+/// fio's `ignore_error=READ,WRITE,VERIFY`: per type a ':' list of errno names or numbers; a
+/// list given also turns `continue_on_error` on for its type.
+fn set_ignore_error(j: &mut JobSpec, v: &str) -> Result<(), String> {
+    for (t, list) in v.trim().split(',').enumerate() {
+        if t > 2 {
+            return Err(
+                "at most three lists (read, write, verify), e.g. ignore_error=EIO,ENOSPC:EIO"
+                    .into(),
+            );
+        }
+        let mut errs = Vec::new();
+        for name in list.split(':').take_while(|n| !n.is_empty()) {
+            let e = if name.starts_with('E') {
+                ERRNO_NAMES.iter().find(|(n, _)| *n == name).map(|p| p.1)
+            } else {
+                name.parse::<i32>().ok().map(i32::abs).filter(|&e| e > 0)
+            };
+            match e {
+                Some(e) => errs.push(e),
+                None => {
+                    return Err(format!(
+                        "unknown error {name}; give an errno name such as EIO or a number, e.g. ignore_error=,ENOSPC:28"
+                    ))
+                }
+            }
+        }
+        if !errs.is_empty() {
+            j.timing.errors.continue_on |= 1 << t;
+            j.timing.errors.ignore[t] = Some(errs);
+        }
+    }
+    Ok(())
+}
+
 /// The options of this group.
 pub(super) static OPTIONS: &[Opt] = &[
     opt!(
@@ -258,6 +331,35 @@ pub(super) static OPTIONS: &[Opt] = &[
         }
     ),
     opt!(
+        "continue_on_error",
+        [],
+        false,
+        "Go on after I/O errors: none, read, write, io, verify, all (0 = none, 1 = all)",
+        |j, v| {
+            j.timing.errors.continue_on =
+                match v {
+                    "none" | "0" => 0,
+                    "read" => 1,
+                    "write" => 2,
+                    "io" => 3,
+                    "verify" => 4,
+                    "all" | "1" => 7,
+                    _ => return Err(
+                        "expected none, read, write, io, verify or all, e.g. continue_on_error=io"
+                            .into(),
+                    ),
+                };
+            Ok(())
+        }
+    ),
+    opt!(
+        "ignore_error",
+        [],
+        false,
+        "errnos continue_on_error survives, per type: READ,WRITE,VERIFY lists, e.g. ,ENOSPC:EIO",
+        set_ignore_error
+    ),
+    opt!(
         "exit_what",
         [],
         false,
@@ -429,6 +531,33 @@ mod tests {
         );
         j.timing.rate_min = [Some(1); 3];
         assert!(check(&mut j).unwrap_err().contains("mutually exclusive"));
+    }
+
+    #[test]
+    fn continue_on_error_and_ignore_error() {
+        let j = set(&[("continue_on_error", "io")]).unwrap();
+        let e = &j.timing.errors;
+        assert!(e.ignores(0, libc::EIO) && e.ignores(1, libc::EILSEQ));
+        assert!(!e.ignores(1, libc::ENOSPC));
+        // A list replaces the default for its type and turns that type on.
+        let j = set(&[("ignore_error", ",ENOSPC:5")]).unwrap();
+        let e = &j.timing.errors;
+        assert!(e.ignores(1, libc::ENOSPC) && e.ignores(1, libc::EIO));
+        assert!(!e.ignores(0, libc::EIO) && !e.ignores(1, libc::EILSEQ));
+        assert!(!set(&[("continue_on_error", "0")])
+            .unwrap()
+            .timing
+            .errors
+            .is_set());
+        assert_eq!(
+            set(&[("ignore_error", "EWHAT")]).unwrap_err(),
+            "unknown error EWHAT; give an errno name such as EIO or a number, e.g. \
+             ignore_error=,ENOSPC:28"
+        );
+        assert_eq!(
+            set(&[("continue_on_error", "maybe")]).unwrap_err(),
+            "expected none, read, write, io, verify or all, e.g. continue_on_error=io"
+        );
     }
 
     #[test]
