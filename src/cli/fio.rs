@@ -77,7 +77,17 @@ pub(crate) fn main(mut args: Vec<String>, stop: &super::Stop) -> i32 {
                 code = EXIT_ERROR;
             }
             save(&history, || saved(&report, &out, None, &at));
-            code
+            // Like fio, a job that failed (e.g. a missed rate_min) makes the exit code 1.
+            // Errors survived under continue_on_error (reported as the job's error) are not a
+            // failure: fio exits 0 then.
+            let failed = |j: &crate::report::JobReport| {
+                j.error != 0 && j.errors.is_none_or(|(_, first)| first != j.error)
+            };
+            if code == EXIT_OK && report.jobs.iter().any(failed) {
+                EXIT_ERROR
+            } else {
+                code
+            }
         }
         Err(e) if e.is_bad_input() => {
             eprintln!("iogauge fio: {e}");

@@ -2,9 +2,11 @@
 //! built-in profiles) produces these types; nothing below `run/` knows where a job came from.
 
 pub mod buffers;
+pub mod files;
 pub(crate) mod logs;
 pub(crate) mod prio;
 pub(crate) mod reporting;
+pub mod timing;
 pub(crate) mod units;
 pub mod verify;
 
@@ -294,6 +296,10 @@ pub struct JobSpec {
     pub reporting: ReportingSpec,
     /// Job-wide I/O priority (fio `prio`, `prioclass`).
     pub ioprio: IoPrioSpec,
+    /// Rate and timing shapes and run control (thinktime, rate_process, steadystate, exitall…).
+    pub timing: timing::TimingSpec,
+    /// File handling (filename_format, allow_file_create, pre_read).
+    pub files: files::FilesSpec,
 }
 
 /// The block sizes a job is sized by, each with its one rule (fio's td_min_bs / td_max_bs and
@@ -412,6 +418,8 @@ impl Default for JobSpec {
             logs: LogSpec::default(),
             reporting: ReportingSpec::default(),
             ioprio: IoPrioSpec::default(),
+            timing: timing::TimingSpec::default(),
+            files: files::FilesSpec::default(),
         }
     }
 }
@@ -434,4 +442,6 @@ pub struct RunSpec {
     pub keep_files: bool,
     /// `--allow-overwrite`: permit writing into existing files iogauge did not create and block devices.
     pub allow_overwrite: bool,
+    /// `--readonly`: no job writes, and no file is created or laid out.
+    pub readonly: bool,
 }

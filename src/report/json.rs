@@ -206,12 +206,18 @@ fn job(j: &JobReport, plus: bool) -> J {
     .val("latency_ns", floats(&LAT, &b.ns.map(lat_share)))
     .val("latency_us", floats(&LAT, &b.us.map(lat_share)))
     .val("latency_ms", floats(&LAT, &b.ms.map(lat_share)));
+    if let Some((total, first)) = j.errors {
+        o.int("total_err", total).sint("first_error", first as i64);
+    }
     if j.iodepth > 0 {
         // iogauge has no latency_target mode: fio's defaults for target, percentile, window.
         o.int("latency_depth", j.iodepth as u64)
             .int("latency_target", 0)
             .float("latency_percentile", 100.0)
             .int("latency_window", 0);
+    }
+    if let Some(ss) = &j.steadystate {
+        o.val("steadystate", from_serde(ss.json()));
     }
     if !j.description.is_empty() {
         o.str("desc", &j.description);

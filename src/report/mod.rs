@@ -14,6 +14,7 @@ pub(crate) mod kube_text;
 pub(crate) mod normal;
 pub(crate) mod preflight_text;
 pub(crate) mod small_files;
+pub mod steadystate;
 pub(crate) mod terse;
 pub(crate) mod troubleshoot;
 pub(crate) mod units;
@@ -171,6 +172,11 @@ pub struct JobReport {
     pub mixed: Option<DirReport>,
     /// fio `significant_figures` for the text output (0: fio's default, 4).
     pub sig_figs: u32,
+    /// fio's steady-state result, when the job set `ss_dur`.
+    pub steadystate: Option<steadystate::SteadyStateReport>,
+    /// With continue_on_error: the I/O errors survived and the first one's errno (fio's
+    /// `total_err`, `first_error`).
+    pub errors: Option<(u64, i32)>,
 }
 
 /// fio's default `percentile_list`.

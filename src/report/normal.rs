@@ -214,12 +214,22 @@ fn render_job(j: &JobReport, r: &Report, out: &mut String) {
         wr.drop_ios,
         tr.drop_ios
     );
+    if let Some((total, first)) = j.errors {
+        let _ = writeln!(
+            out,
+            "     errors    : total={total}, first_error={first}/<{}>",
+            strerror(first)
+        );
+    }
     if j.iodepth > 0 {
         let _ = writeln!(
             out,
             "     latency   : target=0, window=0, percentile=100.00%, depth={}",
             j.iodepth
         );
+    }
+    if let Some(ss) = &j.steadystate {
+        out.push_str(&ss.text_line());
     }
 }
 

@@ -62,6 +62,10 @@ fn render_job(r: &Report, j: &JobReport, out: &mut String) {
     for d in &r.disks {
         render_disk(d, out);
     }
+    // fio: with continue_on_error, the errors survived and the first one.
+    if let Some((total, first)) = j.errors {
+        let _ = write!(out, ";{total};{first}");
+    }
     if !j.description.is_empty() {
         let _ = write!(out, ";{}", j.description);
     }

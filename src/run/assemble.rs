@@ -273,12 +273,20 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
         groupid: f.groupid,
         njobs: f.members.len() as u32,
         pid: f.members.first().map(|m| m.result.tid).unwrap_or(0),
-        // A verify mismatch (EILSEQ) is the job's error, as fio reports it.
+        // The job's error, as fio reports it: a verify mismatch (EILSEQ), a missed rate_min (EIO).
         error: f
             .members
             .iter()
             .map(|m| m.result.job_error)
             .max()
+            .filter(|&e| e != 0)
+            // fio: a job that survived errors under continue_on_error reports the first one.
+            .or_else(|| {
+                f.members
+                    .iter()
+                    .map(|m| m.result.first_error)
+                    .find(|&e| e != 0)
+            })
             .unwrap_or(0),
         elapsed_s,
         job_runtime_ms: runtime_ms(f.members.iter().map(|m| m.result.measured_ns).sum()),
@@ -302,6 +310,17 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
             )
         },
         gtod_reduce: job.gtod_reduce,
+        errors: job.timing.errors.is_set().then(|| {
+            let total = f.members.iter().map(|m| m.result.total_err).sum();
+            let first = f
+                .members
+                .iter()
+                .map(|m| m.result.first_error)
+                .find(|&e| e != 0)
+                .unwrap_or(0);
+            (total, first)
+        }),
+        steadystate: f.members.iter().rev().find_map(|m| m.steadystate.clone()),
         clat_percentiles: job.clat_percentiles,
         lat_percentiles: job.lat_percentiles,
         iodepth: job.iodepth,

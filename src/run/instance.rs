@@ -28,6 +28,8 @@ pub(crate) struct Published {
     /// Bytes and I/Os completed since measurement start, per direction.
     pub bytes: [AtomicU64; 3],
     pub ios: [AtomicU64; 3],
+    /// The worker ended with an error (for exitall_on_error).
+    pub failed: std::sync::atomic::AtomicBool,
 }
 
 /// Everything a worker needs, prepared by the orchestrator (files are open).
@@ -169,9 +171,12 @@ pub struct WorkerResult {
     pub measured_ns: u64,
     pub cpu: CpuTimes,
     pub error: Option<IoFailure>,
-    /// An error that ends the job but keeps its report, as fio's `error` (a verify mismatch:
-    /// EILSEQ); 0 when none.
+    /// errno of a failure that ends the job but keeps its report and the run (fio's job `error`:
+    /// EILSEQ for a verify mismatch, EIO for a missed rate_min); 0 = none.
     pub job_error: i32,
+    /// I/O errors survived under continue_on_error, and the first one's errno.
+    pub total_err: u64,
+    pub first_error: i32,
     pub finished_at: std::time::SystemTime,
     /// Per-interval histograms of the read, write, trim and sync recorders (the `clat` ones,
     /// or `lat` when `intervals_from_lat`); no logs when latency is not measured.
@@ -207,6 +212,8 @@ impl WorkerResult {
             cpu: CpuTimes::default(),
             error: None,
             job_error: 0,
+            total_err: 0,
+            first_error: 0,
             finished_at: std::time::SystemTime::now(),
             intervals: IntervalLogs::new(if job.gtod_reduce { 0 } else { 4 }),
             // Synchronous engines have one recorder for both (lat = clat).
@@ -214,6 +221,21 @@ impl WorkerResult {
             prio_lat: None,
             per_io_samples: None,
         }
+    }
+
+    /// An I/O failed with `errno`: true when continue_on_error survives it (then counted, as
+    /// fio's total_err and first_error, and as an issued I/O of no bytes, as fio's total_ios).
+    #[cold]
+    pub(super) fn survives(&mut self, job: &JobSpec, dir: usize, errno: i32) -> bool {
+        if !job.timing.errors.ignores(dir, errno) {
+            return false;
+        }
+        self.total_err += 1;
+        self.ios[dir] += 1;
+        if self.first_error == 0 {
+            self.first_error = errno;
+        }
+        true
     }
 
     /// Hot path, before recording an I/O that completed at `t`: one compare, and the interval
@@ -379,6 +401,8 @@ impl Timeline {
 
     /// Tells the monitor the instance is done.
     pub(super) fn done(published: &Published, end: u64, res: &mut WorkerResult) {
+        let failed = res.error.is_some() || res.job_error != 0;
+        published.failed.store(failed, Ordering::Relaxed);
         published.end_ns.store(end, Ordering::Relaxed);
         published.phase.store(PHASE_DONE, Ordering::Release);
         res.finished_at = std::time::SystemTime::now();

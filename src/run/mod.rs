@@ -5,6 +5,7 @@
 pub(crate) mod assemble;
 pub(crate) mod clock;
 pub(crate) mod context;
+pub(crate) mod control;
 pub(crate) mod disks;
 pub(crate) mod engines;
 pub(crate) mod gate;
@@ -15,6 +16,7 @@ pub(crate) mod queue_worker;
 pub(crate) mod small_files;
 pub(crate) mod source;
 pub(crate) mod stop;
+pub(crate) mod timing;
 pub(crate) mod verify_phase;
 pub(crate) mod worker;
 
@@ -123,6 +125,8 @@ pub(crate) struct InstanceResult {
     pub trace: Trace,
     /// Files laid out for this instance: (count, bytes).
     pub laid_out: Option<(u32, u64)>,
+    /// Steady-state result (fio's `steadystate` block), on the instance that reports it.
+    pub steadystate: Option<crate::report::steadystate::SteadyStateReport>,
 }
 
 /// Run every job of `spec`. Files iogauge created are removed before this returns, whatever
@@ -283,6 +287,19 @@ fn expand(spec: &RunSpec, created: &CreatedFiles) -> Result<Vec<Instance>, RunEr
         for jobnum in 0..job.numjobs.max(1) {
             let files = layout::plan_files(job, jobnum)?;
             for f in &files {
+                if !job.files.allow_file_create && !f.existed && job.ioengine != IoEngine::Null {
+                    return Err(layout::LayoutError::CreateDisallowed {
+                        job: job.name.clone(),
+                        path: f.path.clone(),
+                    }
+                    .into());
+                }
+                if spec.readonly && !f.existed && job.ioengine != IoEngine::Null {
+                    return Err(layout::LayoutError::ReadOnly {
+                        path: f.path.clone(),
+                    }
+                    .into());
+                }
                 if !seen.contains(&f.path) {
                     layout::check_safety(job, f, spec.allow_overwrite, created)?;
                     if !f.existed {
@@ -314,9 +331,25 @@ fn run_phases(
     let instances = expand(spec, created)?;
     let nphases = instances.iter().map(|i| i.phase + 1).max().unwrap_or(0);
     let mut results = Vec::with_capacity(instances.len());
+    // exitall with exit_what=all: later phases do not start.
+    let end_run = AtomicBool::new(false);
     for phase in 0..nphases {
         // A signal between phases: the phases that ran are the result.
         if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        if end_run.load(Ordering::Relaxed) {
+            // fio reports the jobs exit_what=all ended before they started, with nothing done.
+            results.extend(instances.iter().filter(|i| i.phase >= phase).map(|i| {
+                let job = &spec.jobs[i.job];
+                InstanceResult {
+                    instance: i.clone(),
+                    result: WorkerResult::new(0, job.ioengine.is_async(), job),
+                    trace: Trace::default(),
+                    laid_out: None,
+                    steadystate: None,
+                }
+            }));
             break;
         }
         let these: Vec<Instance> = instances
@@ -324,7 +357,9 @@ fn run_phases(
             .filter(|i| i.phase == phase)
             .cloned()
             .collect();
-        results.extend(run_phase(spec, opts, stop, created, disks, these)?);
+        results.extend(run_phase(
+            spec, opts, stop, &end_run, created, disks, these,
+        )?);
         let failed = results.iter().any(|r| r.result.error.is_some());
         if failed || stop.load(Ordering::Relaxed) {
             break;
@@ -381,6 +416,9 @@ fn prepare(
                 if job.direct {
                     layout::check_direct_alignment(job, f, &file)?;
                 }
+                if job.files.pre_read {
+                    layout::pre_read(job, f, stop)?;
+                }
                 for w in layout::on_open(job, f, &file) {
                     eprintln!("iogauge: warning: {w}");
                 }
@@ -419,6 +457,7 @@ fn run_phase(
     spec: &RunSpec,
     opts: &RunOptions,
     stop: &AtomicBool,
+    end_run: &AtomicBool,
     created: &CreatedFiles,
     disks: &mut disks::Disks,
     instances: Vec<Instance>,
@@ -464,6 +503,33 @@ fn run_phase(
     let done = AtomicBool::new(false);
     let bg_stop = AtomicBool::new(false);
     let gate = gate::Gate::new(n);
+    // steadystate and exitall: each worker gets its own stop flag, set by the monitor.
+    let own_stop: Vec<AtomicBool> = (0..n).map(|_| AtomicBool::new(false)).collect();
+    let jobs: Vec<&JobSpec> = prepared.iter().map(|p| &p.input.job).collect();
+    let exitall = spec.jobs.iter().any(|j| j.timing.exitall);
+    let mut control = control::needed(&jobs, exitall).then(|| {
+        let members = prepared
+            .iter()
+            .zip(&published)
+            .map(|(p, pb)| control::Member {
+                published: pb.clone(),
+                groupid: p.instance.groupid,
+                background: p.input.job.background,
+                exitall_on_error: p.input.job.timing.exitall_on_error,
+                exit_what: p.input.job.timing.exit_what,
+            })
+            .collect();
+        control::Control::new(
+            members,
+            &jobs,
+            &own_stop,
+            stop,
+            &bg_stop,
+            end_run,
+            exitall,
+            clock::now_ns(),
+        )
+    });
     // Recorders per instance share the run's sample memory: clat per direction and sync, plus
     // slat and lat per direction for queueing engines.
     let recorders: usize = prepared
@@ -486,15 +552,39 @@ fn run_phase(
     if disk_delay.is_zero() {
         disks.open(&phase_jobs);
     }
+    let control_on = control.is_some();
+    // wait_for: the instances of the waitee job in this phase (earlier phases have ended).
+    let waitees: Vec<Vec<Arc<Published>>> = prepared
+        .iter()
+        .map(|p| match &p.input.job.timing.wait_for {
+            Some(w) => prepared
+                .iter()
+                .zip(&published)
+                .filter(|(q, _)| q.input.job.name == *w)
+                .map(|(_, pb)| pb.clone())
+                .collect(),
+            None => Vec::new(),
+        })
+        .collect();
     let (results, traces) = std::thread::scope(|s| {
+        let ctl = control.as_mut();
         let mon = s.spawn(|| {
-            monitor::monitor(&watched, &done, opts.progress, opts.progress_sink.as_ref())
+            monitor::monitor(
+                &watched,
+                &done,
+                opts.progress,
+                opts.progress_sink.as_ref(),
+                ctl,
+            )
         });
         let mut handles = Vec::with_capacity(n);
-        for ((p, pb), engine) in prepared.iter().zip(&published).zip(engines) {
+        for (i, ((p, pb), engine)) in prepared.iter().zip(&published).zip(engines).enumerate() {
             let gate = &gate;
+            let waitees = &waitees[i];
             // Background jobs run until the phase's other jobs are done.
-            let stop = if p.input.job.background {
+            let stop = if control_on {
+                &own_stop[i]
+            } else if p.input.job.background {
                 &bg_stop
             } else {
                 stop
@@ -503,6 +593,7 @@ fn run_phase(
                 .name(format!("{}.{}", p.input.job.name, p.input.jobnum))
                 .spawn_scoped(s, move || {
                     gate.wait();
+                    wait_for_waitees(waitees, stop);
                     let start = clock::now_ns();
                     let input = &p.input;
                     match engine {
@@ -573,17 +664,35 @@ fn run_phase(
         }
     });
     let results = results?;
+    let ss = control
+        .map(|c| c.reports())
+        .unwrap_or_else(|| vec![None; n]);
     Ok(prepared
         .into_iter()
         .zip(results)
         .zip(traces)
-        .map(|((p, result), trace)| InstanceResult {
+        .zip(ss)
+        .map(|(((p, result), trace), steadystate)| InstanceResult {
             instance: p.instance,
             result,
             trace,
             laid_out: p.laid_out,
+            steadystate,
         })
         .collect())
+}
+
+/// fio's wait_for: sleep until every instance in `waitees` has ended (or the run stops).
+fn wait_for_waitees(waitees: &[Arc<Published>], stop: &AtomicBool) {
+    while !waitees
+        .iter()
+        .all(|w| w.phase.load(Ordering::Acquire) == instance::PHASE_DONE)
+    {
+        if stop.load(Ordering::Relaxed) {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
 }
 
 /// Sleep until `deadline_ns`, waking every 100 ms to notice SIGINT/SIGTERM.

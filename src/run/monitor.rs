@@ -87,6 +87,7 @@ pub(crate) fn monitor(
     done: &AtomicBool,
     progress: bool,
     sink: Option<&ProgressSink>,
+    mut control: Option<&mut super::control::Control<'_>>,
 ) -> Vec<Trace> {
     let progress = progress || sink.is_some();
     let t0 = now_ns();
@@ -133,6 +134,10 @@ pub(crate) fn monitor(
                 s.next_iops = next_deadline(s.meas_start, iops_ns);
             }
             wake = wake.min(s.next_bw).min(s.next_iops);
+        }
+        if let Some(c) = control.as_mut() {
+            c.poll(now);
+            wake = wake.min(c.next_wake());
         }
         if progress && now >= next_progress {
             let info = progress_info(watched, now - t0, &mut last, now);

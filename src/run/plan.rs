@@ -1,7 +1,7 @@
 //! Expanding jobs into instances (numjobs) and grouping them: `stonewall` waits for earlier jobs
 //! and starts a new reporting group; `new_group` only starts a reporting group.
 
-use crate::model::JobSpec;
+use crate::model::{JobSpec, SizeSpec};
 use crate::workload::layout::FilePlan;
 use crate::workload::rng::Rng;
 
@@ -42,7 +42,12 @@ pub(crate) fn io_limit(job: &JobSpec, files: &[FilePlan]) -> Option<u64> {
         return None;
     }
     let bs = job.unit_bs();
-    let per_pass: u64 = files.iter().map(|f| f.region / bs * bs).sum();
+    let mut per_pass: u64 = files.iter().map(|f| f.region / bs * bs).sum();
+    // fio: with filesize= setting the files, size= caps the job's I/O when it is smaller than
+    // the files together (I/O still goes round the files).
+    if let (Some(_), Some(SizeSpec::Bytes(size))) = (job.filesize, job.size) {
+        per_pass = per_pass.min(size / bs * bs);
+    }
     Some(per_pass * job.loops.max(1) as u64)
 }
 

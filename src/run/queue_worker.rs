@@ -9,6 +9,7 @@ use super::clock::{now_ns, sleep_until};
 use super::instance::Timeline;
 use super::instance::{errno, wait_for_start, IoFailure, Published, WorkerInput, WorkerResult};
 use super::source::{IoSource, NextIo};
+use super::timing::Timing;
 use super::verify_phase::{self, Data};
 use crate::engine::{Op, QueueEngine, SyncOp};
 use crate::model::{DDIR_READ, DDIR_WRITE};
@@ -167,6 +168,9 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
         stopping = true;
     }
     let mut bad_read = false;
+    // Thinktime and the minimum-rate check; a due pause drains the queue first (fio's quiesce).
+    let mut timing = Timing::new(job, tl.meas_start);
+    let mut thinking = false;
 
     loop {
         if stop.load(Ordering::Relaxed) {
@@ -177,6 +181,7 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
         while !stopping
             && !draining_to_low
             && pending_sync.is_none()
+            && !thinking
             && inflight + queued.len() < q.depth
             && limit > 0
             && (tl.in_ramp || issued_bytes < limit)
@@ -252,6 +257,10 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
             queued.push(slot as u32);
             depth.on_issue((inflight + queued.len()) as u32);
             issued_bytes += len as u64;
+            if timing.active {
+                timing.issued += 1;
+                thinking = timing.think_due(now_ns());
+            }
             if dir == DDIR_WRITE {
                 writes += 1;
                 for &(every, op) in &sync_every {
@@ -320,6 +329,11 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
                 }
                 continue;
             }
+            if thinking {
+                thinking = false;
+                timing.pause(&mut src, stop, tl.deadline);
+                continue;
+            }
             // create_only (limit 0) does no I/O, not even during ramp.
             if stopping || limit == 0 || (!tl.in_ramp && issued_bytes >= limit) {
                 break;
@@ -340,6 +354,7 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
         let must_wait = draining_to_low
             || inflight + queued.len() >= q.depth
             || pending_sync.is_some()
+            || thinking
             || held.is_some()
             || stopping
             || (!tl.in_ramp && issued_bytes >= limit);
@@ -365,6 +380,7 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
             && !draining_to_low
             && inflight + queued.len() < q.depth
             && pending_sync.is_none()
+            && !thinking
             && !stopping
             && (tl.in_ramp || issued_bytes < limit);
         let timeout = if only_pacing {
@@ -382,7 +398,9 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
             inflight -= 1;
             inflight_bytes -= s.len as u64;
             if r < 0 {
-                io_error.get_or_insert((slot as usize, r));
+                if !res.survives(job, s.dir, (-r) as i32) {
+                    io_error.get_or_insert((slot as usize, r));
+                }
                 return;
             }
             let d = s.dir;
@@ -451,11 +469,19 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
         if n == 0 {
             continue;
         }
+        if timing.active {
+            timing.completed += n as u64;
+            thinking = thinking || timing.think_due(last_t);
+            if !tl.in_ramp && timing.min_rate_failed(last_t, &mut res, &job.name) {
+                break;
+            }
+        }
         if tl.ramp_over(last_t, &mut res, published) {
             // I/Os still in flight count towards the measured period's byte limit.
             depth.reset();
             issued_bytes = inflight_bytes;
             src.restart_pacing(tl.meas_start);
+            timing.restart(tl.meas_start);
             continue;
         }
         if last_t >= tl.deadline {

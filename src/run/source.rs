@@ -52,9 +52,10 @@ impl IoSource {
                 [g(DDIR_READ), g(DDIR_WRITE)]
             })
             .collect();
+        let process = job.timing.rate_process;
         let pacers = [
-            Pacer::new(job.rate_iops[0], job.rate[0], job.bs[0]),
-            Pacer::new(job.rate_iops[1], job.rate[1], job.bs[1]),
+            Pacer::new(job.rate_iops[0], job.rate[0], job.bs[0]).with_process(process, seed ^ 0x5A),
+            Pacer::new(job.rate_iops[1], job.rate[1], job.bs[1]).with_process(process, seed ^ 0xA5),
         ];
         IoSource {
             gens,
@@ -92,6 +93,13 @@ impl IoSource {
     pub(crate) fn restart_pacing(&mut self, now: u64) {
         for p in self.pacers.iter_mut() {
             p.restart(now);
+        }
+    }
+
+    /// Move the rate schedules `ns` later (thinktime with rate_ignore_thinktime).
+    pub(crate) fn delay_pacing(&mut self, ns: u64) {
+        for p in self.pacers.iter_mut() {
+            p.delay(ns);
         }
     }
 

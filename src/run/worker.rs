@@ -8,6 +8,7 @@ use super::instance::{
     errno, finish_logs, wait_for_start, IoFailure, Published, Timeline, WorkerInput, WorkerResult,
 };
 use super::source::{IoSource, NextIo};
+use super::timing::Timing;
 use super::verify_phase::{self, Data};
 use crate::engine::{Engine, Op, SyncOp};
 use crate::model::{DDIR_READ, DDIR_WRITE};
@@ -69,6 +70,7 @@ impl<E: Engine> Loop<'_, E> {
         if let Some(d) = data.as_mut().filter(|d| d.only() && res.error.is_none()) {
             verify_phase::dry_run(&mut src, d, self.input, &mut res, self.published);
         }
+        let mut timing = Timing::new(job, tl.meas_start);
 
         // create_only (a limit of 0 bytes): lay out, do no I/O, not even during ramp.
         if limit > 0 && !data.as_ref().is_some_and(Data::only) && res.error.is_none() {
@@ -122,6 +124,14 @@ impl<E: Engine> Loop<'_, E> {
                 let t1 = now_ns();
                 let n = match r {
                     Ok(n) => n,
+                    Err(e) if res.survives(job, dir, errno(&e)) => {
+                        // continue_on_error: the I/O was issued, so it counts towards the size.
+                        done_bytes += len as u64;
+                        if t1 >= tl.deadline || (!tl.in_ramp && done_bytes >= limit) {
+                            break;
+                        }
+                        continue;
+                    }
                     Err(e) => {
                         res.error = Some(IoFailure::new(
                             self.input,
@@ -207,9 +217,15 @@ impl<E: Engine> Loop<'_, E> {
                     }
                 }
 
+                if timing.active
+                    && timing.after_sync_io(t_end, &tl, &mut res, &mut src, self.stop, &job.name)
+                {
+                    break;
+                }
                 if tl.ramp_over(t_end, &mut res, self.published) {
                     done_bytes = 0;
                     src.restart_pacing(tl.meas_start);
+                    timing.restart(tl.meas_start);
                     continue;
                 }
                 if t_end >= tl.deadline || (!tl.in_ramp && done_bytes >= limit) {

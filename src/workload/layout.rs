@@ -150,6 +150,30 @@ pub enum LayoutError {
         /// The file being laid out.
         path: PathBuf,
     },
+    /// `create_on_open=1` for a job that reads a file that does not exist yet.
+    #[error("job '{job}': create_on_open=1 would leave '{path}' empty, and the job reads it (fio fails such a job with EIO); drop create_on_open or use an existing file")]
+    CreateOnOpenRead {
+        /// The job's name.
+        job: String,
+        /// The missing file.
+        path: PathBuf,
+    },
+    /// `allow_file_create=0` and a file that does not exist (fio: file creation disallowed by
+    /// allow_file_create=0).
+    #[error("job '{job}': '{path}' does not exist and file creation is disallowed by allow_file_create=0; create the file first or drop allow_file_create=0")]
+    CreateDisallowed {
+        /// The job's name.
+        job: String,
+        /// The missing file.
+        path: PathBuf,
+    },
+    /// `--readonly`: a file would have to be created and laid out (fio: refusing extend of
+    /// file due to read-only).
+    #[error("refusing to lay out '{path}' in read-only mode (--readonly): it does not exist; read an existing file or drop --readonly")]
+    ReadOnly {
+        /// The missing file.
+        path: PathBuf,
+    },
 }
 
 impl LayoutError {
@@ -261,7 +285,7 @@ pub(crate) fn plan_files(job: &JobSpec, jobnum: u32) -> Result<Vec<FilePlan>, La
             .collect(),
         None => (0..job.nrfiles.max(1))
             .map(|i| {
-                let n = format!("{}.{}.{}", job.name, jobnum, i);
+                let n = job.files.file_name(&job.name, jobnum, i);
                 dir.as_ref()
                     .map(|d| d.join(&n))
                     .unwrap_or_else(|| PathBuf::from(n))
@@ -275,13 +299,42 @@ pub(crate) fn plan_files(job: &JobSpec, jobnum: u32) -> Result<Vec<FilePlan>, La
     }
     let nfiles = names.len() as u64;
     let min_bs = job.min_bs();
+    // fio: when size/nrfiles leaves a whole block or more over, the first files get one
+    // more block each.
+    let mut extra = match (job.filesize, job.size) {
+        (None, Some(SizeSpec::Bytes(b))) => (b - b / nfiles * nfiles) / min_bs,
+        _ => 0,
+    };
+    // filesize=LOW-HIGH: sizes drawn per file from a generator seeded by the job and instance
+    // (the same on every call, so planning twice gives the same files).
+    let mut size_rng = Rng::new(job.randseed ^ 0xF11E ^ ((jobnum as u64) << 32));
     let mut plans = Vec::with_capacity(names.len());
     for path in names {
         let existing = existing_size(&path)?;
         let ex_size = existing.map(|(s, _)| s);
         let per_file = match (job.filesize, job.size) {
+            (Some(SizeSpec::Bytes(low)), _) if job.files.filesize_high.is_some() => {
+                let high = job.files.filesize_high.unwrap_or(low);
+                // fio: an existing file already inside the range keeps its size.
+                match ex_size {
+                    Some(s) if (low..=high).contains(&s) => Some(s),
+                    _ => {
+                        let r = size_rng.unit_f64();
+                        let s = low + ((high - low) as f64 * r) as u64;
+                        Some(s - s % min_bs)
+                    }
+                }
+            }
             (Some(fs), _) => resolve(fs, ex_size),
-            (None, Some(s)) => resolve(s, ex_size).map(|b| b / nfiles),
+            (None, Some(s)) => resolve(s, ex_size).map(|b| {
+                let bonus = if extra > 0 {
+                    extra -= 1;
+                    min_bs
+                } else {
+                    0
+                };
+                b / nfiles + bonus
+            }),
             (None, None) => ex_size,
         };
         let per_file = match per_file {
@@ -348,6 +401,12 @@ pub(crate) fn check_safety(
     allow_overwrite: bool,
     created: &CreatedFiles,
 ) -> Result<(), LayoutError> {
+    if job.files.create_on_open && job_reads(job) && !plan.existed {
+        return Err(LayoutError::CreateOnOpenRead {
+            job: job.name.clone(),
+            path: plan.path.clone(),
+        });
+    }
     if allow_overwrite || !plan.existed || created.contains(&plan.path) {
         return Ok(());
     }
@@ -524,6 +583,11 @@ pub(crate) fn lay_out(
         .map_err(io_err("cannot create", &plan.path))?;
     created.register(&plan.path);
     tag_created(&f);
+    if job.files.create_on_open {
+        // fio creates the file empty when it opens it: no layout, no preallocation; the
+        // writes extend it (reads of a new file are refused in `check_safety`).
+        return Ok(false);
+    }
     if job_reads(job) {
         write_out(&f, job, plan, stop)?;
     } else {
@@ -615,6 +679,31 @@ fn write_out(
         is_block: false,
     }
     .drop_cache();
+    Ok(())
+}
+
+/// fio's `pre_read`: read the file's I/O region into the page cache before the job starts,
+/// in reads of the job's read block size (buffered; `direct=1` is refused with pre_read).
+pub(crate) fn pre_read(
+    job: &JobSpec,
+    plan: &FilePlan,
+    stop: &AtomicBool,
+) -> Result<(), LayoutError> {
+    use std::os::unix::fs::FileExt;
+    let f = File::open(&plan.path).map_err(io_err("cannot open", &plan.path))?;
+    let bs = job.bs[crate::model::DDIR_READ].clamp(1, plan.region.max(1)) as usize;
+    let mut buf = vec![0u8; bs];
+    let (mut off, end) = (plan.offset, plan.offset + plan.region);
+    while off < end && !stop.load(Ordering::Relaxed) {
+        let n = (end - off).min(bs as u64) as usize;
+        let got = f
+            .read_at(&mut buf[..n], off)
+            .map_err(io_err("cannot pre-read", &plan.path))?;
+        if got == 0 {
+            break;
+        }
+        off += got as u64;
+    }
     Ok(())
 }
 

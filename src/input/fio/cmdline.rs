@@ -22,25 +22,25 @@ pub(super) struct CmdLine {
     pub cmdhelp: Option<String>,
     pub keep_files: bool,
     pub allow_overwrite: bool,
+    /// `--readonly`: refuse every job that writes, and every layout.
+    pub readonly: bool,
     /// `--report=FILE`: iogauge's HTML page of the run.
     pub report: Option<String>,
 }
 
 /// fio program flags iogauge does not have.
-const UNSUPPORTED_FLAGS: [&str; 27] = [
+const UNSUPPORTED_FLAGS: [&str; 25] = [
     "debug",
     "bandwidth-log",
     "cpuclock-test",
     "crctest",
     "enghelp",
     "showcmd",
-    "readonly",
     "eta-interval",
     "eta-newline",
     "status-interval",
     "alloc-size",
     "warnings-fatal",
-    "max-jobs",
     "server",
     "daemonize",
     "client",
@@ -143,6 +143,14 @@ pub(super) fn parse(args: &[String]) -> Result<CmdLine, String> {
                 c.keep_files = true
             }
             "report" => c.report = Some(required("report.html")?),
+            "readonly" => {
+                no_value(&value)?;
+                c.readonly = true
+            }
+            // fio 3.33 reads and ignores it ("we don't track/need this anymore").
+            "max-jobs" => {
+                required("16")?;
+            }
             "allow-overwrite" => {
                 no_value(&value)?;
                 c.allow_overwrite = true
@@ -279,5 +287,26 @@ mod tests {
         );
         let c = parse(&args(&["--minimal"])).unwrap();
         assert_eq!(c.output_formats, vec![OutputFormat::Terse]);
+    }
+
+    #[test]
+    fn readonly_and_max_jobs() {
+        let c = parse(&args(&[
+            "--readonly",
+            "--max-jobs=4",
+            "--max-jobs",
+            "8",
+            "--name=a",
+        ]))
+        .unwrap();
+        assert!(c.readonly);
+        assert_eq!(c.jobs.len(), 1);
+        assert_eq!(
+            parse(&args(&["--readonly=1"])).unwrap_err(),
+            "--readonly takes no value"
+        );
+        // fio 3.33 has no --timeout flag: it is the job option (runtime's alias), global here.
+        let c = parse(&args(&["--timeout=2", "--runtime=3", "--name=a"])).unwrap();
+        assert_eq!(c.globals.len(), 2);
     }
 }

@@ -17,6 +17,8 @@ pub(super) fn usage() -> String {
            --parse-only             check the options and exit\n  \
            --keep-files             leave the data files in place (iogauge removes them by default)\n  \
            --allow-overwrite        allow writing into files iogauge did not create\n  \
+           --readonly               refuse every job that writes and every file layout\n  \
+           --max-jobs=N             accepted and ignored, as fio 3.33 does\n  \
            --report=FILE            also write a self-contained HTML page of the run (charts)\n  \
            --cmdhelp[=OPTION]       describe one job option, or all of them\n  \
            --version, --help\n\

@@ -145,6 +145,8 @@ fn build_job(globals: &[Entry], own: &[Entry], section: Option<&str>) -> Result<
     }
     job.options = as_written(own).collect();
     options::logs::settle(&mut job, |k| globals.iter().chain(own).any(|e| e.key == k));
+    options::timing::check(&mut job).map_err(FioError)?;
+    options::files::check(&mut job).map_err(FioError)?;
     let uring_only = [
         ("fixedbufs", job.fixedbufs),
         ("registerfiles", job.registerfiles),
@@ -258,6 +260,9 @@ pub(crate) fn parse_fio_args(
                 .push(build_job(&globals, &s.entries, Some(&s.name))?);
         }
     }
+    for (i, j) in spec.jobs.iter().enumerate() {
+        options::timing::check_wait_for(j, &spec.jobs[..i]).map_err(FioError)?;
+    }
     if let Some(i) = sections_seen.iter().position(|seen| !seen) {
         return Err(FioError(format!(
             "--section={}: no such section in the job files",
@@ -286,6 +291,20 @@ pub(crate) fn parse_fio_args(
     };
     spec.keep_files = c.keep_files;
     spec.allow_overwrite = c.allow_overwrite;
+    spec.readonly = c.readonly;
+    if c.readonly {
+        if let Some(j) = spec
+            .jobs
+            .iter()
+            .find(|j| j.rw.kind != crate::model::RwKind::Read)
+        {
+            return Err(FioError(format!(
+                "job '{}' has write or trim bit set, but iogauge is in read-only mode (--readonly); \
+                 use a read-only rw= such as rw=randread, or drop --readonly",
+                j.name
+            )));
+        }
+    }
     Ok(FioCommand::Run(spec, output))
 }
 

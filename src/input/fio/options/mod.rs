@@ -188,9 +188,10 @@ fn set_size(j: &mut JobSpec, v: &str) -> Result<(), String> {
 }
 
 fn set_filesize(j: &mut JobSpec, v: &str) -> Result<(), String> {
-    if v.contains('-') {
-        return Err("a file size range is not supported by iogauge yet".into());
+    if let Some((low, high)) = v.split_once('-') {
+        return files::set_filesize_range(j, low, high);
     }
+    j.files.filesize_high = None;
     j.filesize = match parse_size(v)? {
         SizeSpec::Bytes(0) => return Err("filesize must be above 0".into()),
         s => Some(s),
@@ -851,9 +852,11 @@ static CORE: &[Opt] = &[
 // Group files (declared here, after the `opt!` macro they use): each holds one table of
 // options and their setters, listed in TABLES.
 mod buffers;
+pub(super) mod files;
 pub(super) mod logs;
 mod prio;
 mod reporting;
+pub(super) mod timing;
 mod verify;
 
 /// Every table of supported options, one per group of fio features.
@@ -864,6 +867,8 @@ static TABLES: &[&[Opt]] = &[
     logs::OPTIONS,
     reporting::OPTIONS,
     prio::OPTIONS,
+    timing::OPTIONS,
+    files::OPTIONS,
 ];
 
 /// Every supported option, group by group.

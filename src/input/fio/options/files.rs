@@ -1,0 +1,86 @@
+//! File handling: filename_format, allow_file_create, pre_read, create_on_open (fio 3.33 semantics; the model
+//! is `model::files`).
+
+use super::Opt;
+use crate::model::units::parse_bool;
+use crate::model::JobSpec;
+
+/// The options of this group.
+pub(super) static OPTIONS: &[Opt] = &[
+    opt!(
+        "filename_format",
+        [],
+        false,
+        "Names of the job's files: $jobname, $jobnum, $filenum, e.g. $jobname.$jobnum.$filenum",
+        |j, v| {
+            if v.contains('/') && v.split('/').any(|p| p == "..") {
+                return Err(
+                    "'..' is not allowed in filename_format; use directory= to place the files"
+                        .into(),
+                );
+            }
+            j.files.filename_format = Some(v.to_string());
+            Ok(())
+        }
+    ),
+    opt!(
+        "allow_file_create",
+        [],
+        false,
+        "1 (default): files that do not exist may be created",
+        |j, v| {
+            j.files.allow_file_create = parse_bool(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "create_on_open",
+        [],
+        false,
+        "Create new files empty when opened, without laying them out",
+        |j, v| {
+            j.files.create_on_open = parse_bool(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "pre_read",
+        [],
+        false,
+        "Read the files into the page cache before starting (turns invalidate off)",
+        |j, v| {
+            j.files.pre_read = parse_bool(v)?;
+            Ok(())
+        }
+    ),
+];
+
+/// `filesize=LOW-HIGH`: each file's size is drawn in the range (fio's get_rand_file_size).
+pub(super) fn set_filesize_range(j: &mut JobSpec, low: &str, high: &str) -> Result<(), String> {
+    const HINT: &str = "expected a size or a range of sizes, e.g. filesize=1m or filesize=1m-4m";
+    let low = crate::model::units::parse_bytes(low.trim()).map_err(|_| HINT)?;
+    let high = crate::model::units::parse_bytes(high.trim()).map_err(|_| HINT)?;
+    if low == 0 || high < low {
+        return Err(format!(
+            "the range must go from 1 byte or more up to at least its start; {HINT}"
+        ));
+    }
+    j.filesize = Some(crate::model::SizeSpec::Bytes(low));
+    j.files.filesize_high = (high > low).then_some(high);
+    Ok(())
+}
+
+/// fio's fixups of this group once a job is complete.
+pub(in crate::input::fio) fn check(j: &mut JobSpec) -> Result<(), String> {
+    if j.files.pre_read {
+        if j.direct {
+            return Err(format!(
+                "job '{}': pre_read fills the page cache, which direct=1 bypasses; drop one of them",
+                j.name
+            ));
+        }
+        // fio: pre_read clears invalidate, or the cache just filled would be dropped.
+        j.invalidate = false;
+    }
+    Ok(())
+}

@@ -1,0 +1,74 @@
+//! File handling settings of one job (fio's filename_format, allow_file_create, pre_read,
+//! create_on_open).
+//! `Default` is fio 3.33's defaults.
+
+/// The files group's settings of one job.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FilesSpec {
+    /// How files are named when `filename` is not given (fio `filename_format`); None is fio's
+    /// `$jobname.$jobnum.$filenum`.
+    pub filename_format: Option<String>,
+    /// Files that do not exist may be created (fio `allow_file_create`, default 1).
+    pub allow_file_create: bool,
+    /// Read the files' regions into the page cache before the job starts (fio `pre_read`);
+    /// it also turns `invalidate` off, as in fio.
+    pub pre_read: bool,
+    /// Create new files empty when the job opens them, without laying them out or
+    /// preallocating (fio `create_on_open`); only for jobs that do not read new files.
+    pub create_on_open: bool,
+    /// Upper end of a `filesize=LOW-HIGH` range (the low end is `JobSpec::filesize`): each file
+    /// gets a size drawn in [LOW, HIGH), rounded down to the smallest block size.
+    pub filesize_high: Option<u64>,
+}
+
+impl Default for FilesSpec {
+    fn default() -> Self {
+        FilesSpec {
+            filename_format: None,
+            allow_file_create: true,
+            pre_read: false,
+            create_on_open: false,
+            filesize_high: None,
+        }
+    }
+}
+
+impl FilesSpec {
+    /// fio's make_filename: `$jobname`, `$jobnum`, `$filenum` and `$clientuid` (empty outside
+    /// fio's client/server mode, which iogauge does not have) replaced, keywords matched
+    /// without regard to case.
+    pub(crate) fn file_name(&self, job: &str, jobnum: u32, filenum: u32) -> String {
+        let Some(fmt) = self.filename_format.as_deref().filter(|f| !f.is_empty()) else {
+            return format!("{job}.{jobnum}.{filenum}");
+        };
+        let mut out = fmt.to_string();
+        let subs = [
+            ("$jobname", job.to_string()),
+            ("$jobnum", jobnum.to_string()),
+            ("$filenum", filenum.to_string()),
+            ("$clientuid", String::new()),
+        ];
+        for (key, val) in subs {
+            // Replace every occurrence, keyword by keyword, as fio does.
+            while let Some(at) = out.to_ascii_lowercase().find(key) {
+                out.replace_range(at..at + key.len(), &val);
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fio_placeholders() {
+        let mut f = FilesSpec::default();
+        assert_eq!(f.file_name("j", 1, 2), "j.1.2");
+        f.filename_format = Some("data-$JOBNAME-$jobnum/$filenum$clientuid.bin".into());
+        assert_eq!(f.file_name("j", 1, 2), "data-j-1/2.bin");
+        f.filename_format = Some("same".into());
+        assert_eq!(f.file_name("j", 0, 0), "same");
+    }
+}
