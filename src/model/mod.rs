@@ -1,7 +1,10 @@
 //! The job model. Every translator (fio command line, fio job files, troubleshoot YAML,
 //! built-in profiles) produces these types; nothing below `run/` knows where a job came from.
 
+pub(crate) mod blocks;
 pub(crate) mod units;
+
+pub use blocks::{BlocksSpec, BsSplit, RandomGenerator, Zone};
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -97,6 +100,12 @@ pub enum Distribution {
     Zipf(f64),
     /// pareto:h
     Pareto(f64),
+    /// normal:dev (a deviation in percent of the region)
+    Normal(f64),
+    /// zoned: shares of the I/Os per percent of the region (the zones are in `BlocksSpec`)
+    Zoned,
+    /// zoned_abs: shares of the I/Os per byte range (the zones are in `BlocksSpec`)
+    ZonedAbs,
 }
 
 /// How files are preallocated before laying out (fio `fallocate`).
@@ -274,6 +283,10 @@ pub struct JobSpec {
     pub bwavgtime_ms: u64,
     /// Interval of the periodic IOPS samples, ms (fio `iopsavgtime`).
     pub iopsavgtime_ms: u64,
+
+    // --- block sizes and offsets
+    /// Variable block sizes, offset alignment, distribution parameters (model/blocks.rs).
+    pub blocks: BlocksSpec,
 }
 
 /// The block sizes a job is sized by, each with its one rule (fio's td_min_bs / td_max_bs and
@@ -282,9 +295,8 @@ impl JobSpec {
     /// The smallest block size over every direction (fio's `td_min_bs`): file regions and
     /// offsets are whole multiples of it.
     pub(crate) fn min_bs(&self) -> u64 {
-        self.bs
-            .iter()
-            .copied()
+        (0..3)
+            .map(|d| self.bs_range(d).0)
             .filter(|&b| b > 0)
             .min()
             .unwrap_or(4096)
@@ -292,16 +304,16 @@ impl JobSpec {
 
     /// The largest block size over every direction (fio's `td_max_bs`): each I/O buffer holds it.
     pub(crate) fn max_bs(&self) -> u64 {
-        self.bs.iter().copied().max().unwrap_or(4096).max(1)
+        (0..3)
+            .map(|d| self.bs_range(d).1)
+            .max()
+            .unwrap_or(4096)
+            .max(1)
     }
 
     /// The block size of the directions the job transfers: how many bytes make one pass.
     pub(crate) fn unit_bs(&self) -> u64 {
-        match self.rw.kind {
-            RwKind::Read => self.bs[DDIR_READ],
-            RwKind::Write => self.bs[DDIR_WRITE],
-            RwKind::ReadWrite => self.bs[DDIR_READ].min(self.bs[DDIR_WRITE]),
-        }
+        self.transfer_min_bs()
     }
 
     /// I/Os the job keeps in flight: `iodepth` on a queueing engine, one otherwise.
@@ -387,6 +399,7 @@ impl Default for JobSpec {
             lat_percentiles: false,
             bwavgtime_ms: 500,
             iopsavgtime_ms: 500,
+            blocks: BlocksSpec::default(),
         }
     }
 }

@@ -1,10 +1,12 @@
 //! What the next I/O is: its direction (fixed or by rwmixread), its file (round robin) and its
 //! offset (one generator per file and direction, as fio keeps a position per direction), and
-//! when it is due under rate limits. Shared by the synchronous and the queueing worker loops.
+//! when it is due under rate limits, and its length (one size, or drawn per I/O from `bsrange`
+//! or `bssplit`). Shared by the synchronous and the queueing worker loops.
 
 use super::instance::WorkerInput;
 use crate::model::{RwKind, DDIR_READ, DDIR_WRITE};
-use crate::workload::offsets::OffsetGen;
+use crate::workload::bsize::BlockSizer;
+use crate::workload::offsets::{GenParams, OffsetGen};
 use crate::workload::rate::Pacer;
 use crate::workload::rng::Rng;
 
@@ -15,7 +17,13 @@ pub(crate) struct IoSource {
     mix: u64,
     pacers: [Pacer; 2],
     pub paced: bool,
-    bs: [u64; 2],
+    /// Sizes per direction (indexed like `gens`' arrays).
+    sizers: [BlockSizer; 2],
+    /// Every I/O has its direction's one size (no draw, no fit check).
+    fixed: bool,
+    /// `bs_is_seq_rand`: sizes come from the read sizer for sequential offsets, the write one
+    /// for random offsets.
+    seq_rand: bool,
     file: usize,
 }
 
@@ -42,10 +50,7 @@ impl IoSource {
                     OffsetGen::new(
                         off,
                         len,
-                        job.bs[d],
-                        job.rw.random,
-                        job.norandommap,
-                        job.random_distribution,
+                        &GenParams::of(job, d),
                         seed.wrapping_add((i * 2 + d) as u64 * 0x9E37),
                     )
                 };
@@ -53,8 +58,8 @@ impl IoSource {
             })
             .collect();
         let pacers = [
-            Pacer::new(job.rate_iops[0], job.rate[0], job.bs[0]),
-            Pacer::new(job.rate_iops[1], job.rate[1], job.bs[1]),
+            Pacer::new(job.rate_iops[0], job.rate[0], job.mean_bs(DDIR_READ)),
+            Pacer::new(job.rate_iops[1], job.rate[1], job.mean_bs(DDIR_WRITE)),
         ];
         IoSource {
             gens,
@@ -67,7 +72,13 @@ impl IoSource {
             mix: job.rwmixread as u64,
             paced: pacers[0].is_limited() || pacers[1].is_limited(),
             pacers,
-            bs: [job.bs[DDIR_READ], job.bs[DDIR_WRITE]],
+            sizers: [
+                BlockSizer::new(job, DDIR_READ, seed),
+                BlockSizer::new(job, DDIR_WRITE, seed.wrapping_add(1)),
+            ],
+            fixed: !job.blocks.is_seq_rand
+                && (0..2).all(|d| job.bs_range(d).0 == job.bs_range(d).1),
+            seq_rand: job.blocks.is_seq_rand,
             file: 0,
         }
     }
@@ -103,12 +114,25 @@ impl IoSource {
         if self.file == self.gens.len() {
             self.file = 0;
         }
-        let (offset, new_pass) = self.gens[file][dir].next(&mut self.rng);
+        let gen = &mut self.gens[file][dir];
+        let p = gen.place(&mut self.rng);
+        let len = if self.fixed {
+            self.sizers[dir].min()
+        } else {
+            let d = match (self.seq_rand, p.random) {
+                (false, _) => dir,
+                (true, false) => DDIR_READ,
+                (true, true) => DDIR_WRITE,
+            };
+            // Offsets leave room for the smallest size, so a draw always fits.
+            self.sizers[d].pick(p.room).max(1)
+        };
+        let len = gen.commit(&p, len);
         NextIo {
             file,
-            offset,
-            len: self.bs[dir] as usize,
-            new_pass,
+            offset: p.offset,
+            len: len as usize,
+            new_pass: p.new_pass,
         }
     }
 }

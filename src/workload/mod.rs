@@ -1,5 +1,6 @@
 //! Offsets, rw mix, rate pacing, buffers, file layout and cleanup.
 
+pub(crate) mod bsize;
 pub(crate) mod buffers;
 pub(crate) mod cleanup;
 pub(crate) mod device;
