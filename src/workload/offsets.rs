@@ -20,6 +20,9 @@ use crate::model::{Distribution, JobSpec, RandomGenerator};
 enum Kind {
     Sequential,
     Map(RandMap),
+    /// Uniform draws moved to the next block no I/O of this pass covered yet (fio's random map
+    /// with I/Os of several sizes).
+    Covered,
     Uniform,
     Zipf(Zipf, u64),
     Pareto(Pareto, u64),
@@ -27,18 +30,24 @@ enum Kind {
     Zoned(Zoned),
 }
 
-/// Which blocks of a pass are already covered: fio's random map, needed only when I/Os of
-/// several sizes can overlap (one bit per block of the region, allocated once).
+/// Which blocks of a pass are already covered: fio's random map (`axmap`), needed only when I/Os
+/// of several sizes can overlap (one bit per block of the region, allocated once).
 #[derive(Debug, Clone)]
 struct Covered {
     words: Box<[u64]>,
+    n: u64,
+    count: u64,
 }
 
 impl Covered {
     fn new(n: u64) -> Self {
-        Covered {
+        let mut c = Covered {
             words: vec![0u64; n.div_ceil(64) as usize].into_boxed_slice(),
-        }
+            n,
+            count: 0,
+        };
+        c.clear();
+        c
     }
     #[inline]
     fn get(&self, b: u64) -> bool {
@@ -47,9 +56,39 @@ impl Covered {
     #[inline]
     fn set(&mut self, b: u64) {
         self.words[(b / 64) as usize] |= 1 << (b % 64);
+        self.count += 1;
     }
+    fn full(&self) -> bool {
+        self.count >= self.n
+    }
+    /// Empties the map; the bits past `n` in the last word stay set so searches skip them.
     fn clear(&mut self) {
         self.words.fill(0);
+        self.count = 0;
+        let tail = self.n % 64;
+        if tail != 0 {
+            if let Some(w) = self.words.last_mut() {
+                *w = !0u64 << tail;
+            }
+        }
+    }
+    /// The first free block at or after `b`, wrapping to the start (fio's `axmap_next_free`).
+    /// The map must not be full.
+    #[inline]
+    fn next_free(&self, b: u64) -> u64 {
+        let nw = self.words.len();
+        let first = (b / 64) as usize;
+        let masked = self.words[first] | ((1u64 << (b % 64)) - 1);
+        if masked != u64::MAX {
+            return first as u64 * 64 + (!masked).trailing_zeros() as u64;
+        }
+        for i in 1..=nw {
+            let w = (first + i) % nw;
+            if self.words[w] != u64::MAX {
+                return w as u64 * 64 + (!self.words[w]).trailing_zeros() as u64;
+            }
+        }
+        b
     }
 }
 
@@ -167,12 +206,11 @@ impl OffsetGen {
                     Kind::Map(RandMap::new(nblocks, seed))
                 }
                 Distribution::Random if !p.map => Kind::Uniform,
-                Distribution::Random => {
-                    if p.varying {
-                        covered = Some(Covered::new(nblocks));
-                    }
-                    Kind::Map(RandMap::new(nblocks, seed))
+                Distribution::Random if p.varying => {
+                    covered = Some(Covered::new(nblocks));
+                    Kind::Covered
                 }
+                Distribution::Random => Kind::Map(RandMap::new(nblocks, seed)),
                 Distribution::Zipf(theta) => {
                     Kind::Zipf(Zipf::new(nblocks, theta), seed.wrapping_add(off(nblocks)))
                 }
@@ -240,18 +278,19 @@ impl OffsetGen {
         let n = self.nblocks;
         let block = match &mut self.kind {
             Kind::Sequential => 0,
-            Kind::Map(m) => loop {
-                if m.pass_done() {
-                    new_pass = true;
-                    if let Some(c) = &mut self.covered {
+            Kind::Map(m) => {
+                new_pass = m.pass_done();
+                m.next_block()
+            }
+            Kind::Covered => match &mut self.covered {
+                Some(c) => {
+                    if c.full() {
+                        new_pass = true;
                         c.clear();
                     }
+                    c.next_free(rng.below(n))
                 }
-                let b = m.next_block();
-                match &self.covered {
-                    Some(c) if c.get(b) => continue,
-                    _ => break b,
-                }
+                None => rng.below(n),
             },
             Kind::Uniform => rng.below(n),
             Kind::Zipf(z, salt) => rank_to_block(z.rank(rng), n, *salt),
