@@ -155,12 +155,15 @@ impl<'a> GenParams<'a> {
             (d, d)
         };
         let (min_rand, max_rand) = job.bs_range(rand_d);
+        let unit = job.block_align(d);
         GenParams {
             random: job.rw.random,
-            unit: job.block_align(d),
+            unit,
             min_rand,
             min_seq: job.bs_range(seq_d).0,
-            varying: min_rand != max_rand,
+            // Sizes other than the map's block (several, or bs_is_seq_rand's write size) can
+            // overlap: the map then tracks covered blocks, as fio's does.
+            varying: min_rand != max_rand || max_rand != unit,
             map: job.uses_random_map(),
             generator: job.blocks.generator,
             dist: job.random_distribution,

@@ -287,6 +287,15 @@ fn set_distribution(j: &mut JobSpec, v: &str) -> Result<(), String> {
     Ok(())
 }
 
+fn set_zonemode(_: &mut JobSpec, v: &str) -> Result<(), String> {
+    match v {
+        "none" => Ok(()),
+        "strided" => Err("zonemode=strided is not supported by iogauge yet".into()),
+        "zbd" => Err("zoned block devices are not supported".into()),
+        _ => Err("expected none, strided or zbd".into()),
+    }
+}
+
 /// This group's options.
 pub(super) static OPTIONS: &[Opt] = &[
     opt!(
@@ -304,8 +313,8 @@ pub(super) static OPTIONS: &[Opt] = &[
         set_bssplit
     ),
     opt!(
-        "blocksize_unaligned",
-        ["bs_unaligned"],
+        "bs_unaligned",
+        ["blocksize_unaligned"],
         true,
         "Sizes from bsrange/bssplit need not be multiples of the smallest",
         |j, v| {
@@ -324,8 +333,8 @@ pub(super) static OPTIONS: &[Opt] = &[
         }
     ),
     opt!(
-        "blockalign",
-        ["ba"],
+        "ba",
+        ["blockalign"],
         false,
         "Alignment of random offsets per direction (turns the random map off)",
         set_blockalign
@@ -350,6 +359,13 @@ pub(super) static OPTIONS: &[Opt] = &[
         false,
         "Percent of a random job's I/Os at random offsets, per direction",
         set_percentage_random
+    ),
+    opt!(
+        "zonemode",
+        [],
+        false,
+        "Only none: strided zones are not supported yet, zoned block devices not at all",
+        set_zonemode
     ),
 ];
 
