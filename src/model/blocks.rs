@@ -55,6 +55,14 @@ pub struct BlocksSpec {
     /// `percentage_random` per direction: share of a random job's I/Os at random offsets
     /// (the others continue after the previous I/O).
     pub percentage_random: [u32; 3],
+    /// `rw=randread:N`: a new random offset every N I/Os (1 = every I/O; 0 = never after
+    /// the first, as fio's counter never fires).
+    pub rw_seq_nr: u32,
+    /// `rw=read:N`: bytes skipped after each sequential I/O (holes).
+    pub rw_seq_add: u64,
+    /// `rw_sequencer=identical`: the I/Os between new random offsets repeat the last offset
+    /// (the default, `sequential`, continues after the last I/O).
+    pub rw_seq_identical: bool,
 }
 
 impl Default for BlocksSpec {
@@ -69,6 +77,9 @@ impl Default for BlocksSpec {
             center: None,
             generator: RandomGenerator::Tausworthe,
             percentage_random: [100; 3],
+            rw_seq_nr: 1,
+            rw_seq_add: 0,
+            rw_seq_identical: false,
         }
     }
 }

@@ -24,6 +24,9 @@ pub(crate) struct IoSource {
     /// `bs_is_seq_rand`: sizes come from the read sizer for sequential offsets, the write one
     /// for random offsets.
     seq_rand: bool,
+    /// `rw=randread:N`: a new random offset every `seq_nr` I/Os; `seq_left` counts down.
+    seq_nr: u32,
+    seq_left: u32,
     file: usize,
 }
 
@@ -79,6 +82,8 @@ impl IoSource {
             fixed: !job.blocks.is_seq_rand
                 && (0..2).all(|d| job.bs_range(d).0 == job.bs_range(d).1),
             seq_rand: job.blocks.is_seq_rand,
+            seq_nr: job.blocks.rw_seq_nr,
+            seq_left: job.blocks.rw_seq_nr,
             file: 0,
         }
     }
@@ -114,8 +119,21 @@ impl IoSource {
         if self.file == self.gens.len() {
             self.file = 0;
         }
+        // fio's ddir_seq_nr: one countdown over all files and directions; it fires on the
+        // N-th I/O (so never with N = 0, and on every I/O with N = 1).
+        let fresh = match self.seq_nr {
+            1 => true,
+            0 => false,
+            n => {
+                self.seq_left -= 1;
+                if self.seq_left == 0 {
+                    self.seq_left = n;
+                }
+                self.seq_left == n
+            }
+        };
         let gen = &mut self.gens[file][dir];
-        let p = gen.place(&mut self.rng);
+        let p = gen.place(&mut self.rng, fresh);
         let len = if self.fixed {
             self.sizers[dir].min()
         } else {

@@ -122,6 +122,12 @@ pub(crate) struct OffsetGen {
     /// Percent of a random job's I/Os at random offsets (100 unless `percentage_random`).
     perc_random: u32,
     covered: Option<Covered>,
+    /// Bytes skipped after each sequential I/O (`rw=read:N`).
+    seq_add: u64,
+    /// `rw_sequencer=identical`: I/Os between new random offsets repeat the last one.
+    identical: bool,
+    /// The last I/O's offset, relative to `start` (fio's `last_start`).
+    last_start: u64,
 }
 
 /// Parameters of one direction's generator, taken from the job.
@@ -142,6 +148,8 @@ pub(crate) struct GenParams<'a> {
     pub zones: &'a [crate::model::Zone],
     pub center: Option<f64>,
     pub perc_random: u32,
+    pub seq_add: u64,
+    pub identical: bool,
 }
 
 impl<'a> GenParams<'a> {
@@ -170,6 +178,8 @@ impl<'a> GenParams<'a> {
             zones: &job.blocks.zones[d],
             center: job.blocks.center,
             perc_random: job.blocks.percentage_random[d],
+            seq_add: job.blocks.rw_seq_add,
+            identical: job.blocks.rw_seq_identical,
         }
     }
 
@@ -188,6 +198,8 @@ impl<'a> GenParams<'a> {
             zones: &[],
             center: None,
             perc_random: 100,
+            seq_add: 0,
+            identical: false,
         }
     }
 }
@@ -242,6 +254,9 @@ impl OffsetGen {
             kind,
             perc_random: p.perc_random,
             covered,
+            seq_add: p.seq_add,
+            identical: p.identical,
+            last_start: 0,
         }
     }
 
@@ -253,11 +268,23 @@ impl OffsetGen {
 
     /// The next offset (never a new pass for the first). Sequential generators wrap to the
     /// start when the smallest I/O no longer fits; mapped ones start a new permutation once
-    /// every block was handed out (or covered).
+    /// every block was handed out (or covered). `fresh` is false for the I/Os of
+    /// `rw=randread:N` between new random offsets: they continue after the last I/O
+    /// (`rw_sequencer=sequential`) or repeat its offset (`identical`).
     #[inline]
-    pub(crate) fn place(&mut self, rng: &mut Rng) -> Placement {
+    pub(crate) fn place(&mut self, rng: &mut Rng, fresh: bool) -> Placement {
         let sequential = match self.kind {
             Kind::Sequential => true,
+            _ if !fresh && self.identical => {
+                return Placement {
+                    offset: self.start + self.last_start,
+                    room: self.len.saturating_sub(self.last_start),
+                    random: false,
+                    new_pass: false,
+                };
+            }
+            // Past the region's end a random offset is drawn instead, as fio does.
+            _ if !fresh => self.pos + self.seq_min <= self.len,
             _ => {
                 self.perc_random < 100
                     && rng.below(100) >= self.perc_random as u64
@@ -266,6 +293,14 @@ impl OffsetGen {
         };
         if sequential {
             let mut new_pass = false;
+            if self.pos != 0 && self.seq_add != 0 {
+                // fio's holes: skip, and past the region's end start again at its beginning.
+                self.pos += self.seq_add;
+                if self.pos >= self.len {
+                    self.pos = 0;
+                    new_pass = true;
+                }
+            }
             if self.pos + self.seq_min > self.len && self.pos > 0 {
                 self.pos = 0;
                 new_pass = true;
@@ -327,14 +362,15 @@ impl OffsetGen {
                 len = len.min(got.max(1) * self.unit);
             }
         }
-        self.pos = p.offset - self.start + len;
+        self.last_start = p.offset - self.start;
+        self.pos = self.last_start + len;
         len
     }
 
     /// Place and commit a fixed-size I/O: its offset and whether it starts a new pass.
     #[cfg(test)]
     pub(crate) fn next_fixed(&mut self, rng: &mut Rng, len: u64) -> (u64, bool) {
-        let p = self.place(rng);
+        let p = self.place(rng, true);
         self.commit(&p, len);
         (p.offset, p.new_pass)
     }
@@ -460,7 +496,7 @@ mod tests {
         let mut out = Vec::new();
         let mut done = 0;
         while done < total {
-            let p = g.place(&mut rng);
+            let p = g.place(&mut rng, true);
             let l = g.commit(&p, s.pick(p.room));
             assert!(l > 0 && p.offset + l <= len, "{p:?} {l}");
             out.push((p.offset, l, p.new_pass));
@@ -587,5 +623,54 @@ mod tests {
         let top: u32 = c.iter().take(16384 / 6).sum();
         let share = top as f64 / ios.len() as f64;
         assert!(share > 0.6, "{share}");
+    }
+
+    #[test]
+    fn holes_skip_bytes_after_each_sequential_io_and_wrap() {
+        // rw=read:4k with 4 KiB I/Os over 32 KiB: 0, 8k, 16k, 24k, then back to 0.
+        let mut j = random_job(32 << 10);
+        j.rw.random = false;
+        j.blocks.rw_seq_add = 4096;
+        let ios = run(&j, 32 << 10, 6 * 4096);
+        let offs: Vec<(u64, bool)> = ios.iter().map(|i| (i.0 / 1024, i.2)).collect();
+        assert_eq!(
+            offs,
+            vec![
+                (0, false),
+                (8, false),
+                (16, false),
+                (24, false),
+                (0, true),
+                (8, false)
+            ]
+        );
+    }
+
+    #[test]
+    fn random_offsets_every_nth_io_sequential_or_identical_between() {
+        let mut j = random_job(64 << 20);
+        let mut g = OffsetGen::new(0, 64 << 20, &GenParams::of(&j, 0), 1);
+        let mut rng = Rng::new(5);
+        // fresh on every 4th I/O (IoSource's countdown); the others follow the last one.
+        let mut offs = Vec::new();
+        for k in 1..=12 {
+            let p = g.place(&mut rng, k % 4 == 0);
+            offs.push(p.offset);
+            g.commit(&p, 4096);
+        }
+        assert_eq!(&offs[..3], &[0, 4096, 8192]);
+        assert_eq!(offs[4], offs[3] + 4096);
+        assert_eq!(offs[6], offs[3] + 3 * 4096);
+        j.blocks.rw_seq_identical = true;
+        let mut g = OffsetGen::new(0, 64 << 20, &GenParams::of(&j, 0), 1);
+        let mut offs = Vec::new();
+        for k in 1..=8 {
+            let p = g.place(&mut rng, k % 4 == 0);
+            offs.push(p.offset);
+            g.commit(&p, 4096);
+        }
+        assert_eq!(&offs[..3], &[0, 0, 0]);
+        assert_eq!(&offs[4..7], &[offs[3]; 3]);
+        assert_ne!(offs[7], offs[3]);
     }
 }

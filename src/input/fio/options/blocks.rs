@@ -287,6 +287,41 @@ fn set_distribution(j: &mut JobSpec, v: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// The `:N` of `rw=` (None: no modifier, which resets it as fio does). Random jobs get a new
+/// offset every N I/Os (fio's `atoi`); sequential ones skip N bytes after each I/O.
+pub(super) fn set_rw_modifier(j: &mut JobSpec, m: Option<&str>) -> Result<(), String> {
+    j.blocks.rw_seq_nr = 1;
+    j.blocks.rw_seq_add = 0;
+    let Some(m) = m else { return Ok(()) };
+    if j.rw.random {
+        let digits = m.trim().len()
+            - m.trim()
+                .trim_start_matches(|c: char| c.is_ascii_digit())
+                .len();
+        j.blocks.rw_seq_nr = m.trim()[..digits].parse::<u32>().unwrap_or(0);
+    } else {
+        if m.trim_start().starts_with('-') {
+            return Err(
+                "backwards holes (a negative offset modifier) are not supported by iogauge yet"
+                    .into(),
+            );
+        }
+        j.blocks.rw_seq_add = parse_bytes(m).map_err(|e| {
+            format!("the offset modifier after ':' must be a size, e.g. rw=write:4k ({e})")
+        })?;
+    }
+    Ok(())
+}
+
+fn set_rw_sequencer(j: &mut JobSpec, v: &str) -> Result<(), String> {
+    j.blocks.rw_seq_identical = match v {
+        "sequential" => false,
+        "identical" => true,
+        _ => return Err("expected sequential or identical".into()),
+    };
+    Ok(())
+}
+
 fn set_zonemode(_: &mut JobSpec, v: &str) -> Result<(), String> {
     match v {
         "none" => Ok(()),
@@ -359,6 +394,13 @@ pub(super) static OPTIONS: &[Opt] = &[
         false,
         "Percent of a random job's I/Os at random offsets, per direction",
         set_percentage_random
+    ),
+    opt!(
+        "rw_sequencer",
+        [],
+        false,
+        "With rw=randread:N, what the N-1 I/Os between random offsets do: sequential or identical",
+        set_rw_sequencer
     ),
     opt!(
         "zonemode",

@@ -85,6 +85,11 @@ const OTHER_FIO_ENGINES: [&str; 25] = [
 ];
 
 fn set_rw(j: &mut JobSpec, v: &str) -> Result<(), String> {
+    // `rw=randread:8`, `rw=write:4k`: the offset modifier (options/blocks.rs).
+    let (v, modifier) = match v.split_once(':') {
+        Some((base, m)) => (base, Some(m)),
+        None => (v, None),
+    };
     let (kind, random) = match v {
         "read" => (RwKind::Read, false),
         "write" => (RwKind::Write, false),
@@ -95,11 +100,6 @@ fn set_rw(j: &mut JobSpec, v: &str) -> Result<(), String> {
         "trim" | "randtrim" | "trimwrite" | "randtrimwrite" => {
             return Err(format!("rw={v} is not supported by iogauge yet"))
         }
-        _ if v.contains(':') => {
-            return Err(format!(
-                "rw={v}: the ':' offset modifier is not supported by iogauge yet"
-            ))
-        }
         _ => {
             return Err(
                 "expected read, write, randread, randwrite, rw (readwrite) or randrw".into(),
@@ -107,7 +107,7 @@ fn set_rw(j: &mut JobSpec, v: &str) -> Result<(), String> {
         }
     };
     j.rw = RwMode { kind, random };
-    Ok(())
+    blocks::set_rw_modifier(j, modifier)
 }
 
 fn set_ioengine(j: &mut JobSpec, v: &str) -> Result<(), String> {
