@@ -177,6 +177,23 @@ fn distributions_and_generators_count_as_fio() {
     assert_eq!(counts(&g, 7, "read"), (1024, 8 << 20));
 }
 
+#[test]
+fn offset_modifiers_count_as_fio() {
+    if !have_fio() {
+        return;
+    }
+    let (f, g) = both(&[&fixture("blocks-rw-modifier.fio"), "--directory=@DIR@"]);
+    assert_keys_superset(&f, &g);
+    let names = job_names(&f);
+    assert_eq!(names, job_names(&g));
+    for (i, name) in names.iter().enumerate() {
+        for dir in ["read", "write"] {
+            assert_eq!(counts(&f, i, dir), counts(&g, i, dir), "{name} {dir}");
+        }
+    }
+    assert_eq!(counts(&g, 1, "write"), (256, 1 << 20));
+}
+
 /// iogauge's normal output, first line (the job header).
 fn header_line(args: &[&str], program: &str) -> String {
     let d = scratch();
