@@ -194,6 +194,84 @@ fn offset_modifiers_count_as_fio() {
     assert_eq!(counts(&g, 1, "write"), (256, 1 << 20));
 }
 
+#[test]
+fn io_size_number_ios_and_offset_increment_count_as_fio() {
+    if !have_fio() {
+        return;
+    }
+    let (f, g) = both(&[&fixture("blocks-limits.fio"), "--directory=@DIR@"]);
+    assert_keys_superset(&f, &g);
+    let names = job_names(&f);
+    assert_eq!(names, job_names(&g));
+    assert_eq!(names.len(), 6);
+    for (i, name) in names.iter().enumerate() {
+        for dir in ["read", "write"] {
+            assert_eq!(counts(&f, i, dir), counts(&g, i, dir), "{name} {dir}");
+        }
+    }
+    // io_size=3m over a 1 MiB region wraps (loops=2 are used up on the way); io_limit=1m of
+    // a 4 MiB region per loop, 3 loops; number_ios stops at 100.
+    assert_eq!(counts(&g, 0, "read"), (768, 3 << 20));
+    assert_eq!(counts(&g, 1, "read"), (768, 3 << 20));
+    assert_eq!(counts(&g, 2, "write"), (100, 409_600));
+}
+
+#[test]
+fn offset_increment_moves_each_copy_as_fio_lays_out() {
+    if !have_fio() {
+        return;
+    }
+    let args = [
+        "--name=inc",
+        "--rw=write",
+        "--size=1m",
+        "--offset=512k",
+        "--numjobs=3",
+        "--offset_increment=256k",
+        "--output-format=terse",
+    ];
+    let sizes = |d: &Path| {
+        let mut v: Vec<(String, u64)> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| {
+                let e = e.unwrap();
+                (
+                    e.file_name().to_string_lossy().into_owned(),
+                    e.metadata().unwrap().len(),
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let fd = scratch();
+    let gd = scratch();
+    let o = cmd("fio")
+        .args(args)
+        .arg(format!("--directory={}", fd.path().display()))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let o = cmd(env!("CARGO_BIN_EXE_iogauge"))
+        .args(["fio", "--keep-files"])
+        .args(args)
+        .arg(format!("--directory={}", gd.path().display()))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    // Copy k writes 1 MiB from 512k + k·256k: its file ends there.
+    let want: Vec<(String, u64)> = (0..3u64)
+        .map(|k| {
+            (
+                format!("inc.{k}.0"),
+                (512 << 10) + k * (256 << 10) + (1 << 20),
+            )
+        })
+        .collect();
+    assert_eq!(sizes(fd.path()), want);
+    assert_eq!(sizes(gd.path()), want);
+}
+
 /// iogauge's normal output, first line (the job header).
 fn header_line(args: &[&str], program: &str) -> String {
     let d = scratch();
@@ -260,10 +338,15 @@ fn bad_values_are_refused_with_the_option_named() {
             "--random_generator=mt",
             "expected tausworthe, lfsr or tausworthe64",
         ),
-        ("--zonemode=zbd", "zonemode"),
+        ("--zonemode=zbd", "zoned block devices are not supported"),
+        (
+            "--number_ios=10 --bsrange=4k-8k",
+            "number_ios with several block sizes is not supported",
+        ),
     ] {
         let out = cmd(env!("CARGO_BIN_EXE_iogauge"))
-            .args(["fio", "--name=x", "--size=1m", arg])
+            .args(["fio", "--name=x", "--size=1m"])
+            .args(arg.split(' '))
             .arg(format!("--directory={}", d.path().display()))
             .output()
             .unwrap();

@@ -43,7 +43,7 @@ pub(crate) fn io_limit(job: &JobSpec, files: &[FilePlan]) -> Option<u64> {
     }
     let bs = job.unit_bs();
     let per_pass: u64 = files.iter().map(|f| f.region / bs * bs).sum();
-    Some(per_pass * job.loops.max(1) as u64)
+    Some(job.byte_limit(per_pass))
 }
 
 /// Seed of one instance: repeatable from `randseed` with randrepeat=1 (different per clone, as in

@@ -300,7 +300,8 @@ pub(crate) fn plan_files(job: &JobSpec, jobnum: u32) -> Result<Vec<FilePlan>, La
                 })
             }
         };
-        let offset = resolve(job.offset, ex_size.or(Some(per_file))).unwrap_or(0);
+        let offset = resolve(job.offset, ex_size.or(Some(per_file))).unwrap_or(0)
+            + job.blocks.offset_increment * jobnum as u64;
         let offset = offset - offset % min_bs;
         // With no explicit size on an existing file, the region is what follows the offset.
         let region = if job.size.is_none() && job.filesize.is_none() {

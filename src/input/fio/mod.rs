@@ -156,6 +156,7 @@ fn build_job(globals: &[Entry], own: &[Entry], section: Option<&str>) -> Result<
             )));
         }
     }
+    job.check_blocks().map_err(FioError)?;
     if job.hipri && !job.direct {
         return Err(FioError(format!(
             "job '{}': hipri (polled I/O) needs direct=1",

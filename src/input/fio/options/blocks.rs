@@ -322,6 +322,28 @@ fn set_rw_sequencer(j: &mut JobSpec, v: &str) -> Result<(), String> {
     Ok(())
 }
 
+fn set_io_size(j: &mut JobSpec, v: &str) -> Result<(), String> {
+    if v.trim_end().ends_with('%') {
+        return Err(
+            "io_size as a percentage is not supported by iogauge yet; give bytes, e.g. io_size=1g"
+                .into(),
+        );
+    }
+    j.blocks.io_size = match parse_bytes(v)? {
+        0 => None,
+        b => Some(b),
+    };
+    Ok(())
+}
+
+fn set_offset_increment(j: &mut JobSpec, v: &str) -> Result<(), String> {
+    if v.trim_end().ends_with('%') {
+        return Err("offset_increment as a percentage is not supported by iogauge yet; give bytes, e.g. offset_increment=1g".into());
+    }
+    j.blocks.offset_increment = parse_bytes(v)?;
+    Ok(())
+}
+
 fn set_zonemode(_: &mut JobSpec, v: &str) -> Result<(), String> {
     match v {
         "none" => Ok(()),
@@ -401,6 +423,30 @@ pub(super) static OPTIONS: &[Opt] = &[
         false,
         "With rw=randread:N, what the N-1 I/Os between random offsets do: sequential or identical",
         set_rw_sequencer
+    ),
+    opt!(
+        "io_size",
+        ["io_limit"],
+        false,
+        "Bytes to transfer, instead of the size of the region (times loops)",
+        set_io_size
+    ),
+    opt!(
+        "number_ios",
+        [],
+        false,
+        "Stop after this many I/Os (if nothing stops the job earlier)",
+        |j, v| {
+            j.blocks.number_ios = Some(crate::model::units::parse_int(v)?).filter(|&n| n > 0);
+            Ok(())
+        }
+    ),
+    opt!(
+        "offset_increment",
+        [],
+        false,
+        "Each numjobs copy starts this much further than the previous one",
+        set_offset_increment
     ),
     opt!(
         "zonemode",
