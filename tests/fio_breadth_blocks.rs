@@ -272,6 +272,23 @@ fn offset_increment_moves_each_copy_as_fio_lays_out() {
     assert_eq!(sizes(gd.path()), want);
 }
 
+#[test]
+fn strided_zones_count_as_fio() {
+    if !have_fio() {
+        return;
+    }
+    let (f, g) = both(&[&fixture("blocks-strided.fio"), "--directory=@DIR@"]);
+    assert_keys_superset(&f, &g);
+    let names = job_names(&f);
+    assert_eq!(names, job_names(&g));
+    for (i, name) in names.iter().enumerate() {
+        for dir in ["read", "write"] {
+            assert_eq!(counts(&f, i, dir), counts(&g, i, dir), "{name} {dir}");
+        }
+    }
+    assert_eq!(counts(&g, 0, "read"), (16, 1 << 20));
+}
+
 /// iogauge's normal output, first line (the job header).
 fn header_line(args: &[&str], program: &str) -> String {
     let d = scratch();
@@ -339,6 +356,7 @@ fn bad_values_are_refused_with_the_option_named() {
             "expected tausworthe, lfsr or tausworthe64",
         ),
         ("--zonemode=zbd", "zoned block devices are not supported"),
+        ("--zonesize=64k", "zonesize needs zonemode=strided"),
         (
             "--number_ios=10 --bsrange=4k-8k",
             "number_ios with several block sizes is not supported",

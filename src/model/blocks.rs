@@ -70,6 +70,26 @@ pub struct BlocksSpec {
     pub number_ios: Option<u64>,
     /// `offset_increment`: instance k of `numjobs` starts its I/O k times this much further.
     pub offset_increment: u64,
+    /// `zonemode=strided`.
+    pub strided: bool,
+    /// `zonerange`: the zone's length (0 = `zonesize`).
+    pub zone_range: u64,
+    /// `zonesize`: bytes transferred in a zone before moving to the next.
+    pub zone_size: u64,
+    /// `zoneskip`: bytes skipped between zones, after `zonerange`.
+    pub zone_skip: u64,
+}
+
+/// `zonemode=strided` as a job runs it: bytes per zone, the zone's length, and the step from one
+/// zone's start to the next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Strided {
+    /// Bytes transferred in a zone before moving on (`zonesize`).
+    pub size: u64,
+    /// The zone's length (`zonerange`).
+    pub range: u64,
+    /// From one zone's start to the next (`zonerange + zoneskip`).
+    pub step: u64,
 }
 
 impl Default for BlocksSpec {
@@ -90,6 +110,10 @@ impl Default for BlocksSpec {
             io_size: None,
             number_ios: None,
             offset_increment: 0,
+            strided: false,
+            zone_range: 0,
+            zone_size: 0,
+            zone_skip: 0,
         }
     }
 }
@@ -166,8 +190,49 @@ impl JobSpec {
         }
     }
 
+    /// The strided zones the job walks (fio turns them off with several files).
+    pub(crate) fn strided(&self) -> Option<Strided> {
+        let b = &self.blocks;
+        if !b.strided || b.zone_size == 0 || self.nrfiles > 1 {
+            return None;
+        }
+        let range = if b.zone_range == 0 {
+            b.zone_size
+        } else {
+            b.zone_range
+        };
+        Some(Strided {
+            size: b.zone_size,
+            range,
+            step: range + b.zone_skip,
+        })
+    }
+
     /// What the options of model/blocks.rs cannot do together here, in words.
     pub(crate) fn check_blocks(&self) -> Result<(), String> {
+        let b = &self.blocks;
+        if b.strided && b.zone_size == 0 {
+            return Err(format!(
+                "job '{}': zonemode=strided needs zonesize, e.g. zonesize=64k",
+                self.name
+            ));
+        }
+        if !b.strided && b.zone_size > 0 {
+            return Err(format!(
+                "job '{}': zonesize needs zonemode=strided (fio: --zonemode=none and --zonesize \
+                 are not compatible)",
+                self.name
+            ));
+        }
+        if self.strided().is_some()
+            && !matches!(self.random_distribution, super::Distribution::Random)
+        {
+            return Err(format!(
+                "job '{}': zonemode=strided with a non-uniform random_distribution is not \
+                 supported by iogauge yet",
+                self.name
+            ));
+        }
         if self.blocks.number_ios.is_some() && self.one_transfer_size().is_none() {
             return Err(format!(
                 "job '{}': number_ios with several block sizes is not supported by iogauge yet \

@@ -4,11 +4,25 @@
 //! or `bssplit`). Shared by the synchronous and the queueing worker loops.
 
 use super::instance::WorkerInput;
-use crate::model::{RwKind, DDIR_READ, DDIR_WRITE};
+use crate::model::{RwKind, Strided, DDIR_READ, DDIR_WRITE};
 use crate::workload::bsize::BlockSizer;
 use crate::workload::offsets::{GenParams, OffsetGen};
 use crate::workload::rate::Pacer;
 use crate::workload::rng::Rng;
+
+/// `zonemode=strided` in progress: the zone the (single) file's generators are in.
+struct ZoneWalk {
+    z: Strided,
+    /// Bytes transferred in the current zone.
+    bytes: u64,
+    /// The zone's start, relative to the region.
+    zone: u64,
+    /// The region's start and length.
+    base: u64,
+    len: u64,
+    /// A zone shorter than this at the region's end is skipped.
+    min: u64,
+}
 
 pub(crate) struct IoSource {
     gens: Vec<[OffsetGen; 2]>,
@@ -27,6 +41,7 @@ pub(crate) struct IoSource {
     /// `rw=randread:N`: a new random offset every `seq_nr` I/Os; `seq_left` counts down.
     seq_nr: u32,
     seq_left: u32,
+    strided: Option<ZoneWalk>,
     file: usize,
 }
 
@@ -44,6 +59,19 @@ impl IoSource {
     pub(crate) fn new(input: &WorkerInput) -> Self {
         let job = &input.job;
         let seed = input.seed;
+        // Strided zones (fio allows them with one file only): the generators start on the first.
+        let strided = match (job.strided(), input.regions.as_slice()) {
+            (Some(z), &[(base, len)]) => Some(ZoneWalk {
+                z,
+                bytes: 0,
+                zone: 0,
+                base,
+                len,
+                min: job.min_bs(),
+            }),
+            _ => None,
+        };
+        let window = |len: u64| strided.as_ref().map_or(len, |w| w.z.range.min(len));
         let gens = input
             .regions
             .iter()
@@ -52,7 +80,7 @@ impl IoSource {
                 let g = |d: usize| {
                     OffsetGen::new(
                         off,
-                        len,
+                        window(len),
                         &GenParams::of(job, d),
                         seed.wrapping_add((i * 2 + d) as u64 * 0x9E37),
                     )
@@ -84,6 +112,7 @@ impl IoSource {
             seq_rand: job.blocks.is_seq_rand,
             seq_nr: job.blocks.rw_seq_nr,
             seq_left: job.blocks.rw_seq_nr,
+            strided,
             file: 0,
         }
     }
@@ -132,6 +161,11 @@ impl IoSource {
                 self.seq_left == n
             }
         };
+        if let Some(w) = &mut self.strided {
+            if w.bytes >= w.z.size {
+                next_zone(w, &mut self.gens[0], &mut self.rng);
+            }
+        }
         let gen = &mut self.gens[file][dir];
         let p = gen.place(&mut self.rng, fresh);
         let len = if self.fixed {
@@ -146,11 +180,104 @@ impl IoSource {
             self.sizers[d].pick(p.room).max(1)
         };
         let len = gen.commit(&p, len);
+        if let Some(w) = &mut self.strided {
+            w.bytes += len;
+        }
         NextIo {
             file,
             offset: p.offset,
             len: len as usize,
             new_pass: p.new_pass,
+        }
+    }
+}
+
+/// fio's `setup_strided_zone_mode`: after `zonesize` bytes, the next zone starts `zonerange +
+/// zoneskip` further, back at the region's start past its end.
+fn next_zone(w: &mut ZoneWalk, gens: &mut [OffsetGen], rng: &mut Rng) {
+    w.bytes = 0;
+    w.zone += w.z.step;
+    if w.zone >= w.len || w.len - w.zone < w.min {
+        w.zone = 0;
+    }
+    let window = w.z.range.min(w.len - w.zone);
+    let seed = rng.next_u64();
+    for g in gens.iter_mut() {
+        g.rebase(w.base + w.zone, window, seed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{JobSpec, RwMode};
+
+    fn source(job: JobSpec, region: u64) -> IoSource {
+        let input = WorkerInput {
+            job,
+            jobnum: 0,
+            paths: Vec::new(),
+            regions: vec![(0, region)],
+            io_limit: None,
+            seed: 0x89,
+            pass_drops: Vec::new(),
+        };
+        IoSource::new(&input)
+    }
+
+    fn strided(rw: RwKind, random: bool, bs: u64) -> JobSpec {
+        let mut j = JobSpec {
+            rw: RwMode { kind: rw, random },
+            bs: [bs; 3],
+            ..JobSpec::default()
+        };
+        j.blocks.strided = true;
+        j.blocks.zone_range = 256 << 10;
+        j.blocks.zone_size = 128 << 10;
+        j.blocks.zone_skip = 128 << 10;
+        j
+    }
+
+    #[test]
+    fn strided_zones_walk_as_fio_writes_them_in_its_iolog() {
+        // fio 3.33, rw=read bs=64k size=1m zonerange=256k zonesize=128k zoneskip=128k, from its
+        // write_iolog: 0 64 384 448 768 832, then back to 0 (KiB).
+        let mut s = source(strided(RwKind::Read, false, 64 << 10), 1 << 20);
+        let offs: Vec<u64> = (0..8).map(|_| s.next(DDIR_READ).offset >> 10).collect();
+        assert_eq!(offs, vec![0, 64, 384, 448, 768, 832, 0, 64]);
+    }
+
+    #[test]
+    fn strided_random_offsets_stay_in_the_current_zone() {
+        let mut s = source(strided(RwKind::Read, true, 4096), 1 << 20);
+        // 32 I/Os of 4 KiB (zonesize 128k) per zone; zones start at 0, 384k, 768k.
+        for round in 0..6u64 {
+            let zone = [0u64, 384 << 10, 768 << 10][(round % 3) as usize];
+            let mut v: Vec<u64> = (0..32).map(|_| s.next(DDIR_READ).offset).collect();
+            assert!(
+                v.iter()
+                    .all(|&o| o >= zone && o + 4096 <= zone + (256 << 10)),
+                "{round}"
+            );
+            v.sort_unstable();
+            v.dedup();
+            assert_eq!(v.len(), 32, "the random map holds within a zone");
+        }
+    }
+
+    #[test]
+    fn random_offset_every_nth_io_counts_over_the_whole_job() {
+        let mut j = strided(RwKind::Read, true, 4096);
+        j.blocks.strided = false;
+        j.blocks.zone_size = 0;
+        j.blocks.rw_seq_nr = 4;
+        let mut s = source(j, 64 << 20);
+        let v: Vec<u64> = (0..12).map(|_| s.next(DDIR_READ).offset).collect();
+        // fio's countdown fires on the 4th I/O: three sequential from 0 first.
+        assert_eq!(&v[..3], &[0, 4096, 8192]);
+        for k in [4usize, 8] {
+            assert_eq!(v[k], v[k - 1] + 4096);
+            assert_eq!(v[k + 1], v[k] + 4096);
         }
     }
 }

@@ -58,18 +58,23 @@ impl Covered {
         self.words[(b / 64) as usize] |= 1 << (b % 64);
         self.count += 1;
     }
+    /// Empties the map for a region of `n` blocks, at most the one it was made for.
+    fn reset(&mut self, n: u64) {
+        self.n = n.min(self.words.len() as u64 * 64);
+        self.clear();
+    }
     fn full(&self) -> bool {
         self.count >= self.n
     }
     /// Empties the map; the bits past `n` in the last word stay set so searches skip them.
     fn clear(&mut self) {
-        self.words.fill(0);
+        let used = self.n.div_ceil(64) as usize;
+        self.words[..used].fill(0);
+        self.words[used..].fill(u64::MAX);
         self.count = 0;
         let tail = self.n % 64;
         if tail != 0 {
-            if let Some(w) = self.words.last_mut() {
-                *w = !0u64 << tail;
-            }
+            self.words[used - 1] = !0u64 << tail;
         }
     }
     /// The first free block at or after `b`, wrapping to the start (fio's `axmap_next_free`).
@@ -116,6 +121,8 @@ pub(crate) struct OffsetGen {
     nblocks: u64,
     /// Smallest sequential I/O: the region is done when it no longer fits.
     seq_min: u64,
+    /// Smallest random I/O: random offsets leave room for it.
+    min_rand: u64,
     /// Next sequential offset, relative to `start` (fio's `last_pos`).
     pos: u64,
     kind: Kind,
@@ -204,13 +211,34 @@ impl<'a> GenParams<'a> {
     }
 }
 
+/// fio's `last_block`: random offsets are whole units that leave room for the smallest I/O.
+fn random_blocks(len: u64, min_rand: u64, unit: u64) -> u64 {
+    let usable = len.saturating_sub(min_rand.saturating_sub(unit));
+    (usable / unit).max(1)
+}
+
 impl OffsetGen {
+    /// Moves the generator to `[start, start + len)` (the next strided zone, no longer than the
+    /// first region): sequential I/O starts at its beginning and the random map afresh, as
+    /// fio resets the file there. Allocates nothing.
+    pub(crate) fn rebase(&mut self, start: u64, len: u64, seed: u64) {
+        self.start = start;
+        self.len = len;
+        self.pos = 0;
+        self.last_start = 0;
+        self.nblocks = random_blocks(len, self.min_rand, self.unit);
+        if let Kind::Map(m) = &mut self.kind {
+            *m = RandMap::new(self.nblocks, seed);
+        }
+        if let Some(c) = &mut self.covered {
+            c.reset(self.nblocks);
+        }
+    }
+
     /// `len` is the I/O region's length; it must hold at least one block.
     pub(crate) fn new(start: u64, len: u64, p: &GenParams<'_>, seed: u64) -> Self {
         let unit = p.unit.max(1);
-        // fio's last_block: the last offset leaves room for the smallest I/O.
-        let usable = len.saturating_sub(p.min_rand.saturating_sub(unit));
-        let nblocks = (usable / unit).max(1);
+        let nblocks = random_blocks(len, p.min_rand, unit);
         let off = |n: u64| p.center.map(|c| (c * n as f64) as u64).unwrap_or(0);
         let mut covered = None;
         let kind = if !p.random {
@@ -250,6 +278,7 @@ impl OffsetGen {
             unit,
             nblocks,
             seq_min: p.min_seq.max(1),
+            min_rand: p.min_rand,
             pos: 0,
             kind,
             perc_random: p.perc_random,

@@ -344,13 +344,14 @@ fn set_offset_increment(j: &mut JobSpec, v: &str) -> Result<(), String> {
     Ok(())
 }
 
-fn set_zonemode(_: &mut JobSpec, v: &str) -> Result<(), String> {
-    match v {
-        "none" => Ok(()),
-        "strided" => Err("zonemode=strided is not supported by iogauge yet".into()),
-        "zbd" => Err("zoned block devices are not supported".into()),
-        _ => Err("expected none, strided or zbd".into()),
-    }
+fn set_zonemode(j: &mut JobSpec, v: &str) -> Result<(), String> {
+    j.blocks.strided = match v {
+        "none" => false,
+        "strided" => true,
+        "zbd" => return Err("zoned block devices are not supported".into()),
+        _ => return Err("expected none, strided or zbd".into()),
+    };
+    Ok(())
 }
 
 /// This group's options.
@@ -452,8 +453,38 @@ pub(super) static OPTIONS: &[Opt] = &[
         "zonemode",
         [],
         false,
-        "Only none: strided zones are not supported yet, zoned block devices not at all",
+        "none or strided (zonesize bytes per zone of zonerange, then zoneskip); not zbd",
         set_zonemode
+    ),
+    opt!(
+        "zonerange",
+        [],
+        false,
+        "Length of a strided zone (default zonesize)",
+        |j, v| {
+            j.blocks.zone_range = parse_bytes(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "zonesize",
+        [],
+        false,
+        "Bytes transferred in a strided zone before the next",
+        |j, v| {
+            j.blocks.zone_size = parse_bytes(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "zoneskip",
+        [],
+        false,
+        "Bytes skipped between strided zones",
+        |j, v| {
+            j.blocks.zone_skip = parse_bytes(v)?;
+            Ok(())
+        }
     ),
 ];
 
