@@ -289,6 +289,23 @@ fn strided_zones_count_as_fio() {
     assert_eq!(counts(&g, 0, "read"), (16, 1 << 20));
 }
 
+#[test]
+fn file_service_types_count_as_fio() {
+    if !have_fio() {
+        return;
+    }
+    let (f, g) = both(&[&fixture("blocks-file-service.fio"), "--directory=@DIR@"]);
+    assert_keys_superset(&f, &g);
+    let names = job_names(&f);
+    assert_eq!(names, job_names(&g));
+    assert_eq!(names.len(), 5);
+    for (i, name) in names.iter().enumerate() {
+        for dir in ["read", "write"] {
+            assert_eq!(counts(&f, i, dir), counts(&g, i, dir), "{name} {dir}");
+        }
+    }
+}
+
 /// iogauge's normal output, first line (the job header).
 fn header_line(args: &[&str], program: &str) -> String {
     let d = scratch();
@@ -357,6 +374,7 @@ fn bad_values_are_refused_with_the_option_named() {
         ),
         ("--zonemode=zbd", "zoned block devices are not supported"),
         ("--zonesize=64k", "zonesize needs zonemode=strided"),
+        ("--file_service_type=zipf:1", "the zipf theta must be above 0 and not 1"),
         (
             "--number_ios=10 --bsrange=4k-8k",
             "number_ios with several block sizes is not supported",

@@ -78,6 +78,29 @@ pub struct BlocksSpec {
     pub zone_size: u64,
     /// `zoneskip`: bytes skipped between zones, after `zonerange`.
     pub zone_skip: u64,
+    /// `file_service_type`.
+    pub file_service: FileService,
+    /// I/Os to a file before choosing again (`random:8`; 1 by default).
+    pub file_service_nr: u32,
+    /// The center of a zipf, pareto or normal file choice (`zipf:1.2:0.5`).
+    pub file_service_center: Option<f64>,
+}
+
+/// fio's `file_service_type`: which of an instance's files the next I/O goes to.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum FileService {
+    /// Files take turns (fio's default).
+    RoundRobin,
+    /// One file's pass over its region, then the next file's.
+    Sequential,
+    /// A file drawn uniformly.
+    Random,
+    /// A file drawn from zipf:theta (file popularity ranks, not hashed).
+    Zipf(f64),
+    /// A file drawn from pareto:h.
+    Pareto(f64),
+    /// A file drawn from normal:dev (the middle files are the hot ones).
+    Normal(f64),
 }
 
 /// `zonemode=strided` as a job runs it: bytes per zone, the zone's length, and the step from one
@@ -114,6 +137,9 @@ impl Default for BlocksSpec {
             zone_range: 0,
             zone_size: 0,
             zone_skip: 0,
+            file_service: FileService::RoundRobin,
+            file_service_nr: 1,
+            file_service_center: None,
         }
     }
 }

@@ -4,7 +4,7 @@
 pub(crate) mod blocks;
 pub(crate) mod units;
 
-pub use blocks::{BlocksSpec, BsSplit, RandomGenerator, Strided, Zone};
+pub use blocks::{BlocksSpec, BsSplit, FileService, RandomGenerator, Strided, Zone};
 
 use std::path::PathBuf;
 use std::time::Duration;

@@ -6,6 +6,7 @@
 use super::instance::WorkerInput;
 use crate::model::{RwKind, Strided, DDIR_READ, DDIR_WRITE};
 use crate::workload::bsize::BlockSizer;
+use crate::workload::fileservice::FileChooser;
 use crate::workload::offsets::{GenParams, OffsetGen};
 use crate::workload::rate::Pacer;
 use crate::workload::rng::Rng;
@@ -42,7 +43,7 @@ pub(crate) struct IoSource {
     seq_nr: u32,
     seq_left: u32,
     strided: Option<ZoneWalk>,
-    file: usize,
+    files: FileChooser,
 }
 
 /// One I/O to do.
@@ -113,7 +114,7 @@ impl IoSource {
             seq_nr: job.blocks.rw_seq_nr,
             seq_left: job.blocks.rw_seq_nr,
             strided,
-            file: 0,
+            files: FileChooser::new(job, input.regions.len(), seed),
         }
     }
 
@@ -143,10 +144,10 @@ impl IoSource {
     /// The next I/O in `dir`; files take turns.
     #[inline]
     pub(crate) fn next(&mut self, dir: usize) -> NextIo {
-        let file = self.file;
-        self.file += 1;
-        if self.file == self.gens.len() {
-            self.file = 0;
+        let gens = &mut self.gens;
+        let (file, chosen) = self.files.next(|f| gens[f][dir].pass_complete());
+        if chosen {
+            self.gens[file][dir].restart_pass_bytes();
         }
         // fio's ddir_seq_nr: one countdown over all files and directions; it fires on the
         // N-th I/O (so never with N = 0, and on every I/O with N = 1).

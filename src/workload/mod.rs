@@ -5,6 +5,7 @@ pub(crate) mod buffers;
 pub(crate) mod cleanup;
 pub(crate) mod device;
 pub(crate) mod dist;
+pub(crate) mod fileservice;
 pub(crate) mod fs;
 pub mod layout;
 pub(crate) mod offsets;

@@ -135,6 +135,8 @@ pub(crate) struct OffsetGen {
     identical: bool,
     /// The last I/O's offset, relative to `start` (fio's `last_start`).
     last_start: u64,
+    /// Bytes of the current pass (for generators that never finish one).
+    pass_bytes: u64,
 }
 
 /// Parameters of one direction's generator, taken from the job.
@@ -286,7 +288,24 @@ impl OffsetGen {
             seq_add: p.seq_add,
             identical: p.identical,
             last_start: 0,
+            pass_bytes: 0,
         }
+    }
+
+    /// The current pass is over: the whole region was covered (sequential, mapped), or as
+    /// many bytes as it holds were transferred (the others).
+    pub(crate) fn pass_complete(&self) -> bool {
+        match &self.kind {
+            Kind::Sequential => self.pos > 0 && self.pos + self.seq_min > self.len,
+            Kind::Map(m) => m.pass_done(),
+            Kind::Covered => self.covered.as_ref().is_some_and(|c| c.full()),
+            _ => self.pass_bytes + self.min_rand > self.len,
+        }
+    }
+
+    /// Counts the bytes of a new pass from here (a file taken up again by sequential service).
+    pub(crate) fn restart_pass_bytes(&mut self) {
+        self.pass_bytes = 0;
     }
 
     /// Number of random blocks in the region: one pass of a mapped generator.
@@ -393,6 +412,10 @@ impl OffsetGen {
         }
         self.last_start = p.offset - self.start;
         self.pos = self.last_start + len;
+        if p.new_pass {
+            self.pass_bytes = 0;
+        }
+        self.pass_bytes += len;
         len
     }
 

@@ -5,7 +5,7 @@
 
 use super::Opt;
 use crate::model::units::{parse_bool, parse_bytes, parse_int_in, split_per_direction};
-use crate::model::{BsSplit, Distribution, JobSpec, RandomGenerator, Zone};
+use crate::model::{BsSplit, Distribution, FileService, JobSpec, RandomGenerator, Zone};
 
 /// fio's `BSSPLIT_MAX` and `ZONESPLIT_MAX`.
 const MAX_SPLITS: usize = 64;
@@ -344,6 +344,88 @@ fn set_offset_increment(j: &mut JobSpec, v: &str) -> Result<(), String> {
     Ok(())
 }
 
+fn set_file_service_type(j: &mut JobSpec, v: &str) -> Result<(), String> {
+    let (kind, arg) = match v.trim().split_once(':') {
+        Some((k, a)) => (k, Some(a)),
+        None => (v.trim(), None),
+    };
+    let b = &mut j.blocks;
+    b.file_service_nr = 1;
+    b.file_service_center = None;
+    let (val, center) =
+        match arg.map(|a| a.split_once(':').map_or((a, None), |(x, c)| (x, Some(c)))) {
+            Some((x, c)) => (Some(x), c),
+            None => (None, None),
+        };
+    let num = |s: &str, what: &str| -> Result<f64, String> {
+        s.parse::<f64>()
+            .map_err(|_| format!("expected a number for the {kind} {what}, e.g. {kind}:1.2"))
+    };
+    let per_switch = |x: Option<&str>| -> u32 {
+        // fio's atoi: leading digits, 0 without any.
+        let x = x.unwrap_or("1").trim();
+        let d = x.len() - x.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        x[..d].parse().unwrap_or(0)
+    };
+    b.file_service = match kind {
+        "roundrobin" | "sequential" | "random" => {
+            if arg.is_some() {
+                b.file_service_nr = per_switch(arg);
+            }
+            match kind {
+                "roundrobin" => FileService::RoundRobin,
+                "sequential" => FileService::Sequential,
+                _ => FileService::Random,
+            }
+        }
+        "zipf" => {
+            let t = val.map(|x| num(x, "theta")).transpose()?.unwrap_or(1.1);
+            if !(t > 0.0 && t != 1.0) {
+                return Err("the zipf theta must be above 0 and not 1, e.g. zipf:1.2".into());
+            }
+            FileService::Zipf(t)
+        }
+        "pareto" => {
+            let h = val.map(|x| num(x, "h")).transpose()?.unwrap_or(0.2);
+            if !(h > 0.0 && h < 1.0) {
+                return Err("the pareto h must be between 0 and 1, e.g. pareto:0.2".into());
+            }
+            FileService::Pareto(h)
+        }
+        "normal" | "gauss" => {
+            let d = val.map(|x| num(x, "deviation")).transpose()?.unwrap_or(0.0);
+            if !(0.0..100.0).contains(&d) {
+                return Err(
+                    "the normal deviation must be from 0 to below 100, e.g. normal:10".into(),
+                );
+            }
+            FileService::Normal(d)
+        }
+        _ => {
+            return Err(
+                "expected random, roundrobin, sequential (each with :N I/Os per file), zipf, \
+                 pareto or normal (gauss), e.g. file_service_type=random:8"
+                    .into(),
+            )
+        }
+    };
+    if !matches!(
+        b.file_service,
+        FileService::RoundRobin | FileService::Sequential | FileService::Random
+    ) {
+        if let Some(c) = center {
+            let c = num(c, "center")?;
+            if !(0.0..=1.0).contains(&c) {
+                return Err(format!(
+                    "the distribution center must be from 0 to 1, e.g. {kind}:1.2:0.5"
+                ));
+            }
+            b.file_service_center = Some(c);
+        }
+    }
+    Ok(())
+}
+
 fn set_zonemode(j: &mut JobSpec, v: &str) -> Result<(), String> {
     j.blocks.strided = match v {
         "none" => false,
@@ -448,6 +530,13 @@ pub(super) static OPTIONS: &[Opt] = &[
         false,
         "Each numjobs copy starts this much further than the previous one",
         set_offset_increment
+    ),
+    opt!(
+        "file_service_type",
+        [],
+        false,
+        "Which file next: roundrobin, sequential, random (each :N I/Os per choice), zipf, pareto, normal",
+        set_file_service_type
     ),
     opt!(
         "zonemode",
