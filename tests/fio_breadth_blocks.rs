@@ -374,7 +374,10 @@ fn bad_values_are_refused_with_the_option_named() {
         ),
         ("--zonemode=zbd", "zoned block devices are not supported"),
         ("--zonesize=64k", "zonesize needs zonemode=strided"),
-        ("--file_service_type=zipf:1", "the zipf theta must be above 0 and not 1"),
+        (
+            "--file_service_type=zipf:1",
+            "the zipf theta must be above 0 and not 1",
+        ),
         (
             "--number_ios=10 --bsrange=4k-8k",
             "number_ios with several block sizes is not supported",

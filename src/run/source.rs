@@ -7,7 +7,7 @@ use super::instance::WorkerInput;
 use crate::model::{RwKind, Strided, DDIR_READ, DDIR_WRITE};
 use crate::workload::bsize::BlockSizer;
 use crate::workload::fileservice::FileChooser;
-use crate::workload::offsets::{GenParams, OffsetGen};
+use crate::workload::offsets::{lend_map, shares_random_map, GenParams, OffsetGen};
 use crate::workload::rate::Pacer;
 use crate::workload::rng::Rng;
 
@@ -44,6 +44,8 @@ pub(crate) struct IoSource {
     seq_left: u32,
     strided: Option<ZoneWalk>,
     files: FileChooser,
+    /// Reads and writes share each file's random map (see `offsets::lend_map`).
+    shared_map: bool,
 }
 
 /// One I/O to do.
@@ -115,6 +117,7 @@ impl IoSource {
             seq_left: job.blocks.rw_seq_nr,
             strided,
             files: FileChooser::new(job, input.regions.len(), seed),
+            shared_map: shares_random_map(job),
         }
     }
 
@@ -165,6 +168,14 @@ impl IoSource {
         if let Some(w) = &mut self.strided {
             if w.bytes >= w.z.size {
                 next_zone(w, &mut self.gens[0], &mut self.rng);
+            }
+        }
+        if self.shared_map {
+            let [r, w] = &mut self.gens[file];
+            if dir == DDIR_READ {
+                lend_map(w, r);
+            } else {
+                lend_map(r, w);
             }
         }
         let gen = &mut self.gens[file][dir];
@@ -280,5 +291,43 @@ mod tests {
             assert_eq!(v[k], v[k - 1] + 4096);
             assert_eq!(v[k + 1], v[k] + 4096);
         }
+    }
+
+    #[test]
+    fn reads_and_writes_share_one_random_map_per_file_as_fio() {
+        // randrw with mixed sizes: one pass of reads and writes together covers every 4 KiB
+        // block of the 1 MiB region exactly once (fio keeps one map per file).
+        let mut j = JobSpec {
+            rw: RwMode {
+                kind: RwKind::ReadWrite,
+                random: true,
+            },
+            ..JobSpec::default()
+        };
+        j.blocks.split = [0, 1, 2].map(|_| {
+            vec![
+                crate::model::BsSplit { bs: 4096, perc: 50 },
+                crate::model::BsSplit {
+                    bs: 65536,
+                    perc: 50,
+                },
+            ]
+        });
+        let mut s = source(j, 1 << 20);
+        let mut blocks = Vec::new();
+        let mut done = 0;
+        let mut dirs = [0; 2];
+        while done < 1 << 20 {
+            let d = s.pick_dir();
+            dirs[d] += 1;
+            let io = s.next(d);
+            assert!(!io.new_pass);
+            blocks.extend((io.offset / 4096)..((io.offset + io.len as u64) / 4096));
+            done += io.len as u64;
+        }
+        assert_eq!(done, 1 << 20);
+        blocks.sort_unstable();
+        assert_eq!(blocks, (0..256).collect::<Vec<_>>());
+        assert!(dirs[0] > 0 && dirs[1] > 0);
     }
 }

@@ -151,6 +151,11 @@ pub(crate) struct GenParams<'a> {
     pub min_seq: u64,
     /// Random I/Os may have several sizes (a random map then tracks covered blocks).
     pub varying: bool,
+    /// A mixed job whose reads and writes share one random map per file, as fio's (the
+    /// direction placing an I/O holds it: see `lend_map`).
+    pub shared_map: bool,
+    /// With `shared_map`, this direction's generator is made holding the map.
+    pub owns_map: bool,
     pub map: bool,
     pub generator: RandomGenerator,
     pub dist: Distribution,
@@ -173,6 +178,7 @@ impl<'a> GenParams<'a> {
         };
         let (min_rand, max_rand) = job.bs_range(rand_d);
         let unit = job.block_align(d);
+        let shared_map = shares_random_map(job);
         GenParams {
             random: job.rw.random,
             unit,
@@ -181,6 +187,8 @@ impl<'a> GenParams<'a> {
             // Sizes other than the map's block (several, or bs_is_seq_rand's write size) can
             // overlap: the map then tracks covered blocks, as fio's does.
             varying: min_rand != max_rand || max_rand != unit,
+            shared_map,
+            owns_map: !shared_map || d == DDIR_READ,
             map: job.uses_random_map(),
             generator: job.blocks.generator,
             dist: job.random_distribution,
@@ -201,6 +209,8 @@ impl<'a> GenParams<'a> {
             min_rand: bs,
             min_seq: bs,
             varying: false,
+            shared_map: false,
+            owns_map: true,
             map: !norandommap && dist == Distribution::Random,
             generator: RandomGenerator::Tausworthe,
             dist,
@@ -217,6 +227,34 @@ impl<'a> GenParams<'a> {
 fn random_blocks(len: u64, min_rand: u64, unit: u64) -> u64 {
     let usable = len.saturating_sub(min_rand.saturating_sub(unit));
     (usable / unit).max(1)
+}
+
+/// fio keeps one random map per file for reads and writes together: a mixed random job with a
+/// map shares it when both directions cut the file into the same blocks (one alignment and
+/// smallest size; otherwise each direction keeps its own).
+pub(crate) fn shares_random_map(job: &JobSpec) -> bool {
+    use crate::model::{RwKind, DDIR_READ, DDIR_WRITE};
+    let rand_dir = |d: usize| {
+        if job.blocks.is_seq_rand {
+            DDIR_WRITE
+        } else {
+            d
+        }
+    };
+    job.rw.kind == RwKind::ReadWrite
+        && job.rw.random
+        && job.uses_random_map()
+        && job.block_align(DDIR_READ) == job.block_align(DDIR_WRITE)
+        && job.bs_range(rand_dir(DDIR_READ)).0 == job.bs_range(rand_dir(DDIR_WRITE)).0
+}
+
+/// Hands the shared random map to `to` (the direction about to place an I/O) if `from` holds
+/// it: a move of a pointer, no copy.
+#[inline]
+pub(crate) fn lend_map(from: &mut OffsetGen, to: &mut OffsetGen) {
+    if to.covered.is_none() {
+        to.covered = from.covered.take();
+    }
 }
 
 impl OffsetGen {
@@ -251,8 +289,10 @@ impl OffsetGen {
                     Kind::Map(RandMap::new(nblocks, seed))
                 }
                 Distribution::Random if !p.map => Kind::Uniform,
-                Distribution::Random if p.varying => {
-                    covered = Some(Covered::new(nblocks));
+                Distribution::Random if p.varying || p.shared_map => {
+                    if p.owns_map {
+                        covered = Some(Covered::new(nblocks));
+                    }
                     Kind::Covered
                 }
                 Distribution::Random => Kind::Map(RandMap::new(nblocks, seed)),
