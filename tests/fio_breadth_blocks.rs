@@ -154,6 +154,16 @@ fn bssplit_sizes_follow_the_split_as_in_fio() {
         let per_io = b as f64 / n as f64;
         assert!(within(per_io, mean, 0.05), "{who}: {per_io} bytes per I/O");
     }
+    // A mixed random job: reads and writes share one map per file, as in fio, so the pair
+    // moves exactly the region, in a number of I/Os within chance of fio's.
+    let both_dirs = |v: &Value| {
+        let (ri, rb) = counts(v, 2, "read");
+        let (wi, wb) = counts(v, 2, "write");
+        (ri + wi, rb + wb)
+    };
+    let ((fi, fb), (gi, gb)) = (both_dirs(&f), both_dirs(&g));
+    assert_eq!((fb, gb), (32 << 20, 32 << 20));
+    assert!(within(gi as f64, fi as f64, 0.12), "fio {fi}, iogauge {gi}");
 }
 
 #[test]

@@ -237,6 +237,18 @@ impl JobSpec {
     /// What the options of model/blocks.rs cannot do together here, in words.
     pub(crate) fn check_blocks(&self) -> Result<(), String> {
         let b = &self.blocks;
+        let varies = (0..3).any(|d| {
+            let (lo, hi) = self.bs_range(d);
+            lo != hi
+        });
+        if b.unaligned && self.direct && varies {
+            // fio only warns ("bs_unaligned may not work with raw io"), then fails mid-run.
+            return Err(format!(
+                "job '{}': bs_unaligned draws sizes that O_DIRECT refuses; drop bs_unaligned \
+                 or direct=1",
+                self.name
+            ));
+        }
         if b.strided && b.zone_size == 0 {
             return Err(format!(
                 "job '{}': zonemode=strided needs zonesize, e.g. zonesize=64k",
