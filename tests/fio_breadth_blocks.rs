@@ -147,7 +147,7 @@ fn bssplit_sizes_follow_the_split_as_in_fio() {
     // Without the map nothing is cut: bytes per I/O is the split's mean,
     // 0.5·4k + 0.3·16k + 0.2·64k = 19.6 KiB, for both tools (13,000 I/Os: within 1 % by chance); the last I/O may pass
     // the size.
-    let mean = (0.5 * 4096.0 + 0.3 * 16384.0 + 0.2 * 65536.0) as f64;
+    let mean: f64 = 0.5 * 4096.0 + 0.3 * 16384.0 + 0.2 * 65536.0;
     for (who, v) in [("fio", &f), ("iogauge", &g)] {
         let (n, b) = counts(v, 1, "read");
         assert!((256 << 20..(256 << 20) + 65536).contains(&b), "{who} {b}");

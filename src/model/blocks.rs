@@ -285,8 +285,9 @@ impl JobSpec {
     pub(crate) fn mean_bs(&self, d: usize) -> u64 {
         let split = &self.blocks.split[d];
         let total: u64 = split.iter().map(|s| s.perc as u64).sum();
-        if total > 0 {
-            return split.iter().map(|s| s.bs * s.perc as u64).sum::<u64>() / total;
+        let weighted: u64 = split.iter().map(|s| s.bs * s.perc as u64).sum();
+        if let Some(mean) = weighted.checked_div(total) {
+            return mean;
         }
         let (lo, hi) = self.bs_range(d);
         lo + (hi - lo) / 2

@@ -126,7 +126,7 @@ impl Gauss {
         for _ in 0..ITERS {
             sum += rng.below(self.n + 1);
         }
-        let mut sum = (sum + ITERS - 1) / ITERS;
+        let mut sum = sum.div_ceil(ITERS);
         if self.stddev != 0 {
             let mut dev = rng.below(self.stddev) as i64 - (self.stddev / 2) as i64;
             while sum as i64 + dev >= self.n as i64 {

@@ -76,17 +76,16 @@ impl FileChooser {
     #[inline]
     pub(crate) fn next(&mut self, done: impl FnOnce(usize) -> bool) -> (usize, bool) {
         if self.started {
-            match self.choice {
-                Choice::Sequential => {
-                    if !done(self.current) {
-                        return (self.current, false);
-                    }
+            let stay = match self.choice {
+                Choice::Sequential => !done(self.current),
+                _ => {
+                    let stay = self.left > 0;
+                    self.left = self.left.saturating_sub(1);
+                    stay
                 }
-                _ if self.left > 0 => {
-                    self.left -= 1;
-                    return (self.current, false);
-                }
-                _ => {}
+            };
+            if stay {
+                return (self.current, false);
             }
         }
         self.started = true;

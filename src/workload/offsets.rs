@@ -571,13 +571,14 @@ mod tests {
     }
 
     fn random_job(len: u64) -> JobSpec {
-        let mut j = JobSpec::default();
-        j.rw = RwMode {
-            kind: RwKind::Read,
-            random: true,
-        };
-        j.size = Some(crate::model::SizeSpec::Bytes(len));
-        j
+        JobSpec {
+            rw: RwMode {
+                kind: RwKind::Read,
+                random: true,
+            },
+            size: Some(crate::model::SizeSpec::Bytes(len)),
+            ..JobSpec::default()
+        }
     }
 
     /// Place, size and commit I/Os until `total` bytes: (offset, len, new_pass) each.
