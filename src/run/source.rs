@@ -171,6 +171,7 @@ impl IoSource {
             }
         }
         if self.shared_map {
+            // Reads and writes only: a third direction (trim) would join the same lending.
             let [r, w] = &mut self.gens[file];
             if dir == DDIR_READ {
                 lend_map(w, r);
