@@ -316,6 +316,30 @@ fn file_service_types_count_as_fio() {
     }
 }
 
+#[test]
+fn rate_iops_with_mixed_sizes_paces_bytes_as_fio() {
+    if !have_fio() {
+        return;
+    }
+    // fio turns rate_iops=200 into 200 · 4 KiB/s when sizes vary; with a 4k/12k split (8 KiB on
+    // average) that is about 100 I/Os per second, in both tools.
+    let (f, g) = both(&[
+        "--name=paced",
+        "--directory=@DIR@",
+        "--rw=randread",
+        "--size=16m",
+        "--bssplit=4k/50:12k/50",
+        "--rate_iops=200",
+        "--time_based",
+        "--runtime=2",
+    ]);
+    assert_keys_superset(&f, &g);
+    for (who, v) in [("fio", &f), ("iogauge", &g)] {
+        let iops = v["jobs"][0]["read"]["iops"].as_f64().unwrap();
+        assert!(within(iops, 100.0, 0.15), "{who}: {iops} IOPS");
+    }
+}
+
 /// iogauge's normal output, first line (the job header).
 fn header_line(args: &[&str], program: &str) -> String {
     let d = scratch();

@@ -281,6 +281,19 @@ impl JobSpec {
         Ok(())
     }
 
+    /// Direction `d`'s rate limits as the pacer takes them: (I/Os per s, bytes per s, I/O size).
+    /// With several sizes fio paces by bytes: `rate`, else `rate_iops` times the smallest size
+    /// (so fewer I/Os per second than `rate_iops` when larger ones come up); iogauge paces
+    /// each I/O at the mean size to the same average.
+    pub(crate) fn pacing(&self, d: usize) -> (Option<u64>, Option<u64>, u64) {
+        let (lo, hi) = self.bs_range(d);
+        if lo == hi {
+            return (self.rate_iops[d], self.rate[d], lo);
+        }
+        let bytes = self.rate[d].or(self.rate_iops[d].map(|i| i.saturating_mul(lo)));
+        (None, bytes, self.mean_bs(d))
+    }
+
     /// The mean size of direction `d`'s I/Os (for byte-rate pacing of variable sizes).
     pub(crate) fn mean_bs(&self, d: usize) -> u64 {
         let split = &self.blocks.split[d];
@@ -321,5 +334,23 @@ mod tests {
         assert!(j.check_blocks().is_ok());
         j.blocks.range[DDIR_READ] = Some((4096, 8192));
         assert!(j.check_blocks().unwrap_err().contains("number_ios"));
+    }
+
+    #[test]
+    fn variable_sizes_pace_by_bytes_as_fio() {
+        let mut j = JobSpec::default();
+        j.rate_iops[DDIR_READ] = Some(100);
+        assert_eq!(j.pacing(DDIR_READ), (Some(100), None, 4096));
+        // 4k/50:12k/50: fio's 100 IOPS become 100 · 4 KiB/s, paced at the 8 KiB mean size.
+        j.blocks.split[DDIR_READ] = vec![
+            BsSplit { bs: 4096, perc: 50 },
+            BsSplit {
+                bs: 12288,
+                perc: 50,
+            },
+        ];
+        assert_eq!(j.pacing(DDIR_READ), (None, Some(409_600), 8192));
+        j.rate[DDIR_READ] = Some(1 << 20);
+        assert_eq!(j.pacing(DDIR_READ), (None, Some(1 << 20), 8192));
     }
 }

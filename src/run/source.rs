@@ -91,10 +91,11 @@ impl IoSource {
                 [g(DDIR_READ), g(DDIR_WRITE)]
             })
             .collect();
-        let pacers = [
-            Pacer::new(job.rate_iops[0], job.rate[0], job.mean_bs(DDIR_READ)),
-            Pacer::new(job.rate_iops[1], job.rate[1], job.mean_bs(DDIR_WRITE)),
-        ];
+        let pacer = |d: usize| {
+            let (iops, bytes, bs) = job.pacing(d);
+            Pacer::new(iops, bytes, bs)
+        };
+        let pacers = [pacer(DDIR_READ), pacer(DDIR_WRITE)];
         IoSource {
             gens,
             rng: Rng::new(seed),
