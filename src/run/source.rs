@@ -115,7 +115,9 @@ impl IoSource {
                 && (0..2).all(|d| job.bs_range(d).0 == job.bs_range(d).1),
             seq_rand: job.blocks.is_seq_rand,
             seq_nr: job.blocks.rw_seq_nr,
-            seq_left: job.blocks.rw_seq_nr,
+            // The countdown fires on the first I/O (fio's write_iolog shows rw=randread:4 as a
+            // random offset, three after it, a random offset, ...).
+            seq_left: 1,
             strided,
             files: FileChooser::new(job, input.regions.len(), seed),
             shared_map: shares_random_map(job),
@@ -154,7 +156,7 @@ impl IoSource {
             self.gens[file][dir].restart_pass_bytes();
         }
         // fio's ddir_seq_nr: one countdown over all files and directions; it fires on the
-        // N-th I/O (so never with N = 0, and on every I/O with N = 1).
+        // first I/O and every N-th after it (so never with N = 0, and always with N = 1).
         let fresh = match self.seq_nr {
             1 => true,
             0 => false,
@@ -287,12 +289,12 @@ mod tests {
         j.blocks.rw_seq_nr = 4;
         let mut s = source(j, 64 << 20);
         let v: Vec<u64> = (0..12).map(|_| s.next(DDIR_READ).offset).collect();
-        // fio's countdown fires on the 4th I/O: three sequential from 0 first.
-        assert_eq!(&v[..3], &[0, 4096, 8192]);
-        for k in [4usize, 8] {
-            assert_eq!(v[k], v[k - 1] + 4096);
+        // As fio's write_iolog for rw=randread:4: a random offset, three I/Os after it, ...
+        for k in [0usize, 4, 8] {
             assert_eq!(v[k + 1], v[k] + 4096);
+            assert_eq!(v[k + 3], v[k] + 3 * 4096);
         }
+        assert!(v[4] != v[3] + 4096 || v[8] != v[7] + 4096);
     }
 
     #[test]

@@ -744,7 +744,7 @@ mod tests {
         let mut j = random_job(64 << 20);
         let mut g = OffsetGen::new(0, 64 << 20, &GenParams::of(&j, 0), 1);
         let mut rng = Rng::new(5);
-        // fresh on every 4th I/O (IoSource's countdown); the others follow the last one.
+        // Fresh on every 4th I/O here; the others follow the last one.
         let mut offs = Vec::new();
         for k in 1..=12 {
             let p = g.place(&mut rng, k % 4 == 0);
