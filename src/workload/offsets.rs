@@ -35,14 +35,19 @@ enum Kind {
 #[derive(Debug, Clone)]
 struct Covered {
     words: Box<[u64]>,
+    /// One bit per word of `words`: set when that word is full, so that finding the next free
+    /// block skips 4096 covered blocks per step (fio's axmap has such levels too).
+    full_words: Box<[u64]>,
     n: u64,
     count: u64,
 }
 
 impl Covered {
     fn new(n: u64) -> Self {
+        let nw = n.div_ceil(64) as usize;
         let mut c = Covered {
-            words: vec![0u64; n.div_ceil(64) as usize].into_boxed_slice(),
+            words: vec![0u64; nw].into_boxed_slice(),
+            full_words: vec![0u64; nw.div_ceil(64)].into_boxed_slice(),
             n,
             count: 0,
         };
@@ -53,9 +58,14 @@ impl Covered {
     fn get(&self, b: u64) -> bool {
         self.words[(b / 64) as usize] & (1 << (b % 64)) != 0
     }
+    /// Marks block `b` (not yet marked) as covered.
     #[inline]
     fn set(&mut self, b: u64) {
-        self.words[(b / 64) as usize] |= 1 << (b % 64);
+        let w = (b / 64) as usize;
+        self.words[w] |= 1 << (b % 64);
+        if self.words[w] == u64::MAX {
+            self.full_words[w / 64] |= 1 << (w % 64);
+        }
         self.count += 1;
     }
     /// Empties the map for a region of `n` blocks, at most the one it was made for.
@@ -66,7 +76,7 @@ impl Covered {
     fn full(&self) -> bool {
         self.count >= self.n
     }
-    /// Empties the map; the bits past `n` in the last word stay set so searches skip them.
+    /// Empties the map; the bits past `n` stay set so searches skip them.
     fn clear(&mut self) {
         let used = self.n.div_ceil(64) as usize;
         self.words[..used].fill(0);
@@ -76,24 +86,44 @@ impl Covered {
         if tail != 0 {
             self.words[used - 1] = !0u64 << tail;
         }
+        self.full_words.fill(0);
+        for (w, &word) in self.words.iter().enumerate() {
+            if word == u64::MAX {
+                self.full_words[w / 64] |= 1 << (w % 64);
+            }
+        }
+    }
+    /// The first word in `[from, to)` with a free block.
+    #[inline]
+    fn free_word(&self, from: usize, to: usize) -> Option<usize> {
+        let mut i = from;
+        while i < to {
+            let s = i / 64;
+            let open = !self.full_words[s] & (!0u64 << (i % 64));
+            if open != 0 {
+                let w = s * 64 + open.trailing_zeros() as usize;
+                return (w < to).then_some(w);
+            }
+            i = (s + 1) * 64;
+        }
+        None
     }
     /// The first free block at or after `b`, wrapping to the start (fio's `axmap_next_free`).
     /// The map must not be full.
     #[inline]
     fn next_free(&self, b: u64) -> u64 {
-        let nw = self.words.len();
         let first = (b / 64) as usize;
         let masked = self.words[first] | ((1u64 << (b % 64)) - 1);
         if masked != u64::MAX {
             return first as u64 * 64 + (!masked).trailing_zeros() as u64;
         }
-        for i in 1..=nw {
-            let w = (first + i) % nw;
-            if self.words[w] != u64::MAX {
-                return w as u64 * 64 + (!self.words[w]).trailing_zeros() as u64;
-            }
+        match self
+            .free_word(first + 1, self.words.len())
+            .or_else(|| self.free_word(0, first + 1))
+        {
+            Some(w) => w as u64 * 64 + (!self.words[w]).trailing_zeros() as u64,
+            None => b,
         }
-        b
     }
 }
 
@@ -765,5 +795,28 @@ mod tests {
         assert_eq!(&offs[..3], &[0, 0, 0]);
         assert_eq!(&offs[4..7], &[offs[3]; 3]);
         assert_ne!(offs[7], offs[3]);
+    }
+
+    #[test]
+    fn next_free_block_matches_a_plain_scan() {
+        let mut rng = Rng::new(17);
+        for n in [1u64, 63, 64, 65, 4095, 4096, 4097, 70_000] {
+            let mut c = Covered::new(n);
+            let mut plain = vec![false; n as usize];
+            for _ in 0..n {
+                let b = rng.below(n);
+                let want = (0..n)
+                    .map(|i| (b + i) % n)
+                    .find(|&i| !plain[i as usize])
+                    .unwrap();
+                assert_eq!(c.next_free(b), want, "n={n} b={b}");
+                c.set(want);
+                plain[want as usize] = true;
+            }
+            assert!(c.full());
+            c.reset(n / 2 + 1);
+            assert!(!c.full());
+            assert_eq!(c.next_free(n / 2), n / 2);
+        }
     }
 }
