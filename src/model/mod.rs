@@ -1,6 +1,7 @@
 //! The job model. Every translator (fio command line, fio job files, troubleshoot YAML,
 //! built-in profiles) produces these types; nothing below `run/` knows where a job came from.
 
+pub(crate) mod blocks;
 pub mod buffers;
 pub mod files;
 pub(crate) mod logs;
@@ -13,6 +14,8 @@ pub mod verify;
 pub use logs::LogSpec;
 pub use prio::IoPrioSpec;
 pub use reporting::{ReportingSpec, UnifiedRw};
+
+pub use blocks::{BlocksSpec, BsSplit, FileService, RandomGenerator, Strided, Zone};
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -108,6 +111,12 @@ pub enum Distribution {
     Zipf(f64),
     /// pareto:h
     Pareto(f64),
+    /// normal:dev (a deviation in percent of the region)
+    Normal(f64),
+    /// zoned: shares of the I/Os per percent of the region (the zones are in `BlocksSpec`)
+    Zoned,
+    /// zoned_abs: shares of the I/Os per byte range (the zones are in `BlocksSpec`)
+    ZonedAbs,
 }
 
 /// How files are preallocated before laying out (fio `fallocate`).
@@ -300,6 +309,9 @@ pub struct JobSpec {
     pub timing: timing::TimingSpec,
     /// File handling (filename_format, allow_file_create, pre_read).
     pub files: files::FilesSpec,
+    // --- block sizes and offsets
+    /// Variable block sizes, offset alignment, distribution parameters (model/blocks.rs).
+    pub blocks: BlocksSpec,
 }
 
 /// The block sizes a job is sized by, each with its one rule (fio's td_min_bs / td_max_bs and
@@ -308,9 +320,8 @@ impl JobSpec {
     /// The smallest block size over every direction (fio's `td_min_bs`): file regions and
     /// offsets are whole multiples of it.
     pub(crate) fn min_bs(&self) -> u64 {
-        self.bs
-            .iter()
-            .copied()
+        (0..3)
+            .map(|d| self.bs_range(d).0)
             .filter(|&b| b > 0)
             .min()
             .unwrap_or(4096)
@@ -318,16 +329,16 @@ impl JobSpec {
 
     /// The largest block size over every direction (fio's `td_max_bs`): each I/O buffer holds it.
     pub(crate) fn max_bs(&self) -> u64 {
-        self.bs.iter().copied().max().unwrap_or(4096).max(1)
+        (0..3)
+            .map(|d| self.bs_range(d).1)
+            .max()
+            .unwrap_or(4096)
+            .max(1)
     }
 
     /// The block size of the directions the job transfers: how many bytes make one pass.
     pub(crate) fn unit_bs(&self) -> u64 {
-        match self.rw.kind {
-            RwKind::Read => self.bs[DDIR_READ],
-            RwKind::Write => self.bs[DDIR_WRITE],
-            RwKind::ReadWrite => self.bs[DDIR_READ].min(self.bs[DDIR_WRITE]),
-        }
+        self.transfer_min_bs()
     }
 
     /// I/Os the job keeps in flight: `iodepth` on a queueing engine, one otherwise.
@@ -420,6 +431,7 @@ impl Default for JobSpec {
             ioprio: IoPrioSpec::default(),
             timing: timing::TimingSpec::default(),
             files: files::FilesSpec::default(),
+            blocks: BlocksSpec::default(),
         }
     }
 }

@@ -104,6 +104,8 @@ fn header(rw: &str, bs: u64, engine: &str, iodepth: u32) -> JobHeader {
     JobHeader {
         rw: rw.into(),
         bs: [bs; 3],
+        bs_max: [bs; 3],
+        bs_is_seq_rand: false,
         ioengine: engine.into(),
         iodepth,
     }

@@ -107,8 +107,12 @@ pub struct SyncReport {
 pub struct JobHeader {
     /// `write`, `randrw`, ...
     pub rw: String,
-    /// Block sizes per direction.
+    /// Smallest block size per direction.
     pub bs: [u64; 3],
+    /// Largest block size per direction (= `bs` unless `bsrange`/`bssplit`).
+    pub bs_max: [u64; 3],
+    /// fio's `bs_is_seq_rand`: the header then shows no trim sizes.
+    pub bs_is_seq_rand: bool,
     /// fio's ioengine name (`psync`, `io_uring`, ...).
     pub ioengine: String,
     /// The iodepth setting.

@@ -35,17 +35,22 @@ fn preamble(r: &Report, out: &mut String) {
     };
     for l in lines {
         let h = &l.header;
+        let range = |d: usize| format!("{}-{}", size_str(h.bs[d]), size_str(h.bs_max[d]));
+        let trim = if h.bs_is_seq_rand {
+            "bs_is_seq_rand".to_string()
+        } else {
+            format!("(T) {}", range(2))
+        };
         let _ = writeln!(
             out,
-            "{}: (g={}): rw={}, bs=(R) {r}-{r}, (W) {w}-{w}, (T) {t}-{t}, ioengine={}, iodepth={}",
+            "{}: (g={}): rw={}, bs=(R) {}, (W) {}, {trim}, ioengine={}, iodepth={}",
             l.name,
             l.groupid,
             h.rw,
+            range(0),
+            range(1),
             h.ioengine,
             h.iodepth,
-            r = size_str(h.bs[0]),
-            w = size_str(h.bs[1]),
-            t = size_str(h.bs[2]),
         );
         if l.numjobs > 1 {
             out.push_str("...\n");

@@ -417,7 +417,9 @@ fn mixed_dir(
 fn header(job: &JobSpec) -> JobHeader {
     JobHeader {
         rw: job.rw.fio_name().to_string(),
-        bs: job.bs,
+        bs: [0, 1, 2].map(|d| job.bs_range(d).0),
+        bs_max: [0, 1, 2].map(|d| job.bs_range(d).1),
+        bs_is_seq_rand: job.blocks.is_seq_rand,
         ioengine: job.ioengine.fio_name().to_string(),
         iodepth: job.iodepth,
     }

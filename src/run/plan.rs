@@ -48,7 +48,7 @@ pub(crate) fn io_limit(job: &JobSpec, files: &[FilePlan]) -> Option<u64> {
     if let (Some(_), Some(SizeSpec::Bytes(size))) = (job.filesize, job.size) {
         per_pass = per_pass.min(size / bs * bs);
     }
-    Some(per_pass * job.loops.max(1) as u64)
+    Some(job.byte_limit(per_pass))
 }
 
 /// Seed of one instance: repeatable from `randseed` with randrepeat=1 (different per clone, as in

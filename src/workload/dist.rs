@@ -1,5 +1,6 @@
-//! Skewed offset distributions (fio's `random_distribution=zipf:θ|pareto:h`): draw a popularity
-//! rank, then hash the rank onto a block so hot blocks are spread over the file as in fio.
+//! Skewed offset distributions (fio's `random_distribution=zipf:θ|pareto:h|normal:dev|zoned`):
+//! draw a popularity rank, then hash the rank onto a block so hot blocks are spread over the file
+//! as in fio (which hashes zipf, pareto and normal alike); zones pick a slice of the region.
 
 use super::rng::Rng;
 
@@ -94,6 +95,92 @@ impl Pareto {
     }
 }
 
+/// fio's `normal:dev` (lib/gauss.c): the mean of 12 uniform draws over [0, n] (an
+/// approximately normal value around n/2 with a deviation of n/12), plus a uniform jitter
+/// `dev` percent of n wide. Like fio, the value is then hashed onto a block.
+#[derive(Debug, Clone)]
+pub(crate) struct Gauss {
+    n: u64,
+    stddev: u64,
+}
+
+impl Gauss {
+    pub(crate) fn new(n: u64, dev: f64) -> Self {
+        let n = n.max(1);
+        let stddev = if dev != 0.0 {
+            ((n as f64 * dev) / 100.0).ceil() as u64
+        } else {
+            0
+        };
+        Gauss {
+            n,
+            stddev: stddev.min(n / 2),
+        }
+    }
+
+    /// A value in [0, n): most draws near n/2.
+    #[inline]
+    pub(crate) fn rank(&self, rng: &mut Rng) -> u64 {
+        const ITERS: u64 = 12;
+        let mut sum = 0;
+        for _ in 0..ITERS {
+            sum += rng.below(self.n + 1);
+        }
+        let mut sum = sum.div_ceil(ITERS);
+        if self.stddev != 0 {
+            let mut dev = rng.below(self.stddev) as i64 - (self.stddev / 2) as i64;
+            while sum as i64 + dev >= self.n as i64 {
+                dev /= 2;
+            }
+            sum = (sum as i64 + dev).max(0) as u64;
+        }
+        sum.min(self.n - 1)
+    }
+}
+
+/// fio's zoned distributions: a draw v in 1..=100 picks the zone that owns it (each zone owns as
+/// many values as its access percentage, in the order written); the block is uniform inside it.
+#[derive(Debug, Clone)]
+pub(crate) struct Zoned {
+    /// For each v-1: the zone's first block and its number of blocks.
+    slots: Box<[(u64, u64)]>,
+}
+
+impl Zoned {
+    /// `zones` as (access %, size): size in percent of `n` blocks, or with `abs` in bytes
+    /// (converted with `unit`). Zones past the region are cut at its end (fio stops the job
+    /// with "zoned_abs sizes exceed file size").
+    pub(crate) fn new(zones: &[crate::model::Zone], n: u64, abs: bool, unit: u64) -> Self {
+        let mut slots = Vec::with_capacity(100);
+        let mut prev = 0u64;
+        for z in zones {
+            let end = prev + z.size;
+            let (first, last) = if abs {
+                (prev / unit.max(1), end / unit.max(1))
+            } else {
+                (prev * n / 100, n * end / 100)
+            };
+            let first = first.min(n.saturating_sub(1));
+            let last = last.min(n).max(first);
+            for _ in 0..z.access {
+                slots.push((first, last - first));
+            }
+            prev = end;
+        }
+        slots.resize(100, (0, n));
+        Zoned {
+            slots: slots.into_boxed_slice(),
+        }
+    }
+
+    /// A block index in [0, n).
+    #[inline]
+    pub(crate) fn block(&self, rng: &mut Rng) -> u64 {
+        let (first, len) = self.slots[rng.below(100) as usize];
+        first + rng.below(len.max(1))
+    }
+}
+
 /// Spread ranks over blocks so that popular blocks are not all at the start of the file.
 #[inline]
 pub(crate) fn rank_to_block(rank: u64, n: u64, salt: u64) -> u64 {
@@ -133,6 +220,80 @@ mod tests {
         assert!(ranks.iter().all(|&r| r < n));
         let top = share_of_top(&ranks, n, 0.2);
         assert!(top > 0.6, "top 20% got {top}");
+    }
+
+    #[test]
+    fn gauss_concentrates_on_few_values_around_the_middle() {
+        // Before hashing, normal:0 is the mean of 12 uniforms: deviation n/12, so about 68 %
+        // of the draws fall within n/12 of n/2 and nearly all within 3·n/12.
+        let n = 12_000;
+        let g = Gauss::new(n, 0.0);
+        let mut rng = Rng::new(9);
+        let v: Vec<u64> = (0..50_000).map(|_| g.rank(&mut rng)).collect();
+        assert!(v.iter().all(|&x| x < n));
+        let within = |d: u64| v.iter().filter(|&&x| x.abs_diff(n / 2) <= d).count() as f64 / 5e4;
+        assert!((within(1000) - 0.68).abs() < 0.03, "{}", within(1000));
+        assert!(within(3000) > 0.99);
+        // A deviation of 40 % widens it.
+        let g = Gauss::new(n, 40.0);
+        let w: Vec<u64> = (0..50_000).map(|_| g.rank(&mut rng)).collect();
+        let wide = w.iter().filter(|&&x| x.abs_diff(n / 2) <= 1000).count() as f64 / 5e4;
+        assert!(wide < 0.5, "{wide}");
+    }
+
+    #[test]
+    fn zoned_shares_land_in_their_zones() {
+        use crate::model::Zone;
+        let zones = [
+            Zone {
+                access: 60,
+                size: 10,
+            },
+            Zone {
+                access: 30,
+                size: 20,
+            },
+            Zone {
+                access: 8,
+                size: 30,
+            },
+            Zone {
+                access: 2,
+                size: 40,
+            },
+        ];
+        let n = 1000;
+        let z = Zoned::new(&zones, n, false, 1);
+        let mut rng = Rng::new(11);
+        let mut hits = [0u32; 4];
+        for _ in 0..100_000 {
+            let b = z.block(&mut rng);
+            let zi = match b {
+                0..=99 => 0,
+                100..=299 => 1,
+                300..=599 => 2,
+                600..=999 => 3,
+                _ => panic!("{b}"),
+            };
+            hits[zi] += 1;
+        }
+        for (h, want) in hits.iter().zip([0.60, 0.30, 0.08, 0.02]) {
+            assert!((*h as f64 / 1e5 - want).abs() < 0.01, "{hits:?}");
+        }
+        // zoned_abs: 1 MiB then 3 MiB of a 4 MiB region of 4 KiB blocks.
+        let zones = [
+            Zone {
+                access: 75,
+                size: 1 << 20,
+            },
+            Zone {
+                access: 25,
+                size: 3 << 20,
+            },
+        ];
+        let z = Zoned::new(&zones, 1024, true, 4096);
+        let first = (0..40_000).filter(|_| z.block(&mut rng) < 256).count() as f64 / 4e4;
+        assert!((first - 0.75).abs() < 0.015, "{first}");
     }
 
     #[test]

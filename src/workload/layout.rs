@@ -353,7 +353,8 @@ pub(crate) fn plan_files(job: &JobSpec, jobnum: u32) -> Result<Vec<FilePlan>, La
                 })
             }
         };
-        let offset = resolve(job.offset, ex_size.or(Some(per_file))).unwrap_or(0);
+        let offset = resolve(job.offset, ex_size.or(Some(per_file))).unwrap_or(0)
+            + job.blocks.offset_increment * jobnum as u64;
         let offset = offset - offset % min_bs;
         // With no explicit size on an existing file, the region is what follows the offset.
         let region = if job.size.is_none() && job.filesize.is_none() {
@@ -645,7 +646,7 @@ fn write_out(
 ) -> Result<(), LayoutError> {
     use std::io::Write;
     preallocate(f, plan.size, job.fallocate).map_err(io_err("cannot allocate", &plan.path))?;
-    let bs = job.bs[DDIR_WRITE].clamp(1, plan.size.max(1)) as usize;
+    let bs = job.bs_range(DDIR_WRITE).1.clamp(1, plan.size.max(1)) as usize;
     let mut buf = AlignedBuf::new(bs);
     let mut rng = Rng::new(0x1a7e);
     if job.zero_buffers {
@@ -772,11 +773,16 @@ pub(crate) fn check_direct_alignment(
 ) -> Result<(), LayoutError> {
     let align = direct_alignment(f);
     let mut checks = Vec::new();
-    if job_reads(job) {
-        checks.push(("bs", job.bs[crate::model::DDIR_READ]));
-    }
-    if job_writes(job) {
-        checks.push(("bs", job.bs[crate::model::DDIR_WRITE]));
+    // Every size an I/O can have (min, max, split entries) and the random alignment.
+    for (d, on) in [
+        (crate::model::DDIR_READ, job_reads(job)),
+        (crate::model::DDIR_WRITE, job_writes(job)),
+    ] {
+        if on {
+            let (lo, hi) = job.bs_range(d);
+            checks.extend([("bs", lo), ("bs", hi), ("blockalign", job.block_align(d))]);
+            checks.extend(job.blocks.split[d].iter().map(|s| ("bssplit", s.bs)));
+        }
     }
     checks.push(("offset", plan.offset));
     for (what, value) in checks {

@@ -1,9 +1,11 @@
 //! Offsets, rw mix, rate pacing, buffers, file layout and cleanup.
 
+pub(crate) mod bsize;
 pub(crate) mod buffers;
 pub(crate) mod cleanup;
 pub(crate) mod device;
 pub(crate) mod dist;
+pub(crate) mod fileservice;
 pub(crate) mod fs;
 pub mod layout;
 pub(crate) mod offsets;

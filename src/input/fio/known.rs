@@ -5,7 +5,7 @@
 use super::options;
 
 /// Option names and aliases of fio 3.33, sorted. Supported ones are looked up in `options` first.
-pub(super) static FIO_OPTIONS: [&str; 276] = [
+pub(super) static FIO_OPTIONS: [&str; 277] = [
     "allow_file_create",
     "allow_mounted_write",
     "allrandrepeat",
@@ -17,6 +17,7 @@ pub(super) static FIO_OPTIONS: [&str; 276] = [
     "blocksize_range",
     "blocksize_unaligned",
     "bs",
+    "bs_is_seq_rand",
     "bs_unaligned",
     "bsrange",
     "bssplit",

@@ -164,6 +164,7 @@ fn build_job(globals: &[Entry], own: &[Entry], section: Option<&str>) -> Result<
     }
     crate::model::verify::check_job(&job)
         .map_err(|e| FioError(format!("job '{}': {e}", job.name)))?;
+    job.check_blocks().map_err(FioError)?;
     if job.hipri && !job.direct {
         return Err(FioError(format!(
             "job '{}': hipri (polled I/O) needs direct=1",

@@ -5,9 +5,7 @@ use crate::model::units::{
     parse_bool, parse_bytes, parse_int, parse_int_in, parse_size, parse_time, split_per_direction,
     TimeUnit,
 };
-use crate::model::{
-    Distribution, FadviseHint, Fallocate, IoEngine, JobSpec, OpenSync, RwKind, RwMode, SizeSpec,
-};
+use crate::model::{FadviseHint, Fallocate, IoEngine, JobSpec, OpenSync, RwKind, RwMode, SizeSpec};
 
 type Setter = fn(&mut JobSpec, &str) -> Result<(), String>;
 
@@ -45,6 +43,16 @@ fn example(name: &str) -> String {
         "filename" => "/path/to/file",
         "directory" => "/path/to/dir",
         "random_distribution" => "zipf:1.2",
+        "bsrange" => "4k-64k",
+        "bssplit" => "4k/50:64k/50",
+        "ba" | "zonerange" | "zonesize" | "zoneskip" => "64k",
+        "random_generator" => "lfsr",
+        "percentage_random" => "50",
+        "io_size" | "offset_increment" => "1g",
+        "number_ios" => "1000",
+        "zonemode" => "strided",
+        "file_service_type" => "random:8",
+        "rw_sequencer" => "identical",
         "percentile_list" => "50:99:99.9",
         "sync" => "dsync",
         "fallocate" => "none",
@@ -91,6 +99,11 @@ const OTHER_FIO_ENGINES: [&str; 25] = [
 ];
 
 fn set_rw(j: &mut JobSpec, v: &str) -> Result<(), String> {
+    // `rw=randread:8`, `rw=write:4k`: the offset modifier (options/blocks.rs).
+    let (v, modifier) = match v.split_once(':') {
+        Some((base, m)) => (base, Some(m)),
+        None => (v, None),
+    };
     let (kind, random) = match v {
         "read" => (RwKind::Read, false),
         "write" => (RwKind::Write, false),
@@ -101,11 +114,6 @@ fn set_rw(j: &mut JobSpec, v: &str) -> Result<(), String> {
         "trim" | "randtrim" | "trimwrite" | "randtrimwrite" => {
             return Err(format!("rw={v} is not supported by iogauge yet"))
         }
-        _ if v.contains(':') => {
-            return Err(format!(
-                "rw={v}: the ':' offset modifier is not supported by iogauge yet"
-            ))
-        }
         _ => {
             return Err(
                 "expected read, write, randread, randwrite, rw (readwrite) or randrw".into(),
@@ -113,7 +121,7 @@ fn set_rw(j: &mut JobSpec, v: &str) -> Result<(), String> {
         }
     };
     j.rw = RwMode { kind, random };
-    Ok(())
+    blocks::set_rw_modifier(j, modifier)
 }
 
 fn set_ioengine(j: &mut JobSpec, v: &str) -> Result<(), String> {
@@ -205,47 +213,6 @@ fn set_sync(j: &mut JobSpec, v: &str) -> Result<(), String> {
         "sync" | "1" => OpenSync::Sync,
         "dsync" => OpenSync::Dsync,
         _ => return Err("expected none, sync or dsync (0 = none, 1 = sync)".into()),
-    };
-    Ok(())
-}
-
-fn set_distribution(j: &mut JobSpec, v: &str) -> Result<(), String> {
-    let (kind, arg) = match v.split_once(':') {
-        Some((k, a)) => (k, Some(a)),
-        None => (v, None),
-    };
-    let num = |a: Option<&str>, what: &str| -> Result<f64, String> {
-        let a = a.ok_or_else(|| format!("{kind} needs its {what}, e.g. {kind}:1.2"))?;
-        if a.contains(':') || a.contains(',') {
-            return Err(format!(
-                "{kind} with a split or hot-spot list is not supported by iogauge yet"
-            ));
-        }
-        a.parse::<f64>()
-            .map_err(|_| format!("expected a number for the {kind} {what}"))
-    };
-    j.random_distribution = match kind {
-        "random" if arg.is_none() => Distribution::Random,
-        "zipf" => {
-            let t = num(arg, "theta")?;
-            if !(t > 0.0 && t != 1.0) {
-                return Err("the zipf theta must be above 0 and not 1".into());
-            }
-            Distribution::Zipf(t)
-        }
-        "pareto" => {
-            let h = num(arg, "h")?;
-            if !(h > 0.0 && h < 1.0) {
-                return Err("the pareto h must be between 0 and 1".into());
-            }
-            Distribution::Pareto(h)
-        }
-        "normal" | "gauss" | "zoned" | "zoned_abs" => {
-            return Err(format!(
-                "random_distribution={kind} is not supported by iogauge yet"
-            ))
-        }
-        _ => return Err("expected random, zipf:THETA or pareto:H".into()),
     };
     Ok(())
 }
@@ -714,13 +681,6 @@ static CORE: &[Opt] = &[
         set_randseed
     ),
     opt!(
-        "random_distribution",
-        [],
-        false,
-        "random, zipf:THETA or pareto:H",
-        set_distribution
-    ),
-    opt!(
         "norandommap",
         [],
         true,
@@ -851,6 +811,7 @@ static CORE: &[Opt] = &[
 
 // Group files (declared here, after the `opt!` macro they use): each holds one table of
 // options and their setters, listed in TABLES.
+mod blocks;
 mod buffers;
 pub(super) mod files;
 pub(super) mod logs;
@@ -862,6 +823,7 @@ mod verify;
 /// Every table of supported options, one per group of fio features.
 static TABLES: &[&[Opt]] = &[
     CORE,
+    blocks::OPTIONS,
     verify::OPTIONS,
     buffers::OPTIONS,
     logs::OPTIONS,
@@ -884,6 +846,7 @@ pub(super) fn find(key: &str) -> Option<&'static Opt> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Distribution;
     use std::time::Duration;
 
     fn set(pairs: &[(&str, Option<&str>)]) -> Result<JobSpec, String> {
@@ -1059,8 +1022,8 @@ mod tests {
             "rw=trim is not supported by iogauge yet"
         );
         assert_eq!(
-            err("random_distribution", Some("zipf")),
-            "zipf needs its theta, e.g. zipf:1.2"
+            err("random_distribution", Some("zipf:1")),
+            "the zipf theta must be above 0 and not 1, e.g. zipf:1.2"
         );
         assert_eq!(
             err("bwavgtime", Some("1000s")),
