@@ -3,9 +3,14 @@
 
 pub(crate) mod io_uring;
 pub(crate) mod libaio;
+pub(crate) mod mmap;
 pub(crate) mod null;
+pub(crate) mod posixaio;
 pub(crate) mod psync;
+pub(crate) mod pvsync;
+pub(crate) mod pvsync2;
 pub(crate) mod sync;
+pub(crate) mod vsync;
 
 use std::io;
 use std::os::unix::io::RawFd;

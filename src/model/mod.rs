@@ -1,7 +1,10 @@
 //! The job model. Every translator (fio command line, fio job files, troubleshoot YAML,
 //! built-in profiles) produces these types; nothing below `run/` knows where a job came from.
 
+pub(crate) mod engines;
 pub(crate) mod units;
+
+pub use engines::{EngineSpec, StatType};
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -58,6 +61,22 @@ pub enum IoEngine {
     IoUring,
     /// Linux native AIO (io_submit/io_getevents); asynchronous only with O_DIRECT.
     Libaio,
+    /// readv/writev on the file position (fio `vsync`).
+    Vsync,
+    /// preadv/pwritev (fio `pvsync`).
+    Pvsync,
+    /// preadv2/pwritev2 with RWF_ flags (fio `pvsync2`).
+    Pvsync2,
+    /// memcpy to and from a shared mapping of the file (fio `mmap`).
+    Mmap,
+    /// POSIX AIO, aio_read/aio_write (fio `posixaio`): a queue of `iodepth` I/Os.
+    Posixaio,
+    /// Times open(O_CREAT) per file; no data I/O (fio `filecreate`).
+    Filecreate,
+    /// Times stat per file; no data I/O (fio `filestat`).
+    Filestat,
+    /// Times unlink per file; no data I/O (fio `filedelete`).
+    Filedelete,
 }
 
 impl IoEngine {
@@ -68,12 +87,23 @@ impl IoEngine {
             IoEngine::Null => "null",
             IoEngine::IoUring => "io_uring",
             IoEngine::Libaio => "libaio",
+            IoEngine::Vsync => "vsync",
+            IoEngine::Pvsync => "pvsync",
+            IoEngine::Pvsync2 => "pvsync2",
+            IoEngine::Mmap => "mmap",
+            IoEngine::Posixaio => "posixaio",
+            IoEngine::Filecreate => "filecreate",
+            IoEngine::Filestat => "filestat",
+            IoEngine::Filedelete => "filedelete",
         }
     }
 
     /// Whether the engine keeps several I/Os in flight (and so has submit/complete steps).
     pub(crate) fn is_async(&self) -> bool {
-        matches!(self, IoEngine::IoUring | IoEngine::Libaio)
+        matches!(
+            self,
+            IoEngine::IoUring | IoEngine::Libaio | IoEngine::Posixaio
+        )
     }
 }
 
@@ -274,6 +304,9 @@ pub struct JobSpec {
     pub bwavgtime_ms: u64,
     /// Interval of the periodic IOPS samples, ms (fio `iopsavgtime`).
     pub iopsavgtime_ms: u64,
+
+    /// Per-engine options of the extra ioengines (pvsync2, filestat, ...).
+    pub engines: EngineSpec,
 }
 
 /// The block sizes a job is sized by, each with its one rule (fio's td_min_bs / td_max_bs and
@@ -387,6 +420,7 @@ impl Default for JobSpec {
             lat_percentiles: false,
             bwavgtime_ms: 500,
             iopsavgtime_ms: 500,
+            engines: EngineSpec::default(),
         }
     }
 }

@@ -58,13 +58,8 @@ macro_rules! opt {
 }
 
 /// Other engine names fio 3.33 accepts.
-const OTHER_FIO_ENGINES: [&str; 25] = [
-    "vsync",
-    "pvsync",
-    "pvsync2",
-    "posixaio",
+const OTHER_FIO_ENGINES: [&str; 21] = [
     "rbd",
-    "mmap",
     "splice",
     "netsplice",
     "sg",
@@ -73,16 +68,17 @@ const OTHER_FIO_ENGINES: [&str; 25] = [
     "rdma",
     "e4defrag",
     "falloc",
+    "ftruncate",
+    "exec",
+    "io_uring_cmd",
     "gfapi",
     "gfapi_async",
     "pmemblk",
     "dev-dax",
-    "filecreate",
-    "filestat",
-    "filedelete",
     "external",
     "libpmem",
     "nbd",
+    "http",
     "windowsaio",
 ];
 
@@ -119,10 +115,24 @@ fn set_ioengine(j: &mut JobSpec, v: &str) -> Result<(), String> {
         "null" => IoEngine::Null,
         "io_uring" => IoEngine::IoUring,
         "libaio" => IoEngine::Libaio,
+        "vsync" => IoEngine::Vsync,
+        "pvsync" => IoEngine::Pvsync,
+        "pvsync2" => IoEngine::Pvsync2,
+        "mmap" => IoEngine::Mmap,
+        "posixaio" => IoEngine::Posixaio,
+        "filecreate" => IoEngine::Filecreate,
+        "filestat" => IoEngine::Filestat,
+        "filedelete" => IoEngine::Filedelete,
         _ if OTHER_FIO_ENGINES.contains(&v) => {
             return Err(format!("ioengine '{v}' is not supported by iogauge yet"))
         }
-        _ => return Err("expected sync, psync, null, libaio or io_uring".into()),
+        _ => {
+            return Err(
+                "expected sync, psync, vsync, pvsync, pvsync2, mmap, null, libaio, \
+                        io_uring, posixaio, filecreate, filestat or filedelete"
+                    .into(),
+            )
+        }
     };
     Ok(())
 }
@@ -860,9 +870,10 @@ static CORE: &[Opt] = &[
 
 // Group files (declared here, after the `opt!` macro they use): each holds one table of
 // options and their setters, listed in TABLES.
+pub(super) mod engines;
 
 /// Every table of supported options, one per group of fio features.
-static TABLES: &[&[Opt]] = &[CORE];
+static TABLES: &[&[Opt]] = &[CORE, engines::OPTIONS];
 
 /// Every supported option, group by group.
 pub(super) fn all() -> impl Iterator<Item = &'static Opt> {
@@ -1040,12 +1051,13 @@ mod tests {
             format!("expected a whole number from 1 to {}", u32::MAX)
         );
         assert_eq!(
-            err("ioengine", Some("mmap")),
-            "ioengine 'mmap' is not supported by iogauge yet"
+            err("ioengine", Some("cpuio")),
+            "ioengine 'cpuio' is not supported by iogauge yet"
         );
         assert_eq!(
             err("ioengine", Some("foo")),
-            "expected sync, psync, null, libaio or io_uring"
+            "expected sync, psync, vsync, pvsync, pvsync2, mmap, null, libaio, io_uring, \
+             posixaio, filecreate, filestat or filedelete"
         );
         assert_eq!(
             err("rw", Some("trim")),

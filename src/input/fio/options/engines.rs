@@ -1,0 +1,111 @@
+//! Options of the extra ioengines (pvsync2, filestat, mmap): fio 3.33's engine options.
+
+use super::Opt;
+use crate::model::units::{parse_bool, parse_int_in};
+use crate::model::StatType;
+
+pub(super) static OPTIONS: &[Opt] =
+    &[
+        opt!(
+            "hipri_percentage",
+            [],
+            false,
+            "pvsync2: percent of I/Os sent with RWF_HIPRI when hipri is set (default 100)",
+            |j, v| {
+                j.engines.hipri_percentage = parse_int_in(v, 0, 100)
+                    .map_err(|_| "expected a percentage from 0 to 100, e.g. hipri_percentage=50")?
+                    as u32;
+                Ok(())
+            }
+        ),
+        opt!(
+            "nowait",
+            [],
+            true,
+            "pvsync2: RWF_NOWAIT on every I/O (fails with EAGAIN instead of blocking)",
+            |j, v| {
+                j.engines.nowait = parse_bool(v)?;
+                Ok(())
+            }
+        ),
+        opt!(
+            "stat_type",
+            [],
+            false,
+            "filestat: the call that is timed, stat (default), lstat or statx",
+            |j, v| {
+                j.engines.stat_type = match v {
+                    "stat" => StatType::Stat,
+                    "lstat" => StatType::Lstat,
+                    "statx" => StatType::Statx,
+                    _ => return Err("expected stat, lstat or statx, e.g. stat_type=statx".into()),
+                };
+                Ok(())
+            }
+        ),
+        opt!(
+            "uncached",
+            [],
+            false,
+            "Refused: RWF_UNCACHED never reached Linux",
+            |_, v| match v {
+                "0" => Ok(()),
+                _ => Err(
+                    "uncached is refused by iogauge: RWF_UNCACHED never reached Linux, and the \
+                      flag bit fio 3.33 sets (0x40) now means RWF_ATOMIC; use uncached=0"
+                        .into()
+                ),
+            }
+        ),
+        opt!(
+        "thp",
+        [],
+        false,
+        "Refused: mmap with transparent huge pages maps privately, so writes never reach the file",
+        |_, v| match v {
+            "0" => Ok(()),
+            _ => Err("thp is refused by iogauge: fio's mmap engine then maps the file \
+                      MAP_PRIVATE, so writes never reach the file; use thp=0"
+                .into()),
+        }
+    ),
+    ];
+
+/// Checks of the engine options against the job's engine, run once the job is complete: an
+/// engine option on another engine is an error, as in fio (which does not know the option then).
+pub(in crate::input::fio) fn check_job(j: &crate::model::JobSpec) -> Result<(), String> {
+    use crate::model::IoEngine;
+    let d = crate::model::EngineSpec::default();
+    let e = &j.engines;
+    let only = [
+        (
+            "hipri_percentage",
+            e.hipri_percentage != d.hipri_percentage,
+            IoEngine::Pvsync2,
+        ),
+        ("nowait", e.nowait, IoEngine::Pvsync2),
+        ("stat_type", e.stat_type != d.stat_type, IoEngine::Filestat),
+    ];
+    for (name, set, engine) in only {
+        if set && j.ioengine != engine {
+            return Err(format!(
+                "{name} is a {} option, but ioengine={}; set ioengine={}",
+                engine.fio_name(),
+                j.ioengine.fio_name(),
+                engine.fio_name()
+            ));
+        }
+    }
+    // fio's mmap engine: direct, fsync and fdatasync work on whole pages.
+    if j.ioengine == IoEngine::Mmap
+        && (j.direct || j.fsync > 0 || j.fdatasync > 0)
+        && j.min_bs() % 4096 != 0
+    {
+        return Err(format!(
+            "ioengine=mmap with direct, fsync or fdatasync needs a block size that is a multiple \
+             of the page size (4096), e.g. bs=4k; got {}",
+            j.min_bs()
+        ));
+    }
+    Ok(())
+}
