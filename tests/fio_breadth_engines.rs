@@ -1,0 +1,348 @@
+//! The extra ioengines (vsync, pvsync, pvsync2, mmap, posixaio, filecreate, filestat,
+//! filedelete): each fixture `tests/fixtures/fio/engines-*.fio` runs under fio and iogauge at a
+//! small size with equal counts and a superset of fio's JSON keys, plus the behaviour each engine
+//! exists for. fio must be installed (with CI=true a missing fio fails).
+
+// Tests unwrap: a failure is the test failing.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+use common::*;
+
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::path::Path;
+
+fn key_paths(v: &Value, prefix: &str, out: &mut BTreeSet<String>) {
+    match v {
+        Value::Object(m) => {
+            for (k, val) in m {
+                let p = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                out.insert(p.clone());
+                key_paths(val, &p, out);
+            }
+        }
+        Value::Array(a) => {
+            for val in a {
+                key_paths(val, &format!("{prefix}[]"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn u(v: &Value, path: &[&str]) -> u64 {
+    let mut cur = v;
+    for p in path {
+        cur = match p.parse::<usize>() {
+            Ok(i) if cur.is_array() => &cur[i],
+            _ => &cur[*p],
+        };
+    }
+    cur.as_u64()
+        .unwrap_or_else(|| panic!("{path:?} is not an integer: {cur}"))
+}
+
+fn fixture(name: &str) -> String {
+    std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/fio")
+            .join(name),
+    )
+    .unwrap()
+}
+
+/// Runs the job file `name` (with `@DIR@` replaced by a fresh temp dir) under `program`.
+fn run_fixture(program: &str, pre: &[&str], name: &str, dir: &Path) -> Value {
+    let job = dir.join("job.fio");
+    std::fs::write(&job, fixture(name).replace("@DIR@", dir.to_str().unwrap())).unwrap();
+    let v = run_json(program, pre, &[job.to_str().unwrap().to_string()], dir);
+    std::fs::remove_file(&job).unwrap();
+    v
+}
+
+/// The fixture under fio and iogauge, each in its own temp dir; iogauge must leave nothing.
+fn both(name: &str) -> (Value, Value) {
+    let fd = scratch();
+    let gd = scratch();
+    let fio = run_fixture("fio", &[], name, fd.path());
+    let iog = run_fixture(env!("CARGO_BIN_EXE_iogauge"), &["fio"], name, gd.path());
+    let left: Vec<_> = std::fs::read_dir(gd.path()).unwrap().collect();
+    assert!(left.is_empty(), "iogauge left files: {left:?}");
+    (fio, iog)
+}
+
+fn assert_keys_superset(fio: &Value, iog: &Value) {
+    let (mut fk, mut gk) = (BTreeSet::new(), BTreeSet::new());
+    key_paths(fio, "", &mut fk);
+    key_paths(iog, "", &mut gk);
+    let missing: Vec<&String> = fk.difference(&gk).collect();
+    assert!(
+        missing.is_empty(),
+        "keys fio prints but iogauge does not: {missing:?}"
+    );
+}
+
+fn assert_counts_equal(fio: &Value, iog: &Value) {
+    let fj = fio["jobs"].as_array().unwrap();
+    let gj = iog["jobs"].as_array().unwrap();
+    assert_eq!(fj.len(), gj.len(), "number of job entries");
+    for (f, g) in fj.iter().zip(gj) {
+        assert_eq!(f["jobname"], g["jobname"]);
+        for d in ["read", "write", "trim"] {
+            let name = f["jobname"].as_str().unwrap();
+            assert_eq!(
+                u(f, &[d, "total_ios"]),
+                u(g, &[d, "total_ios"]),
+                "{name}: {d} total_ios"
+            );
+            assert_eq!(
+                u(f, &[d, "io_bytes"]),
+                u(g, &[d, "io_bytes"]),
+                "{name}: {d} io_bytes"
+            );
+        }
+    }
+}
+
+/// fio and iogauge agree on a fixture: counts, keys; returns iogauge's JSON.
+fn crosscheck(name: &str) -> Option<Value> {
+    if !have_fio() {
+        return None;
+    }
+    let (f, g) = both(name);
+    assert_keys_superset(&f, &g);
+    assert_counts_equal(&f, &g);
+    Some(g)
+}
+
+fn job<'a>(v: &'a Value, name: &str) -> &'a Value {
+    v["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|j| j["jobname"] == name)
+        .unwrap_or_else(|| panic!("no job {name}"))
+}
+
+#[test]
+fn sync_family_counts_and_keys_match_fio() {
+    let Some(g) = crosscheck("engines-sync-family.fio") else {
+        return;
+    };
+    for e in ["vsync", "pvsync", "pvsync2", "mmap"] {
+        let w = job(&g, &format!("{e}-w"));
+        assert_eq!(u(w, &["write", "total_ios"]), 64, "{e}");
+        assert_eq!(u(w, &["write", "clat_ns", "N"]), 64, "{e}");
+        let r = job(&g, &format!("{e}-r"));
+        assert_eq!(u(r, &["read", "io_bytes"]), 256 << 10, "{e}");
+        assert_eq!(r["job options"]["ioengine"], e);
+    }
+    // mmap's fsync=8 is an msync every 8 writes.
+    assert_eq!(u(job(&g, "mmap-w"), &["sync", "total_ios"]), 8);
+}
+
+#[test]
+fn posixaio_counts_keys_and_depth_match_fio() {
+    let Some(g) = crosscheck("engines-posixaio.fio") else {
+        return;
+    };
+    let w = job(&g, "paio-w");
+    assert_eq!(u(w, &["write", "total_ios"]), 128);
+    // Queued: slat and lat are recorded, and more than one I/O was in flight.
+    assert_eq!(u(w, &["write", "slat_ns", "N"]), 128);
+    let depths = &w["iodepth_level"];
+    let deep: f64 = ["2", "4", "8"]
+        .iter()
+        .map(|k| depths[*k].as_f64().unwrap_or(0.0))
+        .sum();
+    assert!(deep > 0.0, "no depth above 1: {depths}");
+}
+
+#[test]
+fn filecreate_times_one_open_per_file_and_pass_and_leaves_nothing() {
+    let Some(g) = crosscheck("engines-filecreate.fio") else {
+        return;
+    };
+    for j in g["jobs"].as_array().unwrap() {
+        // 50 files x 2 loops: one timed open each, recorded as write clat.
+        assert_eq!(u(j, &["write", "clat_ns", "N"]), 100);
+        assert_eq!(u(j, &["write", "total_ios"]), 100);
+        assert_eq!(u(j, &["read", "clat_ns", "N"]), 0);
+        assert!(j["write"]["clat_ns"]["mean"].as_f64().unwrap() > 0.0);
+    }
+}
+
+#[test]
+fn filestat_counts_one_stat_per_file_and_fake_ios_per_block() {
+    let Some(g) = crosscheck("engines-filestat.fio") else {
+        return;
+    };
+    for name in ["stat", "lstat", "statx"] {
+        let j = job(&g, name);
+        assert_eq!(u(j, &["read", "clat_ns", "N"]), 20, "{name}");
+        assert_eq!(u(j, &["read", "total_ios"]), 80, "{name}");
+    }
+}
+
+#[test]
+fn filedelete_unlinks_every_file() {
+    let Some(g) = crosscheck("engines-filedelete.fio") else {
+        return;
+    };
+    let j = job(&g, "fd");
+    assert_eq!(u(j, &["write", "clat_ns", "N"]), 30);
+    assert_eq!(u(j, &["write", "total_ios"]), 60);
+}
+
+fn iogauge(args: &[&str], dir: &Path) -> std::process::Output {
+    cmd(env!("CARGO_BIN_EXE_iogauge"))
+        .arg("fio")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn mmap_writes_reach_the_file() {
+    let d = scratch();
+    let dir = format!("--directory={}", d.path().display());
+    let out = iogauge(
+        &[
+            "--name=m",
+            "--ioengine=mmap",
+            "--rw=write",
+            "--size=64k",
+            "--bs=4k",
+            "--unlink=0",
+            "--end_fsync=1",
+            &dir,
+        ],
+        d.path(),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // Laid out preallocated (reads as zeros); every block was then written with random data
+    // through the shared mapping.
+    let data = std::fs::read(d.path().join("m.0.0")).unwrap();
+    assert_eq!(data.len(), 64 << 10);
+    for (i, block) in data.chunks(4096).enumerate() {
+        assert!(block.iter().any(|&b| b != 0), "block {i} still zeros");
+    }
+}
+
+#[test]
+fn filecreate_leaves_an_existing_file_alone() {
+    let d = scratch();
+    // The user's file under the name the job would create: opened, not removed.
+    let mine = vec![7u8; 4096];
+    std::fs::write(d.path().join("fc.0.0"), &mine).unwrap();
+    let dir = format!("--directory={}", d.path().display());
+    let out = iogauge(
+        &[
+            "--name=fc",
+            "--ioengine=filecreate",
+            "--nrfiles=3",
+            "--filesize=4k",
+            "--output-format=json",
+            &dir,
+        ],
+        d.path(),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(files_in(d.path()), vec!["fc.0.0".to_string()]);
+    assert_eq!(std::fs::read(d.path().join("fc.0.0")).unwrap(), mine);
+}
+
+#[test]
+fn engine_options_are_checked_against_the_engine() {
+    let d = scratch();
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["--name=t", "--nowait=1"],
+            "job 't': nowait is a pvsync2 option, but ioengine=psync; set ioengine=pvsync2",
+        ),
+        (
+            &["--name=t", "--ioengine=filestat", "--stat_type=fstat"],
+            "--stat_type=fstat: expected stat, lstat or statx, e.g. stat_type=statx",
+        ),
+        (
+            &["--name=t", "--ioengine=pvsync2", "--hipri_percentage=101"],
+            "expected a percentage from 0 to 100, e.g. hipri_percentage=50",
+        ),
+        (
+            &["--name=t", "--ioengine=pvsync2", "--uncached=1"],
+            "RWF_UNCACHED never reached Linux",
+        ),
+        (
+            &["--name=t", "--ioengine=mmap", "--bs=1k", "--fsync=1"],
+            "multiple of the page size",
+        ),
+        (
+            &["--name=t", "--ioengine=cpuio"],
+            "ioengine 'cpuio' is not supported by iogauge yet",
+        ),
+    ];
+    for (args, want) in cases {
+        let out = iogauge(args, d.path());
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = text(&out.stderr);
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn pvsync2_hipri_runs_buffered_and_nowait_fails_as_under_fio() {
+    let d = scratch();
+    let dir = format!("--directory={}", d.path().display());
+    // RWF_HIPRI is ignored for buffered I/O by the kernel, as under fio.
+    let out = iogauge(
+        &[
+            "--name=p",
+            "--ioengine=pvsync2",
+            "--rw=write",
+            "--size=64k",
+            "--hipri",
+            "--hipri_percentage=30",
+            "--output-format=json",
+            &dir,
+        ],
+        d.path(),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(u(&v, &["jobs", "0", "write", "total_ios"]), 16);
+    // RWF_NOWAIT on a buffered write: whether the filesystem takes it decides, for both tools.
+    if !have_fio() {
+        return;
+    }
+    let args = [
+        "--name=p",
+        "--ioengine=pvsync2",
+        "--rw=write",
+        "--size=64k",
+        "--nowait",
+        &dir,
+    ];
+    let g = iogauge(&args, d.path());
+    let f = cmd("fio")
+        .args(args)
+        .current_dir(d.path())
+        .output()
+        .unwrap();
+    let fio_failed = !f.status.success() || text(&f.stdout).contains("err=");
+    assert_eq!(
+        !g.status.success(),
+        fio_failed,
+        "fio: {} / iogauge: {}",
+        text(&f.stdout),
+        text(&g.stderr)
+    );
+    if fio_failed {
+        assert!(text(&g.stderr).contains("errno"), "{}", text(&g.stderr));
+    }
+}
