@@ -346,3 +346,37 @@ fn pvsync2_hipri_runs_buffered_and_nowait_fails_as_under_fio() {
         assert!(text(&g.stderr).contains("errno"), "{}", text(&g.stderr));
     }
 }
+
+#[test]
+fn falloc_and_ftruncate_counts_and_keys_match_fio() {
+    let Some(g) = crosscheck("engines-falloc.fio") else {
+        return;
+    };
+    assert_eq!(u(job(&g, "falloc-w"), &["write", "total_ios"]), 64);
+    assert_eq!(u(job(&g, "falloc-r"), &["read", "total_ios"]), 16);
+    assert_eq!(u(job(&g, "ftrunc"), &["write", "io_bytes"]), 256 << 10);
+}
+
+#[test]
+fn ftruncate_leaves_the_file_at_the_last_write_offset() {
+    let d = scratch();
+    let dir = format!("--directory={}", d.path().display());
+    let out = iogauge(
+        &[
+            "--name=t",
+            "--ioengine=ftruncate",
+            "--rw=write",
+            "--size=64k",
+            "--bs=4k",
+            "--unlink=0",
+            &dir,
+        ],
+        d.path(),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let len = std::fs::metadata(d.path().join("t.0.0")).unwrap().len();
+    assert_eq!(len, 60 << 10);
+    let out = iogauge(&["--name=t", "--ioengine=ftruncate", &dir], d.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("ioengine=ftruncate only writes"));
+}

@@ -1,6 +1,8 @@
 //! I/O engines, one file each, behind one trait. The worker loop is generic over the engine,
 //! so the per-I/O call is static and inlinable (no virtual call on the hot path).
 
+pub(crate) mod falloc;
+pub(crate) mod ftruncate;
 pub(crate) mod io_uring;
 pub(crate) mod libaio;
 pub(crate) mod mmap;

@@ -77,6 +77,10 @@ pub enum IoEngine {
     Filestat,
     /// Times unlink per file; no data I/O (fio `filedelete`).
     Filedelete,
+    /// fallocate per I/O (fio `falloc`).
+    Falloc,
+    /// ftruncate to each write's offset (fio `ftruncate`).
+    Ftruncate,
 }
 
 impl IoEngine {
@@ -95,6 +99,8 @@ impl IoEngine {
             IoEngine::Filecreate => "filecreate",
             IoEngine::Filestat => "filestat",
             IoEngine::Filedelete => "filedelete",
+            IoEngine::Falloc => "falloc",
+            IoEngine::Ftruncate => "ftruncate",
         }
     }
 

@@ -5,6 +5,8 @@
 
 use super::queue_worker::SlotBuffers;
 use super::RunError;
+use crate::engine::falloc::Falloc;
+use crate::engine::ftruncate::Ftruncate;
 use crate::engine::io_uring::{unavailable_reason, Uring, UringOptions};
 use crate::engine::libaio::Aio;
 use crate::engine::mmap::{Mmap, MmapOptions};
@@ -29,6 +31,8 @@ pub(crate) enum Engines {
     Pvsync(Pvsync),
     Pvsync2(Pvsync2),
     Mmap(Mmap),
+    Falloc(Falloc),
+    Ftruncate(Ftruncate),
     Posix(PosixAio, SlotBuffers),
     /// filecreate, filestat, filedelete: no engine, a loop of their own (`run/fileops.rs`).
     FileOps(FileOp),
@@ -60,6 +64,8 @@ pub(crate) fn make(job: &JobSpec, fds: Vec<RawFd>) -> Result<Engines, RunError> 
                 RunError::EngineSetup(format!("job '{}': cannot mmap its files: {e}", job.name))
             })?)
         }
+        IoEngine::Falloc => Engines::Falloc(Falloc::new(fds)),
+        IoEngine::Ftruncate => Engines::Ftruncate(Ftruncate::new(fds)),
         IoEngine::Posixaio => Engines::Posix(
             PosixAio::new(fds, job.iodepth),
             SlotBuffers::new(job.iodepth, max_bs),

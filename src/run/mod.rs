@@ -502,6 +502,10 @@ fn run_phase(
                             worker::run_worker(e, input, pb, stop, start, budget)
                         }
                         Engines::Mmap(e) => worker::run_worker(e, input, pb, stop, start, budget),
+                        Engines::Falloc(e) => worker::run_worker(e, input, pb, stop, start, budget),
+                        Engines::Ftruncate(e) => {
+                            worker::run_worker(e, input, pb, stop, start, budget)
+                        }
                         Engines::Posix(e, b) => {
                             queue_worker::run_queue_worker(e, b, input, pb, stop, start, budget)
                         }

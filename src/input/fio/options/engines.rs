@@ -96,6 +96,14 @@ pub(in crate::input::fio) fn check_job(j: &crate::model::JobSpec) -> Result<(), 
             ));
         }
     }
+    // fio's ftruncate engine fails any other direction with EINVAL at its first I/O.
+    if j.ioengine == IoEngine::Ftruncate && j.rw.kind != crate::model::RwKind::Write {
+        return Err(format!(
+            "ioengine=ftruncate only writes (each write truncates the file to its offset), but \
+             rw={}; use rw=write or rw=randwrite",
+            j.rw.fio_name()
+        ));
+    }
     // fio's mmap engine: direct, fsync and fdatasync work on whole pages.
     if j.ioengine == IoEngine::Mmap
         && (j.direct || j.fsync > 0 || j.fdatasync > 0)

@@ -58,7 +58,7 @@ macro_rules! opt {
 }
 
 /// Other engine names fio 3.33 accepts.
-const OTHER_FIO_ENGINES: [&str; 21] = [
+const OTHER_FIO_ENGINES: [&str; 19] = [
     "rbd",
     "splice",
     "netsplice",
@@ -67,8 +67,6 @@ const OTHER_FIO_ENGINES: [&str; 21] = [
     "cpuio",
     "rdma",
     "e4defrag",
-    "falloc",
-    "ftruncate",
     "exec",
     "io_uring_cmd",
     "gfapi",
@@ -123,13 +121,15 @@ fn set_ioengine(j: &mut JobSpec, v: &str) -> Result<(), String> {
         "filecreate" => IoEngine::Filecreate,
         "filestat" => IoEngine::Filestat,
         "filedelete" => IoEngine::Filedelete,
+        "falloc" => IoEngine::Falloc,
+        "ftruncate" => IoEngine::Ftruncate,
         _ if OTHER_FIO_ENGINES.contains(&v) => {
             return Err(format!("ioengine '{v}' is not supported by iogauge yet"))
         }
         _ => {
             return Err(
                 "expected sync, psync, vsync, pvsync, pvsync2, mmap, null, libaio, \
-                        io_uring, posixaio, filecreate, filestat or filedelete"
+                        io_uring, posixaio, filecreate, filestat, filedelete, falloc or ftruncate"
                     .into(),
             )
         }
@@ -1057,7 +1057,7 @@ mod tests {
         assert_eq!(
             err("ioengine", Some("foo")),
             "expected sync, psync, vsync, pvsync, pvsync2, mmap, null, libaio, io_uring, \
-             posixaio, filecreate, filestat or filedelete"
+             posixaio, filecreate, filestat, filedelete, falloc or ftruncate"
         );
         assert_eq!(
             err("rw", Some("trim")),
