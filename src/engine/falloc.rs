@@ -1,6 +1,6 @@
 //! `falloc`: every I/O is one fallocate(2) of its range, as fio's falloc engine: a read is
 //! fallocate(FALLOC_FL_KEEP_SIZE), a write fallocate(0) (both allocate, never change data), a trim
-//! punches a hole (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE). No data moves; the I/O counts
+//! punches a hole (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE), on block devices too. No data moves; the I/O counts
 //! its full length. The files are opened read-write whatever `rw` says, as fio opens them.
 
 use super::{sync_fd, Engine, Op, SyncOp};
@@ -31,6 +31,7 @@ impl Engine for Falloc {
         let mode = match op {
             Op::Read => libc::FALLOC_FL_KEEP_SIZE,
             Op::Write => 0,
+            Op::Trim => return super::trim::punch_hole(self.fds[file], offset, len),
         };
         // SAFETY: plain syscall on a descriptor the caller owns; no memory is passed.
         let r = unsafe {

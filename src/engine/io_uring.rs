@@ -132,10 +132,10 @@ impl Uring {
                     (Op::Read, true) => opcode::ReadFixed::new($target, buf, len, idx)
                         .offset(offset)
                         .build(),
-                    (Op::Write, false) => {
+                    (Op::Write | Op::Trim, false) => {
                         opcode::Write::new($target, buf, len).offset(offset).build()
                     }
-                    (Op::Write, true) => opcode::WriteFixed::new($target, buf, len, idx)
+                    (Op::Write | Op::Trim, true) => opcode::WriteFixed::new($target, buf, len, idx)
                         .offset(offset)
                         .build(),
                 }
@@ -171,6 +171,11 @@ impl QueueEngine for Uring {
         len: usize,
         offset: u64,
     ) -> io::Result<()> {
+        // Trims never come here (refused in the input); the write arms below only complete the
+        // match.
+        if op == Op::Trim {
+            return Err(io::Error::from_raw_os_error(libc::EOPNOTSUPP));
+        }
         let e = self.entry(slot, file, op, buf, len, offset);
         // SAFETY: the caller keeps the buffer valid until the completion is reaped (# Safety).
         let pushed = unsafe { self.ring.submission().push(&e) };

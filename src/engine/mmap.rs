@@ -178,6 +178,10 @@ impl Engine for Mmap {
         len: usize,
         offset: u64,
     ) -> io::Result<usize> {
+        if op == Op::Trim {
+            // fio's mmap engine trims through the descriptor (do_io_u_trim).
+            return super::trim::trim_fd(self.maps[file].fd, offset, len);
+        }
         let end = offset + len as u64;
         let m = &self.maps[file];
         if end > m.len {
@@ -199,7 +203,7 @@ impl Engine for Mmap {
         unsafe {
             match op {
                 Op::Read => std::ptr::copy_nonoverlapping(at, buf, len),
-                Op::Write => std::ptr::copy_nonoverlapping(buf, at, len),
+                Op::Write | Op::Trim => std::ptr::copy_nonoverlapping(buf, at, len),
             }
         }
         if self.direct {

@@ -12,6 +12,7 @@ pub(crate) mod psync;
 pub(crate) mod pvsync;
 pub(crate) mod pvsync2;
 pub(crate) mod sync;
+pub(crate) mod trim;
 pub(crate) mod vsync;
 
 use std::io;
@@ -33,6 +34,29 @@ pub(crate) fn io_uring_or_libaio(engine: &mut crate::model::IoEngine) -> Option<
 pub(crate) enum Op {
     Read,
     Write,
+    /// Synchronous engines only (the input refuses trims on queueing engines).
+    Trim,
+}
+
+impl Op {
+    /// The operation of direction `dir` (DDIR_READ, DDIR_WRITE, DDIR_TRIM).
+    #[inline]
+    pub(crate) fn of_dir(dir: usize) -> Op {
+        match dir {
+            crate::model::DDIR_READ => Op::Read,
+            crate::model::DDIR_WRITE => Op::Write,
+            _ => Op::Trim,
+        }
+    }
+
+    /// fio's name of the operation in error messages.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Op::Read => "read",
+            Op::Write => "write",
+            Op::Trim => "trim",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -104,6 +104,9 @@ impl QueueEngine for PosixAio {
         len: usize,
         offset: u64,
     ) -> io::Result<()> {
+        if op == Op::Trim {
+            return Err(io::Error::from_raw_os_error(libc::EOPNOTSUPP));
+        }
         let cb = &mut self.cbs[slot as usize];
         cb.aio_fildes = self.fds[file];
         cb.aio_buf = buf.cast();
@@ -124,7 +127,7 @@ impl QueueEngine for PosixAio {
             let r = unsafe {
                 match op {
                     Op::Read => libc::aio_read(cb),
-                    Op::Write => libc::aio_write(cb),
+                    Op::Write | Op::Trim => libc::aio_write(cb),
                 }
             };
             if r != 0 {

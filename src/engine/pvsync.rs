@@ -35,6 +35,7 @@ impl Engine for Pvsync {
             match op {
                 Op::Read => libc::preadv(fd, &iov, 1, offset as libc::off_t),
                 Op::Write => libc::pwritev(fd, &iov, 1, offset as libc::off_t),
+                Op::Trim => return super::trim::trim_fd(fd, offset, len),
             }
         };
         check(n)

@@ -70,6 +70,7 @@ impl Engine for Pvsync2 {
             match op {
                 Op::Read => libc::preadv2(fd, &iov, 1, offset as libc::off_t, flags),
                 Op::Write => libc::pwritev2(fd, &iov, 1, offset as libc::off_t, flags),
+                Op::Trim => return super::trim::trim_fd(fd, offset, len),
             }
         };
         check(n)

@@ -37,6 +37,9 @@ impl Engine for Vsync {
         offset: u64,
     ) -> io::Result<usize> {
         let fd = self.fds[file];
+        if op == Op::Trim {
+            return super::trim::trim_fd(fd, offset, len);
+        }
         if self.pos[file] != offset {
             // SAFETY: plain syscall on an owned descriptor.
             let r = unsafe { libc::lseek(fd, offset as libc::off_t, libc::SEEK_SET) };
@@ -53,7 +56,7 @@ impl Engine for Vsync {
         let n = unsafe {
             match op {
                 Op::Read => libc::readv(fd, &iov, 1),
-                Op::Write => libc::writev(fd, &iov, 1),
+                Op::Write | Op::Trim => libc::writev(fd, &iov, 1),
             }
         };
         match check(n) {

@@ -13,6 +13,8 @@ use std::time::Duration;
 pub const DDIR_READ: usize = 0;
 /// Index of the write direction in per-direction arrays.
 pub const DDIR_WRITE: usize = 1;
+/// Index of the trim direction in per-direction arrays.
+pub const DDIR_TRIM: usize = 2;
 
 /// What the job does: which direction(s) and whether offsets are sequential or random.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,6 +25,10 @@ pub enum RwKind {
     Write,
     /// Mixed reads and writes (fio `rw`/`readwrite`/`randrw`), split by `rwmixread`.
     ReadWrite,
+    /// Trims only (fio `trim`/`randtrim`).
+    Trim,
+    /// Each block trimmed, then written (fio `trimwrite`/`randtrimwrite`).
+    TrimWrite,
 }
 
 /// fio's `rw`: which directions and whether offsets are random.
@@ -44,6 +50,10 @@ impl RwMode {
             (RwKind::Write, true) => "randwrite",
             (RwKind::ReadWrite, false) => "rw",
             (RwKind::ReadWrite, true) => "randrw",
+            (RwKind::Trim, false) => "trim",
+            (RwKind::Trim, true) => "randtrim",
+            (RwKind::TrimWrite, false) => "trimwrite",
+            (RwKind::TrimWrite, true) => "randtrimwrite",
         }
     }
 }
@@ -340,6 +350,8 @@ impl JobSpec {
             RwKind::Read => self.bs[DDIR_READ],
             RwKind::Write => self.bs[DDIR_WRITE],
             RwKind::ReadWrite => self.bs[DDIR_READ].min(self.bs[DDIR_WRITE]),
+            RwKind::Trim => self.bs[DDIR_TRIM],
+            RwKind::TrimWrite => self.bs[DDIR_TRIM].min(self.bs[DDIR_WRITE]),
         }
     }
 

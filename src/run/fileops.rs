@@ -15,7 +15,7 @@ use super::clock::now_ns;
 use super::instance::WorkerResult;
 use super::instance::{errno, wait_for_start, IoFailure, Published, Timeline, WorkerInput};
 use crate::model::engines::FileOp;
-use crate::model::{RwKind, StatType, DDIR_READ, DDIR_WRITE};
+use crate::model::{RwKind, StatType, DDIR_READ, DDIR_TRIM, DDIR_WRITE};
 use crate::workload::rng::Rng;
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
@@ -85,6 +85,8 @@ pub(crate) fn run_fileops_worker(
                     RwKind::Write => DDIR_WRITE,
                     RwKind::ReadWrite if rng.below(100) < job.rwmixread as u64 => DDIR_READ,
                     RwKind::ReadWrite => DDIR_WRITE,
+                    // Refused in the input (fio's fake trims are not modelled).
+                    RwKind::Trim | RwKind::TrimWrite => DDIR_TRIM,
                 };
                 res.ios[dir] += 1;
                 res.bytes[dir] += job.bs[dir];

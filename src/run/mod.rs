@@ -431,8 +431,10 @@ fn run_phase(
                     .map(|r| (r + j.ramp_time + j.startdelay).as_nanos() as u64),
                 letter: match j.rw.kind {
                     crate::model::RwKind::Read => 'R',
-                    crate::model::RwKind::Write => 'W',
+                    // fio: trimwrite shows as a write, trim as 'D' (discard).
+                    crate::model::RwKind::Write | crate::model::RwKind::TrimWrite => 'W',
                     crate::model::RwKind::ReadWrite => 'M',
+                    crate::model::RwKind::Trim => 'D',
                 },
             }
         })

@@ -43,7 +43,13 @@ pub(crate) fn io_limit(job: &JobSpec, files: &[FilePlan]) -> Option<u64> {
     }
     let bs = job.unit_bs();
     let per_pass: u64 = files.iter().map(|f| f.region / bs * bs).sum();
-    Some(per_pass * job.loops.max(1) as u64)
+    // trimwrite trims and then writes every block: twice the bytes (as fio counts it).
+    let dirs = if job.rw.kind == crate::model::RwKind::TrimWrite {
+        2
+    } else {
+        1
+    };
+    Some(per_pass * job.loops.max(1) as u64 * dirs)
 }
 
 /// Seed of one instance: repeatable from `randseed` with randrepeat=1 (different per clone, as in

@@ -205,11 +205,7 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
                 t_prep,
                 t_sub: 0,
             };
-            let op = if dir == DDIR_READ {
-                Op::Read
-            } else {
-                Op::Write
-            };
+            let op = Op::of_dir(dir);
             // SAFETY: the slot's buffer lives in `bufs`, which is freed only after the queue is
             // drained and the engine destroyed (and leaked otherwise); the slot is not reused
             // before its completion is reaped (it returns to `free` only then).

@@ -9,7 +9,7 @@ use super::instance::{
 };
 use super::source::{IoSource, NextIo};
 use crate::engine::{Engine, Op, SyncOp};
-use crate::model::{DDIR_READ, DDIR_WRITE};
+use crate::model::DDIR_WRITE;
 use crate::workload::buffers::AlignedBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -97,11 +97,7 @@ impl<E: Engine> Loop<'_, E> {
                     src.rng
                         .fill(unsafe { std::slice::from_raw_parts_mut(bufp, len) });
                 }
-                let op = if dir == DDIR_READ {
-                    Op::Read
-                } else {
-                    Op::Write
-                };
+                let op = Op::of_dir(dir);
                 let t0 = now_ns();
                 // SAFETY: bufp points at `buf`, max_bs >= len bytes aligned for O_DIRECT,
                 // owned by this thread and alive for the whole loop.
@@ -112,7 +108,7 @@ impl<E: Engine> Loop<'_, E> {
                     Err(e) => {
                         res.error = Some(IoFailure::new(
                             self.input,
-                            if dir == DDIR_READ { "read" } else { "write" },
+                            op.name(),
                             file,
                             offset,
                             errno(&e),

@@ -191,8 +191,9 @@ fn unsupported_and_misspelt_options_are_refused_by_name() {
         "<stdin>:2: option 'write_iops_log' is not supported by iogauge yet"
     );
     assert_eq!(
-        run_spec(&["-"], "[j]\nrw=trim\n").unwrap_err(),
-        "<stdin>:2: rw=trim: rw=trim is not supported by iogauge yet"
+        run_spec(&["-"], "[j]\nrw=trim\nioengine=libaio\n").unwrap_err(),
+        "job 'j': rw=trim with ioengine=libaio is not supported by iogauge yet; trims run on \
+         the synchronous engines (psync, sync, pvsync, pvsync2, vsync, mmap, falloc, null)"
     );
 }
 

@@ -96,6 +96,18 @@ pub(in crate::input::fio) fn check_job(j: &crate::model::JobSpec) -> Result<(), 
             ));
         }
     }
+    let trims = matches!(
+        j.rw.kind,
+        crate::model::RwKind::Trim | crate::model::RwKind::TrimWrite
+    );
+    if trims && (j.ioengine.is_async() || j.ioengine.file_op().is_some()) {
+        return Err(format!(
+            "rw={} with ioengine={} is not supported by iogauge yet; trims run on the \
+             synchronous engines (psync, sync, pvsync, pvsync2, vsync, mmap, falloc, null)",
+            j.rw.fio_name(),
+            j.ioengine.fio_name()
+        ));
+    }
     // fio's ftruncate engine fails any other direction with EINVAL at its first I/O.
     if j.ioengine == IoEngine::Ftruncate && j.rw.kind != crate::model::RwKind::Write {
         return Err(format!(

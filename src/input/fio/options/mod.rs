@@ -88,9 +88,10 @@ fn set_rw(j: &mut JobSpec, v: &str) -> Result<(), String> {
         "randwrite" => (RwKind::Write, true),
         "rw" | "readwrite" => (RwKind::ReadWrite, false),
         "randrw" => (RwKind::ReadWrite, true),
-        "trim" | "randtrim" | "trimwrite" | "randtrimwrite" => {
-            return Err(format!("rw={v} is not supported by iogauge yet"))
-        }
+        "trim" => (RwKind::Trim, false),
+        "randtrim" => (RwKind::Trim, true),
+        "trimwrite" => (RwKind::TrimWrite, false),
+        "randtrimwrite" => (RwKind::TrimWrite, true),
         _ if v.contains(':') => {
             return Err(format!(
                 "rw={v}: the ':' offset modifier is not supported by iogauge yet"
@@ -98,7 +99,9 @@ fn set_rw(j: &mut JobSpec, v: &str) -> Result<(), String> {
         }
         _ => {
             return Err(
-                "expected read, write, randread, randwrite, rw (readwrite) or randrw".into(),
+                "expected read, write, randread, randwrite, rw (readwrite), randrw, trim, \
+                 randtrim, trimwrite or randtrimwrite"
+                    .into(),
             )
         }
     };
@@ -1060,8 +1063,8 @@ mod tests {
              posixaio, filecreate, filestat, filedelete, falloc or ftruncate"
         );
         assert_eq!(
-            err("rw", Some("trim")),
-            "rw=trim is not supported by iogauge yet"
+            err("rw", Some("trim:4k")),
+            "rw=trim:4k: the ':' offset modifier is not supported by iogauge yet"
         );
         assert_eq!(
             err("random_distribution", Some("zipf")),
