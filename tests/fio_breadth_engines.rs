@@ -380,3 +380,118 @@ fn ftruncate_leaves_the_file_at_the_last_write_offset() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("ioengine=ftruncate only writes"));
 }
+
+#[test]
+fn trim_modes_counts_and_keys_match_fio() {
+    let Some(g) = crosscheck("trim-falloc.fio") else {
+        return;
+    };
+    for name in ["trim", "randtrim"] {
+        let j = job(&g, name);
+        assert_eq!(u(j, &["trim", "total_ios"]), 32, "{name}");
+        assert_eq!(u(j, &["trim", "clat_ns", "N"]), 32, "{name}");
+        assert_eq!(u(j, &["write", "total_ios"]), 0, "{name}");
+    }
+    // trimwrite: every block trimmed, then written.
+    let j = job(&g, "trimwrite");
+    assert_eq!(u(j, &["trim", "total_ios"]), 32);
+    assert_eq!(u(j, &["write", "total_ios"]), 32);
+    let j = job(&g, "randtrimwrite");
+    assert_eq!(u(j, &["trim", "io_bytes"]), 128 << 10);
+    assert_eq!(u(j, &["write", "io_bytes"]), 128 << 10);
+}
+
+/// Allocated bytes of a file and whether [offset, offset+len) holds data (SEEK_DATA).
+fn data_at(path: &Path, offset: u64) -> Option<u64> {
+    use std::os::unix::io::AsRawFd;
+    let f = std::fs::File::open(path).unwrap();
+    // SAFETY: plain syscall on an open file.
+    let r = unsafe { libc::lseek(f.as_raw_fd(), offset as libc::off_t, libc::SEEK_DATA) };
+    (r >= 0).then_some(r as u64)
+}
+
+fn allocated(path: &Path) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).unwrap().blocks() * 512
+}
+
+#[test]
+fn trim_punches_real_holes_in_files() {
+    for engine in ["psync", "sync", "pvsync", "pvsync2", "vsync", "mmap", "falloc"] {
+        let d = scratch();
+        let dir = format!("--directory={}", d.path().display());
+        let eng = format!("--ioengine={engine}");
+        // Trim the second half of the file (offset=50%): the first half keeps its data.
+        let out = iogauge(
+            &[
+                "--name=t",
+                &eng,
+                "--rw=randtrim",
+                "--size=128k",
+                "--offset=128k",
+                "--bs=16k",
+                "--unlink=0",
+                "--output-format=json",
+                &dir,
+            ],
+            d.path(),
+        );
+        assert!(out.status.success(), "{engine}: {}", text(&out.stderr));
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(u(&v, &["jobs", "0", "trim", "total_ios"]), 8, "{engine}");
+        let f = d.path().join("t.0.0");
+        assert_eq!(std::fs::metadata(&f).unwrap().len(), 256 << 10, "{engine}");
+        // Data up to 128k, none from there on: SEEK_DATA past 128k finds nothing (ENXIO).
+        assert_eq!(data_at(&f, 0), Some(0), "{engine}");
+        assert_eq!(data_at(&f, 128 << 10), None, "{engine}: the trimmed half has data");
+        assert!(allocated(&f) <= 128 << 10, "{engine}: {} allocated", allocated(&f));
+    }
+}
+
+#[test]
+fn trimwrite_leaves_every_block_written() {
+    let d = scratch();
+    let dir = format!("--directory={}", d.path().display());
+    let out = iogauge(
+        &[
+            "--name=t",
+            "--rw=randtrimwrite",
+            "--size=64k",
+            "--bs=4k",
+            "--unlink=0",
+            &dir,
+        ],
+        d.path(),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let data = std::fs::read(d.path().join("t.0.0")).unwrap();
+    for (i, block) in data.chunks(4096).enumerate() {
+        assert!(block.iter().any(|&b| b != 0), "block {i} is a hole");
+    }
+    assert!(allocated(&d.path().join("t.0.0")) >= 64 << 10);
+}
+
+#[test]
+fn trim_is_refused_where_it_cannot_run() {
+    let d = scratch();
+    for (args, want) in [
+        (
+            &["--name=t", "--rw=trim", "--ioengine=io_uring"][..],
+            "rw=trim with ioengine=io_uring is not supported by iogauge yet",
+        ),
+        (
+            &["--name=t", "--rw=trimwrite", "--ioengine=filecreate"][..],
+            "rw=trimwrite with ioengine=filecreate is not supported by iogauge yet",
+        ),
+    ] {
+        let out = iogauge(args, d.path());
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(text(&out.stderr).contains(want), "{}", text(&out.stderr));
+    }
+    // An existing file is the user's: trimming it needs --allow-overwrite, as writing does.
+    std::fs::write(d.path().join("mine"), vec![1u8; 8192]).unwrap();
+    let file = format!("--filename={}", d.path().join("mine").display());
+    let out = iogauge(&["--name=t", "--rw=trim", "--size=8k", &file], d.path());
+    assert_ne!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(std::fs::read(d.path().join("mine")).unwrap(), vec![1u8; 8192]);
+}
