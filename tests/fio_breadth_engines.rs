@@ -283,8 +283,8 @@ fn engine_options_are_checked_against_the_engine() {
             "multiple of the page size",
         ),
         (
-            &["--name=t", "--ioengine=cpuio"],
-            "ioengine 'cpuio' is not supported by iogauge yet",
+            &["--name=t", "--ioengine=exec"],
+            "ioengine 'exec' is not supported by iogauge yet",
         ),
     ];
     for (args, want) in cases {
@@ -417,7 +417,9 @@ fn allocated(path: &Path) -> u64 {
 
 #[test]
 fn trim_punches_real_holes_in_files() {
-    for engine in ["psync", "sync", "pvsync", "pvsync2", "vsync", "mmap", "falloc"] {
+    for engine in [
+        "psync", "sync", "pvsync", "pvsync2", "vsync", "mmap", "falloc",
+    ] {
         let d = scratch();
         let dir = format!("--directory={}", d.path().display());
         let eng = format!("--ioengine={engine}");
@@ -443,8 +445,16 @@ fn trim_punches_real_holes_in_files() {
         assert_eq!(std::fs::metadata(&f).unwrap().len(), 256 << 10, "{engine}");
         // Data up to 128k, none from there on: SEEK_DATA past 128k finds nothing (ENXIO).
         assert_eq!(data_at(&f, 0), Some(0), "{engine}");
-        assert_eq!(data_at(&f, 128 << 10), None, "{engine}: the trimmed half has data");
-        assert!(allocated(&f) <= 128 << 10, "{engine}: {} allocated", allocated(&f));
+        assert_eq!(
+            data_at(&f, 128 << 10),
+            None,
+            "{engine}: the trimmed half has data"
+        );
+        assert!(
+            allocated(&f) <= 128 << 10,
+            "{engine}: {} allocated",
+            allocated(&f)
+        );
     }
 }
 
@@ -493,7 +503,10 @@ fn trim_is_refused_where_it_cannot_run() {
     let file = format!("--filename={}", d.path().join("mine").display());
     let out = iogauge(&["--name=t", "--rw=trim", "--size=8k", &file], d.path());
     assert_ne!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert_eq!(std::fs::read(d.path().join("mine")).unwrap(), vec![1u8; 8192]);
+    assert_eq!(
+        std::fs::read(d.path().join("mine")).unwrap(),
+        vec![1u8; 8192]
+    );
 }
 
 /// A loop device over a 4 MiB image full of data on the real disk, detached on drop.
@@ -560,7 +573,10 @@ fn trim_on_a_block_device_discards_behind_allow_overwrite() {
     // BLKDISCARD on a loop device punches the backing file: the first MiB is a hole now, the
     // rest keeps its data.
     assert_eq!(data_at(&lo.img, 0), Some(1 << 20));
-    assert_eq!(std::fs::read(&lo.img).unwrap()[(1 << 20)..], vec![0x5au8; 3 << 20]);
+    assert_eq!(
+        std::fs::read(&lo.img).unwrap()[(1 << 20)..],
+        vec![0x5au8; 3 << 20]
+    );
 
     // fio 3.33 does the same BLKDISCARDs: equal counts, iogauge has every key.
     if have_fio() {

@@ -14,6 +14,15 @@ pub enum StatType {
     Statx,
 }
 
+/// How `cpuio` burns CPU (fio's `cpumode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CpuMode {
+    /// Spin on the clock for `cpuchunks` microseconds, fio's default.
+    Noop,
+    /// Sort 256 Ki integers four ways; the cycle is as long as that takes.
+    Qsort,
+}
+
 /// Per-engine options of the engines in `src/engine/` beyond sync, psync, null, io_uring and
 /// libaio. `Default` is fio 3.33's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,6 +33,14 @@ pub struct EngineSpec {
     pub nowait: bool,
     /// filestat: which stat call is timed (fio `stat_type`).
     pub stat_type: StatType,
+    /// cpuio: percent of one CPU to use (fio `cpuload`; 0 = unset, which cpuio refuses).
+    pub cpuload: u32,
+    /// cpuio: length of one burn cycle in microseconds (fio `cpuchunks`).
+    pub cpuchunks: u32,
+    /// cpuio: how the CPU is burnt (fio `cpumode`).
+    pub cpumode: CpuMode,
+    /// cpuio: stop when the phase's other jobs are done (fio `exit_on_io_done`).
+    pub exit_on_io_done: bool,
 }
 
 impl Default for EngineSpec {
@@ -32,6 +49,10 @@ impl Default for EngineSpec {
             hipri_percentage: 100,
             nowait: false,
             stat_type: StatType::Stat,
+            cpuload: 0,
+            cpuchunks: 50_000,
+            cpumode: CpuMode::Noop,
+            exit_on_io_done: false,
         }
     }
 }
@@ -56,5 +77,10 @@ impl IoEngine {
             IoEngine::Filedelete => Some(FileOp::Delete),
             _ => None,
         }
+    }
+
+    /// Engines that touch no file or disk (fio's FIO_DISKLESSIO): nothing is laid out or opened.
+    pub(crate) fn diskless(&self) -> bool {
+        matches!(self, IoEngine::Null | IoEngine::Cpuio)
     }
 }

@@ -4,7 +4,7 @@
 pub(crate) mod engines;
 pub(crate) mod units;
 
-pub use engines::{EngineSpec, StatType};
+pub use engines::{CpuMode, EngineSpec, StatType};
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -91,6 +91,8 @@ pub enum IoEngine {
     Falloc,
     /// ftruncate to each write's offset (fio `ftruncate`).
     Ftruncate,
+    /// Burns CPU, no I/O (fio `cpuio`).
+    Cpuio,
 }
 
 impl IoEngine {
@@ -111,6 +113,7 @@ impl IoEngine {
             IoEngine::Filedelete => "filedelete",
             IoEngine::Falloc => "falloc",
             IoEngine::Ftruncate => "ftruncate",
+            IoEngine::Cpuio => "cpuio",
         }
     }
 

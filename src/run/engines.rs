@@ -34,6 +34,8 @@ pub(crate) enum Engines {
     Falloc(Falloc),
     Ftruncate(Ftruncate),
     Posix(PosixAio, SlotBuffers),
+    /// cpuio: no engine, a loop of its own (`run/cpuio.rs`).
+    Cpu,
     /// filecreate, filestat, filedelete: no engine, a loop of their own (`run/fileops.rs`).
     FileOps(FileOp),
 }
@@ -70,6 +72,7 @@ pub(crate) fn make(job: &JobSpec, fds: Vec<RawFd>) -> Result<Engines, RunError> 
             PosixAio::new(fds, job.iodepth),
             SlotBuffers::new(job.iodepth, max_bs),
         ),
+        IoEngine::Cpuio => Engines::Cpu,
         IoEngine::Filecreate | IoEngine::Filestat | IoEngine::Filedelete => {
             Engines::FileOps(job.ioengine.file_op().expect("a file operation engine"))
         }

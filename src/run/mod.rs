@@ -5,6 +5,7 @@
 pub(crate) mod assemble;
 pub(crate) mod clock;
 pub(crate) mod context;
+pub(crate) mod cpuio;
 pub(crate) mod disks;
 pub(crate) mod engines;
 pub(crate) mod fileops;
@@ -347,7 +348,7 @@ fn prepare(
     if job.ioengine == IoEngine::Filecreate {
         // filecreate makes the files itself (timed); new ones are removed as iogauge's own.
         fileops::register_new(inst.files.iter(), created);
-    } else if job.ioengine != IoEngine::Null {
+    } else if !job.ioengine.diskless() {
         for f in &inst.files {
             if layout::lay_out(job, f, created, stop)? {
                 laid.0 += 1;
@@ -511,6 +512,7 @@ fn run_phase(
                         Engines::Posix(e, b) => {
                             queue_worker::run_queue_worker(e, b, input, pb, stop, start, budget)
                         }
+                        Engines::Cpu => cpuio::run_cpuio_worker(input, pb, stop, start, budget),
                         Engines::FileOps(op) => {
                             fileops::run_fileops_worker(op, input, pb, stop, start, budget)
                         }

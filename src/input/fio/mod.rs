@@ -164,7 +164,8 @@ fn build_job(globals: &[Entry], own: &[Entry], section: Option<&str>) -> Result<
             job.name
         )));
     }
-    options::engines::check_job(&job).map_err(|e| FioError(format!("job '{}': {e}", job.name)))?;
+    options::engines::finish_job(&mut job)
+        .map_err(|e| FioError(format!("job '{}': {e}", job.name)))?;
     Ok(job)
 }
 

@@ -2,7 +2,7 @@
 
 use super::Opt;
 use crate::model::units::{parse_bool, parse_int_in};
-use crate::model::StatType;
+use crate::model::{CpuMode, StatType};
 
 pub(super) static OPTIONS: &[Opt] =
     &[
@@ -44,6 +44,55 @@ pub(super) static OPTIONS: &[Opt] =
             }
         ),
         opt!(
+            "cpuload",
+            [],
+            false,
+            "cpuio: percent of one CPU to use (required)",
+            |j, v| {
+                // fio caps values above 100 at 100.
+                j.engines.cpuload = parse_int_in(v, 0, u32::MAX as u64)
+                    .map_err(|_| "expected a percentage of one CPU, e.g. cpuload=50")?
+                    .min(100) as u32;
+                Ok(())
+            }
+        ),
+        opt!(
+            "cpuchunks",
+            [],
+            false,
+            "cpuio: length of one burn cycle in microseconds (default 50000)",
+            |j, v| {
+                j.engines.cpuchunks = parse_int_in(v, 1, u32::MAX as u64)
+                    .map_err(|_| "expected microseconds above 0, e.g. cpuchunks=10000")?
+                    as u32;
+                Ok(())
+            }
+        ),
+        opt!(
+            "cpumode",
+            [],
+            false,
+            "cpuio: noop (spin, default) or qsort (sort integers)",
+            |j, v| {
+                j.engines.cpumode = match v {
+                    "noop" => CpuMode::Noop,
+                    "qsort" => CpuMode::Qsort,
+                    _ => return Err("expected noop or qsort, e.g. cpumode=qsort".into()),
+                };
+                Ok(())
+            }
+        ),
+        opt!(
+            "exit_on_io_done",
+            [],
+            true,
+            "cpuio: stop when the other jobs of the phase are done",
+            |j, v| {
+                j.engines.exit_on_io_done = parse_bool(v)?;
+                Ok(())
+            }
+        ),
+        opt!(
             "uncached",
             [],
             false,
@@ -73,7 +122,9 @@ pub(super) static OPTIONS: &[Opt] =
 
 /// Checks of the engine options against the job's engine, run once the job is complete: an
 /// engine option on another engine is an error, as in fio (which does not know the option then).
-pub(in crate::input::fio) fn check_job(j: &crate::model::JobSpec) -> Result<(), String> {
+/// A cpuio job is also given what it implies (a placeholder size, background with
+/// exit_on_io_done).
+pub(in crate::input::fio) fn finish_job(j: &mut crate::model::JobSpec) -> Result<(), String> {
     use crate::model::IoEngine;
     let d = crate::model::EngineSpec::default();
     let e = &j.engines;
@@ -85,6 +136,10 @@ pub(in crate::input::fio) fn check_job(j: &crate::model::JobSpec) -> Result<(), 
         ),
         ("nowait", e.nowait, IoEngine::Pvsync2),
         ("stat_type", e.stat_type != d.stat_type, IoEngine::Filestat),
+        ("cpuload", e.cpuload != d.cpuload, IoEngine::Cpuio),
+        ("cpuchunks", e.cpuchunks != d.cpuchunks, IoEngine::Cpuio),
+        ("cpumode", e.cpumode != d.cpumode, IoEngine::Cpuio),
+        ("exit_on_io_done", e.exit_on_io_done, IoEngine::Cpuio),
     ];
     for (name, set, engine) in only {
         if set && j.ioengine != engine {
@@ -100,13 +155,39 @@ pub(in crate::input::fio) fn check_job(j: &crate::model::JobSpec) -> Result<(), 
         j.rw.kind,
         crate::model::RwKind::Trim | crate::model::RwKind::TrimWrite
     );
-    if trims && (j.ioengine.is_async() || j.ioengine.file_op().is_some()) {
+    if trims
+        && (j.ioengine.is_async()
+            || j.ioengine.file_op().is_some()
+            || j.ioengine == IoEngine::Cpuio)
+    {
         return Err(format!(
             "rw={} with ioengine={} is not supported by iogauge yet; trims run on the \
              synchronous engines (psync, sync, pvsync, pvsync2, vsync, mmap, falloc, null)",
             j.rw.fio_name(),
             j.ioengine.fio_name()
         ));
+    }
+    if j.ioengine == IoEngine::Cpuio {
+        if j.engines.cpuload == 0 {
+            return Err(
+                "ioengine=cpuio needs cpuload= (the percent of one CPU to use), e.g. cpuload=50"
+                    .into(),
+            );
+        }
+        // Differs from fio on purpose: fio's cpuio without a runtime never ends.
+        if j.runtime.is_none() && !j.engines.exit_on_io_done {
+            return Err(
+                "ioengine=cpuio runs until its runtime (fio's would never end); set \
+                        runtime=, e.g. runtime=10s, or exit_on_io_done=1"
+                    .into(),
+            );
+        }
+        // Stopped with the phase's other jobs, as the background jobs are.
+        j.background = j.engines.exit_on_io_done;
+        // Nothing is laid out or opened; the planner still wants a size.
+        if j.size.is_none() && j.filesize.is_none() {
+            j.size = Some(crate::model::SizeSpec::Bytes(j.min_bs()));
+        }
     }
     // fio's ftruncate engine fails any other direction with EINVAL at its first I/O.
     if j.ioengine == IoEngine::Ftruncate && j.rw.kind != crate::model::RwKind::Write {

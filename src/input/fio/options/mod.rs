@@ -58,13 +58,12 @@ macro_rules! opt {
 }
 
 /// Other engine names fio 3.33 accepts.
-const OTHER_FIO_ENGINES: [&str; 19] = [
+const OTHER_FIO_ENGINES: [&str; 18] = [
     "rbd",
     "splice",
     "netsplice",
     "sg",
     "net",
-    "cpuio",
     "rdma",
     "e4defrag",
     "exec",
@@ -126,13 +125,14 @@ fn set_ioengine(j: &mut JobSpec, v: &str) -> Result<(), String> {
         "filedelete" => IoEngine::Filedelete,
         "falloc" => IoEngine::Falloc,
         "ftruncate" => IoEngine::Ftruncate,
+        "cpuio" => IoEngine::Cpuio,
         _ if OTHER_FIO_ENGINES.contains(&v) => {
             return Err(format!("ioengine '{v}' is not supported by iogauge yet"))
         }
         _ => {
             return Err(
                 "expected sync, psync, vsync, pvsync, pvsync2, mmap, null, libaio, \
-                        io_uring, posixaio, filecreate, filestat, filedelete, falloc or ftruncate"
+                        io_uring, posixaio, filecreate, filestat, filedelete, falloc, ftruncate or cpuio"
                     .into(),
             )
         }
@@ -1054,13 +1054,13 @@ mod tests {
             format!("expected a whole number from 1 to {}", u32::MAX)
         );
         assert_eq!(
-            err("ioengine", Some("cpuio")),
-            "ioengine 'cpuio' is not supported by iogauge yet"
+            err("ioengine", Some("exec")),
+            "ioengine 'exec' is not supported by iogauge yet"
         );
         assert_eq!(
             err("ioengine", Some("foo")),
             "expected sync, psync, vsync, pvsync, pvsync2, mmap, null, libaio, io_uring, \
-             posixaio, filecreate, filestat, filedelete, falloc or ftruncate"
+             posixaio, filecreate, filestat, filedelete, falloc, ftruncate or cpuio"
         );
         assert_eq!(
             err("rw", Some("trim:4k")),
