@@ -590,3 +590,53 @@ fn trim_on_a_block_device_discards_behind_allow_overwrite() {
         assert_counts_equal(&fio, &v);
     }
 }
+
+/// fio's cpuio prints "NAME (MODE): ioengine=cpuio, …" on stdout before its JSON.
+fn fio_json_after_banner(name: &str, dir: &Path) -> Value {
+    let job = dir.join("job.fio");
+    std::fs::write(&job, fixture(name).replace("@DIR@", dir.to_str().unwrap())).unwrap();
+    let out = cmd("fio")
+        .arg(&job)
+        .arg("--output-format=json")
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "fio: {}", text(&out.stderr));
+    let s = text(&out.stdout);
+    serde_json::from_str(&s[s.find('{').unwrap()..]).unwrap()
+}
+
+#[test]
+fn cpuio_cycles_and_keys_match_fio() {
+    let gd = scratch();
+    let g = run_fixture(
+        env!("CARGO_BIN_EXE_iogauge"),
+        &["fio"],
+        "engines-cpuio.fio",
+        gd.path(),
+    );
+    assert!(std::fs::read_dir(gd.path()).unwrap().next().is_none());
+    // 20 ms busy + 20 ms asleep: 25 cycles in 1 s, each one 0-byte "read" timed as clat.
+    let noop = job(&g, "noop");
+    let n = u(noop, &["read", "total_ios"]);
+    assert!((15..=26).contains(&n), "{n} cycles");
+    assert_eq!(u(noop, &["read", "clat_ns", "N"]), n);
+    assert_eq!(u(noop, &["read", "io_bytes"]), 0);
+    let mean = noop["read"]["clat_ns"]["mean"].as_f64().unwrap();
+    assert!(mean >= 20e6, "a cycle took {mean} ns");
+    // exit_on_io_done: qsort stops when the write job (about 0.5 s) is done.
+    let q = job(&g, "qsort");
+    assert!(u(q, &["read", "total_ios"]) >= 1);
+    assert!(u(q, &["job_runtime"]) < 3000, "{q}");
+    assert_eq!(u(job(&g, "io"), &["write", "total_ios"]), 256);
+    if !have_fio() {
+        return;
+    }
+    let fd = scratch();
+    let f = fio_json_after_banner("engines-cpuio.fio", fd.path());
+    assert_keys_superset(&f, &g);
+    let fnoop = job(&f, "noop");
+    let fnum = u(fnoop, &["read", "total_ios"]);
+    assert!(n.abs_diff(fnum) <= 5, "fio {fnum} cycles, iogauge {n}");
+    assert_eq!(u(job(&f, "io"), &["write", "total_ios"]), 256);
+}
