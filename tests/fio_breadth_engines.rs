@@ -264,7 +264,7 @@ fn engine_options_are_checked_against_the_engine() {
     let cases: &[(&[&str], &str)] = &[
         (
             &["--name=t", "--nowait=1"],
-            "job 't': nowait is a pvsync2 option, but ioengine=psync; set ioengine=pvsync2",
+            "job 't': nowait is an option of ioengine=pvsync2, but ioengine=psync; set ioengine=pvsync2",
         ),
         (
             &["--name=t", "--ioengine=filestat", "--stat_type=fstat"],
@@ -283,8 +283,8 @@ fn engine_options_are_checked_against_the_engine() {
             "multiple of the page size",
         ),
         (
-            &["--name=t", "--ioengine=exec"],
-            "ioengine 'exec' is not supported by iogauge yet",
+            &["--name=t", "--ioengine=splice"],
+            "ioengine 'splice' is not supported by iogauge yet",
         ),
     ];
     for (args, want) in cases {
@@ -639,4 +639,88 @@ fn cpuio_cycles_and_keys_match_fio() {
     let fnum = u(fnoop, &["read", "total_ios"]);
     assert!(n.abs_diff(fnum) <= 5, "fio {fnum} cycles, iogauge {n}");
     assert_eq!(u(job(&f, "io"), &["write", "total_ios"]), 256);
+}
+
+#[test]
+fn exec_runs_the_program_for_the_runtime_as_fio() {
+    let gd = scratch();
+    let g = run_fixture(
+        env!("CARGO_BIN_EXE_iogauge"),
+        &["fio"],
+        "engines-exec.fio",
+        gd.path(),
+    );
+    // %n and %r expanded; the output kept as the program's (fio keeps it too).
+    let out = std::fs::read_to_string(gd.path().join("ex.stdout")).unwrap();
+    assert_eq!(out, "job ex for 1 s\n");
+    let mut left = files_in(gd.path());
+    left.sort();
+    assert_eq!(left, vec!["ex.stderr", "ex.stdout"]);
+    // The spawn, then one 50 ms pause + 50 ms think time per I/O until 1 s: 11 I/Os of 0 bytes.
+    let j = job(&g, "ex");
+    let n = u(j, &["read", "total_ios"]);
+    assert!((9..=12).contains(&n), "{n} I/Os");
+    assert_eq!(u(j, &["read", "io_bytes"]), 0);
+    assert!(u(j, &["job_runtime"]) >= 1000);
+    if !have_fio() {
+        return;
+    }
+    let fd = scratch();
+    let f = fio_json_after_banner("engines-exec.fio", fd.path());
+    assert_keys_superset(&f, &g);
+    let fnum = u(job(&f, "ex"), &["read", "total_ios"]);
+    assert!(n.abs_diff(fnum) <= 1, "fio {fnum} I/Os, iogauge {n}");
+    assert_eq!(
+        std::fs::read_to_string(fd.path().join("ex.stdout")).unwrap(),
+        out
+    );
+}
+
+#[test]
+fn exec_and_cpuio_need_what_they_run_by() {
+    let d = scratch();
+    for (args, want) in [
+        (
+            &["--name=t", "--ioengine=exec", "--runtime=1"][..],
+            "ioengine=exec needs program=, e.g. program=/usr/bin/stress-ng",
+        ),
+        (
+            &["--name=t", "--ioengine=exec", "--program=/bin/true"][..],
+            "ioengine=exec runs its program for the job's runtime; set runtime=",
+        ),
+        (
+            &["--name=t", "--program=/bin/true"][..],
+            "program is an option of ioengine=exec, but ioengine=psync; set ioengine=exec",
+        ),
+        (
+            &[
+                "--name=t",
+                "--ioengine=cpuio",
+                "--cpuload=10",
+                "--cpumode=spin",
+            ][..],
+            "expected noop or qsort, e.g. cpumode=qsort",
+        ),
+    ] {
+        let out = iogauge(args, d.path());
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(text(&out.stderr).contains(want), "{}", text(&out.stderr));
+    }
+    // A program that cannot run is a run error naming it.
+    let out = iogauge(
+        &[
+            "--name=t",
+            "--ioengine=exec",
+            "--program=/nonexistent/prog",
+            "--std_redirect=0",
+            "--runtime=1",
+        ],
+        d.path(),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("'/nonexistent/prog'"),
+        "{}",
+        text(&out.stderr)
+    );
 }

@@ -25,7 +25,7 @@ pub enum CpuMode {
 
 /// Per-engine options of the engines in `src/engine/` beyond sync, psync, null, io_uring and
 /// libaio. `Default` is fio 3.33's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EngineSpec {
     /// pvsync2: percent of I/Os that get RWF_HIPRI when `hipri` is set (fio `hipri_percentage`).
     pub hipri_percentage: u32,
@@ -41,6 +41,16 @@ pub struct EngineSpec {
     pub cpumode: CpuMode,
     /// cpuio: stop when the phase's other jobs are done (fio `exit_on_io_done`).
     pub exit_on_io_done: bool,
+    /// exec: the program to run (fio `program`; required).
+    pub program: Option<String>,
+    /// exec: its arguments, split on spaces, `%r` = runtime in seconds, `%n` = job name (fio
+    /// `arguments`).
+    pub arguments: Option<String>,
+    /// exec: seconds between SIGTERM at the runtime and the job's end (fio `grace_time`).
+    pub grace_time: u32,
+    /// exec: the program's stdout and stderr go to NAME.stdout and NAME.stderr (fio
+    /// `std_redirect`).
+    pub std_redirect: bool,
 }
 
 impl Default for EngineSpec {
@@ -53,6 +63,10 @@ impl Default for EngineSpec {
             cpuchunks: 50_000,
             cpumode: CpuMode::Noop,
             exit_on_io_done: false,
+            program: None,
+            arguments: None,
+            grace_time: 1,
+            std_redirect: true,
         }
     }
 }
@@ -81,6 +95,6 @@ impl IoEngine {
 
     /// Engines that touch no file or disk (fio's FIO_DISKLESSIO): nothing is laid out or opened.
     pub(crate) fn diskless(&self) -> bool {
-        matches!(self, IoEngine::Null | IoEngine::Cpuio)
+        matches!(self, IoEngine::Null | IoEngine::Cpuio | IoEngine::Exec)
     }
 }

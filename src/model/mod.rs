@@ -93,6 +93,8 @@ pub enum IoEngine {
     Ftruncate,
     /// Burns CPU, no I/O (fio `cpuio`).
     Cpuio,
+    /// Runs a program for the job's runtime, no I/O (fio `exec`).
+    Exec,
 }
 
 impl IoEngine {
@@ -114,6 +116,7 @@ impl IoEngine {
             IoEngine::Falloc => "falloc",
             IoEngine::Ftruncate => "ftruncate",
             IoEngine::Cpuio => "cpuio",
+            IoEngine::Exec => "exec",
         }
     }
 

@@ -36,6 +36,8 @@ pub(crate) enum Engines {
     Posix(PosixAio, SlotBuffers),
     /// cpuio: no engine, a loop of its own (`run/cpuio.rs`).
     Cpu,
+    /// exec: no engine, a loop of its own (`run/exec.rs`).
+    Exec,
     /// filecreate, filestat, filedelete: no engine, a loop of their own (`run/fileops.rs`).
     FileOps(FileOp),
 }
@@ -73,6 +75,7 @@ pub(crate) fn make(job: &JobSpec, fds: Vec<RawFd>) -> Result<Engines, RunError> 
             SlotBuffers::new(job.iodepth, max_bs),
         ),
         IoEngine::Cpuio => Engines::Cpu,
+        IoEngine::Exec => Engines::Exec,
         IoEngine::Filecreate | IoEngine::Filestat | IoEngine::Filedelete => {
             Engines::FileOps(job.ioengine.file_op().expect("a file operation engine"))
         }

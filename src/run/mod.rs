@@ -8,6 +8,7 @@ pub(crate) mod context;
 pub(crate) mod cpuio;
 pub(crate) mod disks;
 pub(crate) mod engines;
+pub(crate) mod exec;
 pub(crate) mod fileops;
 pub(crate) mod gate;
 pub(crate) mod instance;
@@ -513,6 +514,7 @@ fn run_phase(
                             queue_worker::run_queue_worker(e, b, input, pb, stop, start, budget)
                         }
                         Engines::Cpu => cpuio::run_cpuio_worker(input, pb, stop, start, budget),
+                        Engines::Exec => exec::run_exec_worker(input, pb, stop, start, budget),
                         Engines::FileOps(op) => {
                             fileops::run_fileops_worker(op, input, pb, stop, start, budget)
                         }

@@ -170,8 +170,8 @@ fn unsupported_and_misspelt_options_are_refused_by_name() {
     );
     // A bad global is caught even when no job would use it.
     assert_eq!(
-        err(&["--ioengine=exec"]),
-        "--ioengine=exec: ioengine 'exec' is not supported by iogauge yet"
+        err(&["--ioengine=splice"]),
+        "--ioengine=splice: ioengine 'splice' is not supported by iogauge yet"
     );
     assert_eq!(
         err(&["--name=t", "--fixedbufs"]),

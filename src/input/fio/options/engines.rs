@@ -93,6 +93,48 @@ pub(super) static OPTIONS: &[Opt] =
             }
         ),
         opt!(
+            "program",
+            [],
+            false,
+            "exec: the program to run for the job's runtime",
+            |j, v| {
+                j.engines.program = Some(v.to_string());
+                Ok(())
+            }
+        ),
+        opt!(
+            "arguments",
+            [],
+            false,
+            "exec: the program's arguments (%r = runtime in seconds, %n = job name)",
+            |j, v| {
+                j.engines.arguments = Some(v.to_string());
+                Ok(())
+            }
+        ),
+        opt!(
+            "grace_time",
+            [],
+            false,
+            "exec: seconds from SIGTERM at the runtime to the job's end (default 1)",
+            |j, v| {
+                j.engines.grace_time = parse_int_in(v, 0, u32::MAX as u64)
+                    .map_err(|_| "expected whole seconds, e.g. grace_time=1")?
+                    as u32;
+                Ok(())
+            }
+        ),
+        opt!(
+            "std_redirect",
+            [],
+            true,
+            "exec: the program's stdout/stderr go to NAME.stdout/NAME.stderr (default 1)",
+            |j, v| {
+                j.engines.std_redirect = parse_bool(v)?;
+                Ok(())
+            }
+        ),
+        opt!(
             "uncached",
             [],
             false,
@@ -140,11 +182,19 @@ pub(in crate::input::fio) fn finish_job(j: &mut crate::model::JobSpec) -> Result
         ("cpuchunks", e.cpuchunks != d.cpuchunks, IoEngine::Cpuio),
         ("cpumode", e.cpumode != d.cpumode, IoEngine::Cpuio),
         ("exit_on_io_done", e.exit_on_io_done, IoEngine::Cpuio),
+        ("program", e.program.is_some(), IoEngine::Exec),
+        ("arguments", e.arguments.is_some(), IoEngine::Exec),
+        ("grace_time", e.grace_time != d.grace_time, IoEngine::Exec),
+        (
+            "std_redirect",
+            e.std_redirect != d.std_redirect,
+            IoEngine::Exec,
+        ),
     ];
     for (name, set, engine) in only {
         if set && j.ioengine != engine {
             return Err(format!(
-                "{name} is a {} option, but ioengine={}; set ioengine={}",
+                "{name} is an option of ioengine={}, but ioengine={}; set ioengine={}",
                 engine.fio_name(),
                 j.ioengine.fio_name(),
                 engine.fio_name()
@@ -155,17 +205,32 @@ pub(in crate::input::fio) fn finish_job(j: &mut crate::model::JobSpec) -> Result
         j.rw.kind,
         crate::model::RwKind::Trim | crate::model::RwKind::TrimWrite
     );
-    if trims
-        && (j.ioengine.is_async()
-            || j.ioengine.file_op().is_some()
-            || j.ioengine == IoEngine::Cpuio)
-    {
+    if trims && (j.ioengine.is_async() || j.ioengine.file_op().is_some() || j.ioengine.diskless()) {
         return Err(format!(
             "rw={} with ioengine={} is not supported by iogauge yet; trims run on the \
              synchronous engines (psync, sync, pvsync, pvsync2, vsync, mmap, falloc, null)",
             j.rw.fio_name(),
             j.ioengine.fio_name()
         ));
+    }
+    if j.ioengine == IoEngine::Exec {
+        if j.engines.program.is_none() {
+            return Err("ioengine=exec needs program=, e.g. program=/usr/bin/stress-ng".into());
+        }
+        // Differs from fio on purpose: fio's exec without a runtime sends SIGTERM at once and
+        // then never ends.
+        if j.runtime.is_none() {
+            return Err(
+                "ioengine=exec runs its program for the job's runtime; set runtime=, e.g. \
+                 runtime=10s"
+                    .into(),
+            );
+        }
+    }
+    let no_io = matches!(j.ioengine, IoEngine::Cpuio | IoEngine::Exec);
+    if no_io && j.size.is_none() && j.filesize.is_none() {
+        // Nothing is laid out or opened; the planner still wants a size.
+        j.size = Some(crate::model::SizeSpec::Bytes(j.min_bs()));
     }
     if j.ioengine == IoEngine::Cpuio {
         if j.engines.cpuload == 0 {
@@ -184,10 +249,6 @@ pub(in crate::input::fio) fn finish_job(j: &mut crate::model::JobSpec) -> Result
         }
         // Stopped with the phase's other jobs, as the background jobs are.
         j.background = j.engines.exit_on_io_done;
-        // Nothing is laid out or opened; the planner still wants a size.
-        if j.size.is_none() && j.filesize.is_none() {
-            j.size = Some(crate::model::SizeSpec::Bytes(j.min_bs()));
-        }
     }
     // fio's ftruncate engine fails any other direction with EINVAL at its first I/O.
     if j.ioengine == IoEngine::Ftruncate && j.rw.kind != crate::model::RwKind::Write {

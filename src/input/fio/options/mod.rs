@@ -58,7 +58,7 @@ macro_rules! opt {
 }
 
 /// Other engine names fio 3.33 accepts.
-const OTHER_FIO_ENGINES: [&str; 18] = [
+const OTHER_FIO_ENGINES: [&str; 17] = [
     "rbd",
     "splice",
     "netsplice",
@@ -66,7 +66,6 @@ const OTHER_FIO_ENGINES: [&str; 18] = [
     "net",
     "rdma",
     "e4defrag",
-    "exec",
     "io_uring_cmd",
     "gfapi",
     "gfapi_async",
@@ -126,13 +125,14 @@ fn set_ioengine(j: &mut JobSpec, v: &str) -> Result<(), String> {
         "falloc" => IoEngine::Falloc,
         "ftruncate" => IoEngine::Ftruncate,
         "cpuio" => IoEngine::Cpuio,
+        "exec" => IoEngine::Exec,
         _ if OTHER_FIO_ENGINES.contains(&v) => {
             return Err(format!("ioengine '{v}' is not supported by iogauge yet"))
         }
         _ => {
             return Err(
                 "expected sync, psync, vsync, pvsync, pvsync2, mmap, null, libaio, \
-                        io_uring, posixaio, filecreate, filestat, filedelete, falloc, ftruncate or cpuio"
+                        io_uring, posixaio, filecreate, filestat, filedelete, falloc, ftruncate, cpuio or exec"
                     .into(),
             )
         }
@@ -1054,13 +1054,13 @@ mod tests {
             format!("expected a whole number from 1 to {}", u32::MAX)
         );
         assert_eq!(
-            err("ioengine", Some("exec")),
-            "ioengine 'exec' is not supported by iogauge yet"
+            err("ioengine", Some("splice")),
+            "ioengine 'splice' is not supported by iogauge yet"
         );
         assert_eq!(
             err("ioengine", Some("foo")),
             "expected sync, psync, vsync, pvsync, pvsync2, mmap, null, libaio, io_uring, \
-             posixaio, filecreate, filestat, filedelete, falloc, ftruncate or cpuio"
+             posixaio, filecreate, filestat, filedelete, falloc, ftruncate, cpuio or exec"
         );
         assert_eq!(
             err("rw", Some("trim:4k")),
