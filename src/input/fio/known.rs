@@ -5,10 +5,11 @@
 use super::options;
 
 /// Option names and aliases of fio 3.33, sorted. Supported ones are looked up in `options` first.
-pub(super) static FIO_OPTIONS: [&str; 276] = [
+pub(super) static FIO_OPTIONS: [&str; 281] = [
     "allow_file_create",
     "allow_mounted_write",
     "allrandrepeat",
+    "arguments",
     "atomic",
     "ba",
     "block_error_percentiles",
@@ -91,6 +92,7 @@ pub(super) static FIO_OPTIONS: [&str; 276] = [
     "fsync",
     "fsync_on_close",
     "gid",
+    "grace_time",
     "group_reporting",
     "gtod_cpu",
     "gtod_reduce",
@@ -175,6 +177,7 @@ pub(super) static FIO_OPTIONS: [&str; 276] = [
     "prio",
     "prioclass",
     "profile",
+    "program",
     "protocol",
     "ramp_time",
     "random_distribution",
@@ -221,7 +224,9 @@ pub(super) static FIO_OPTIONS: [&str; 276] = [
     "ss_dur",
     "ss_ramp",
     "startdelay",
+    "stat_type",
     "stats",
+    "std_redirect",
     "steadystate",
     "steadystate_duration",
     "steadystate_ramp_time",

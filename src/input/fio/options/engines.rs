@@ -261,7 +261,7 @@ pub(in crate::input::fio) fn finish_job(j: &mut crate::model::JobSpec) -> Result
     // fio's mmap engine: direct, fsync and fdatasync work on whole pages.
     if j.ioengine == IoEngine::Mmap
         && (j.direct || j.fsync > 0 || j.fdatasync > 0)
-        && j.min_bs() % 4096 != 0
+        && !j.min_bs().is_multiple_of(4096)
     {
         return Err(format!(
             "ioengine=mmap with direct, fsync or fdatasync needs a block size that is a multiple \
