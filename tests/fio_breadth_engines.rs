@@ -283,6 +283,10 @@ fn engine_options_are_checked_against_the_engine() {
             "multiple of the page size",
         ),
         (
+            &["--name=t", "--ioengine=filestat", "--time_based", "--runtime=1"],
+            "time_based with ioengine=filestat is not supported by iogauge yet",
+        ),
+        (
             &["--name=t", "--ioengine=splice"],
             "ioengine 'splice' is not supported by iogauge yet",
         ),

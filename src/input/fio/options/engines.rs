@@ -213,6 +213,14 @@ pub(in crate::input::fio) fn finish_job(j: &mut crate::model::JobSpec) -> Result
             j.ioengine.fio_name()
         ));
     }
+    // fio repeats the fake I/Os of a time-based metadata job without new opens; not modelled.
+    if j.ioengine.file_op().is_some() && j.time_based {
+        return Err(format!(
+            "time_based with ioengine={} is not supported by iogauge yet; use loops= to repeat \
+             the file operations",
+            j.ioengine.fio_name()
+        ));
+    }
     if j.ioengine == IoEngine::Exec {
         if j.engines.program.is_none() {
             return Err("ioengine=exec needs program=, e.g. program=/usr/bin/stress-ng".into());
