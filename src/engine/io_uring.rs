@@ -171,8 +171,8 @@ impl QueueEngine for Uring {
         len: usize,
         offset: u64,
     ) -> io::Result<()> {
-        // Trims never come here (refused in the input); the write arms below only complete the
-        // match.
+        // Trims never come here (the worker calls `trim` once the queue is drained); the write
+        // arms below only complete the match.
         if op == Op::Trim {
             return Err(io::Error::from_raw_os_error(libc::EOPNOTSUPP));
         }
@@ -279,5 +279,9 @@ impl QueueEngine for Uring {
 
     fn sync(&mut self, file: usize, op: SyncOp) -> io::Result<()> {
         sync_fd(self.fds[file], op)
+    }
+
+    fn trim(&mut self, file: usize, offset: u64, len: usize) -> io::Result<usize> {
+        super::trim::trim_fd(self.fds[file], offset, len)
     }
 }

@@ -185,6 +185,10 @@ impl QueueEngine for Aio {
     fn sync(&mut self, file: usize, op: SyncOp) -> io::Result<()> {
         sync_fd(self.fds[file], op)
     }
+
+    fn trim(&mut self, file: usize, offset: u64, len: usize) -> io::Result<usize> {
+        super::trim::trim_fd(self.fds[file], offset, len)
+    }
 }
 
 #[cfg(test)]

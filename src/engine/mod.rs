@@ -34,7 +34,8 @@ pub(crate) fn io_uring_or_libaio(engine: &mut crate::model::IoEngine) -> Option<
 pub(crate) enum Op {
     Read,
     Write,
-    /// Synchronous engines only (the input refuses trims on queueing engines).
+    /// A trim: synchronous engines do it in `io`; queueing engines in `QueueEngine::trim`
+    /// (never queued).
     Trim,
 }
 
@@ -124,6 +125,10 @@ pub(crate) trait QueueEngine: Send {
 
     /// fsync or fdatasync of file `file`, synchronously (the caller drains the queue first).
     fn sync(&mut self, file: usize, op: SyncOp) -> io::Result<()>;
+
+    /// A trim of `len` bytes at `offset` of file `file`, synchronously (the caller drains the
+    /// queue first), as fio's queueing engines do (FIO_ASYNCIO_SYNC_TRIM); returns `len`.
+    fn trim(&mut self, file: usize, offset: u64, len: usize) -> io::Result<usize>;
 }
 
 /// A nanosecond count (a duration, or a CLOCK_MONOTONIC instant) as a `timespec`.

@@ -189,4 +189,8 @@ impl QueueEngine for PosixAio {
     fn sync(&mut self, file: usize, op: SyncOp) -> io::Result<()> {
         sync_fd(self.fds[file], op)
     }
+
+    fn trim(&mut self, file: usize, offset: u64, len: usize) -> io::Result<usize> {
+        super::trim::trim_fd(self.fds[file], offset, len)
+    }
 }

@@ -18,6 +18,7 @@ pub(crate) mod queue_worker;
 pub(crate) mod small_files;
 pub(crate) mod source;
 pub(crate) mod stop;
+pub(crate) mod trims;
 pub(crate) mod worker;
 
 use crate::model::{IoEngine, JobSpec, RunSpec};

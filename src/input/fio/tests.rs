@@ -191,9 +191,10 @@ fn unsupported_and_misspelt_options_are_refused_by_name() {
         "<stdin>:2: option 'write_iops_log' is not supported by iogauge yet"
     );
     assert_eq!(
-        run_spec(&["-"], "[j]\nrw=trim\nioengine=libaio\n").unwrap_err(),
-        "job 'j': rw=trim with ioengine=libaio is not supported by iogauge yet; trims run on \
-         the synchronous engines (psync, sync, pvsync, pvsync2, vsync, mmap, falloc, null)"
+        run_spec(&["-"], "[j]\nrw=trim\nioengine=filestat\n").unwrap_err(),
+        "job 'j': rw=trim with ioengine=filestat is not supported by iogauge yet; trims run on \
+         the data engines (psync, sync, vsync, pvsync, pvsync2, mmap, falloc, null, libaio, \
+         io_uring, posixaio)"
     );
 }
 

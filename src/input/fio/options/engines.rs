@@ -205,10 +205,13 @@ pub(in crate::input::fio) fn finish_job(j: &mut crate::model::JobSpec) -> Result
         j.rw.kind,
         crate::model::RwKind::Trim | crate::model::RwKind::TrimWrite
     );
-    if trims && (j.ioengine.is_async() || j.ioengine.file_op().is_some() || j.ioengine.diskless()) {
+    let no_data =
+        j.ioengine.file_op().is_some() || matches!(j.ioengine, IoEngine::Cpuio | IoEngine::Exec);
+    if trims && no_data {
         return Err(format!(
             "rw={} with ioengine={} is not supported by iogauge yet; trims run on the \
-             synchronous engines (psync, sync, pvsync, pvsync2, vsync, mmap, falloc, null)",
+             data engines (psync, sync, vsync, pvsync, pvsync2, mmap, falloc, null, libaio, \
+             io_uring, posixaio)",
             j.rw.fio_name(),
             j.ioengine.fio_name()
         ));
