@@ -126,6 +126,12 @@ fn set_ioengine(j: &mut JobSpec, v: &str) -> Result<(), String> {
         "ftruncate" => IoEngine::Ftruncate,
         "cpuio" => IoEngine::Cpuio,
         "exec" => IoEngine::Exec,
+        "dircreate" | "dirstat" | "dirdelete" => {
+            return Err(format!(
+                "ioengine '{v}' came with fio 3.37; iogauge follows fio 3.33 (its filecreate, \
+                 filestat and filedelete are supported)"
+            ))
+        }
         _ if OTHER_FIO_ENGINES.contains(&v) => {
             return Err(format!("ioengine '{v}' is not supported by iogauge yet"))
         }
