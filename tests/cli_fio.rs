@@ -358,8 +358,8 @@ fn usage_errors_exit_2_with_one_line_naming_the_input() {
             "iogauge fio: unknown option 'runtiem'; did you mean 'runtime'?",
         ),
         (
-            vec!["--name=t", "--ioengine=mmap"],
-            "iogauge fio: --ioengine=mmap: ioengine 'mmap' is not supported by iogauge yet",
+            vec!["--name=t", "--ioengine=splice"],
+            "iogauge fio: --ioengine=splice: ioengine 'splice' is not supported by iogauge yet",
         ),
         (vec!["--name=t", "--direct=true"], "iogauge fio: --direct=true: expected 0 or 1"),
         (

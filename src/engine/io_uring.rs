@@ -137,11 +137,11 @@ impl Uring {
                         .offset(offset)
                         .ioprio(self.prio)
                         .build(),
-                    (Op::Write, false) => opcode::Write::new($target, buf, len)
+                    (Op::Write | Op::Trim, false) => opcode::Write::new($target, buf, len)
                         .offset(offset)
                         .ioprio(self.prio)
                         .build(),
-                    (Op::Write, true) => opcode::WriteFixed::new($target, buf, len, idx)
+                    (Op::Write | Op::Trim, true) => opcode::WriteFixed::new($target, buf, len, idx)
                         .offset(offset)
                         .ioprio(self.prio)
                         .build(),
@@ -182,6 +182,11 @@ impl QueueEngine for Uring {
         len: usize,
         offset: u64,
     ) -> io::Result<()> {
+        // Trims never come here (the worker calls `trim` once the queue is drained); the write
+        // arms below only complete the match.
+        if op == Op::Trim {
+            return Err(io::Error::from_raw_os_error(libc::EOPNOTSUPP));
+        }
         let e = self.entry(slot, file, op, buf, len, offset);
         // SAFETY: the caller keeps the buffer valid until the completion is reaped (# Safety).
         let pushed = unsafe { self.ring.submission().push(&e) };
@@ -285,5 +290,9 @@ impl QueueEngine for Uring {
 
     fn sync(&mut self, file: usize, op: SyncOp) -> io::Result<()> {
         sync_fd(self.fds[file], op)
+    }
+
+    fn trim(&mut self, file: usize, offset: u64, len: usize) -> io::Result<usize> {
+        super::trim::trim_fd(self.fds[file], offset, len)
     }
 }

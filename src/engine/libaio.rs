@@ -102,12 +102,15 @@ impl QueueEngine for Aio {
         len: usize,
         offset: u64,
     ) -> io::Result<()> {
+        if op == Op::Trim {
+            return Err(io::Error::from_raw_os_error(libc::EOPNOTSUPP));
+        }
         let cb = &mut self.iocbs[slot as usize];
         *cb = Iocb {
             data: slot as u64,
             opcode: match op {
                 Op::Read => IOCB_CMD_PREAD,
-                Op::Write => IOCB_CMD_PWRITE,
+                Op::Write | Op::Trim => IOCB_CMD_PWRITE,
             },
             fildes: self.fds[file] as u32,
             buf: buf as u64,
@@ -191,6 +194,10 @@ impl QueueEngine for Aio {
 
     fn sync(&mut self, file: usize, op: SyncOp) -> io::Result<()> {
         sync_fd(self.fds[file], op)
+    }
+
+    fn trim(&mut self, file: usize, offset: u64, len: usize) -> io::Result<usize> {
+        super::trim::trim_fd(self.fds[file], offset, len)
     }
 }
 

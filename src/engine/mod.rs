@@ -1,11 +1,19 @@
 //! I/O engines, one file each, behind one trait. The worker loop is generic over the engine,
 //! so the per-I/O call is static and inlinable (no virtual call on the hot path).
 
+pub(crate) mod falloc;
+pub(crate) mod ftruncate;
 pub(crate) mod io_uring;
 pub(crate) mod libaio;
+pub(crate) mod mmap;
 pub(crate) mod null;
+pub(crate) mod posixaio;
 pub(crate) mod psync;
+pub(crate) mod pvsync;
+pub(crate) mod pvsync2;
 pub(crate) mod sync;
+pub(crate) mod trim;
+pub(crate) mod vsync;
 
 use std::io;
 use std::os::unix::io::RawFd;
@@ -26,6 +34,30 @@ pub(crate) fn io_uring_or_libaio(engine: &mut crate::model::IoEngine) -> Option<
 pub(crate) enum Op {
     Read,
     Write,
+    /// A trim: synchronous engines do it in `io`; queueing engines in `QueueEngine::trim`
+    /// (never queued).
+    Trim,
+}
+
+impl Op {
+    /// The operation of direction `dir` (DDIR_READ, DDIR_WRITE, DDIR_TRIM).
+    #[inline]
+    pub(crate) fn of_dir(dir: usize) -> Op {
+        match dir {
+            crate::model::DDIR_READ => Op::Read,
+            crate::model::DDIR_WRITE => Op::Write,
+            _ => Op::Trim,
+        }
+    }
+
+    /// fio's name of the operation in error messages.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Op::Read => "read",
+            Op::Write => "write",
+            Op::Trim => "trim",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,6 +129,9 @@ pub(crate) trait QueueEngine: Send {
     /// The I/O priority (class << 13 | level; 0 = the thread's) of the I/Os queued from now on
     /// (fio's cmdprio_*). Called only by jobs that use command priorities.
     fn set_prio(&mut self, _prio: u16) {}
+    /// A trim of `len` bytes at `offset` of file `file`, synchronously (the caller drains the
+    /// queue first), as fio's queueing engines do (FIO_ASYNCIO_SYNC_TRIM); returns `len`.
+    fn trim(&mut self, file: usize, offset: u64, len: usize) -> io::Result<usize>;
 }
 
 /// A nanosecond count (a duration, or a CLOCK_MONOTONIC instant) as a `timespec`.

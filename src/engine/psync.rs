@@ -31,6 +31,7 @@ impl Engine for Psync {
             match op {
                 Op::Read => libc::pread(fd, buf.cast(), len, offset as libc::off_t),
                 Op::Write => libc::pwrite(fd, buf.cast(), len, offset as libc::off_t),
+                Op::Trim => return super::trim::trim_fd(fd, offset, len),
             }
         };
         check(n)

@@ -33,6 +33,9 @@ impl Engine for Sync {
         offset: u64,
     ) -> io::Result<usize> {
         let fd = self.fds[file];
+        if op == Op::Trim {
+            return super::trim::trim_fd(fd, offset, len);
+        }
         if self.pos[file] != offset {
             // SAFETY: plain syscall on an owned descriptor.
             let r = unsafe { libc::lseek(fd, offset as libc::off_t, libc::SEEK_SET) };
@@ -45,7 +48,7 @@ impl Engine for Sync {
         let n = unsafe {
             match op {
                 Op::Read => libc::read(fd, buf.cast(), len),
-                Op::Write => libc::write(fd, buf.cast(), len),
+                Op::Write | Op::Trim => libc::write(fd, buf.cast(), len),
             }
         };
         match check(n) {

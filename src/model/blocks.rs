@@ -2,7 +2,7 @@
 //! `bs_unaligned`, `bs_is_seq_rand`), random offset alignment (`blockalign`), zoned and normal
 //! distributions' parameters, the random generator and `percentage_random`, as fio 3.33 reads them.
 
-use super::{JobSpec, RwKind, DDIR_READ, DDIR_WRITE};
+use super::{JobSpec, RwKind, DDIR_READ, DDIR_TRIM, DDIR_WRITE};
 
 /// One `bssplit` entry: I/Os of `bs` bytes get `perc` percent of the draws.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -160,10 +160,13 @@ impl JobSpec {
     /// The minimum block size of the directions the job transfers.
     pub(crate) fn transfer_min_bs(&self) -> u64 {
         let (r, w) = (self.bs_range(DDIR_READ).0, self.bs_range(DDIR_WRITE).0);
+        let t = self.bs_range(DDIR_TRIM).0;
         match self.rw.kind {
             RwKind::Read => r,
             RwKind::Write => w,
             RwKind::ReadWrite => r.min(w),
+            RwKind::Trim => t,
+            RwKind::TrimWrite => t.min(w),
         }
     }
 
@@ -193,6 +196,8 @@ impl JobSpec {
             RwKind::Read => &[DDIR_READ],
             RwKind::Write => &[DDIR_WRITE],
             RwKind::ReadWrite => &[DDIR_READ, DDIR_WRITE],
+            RwKind::Trim => &[DDIR_TRIM],
+            RwKind::TrimWrite => &[DDIR_TRIM, DDIR_WRITE],
         };
         let (lo, hi) = self.bs_range(dirs[0]);
         let same = dirs.iter().all(|&d| self.bs_range(d) == (lo, lo));

@@ -3,6 +3,7 @@
 
 pub(crate) mod blocks;
 pub mod buffers;
+pub(crate) mod engines;
 pub mod files;
 pub(crate) mod logs;
 pub(crate) mod prio;
@@ -17,6 +18,8 @@ pub use reporting::{ReportingSpec, UnifiedRw};
 
 pub use blocks::{BlocksSpec, BsSplit, FileService, RandomGenerator, Strided, Zone};
 
+pub use engines::{CpuMode, EngineSpec, StatType};
+
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -24,6 +27,8 @@ use std::time::Duration;
 pub const DDIR_READ: usize = 0;
 /// Index of the write direction in per-direction arrays.
 pub const DDIR_WRITE: usize = 1;
+/// Index of the trim direction in per-direction arrays.
+pub const DDIR_TRIM: usize = 2;
 
 /// What the job does: which direction(s) and whether offsets are sequential or random.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,6 +39,10 @@ pub enum RwKind {
     Write,
     /// Mixed reads and writes (fio `rw`/`readwrite`/`randrw`), split by `rwmixread`.
     ReadWrite,
+    /// Trims only (fio `trim`/`randtrim`).
+    Trim,
+    /// Each block trimmed, then written (fio `trimwrite`/`randtrimwrite`).
+    TrimWrite,
 }
 
 /// fio's `rw`: which directions and whether offsets are random.
@@ -55,6 +64,10 @@ impl RwMode {
             (RwKind::Write, true) => "randwrite",
             (RwKind::ReadWrite, false) => "rw",
             (RwKind::ReadWrite, true) => "randrw",
+            (RwKind::Trim, false) => "trim",
+            (RwKind::Trim, true) => "randtrim",
+            (RwKind::TrimWrite, false) => "trimwrite",
+            (RwKind::TrimWrite, true) => "randtrimwrite",
         }
     }
 }
@@ -72,6 +85,30 @@ pub enum IoEngine {
     IoUring,
     /// Linux native AIO (io_submit/io_getevents); asynchronous only with O_DIRECT.
     Libaio,
+    /// readv/writev on the file position (fio `vsync`).
+    Vsync,
+    /// preadv/pwritev (fio `pvsync`).
+    Pvsync,
+    /// preadv2/pwritev2 with RWF_ flags (fio `pvsync2`).
+    Pvsync2,
+    /// memcpy to and from a shared mapping of the file (fio `mmap`).
+    Mmap,
+    /// POSIX AIO, aio_read/aio_write (fio `posixaio`): a queue of `iodepth` I/Os.
+    Posixaio,
+    /// Times open(O_CREAT) per file; no data I/O (fio `filecreate`).
+    Filecreate,
+    /// Times stat per file; no data I/O (fio `filestat`).
+    Filestat,
+    /// Times unlink per file; no data I/O (fio `filedelete`).
+    Filedelete,
+    /// fallocate per I/O (fio `falloc`).
+    Falloc,
+    /// ftruncate to each write's offset (fio `ftruncate`).
+    Ftruncate,
+    /// Burns CPU, no I/O (fio `cpuio`).
+    Cpuio,
+    /// Runs a program for the job's runtime, no I/O (fio `exec`).
+    Exec,
 }
 
 impl IoEngine {
@@ -82,12 +119,27 @@ impl IoEngine {
             IoEngine::Null => "null",
             IoEngine::IoUring => "io_uring",
             IoEngine::Libaio => "libaio",
+            IoEngine::Vsync => "vsync",
+            IoEngine::Pvsync => "pvsync",
+            IoEngine::Pvsync2 => "pvsync2",
+            IoEngine::Mmap => "mmap",
+            IoEngine::Posixaio => "posixaio",
+            IoEngine::Filecreate => "filecreate",
+            IoEngine::Filestat => "filestat",
+            IoEngine::Filedelete => "filedelete",
+            IoEngine::Falloc => "falloc",
+            IoEngine::Ftruncate => "ftruncate",
+            IoEngine::Cpuio => "cpuio",
+            IoEngine::Exec => "exec",
         }
     }
 
     /// Whether the engine keeps several I/Os in flight (and so has submit/complete steps).
     pub(crate) fn is_async(&self) -> bool {
-        matches!(self, IoEngine::IoUring | IoEngine::Libaio)
+        matches!(
+            self,
+            IoEngine::IoUring | IoEngine::Libaio | IoEngine::Posixaio
+        )
     }
 }
 
@@ -312,6 +364,8 @@ pub struct JobSpec {
     // --- block sizes and offsets
     /// Variable block sizes, offset alignment, distribution parameters (model/blocks.rs).
     pub blocks: BlocksSpec,
+    /// Per-engine options of the extra ioengines (pvsync2, filestat, ...).
+    pub engines: EngineSpec,
 }
 
 /// The block sizes a job is sized by, each with its one rule (fio's td_min_bs / td_max_bs and
@@ -432,6 +486,7 @@ impl Default for JobSpec {
             timing: timing::TimingSpec::default(),
             files: files::FilesSpec::default(),
             blocks: BlocksSpec::default(),
+            engines: EngineSpec::default(),
         }
     }
 }

@@ -3,7 +3,7 @@
 //! threads (after that phase's shortest `startdelay`) and, once open, covers every later phase's
 //! threads too; it is closed between phases, so layout and cleanup are never in it.
 
-use crate::model::{IoEngine, JobSpec, RunSpec};
+use crate::model::{JobSpec, RunSpec};
 use crate::report::DiskReport;
 use crate::stats::{resolve_disk, DiskWindow};
 use std::path::PathBuf;
@@ -44,7 +44,7 @@ impl Disks {
     pub(crate) fn resolve(spec: &RunSpec) -> Disks {
         let mut windows: Vec<(DiskWindow, Vec<usize>)> = Vec::new();
         for (ji, job) in spec.jobs.iter().enumerate() {
-            if job.ioengine == IoEngine::Null {
+            if job.ioengine.diskless() {
                 continue;
             }
             for loc in job_locations(job) {

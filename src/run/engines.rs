@@ -5,9 +5,18 @@
 
 use super::queue_worker::SlotBuffers;
 use super::RunError;
+use crate::engine::falloc::Falloc;
+use crate::engine::ftruncate::Ftruncate;
 use crate::engine::io_uring::{unavailable_reason, Uring, UringOptions};
 use crate::engine::libaio::Aio;
+use crate::engine::mmap::{Mmap, MmapOptions};
+use crate::engine::posixaio::PosixAio;
+use crate::engine::pvsync::Pvsync;
+use crate::engine::pvsync2::Pvsync2;
+use crate::engine::vsync::Vsync;
 use crate::engine::{null::Null, psync::Psync, sync::Sync};
+use crate::model::engines::FileOp;
+use crate::model::RwKind;
 use crate::model::{IoEngine, JobSpec};
 use std::os::unix::io::RawFd;
 
@@ -18,6 +27,19 @@ pub(crate) enum Engines {
     // Boxed: the ring is much larger than the other engines.
     Uring(Box<Uring>, SlotBuffers),
     Aio(Aio, SlotBuffers),
+    Vsync(Vsync),
+    Pvsync(Pvsync),
+    Pvsync2(Pvsync2),
+    Mmap(Mmap),
+    Falloc(Falloc),
+    Ftruncate(Ftruncate),
+    Posix(PosixAio, SlotBuffers),
+    /// cpuio: no engine, a loop of its own (`run/cpuio.rs`).
+    Cpu,
+    /// exec: no engine, a loop of its own (`run/exec.rs`).
+    Exec,
+    /// filecreate, filestat, filedelete: no engine, a loop of their own (`run/fileops.rs`).
+    FileOps(FileOp),
 }
 
 pub(crate) fn make(job: &JobSpec, fds: Vec<RawFd>) -> Result<Engines, RunError> {
@@ -26,6 +48,37 @@ pub(crate) fn make(job: &JobSpec, fds: Vec<RawFd>) -> Result<Engines, RunError> 
         IoEngine::Sync => Engines::Sync(Sync::new(fds)),
         IoEngine::Psync => Engines::Psync(Psync::new(fds)),
         IoEngine::Null => Engines::Null(Null),
+        IoEngine::Vsync => Engines::Vsync(Vsync::new(fds)),
+        IoEngine::Pvsync => Engines::Pvsync(Pvsync::new(fds)),
+        IoEngine::Pvsync2 => Engines::Pvsync2(Pvsync2::new(
+            fds,
+            job.hipri,
+            job.engines.hipri_percentage,
+            job.engines.nowait,
+        )),
+        IoEngine::Mmap => {
+            let o = MmapOptions {
+                writes: job.rw.kind != RwKind::Read,
+                reads: job.rw.kind != RwKind::Write,
+                random: job.rw.random,
+                advise: job.fadvise_hint != crate::model::FadviseHint::None,
+                direct: job.direct,
+            };
+            Engines::Mmap(Mmap::new(fds, o).map_err(|e| {
+                RunError::EngineSetup(format!("job '{}': cannot mmap its files: {e}", job.name))
+            })?)
+        }
+        IoEngine::Falloc => Engines::Falloc(Falloc::new(fds)),
+        IoEngine::Ftruncate => Engines::Ftruncate(Ftruncate::new(fds)),
+        IoEngine::Posixaio => Engines::Posix(
+            PosixAio::new(fds, job.iodepth),
+            SlotBuffers::new(job.iodepth, max_bs),
+        ),
+        IoEngine::Cpuio => Engines::Cpu,
+        IoEngine::Exec => Engines::Exec,
+        IoEngine::Filecreate | IoEngine::Filestat | IoEngine::Filedelete => {
+            Engines::FileOps(job.ioengine.file_op().expect("a file operation engine"))
+        }
         IoEngine::IoUring => {
             let mut bufs = SlotBuffers::new(job.iodepth, max_bs);
             let opts = UringOptions {

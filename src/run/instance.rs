@@ -3,7 +3,7 @@
 //! result, and an I/O failure.
 
 use super::clock::{gettid, now_ns, sleep_until};
-use crate::model::JobSpec;
+use crate::model::{JobSpec, RwKind};
 use crate::report::IntervalLatency;
 use crate::stats::{interval_latency, CpuTimes, DepthCounters, IntervalLogs, LatRecorder};
 use crate::workload::layout::CacheDrop;
@@ -195,7 +195,15 @@ impl WorkerResult {
     pub(super) fn new(sample_budget: usize, queued: bool, job: &JobSpec) -> Self {
         let rec = || LatRecorder::new(sample_budget);
         let lat = interval_latency(job.clat_percentiles, job.lat_percentiles);
-        let three = || [rec(), rec(), LatRecorder::new(0)];
+        // Trim latencies get samples only in a job that trims.
+        let trims = matches!(job.rw.kind, RwKind::Trim | RwKind::TrimWrite);
+        let three = || {
+            [
+                rec(),
+                rec(),
+                LatRecorder::new(if trims { sample_budget } else { 0 }),
+            ]
+        };
         WorkerResult {
             tid: gettid(),
             clat: three(),

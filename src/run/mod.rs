@@ -6,8 +6,11 @@ pub(crate) mod assemble;
 pub(crate) mod clock;
 pub(crate) mod context;
 pub(crate) mod control;
+pub(crate) mod cpuio;
 pub(crate) mod disks;
 pub(crate) mod engines;
+pub(crate) mod exec;
+pub(crate) mod fileops;
 pub(crate) mod gate;
 pub(crate) mod instance;
 pub(crate) mod monitor;
@@ -17,6 +20,7 @@ pub(crate) mod small_files;
 pub(crate) mod source;
 pub(crate) mod stop;
 pub(crate) mod timing;
+pub(crate) mod trims;
 pub(crate) mod verify_phase;
 pub(crate) mod worker;
 
@@ -401,14 +405,18 @@ fn prepare(
     let mut laid = (0u32, 0u64);
     let mut files = Vec::with_capacity(inst.files.len());
     let mut pass_drops = Vec::new();
-    if job.ioengine != IoEngine::Null {
+    if job.ioengine == IoEngine::Filecreate {
+        // filecreate makes the files itself (timed); new ones are removed as iogauge's own.
+        fileops::register_new(inst.files.iter(), created);
+    } else if !job.ioengine.diskless() {
         for f in &inst.files {
             if layout::lay_out(job, f, created, stop)? {
                 laid.0 += 1;
                 laid.1 += f.size;
             }
         }
-        if job.create_only {
+        if job.create_only || job.ioengine.file_op().is_some() {
+            // filestat and filedelete time their call on the path: nothing is opened.
             // fio's create_only: lay out, do no I/O.
         } else {
             for f in &inst.files {
@@ -489,8 +497,10 @@ fn run_phase(
                     .map(|r| (r + j.ramp_time + j.startdelay).as_nanos() as u64),
                 letter: match j.rw.kind {
                     crate::model::RwKind::Read => 'R',
-                    crate::model::RwKind::Write => 'W',
+                    // fio: trimwrite shows as a write, trim as 'D' (discard).
+                    crate::model::RwKind::Write | crate::model::RwKind::TrimWrite => 'W',
                     crate::model::RwKind::ReadWrite => 'M',
+                    crate::model::RwKind::Trim => 'D',
                 },
             }
         })
@@ -605,6 +615,24 @@ fn run_phase(
                         }
                         Engines::Aio(e, b) => {
                             queue_worker::run_queue_worker(e, b, input, pb, stop, start, budget)
+                        }
+                        Engines::Vsync(e) => worker::run_worker(e, input, pb, stop, start, budget),
+                        Engines::Pvsync(e) => worker::run_worker(e, input, pb, stop, start, budget),
+                        Engines::Pvsync2(e) => {
+                            worker::run_worker(e, input, pb, stop, start, budget)
+                        }
+                        Engines::Mmap(e) => worker::run_worker(e, input, pb, stop, start, budget),
+                        Engines::Falloc(e) => worker::run_worker(e, input, pb, stop, start, budget),
+                        Engines::Ftruncate(e) => {
+                            worker::run_worker(e, input, pb, stop, start, budget)
+                        }
+                        Engines::Posix(e, b) => {
+                            queue_worker::run_queue_worker(e, b, input, pb, stop, start, budget)
+                        }
+                        Engines::Cpu => cpuio::run_cpuio_worker(input, pb, stop, start, budget),
+                        Engines::Exec => exec::run_exec_worker(input, pb, stop, start, budget),
+                        Engines::FileOps(op) => {
+                            fileops::run_fileops_worker(op, input, pb, stop, start, budget)
                         }
                     }
                 });

@@ -48,7 +48,13 @@ pub(crate) fn io_limit(job: &JobSpec, files: &[FilePlan]) -> Option<u64> {
     if let (Some(_), Some(SizeSpec::Bytes(size))) = (job.filesize, job.size) {
         per_pass = per_pass.min(size / bs * bs);
     }
-    Some(job.byte_limit(per_pass))
+    // trimwrite trims and then writes every block: twice the bytes (as fio counts it).
+    let dirs = if job.rw.kind == crate::model::RwKind::TrimWrite {
+        2
+    } else {
+        1
+    };
+    Some(job.byte_limit(per_pass) * dirs)
 }
 
 /// Seed of one instance: repeatable from `randseed` with randrepeat=1 (different per clone, as in

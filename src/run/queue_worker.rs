@@ -12,7 +12,7 @@ use super::source::{IoSource, NextIo};
 use super::timing::Timing;
 use super::verify_phase::{self, Data};
 use crate::engine::{Op, QueueEngine, SyncOp};
-use crate::model::{DDIR_READ, DDIR_WRITE};
+use crate::model::{DDIR_READ, DDIR_TRIM, DDIR_WRITE};
 use crate::stats::DepthCounters;
 use crate::workload::buffers::AlignedBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -153,6 +153,9 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
     let mut stopping = false;
     // After the queue filled up, reap down to iodepth_low before refilling.
     let mut draining_to_low = false;
+    // A trim (held) waits for the queue to drain, then runs synchronously (fio's
+    // FIO_ASYNCIO_SYNC_TRIM).
+    let mut trim_waits = false;
     let mut tl = Timeline::begin(job, published, &mut res);
     src.restart_pacing(tl.meas_start);
     let mut logs = input.take_logs();
@@ -200,6 +203,36 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
                     break;
                 }
             }
+            if dir == DDIR_TRIM {
+                trim_waits = inflight + queued.len() > 0;
+                if trim_waits {
+                    held = Some((dir, due));
+                    break;
+                }
+                let io = src.next(dir);
+                let t = match super::trims::sync_trim(&mut engine, &mut res, io, timed) {
+                    Ok(t) => t,
+                    Err(e) => {
+                        res.error = Some(failure("trim", io.file, io.offset, errno(&e)));
+                        break;
+                    }
+                };
+                // Alone in flight, submitted and completed at once (as fio books it).
+                depth.on_issue(1);
+                depth.on_submit(1);
+                depth.on_complete(1);
+                published.bytes[dir].store(res.bytes[dir], Ordering::Relaxed);
+                published.ios[dir].store(res.ios[dir], Ordering::Relaxed);
+                issued_bytes += io.len as u64;
+                if tl.ramp_over(t, &mut res, published) {
+                    depth.reset();
+                    issued_bytes = 0;
+                    src.restart_pacing(tl.meas_start);
+                } else if t >= tl.deadline {
+                    stopping = true;
+                }
+                continue;
+            }
             let NextIo {
                 file,
                 offset,
@@ -240,11 +273,7 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
                 t_sub: 0,
                 prio,
             };
-            let op = if dir == DDIR_READ {
-                Op::Read
-            } else {
-                Op::Write
-            };
+            let op = Op::of_dir(dir);
             // SAFETY: the slot's buffer lives in `bufs`, which is freed only after the queue is
             // drained and the engine destroyed (and leaked otherwise); the slot is not reused
             // before its completion is reaped (it returns to `free` only then).
@@ -377,6 +406,7 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
         // Waiting only for the rate schedule: wake up when the next I/O is due, not when some
         // completion happens to arrive, or paced I/O would go out in bursts.
         let only_pacing = held.is_some()
+            && !trim_waits
             && !draining_to_low
             && inflight + queued.len() < q.depth
             && pending_sync.is_none()

@@ -1,10 +1,11 @@
 //! What the next I/O is: its direction (fixed or by rwmixread), its file (round robin) and its
 //! offset (one generator per file and direction, as fio keeps a position per direction), and
 //! when it is due under rate limits, and its length (one size, or drawn per I/O from `bsrange`
-//! or `bssplit`). Shared by the synchronous and the queueing worker loops.
+//! or `bssplit`). Shared by the synchronous and the queueing worker loops. Trims are the third
+//! direction; `trimwrite` alternates a trim and a write of the same block.
 
 use super::instance::WorkerInput;
-use crate::model::{RwKind, Strided, DDIR_READ, DDIR_WRITE};
+use crate::model::{RwKind, Strided, DDIR_READ, DDIR_TRIM, DDIR_WRITE};
 use crate::workload::bsize::BlockSizer;
 use crate::workload::fileservice::FileChooser;
 use crate::workload::offsets::{lend_map, shares_random_map, GenParams, OffsetGen};
@@ -26,14 +27,14 @@ struct ZoneWalk {
 }
 
 pub(crate) struct IoSource {
-    gens: Vec<[OffsetGen; 2]>,
+    gens: Vec<[OffsetGen; 3]>,
     pub rng: Rng,
     fixed_dir: Option<usize>,
     mix: u64,
-    pacers: [Pacer; 2],
+    pacers: [Pacer; 3],
     pub paced: bool,
     /// Sizes per direction (indexed like `gens`' arrays).
-    sizers: [BlockSizer; 2],
+    sizers: [BlockSizer; 3],
     /// Every I/O has its direction's one size (no draw, no fit check).
     fixed: bool,
     /// `bs_is_seq_rand`: sizes come from the read sizer for sequential offsets, the write one
@@ -46,6 +47,9 @@ pub(crate) struct IoSource {
     files: FileChooser,
     /// Reads and writes share each file's random map (see `offsets::lend_map`).
     shared_map: bool,
+    /// trimwrite: the trim whose block the next write rewrites (file, offset, length).
+    trimmed: Option<(usize, u64, u64)>,
+    trimwrite: bool,
 }
 
 /// One I/O to do.
@@ -81,14 +85,16 @@ impl IoSource {
             .enumerate()
             .map(|(i, &(off, len))| {
                 let g = |d: usize| {
+                    // Trim's salt keeps its seed apart from the next file's read generator.
+                    let salt = if d == DDIR_TRIM { 0x7E1A } else { 0 };
                     OffsetGen::new(
                         off,
                         window(len),
                         &GenParams::of(job, d),
-                        seed.wrapping_add((i * 2 + d) as u64 * 0x9E37),
+                        seed.wrapping_add((i * 2 + d) as u64 * 0x9E37) ^ salt,
                     )
                 };
-                [g(DDIR_READ), g(DDIR_WRITE)]
+                [g(DDIR_READ), g(DDIR_WRITE), g(DDIR_TRIM)]
             })
             .collect();
         let process = job.timing.rate_process;
@@ -96,24 +102,30 @@ impl IoSource {
             let (iops, bytes, bs) = job.pacing(d);
             Pacer::new(iops, bytes, bs).with_process(process, seed ^ salt)
         };
-        let pacers = [pacer(DDIR_READ, 0x5A), pacer(DDIR_WRITE, 0xA5)];
+        let pacers = [
+            pacer(DDIR_READ, 0x5A),
+            pacer(DDIR_WRITE, 0xA5),
+            pacer(DDIR_TRIM, 0x3C),
+        ];
         IoSource {
             gens,
             rng: Rng::new(seed),
             fixed_dir: match job.rw.kind {
                 RwKind::Read => Some(DDIR_READ),
                 RwKind::Write => Some(DDIR_WRITE),
-                RwKind::ReadWrite => None,
+                RwKind::Trim => Some(DDIR_TRIM),
+                RwKind::ReadWrite | RwKind::TrimWrite => None,
             },
             mix: job.rwmixread as u64,
-            paced: pacers[0].is_limited() || pacers[1].is_limited(),
+            paced: pacers.iter().any(Pacer::is_limited),
             pacers,
             sizers: [
                 BlockSizer::new(job, DDIR_READ, seed),
                 BlockSizer::new(job, DDIR_WRITE, seed.wrapping_add(1)),
+                BlockSizer::new(job, DDIR_TRIM, seed.wrapping_add(2)),
             ],
             fixed: !job.blocks.is_seq_rand
-                && (0..2).all(|d| job.bs_range(d).0 == job.bs_range(d).1),
+                && (0..3).all(|d| job.bs_range(d).0 == job.bs_range(d).1),
             seq_rand: job.blocks.is_seq_rand,
             seq_nr: job.blocks.rw_seq_nr,
             // The countdown fires on the first I/O (fio's write_iolog shows rw=randread:4 as a
@@ -122,6 +134,8 @@ impl IoSource {
             strided,
             files: FileChooser::new(job, input.regions.len(), seed),
             shared_map: shares_random_map(job),
+            trimmed: None,
+            trimwrite: job.rw.kind == RwKind::TrimWrite,
         }
     }
 
@@ -130,6 +144,13 @@ impl IoSource {
     pub(crate) fn pick_dir(&mut self) -> usize {
         match self.fixed_dir {
             Some(d) => d,
+            None if self.trimwrite => {
+                if self.trimmed.is_some() {
+                    DDIR_WRITE
+                } else {
+                    DDIR_TRIM
+                }
+            }
             None if self.rng.below(100) < self.mix => DDIR_READ,
             None => DDIR_WRITE,
         }
@@ -158,6 +179,15 @@ impl IoSource {
     /// The next I/O in `dir`; files take turns.
     #[inline]
     pub(crate) fn next(&mut self, dir: usize) -> NextIo {
+        if let Some((file, offset, len)) = self.trimmed.take() {
+            // The write of trimwrite: the block just trimmed (fio's last trim offset).
+            return NextIo {
+                file,
+                offset,
+                len: len as usize,
+                new_pass: false,
+            };
+        }
         let gens = &mut self.gens;
         let (file, chosen) = self.files.next(|f| gens[f][dir].pass_complete());
         if chosen {
@@ -183,7 +213,7 @@ impl IoSource {
         }
         if self.shared_map {
             // Reads and writes only: a third direction (trim) would join the same lending.
-            let [r, w] = &mut self.gens[file];
+            let [r, w, _] = &mut self.gens[file];
             if dir == DDIR_READ {
                 lend_map(w, r);
             } else {
@@ -206,6 +236,9 @@ impl IoSource {
         let len = gen.commit(&p, len);
         if let Some(w) = &mut self.strided {
             w.bytes += len;
+        }
+        if self.trimwrite {
+            self.trimmed = Some((file, p.offset, len));
         }
         NextIo {
             file,

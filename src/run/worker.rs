@@ -112,11 +112,7 @@ impl<E: Engine> Loop<'_, E> {
                     let b = unsafe { std::slice::from_raw_parts_mut(bufp, len) };
                     d.before_write(b, file, offset, now_ns());
                 }
-                let op = if dir == DDIR_READ {
-                    Op::Read
-                } else {
-                    Op::Write
-                };
+                let op = Op::of_dir(dir);
                 let t0 = now_ns();
                 // SAFETY: bufp points at `buf`, max_bs >= len bytes aligned for O_DIRECT,
                 // owned by this thread and alive for the whole loop.
@@ -135,7 +131,7 @@ impl<E: Engine> Loop<'_, E> {
                     Err(e) => {
                         res.error = Some(IoFailure::new(
                             self.input,
-                            if dir == DDIR_READ { "read" } else { "write" },
+                            op.name(),
                             file,
                             offset,
                             errno(&e),

@@ -721,7 +721,8 @@ pub(crate) fn open_for_io(job: &JobSpec, plan: &FilePlan) -> Result<File, Layout
     }
     let mut oo = OpenOptions::new();
     oo.read(true).custom_flags(flags);
-    if job_writes(job) {
+    // fio's falloc engine opens its files read-write for every direction.
+    if job_writes(job) || job.ioengine == crate::model::IoEngine::Falloc {
         oo.write(true);
     }
     match oo.open(&plan.path) {

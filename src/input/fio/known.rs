@@ -5,10 +5,11 @@
 use super::options;
 
 /// Option names and aliases of fio 3.33, sorted. Supported ones are looked up in `options` first.
-pub(super) static FIO_OPTIONS: [&str; 277] = [
+pub(super) static FIO_OPTIONS: [&str; 282] = [
     "allow_file_create",
     "allow_mounted_write",
     "allrandrepeat",
+    "arguments",
     "atomic",
     "ba",
     "block_error_percentiles",
@@ -92,6 +93,7 @@ pub(super) static FIO_OPTIONS: [&str; 277] = [
     "fsync",
     "fsync_on_close",
     "gid",
+    "grace_time",
     "group_reporting",
     "gtod_cpu",
     "gtod_reduce",
@@ -176,6 +178,7 @@ pub(super) static FIO_OPTIONS: [&str; 277] = [
     "prio",
     "prioclass",
     "profile",
+    "program",
     "protocol",
     "ramp_time",
     "random_distribution",
@@ -222,7 +225,9 @@ pub(super) static FIO_OPTIONS: [&str; 277] = [
     "ss_dur",
     "ss_ramp",
     "startdelay",
+    "stat_type",
     "stats",
+    "std_redirect",
     "steadystate",
     "steadystate_duration",
     "steadystate_ramp_time",

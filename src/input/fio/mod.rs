@@ -154,7 +154,9 @@ fn build_job(globals: &[Entry], own: &[Entry], section: Option<&str>) -> Result<
         ("hipri", job.hipri),
     ];
     if let Some((opt, _)) = uring_only.iter().find(|(_, on)| *on) {
-        if job.ioengine != IoEngine::IoUring {
+        // hipri is also pvsync2's option (RWF_HIPRI).
+        let also = *opt == "hipri" && job.ioengine == IoEngine::Pvsync2;
+        if job.ioengine != IoEngine::IoUring && !also {
             return Err(FioError(format!(
                 "job '{}': {opt} is an io_uring option, but ioengine={}; set ioengine=io_uring",
                 job.name,
@@ -165,12 +167,14 @@ fn build_job(globals: &[Entry], own: &[Entry], section: Option<&str>) -> Result<
     crate::model::verify::check_job(&job)
         .map_err(|e| FioError(format!("job '{}': {e}", job.name)))?;
     job.check_blocks().map_err(FioError)?;
-    if job.hipri && !job.direct {
+    if job.hipri && !job.direct && job.ioengine == IoEngine::IoUring {
         return Err(FioError(format!(
             "job '{}': hipri (polled I/O) needs direct=1",
             job.name
         )));
     }
+    options::engines::finish_job(&mut job)
+        .map_err(|e| FioError(format!("job '{}': {e}", job.name)))?;
     Ok(job)
 }
 

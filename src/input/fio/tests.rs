@@ -170,8 +170,8 @@ fn unsupported_and_misspelt_options_are_refused_by_name() {
     );
     // A bad global is caught even when no job would use it.
     assert_eq!(
-        err(&["--ioengine=mmap"]),
-        "--ioengine=mmap: ioengine 'mmap' is not supported by iogauge yet"
+        err(&["--ioengine=splice"]),
+        "--ioengine=splice: ioengine 'splice' is not supported by iogauge yet"
     );
     assert_eq!(
         err(&["--name=t", "--fixedbufs"]),
@@ -191,8 +191,10 @@ fn unsupported_and_misspelt_options_are_refused_by_name() {
         "<stdin>:2: option 'ioscheduler' is not supported by iogauge yet"
     );
     assert_eq!(
-        run_spec(&["-"], "[j]\nrw=trim\n").unwrap_err(),
-        "<stdin>:2: rw=trim: rw=trim is not supported by iogauge yet"
+        run_spec(&["-"], "[j]\nrw=trim\nioengine=filestat\n").unwrap_err(),
+        "job 'j': rw=trim with ioengine=filestat is not supported by iogauge yet; trims run on \
+         the data engines (psync, sync, vsync, pvsync, pvsync2, mmap, falloc, null, libaio, \
+         io_uring, posixaio)"
     );
 }
 

@@ -430,7 +430,7 @@ fn set_zonemode(j: &mut JobSpec, v: &str) -> Result<(), String> {
     j.blocks.strided = match v {
         "none" => false,
         "strided" => true,
-        "zbd" => return Err("zoned block devices are not supported".into()),
+        "zbd" => return Err("zoned block devices are not supported by iogauge; zonemode=strided works on ordinary files".into()),
         _ => return Err("expected none, strided or zbd".into()),
     };
     Ok(())

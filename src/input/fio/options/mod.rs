@@ -70,31 +70,23 @@ macro_rules! opt {
 }
 
 /// Other engine names fio 3.33 accepts.
-const OTHER_FIO_ENGINES: [&str; 25] = [
-    "vsync",
-    "pvsync",
-    "pvsync2",
-    "posixaio",
+const OTHER_FIO_ENGINES: [&str; 17] = [
     "rbd",
-    "mmap",
     "splice",
     "netsplice",
     "sg",
     "net",
-    "cpuio",
     "rdma",
     "e4defrag",
-    "falloc",
+    "io_uring_cmd",
     "gfapi",
     "gfapi_async",
     "pmemblk",
     "dev-dax",
-    "filecreate",
-    "filestat",
-    "filedelete",
     "external",
     "libpmem",
     "nbd",
+    "http",
     "windowsaio",
 ];
 
@@ -111,12 +103,15 @@ fn set_rw(j: &mut JobSpec, v: &str) -> Result<(), String> {
         "randwrite" => (RwKind::Write, true),
         "rw" | "readwrite" => (RwKind::ReadWrite, false),
         "randrw" => (RwKind::ReadWrite, true),
-        "trim" | "randtrim" | "trimwrite" | "randtrimwrite" => {
-            return Err(format!("rw={v} is not supported by iogauge yet"))
-        }
+        "trim" => (RwKind::Trim, false),
+        "randtrim" => (RwKind::Trim, true),
+        "trimwrite" => (RwKind::TrimWrite, false),
+        "randtrimwrite" => (RwKind::TrimWrite, true),
         _ => {
             return Err(
-                "expected read, write, randread, randwrite, rw (readwrite) or randrw".into(),
+                "expected read, write, randread, randwrite, rw (readwrite), randrw, trim, \
+                 randtrim, trimwrite or randtrimwrite"
+                    .into(),
             )
         }
     };
@@ -131,10 +126,34 @@ fn set_ioengine(j: &mut JobSpec, v: &str) -> Result<(), String> {
         "null" => IoEngine::Null,
         "io_uring" => IoEngine::IoUring,
         "libaio" => IoEngine::Libaio,
+        "vsync" => IoEngine::Vsync,
+        "pvsync" => IoEngine::Pvsync,
+        "pvsync2" => IoEngine::Pvsync2,
+        "mmap" => IoEngine::Mmap,
+        "posixaio" => IoEngine::Posixaio,
+        "filecreate" => IoEngine::Filecreate,
+        "filestat" => IoEngine::Filestat,
+        "filedelete" => IoEngine::Filedelete,
+        "falloc" => IoEngine::Falloc,
+        "ftruncate" => IoEngine::Ftruncate,
+        "cpuio" => IoEngine::Cpuio,
+        "exec" => IoEngine::Exec,
+        "dircreate" | "dirstat" | "dirdelete" => {
+            return Err(format!(
+                "ioengine '{v}' came with fio 3.37; iogauge follows fio 3.33 (its filecreate, \
+                 filestat and filedelete are supported)"
+            ))
+        }
         _ if OTHER_FIO_ENGINES.contains(&v) || super::unsupported::is_engine(v) => {
             return Err(super::unsupported::engine_refusal(v))
         }
-        _ => return Err("expected sync, psync, null, libaio or io_uring".into()),
+        _ => {
+            return Err(
+                "expected sync, psync, vsync, pvsync, pvsync2, mmap, null, libaio, \
+                        io_uring, posixaio, filecreate, filestat, filedelete, falloc, ftruncate, cpuio or exec"
+                    .into(),
+            )
+        }
     };
     Ok(())
 }
@@ -813,6 +832,7 @@ static CORE: &[Opt] = &[
 // options and their setters, listed in TABLES.
 mod blocks;
 mod buffers;
+pub(super) mod engines;
 pub(super) mod files;
 pub(super) mod logs;
 mod prio;
@@ -831,6 +851,7 @@ static TABLES: &[&[Opt]] = &[
     prio::OPTIONS,
     timing::OPTIONS,
     files::OPTIONS,
+    engines::OPTIONS,
 ];
 
 /// Every supported option, group by group.
@@ -1010,16 +1031,18 @@ mod tests {
             format!("expected a whole number from 1 to {}", u32::MAX)
         );
         assert_eq!(
-            err("ioengine", Some("mmap")),
-            "ioengine 'mmap' is not supported by iogauge yet"
+            err("ioengine", Some("splice")),
+            "ioengine 'splice' is not supported by iogauge yet"
         );
         assert_eq!(
             err("ioengine", Some("foo")),
-            "expected sync, psync, null, libaio or io_uring"
+            "expected sync, psync, vsync, pvsync, pvsync2, mmap, null, libaio, io_uring, \
+             posixaio, filecreate, filestat, filedelete, falloc, ftruncate, cpuio or exec"
         );
         assert_eq!(
-            err("rw", Some("trim")),
-            "rw=trim is not supported by iogauge yet"
+            err("rw", Some("sideways")),
+            "expected read, write, randread, randwrite, rw (readwrite), randrw, trim, randtrim, \
+             trimwrite or randtrimwrite"
         );
         assert_eq!(
             err("random_distribution", Some("zipf:1")),
