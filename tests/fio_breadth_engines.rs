@@ -460,8 +460,10 @@ fn trim_punches_real_holes_in_files() {
             None,
             "{engine}: the trimmed half has data"
         );
+        // ext4 may keep one extent-tree block, depending on the order the holes were punched
+        // in (seed-dependent); the trimmed half itself must be gone.
         assert!(
-            allocated(&f) <= 128 << 10,
+            allocated(&f) <= (128 << 10) + 4096,
             "{engine}: {} allocated",
             allocated(&f)
         );
