@@ -454,7 +454,7 @@ static CASES: &[Case] = &[
         args: &["check", "./p.yaml"],
         files: &[("p.yaml", "name: p\ntitle: t\nworkload:\n  - rw=sideways\n  - bs=4k\n  - size=1m\nmetrics:\n  - key: write_iops\n    label: l\n    better: higher\n    pass: 10\n    source: s\n")],
         stdin: None,
-        err: "iogauge check: profile './p.yaml': profile 'p': --rw=sideways: expected read, write, randread, randwrite, rw (readwrite) or randrw",
+        err: "iogauge check: profile './p.yaml': profile 'p': --rw=sideways: expected read, write, randread, randwrite, rw (readwrite), randrw, trim, randtrim, trimwrite or randtrimwrite",
     },
     Case {
         args: &["check", "./p.yaml"],
@@ -649,10 +649,238 @@ static CASES: &[Case] = &[
         err: "iogauge fio: --bs=4k,8x: expected a size such as 4096, 4k, 64KiB or 1g",
     },
     Case {
+        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--bssplit=4k/x"],
+        files: &[],
+        stdin: None,
+        err: "iogauge fio: --bssplit=4k/x: bssplit: expected a whole percentage after '/' (got x), e.g. bssplit=4k/10:64k/50:32k/40",
+    },
+    Case {
+        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--bssplit=4k/50:8x/50"],
+        files: &[],
+        stdin: None,
+        err: "iogauge fio: --bssplit=4k/50:8x/50: bssplit: expected a size such as 4096, 4k, 64KiB or 1g, e.g. bssplit=4k/10:64k/50:32k/40",
+    },
+    Case {
+        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--bssplit="],
+        files: &[],
+        stdin: None,
+        err: "iogauge fio: --bssplit=: needs a value, e.g. bssplit=4k/50:64k/50",
+    },
+    Case {
+        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--bssplit=4k/101/2"],
+        files: &[],
+        stdin: None,
+        err: "iogauge fio: --bssplit=4k/101/2: bssplit: expected a whole percentage after '/' (got 101/2), e.g. bssplit=4k/10:64k/50:32k/40",
+    },
+    Case {
+        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--bsrange=x-4k"],
+        files: &[],
+        stdin: None,
+        err: "iogauge fio: --bsrange=x-4k: bsrange: expected a size such as 4096, 4k, 64KiB or 1g",
+    },
+    Case {
+        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--bsrange=4k-"],
+        files: &[],
+        stdin: None,
+        err: "iogauge fio: --bsrange=4k-: bsrange: expected a size such as 4096, 4k, 64KiB or 1g",
+    },
+    Case {
+        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--blockalign=x"],
+        files: &[],
+        stdin: None,
+        err: "iogauge fio: --blockalign=x: blockalign: expected a size such as 4096, 4k, 64KiB or 1g",
+    },
+    Case {
+        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--random_generator=mersenne"],
+        files: &[],
+        stdin: None,
+        err: "iogauge fio: --random_generator=mersenne: expected tausworthe, lfsr or tausworthe64",
+    },
+    Case {
+        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--percentage_random=101"],
+        files: &[],
+        stdin: None,
+        err: "iogauge fio: --percentage_random=101: expected a whole number from 0 to 100",
+    },
+    Case {
+        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--io_size=x"],
+        files: &[],
+        stdin: None,
+        err: "iogauge fio: --io_size=x: expected a size such as 4096, 4k, 64KiB or 1g",
+    },
+    Case {
+        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--number_ios=x"],
+        files: &[],
+        stdin: None,
+        err: "iogauge fio: --number_ios=x: expected a whole number",
+    },
+    Case {
+        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--offset_increment=x"],
+        files: &[],
+        stdin: None,
+        err: "iogauge fio: --offset_increment=x: expected a size such as 4096, 4k, 64KiB or 1g",
+    },
+    Case {
+        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--zonemode=zbd"],
+        files: &[],
+        stdin: None,
+        err: "iogauge fio: --zonemode=zbd: zoned block devices are not supported by iogauge; zonemode=strided works on ordinary files",
+    },
+    Case {
+        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--zonemode=weird"],
+        files: &[],
+        stdin: None,
+        err: "iogauge fio: --zonemode=weird: expected none, strided or zbd",
+    },
+    Case {
+        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--verify=sha999"],
+        files: &[],
+        stdin: None,
+        err: "iogauge fio: --verify=sha999: expected one of md5, crc64, crc32c, crc32c-intel, crc32, crc16, crc7, sha1, sha256, sha512, sha3-224, sha3-256, sha3-384, sha3-512, xxhash, meta, pattern, null or 0, e.g. verify=crc32c; got 'sha999'",
+    },
+    Case {
+        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--verify=1"],
+        files: &[],
+        stdin: None,
+        err: "iogauge fio: --verify=1: expected one of md5, crc64, crc32c, crc32c-intel, crc32, crc16, crc7, sha1, sha256, sha512, sha3-224, sha3-256, sha3-384, sha3-512, xxhash, meta, pattern, null or 0, e.g. verify=crc32c; got '1'",
+    },
+    Case {
+        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--verify_pattern=0xZZ"],
+        files: &[],
+        stdin: None,
+        err: "iogauge fio: --verify_pattern=0xZZ: '0xZZ': expected 0x hex bytes, a decimal number, \"string\" or %o at 'xZZ'",
+    },
+    Case {
+        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--verify_interval=x"],
+        files: &[],
+        stdin: None,
+        err: "iogauge fio: --verify_interval=x: expected a size such as 4096, 4k, 64KiB or 1g",
+    },
+    Case {
+        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--buffer_compress_percentage=101"],
+        files: &[],
+        stdin: None,
+        err: "iogauge fio: --buffer_compress_percentage=101: expected a whole number from 0 to 100",
+    },
+    Case {
+        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--dedupe_percentage=x"],
+        files: &[],
+        stdin: None,
+        err: "iogauge fio: --dedupe_percentage=x: expected a whole number",
+    },
+    Case {
+        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--dedupe_mode=sometimes"],
+        files: &[],
+        stdin: None,
+        err: "iogauge fio: --dedupe_mode=sometimes: expected repeat or working_set, e.g. dedupe_mode=working_set; got 'sometimes'",
+    },
+    Case {
+        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--log_avg_msec=x"],
+        files: &[],
+        stdin: None,
+        err: "iogauge fio: --log_avg_msec=x: expected milliseconds as a plain number, e.g. 1000",
+    },
+    Case {
+        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--log_hist_coarseness=7"],
+        files: &[],
+        stdin: None,
+        err: "iogauge fio: --log_hist_coarseness=7: expected a whole number from 0 to 6",
+    },
+    Case {
+        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--prio=8"],
+        files: &[],
+        stdin: None,
+        err: "iogauge fio: --prio=8: expected a whole number from 0 to 7",
+    },
+    Case {
+        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--prioclass=4"],
+        files: &[],
+        stdin: None,
+        err: "iogauge fio: --prioclass=4: expected a whole number from 0 to 3",
+    },
+    Case {
+        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--unified_rw_reporting=sometimes"],
+        files: &[],
+        stdin: None,
+        err: "iogauge fio: --unified_rw_reporting=sometimes: expected none (0), mixed (1) or both (2), e.g. mixed",
+    },
+    Case {
+        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--significant_figures=11"],
+        files: &[],
+        stdin: None,
+        err: "iogauge fio: --significant_figures=11: expected a whole number from 1 to 10",
+    },
+    Case {
+        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--thinktime=x"],
+        files: &[],
+        stdin: None,
+        err: "iogauge fio: --thinktime=x: expected microseconds or a time, e.g. 100, 10ms or 1s",
+    },
+    Case {
+        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--rate_process=bursty"],
+        files: &[],
+        stdin: None,
+        err: "iogauge fio: --rate_process=bursty: expected linear or poisson, e.g. rate_process=poisson",
+    },
+    Case {
+        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--rate_min=x"],
+        files: &[],
+        stdin: None,
+        err: "iogauge fio: --rate_min=x: expected a size such as 4096, 4k, 64KiB or 1g",
+    },
+    Case {
+        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--steadystate=iops:x"],
+        files: &[],
+        stdin: None,
+        err: "iogauge fio: --steadystate=iops:x: could not read the IOPS limit 'x'; expected iops, iops_slope, bw or bw_slope with a limit, e.g. iops_slope:0.1% or iops:2%",
+    },
+    Case {
+        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--steadystate=weird:5%"],
+        files: &[],
+        stdin: None,
+        err: "iogauge fio: --steadystate=weird:5%: expected iops, iops_slope, bw or bw_slope with a limit, e.g. iops_slope:0.1% or iops:2%",
+    },
+    Case {
+        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--ss_dur=x"],
+        files: &[],
+        stdin: None,
+        err: "iogauge fio: --ss_dur=x: expected a time such as 30, 30s, 500ms, 2m or 1h",
+    },
+    Case {
+        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--exit_what=nothing"],
+        files: &[],
+        stdin: None,
+        err: "iogauge fio: --exit_what=nothing: expected group, stonewall or all, e.g. exit_what=all",
+    },
+    Case {
+        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--continue_on_error=sometimes"],
+        files: &[],
+        stdin: None,
+        err: "iogauge fio: --continue_on_error=sometimes: expected none, read, write, io, verify or all, e.g. continue_on_error=io",
+    },
+    Case {
+        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--ignore_error=ENOTANERROR"],
+        files: &[],
+        stdin: None,
+        err: "iogauge fio: --ignore_error=ENOTANERROR: unknown error ENOTANERROR; give an errno name such as EIO or a number, e.g. ignore_error=,ENOSPC:28",
+    },
+    Case {
+        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--filename_format="],
+        files: &[],
+        stdin: None,
+        err: "iogauge fio: --filename_format=: needs a value, e.g. filename_format=$jobname.$jobnum.$filenum",
+    },
+    Case {
+        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--allow_file_create=x"],
+        files: &[],
+        stdin: None,
+        err: "iogauge fio: --allow_file_create=x: expected 0 or 1",
+    },
+    Case {
         args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--rw=sideways"],
         files: &[],
         stdin: None,
-        err: "iogauge fio: --rw=sideways: expected read, write, randread, randwrite, rw (readwrite) or randrw",
+        err: "iogauge fio: --rw=sideways: expected read, write, randread, randwrite, rw (readwrite), randrw, trim, randtrim, trimwrite or randtrimwrite",
     },
     Case {
         args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--rw="],
@@ -664,13 +892,13 @@ static CASES: &[Case] = &[
         args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--rw=readd"],
         files: &[],
         stdin: None,
-        err: "iogauge fio: --rw=readd: expected read, write, randread, randwrite, rw (readwrite) or randrw",
+        err: "iogauge fio: --rw=readd: expected read, write, randread, randwrite, rw (readwrite), randrw, trim, randtrim, trimwrite or randtrimwrite",
     },
     Case {
         args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--ioengine=foo"],
         files: &[],
         stdin: None,
-        err: "iogauge fio: --ioengine=foo: expected sync, psync, null, libaio or io_uring",
+        err: "iogauge fio: --ioengine=foo: expected sync, psync, vsync, pvsync, pvsync2, mmap, null, libaio, io_uring, posixaio, filecreate, filestat, filedelete, falloc, ftruncate, cpuio or exec",
     },
     Case {
         args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--ioengine="],
@@ -871,34 +1099,34 @@ static CASES: &[Case] = &[
         err: "iogauge fio: --randseed=-1: expected a whole number",
     },
     Case {
-        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--random_distribution=zipf"],
-        files: &[],
-        stdin: None,
-        err: "iogauge fio: --random_distribution=zipf: zipf needs its theta, e.g. zipf:1.2",
-    },
-    Case {
         args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--random_distribution=zipf:abc"],
         files: &[],
         stdin: None,
-        err: "iogauge fio: --random_distribution=zipf:abc: expected a number for the zipf theta",
+        err: "iogauge fio: --random_distribution=zipf:abc: expected a number for the zipf theta, e.g. zipf:1.2",
     },
     Case {
         args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--random_distribution=weird"],
         files: &[],
         stdin: None,
-        err: "iogauge fio: --random_distribution=weird: expected random, zipf:THETA or pareto:H",
-    },
-    Case {
-        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--random_distribution=pareto"],
-        files: &[],
-        stdin: None,
-        err: "iogauge fio: --random_distribution=pareto: pareto needs its h, e.g. pareto:1.2",
+        err: "iogauge fio: --random_distribution=weird: expected random, zipf:THETA, pareto:H, normal:DEV, zoned:A/S:... or zoned_abs:A/SIZE:...",
     },
     Case {
         args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--random_distribution=pareto:x"],
         files: &[],
         stdin: None,
-        err: "iogauge fio: --random_distribution=pareto:x: expected a number for the pareto h",
+        err: "iogauge fio: --random_distribution=pareto:x: expected a number for the pareto h, e.g. pareto:1.2",
+    },
+    Case {
+        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--random_distribution=normal:x"],
+        files: &[],
+        stdin: None,
+        err: "iogauge fio: --random_distribution=normal:x: expected a number for the normal deviation, e.g. normal:1.2",
+    },
+    Case {
+        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--random_distribution=zoned:50/50:abc"],
+        files: &[],
+        stdin: None,
+        err: "iogauge fio: --random_distribution=zoned:50/50:abc: zone access share: expected a whole number, e.g. zoned:60/10:30/20:8/30:2/40",
     },
     Case {
         args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--percentile_list=abc"],
@@ -1216,7 +1444,7 @@ static CASES: &[Case] = &[
         args: &["fio", "--name=t", "--zonemode=zbd"],
         files: &[],
         stdin: None,
-        err: "iogauge fio: option 'zonemode' is not supported by iogauge yet",
+        err: "iogauge fio: --zonemode=zbd: zoned block devices are not supported by iogauge; zonemode=strided works on ordinary files",
     },
     Case {
         args: &["fio", "--name=t", "--max_open_zones=2"],
@@ -1318,7 +1546,7 @@ static CASES: &[Case] = &[
         args: &["fio", "job.fio"],
         files: &[("job.fio", "[a]\nsize=1m\nrw=sideways\n")],
         stdin: None,
-        err: "iogauge fio: job.fio:3: rw=sideways: expected read, write, randread, randwrite, rw (readwrite) or randrw",
+        err: "iogauge fio: job.fio:3: rw=sideways: expected read, write, randread, randwrite, rw (readwrite), randrw, trim, randtrim, trimwrite or randtrimwrite",
     },
     Case {
         args: &["fio", "job.fio"],
@@ -2089,12 +2317,7 @@ fn run(case: &Case) -> Result<(), String> {
     for (name, text) in case.files {
         std::fs::write(dir.path().join(name), text).unwrap();
     }
-    let listing = |d: &std::path::Path| {
-        let mut f = files_in(d);
-        f.sort();
-        f
-    };
-    let before = listing(dir.path());
+    let before = files_in(dir.path());
     let mut c = cmd(env!("CARGO_BIN_EXE_iogauge"));
     c.args(case.args)
         .current_dir(dir.path())
@@ -2129,7 +2352,7 @@ fn run(case: &Case) -> Result<(), String> {
             case.err
         ));
     }
-    let after = listing(dir.path());
+    let after = files_in(dir.path());
     if after != before {
         wrong.push(format!("wrote files: {after:?} (before: {before:?})"));
     }
@@ -2153,7 +2376,7 @@ fn every_malformed_input_exits_2_names_it_and_writes_nothing() {
     });
     assert!(
         failures.is_empty(),
-        "{} of 343 cases failed:\n{}",
+        "{} of 381 cases failed:\n{}",
         failures.len(),
         failures.join("\n")
     );

@@ -57,6 +57,8 @@ fn example(name: &str) -> String {
         "sync" => "dsync",
         "fallocate" => "none",
         "fadvise_hint" => "0",
+        "filename_format" => "$jobname.$jobnum.$filenum",
+        "verify" => "md5",
         "name" | "description" => "text",
         _ => "1",
     };
