@@ -454,18 +454,32 @@ fn report_refuses_what_it_cannot_render() {
 #[test]
 fn a_report_that_cannot_be_written_leaves_the_exit_code() {
     let dir = scratch();
-    let r = iogauge(&[
-        "check",
-        "etcd",
-        "--scale",
-        "0.02",
-        "--dir",
-        dir.path().to_str().unwrap(),
-        "--format",
-        "json",
-        "--report",
-        "/nonexistent-dir/x.html",
-    ]);
+    let run = |report: &str| {
+        iogauge(&[
+            "check",
+            "etcd",
+            "--scale",
+            "0.02",
+            "--dir",
+            dir.path().to_str().unwrap(),
+            "--format",
+            "json",
+            "--report",
+            report,
+        ])
+    };
+    // A directory that does not exist is known before the run: bad input, nothing measured.
+    let r = run("/nonexistent-dir/x.html");
+    assert_eq!(r.status.code(), Some(2));
+    assert!(r.stdout.is_empty());
+    assert!(
+        text(&r.stderr).contains("directory '/nonexistent-dir' does not exist"),
+        "{}",
+        text(&r.stderr)
+    );
+    // One that refuses the file only when it is written (procfs creates no files, even for
+    // root) costs one stderr line; the run's result and exit code stand.
+    let r = run("/proc/iogauge-report.html");
     let doc: Value = serde_json::from_slice(&r.stdout).unwrap();
     let expected = match headline(&doc) {
         "PASS" => 0,
@@ -477,7 +491,7 @@ fn a_report_that_cannot_be_written_leaves_the_exit_code() {
     let err = text(&r.stderr);
     assert_eq!(
         err.lines()
-            .filter(|l| l.contains("cannot write the HTML report /nonexistent-dir/x.html"))
+            .filter(|l| l.contains("cannot write the HTML report /proc/iogauge-report.html"))
             .count(),
         1,
         "{err}"

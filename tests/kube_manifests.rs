@@ -246,7 +246,7 @@ fn every_pod_option_lands_in_the_manifest() {
             "--storage-class",
             "fast",
             "--storage-class",
-            "Standard_HDD",
+            "standard.hdd",
             "--size",
             "20Gi",
             "--toleration",
