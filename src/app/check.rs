@@ -138,6 +138,10 @@ pub(crate) fn check(
 /// The directory checked and what it is on; a killed run's leftovers there are pointed out.
 fn check_dir_place(req: &CheckRequest, obs: &mut dyn Observer) -> Result<Place, String> {
     fs::check_dir(&req.dir, "--dir")?;
+    // Killed runs' files listed in their markers go first; older leftovers are pointed out.
+    for line in crate::workload::marker::reap(&req.dir).describe() {
+        obs.note(&format!("iogauge check: {line}"));
+    }
     let left = cleanup::leftovers(&req.dir);
     if let Some(first) = left.first() {
         obs.note(&format!(

@@ -2,6 +2,7 @@
 //! stdout.
 
 pub(crate) mod check;
+pub(crate) mod cleanup;
 pub(crate) mod compare;
 pub(crate) mod fio;
 pub(crate) mod history;
@@ -55,6 +56,8 @@ enum Command {
     Report(report::ReportArgs),
     /// List, show and remove the saved runs of check, preflight, fio and kube check
     History(history::HistoryArgs),
+    /// Remove the files killed iogauge runs left in directories (after SIGKILL or power loss)
+    Cleanup(cleanup::CleanupArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
     Completions {
         #[arg(value_enum)]
@@ -111,6 +114,7 @@ pub fn main() -> i32 {
         Command::Compare(a) => compare::main(a),
         Command::Report(a) => report::main(a),
         Command::History(a) => history::main(a),
+        Command::Cleanup(a) => cleanup::main(a),
         Command::Completions { shell } => {
             clap_complete::generate(
                 shell,

@@ -151,9 +151,12 @@ pub(crate) fn register_new<'a>(
     files: impl Iterator<Item = &'a crate::workload::layout::FilePlan>,
     created: &crate::workload::cleanup::CreatedFiles,
 ) {
-    for f in files {
-        if !f.existed && !created.contains(&f.path) {
-            created.register(&f.path);
-        }
+    let new: Vec<&crate::workload::layout::FilePlan> = files
+        .filter(|f| !f.existed && !created.contains(&f.path))
+        .collect();
+    // Best effort: the worker's own create reports a directory that cannot be written.
+    let _ = created.intend(new.iter().map(|f| f.path.as_path()));
+    for f in new {
+        created.register(&f.path);
     }
 }

@@ -170,6 +170,7 @@ pub fn run(spec: &RunSpec, opts: &RunOptions, stop: &AtomicBool) -> Result<Repor
 }
 
 fn run_until(spec: &RunSpec, opts: &RunOptions, stop: &AtomicBool) -> Result<Report, RunError> {
+    reap_dead_runs(spec);
     let created = CreatedFiles::new();
     let started_at = std::time::SystemTime::now();
     let run_start = clock::now_ns();
@@ -210,6 +211,29 @@ fn run_until(spec: &RunSpec, opts: &RunOptions, stop: &AtomicBool) -> Result<Rep
         run_start,
         disks.reports(),
     ))
+}
+
+/// Before anything is created: the files that killed iogauge runs left in the directories this
+/// run uses (their markers list them) are removed, so that they neither fill the disk nor stand
+/// in the way (`workload/marker.rs` says what counts as proof that a file is such a leftover).
+fn reap_dead_runs(spec: &RunSpec) {
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    for job in &spec.jobs {
+        for n in 0..job.numjobs {
+            for p in layout::plan_files(job, n).unwrap_or_default() {
+                let d = layout::parent_dir(&p.path);
+                if !p.is_block && !dirs.contains(&d) {
+                    dirs.push(d);
+                }
+            }
+        }
+    }
+    for d in dirs {
+        let r = crate::workload::marker::reap(&d);
+        for line in r.describe() {
+            eprintln!("iogauge: {line}");
+        }
+    }
 }
 
 /// Files whose job said `unlink=0`: they stay, as the user asked.

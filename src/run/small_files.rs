@@ -35,7 +35,9 @@ pub(crate) fn run_small_files(
 ) -> Result<SmallFilesReport, RunError> {
     let created = CreatedFiles::new();
     let res = phases(dir, name, count, size, &created, stop);
-    if !keep {
+    if keep {
+        created.release();
+    } else {
         created.remove_all();
     }
     if stop.load(Ordering::Relaxed) {
@@ -60,6 +62,10 @@ fn phases(
     let mut create = LatRecorder::new(count as usize);
     let mut read = LatRecorder::new(count as usize);
 
+    // The list goes to disk before the timed creates, so a SIGKILL leaves it for the next run.
+    created
+        .intend(paths.iter().map(|p| p.as_path()))
+        .map_err(|e| io_error("create", dir, e))?;
     let t0 = now_ns();
     for p in &paths {
         if stop.load(Ordering::Relaxed) {

@@ -7,6 +7,8 @@ use std::sync::Mutex;
 #[derive(Debug, Default)]
 pub struct CreatedFiles {
     paths: Mutex<Vec<PathBuf>>,
+    /// What the run is about to create, on disk, for after a SIGKILL (`marker.rs`).
+    markers: super::marker::RunMarkers,
 }
 
 impl CreatedFiles {
@@ -17,6 +19,12 @@ impl CreatedFiles {
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<PathBuf>> {
         // A panic elsewhere must not stop cleanup: take the list even if poisoned.
         self.paths.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Record, synced to disk in a marker in each file's directory, that these files are about
+    /// to be created: a run killed before its cleanup leaves the list for the next one.
+    pub fn intend<'a>(&self, paths: impl IntoIterator<Item = &'a Path>) -> std::io::Result<()> {
+        self.markers.intend(paths)
     }
 
     /// Remember a file iogauge just created.
@@ -37,6 +45,12 @@ impl CreatedFiles {
         self.lock().retain(|p| p != path);
     }
 
+    /// Keep every file (they are the user's now) and remove the run's markers.
+    pub fn release(&self) {
+        self.lock().clear();
+        self.markers.remove_all();
+    }
+
     pub fn list(&self) -> Vec<PathBuf> {
         self.lock().clone()
     }
@@ -52,6 +66,7 @@ impl CreatedFiles {
                 Err(e) => failed.push((p, e)),
             }
         }
+        self.markers.remove_all();
         failed
     }
 }

@@ -453,6 +453,23 @@ fn tag_created(f: &File) {
     }
 }
 
+/// The pid in `path`'s iogauge tag, if it has one.
+pub(crate) fn tag_pid(path: &Path) -> Option<u32> {
+    let c = CString::new(path.as_os_str().as_encoded_bytes()).ok()?;
+    let mut buf = [0u8; 16];
+    // SAFETY: valid C strings and a buffer of the length given.
+    let n = unsafe {
+        libc::getxattr(
+            c.as_ptr(),
+            XATTR.as_ptr(),
+            buf.as_mut_ptr().cast(),
+            buf.len(),
+        )
+    };
+    let n = usize::try_from(n).ok()?;
+    std::str::from_utf8(&buf[..n]).ok()?.parse().ok()
+}
+
 /// A file kept on purpose (`--keep-files`, `unlink=0`) is the user's now, not a leftover.
 pub(crate) fn untag(path: &Path) {
     if let Ok(c) = CString::new(path.as_os_str().as_encoded_bytes()) {
@@ -575,6 +592,10 @@ pub(crate) fn lay_out(
     if plan.existed || created.contains(&plan.path) {
         return Ok(false);
     }
+    // Recorded before it exists, so that even a SIGKILL between the two leaves a trace.
+    created
+        .intend([plan.path.as_path()])
+        .map_err(io_err("cannot create", &plan.path))?;
     let f = OpenOptions::new()
         .read(true)
         .write(true)

@@ -8,6 +8,7 @@ pub(crate) mod dist;
 pub(crate) mod fileservice;
 pub(crate) mod fs;
 pub mod layout;
+pub(crate) mod marker;
 pub(crate) mod offsets;
 pub(crate) mod randmap;
 pub(crate) mod rate;
