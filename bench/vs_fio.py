@@ -19,7 +19,9 @@ Usage: bench/vs-fio.sh [ROUNDS] [SET]
           all    both
   Page-cache rows (psync, io_uring, libaio) measure memory on purpose: both tools get
   --invalidate=0 --fadvise_hint=0, and the row names say so.
-  env: BENCH_SECONDS=3 (runtime of time-based rows), BENCH_DIR=<dir on the disk to test>
+  env: BENCH_SECONDS=3 (runtime of time-based rows), BENCH_DIR=<dir on the disk to test>,
+       IOGAUGE_BIN (the iogauge to measure), FIO_CMD (the baseline; "OLD/iogauge fio" compares
+       two iogauge builds: the ratio is then new / old)
 
 Each run executes fio then iogauge (order alternating per round) with identical arguments and
 reads the same JSON path from both; the table shows medians and ratio = iogauge / fio.
@@ -31,7 +33,9 @@ prints that tool's stderr and aborts, naming the row and the command.
 import json, os, re, shlex, shutil, statistics, subprocess, sys, tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-IOGAUGE = os.path.join(ROOT, "target", "release", "iogauge")
+IOGAUGE = os.environ.get("IOGAUGE_BIN") or os.path.join(ROOT, "target", "release", "iogauge")
+# The baseline command; FIO_CMD="OLD/iogauge fio" compares two iogauge builds the same way.
+FIO = shlex.split(os.environ.get("FIO_CMD", "fio"))
 SECS = os.environ.get("BENCH_SECONDS", "3")
 SETS = ("sync", "async", "fresh", "buffered", "all")
 USAGE = ("usage: bench/vs-fio.sh [ROUNDS] [SET]\n"
@@ -279,7 +283,7 @@ def bench(rounds, row_set, work):
                 if tool == "iogauge" and r["iogauge"]:
                     cmd = [IOGAUGE] + r["iogauge"]
                 else:
-                    cmd = (["fio"] if tool == "fio" else [IOGAUGE, "fio"]) + r["args"] + \
+                    cmd = (FIO if tool == "fio" else [IOGAUGE, "fio"]) + r["args"] + \
                           ["--output-format=json"]
                 d, kib = measured(cmd, r["title"], tool)
                 for name, metric, _, _ in r["rows"]:
@@ -298,7 +302,7 @@ def bench(rounds, row_set, work):
         print(f"round {rnd + 1}/{rounds} done", file=sys.stderr)
 
     med = statistics.median
-    fio_version = subprocess.run(["fio", "--version"], stdout=subprocess.PIPE,
+    fio_version = subprocess.run(FIO + ["--version"], stdout=subprocess.PIPE,
                                  text=True).stdout.strip()
     print(f"iogauge vs fio {fio_version}, {rounds} rounds, set {row_set}, "
           f"BENCH_SECONDS={SECS}, medians; ratio = iogauge / fio; CPU in us per I/O")
