@@ -332,6 +332,7 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
         laid_out: laid,
         unified_rw: job.reporting.unified_rw,
         sig_figs: job.reporting.sig_figs,
+        units: text_units(job),
         mixed: (job.reporting.unified_rw != UnifiedRw::None)
             .then(|| mixed_dir(f, &dirs_copy, run_ms, &mixed_samples)),
     }
@@ -422,6 +423,15 @@ fn header(job: &JobSpec) -> JobHeader {
         bs_is_seq_rand: job.blocks.is_seq_rand,
         ioengine: job.ioengine.fio_name().to_string(),
         iodepth: job.iodepth,
+        units: text_units(job),
+    }
+}
+
+/// fio's text-output units from the job's `kb_base` and `unit_base`.
+fn text_units(job: &JobSpec) -> crate::report::units::TextUnits {
+    crate::report::units::TextUnits {
+        si: job.reporting.kb_base == 1000,
+        bits: job.reporting.unit_bits,
     }
 }
 
@@ -458,6 +468,7 @@ fn group_reports(spec: &RunSpec, results: &[InstanceResult]) -> Vec<GroupReport>
             dirs: Default::default(),
             mixed: None,
             sig_figs: spec.jobs[members[0].instance.job].reporting.sig_figs,
+            units: text_units(&spec.jobs[members[0].instance.job]),
         };
         for (d, gd) in gr.dirs.iter_mut().enumerate() {
             let active: Vec<(u64, u64)> = members
