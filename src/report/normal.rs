@@ -18,6 +18,14 @@ use super::{
 const DIR_NAMES: [&str; 3] = ["read", "write", "trim"];
 const GROUP_DIR_NAMES: [&str; 3] = ["   READ", "  WRITE", "   TRIM"];
 
+/// fio's `--status-interval` dump: the results block alone (job blocks, group summaries,
+/// disks), without what fio prints once before the run.
+pub(crate) fn render_normal_status(r: &Report) -> String {
+    let mut out = String::new();
+    results(r, &mut out);
+    out
+}
+
 /// The whole text output of a run: what fio prints before the jobs run (job header lines,
 /// version, threads, files laid out), then after (job blocks, group summaries, disk stats).
 pub(crate) fn render_normal(r: &Report) -> String {

@@ -15,7 +15,7 @@ use crate::stats::{
 };
 use std::time::SystemTime;
 
-fn runtime_ms(ns: u64) -> u64 {
+pub(super) fn runtime_ms(ns: u64) -> u64 {
     ns.div_ceil(1_000_000)
 }
 
@@ -415,7 +415,7 @@ fn mixed_dir(
     m
 }
 
-fn header(job: &JobSpec) -> JobHeader {
+pub(super) fn header(job: &JobSpec) -> JobHeader {
     JobHeader {
         rw: job.rw.fio_name().to_string(),
         bs: [0, 1, 2].map(|d| job.bs_range(d).0),
@@ -428,7 +428,7 @@ fn header(job: &JobSpec) -> JobHeader {
 }
 
 /// fio's text-output units from the job's `kb_base` and `unit_base`.
-fn text_units(job: &JobSpec) -> crate::report::units::TextUnits {
+pub(super) fn text_units(job: &JobSpec) -> crate::report::units::TextUnits {
     crate::report::units::TextUnits {
         si: job.reporting.kb_base == 1000,
         bits: job.reporting.unit_bits,
@@ -436,7 +436,7 @@ fn text_units(job: &JobSpec) -> crate::report::units::TextUnits {
 }
 
 /// One header line per job definition, as fio prints before the run.
-fn job_lines(spec: &RunSpec) -> Vec<JobLine> {
+pub(super) fn job_lines(spec: &RunSpec) -> Vec<JobLine> {
     let gp = super::plan::group_and_phase(&spec.jobs);
     spec.jobs
         .iter()

@@ -83,6 +83,8 @@ pub(crate) struct FioOutput {
     pub warnings: Vec<String>,
     /// The job files named, as given (what the history calls the run's target).
     pub job_files: Vec<String>,
+    /// `--status-interval`: print the results so far this often while the run goes.
+    pub status_interval: Option<std::time::Duration>,
 }
 
 /// A usage error: the message names the input and what was expected (exit code 2).
@@ -325,6 +327,7 @@ pub(crate) fn parse_fio_args(
         parse_only: c.parse_only,
         report: c.report.map(Into::into),
         job_files: c.job_files.clone(),
+        status_interval: c.status_interval,
     };
     spec.keep_files = c.keep_files;
     spec.allow_overwrite = c.allow_overwrite;
