@@ -457,6 +457,7 @@ fn prepare(
         seed: plan::seed_for(job, inst.jobnum),
         pass_drops,
         logs: std::sync::Mutex::new(logs),
+        status_lat: None,
     };
     Ok(Prepared {
         instance: inst,
@@ -581,7 +582,17 @@ fn run_phase(
             None => Vec::new(),
         })
         .collect();
-    // --status-interval: the results so far from the published counters (status.rs).
+    // --status-interval: the results so far from the published counters and the workers'
+    // latency snapshots (status.rs).
+    if opts.status.is_some() {
+        for p in prepared.iter_mut() {
+            p.input.status_lat = Some(Arc::new(status::StatusLat::new()));
+        }
+    }
+    let status_lats: Vec<_> = prepared
+        .iter()
+        .map(|p| p.input.status_lat.clone())
+        .collect();
     let status_instances: Vec<&Instance> = prepared.iter().map(|p| &p.instance).collect();
     let phase_started = std::time::SystemTime::now();
     let status_now = || {
@@ -590,6 +601,7 @@ fn run_phase(
                 spec,
                 &status_instances,
                 &published,
+                &status_lats,
                 clock::now_ns(),
                 threads_start,
                 phase_started,

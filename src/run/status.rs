@@ -1,22 +1,64 @@
 //! fio's `--status-interval`: the results so far, every interval while a phase runs.
 //!
 //! fio reads its threads' statistics from another thread without locks (racy but complete).
-//! iogauge's workers keep their latency recorders to themselves and publish only cumulative
-//! counters (relaxed atomic stores, see `instance::Published`), so a report so far is assembled
-//! from those counters alone: I/Os, bytes, runtime, bandwidth and IOPS per direction are exact
-//! (read between I/Os); latencies, percentiles, latency buckets, periodic samples, CPU and IO
-//! depths are left empty (zeros in JSON, their lines absent in the text) rather than adding
-//! locks or copies to the per-I/O path. The end report is the usual, complete one. The jobs of
-//! the running phase only (the phase's instances; earlier stonewall phases are not repeated).
+//! iogauge's workers keep their latency recorders to themselves and publish cumulative counters
+//! (relaxed atomic stores, see `instance::Published`). A report so far is assembled from:
+//! - those counters: I/Os, bytes, runtime, bandwidth and IOPS per direction, exact;
+//! - when `--status-interval` is on, a latency snapshot ([`StatusLat`]) each worker leaves at
+//!   its 100 ms interval boundaries (the cold path that already closes the per-interval
+//!   histograms): a copy of the interval recorders' counts, extremes, sums and histograms into
+//!   recorders allocated up front, under a `try_lock` (never waits; a boundary whose copy finds
+//!   the reader busy is skipped). Nothing is added per I/O. So the dump's latency (clat for
+//!   synchronous engines, which is also their lat; clat or lat for queueing engines, as their
+//!   interval histograms count) lags its counts by up to 100 ms, and its percentiles come from
+//!   the histogram (within its bucket width), not from exact samples;
+//! - left empty (zeros in JSON, lines absent in the text): slat, latency buckets, periodic bw/iops
+//!   samples, CPU, IO depths, disk stats, and the job's pid.
+//!
+//! The end report is the usual, complete one. A dump covers the running phase's jobs only
+//! (earlier stonewall phases are not repeated).
 
 use super::assemble::{header, job_lines, runtime_ms, text_units};
 use super::instance::{Published, PHASE_MEASURING};
 use super::plan::Instance;
 use crate::model::RunSpec;
 use crate::report::{DirReport, GroupDirReport, GroupReport, JobReport, Report};
+use crate::stats::LatRecorder;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::SystemTime;
+
+/// A worker's latency snapshot for the dumps: its four interval recorders (read, write, trim,
+/// sync), copied at a 100 ms boundary.
+pub(crate) struct StatusLat {
+    recs: std::sync::Mutex<[LatRecorder; 4]>,
+    /// The recorders are queueing engines' `lat` (else `clat`).
+    from_lat: std::sync::atomic::AtomicBool,
+    /// The worker uses a queueing engine.
+    queued: std::sync::atomic::AtomicBool,
+}
+
+impl StatusLat {
+    /// Empty recorders, allocated once before the run.
+    pub(crate) fn new() -> Self {
+        StatusLat {
+            recs: std::sync::Mutex::new(std::array::from_fn(|_| LatRecorder::new(0))),
+            from_lat: false.into(),
+            queued: false.into(),
+        }
+    }
+
+    /// Worker side, at an interval boundary: copy the recorders unless the reader holds them.
+    pub(crate) fn publish(&self, recs: &[&LatRecorder; 4], from_lat: bool, queued: bool) {
+        if let Ok(mut mine) = self.recs.try_lock() {
+            for (m, r) in mine.iter_mut().zip(recs) {
+                m.copy_stats_from(r);
+            }
+            self.from_lat.store(from_lat, Ordering::Relaxed);
+            self.queued.store(queued, Ordering::Relaxed);
+        }
+    }
+}
 
 /// Receives each report so far (the caller renders and prints it).
 pub type StatusSink = Arc<dyn Fn(&Report) + Send + Sync>;
@@ -36,13 +78,17 @@ pub(super) fn report_so_far(
     spec: &RunSpec,
     instances: &[&Instance],
     published: &[Arc<Published>],
+    lats: &[Option<Arc<StatusLat>>],
     now_ns: u64,
     run_start_ns: u64,
     started_at: SystemTime,
 ) -> Report {
     // One entry per instance, or per group with group_reporting (as the end report folds).
     let mut jobs: Vec<(Option<u32>, JobReport)> = Vec::new();
-    for (inst, pb) in instances.iter().zip(published) {
+    // Per entry: merged latency recorders per direction, and (from_lat, queued).
+    let mut entry_lat: Vec<Option<([LatRecorder; 3], bool, bool)>> = Vec::new();
+    let mut entry_job: Vec<usize> = Vec::new();
+    for (i, (inst, pb)) in instances.iter().zip(published).enumerate() {
         let job = &spec.jobs[inst.job];
         let phase = pb.phase.load(Ordering::Acquire);
         let measured_ns = if phase >= PHASE_MEASURING {
@@ -81,9 +127,30 @@ pub(super) fn report_so_far(
                         ..JobReport::default()
                     },
                 ));
+                entry_lat.push(None);
+                entry_job.push(inst.job);
                 jobs.len() - 1
             }
         };
+        if let Some(sl) = lats.get(i).and_then(|l| l.as_ref()) {
+            if phase >= PHASE_MEASURING {
+                let recs = sl.recs.lock().unwrap_or_else(|p| p.into_inner());
+                let flags = (
+                    sl.from_lat.load(Ordering::Relaxed),
+                    sl.queued.load(Ordering::Relaxed),
+                );
+                let e = entry_lat[idx].get_or_insert_with(|| {
+                    (
+                        std::array::from_fn(|_| LatRecorder::new(0)),
+                        flags.0,
+                        flags.1,
+                    )
+                });
+                for (m, r) in e.0.iter_mut().zip(recs.iter()) {
+                    m.merge(r);
+                }
+            }
+        }
         let j = &mut jobs[idx].1;
         j.njobs += 1;
         j.job_runtime_ms += runtime_ms(measured_ns);
@@ -96,9 +163,28 @@ pub(super) fn report_so_far(
         }
     }
     let mut jobs: Vec<JobReport> = jobs.into_iter().map(|(_, j)| j).collect();
-    for j in &mut jobs {
-        for dir in &mut j.dirs {
+    for ((j, lat), ji) in jobs.iter_mut().zip(entry_lat).zip(entry_job) {
+        let job = &spec.jobs[ji];
+        let (clat_p, lat_p, gtod_reduce) =
+            (job.clat_percentiles, job.lat_percentiles, job.gtod_reduce);
+        for (d, dir) in j.dirs.iter_mut().enumerate() {
             fill_rates(dir);
+            let Some((recs, from_lat, queued)) = &lat else {
+                continue;
+            };
+            if gtod_reduce || dir.total_ios == 0 {
+                continue;
+            }
+            let pcts = &j.percentile_list;
+            if *from_lat {
+                dir.lat = recs[d].summary(pcts, lat_p, false);
+            } else {
+                dir.clat = recs[d].summary(pcts, clat_p, false);
+                if !queued {
+                    // Synchronous engines: lat and clat are one interval, as in the end report.
+                    dir.lat = recs[d].summary(pcts, lat_p, false);
+                }
+            }
         }
     }
     let mut groups: Vec<GroupReport> = Vec::new();
