@@ -287,7 +287,10 @@ fn status_interval_in_text_prints_the_header_once_and_a_results_block_per_interv
         "the header comes first:\n{iog}"
     );
     assert_eq!(iog.matches("issued rwts: total=").count(), 3, "{iog}");
-    assert!(iog.contains("issued rwts: total=2500,0,0,0"), "the end report:\n{iog}");
+    assert!(
+        iog.contains("issued rwts: total=2500,0,0,0"),
+        "the end report:\n{iog}"
+    );
     if let Some(f) = fio {
         assert_eq!(
             f.matches("Run status group 0 (all jobs):").count(),
