@@ -10,6 +10,7 @@ use crate::report::html::render_fio_html;
 use crate::report::{json::render_json, normal::render_normal, terse::render_terse, Report};
 use crate::run::{run, RunOptions};
 use std::io::{IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 pub(crate) fn main(mut args: Vec<String>, stop: &super::Stop) -> i32 {
     let at = Invocation::now();
@@ -56,6 +57,7 @@ pub(crate) fn main(mut args: Vec<String>, stop: &super::Stop) -> i32 {
     }
     let opts = RunOptions {
         progress: show_progress(&out),
+        status: status_interval(&out),
         ..RunOptions::default()
     };
     match run(&spec, &opts, stop.flag()) {
@@ -130,6 +132,10 @@ fn render(how: &FioOutput, report: &Report) -> String {
     let mut out = String::new();
     for f in &how.formats {
         out.push_str(&match f {
+            // Under --status-interval the header lines went out with the first dump, as fio's.
+            OutputFormat::Normal if PREAMBLE_SHOWN.load(Ordering::Relaxed) => {
+                crate::report::normal::render_normal_status(report)
+            }
             OutputFormat::Normal => render_normal(report),
             OutputFormat::Json => render_json(report, false),
             OutputFormat::JsonPlus => render_json(report, true),
@@ -139,12 +145,63 @@ fn render(how: &FioOutput, report: &Report) -> String {
     out
 }
 
-fn write_output(out: &FioOutput, report: &Report) -> i32 {
-    let text = render(out, report);
-    let res = match &out.path {
+/// The text output's header lines were printed with a `--status-interval` dump.
+static PREAMBLE_SHOWN: AtomicBool = AtomicBool::new(false);
+
+/// `--status-interval`: each report so far in every selected format, as fio (a whole JSON
+/// document per interval, the text results block without the header), to stdout or appended to
+/// `--output` (which is emptied first; the end report is then appended too).
+fn status_interval(out: &FioOutput) -> Option<crate::run::status::StatusInterval> {
+    let every = out.status_interval?;
+    if let Some(p) = &out.path {
+        let _ = std::fs::write(p, b"");
+    }
+    let how = out.clone();
+    let sink = move |r: &Report| {
+        let mut text = String::new();
+        for f in &how.formats {
+            text.push_str(&match f {
+                // fio prints the job header lines once, before the first dump.
+                OutputFormat::Normal if !PREAMBLE_SHOWN.swap(true, Ordering::Relaxed) => {
+                    render_normal(r)
+                }
+                OutputFormat::Normal => crate::report::normal::render_normal_status(r),
+                OutputFormat::Json => render_json(r, false),
+                OutputFormat::JsonPlus => render_json(r, true),
+                OutputFormat::Terse => render_terse(r),
+            });
+        }
+        let _ = emit(&how, &text);
+    };
+    Some(crate::run::status::StatusInterval {
+        every,
+        sink: std::sync::Arc::new(sink),
+    })
+}
+
+/// Writes `text` to `--output` (appended under `--status-interval`) or stdout.
+fn emit(out: &FioOutput, text: &str) -> Result<(), (String, std::io::Error)> {
+    match &out.path {
+        Some(path) if out.status_interval.is_some() => std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(path)
+            .and_then(|mut f| f.write_all(text.as_bytes()))
+            .map_err(|e| (path.display().to_string(), e)),
         Some(path) => {
             std::fs::write(path, text.as_bytes()).map_err(|e| (path.display().to_string(), e))
         }
+        None => std::io::stdout()
+            .lock()
+            .write_all(text.as_bytes())
+            .map_err(|e| ("stdout".to_string(), e)),
+    }
+}
+
+fn write_output(out: &FioOutput, report: &Report) -> i32 {
+    let text = render(out, report);
+    let res = match &out.path {
+        Some(_) => emit(out, &text),
         None => std::io::stdout()
             .lock()
             .write_all(text.as_bytes())

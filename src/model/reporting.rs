@@ -11,6 +11,12 @@ pub struct ReportingSpec {
     pub unified_rw: UnifiedRw,
     /// fio `significant_figures`: digits of the text output's IOPS, bandwidth and sizes (1–10).
     pub sig_figs: u32,
+    /// fio `kb_base`: 1024 (default) or 1000. Sizes written after it in the same job read `k`
+    /// as this base (and `kib` as the other one, fio's inversion), and the text output leads
+    /// with IEC (1024) or SI (1000) units.
+    pub kb_base: u64,
+    /// fio `unit_base=1`: the text output prints bandwidth in bits (`Gibit/s`); 0 and 8 are bytes.
+    pub unit_bits: bool,
 }
 
 /// fio's `unified_rw_reporting` modes.
@@ -31,6 +37,8 @@ impl Default for ReportingSpec {
             slat_percentiles: false,
             unified_rw: UnifiedRw::None,
             sig_figs: 4,
+            kb_base: 1024,
+            unit_bits: false,
         }
     }
 }

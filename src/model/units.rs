@@ -55,8 +55,23 @@ fn scale(n: Number, mult: u64) -> Option<u64> {
     }
 }
 
-/// Multiplier of a size suffix with fio's default kb_base=1024: `k`, `kb`, `ki` are 1024 but
-/// `kib` is 1000 (fio's documented inversion), likewise for m, g, t, p, e.
+thread_local! {
+    /// fio `kb_base` of the job whose options are being read (1024 or 1000); set around each
+    /// option by the fio translator ([`with_kb_base`]), 1024 everywhere else.
+    static KB_BASE: std::cell::Cell<u64> = const { std::cell::Cell::new(1024) };
+}
+
+/// Runs `f` with sizes read in fio's `kb_base` = `kb` (1024 or 1000).
+pub(crate) fn with_kb_base<R>(kb: u64, f: impl FnOnce() -> R) -> R {
+    let before = KB_BASE.with(|c| c.replace(kb));
+    let r = f();
+    KB_BASE.with(|c| c.set(before));
+    r
+}
+
+/// Multiplier of a size suffix. With fio's default kb_base=1024, `k`, `kb`, `ki` are 1024 but
+/// `kib` is 1000 (fio's documented inversion), likewise for m, g, t, p, e; with kb_base=1000
+/// `k` is 1000 and `kib` 1024 (fio's `get_mult_bytes` swaps the base for the `ib` forms).
 fn size_multiplier(suffix: &str) -> Option<u64> {
     let s = suffix.to_ascii_lowercase();
     if s.is_empty() || s == "b" {
@@ -72,9 +87,11 @@ fn size_multiplier(suffix: &str) -> Option<u64> {
         'e' => 6,
         _ => return None,
     };
+    let kb = KB_BASE.with(|c| c.get());
+    let other = if kb == 1000 { 1024 } else { 1000 };
     let base: u64 = match chars.as_str() {
-        "" | "b" | "i" => 1024,
-        "ib" => 1000,
+        "" | "b" | "i" => kb,
+        "ib" => other,
         _ => return None,
     };
     Some(base.pow(pow))
@@ -316,6 +333,14 @@ pub(crate) fn parse_k8s_bytes(s: &str) -> Result<u64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn kb_base_1000_swaps_k_and_kib() {
+        assert_eq!(with_kb_base(1000, || parse_bytes("10k")), Ok(10_000));
+        assert_eq!(with_kb_base(1000, || parse_bytes("1KiB")), Ok(1024));
+        assert_eq!(with_kb_base(1000, || parse_bytes("2m")), Ok(2_000_000));
+        assert_eq!(parse_bytes("10k"), Ok(10_240));
+    }
 
     #[test]
     fn sizes_follow_fio_including_the_kib_quirk() {

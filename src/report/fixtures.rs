@@ -79,6 +79,7 @@ fn one_job_group(groupid: u32, d: usize, io: u64, runtime_ms: u64) -> GroupRepor
         dirs: Default::default(),
         mixed: None,
         sig_figs: 0,
+        units: Default::default(),
     };
     let bw = io * 1000 / runtime_ms;
     g.dirs[d] = GroupDirReport {
@@ -108,6 +109,7 @@ fn header(rw: &str, bs: u64, engine: &str, iodepth: u32) -> JobHeader {
         bs_is_seq_rand: false,
         ioengine: engine.into(),
         iodepth,
+        units: Default::default(),
     }
 }
 

@@ -117,6 +117,8 @@ pub struct JobHeader {
     pub ioengine: String,
     /// The iodepth setting.
     pub iodepth: u32,
+    /// fio `kb_base`/`unit_base` of the job, for the block sizes of its text line.
+    pub units: units::TextUnits,
 }
 
 /// One entry of fio's `jobs[]`: a job instance, or a whole group with `group_reporting`.
@@ -176,6 +178,8 @@ pub struct JobReport {
     pub mixed: Option<DirReport>,
     /// fio `significant_figures` for the text output (0: fio's default, 4).
     pub sig_figs: u32,
+    /// fio `kb_base`/`unit_base`: the text output's units.
+    pub units: units::TextUnits,
     /// fio's steady-state result, when the job set `ss_dur`.
     pub steadystate: Option<steadystate::SteadyStateReport>,
     /// With continue_on_error: the I/O errors survived and the first one's errno (fio's
@@ -229,6 +233,8 @@ pub struct GroupReport {
     pub mixed: Option<GroupDirReport>,
     /// fio `significant_figures` of the group's jobs (0: fio's default, 4).
     pub sig_figs: u32,
+    /// fio `kb_base`/`unit_base` of the group's first job: the text output's units.
+    pub units: units::TextUnits,
 }
 
 /// The result of one run: fio's JSON and text output are rendered from it.

@@ -8,13 +8,23 @@
 
 use std::fmt::Write as _;
 
-use super::units::{ctime, depth_share, lat_share, num2str, size_str, strerror, Unit, SIG_FIGS};
+use super::units::{
+    ctime, depth_share, lat_share, num2str, size_str_in, strerror, TextUnits, Unit, SIG_FIGS,
+};
 use super::{
     DirReport, DiskReport, GroupReport, JobLine, JobReport, LatSummary, LatencyBuckets, Report,
 };
 
 const DIR_NAMES: [&str; 3] = ["read", "write", "trim"];
 const GROUP_DIR_NAMES: [&str; 3] = ["   READ", "  WRITE", "   TRIM"];
+
+/// fio's `--status-interval` dump: the results block alone (job blocks, group summaries,
+/// disks), without what fio prints once before the run.
+pub(crate) fn render_normal_status(r: &Report) -> String {
+    let mut out = String::new();
+    results(r, &mut out);
+    out
+}
 
 /// The whole text output of a run: what fio prints before the jobs run (job header lines,
 /// version, threads, files laid out), then after (job blocks, group summaries, disk stats).
@@ -35,7 +45,13 @@ fn preamble(r: &Report, out: &mut String) {
     };
     for l in lines {
         let h = &l.header;
-        let range = |d: usize| format!("{}-{}", size_str(h.bs[d]), size_str(h.bs_max[d]));
+        let range = |d: usize| {
+            format!(
+                "{}-{}",
+                size_str_in(h.bs[d], h.units),
+                size_str_in(h.bs_max[d], h.units)
+            )
+        };
         let trim = if h.bs_is_seq_rand {
             "bs_is_seq_rand".to_string()
         } else {
@@ -147,7 +163,7 @@ fn render_job(j: &JobReport, r: &Report, out: &mut String) {
         let _ = writeln!(out, "  Description  : [{}]", j.description);
     }
     let prec = percentile_precision(&j.percentile_list);
-    let fmt = (prec, sig_figs(j.sig_figs), j.lat_percentiles);
+    let fmt = (prec, sig_figs(j.sig_figs), j.lat_percentiles, j.units);
     let mixed_only = j.unified_rw == crate::model::UnifiedRw::Mixed && j.mixed.is_some();
     for (d, dir) in j.dirs.iter().enumerate() {
         if dir.io_bytes > 0 && !mixed_only {
@@ -243,10 +259,10 @@ fn render_dir(
     name: &str,
     zones: bool,
     dir: &DirReport,
-    fmt: (usize, usize, bool),
+    fmt: (usize, usize, bool, TextUnits),
     out: &mut String,
 ) {
-    let (prec, sig, lat_pcts) = fmt;
+    let (prec, sig, lat_pcts, units) = fmt;
     let runtime = dir.runtime_ms;
     if runtime == 0 {
         return;
@@ -258,9 +274,9 @@ fn render_dir(
         "  {}: IOPS={}, BW={} ({})({}/{}msec){}",
         name,
         num2str(iops, sig, false, Unit::None),
-        num2str(dir.bw_bytes, sig, true, Unit::BytePerSec),
-        num2str(dir.bw_bytes, sig, false, Unit::BytePerSec),
-        num2str(dir.io_bytes, sig, true, Unit::Byte),
+        units.bw(dir.bw_bytes, sig, true),
+        units.bw(dir.bw_bytes, sig, false),
+        units.bytes(dir.io_bytes, sig, true),
         runtime,
         if zones { "; 0 zone resets" } else { "" }
     );
@@ -467,8 +483,9 @@ fn render_group(g: &GroupReport, out: &mut String) {
             continue;
         }
         let sig = sig_figs(g.sig_figs);
-        let iec = |n| num2str(n, sig, true, Unit::BytePerSec);
-        let si = |n| num2str(n, sig, false, Unit::BytePerSec);
+        // Leading units, then the others in parentheses (fio's kb_base and unit_base).
+        let iec = |n| g.units.bw(n, sig, true);
+        let si = |n| g.units.bw(n, sig, false);
         let _ = writeln!(
             out,
             "{}: bw={} ({}), {}-{} ({}-{}), io={} ({}), run={}-{}msec",
@@ -479,8 +496,8 @@ fn render_group(g: &GroupReport, out: &mut String) {
             iec(gd.max_bw_bytes),
             si(gd.min_bw_bytes),
             si(gd.max_bw_bytes),
-            num2str(gd.io_bytes, sig, true, Unit::Byte),
-            num2str(gd.io_bytes, sig, false, Unit::Byte),
+            g.units.bytes(gd.io_bytes, sig, true),
+            g.units.bytes(gd.io_bytes, sig, false),
             gd.min_run_ms,
             gd.max_run_ms
         );

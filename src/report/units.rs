@@ -17,6 +17,35 @@ pub(crate) enum Unit {
     Byte,
     /// `B/s` (bandwidth).
     BytePerSec,
+    /// `bit/s` (bandwidth with fio's `unit_base=1`).
+    BitPerSec,
+}
+
+/// Units of fio's text output from `kb_base` and `unit_base`; the default is fio's (IEC first,
+/// bandwidth in bytes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TextUnits {
+    /// `kb_base=1000`: SI units first, IEC in parentheses (also the job line's block sizes).
+    pub si: bool,
+    /// `unit_base=1`: bandwidth in bits per second.
+    pub bits: bool,
+}
+
+impl TextUnits {
+    /// A bandwidth in the leading units (`first`) or the other ones, as fio's text prints it.
+    pub(crate) fn bw(self, bytes_per_sec: u64, sig: usize, first: bool) -> String {
+        let (n, unit) = if self.bits {
+            (bytes_per_sec.saturating_mul(8), Unit::BitPerSec)
+        } else {
+            (bytes_per_sec, Unit::BytePerSec)
+        };
+        num2str(n, sig, self.si != first, unit)
+    }
+
+    /// A byte count in the leading units (`first`) or the other ones.
+    pub(crate) fn bytes(self, n: u64, sig: usize, first: bool) -> String {
+        num2str(n, sig, self.si != first, Unit::Byte)
+    }
 }
 
 impl Unit {
@@ -25,6 +54,7 @@ impl Unit {
             Unit::None => "",
             Unit::Byte => "B",
             Unit::BytePerSec => "B/s",
+            Unit::BitPerSec => "bit/s",
         }
     }
 }
@@ -94,6 +124,11 @@ fn digits(n: u64) -> usize {
 /// A block size as fio's job header prints it (`2300B`, `16.0KiB`).
 pub(crate) fn size_str(bytes: u64) -> String {
     num2str(bytes, SIG_FIGS, true, Unit::Byte)
+}
+
+/// A block size as fio's job header prints it under `kb_base` (`16.4kB` with 1000).
+pub(crate) fn size_str_in(bytes: u64, units: TextUnits) -> String {
+    num2str(bytes, SIG_FIGS, !units.si, Unit::Byte)
 }
 
 /// A latency-bucket share as fio shows it: a non-empty bucket never shows below 0.01 %.
@@ -238,6 +273,18 @@ mod tests {
         assert_eq!(num2str(8 << 20, 4, true, Unit::Byte), "8192KiB");
         assert_eq!(num2str(8 << 20, 4, false, Unit::Byte), "8389kB");
         assert_eq!(size_str(2300), "2300B");
+        let si = TextUnits {
+            si: true,
+            bits: false,
+        };
+        assert_eq!(size_str_in(16384, si), "16.4kB");
+        // Numbers from fio 3.33, kb_base=1000 unit_base=1: BW=1117Gbit/s (1040Gibit/s).
+        let bits = TextUnits {
+            si: true,
+            bits: true,
+        };
+        assert_eq!(bits.bw(139_625_000_000, 4, true), "1117Gbit/s");
+        assert_eq!(bits.bw(139_625_000_000, 4, false), "1040Gibit/s");
         assert_eq!(size_str(4096), "4096B");
         assert_eq!(size_str(16384), "16.0KiB");
         assert_eq!(size_str(1 << 20), "1024KiB");

@@ -15,7 +15,7 @@ use crate::stats::{
 };
 use std::time::SystemTime;
 
-fn runtime_ms(ns: u64) -> u64 {
+pub(super) fn runtime_ms(ns: u64) -> u64 {
     ns.div_ceil(1_000_000)
 }
 
@@ -332,6 +332,7 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
         laid_out: laid,
         unified_rw: job.reporting.unified_rw,
         sig_figs: job.reporting.sig_figs,
+        units: text_units(job),
         mixed: (job.reporting.unified_rw != UnifiedRw::None)
             .then(|| mixed_dir(f, &dirs_copy, run_ms, &mixed_samples)),
     }
@@ -414,7 +415,7 @@ fn mixed_dir(
     m
 }
 
-fn header(job: &JobSpec) -> JobHeader {
+pub(super) fn header(job: &JobSpec) -> JobHeader {
     JobHeader {
         rw: job.rw.fio_name().to_string(),
         bs: [0, 1, 2].map(|d| job.bs_range(d).0),
@@ -422,11 +423,20 @@ fn header(job: &JobSpec) -> JobHeader {
         bs_is_seq_rand: job.blocks.is_seq_rand,
         ioengine: job.ioengine.fio_name().to_string(),
         iodepth: job.iodepth,
+        units: text_units(job),
+    }
+}
+
+/// fio's text-output units from the job's `kb_base` and `unit_base`.
+pub(super) fn text_units(job: &JobSpec) -> crate::report::units::TextUnits {
+    crate::report::units::TextUnits {
+        si: job.reporting.kb_base == 1000,
+        bits: job.reporting.unit_bits,
     }
 }
 
 /// One header line per job definition, as fio prints before the run.
-fn job_lines(spec: &RunSpec) -> Vec<JobLine> {
+pub(super) fn job_lines(spec: &RunSpec) -> Vec<JobLine> {
     let gp = super::plan::group_and_phase(&spec.jobs);
     spec.jobs
         .iter()
@@ -458,6 +468,7 @@ fn group_reports(spec: &RunSpec, results: &[InstanceResult]) -> Vec<GroupReport>
             dirs: Default::default(),
             mixed: None,
             sig_figs: spec.jobs[members[0].instance.job].reporting.sig_figs,
+            units: text_units(&spec.jobs[members[0].instance.job]),
         };
         for (d, gd) in gr.dirs.iter_mut().enumerate() {
             let active: Vec<(u64, u64)> = members

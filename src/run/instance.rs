@@ -47,6 +47,8 @@ pub(crate) struct WorkerInput {
     pub pass_drops: Vec<CacheDrop>,
     /// The job's log files (fio `write_*_log`), opened before the run; the worker takes them.
     pub logs: std::sync::Mutex<Option<crate::stats::logs::JobLogs>>,
+    /// `--status-interval`: where the worker leaves its latency snapshot (see `status.rs`).
+    pub status_lat: Option<std::sync::Arc<super::status::StatusLat>>,
 }
 
 impl WorkerInput {
@@ -187,6 +189,8 @@ pub struct WorkerResult {
     pub prio_lat: Option<Box<crate::stats::prio::PrioLat>>,
     /// Per-I/O bw/iops statistics from the logs (fio's JSON uses them with a per-I/O log).
     pub(crate) per_io_samples: Option<crate::stats::logs::PerIoStats>,
+    /// `--status-interval`: the latency snapshot left at each interval boundary.
+    pub(super) status_lat: Option<std::sync::Arc<super::status::StatusLat>>,
 }
 
 impl WorkerResult {
@@ -228,6 +232,7 @@ impl WorkerResult {
             intervals_from_lat: queued && lat == IntervalLatency::Lat,
             prio_lat: None,
             per_io_samples: None,
+            status_lat: None,
         }
     }
 
@@ -265,6 +270,9 @@ impl WorkerResult {
         };
         let recs = [&dirs[0], &dirs[1], &dirs[2], &self.sync_lat];
         self.intervals.advance(t, &recs);
+        if let Some(s) = &self.status_lat {
+            s.publish(&recs, self.intervals_from_lat, !self.lat.is_empty());
+        }
     }
 
     /// The measured period ended at `end`: close the last intervals.

@@ -18,6 +18,7 @@ pub(crate) mod plan;
 pub(crate) mod queue_worker;
 pub(crate) mod small_files;
 pub(crate) mod source;
+pub(crate) mod status;
 pub(crate) mod stop;
 pub(crate) mod timing;
 pub(crate) mod trims;
@@ -98,6 +99,8 @@ pub struct RunOptions {
     /// The whole run (layout, ramp, I/O) must end by then, or it stops and is a
     /// [`RunError::TimedOut`] (troubleshoot's collector `timeout`).
     pub deadline: Option<std::time::Instant>,
+    /// fio `--status-interval`: the results so far, every interval (see `status`).
+    pub status: Option<status::StatusInterval>,
 }
 
 impl Default for RunOptions {
@@ -107,6 +110,7 @@ impl Default for RunOptions {
             progress_sink: None,
             sample_budget: DEFAULT_SAMPLE_BUDGET,
             deadline: None,
+            status: None,
         }
     }
 }
@@ -118,6 +122,7 @@ impl std::fmt::Debug for RunOptions {
             .field("progress_sink", &self.progress_sink.is_some())
             .field("sample_budget", &self.sample_budget)
             .field("deadline", &self.deadline)
+            .field("status", &self.status.as_ref().map(|s| s.every))
             .finish()
     }
 }
@@ -476,6 +481,7 @@ fn prepare(
         seed: plan::seed_for(job, inst.jobnum),
         pass_drops,
         logs: std::sync::Mutex::new(logs),
+        status_lat: None,
     };
     Ok(Prepared {
         instance: inst,
@@ -600,8 +606,37 @@ fn run_phase(
             None => Vec::new(),
         })
         .collect();
+    // --status-interval: the results so far from the published counters and the workers'
+    // latency snapshots (status.rs).
+    if opts.status.is_some() {
+        for p in prepared.iter_mut() {
+            p.input.status_lat = Some(Arc::new(status::StatusLat::new()));
+        }
+    }
+    let status_lats: Vec<_> = prepared
+        .iter()
+        .map(|p| p.input.status_lat.clone())
+        .collect();
+    let status_instances: Vec<&Instance> = prepared.iter().map(|p| &p.instance).collect();
+    let phase_started = std::time::SystemTime::now();
+    let status_now = || {
+        if let Some(st) = &opts.status {
+            let r = status::report_so_far(
+                spec,
+                &status_instances,
+                &published,
+                &status_lats,
+                clock::now_ns(),
+                threads_start,
+                phase_started,
+            );
+            (st.sink)(&r);
+        }
+    };
+    let status_every = opts.status.as_ref().map(|st| st.every.as_nanos() as u64);
     let (results, traces) = std::thread::scope(|s| {
         let ctl = control.as_mut();
+        let status_now = &status_now;
         let mon = s.spawn(|| {
             monitor::monitor(
                 &watched,
@@ -609,6 +644,7 @@ fn run_phase(
                 opts.progress,
                 opts.progress_sink.as_ref(),
                 ctl,
+                status_every.map(|ns| (ns, status_now as &(dyn Fn() + Sync))),
             )
         });
         let mut handles = Vec::with_capacity(n);

@@ -88,6 +88,7 @@ pub(crate) fn monitor(
     progress: bool,
     sink: Option<&ProgressSink>,
     mut control: Option<&mut super::control::Control<'_>>,
+    status: Option<(u64, &(dyn Fn() + Sync))>,
 ) -> Vec<Trace> {
     let progress = progress || sink.is_some();
     let t0 = now_ns();
@@ -102,6 +103,8 @@ pub(crate) fn monitor(
         })
         .collect();
     let mut next_progress = t0 + PROGRESS_NS;
+    // --status-interval: every interval after the phase started (fio's status dumps).
+    let mut next_status = status.map_or(u64::MAX, |(every, _)| t0 + every.max(1));
     let mut drew = false;
     let mut last = (t0, 0u64);
     loop {
@@ -152,6 +155,13 @@ pub(crate) fn monitor(
         }
         if finished {
             break;
+        }
+        if let Some((every, report)) = status {
+            if now >= next_status {
+                report();
+                next_status = next_deadline(t0, every.max(1));
+            }
+            wake = wake.min(next_status);
         }
         if progress {
             wake = wake.min(next_progress);

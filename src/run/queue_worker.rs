@@ -114,6 +114,7 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
     let job = &input.job;
     let q = Depths::of(job);
     let mut res = WorkerResult::new(sample_budget, true, job);
+    res.status_lat = input.status_lat.clone();
     let failure = |op, file, offset, errno| IoFailure::new(input, op, file, offset, errno);
 
     wait_for_start(start_ns, job);

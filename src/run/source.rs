@@ -279,6 +279,7 @@ mod tests {
             seed: 0x89,
             pass_drops: Vec::new(),
             logs: std::sync::Mutex::new(None),
+            status_lat: None,
         };
         IoSource::new(&input)
     }

@@ -45,6 +45,7 @@ impl<E: Engine> Loop<'_, E> {
     fn run(mut self, start_ns: u64, sample_budget: usize) -> WorkerResult {
         let job = &self.input.job;
         let mut res = WorkerResult::new(sample_budget, false, job);
+        res.status_lat = self.input.status_lat.clone();
 
         wait_for_start(start_ns, job);
 

@@ -99,6 +99,12 @@ impl Histogram {
         self.counts.fill(0);
     }
 
+    /// Become a copy of `other` without allocating.
+    pub(crate) fn copy_from(&mut self, other: &Histogram) {
+        self.counts.copy_from_slice(&other.counts);
+    }
+
+    /// Add `other`'s counts.
     pub fn merge(&mut self, other: &Histogram) {
         for (a, b) in self.counts.iter_mut().zip(other.counts.iter()) {
             *a += *b;

@@ -111,6 +111,21 @@ impl LatRecorder {
         self.lat_buckets = [0; NLAT_BUCKETS];
     }
 
+    /// Become a copy of `other`'s counts, extremes, sums and histogram, without its samples (so
+    /// percentiles come from the histogram), reusing this recorder's allocations: the
+    /// `--status-interval` snapshot a worker leaves at a 100 ms boundary.
+    pub(crate) fn copy_stats_from(&mut self, other: &LatRecorder) {
+        self.count = other.count;
+        self.min = other.min;
+        self.max = other.max;
+        self.sum = other.sum;
+        self.sum_sq = other.sum_sq;
+        self.samples.clear();
+        self.limit = 0;
+        self.hist.copy_from(&other.hist);
+        self.lat_buckets = other.lat_buckets;
+    }
+
     /// Fold `other` into `self` (group reporting). Stays exact iff both sides are exact; the
     /// merged sample buffer may then exceed the budget, which is fine outside the hot path.
     pub fn merge(&mut self, other: &LatRecorder) {

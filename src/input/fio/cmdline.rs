@@ -26,10 +26,12 @@ pub(super) struct CmdLine {
     pub readonly: bool,
     /// `--report=FILE`: iogauge's HTML page of the run.
     pub report: Option<String>,
+    /// `--status-interval=TIME`: the results so far every TIME (bare number: seconds).
+    pub status_interval: Option<std::time::Duration>,
 }
 
 /// fio program flags iogauge does not have.
-const UNSUPPORTED_FLAGS: [&str; 25] = [
+const UNSUPPORTED_FLAGS: [&str; 24] = [
     "debug",
     "bandwidth-log",
     "cpuclock-test",
@@ -38,7 +40,6 @@ const UNSUPPORTED_FLAGS: [&str; 25] = [
     "showcmd",
     "eta-interval",
     "eta-newline",
-    "status-interval",
     "alloc-size",
     "warnings-fatal",
     "server",
@@ -150,6 +151,18 @@ pub(super) fn parse(args: &[String]) -> Result<CmdLine, String> {
             // fio 3.33 reads and ignores it ("we don't track/need this anymore").
             "max-jobs" => {
                 required("16")?;
+            }
+            "status-interval" => {
+                let v = required("1")?;
+                let t = crate::model::units::parse_time(&v, crate::model::units::TimeUnit::Seconds)
+                    .map_err(|e| format!("--status-interval={v}: {e}"))?;
+                // fio: "status interval too small" below 1 ms.
+                if t < std::time::Duration::from_millis(1) {
+                    return Err(format!(
+                        "--status-interval={v}: too small; expected at least 1ms, e.g. --status-interval=1"
+                    ));
+                }
+                c.status_interval = Some(t);
             }
             "allow-overwrite" => {
                 no_value(&value)?;

@@ -13,6 +13,7 @@ pub(super) fn usage() -> String {
            --output-format=LIST     normal, json, json+, terse (comma list; default normal)\n  \
            --minimal                same as --output-format=terse\n  \
            --eta=always|never|auto  progress line on stderr (auto: when stderr is a terminal)\n  \
+           --status-interval=TIME   print the results so far every TIME\n  \
            --section=NAME           run only this job file section (repeatable)\n  \
            --parse-only             check the options and exit\n  \
            --keep-files             leave the data files in place (iogauge removes them by default)\n  \

@@ -83,6 +83,8 @@ pub(crate) struct FioOutput {
     pub warnings: Vec<String>,
     /// The job files named, as given (what the history calls the run's target).
     pub job_files: Vec<String>,
+    /// `--status-interval`: print the results so far this often while the run goes.
+    pub status_interval: Option<std::time::Duration>,
 }
 
 /// A usage error: the message names the input and what was expected (exit code 2).
@@ -101,9 +103,10 @@ impl std::error::Error for FioError {}
 /// closest known option for a typo.
 fn apply(job: &mut JobSpec, e: &Entry) -> Result<(), FioError> {
     if let Some(opt) = options::find(&e.key) {
-        return opt
-            .apply(job, e.value.as_deref())
-            .map_err(|msg| FioError(format!("{e}: {msg}")));
+        return crate::model::units::with_kb_base(job.reporting.kb_base, || {
+            opt.apply(job, e.value.as_deref())
+        })
+        .map_err(|msg| FioError(format!("{e}: {msg}")));
     }
     let at = match &e.origin {
         Origin::CommandLine => String::new(),
@@ -129,13 +132,44 @@ fn as_written(entries: &[Entry]) -> impl Iterator<Item = (String, String)> + '_ 
     })
 }
 
+/// Options in the order fio applies them. The command line applies each as it comes; a job
+/// file's section is sorted by fio's option priority first, which puts `kb_base` and
+/// `unit_base` (priority 1) before the sizes of the same section whatever the order written.
+/// Sections are told apart by file (iogauge keeps a file's `[global]` sections together, so two
+/// `[global]` sections of one file count as one here).
+fn fio_order(entries: &[Entry]) -> impl Iterator<Item = &Entry> + '_ {
+    let first =
+        |e: &Entry| matches!(e.origin, Origin::File { .. }) && PRIO_FIRST.contains(&e.key.as_str());
+    let mut order: Vec<&Entry> = Vec::with_capacity(entries.len());
+    let mut start = 0;
+    while start < entries.len() {
+        let file = |e: &Entry| match &e.origin {
+            Origin::File { path, .. } => Some(path.clone()),
+            Origin::CommandLine => None,
+        };
+        let key = file(&entries[start]);
+        let end = entries[start..]
+            .iter()
+            .position(|e| file(e) != key)
+            .map_or(entries.len(), |n| start + n);
+        let run = &entries[start..end];
+        order.extend(run.iter().filter(|e| first(e)));
+        order.extend(run.iter().filter(|e| !first(e)));
+        start = end;
+    }
+    order.into_iter()
+}
+
+/// Options fio sorts before the rest of a job file section (`prio = 1` in fio's table).
+const PRIO_FIRST: [&str; 2] = ["kb_base", "unit_base"];
+
 /// Builds one job: defaults, the globals in force, then its own options.
 fn build_job(globals: &[Entry], own: &[Entry], section: Option<&str>) -> Result<JobSpec, FioError> {
     let mut job = JobSpec {
         name: section.unwrap_or_default().to_string(),
         ..JobSpec::default()
     };
-    for e in globals.iter().chain(own) {
+    for e in fio_order(globals).chain(fio_order(own)) {
         apply(&mut job, e)?;
     }
     if job.name.is_empty() {
@@ -293,6 +327,7 @@ pub(crate) fn parse_fio_args(
         parse_only: c.parse_only,
         report: c.report.map(Into::into),
         job_files: c.job_files.clone(),
+        status_interval: c.status_interval,
     };
     spec.keep_files = c.keep_files;
     spec.allow_overwrite = c.allow_overwrite;

@@ -1,4 +1,5 @@
-//! How results are reported: `slat_percentiles`, `unified_rw_reporting` (model:
+//! How results are reported: `slat_percentiles`, `unified_rw_reporting`, `significant_figures`,
+//! `kb_base`, `unit_base` (model:
 //! [`crate::model::ReportingSpec`]).
 
 use super::Opt;
@@ -40,6 +41,34 @@ pub(super) static OPTIONS: &[Opt] = &[
         "Significant figures of the text output's IOPS, bandwidth and sizes (1 to 10)",
         |j, v| {
             j.reporting.sig_figs = parse_int_in(v, 1, 10)? as u32;
+            Ok(())
+        }
+    ),
+    opt!(
+        "kb_base",
+        [],
+        false,
+        "Size suffixes and text-output units in base 1024 (k = 1024, kib = 1000) or 1000 (k = 1000, kib = 1024)",
+        |j, v| {
+            j.reporting.kb_base = match v {
+                "1024" => 1024,
+                "1000" => 1000,
+                _ => return Err("expected 1024 or 1000, e.g. kb_base=1000".into()),
+            };
+            Ok(())
+        }
+    ),
+    opt!(
+        "unit_base",
+        [],
+        false,
+        "Bandwidth in the text output in bytes (0 or 8, the default) or bits (1)",
+        |j, v| {
+            j.reporting.unit_bits = match v {
+                "0" | "8" => false,
+                "1" => true,
+                _ => return Err("expected 0 (auto: bytes), 8 (bytes) or 1 (bits), e.g. unit_base=1".into()),
+            };
             Ok(())
         }
     ),
