@@ -258,7 +258,7 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
             let t_prep = if timed { now_ns() } else { 0 };
             let prio = match cmdprio.as_mut() {
                 Some(c) => {
-                    let i = c.pick(dir);
+                    let i = c.pick(dir, len);
                     engine.set_prio(c.value(dir, i));
                     i
                 }
