@@ -429,10 +429,6 @@ fn bad_verify_settings_are_refused_with_the_reason() {
         "iogauge keeps no verify state file",
     );
     refuse(&["--verify=md5", "--loops=2"], "loops > 1");
-    refuse(
-        &["--verify=md5", "--verify_backlog=8", "--ioengine=libaio"],
-        "verify_backlog is not supported by iogauge yet with ioengine=libaio",
-    );
     refuse(&["--verify_pattern=\"abc"], "no closing");
     refuse(&["--dedupe_mode=often"], "expected repeat or working_set");
     refuse(&["--buffer_compress_percentage=101"], "from 0 to 100");
@@ -531,10 +527,21 @@ fn verify_backlog_reads_back_during_the_run_and_counts_match_fio() {
     }
     // A batch smaller than the backlog leaves blocks for the final read-back: every block is
     // still read back once, as fio does.
-    for extra in [
-        vec!["--verify_backlog=16"],
-        vec!["--verify_backlog=10", "--verify_backlog_batch=4"],
-    ] {
+    // On the queueing engines the backlog's reads go through the job's queue.
+    let mut runs = Vec::new();
+    for engine in ["psync", "io_uring", "libaio"] {
+        for backlog in [
+            vec!["--verify_backlog=16"],
+            vec!["--verify_backlog=10", "--verify_backlog_batch=4"],
+            vec!["--verify_backlog=7", "--verify_backlog_batch=20"],
+        ] {
+            let mut a: Vec<String> = backlog.iter().map(|s| s.to_string()).collect();
+            a.push(format!("--ioengine={engine}"));
+            a.push("--iodepth=8".into());
+            runs.push(a);
+        }
+    }
+    for extra in runs {
         let (fd, gd) = (scratch(), scratch());
         let args = |d: &Path| -> Vec<String> {
             let mut a: Vec<String> = [
@@ -585,4 +592,37 @@ fn verify_backlog_reads_back_during_the_run_and_counts_match_fio() {
     };
     assert_eq!(timed(&[]), 0);
     assert!(timed(&["--verify_backlog=4"]) > 64);
+    for engine in ["--ioengine=io_uring", "--ioengine=libaio"] {
+        assert!(timed(&["--verify_backlog=4", engine, "--iodepth=8"]) > 64);
+    }
+}
+
+#[test]
+fn verify_backlog_on_a_queueing_engine_catches_a_block_overwritten_during_the_run() {
+    // A time-based job never reaches the final read-back: only the backlog's reads, queued
+    // between its writes, can see the other job's zeros.
+    let d = scratch();
+    let job = d.path().join("c.fio");
+    for engine in ["io_uring", "libaio"] {
+        std::fs::write(
+            &job,
+            format!(
+                "[global]\ndirectory={}\nfilename=shared\nsize=256k\nbs=4k\ntime_based\n\
+                 runtime=1\n[verifier]\nioengine={engine}\niodepth=4\nrw=randwrite\n\
+                 verify=crc32c\nverify_backlog=4\n[vandal]\nioengine=psync\nrw=write\n\
+                 buffer_pattern=0x00\n",
+                d.path().display()
+            ),
+        )
+        .unwrap();
+        let mut c = iogauge();
+        c.arg(&job);
+        let (g, err, code) = json_run(c, d.path());
+        assert_eq!(code, 1, "{engine}: {err}");
+        assert_eq!(g["jobs"][0]["error"], 84, "{engine}");
+        assert!(err.contains("bad magic header 0"), "{engine}: {err}");
+        assert!(err.contains("func=io_u_queued_complete"), "{engine}: {err}");
+        // iogauge removed the file it created.
+        assert!(!d.path().join("shared").exists());
+    }
 }

@@ -367,13 +367,6 @@ pub(crate) fn check_job(job: &JobSpec) -> Result<(), String> {
                 .into(),
         );
     }
-    if v.backlog > 0 && job.ioengine.is_async() {
-        return Err(format!(
-            "verify_backlog is not supported by iogauge yet with ioengine={} (only with \
-             synchronous engines such as psync); leave it out to read back at the end",
-            job.ioengine.fio_name()
-        ));
-    }
     if v.only && job.rw.kind == RwKind::ReadWrite {
         return Err(
             "verify_only with a mixed rw workload is not supported by iogauge yet; \

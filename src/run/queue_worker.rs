@@ -189,9 +189,15 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
             && limit > 0
             && (tl.in_ramp || issued_bytes < limit)
         {
-            let (dir, due) = match held.take() {
-                Some(h) => h,
-                None => {
+            // verify_backlog: a due read-back goes first, through the same queue.
+            let read_back = data.as_mut().and_then(|d| d.backlog_take());
+            let (dir, due) = match (read_back, held.take()) {
+                (Some(_), h) => {
+                    held = h;
+                    (DDIR_READ, 0)
+                }
+                (None, Some(h)) => h,
+                (None, None) => {
                     let dir = src.pick_dir();
                     (dir, if src.paced { src.due(dir) } else { 0 })
                 }
@@ -239,11 +245,17 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
                 len,
                 new_pass,
                 ..
-            } = src.next(dir);
+            } = match read_back {
+                Some(w) => verify_phase::next_io(w),
+                None => src.next(dir),
+            };
             if new_pass {
                 input.start_pass(file);
             }
             let slot = free.pop().expect("a free slot below iodepth") as usize;
+            if let Some(d) = data.as_mut() {
+                d.queued(slot, read_back);
+            }
             let buf = regions[slot].0;
             if refill && dir == DDIR_WRITE {
                 // SAFETY: the slot's buffer holds at least len bytes and is not in flight.
@@ -285,6 +297,9 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
             }
             queued.push(slot as u32);
             depth.on_issue((inflight + queued.len()) as u32);
+            if read_back.is_some() {
+                continue; // not part of the workload's size, as in fio
+            }
             issued_bytes += len as u64;
             if timing.active {
                 timing.issued += 1;
@@ -427,6 +442,9 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
             free.push(slot);
             inflight -= 1;
             inflight_bytes -= s.len as u64;
+            if let Some(v) = data.as_mut().filter(|_| s.dir == DDIR_WRITE) {
+                v.write_completed(s.file, s.offset);
+            }
             if r < 0 {
                 if !res.survives(job, s.dir, (-r) as i32) {
                     io_error.get_or_insert((slot as usize, r));
@@ -462,7 +480,7 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
             if let Some(v) = data.as_mut().filter(|_| d == DDIR_READ) {
                 // SAFETY: the read into this slot's buffer has completed.
                 let b = unsafe { std::slice::from_raw_parts_mut(regions[slot as usize].0, s.len) };
-                if v.after_read(b, input, s.file, s.offset, &mut res, true)
+                if v.after_queued_read(slot as usize, b, input, s.file, s.offset, &mut res)
                     .is_err()
                 {
                     bad_read = true;
