@@ -367,13 +367,6 @@ pub(crate) fn check_job(job: &JobSpec) -> Result<(), String> {
                 .into(),
         );
     }
-    if v.only && job.rw.kind == RwKind::ReadWrite {
-        return Err(
-            "verify_only with a mixed rw workload is not supported by iogauge yet; \
-                    use rw=write or rw=randwrite"
-                .into(),
-        );
-    }
     Ok(())
 }
 
