@@ -428,7 +428,23 @@ fn bad_verify_settings_are_refused_with_the_reason() {
         &["--verify_state_save=1"],
         "iogauge keeps no verify state file",
     );
-    refuse(&["--verify=md5", "--loops=2"], "loops > 1");
+    refuse(
+        &[
+            "--verify=md5",
+            "--loops=2",
+            "--rw=randwrite",
+            "--norandommap",
+        ],
+        "verify with loops > 1 and verify_only, norandommap, io_size or number_ios is not",
+    );
+    refuse(
+        &["--verify=md5", "--loops=2", "--verify_only=1"],
+        "verify with loops > 1 and verify_only",
+    );
+    refuse(
+        &["--verify=md5", "--loops=2", "--io_size=32k"],
+        "io_size/number_ios",
+    );
     refuse(&["--verify_pattern=\"abc"], "no closing");
     refuse(&["--dedupe_mode=often"], "expected repeat or working_set");
     refuse(&["--buffer_compress_percentage=101"], "from 0 to 100");
@@ -677,6 +693,61 @@ fn verify_only_with_a_mixed_workload_reads_back_the_writes_the_job_made() {
             let (v, err, code) = run(tool, d.path(), &[engine, "--verify_only=1"]);
             assert_eq!(code, 1, "{engine}: {err}");
             assert_eq!(v["jobs"][0]["error"], 84, "{engine}");
+        }
+    }
+}
+
+#[test]
+fn verify_with_loops_reads_back_after_every_loop_as_fio() {
+    // Each loop's written blocks are read back before the next loop: three times the blocks
+    // (read back only at the end, the newest write of each block would be read once).
+    for extra in [
+        vec!["--rw=write"],
+        vec!["--rw=randwrite", "--nrfiles=2"],
+        vec!["--rw=randrw"],
+        vec!["--rw=write", "--ioengine=io_uring", "--iodepth=4"],
+        vec!["--rw=randwrite", "--ioengine=libaio", "--iodepth=8"],
+        vec![
+            "--rw=randwrite",
+            "--ioengine=io_uring",
+            "--iodepth=8",
+            "--verify_backlog=8",
+        ],
+    ] {
+        let run = |tool: &str| {
+            let d = scratch();
+            let mut c = if tool == "fio" { cmd("fio") } else { iogauge() };
+            c.args([
+                "--name=t",
+                "--size=256k",
+                "--bs=4k",
+                "--verify=crc32c",
+                "--loops=3",
+            ])
+            .arg(format!("--directory={}", d.path().display()))
+            .args(&extra);
+            let (j, err, code) = json_run(c, d.path());
+            assert_eq!(code, 0, "{tool} {extra:?}: {err}");
+            assert_eq!(j["jobs"][0]["error"], 0);
+            j
+        };
+        let g = run("iogauge");
+        assert_eq!(n(&g, 0, "read", "total_ios"), 192, "{extra:?}");
+        assert_eq!(n(&g, 0, "read", "io_bytes"), 3 * 256 << 10, "{extra:?}");
+        if extra[0] != "--rw=randrw" {
+            assert_eq!(n(&g, 0, "write", "total_ios"), 192, "{extra:?}");
+        }
+        if !have_fio() {
+            continue;
+        }
+        let f = run("fio");
+        assert_keys_superset(&f, &g);
+        if extra[0] == "--rw=randrw" {
+            // The random mix splits differently in each tool: every read or write of the
+            // three loops plus one read per write.
+            assert_eq!(n(&f, 0, "read", "total_ios"), 192);
+        } else {
+            assert_counts_equal(&f, &g);
         }
     }
 }

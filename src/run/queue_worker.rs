@@ -143,7 +143,7 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
     let mut inflight_bytes = 0u64;
     let mut depth = DepthCounters::new();
 
-    let limit = input.io_limit.unwrap_or(u64::MAX);
+    let total = input.io_limit.unwrap_or(u64::MAX);
     let mut issued_bytes = 0u64;
     let mut writes = 0u64;
     // A sync waiting for the queue to drain: (op, file of the write that triggered it).
@@ -160,12 +160,15 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
     src.restart_pacing(tl.meas_start);
     let mut logs = input.take_logs();
     res.error = super::instance::set_ioprio(input);
-    let limit = if res.error.is_some() { 0 } else { limit };
+    let total = if res.error.is_some() { 0 } else { total };
     let mut cmdprio = crate::stats::prio::CmdPrio::new(job, input.seed);
     res.prio_lat = cmdprio.as_ref().map(|c| Box::new(c.recorders()));
     let prio_by_lat = job.lat_percentiles;
     // Verify and buffer options (None without them: one check per I/O).
     let mut data = Data::new(input);
+    // verify with loops > 1: one loop at a time, each read back (else the whole size).
+    let per_loop = verify_phase::loop_limit(data.as_ref(), input, total);
+    let mut limit = per_loop;
     if let Some(d) = data.as_mut().filter(|d| d.only() && limit > 0) {
         verify_phase::dry_run(&mut src, d, input, &mut res, published);
         stopping = true;
@@ -376,6 +379,30 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
             if thinking {
                 thinking = false;
                 timing.pause(&mut src, stop, tl.deadline);
+                continue;
+            }
+            if !stopping && !tl.in_ramp && issued_bytes >= limit && limit < total {
+                // verify with loops > 1: the loop's I/O is done; fio reads back now.
+                if let Some(d) = data
+                    .as_mut()
+                    .filter(|d| verify_phase::phase_due(d, &res, stop, tl.deadline))
+                {
+                    let (r, p) = (&mut res, published);
+                    inflight = verify_phase::run_queue(
+                        &mut engine,
+                        d,
+                        input,
+                        r,
+                        p,
+                        &regions,
+                        stop,
+                        tl.deadline,
+                    );
+                }
+                if inflight > 0 || res.error.is_some() || res.job_error != 0 {
+                    break;
+                }
+                limit = limit.saturating_add(per_loop).min(total);
                 continue;
             }
             // create_only (limit 0) does no I/O, not even during ramp.

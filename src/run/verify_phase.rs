@@ -248,6 +248,20 @@ impl Data {
     }
 }
 
+/// verify with loops > 1: fio reads back after every loop (do_verify in thread_main's loop).
+/// The bytes of the first loop when that applies (the worker loops stop there, read back, and
+/// go on one loop further each time), else `total`.
+pub(crate) fn loop_limit(d: Option<&Data>, input: &WorkerInput, total: u64) -> u64 {
+    let job = &input.job;
+    let loops = u64::from(job.loops.max(1));
+    match d {
+        Some(d) if d.read_back && !d.only && loops > 1 && !job.time_based && total != u64::MAX => {
+            total / loops
+        }
+        _ => total,
+    }
+}
+
 /// A backlog read as the queue loop's next I/O.
 #[inline]
 pub(crate) fn next_io(w: Written) -> super::source::NextIo {

@@ -349,7 +349,8 @@ impl WriteLog {
             f += 1;
             i = 0;
         }
-        self.cursor = (f, 0);
+        // From the start again for the next read-back (verify with loops > 1).
+        self.cursor = (0, 0);
         None
     }
 }
