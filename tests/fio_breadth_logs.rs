@@ -788,7 +788,9 @@ fn command_priorities_are_reported_per_priority_as_fio() {
 fn cmdprio_bssplit_gives_each_block_size_its_priorities_as_fio() {
     // Four priorities for reads (the job's, 3/1 20 %, 2/5 30 %, cmdprio_class/cmdprio 3/6
     // 10 %), two for writes (2/3 60 %), in fio's order: the job's, then by block size.
-    let want: [(&str, &[(u64, u64, f64)]); 2] = [
+    /// Expected (class, level, share of the direction's I/Os) per priority.
+    type Prios<'a> = &'a [(u64, u64, f64)];
+    let want: [(&str, Prios); 2] = [
         (
             "read",
             &[(0, 0, 0.4), (3, 1, 0.2), (2, 5, 0.3), (3, 6, 0.1)],

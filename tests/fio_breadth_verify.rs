@@ -733,7 +733,7 @@ fn verify_with_loops_reads_back_after_every_loop_as_fio() {
         };
         let g = run("iogauge");
         assert_eq!(n(&g, 0, "read", "total_ios"), 192, "{extra:?}");
-        assert_eq!(n(&g, 0, "read", "io_bytes"), 3 * 256 << 10, "{extra:?}");
+        assert_eq!(n(&g, 0, "read", "io_bytes"), 3 * (256 << 10), "{extra:?}");
         if extra[0] != "--rw=randrw" {
             assert_eq!(n(&g, 0, "write", "total_ios"), 192, "{extra:?}");
         }
