@@ -126,7 +126,8 @@ impl<E: Engine> Loop<'_, E> {
                     Err(e) if res.survives(job, dir, errno(&e)) => {
                         // continue_on_error: the I/O was issued, so it counts towards the size.
                         done_bytes += len as u64;
-                        if t1 >= tl.deadline || (!tl.in_ramp && done_bytes >= limit) {
+                        // (A loop's read-back, with verify and loops, waits for the next I/O.)
+                        if t1 >= tl.deadline || (!tl.in_ramp && done_bytes >= total) {
                             break;
                         }
                         continue;
