@@ -783,3 +783,111 @@ fn command_priorities_are_reported_per_priority_as_fio() {
         logs.keys().collect::<Vec<_>>()
     );
 }
+
+#[test]
+fn cmdprio_bssplit_gives_each_block_size_its_priorities_as_fio() {
+    // Four priorities for reads (the job's, 3/1 20 %, 2/5 30 %, cmdprio_class/cmdprio 3/6
+    // 10 %), two for writes (2/3 60 %), in fio's order: the job's, then by block size.
+    /// Expected (class, level, share of the direction's I/Os) per priority.
+    type Prios<'a> = &'a [(u64, u64, f64)];
+    let want: [(&str, Prios); 2] = [
+        (
+            "read",
+            &[(0, 0, 0.4), (3, 1, 0.2), (2, 5, 0.3), (3, 6, 0.1)],
+        ),
+        ("write", &[(0, 0, 0.4), (2, 3, 0.6)]),
+    ];
+    let check = |json: &Value, who: &str| {
+        for (j, key) in [(0usize, "clat_ns"), (1, "lat_ns")] {
+            let job = &json["jobs"][j];
+            for (dir, w) in want {
+                let prios = job[dir]["prios"].as_array().unwrap();
+                let got: Vec<(u64, u64)> = prios
+                    .iter()
+                    .map(|p| (u(p, &["prioclass"]), u(p, &["prio"])))
+                    .collect();
+                let expect: Vec<(u64, u64)> = w.iter().map(|x| (x.0, x.1)).collect();
+                assert_eq!(got, expect, "{who} job {j} {dir}");
+                let total = u(job, &[dir, "total_ios"]);
+                let n: Vec<u64> = prios.iter().map(|p| u(p, &[key, "N"])).collect();
+                assert_eq!(n.iter().sum::<u64>(), total, "{who} job {j} {dir}");
+                for (k, x) in w.iter().enumerate() {
+                    let share = n[k] as f64 / total as f64;
+                    assert!(
+                        (share - x.2).abs() < 0.1,
+                        "{who} job {j} {dir} prio {}/{}: {share}",
+                        x.0,
+                        x.1
+                    );
+                }
+            }
+        }
+    };
+    let g = iogauge("logs-cmdprio-bssplit.fio", &[]);
+    check(&g.json, "iogauge");
+
+    // With bssplit, only the block size named gets the priority: every 16k read and no 4k
+    // read carries 3/4 (the log's bs and priority columns).
+    let d = scratch();
+    let data = d.path().join("data");
+    std::fs::create_dir(&data).unwrap();
+    let out = cmd(env!("CARGO_BIN_EXE_iogauge"))
+        .args([
+            "fio",
+            "--name=x",
+            "--size=2m",
+            "--ioengine=io_uring",
+            "--iodepth=4",
+            "--rw=randread",
+            "--bssplit=4k/50:16k/50",
+            "--cmdprio_bssplit=16k/100/3/4",
+            "--write_lat_log=cp",
+            "--log_prio=1",
+            "--output-format=json",
+            &format!("--directory={}", data.display()),
+        ])
+        .current_dir(d.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let rows: Vec<Vec<u64>> = std::fs::read_to_string(d.path().join("cp_clat.1.log"))
+        .unwrap()
+        .lines()
+        .map(|l| {
+            l.split(", ")
+                .map(|c| match c.strip_prefix("0x") {
+                    Some(h) => u64::from_str_radix(h, 16).unwrap(),
+                    None => c.parse().unwrap(),
+                })
+                .collect()
+        })
+        .collect();
+    let of = |bs: u64| rows.iter().filter(move |r| r[3] == bs);
+    assert!(of(16384).count() > 10 && of(4096).count() > 10);
+    assert!(of(16384).all(|r| r[4] == 0x6004));
+    assert!(of(4096).all(|r| r[4] == 0));
+
+    // cmdprio_bssplit and cmdprio_percentage together: refused before any I/O, as fio does.
+    let out = cmd(env!("CARGO_BIN_EXE_iogauge"))
+        .args([
+            "fio",
+            "--name=x",
+            "--size=64k",
+            "--ioengine=io_uring",
+            "--cmdprio_percentage=10",
+            "--cmdprio_bssplit=4k/10",
+            &format!("--directory={}", data.display()),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("mutually exclusive"));
+
+    if !have_fio() {
+        return;
+    }
+    let f = run_fixture("fio", "logs-cmdprio-bssplit.fio", &[]);
+    check(&f.json, "fio");
+    assert_keys_superset(&f.json, &g.json);
+    assert_counts_equal(&f.json, &g.json);
+}

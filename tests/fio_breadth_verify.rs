@@ -428,10 +428,22 @@ fn bad_verify_settings_are_refused_with_the_reason() {
         &["--verify_state_save=1"],
         "iogauge keeps no verify state file",
     );
-    refuse(&["--verify=md5", "--loops=2"], "loops > 1");
     refuse(
-        &["--verify=md5", "--verify_backlog=8", "--ioengine=libaio"],
-        "verify_backlog is not supported by iogauge yet with ioengine=libaio",
+        &[
+            "--verify=md5",
+            "--loops=2",
+            "--rw=randwrite",
+            "--norandommap",
+        ],
+        "verify with loops > 1 and verify_only, norandommap, io_size or number_ios is not",
+    );
+    refuse(
+        &["--verify=md5", "--loops=2", "--verify_only=1"],
+        "verify with loops > 1 and verify_only",
+    );
+    refuse(
+        &["--verify=md5", "--loops=2", "--io_size=32k"],
+        "io_size/number_ios",
     );
     refuse(&["--verify_pattern=\"abc"], "no closing");
     refuse(&["--dedupe_mode=often"], "expected repeat or working_set");
@@ -531,10 +543,21 @@ fn verify_backlog_reads_back_during_the_run_and_counts_match_fio() {
     }
     // A batch smaller than the backlog leaves blocks for the final read-back: every block is
     // still read back once, as fio does.
-    for extra in [
-        vec!["--verify_backlog=16"],
-        vec!["--verify_backlog=10", "--verify_backlog_batch=4"],
-    ] {
+    // On the queueing engines the backlog's reads go through the job's queue.
+    let mut runs = Vec::new();
+    for engine in ["psync", "io_uring", "libaio"] {
+        for backlog in [
+            vec!["--verify_backlog=16"],
+            vec!["--verify_backlog=10", "--verify_backlog_batch=4"],
+            vec!["--verify_backlog=7", "--verify_backlog_batch=20"],
+        ] {
+            let mut a: Vec<String> = backlog.iter().map(|s| s.to_string()).collect();
+            a.push(format!("--ioengine={engine}"));
+            a.push("--iodepth=8".into());
+            runs.push(a);
+        }
+    }
+    for extra in runs {
         let (fd, gd) = (scratch(), scratch());
         let args = |d: &Path| -> Vec<String> {
             let mut a: Vec<String> = [
@@ -585,4 +608,146 @@ fn verify_backlog_reads_back_during_the_run_and_counts_match_fio() {
     };
     assert_eq!(timed(&[]), 0);
     assert!(timed(&["--verify_backlog=4"]) > 64);
+    for engine in ["--ioengine=io_uring", "--ioengine=libaio"] {
+        assert!(timed(&["--verify_backlog=4", engine, "--iodepth=8"]) > 64);
+    }
+}
+
+#[test]
+fn verify_backlog_on_a_queueing_engine_catches_a_block_overwritten_during_the_run() {
+    // A time-based job never reaches the final read-back: only the backlog's reads, queued
+    // between its writes, can see the other job's zeros.
+    let d = scratch();
+    let job = d.path().join("c.fio");
+    for engine in ["io_uring", "libaio"] {
+        std::fs::write(
+            &job,
+            format!(
+                "[global]\ndirectory={}\nfilename=shared\nsize=256k\nbs=4k\ntime_based\n\
+                 runtime=1\n[verifier]\nioengine={engine}\niodepth=4\nrw=randwrite\n\
+                 verify=crc32c\nverify_backlog=4\n[vandal]\nioengine=psync\nrw=write\n\
+                 buffer_pattern=0x00\n",
+                d.path().display()
+            ),
+        )
+        .unwrap();
+        let mut c = iogauge();
+        c.arg(&job);
+        let (g, err, code) = json_run(c, d.path());
+        assert_eq!(code, 1, "{engine}: {err}");
+        assert_eq!(g["jobs"][0]["error"], 84, "{engine}");
+        assert!(err.contains("bad magic header 0"), "{engine}: {err}");
+        assert!(err.contains("func=io_u_queued_complete"), "{engine}: {err}");
+        // iogauge removed the file it created.
+        assert!(!d.path().join("shared").exists());
+    }
+}
+
+#[test]
+fn verify_only_with_a_mixed_workload_reads_back_the_writes_the_job_made() {
+    // The blocks a mixed job writes depend on its random read/write choices, so verify_only
+    // reads back what the same tool wrote with the same seed (iogauge's random stream is its
+    // own). The dry run counts both directions; the read-back adds one read per written block.
+    let run = |tool: &str, dir: &Path, extra: &[&str]| -> (Value, String, i32) {
+        let mut c = if tool == "fio" { cmd("fio") } else { iogauge() };
+        if tool != "fio" {
+            c.arg("--keep-files");
+        }
+        c.args([
+            "--name=t",
+            "--rw=randrw",
+            "--size=256k",
+            "--bs=4k",
+            "--verify=crc32c",
+            "--randseed=5",
+        ])
+        .arg(format!("--directory={}", dir.display()))
+        .args(extra);
+        json_run(c, dir)
+    };
+    let mut tools = vec!["iogauge"];
+    if have_fio() {
+        tools.push("fio");
+    }
+    for tool in tools {
+        for engine in ["--ioengine=psync", "--ioengine=io_uring"] {
+            let d = scratch();
+            let (w, err, code) = run(tool, d.path(), &[engine, "--do_verify=0"]);
+            assert_eq!(code, 0, "{tool} {engine}: {err}");
+            let writes = n(&w, 0, "write", "total_ios");
+            assert!(writes > 10 && writes < 54, "{tool} {engine}: {writes}");
+            let (v, err, code) = run(tool, d.path(), &[engine, "--verify_only=1"]);
+            assert_eq!(code, 0, "{tool} {engine}: {err}");
+            assert_eq!(v["jobs"][0]["error"], 0);
+            assert_eq!(n(&v, 0, "write", "total_ios"), writes, "{tool} {engine}");
+            assert_eq!(n(&v, 0, "read", "total_ios"), 64, "{tool} {engine}");
+            assert_eq!(n(&v, 0, "read", "io_bytes"), 256 << 10, "{tool} {engine}");
+            if tool == "fio" {
+                continue;
+            }
+            // A byte changed in every block: the first written block read back fails.
+            let f = d.path().join("t.0.0");
+            for b in 0..64u64 {
+                corrupt(&f, b * 4096 + 2000, &[0x5a]);
+            }
+            let (v, err, code) = run(tool, d.path(), &[engine, "--verify_only=1"]);
+            assert_eq!(code, 1, "{engine}: {err}");
+            assert_eq!(v["jobs"][0]["error"], 84, "{engine}");
+        }
+    }
+}
+
+#[test]
+fn verify_with_loops_reads_back_after_every_loop_as_fio() {
+    // Each loop's written blocks are read back before the next loop: three times the blocks
+    // (read back only at the end, the newest write of each block would be read once).
+    for extra in [
+        vec!["--rw=write"],
+        vec!["--rw=randwrite", "--nrfiles=2"],
+        vec!["--rw=randrw"],
+        vec!["--rw=write", "--ioengine=io_uring", "--iodepth=4"],
+        vec!["--rw=randwrite", "--ioengine=libaio", "--iodepth=8"],
+        vec![
+            "--rw=randwrite",
+            "--ioengine=io_uring",
+            "--iodepth=8",
+            "--verify_backlog=8",
+        ],
+    ] {
+        let run = |tool: &str| {
+            let d = scratch();
+            let mut c = if tool == "fio" { cmd("fio") } else { iogauge() };
+            c.args([
+                "--name=t",
+                "--size=256k",
+                "--bs=4k",
+                "--verify=crc32c",
+                "--loops=3",
+            ])
+            .arg(format!("--directory={}", d.path().display()))
+            .args(&extra);
+            let (j, err, code) = json_run(c, d.path());
+            assert_eq!(code, 0, "{tool} {extra:?}: {err}");
+            assert_eq!(j["jobs"][0]["error"], 0);
+            j
+        };
+        let g = run("iogauge");
+        assert_eq!(n(&g, 0, "read", "total_ios"), 192, "{extra:?}");
+        assert_eq!(n(&g, 0, "read", "io_bytes"), 3 * (256 << 10), "{extra:?}");
+        if extra[0] != "--rw=randrw" {
+            assert_eq!(n(&g, 0, "write", "total_ios"), 192, "{extra:?}");
+        }
+        if !have_fio() {
+            continue;
+        }
+        let f = run("fio");
+        assert_keys_superset(&f, &g);
+        if extra[0] == "--rw=randrw" {
+            // The random mix splits differently in each tool: every read or write of the
+            // three loops plus one read per write.
+            assert_eq!(n(&f, 0, "read", "total_ios"), 192);
+        } else {
+            assert_counts_equal(&f, &g);
+        }
+    }
 }

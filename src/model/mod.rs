@@ -13,7 +13,7 @@ pub(crate) mod units;
 pub mod verify;
 
 pub use logs::LogSpec;
-pub use prio::IoPrioSpec;
+pub use prio::{CmdPrioSplit, IoPrioSpec};
 pub use reporting::{ReportingSpec, UnifiedRw};
 
 pub use blocks::{BlocksSpec, BsSplit, FileService, RandomGenerator, Strided, Zone};

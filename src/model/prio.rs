@@ -1,7 +1,19 @@
 //! fio's job-wide I/O priority (`prio`, `prioclass`), with fio 3.33's defaults (unset).
 
-/// The I/O priority a job's thread runs with (Linux ioprio_set), unset by default.
+/// One `cmdprio_bssplit` entry: I/Os of `bs` bytes take priority `prio` (None: the
+/// direction's cmdprio_class/cmdprio) with a `perc` % chance.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CmdPrioSplit {
+    /// The block size the entry applies to.
+    pub bs: u64,
+    /// The share (1 to 100) of I/Os of that size sent with this priority.
+    pub perc: u32,
+    /// The entry's own ioprio value (class << 13 | level), if it names one.
+    pub prio: Option<u16>,
+}
+
+/// The I/O priority a job's thread runs with (Linux ioprio_set), unset by default.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IoPrioSpec {
     /// `prioclass`: 0 none (taken as best-effort), 1 real-time, 2 best-effort, 3 idle.
     pub class: Option<u32>,
@@ -14,6 +26,8 @@ pub struct IoPrioSpec {
     pub cmd_class: [u32; 2],
     /// `cmdprio` per direction: the level within that class, 0 to 7.
     pub cmd_level: [u32; 2],
+    /// `cmdprio_bssplit` per direction (read, write), sorted by block size; empty = unused.
+    pub cmd_bssplit: [Vec<CmdPrioSplit>; 2],
 }
 
 impl Default for IoPrioSpec {
@@ -24,6 +38,7 @@ impl Default for IoPrioSpec {
             cmd_percentage: [0; 2],
             cmd_class: [1; 2],
             cmd_level: [0; 2],
+            cmd_bssplit: [Vec::new(), Vec::new()],
         }
     }
 }
@@ -42,9 +57,15 @@ impl IoPrioSpec {
         Some(((class << 13) | self.level.unwrap_or(0)) as u16)
     }
 
-    /// Whether some I/Os carry a command priority (cmdprio_percentage above 0).
+    /// Whether some I/Os carry a command priority (cmdprio_percentage above 0, or a
+    /// cmdprio_bssplit).
     pub(crate) fn cmd_active(&self) -> bool {
-        self.cmd_percentage.iter().any(|&p| p > 0)
+        self.cmd_percentage.iter().any(|&p| p > 0) || self.bssplit_active()
+    }
+
+    /// Whether cmdprio_bssplit has an entry (fio's CMDPRIO_MODE_BSSPLIT).
+    pub(crate) fn bssplit_active(&self) -> bool {
+        self.cmd_bssplit.iter().any(|s| !s.is_empty())
     }
 
     /// The command priority of direction `dir` (class << 13 | level).

@@ -347,8 +347,7 @@ fn prio_reports(f: &Folded, d: usize) -> Vec<crate::report::PrioReport> {
         let Some(p) = m.result.prio_lat.as_ref() else {
             continue;
         };
-        for i in 0..2 {
-            let v = p.values[d][i];
+        for (i, &v) in p.values[d].iter().enumerate() {
             match by_value.iter_mut().find(|(x, _)| *x == v) {
                 Some((_, r)) => r.merge(&p.recs[d][i]),
                 None => {

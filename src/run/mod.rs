@@ -424,10 +424,22 @@ fn prepare(
         + 1;
     if job.ioprio.cmd_active() && !job.ioengine.is_async() {
         return Err(RunError::JobSetup(format!(
-            "job '{}': cmdprio_percentage needs a queueing engine (ioengine=io_uring or libaio), \
+            "job '{}': {} needs a queueing engine (ioengine=io_uring or libaio), \
              as in fio; {} has no per-I/O priority",
             job.name,
+            if job.ioprio.bssplit_active() {
+                "cmdprio_bssplit"
+            } else {
+                "cmdprio_percentage"
+            },
             job.ioengine.fio_name()
+        )));
+    }
+    if job.ioprio.bssplit_active() && job.ioprio.cmd_percentage.iter().any(|&p| p > 0) {
+        return Err(RunError::JobSetup(format!(
+            "job '{}': cmdprio_percentage and cmdprio_bssplit are mutually exclusive (as in \
+             fio); use one, e.g. cmdprio_bssplit=4k/10:64k/50",
+            job.name
         )));
     }
     let logs = crate::stats::logs::JobLogs::open(job, thread_number).map_err(RunError::JobSetup)?;

@@ -144,7 +144,7 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
     let mut inflight_bytes = 0u64;
     let mut depth = DepthCounters::new();
 
-    let limit = input.io_limit.unwrap_or(u64::MAX);
+    let total = input.io_limit.unwrap_or(u64::MAX);
     let mut issued_bytes = 0u64;
     let mut writes = 0u64;
     // A sync waiting for the queue to drain: (op, file of the write that triggered it).
@@ -161,12 +161,15 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
     src.restart_pacing(tl.meas_start);
     let mut logs = input.take_logs();
     res.error = super::instance::set_ioprio(input);
-    let limit = if res.error.is_some() { 0 } else { limit };
+    let total = if res.error.is_some() { 0 } else { total };
     let mut cmdprio = crate::stats::prio::CmdPrio::new(job, input.seed);
     res.prio_lat = cmdprio.as_ref().map(|c| Box::new(c.recorders()));
     let prio_by_lat = job.lat_percentiles;
     // Verify and buffer options (None without them: one check per I/O).
     let mut data = Data::new(input);
+    // verify with loops > 1: one loop at a time, each read back (else the whole size).
+    let per_loop = verify_phase::loop_limit(data.as_ref(), input, total);
+    let mut limit = per_loop;
     if let Some(d) = data.as_mut().filter(|d| d.only() && limit > 0) {
         verify_phase::dry_run(&mut src, d, input, &mut res, published);
         stopping = true;
@@ -190,9 +193,15 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
             && limit > 0
             && (tl.in_ramp || issued_bytes < limit)
         {
-            let (dir, due) = match held.take() {
-                Some(h) => h,
-                None => {
+            // verify_backlog: a due read-back goes first, through the same queue.
+            let read_back = data.as_mut().and_then(|d| d.backlog_take());
+            let (dir, due) = match (read_back, held.take()) {
+                (Some(_), h) => {
+                    held = h;
+                    (DDIR_READ, 0)
+                }
+                (None, Some(h)) => h,
+                (None, None) => {
                     let dir = src.pick_dir();
                     (dir, if src.paced { src.due(dir) } else { 0 })
                 }
@@ -240,11 +249,17 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
                 len,
                 new_pass,
                 ..
-            } = src.next(dir);
+            } = match read_back {
+                Some(w) => verify_phase::next_io(w),
+                None => src.next(dir),
+            };
             if new_pass {
                 input.start_pass(file);
             }
             let slot = free.pop().expect("a free slot below iodepth") as usize;
+            if let Some(d) = data.as_mut() {
+                d.queued(slot, read_back);
+            }
             let buf = regions[slot].0;
             if refill && dir == DDIR_WRITE {
                 // SAFETY: the slot's buffer holds at least len bytes and is not in flight.
@@ -259,7 +274,7 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
             let t_prep = if timed { now_ns() } else { 0 };
             let prio = match cmdprio.as_mut() {
                 Some(c) => {
-                    let i = c.pick(dir);
+                    let i = c.pick(dir, len);
                     engine.set_prio(c.value(dir, i));
                     i
                 }
@@ -286,6 +301,9 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
             }
             queued.push(slot as u32);
             depth.on_issue((inflight + queued.len()) as u32);
+            if read_back.is_some() {
+                continue; // not part of the workload's size, as in fio
+            }
             issued_bytes += len as u64;
             if timing.active {
                 timing.issued += 1;
@@ -364,6 +382,30 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
                 timing.pause(&mut src, stop, tl.deadline);
                 continue;
             }
+            if !stopping && !tl.in_ramp && issued_bytes >= limit && limit < total {
+                // verify with loops > 1: the loop's I/O is done; fio reads back now.
+                if let Some(d) = data
+                    .as_mut()
+                    .filter(|d| verify_phase::phase_due(d, &res, stop, tl.deadline))
+                {
+                    let (r, p) = (&mut res, published);
+                    inflight = verify_phase::run_queue(
+                        &mut engine,
+                        d,
+                        input,
+                        r,
+                        p,
+                        &regions,
+                        stop,
+                        tl.deadline,
+                    );
+                }
+                if inflight > 0 || res.error.is_some() || res.job_error != 0 {
+                    break;
+                }
+                limit = limit.saturating_add(per_loop).min(total);
+                continue;
+            }
             // create_only (limit 0) does no I/O, not even during ramp.
             if stopping || limit == 0 || (!tl.in_ramp && issued_bytes >= limit) {
                 break;
@@ -428,6 +470,9 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
             free.push(slot);
             inflight -= 1;
             inflight_bytes -= s.len as u64;
+            if let Some(v) = data.as_mut().filter(|_| s.dir == DDIR_WRITE) {
+                v.write_completed(s.file, s.offset);
+            }
             if r < 0 {
                 if !res.survives(job, s.dir, (-r) as i32) {
                     io_error.get_or_insert((slot as usize, r));
@@ -463,7 +508,7 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
             if let Some(v) = data.as_mut().filter(|_| d == DDIR_READ) {
                 // SAFETY: the read into this slot's buffer has completed.
                 let b = unsafe { std::slice::from_raw_parts_mut(regions[slot as usize].0, s.len) };
-                if v.after_read(b, input, s.file, s.offset, &mut res, true)
+                if v.after_queued_read(slot as usize, b, input, s.file, s.offset, &mut res)
                     .is_err()
                 {
                     bad_read = true;

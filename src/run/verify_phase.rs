@@ -27,6 +27,21 @@ pub(crate) struct Data {
     read_back: bool,
     /// fio's numberio: writes issued so far.
     writes: u64,
+    /// verify_backlog on a queueing engine (None otherwise).
+    backlog: Option<Box<QueuedBacklog>>,
+}
+
+/// verify_backlog on a queueing engine: the backlog's reads go through the job's own queue,
+/// between the workload's I/Os (fio's get_next_verify from get_io_u). Sized once per instance.
+struct QueuedBacklog {
+    /// Per queue slot: the block its read checks, when it holds a backlog read.
+    slots: Vec<Option<Written>>,
+    /// Backlog reads in flight (slots holding Some).
+    reading: usize,
+    /// Reads left in the current batch.
+    left: usize,
+    /// A write was logged since the last look at the backlog.
+    fresh: bool,
 }
 
 impl Data {
@@ -45,7 +60,19 @@ impl Data {
         if ver.is_none() && filler.is_none() {
             return None;
         }
+        let backlog = ver
+            .as_ref()
+            .filter(|v| v.log.is_some() && job.verify.backlog > 0 && job.ioengine.is_async())
+            .map(|_| {
+                Box::new(QueuedBacklog {
+                    slots: vec![None; job.iodepth.max(1) as usize],
+                    reading: 0,
+                    left: 0,
+                    fresh: false,
+                })
+            });
         Some(Data {
+            backlog,
             only: ver.is_some() && job.verify.only && job.rw.kind != crate::model::RwKind::Read,
             read_back: reads_back(job),
             ver,
@@ -73,6 +100,19 @@ impl Data {
     }
 
     fn log(&mut self, file: usize, offset: u64, len: usize) {
+        if let Some(b) = self.backlog.as_mut() {
+            b.fresh = true;
+            if b.reading > 0 {
+                // A backlog read of this block still in flight may see this write's data: it
+                // is not checked (the block is read back again after this write).
+                for s in b.slots.iter_mut() {
+                    if s.is_some_and(|w| w.file == file && w.offset == offset) {
+                        *s = None;
+                        b.reading -= 1;
+                    }
+                }
+            }
+        }
         if let Some(log) = self.ver.as_mut().and_then(|v| v.log.as_mut()) {
             log.record(Written {
                 file,
@@ -105,6 +145,131 @@ impl Data {
             }
             _ => Ok(()),
         }
+    }
+}
+
+impl Data {
+    /// verify_backlog on a queueing engine: the next block to read back before the workload's
+    /// next I/O, if a batch is due (fio: every `verify_backlog` logged writes, a batch of
+    /// `verify_backlog_batch`) and its oldest write has completed. None almost always.
+    #[inline]
+    pub(crate) fn backlog_take(&mut self) -> Option<Written> {
+        let b = self.backlog.as_mut()?;
+        let v = self.ver.as_mut()?;
+        if b.left == 0 {
+            if !b.fresh {
+                return None;
+            }
+            b.fresh = false;
+            b.left = v.backlog_due();
+            if b.left == 0 {
+                return None;
+            }
+        }
+        let log = v.log.as_mut()?;
+        match log.next_oldest() {
+            Some(w) => {
+                b.left -= 1;
+                Some(w)
+            }
+            None => {
+                // Nothing left, or the oldest write still in flight (retried next time).
+                if log.pending() == 0 {
+                    b.left = 0;
+                }
+                None
+            }
+        }
+    }
+
+    /// An I/O was queued in `slot`: `read_back` is the block when it is a backlog read.
+    #[inline]
+    pub(crate) fn queued(&mut self, slot: usize, read_back: Option<Written>) {
+        let Some(b) = self.backlog.as_mut() else {
+            return;
+        };
+        if slot >= b.slots.len() {
+            b.slots.resize(slot + 1, None); // only if the queue is deeper than iodepth
+        }
+        if b.slots[slot].is_some() {
+            b.reading -= 1; // a backlog read that failed: never checked
+        }
+        b.slots[slot] = read_back;
+        b.reading += usize::from(read_back.is_some());
+    }
+
+    /// A queued write completed (failed or not): its block may now be read back.
+    #[inline]
+    pub(crate) fn write_completed(&mut self, file: usize, offset: u64) {
+        if self.backlog.is_some() {
+            if let Some(log) = self.ver.as_mut().and_then(|v| v.log.as_mut()) {
+                log.write_done(file, offset);
+            }
+        }
+    }
+
+    /// After a read in queue `slot` completed: a backlog read is checked against its write,
+    /// any other read as [`Data::after_read`] does.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn after_queued_read(
+        &mut self,
+        slot: usize,
+        buf: &mut [u8],
+        input: &WorkerInput,
+        file: usize,
+        offset: u64,
+        res: &mut WorkerResult,
+    ) -> Result<(), Mismatch> {
+        let w = match self.backlog.as_mut() {
+            Some(b) => match b.slots.get_mut(slot).and_then(|s| s.take()) {
+                Some(w) => {
+                    b.reading -= 1;
+                    w
+                }
+                None => return self.after_read(buf, input, file, offset, res, true),
+            },
+            None => return self.after_read(buf, input, file, offset, res, true),
+        };
+        let Some(v) = self.ver.as_mut() else {
+            return Ok(());
+        };
+        let r = v.check(
+            buf,
+            &input.paths[w.file],
+            w.offset,
+            Some(&w),
+            FLAGS_READ_BACK,
+        );
+        if r.is_err() {
+            fail(res, true);
+        }
+        r
+    }
+}
+
+/// verify with loops > 1: fio reads back after every loop (do_verify in thread_main's loop).
+/// The bytes of the first loop when that applies (the worker loops stop there, read back, and
+/// go on one loop further each time), else `total`.
+pub(crate) fn loop_limit(d: Option<&Data>, input: &WorkerInput, total: u64) -> u64 {
+    let job = &input.job;
+    let loops = u64::from(job.loops.max(1));
+    match d {
+        Some(d) if d.read_back && !d.only && loops > 1 && !job.time_based && total != u64::MAX => {
+            total / loops
+        }
+        _ => total,
+    }
+}
+
+/// A backlog read as the queue loop's next I/O.
+#[inline]
+pub(crate) fn next_io(w: Written) -> super::source::NextIo {
+    super::source::NextIo {
+        file: w.file,
+        offset: w.offset,
+        len: w.len,
+        new_pass: false,
     }
 }
 

@@ -59,7 +59,7 @@ impl<E: Engine> Loop<'_, E> {
         let fsync_every = job.fsync as u64;
         let fdatasync_every = job.fdatasync as u64;
 
-        let limit = self.input.io_limit.unwrap_or(u64::MAX);
+        let total = self.input.io_limit.unwrap_or(u64::MAX);
         let mut done_bytes: u64 = 0;
         let mut writes: u64 = 0;
         let mut tl = Timeline::begin(job, self.published, &mut res);
@@ -68,6 +68,9 @@ impl<E: Engine> Loop<'_, E> {
         res.error = super::instance::set_ioprio(self.input);
         // Verify and buffer options (None without them: one check per I/O).
         let mut data = Data::new(self.input);
+        // verify with loops > 1: one loop at a time, each read back (else the whole size).
+        let per_loop = verify_phase::loop_limit(data.as_ref(), self.input, total);
+        let mut limit = per_loop;
         if let Some(d) = data.as_mut().filter(|d| d.only() && res.error.is_none()) {
             verify_phase::dry_run(&mut src, d, self.input, &mut res, self.published);
         }
@@ -124,7 +127,8 @@ impl<E: Engine> Loop<'_, E> {
                     Err(e) if res.survives(job, dir, errno(&e)) => {
                         // continue_on_error: the I/O was issued, so it counts towards the size.
                         done_bytes += len as u64;
-                        if t1 >= tl.deadline || (!tl.in_ramp && done_bytes >= limit) {
+                        // (A loop's read-back, with verify and loops, waits for the next I/O.)
+                        if t1 >= tl.deadline || (!tl.in_ramp && done_bytes >= total) {
                             break;
                         }
                         continue;
@@ -224,6 +228,31 @@ impl<E: Engine> Loop<'_, E> {
                     src.restart_pacing(tl.meas_start);
                     timing.restart(tl.meas_start);
                     continue;
+                }
+                if !tl.in_ramp && done_bytes >= limit && limit < total {
+                    // verify with loops > 1: fio reads back after every loop.
+                    let (stop, published) = (self.stop, self.published);
+                    if let Some(d) = data
+                        .as_mut()
+                        .filter(|d| verify_phase::phase_due(d, &res, stop, tl.deadline))
+                    {
+                        let input = self.input;
+                        let e = &mut self.engine;
+                        verify_phase::run_sync(
+                            e,
+                            d,
+                            input,
+                            &mut res,
+                            published,
+                            bufp,
+                            stop,
+                            tl.deadline,
+                        );
+                    }
+                    if res.error.is_some() || res.job_error != 0 {
+                        break;
+                    }
+                    limit = limit.saturating_add(per_loop).min(total);
                 }
                 if t_end >= tl.deadline || (!tl.in_ramp && done_bytes >= limit) {
                     break;

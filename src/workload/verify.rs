@@ -236,12 +236,15 @@ pub(crate) struct WriteLog {
     /// `fifo_cap` (then the oldest leaves the queue and waits for the final read-back).
     fifo: Option<VecDeque<(u32, u32, u64)>>,
     fifo_cap: usize,
+    /// Queueing engines with verify_backlog: count the writes in flight per block, so that the
+    /// backlog reads a block only after its write completed (fio's IP_F_IN_FLIGHT).
+    track: bool,
 }
 
 struct FileLog {
     start: u64,
-    /// numberio + 1 (0: not written) and length per slot.
-    slots: Vec<(u64, u32)>,
+    /// numberio + 1 (0: not written), length, and writes in flight (with `track`) per slot.
+    slots: Vec<(u64, u32, u16)>,
 }
 
 impl WriteLog {
@@ -251,7 +254,7 @@ impl WriteLog {
             .iter()
             .map(|&(start, len)| FileLog {
                 start,
-                slots: vec![(0, 0); len.div_ceil(unit) as usize],
+                slots: vec![(0, 0, 0); len.div_ceil(unit) as usize],
             })
             .collect();
         let blocks: usize = files.iter().map(|f| f.slots.len()).sum();
@@ -261,6 +264,20 @@ impl WriteLog {
             cursor: (0, 0),
             fifo: backlog.then(|| VecDeque::with_capacity(blocks.max(1))),
             fifo_cap: blocks.max(1),
+            track: false,
+        }
+    }
+
+    /// A write recorded earlier at `offset` of `file` completed (with in-flight tracking).
+    #[inline]
+    pub(crate) fn write_done(&mut self, file: usize, offset: u64) {
+        if !self.track {
+            return;
+        }
+        let f = &mut self.files[file];
+        let i = (offset.saturating_sub(f.start) / self.unit) as usize;
+        if let Some(s) = f.slots.get_mut(i) {
+            s.2 = s.2.saturating_sub(1);
         }
     }
 
@@ -273,11 +290,16 @@ impl WriteLog {
     /// the backlog back in write order); it is not read back again at the end.
     pub(crate) fn next_oldest(&mut self) -> Option<Written> {
         let q = self.fifo.as_mut()?;
-        while let Some((f, i, n)) = q.pop_front() {
+        while let Some(&(f, i, n)) = q.front() {
             let fl = &mut self.files[f as usize];
-            let (stored, len) = fl.slots[i as usize];
+            let (stored, len, busy) = fl.slots[i as usize];
+            if stored == n + 1 && busy > 0 {
+                // Its write is still in flight: nothing to read back yet (fio waits too).
+                return None;
+            }
+            q.pop_front();
             if stored == n + 1 {
-                fl.slots[i as usize] = (0, 0);
+                fl.slots[i as usize] = (0, 0, busy);
                 return Some(Written {
                     file: f as usize,
                     offset: fl.start + i as u64 * self.unit,
@@ -295,7 +317,7 @@ impl WriteLog {
         let f = &mut self.files[w.file];
         let i = (w.offset.saturating_sub(f.start) / self.unit) as usize;
         if let Some(s) = f.slots.get_mut(i) {
-            *s = (w.numberio + 1, w.len as u32);
+            *s = (w.numberio + 1, w.len as u32, s.2 + u16::from(self.track));
             if let Some(q) = self.fifo.as_mut() {
                 if q.len() == self.fifo_cap {
                     q.pop_front();
@@ -311,10 +333,10 @@ impl WriteLog {
         while f < self.files.len() {
             let fl = &mut self.files[f];
             while i < fl.slots.len() {
-                let (n, len) = fl.slots[i];
+                let (n, len, busy) = fl.slots[i];
                 i += 1;
                 if n != 0 {
-                    fl.slots[i - 1] = (0, 0);
+                    fl.slots[i - 1] = (0, 0, busy);
                     self.cursor = (f, i);
                     return Some(Written {
                         file: f,
@@ -327,7 +349,8 @@ impl WriteLog {
             f += 1;
             i = 0;
         }
-        self.cursor = (f, 0);
+        // From the start again for the next read-back (verify with loops > 1).
+        self.cursor = (0, 0);
         None
     }
 }
@@ -389,8 +412,11 @@ impl Verifier {
             buf_pattern: job.buffers.pattern.as_ref().map(|p| p.bytes.clone()),
             thread,
             rng: Rng::new(seed ^ 0x7e51_f1ed_0000_0001),
-            log: (writes && v.do_verify && v.kind != VerifyKind::Null)
-                .then(|| WriteLog::new(regions, job.bs[DDIR_WRITE], v.backlog > 0)),
+            log: (writes && v.do_verify && v.kind != VerifyKind::Null).then(|| {
+                let mut l = WriteLog::new(regions, job.bs[DDIR_WRITE], v.backlog > 0);
+                l.track = v.backlog > 0 && job.ioengine.is_async();
+                l
+            }),
             backlog: (
                 v.backlog,
                 if v.backlog_batch == 0 {
@@ -824,5 +850,33 @@ mod tests {
             .collect();
         assert_eq!(got, [(0, 1), (8192, 2), (4096, 3)]);
         assert_eq!(l.next(), None);
+    }
+
+    #[test]
+    fn write_log_backlog_waits_for_a_write_in_flight() {
+        let mut l = WriteLog::new(&[(0, 16384)], 4096, true);
+        l.track = true;
+        let w = |offset, numberio| Written {
+            file: 0,
+            offset,
+            len: 4096,
+            numberio,
+        };
+        l.record(w(0, 0));
+        l.record(w(4096, 1));
+        // The oldest is in flight: nothing yet, even though the next one completed.
+        l.write_done(0, 4096);
+        assert_eq!(l.next_oldest(), None);
+        l.write_done(0, 0);
+        assert_eq!(l.next_oldest().map(|w| w.offset), Some(0));
+        assert_eq!(l.next_oldest().map(|w| w.offset), Some(4096));
+        // Two writes of one block in flight: read back after both completed, the newer one.
+        l.record(w(8192, 2));
+        l.record(w(8192, 3));
+        l.write_done(0, 8192);
+        assert_eq!(l.next_oldest(), None);
+        l.write_done(0, 8192);
+        assert_eq!(l.next_oldest().map(|w| w.numberio), Some(3));
+        assert_eq!(l.next_oldest(), None);
     }
 }
