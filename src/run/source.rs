@@ -50,6 +50,11 @@ pub(crate) struct IoSource {
     /// trimwrite: the trim whose block the next write rewrites (file, offset, length).
     trimmed: Option<(usize, u64, u64)>,
     trimwrite: bool,
+    /// None of the above is in use (fixed sizes, fresh offsets, files in turn, no zones, no
+    /// shared map, no trimwrite): `next` takes the short way, as before these options existed.
+    simple: bool,
+    /// The next file of the short way's round robin.
+    rr: usize,
 }
 
 /// One I/O to do.
@@ -107,7 +112,7 @@ impl IoSource {
             pacer(DDIR_WRITE, 0xA5),
             pacer(DDIR_TRIM, 0x3C),
         ];
-        IoSource {
+        let mut s = IoSource {
             gens,
             rng: Rng::new(seed),
             fixed_dir: match job.rw.kind {
@@ -136,7 +141,16 @@ impl IoSource {
             shared_map: shares_random_map(job),
             trimmed: None,
             trimwrite: job.rw.kind == RwKind::TrimWrite,
-        }
+            simple: false,
+            rr: 0,
+        };
+        s.simple = !s.trimwrite
+            && s.fixed
+            && s.seq_nr == 1
+            && s.strided.is_none()
+            && !s.shared_map
+            && s.files.is_plain_round_robin();
+        s
     }
 
     /// Direction of the next I/O.
@@ -179,6 +193,24 @@ impl IoSource {
     /// The next I/O in `dir`; files take turns.
     #[inline]
     pub(crate) fn next(&mut self, dir: usize) -> NextIo {
+        if self.simple {
+            let file = self.rr;
+            self.rr = if file + 1 == self.gens.len() {
+                0
+            } else {
+                file + 1
+            };
+            let len = self.sizers[dir].min();
+            let gen = &mut self.gens[file][dir];
+            let p = gen.place(&mut self.rng, true);
+            let len = gen.commit(&p, len);
+            return NextIo {
+                file,
+                offset: p.offset,
+                len: len as usize,
+                new_pass: p.new_pass,
+            };
+        }
         if let Some((file, offset, len)) = self.trimmed.take() {
             // The write of trimwrite: the block just trimmed (fio's last trim offset).
             return NextIo {

@@ -35,6 +35,11 @@ pub(crate) struct FileChooser {
 }
 
 impl FileChooser {
+    /// Plain round robin, one I/O per file: what `IoSource`'s fast path does itself.
+    pub(crate) fn is_plain_round_robin(&self) -> bool {
+        matches!(self.choice, Choice::RoundRobin) && self.nr <= 1
+    }
+
     pub(crate) fn new(job: &JobSpec, n: usize, seed: u64) -> Self {
         let n = n.max(1);
         let mut rng = Rng::new(seed ^ 0xF11E);
