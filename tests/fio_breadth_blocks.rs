@@ -11,42 +11,7 @@ mod common;
 use common::*;
 
 use serde_json::Value;
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-
-fn key_paths(v: &Value, prefix: &str, out: &mut BTreeSet<String>) {
-    match v {
-        Value::Object(m) => {
-            for (k, val) in m {
-                let p = if prefix.is_empty() {
-                    k.clone()
-                } else {
-                    format!("{prefix}.{k}")
-                };
-                out.insert(p.clone());
-                key_paths(val, &p, out);
-            }
-        }
-        Value::Array(a) => {
-            for val in a {
-                key_paths(val, &format!("{prefix}[]"), out);
-            }
-        }
-        _ => {}
-    }
-}
-
-fn u(v: &Value, path: &[&str]) -> u64 {
-    let mut cur = v;
-    for p in path {
-        cur = match p.parse::<usize>() {
-            Ok(i) if cur.is_array() => &cur[i],
-            _ => &cur[*p],
-        };
-    }
-    cur.as_u64()
-        .unwrap_or_else(|| panic!("{path:?} is not an integer: {cur}"))
-}
 
 fn fixture(name: &str) -> String {
     let p: PathBuf = [env!("CARGO_MANIFEST_DIR"), "tests", "fixtures", "fio", name]
@@ -74,17 +39,6 @@ fn both(args: &[&str]) -> (Value, Value) {
     let left: Vec<_> = std::fs::read_dir(gd.path()).unwrap().collect();
     assert!(left.is_empty(), "iogauge left files: {left:?}");
     (fio, iog)
-}
-
-fn assert_keys_superset(fio: &Value, iog: &Value) {
-    let (mut fk, mut gk) = (BTreeSet::new(), BTreeSet::new());
-    key_paths(fio, "", &mut fk);
-    key_paths(iog, "", &mut gk);
-    let missing: Vec<&String> = fk.difference(&gk).collect();
-    assert!(
-        missing.is_empty(),
-        "keys fio prints but iogauge does not: {missing:?}"
-    );
 }
 
 /// Job `i`'s (total_ios, io_bytes) in `dir`.

@@ -12,46 +12,12 @@ use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::Path;
 
-fn key_paths(v: &Value, prefix: &str, out: &mut BTreeSet<String>) {
-    match v {
-        Value::Object(m) => {
-            for (k, val) in m {
-                let p = if prefix.is_empty() {
-                    k.clone()
-                } else {
-                    format!("{prefix}.{k}")
-                };
-                out.insert(p.clone());
-                key_paths(val, &p, out);
-            }
-        }
-        Value::Array(a) => {
-            for val in a {
-                key_paths(val, &format!("{prefix}[]"), out);
-            }
-        }
-        _ => {}
-    }
-}
-
 /// Key paths fio prints that iogauge does not, except those `skip` accepts.
 fn missing_keys(fio: &Value, iog: &Value, skip: impl Fn(&str) -> bool) -> Vec<String> {
     let (mut fk, mut gk) = (BTreeSet::new(), BTreeSet::new());
     key_paths(fio, "", &mut fk);
     key_paths(iog, "", &mut gk);
     fk.difference(&gk).filter(|k| !skip(k)).cloned().collect()
-}
-
-fn u(v: &Value, path: &[&str]) -> u64 {
-    let mut cur = v;
-    for p in path {
-        cur = match p.parse::<usize>() {
-            Ok(i) if cur.is_array() => &cur[i],
-            _ => &cur[*p],
-        };
-    }
-    cur.as_u64()
-        .unwrap_or_else(|| panic!("{path:?} is not an integer: {cur}"))
 }
 
 /// `program` on the fixture `name` (with `@DIR@` = `dir`) and `flags`; its stdout.

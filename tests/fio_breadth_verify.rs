@@ -12,43 +12,10 @@ mod common;
 use common::*;
 
 use serde_json::Value;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Output;
-
-fn key_paths(v: &Value, prefix: &str, out: &mut BTreeSet<String>) {
-    match v {
-        Value::Object(m) => {
-            for (k, val) in m {
-                let p = if prefix.is_empty() {
-                    k.clone()
-                } else {
-                    format!("{prefix}.{k}")
-                };
-                out.insert(p.clone());
-                key_paths(val, &p, out);
-            }
-        }
-        Value::Array(a) => {
-            for val in a {
-                key_paths(val, &format!("{prefix}[]"), out);
-            }
-        }
-        _ => {}
-    }
-}
-
-fn assert_keys_superset(fio: &Value, iog: &Value) {
-    let (mut fk, mut gk) = (BTreeSet::new(), BTreeSet::new());
-    key_paths(fio, "", &mut fk);
-    key_paths(iog, "", &mut gk);
-    let missing: Vec<&String> = fk.difference(&gk).collect();
-    assert!(
-        missing.is_empty(),
-        "keys fio prints but iogauge does not: {missing:?}"
-    );
-}
 
 fn n(v: &Value, job: usize, dir: &str, key: &str) -> u64 {
     v["jobs"][job][dir][key].as_u64().unwrap()

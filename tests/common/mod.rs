@@ -114,3 +114,60 @@ pub fn run_json(program: &str, pre: &[&str], args: &[String], cwd: &Path) -> ser
         )
     })
 }
+
+// --- JSON of fio and iogauge runs, for the cross-checks
+
+/// Key paths of a JSON document, with array indices folded to `[]`.
+pub fn key_paths(
+    v: &serde_json::Value,
+    prefix: &str,
+    out: &mut std::collections::BTreeSet<String>,
+) {
+    match v {
+        serde_json::Value::Object(m) => {
+            for (k, val) in m {
+                let p = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                out.insert(p.clone());
+                key_paths(val, &p, out);
+            }
+        }
+        serde_json::Value::Array(a) => {
+            for val in a {
+                key_paths(val, &format!("{prefix}[]"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The integer at `path` (object keys, or array indices as numbers); panics naming the path.
+pub fn u(v: &serde_json::Value, path: &[&str]) -> u64 {
+    let mut cur = v;
+    for p in path {
+        cur = match p.parse::<usize>() {
+            Ok(i) if cur.is_array() => &cur[i],
+            _ => &cur[*p],
+        };
+    }
+    cur.as_u64()
+        .unwrap_or_else(|| panic!("{path:?} is not an integer: {cur}"))
+}
+
+/// Every key path fio's JSON has, iogauge's has too.
+pub fn assert_keys_superset(fio: &serde_json::Value, iog: &serde_json::Value) {
+    let (mut fk, mut gk) = (
+        std::collections::BTreeSet::new(),
+        std::collections::BTreeSet::new(),
+    );
+    key_paths(fio, "", &mut fk);
+    key_paths(iog, "", &mut gk);
+    let missing: Vec<&String> = fk.difference(&gk).collect();
+    assert!(
+        missing.is_empty(),
+        "keys fio prints but iogauge does not: {missing:?}"
+    );
+}
