@@ -490,11 +490,7 @@ pub(crate) fn created_by_iogauge(path: &Path) -> bool {
     {
         return true;
     }
-    let Ok(c) = CString::new(path.as_os_str().as_encoded_bytes()) else {
-        return false;
-    };
-    // SAFETY: a size query (null buffer, length 0) on a valid path.
-    unsafe { libc::getxattr(c.as_ptr(), XATTR.as_ptr(), std::ptr::null_mut(), 0) >= 0 }
+    tag_pid(path).is_some()
 }
 
 /// fio names its files `<job>.<jobnum>.<filenum>`.
