@@ -142,6 +142,7 @@ pub(crate) struct InstanceResult {
 /// happens, unless the user asked to keep them. `stop` is set by SIGINT/SIGTERM: when it is set
 /// after the jobs started, the report holds what they did until then.
 pub fn run(spec: &RunSpec, opts: &RunOptions, stop: &AtomicBool) -> Result<Report, RunError> {
+    clock::init();
     let Some(deadline) = opts.deadline else {
         return run_until(spec, opts, stop);
     };
