@@ -36,6 +36,9 @@ pub(crate) struct Uring {
     unsubmitted: usize,
     /// The SQE ioprio of the next entries (cmdprio; 0 = the task's priority).
     prio: u16,
+    /// Set up with IORING_SETUP_DEFER_TASKRUN: completions reach the ring only when this
+    /// thread enters the kernel with GETEVENTS, so `submit` asks for them too.
+    deferred: bool,
 }
 
 /// Why io_uring cannot be used here, in words that name the fix.
@@ -83,14 +86,35 @@ impl Uring {
         opts: UringOptions,
         bufs: &[(*mut u8, usize)],
     ) -> io::Result<Self> {
-        let mut b = IoUring::builder();
-        if opts.sqthread_poll {
-            b.setup_sqpoll(1000);
-        }
-        if opts.hipri {
-            b.setup_iopoll();
-        }
-        let ring = b.build(depth.max(1).next_power_of_two())?;
+        let entries = depth.max(1).next_power_of_two();
+        let build = |deferred: bool| {
+            let mut b = IoUring::builder();
+            if opts.sqthread_poll {
+                b.setup_sqpoll(1000);
+            }
+            if opts.hipri {
+                b.setup_iopoll();
+            }
+            if deferred {
+                // As fio 3.33 sets up its rings where the kernel has these (6.1+): completions
+                // are posted when the worker asks for them, not by interrupting it (an IPI each,
+                // costly in a VM). The ring is one thread's, enabled on it by `start`.
+                b.setup_coop_taskrun()
+                    .setup_single_issuer()
+                    .setup_defer_taskrun()
+                    .setup_r_disabled();
+            }
+            b.build(entries)
+        };
+        // A kernel polling thread submits for us, so it cannot be a single issuer.
+        let (ring, deferred) = match opts.sqthread_poll {
+            false => match build(true) {
+                Ok(r) => (r, true),
+                Err(e) if e.raw_os_error() == Some(libc::EINVAL) => (build(false)?, false),
+                Err(e) => return Err(e),
+            },
+            true => (build(false)?, false),
+        };
         if opts.fixedbufs {
             let iov: Vec<libc::iovec> = bufs
                 .iter()
@@ -111,7 +135,47 @@ impl Uring {
             opts,
             unsubmitted: 0,
             prio: 0,
+            deferred,
         })
+    }
+
+    /// Submits what is queued and, with `wait` 1, waits for a completion in the same call.
+    #[inline]
+    fn submit_waiting(&mut self, wait: u32) -> io::Result<usize> {
+        if self.unsubmitted == 0 {
+            return Ok(0);
+        }
+        let busy = |e: &io::Error| matches!(e.raw_os_error(), Some(libc::EBUSY | libc::EAGAIN));
+        let to_submit = self.unsubmitted as u32;
+        let submitted = || match self.deferred || wait > 0 {
+            // With GETEVENTS the same call posts the completions that arrived since the last
+            // one (deferred task work), so the worker's look at the ring afterwards sees them.
+            // SAFETY: no argument struct is passed; flags are IORING_ENTER_GETEVENTS.
+            true if !self.opts.sqthread_poll => unsafe {
+                self.ring.submitter().enter::<libc::sigset_t>(
+                    to_submit,
+                    wait,
+                    IORING_ENTER_GETEVENTS,
+                    None,
+                )
+            }
+            .map(|n| n as usize),
+            _ => self.ring.submit(),
+        };
+        let n = match retry_eintr(submitted) {
+            Err(e) if busy(&e) => 0,
+            r => r?,
+        };
+        // With a kernel polling thread an entry is submitted once it is in the ring, and the
+        // returned count covers entries still waiting from earlier calls; without one, a reap
+        // may already have submitted some of them.
+        let n = if self.opts.sqthread_poll {
+            self.unsubmitted
+        } else {
+            n.min(self.unsubmitted)
+        };
+        self.unsubmitted -= n;
+        Ok(n)
     }
 
     fn entry(
@@ -197,26 +261,21 @@ impl QueueEngine for Uring {
         Ok(())
     }
 
+    fn start(&mut self) -> io::Result<()> {
+        match self.deferred {
+            true => self.ring.submitter().register_enable_rings(),
+            false => Ok(()),
+        }
+    }
+
     #[inline]
     fn submit(&mut self) -> io::Result<usize> {
-        if self.unsubmitted == 0 {
-            return Ok(0);
-        }
-        let busy = |e: &io::Error| matches!(e.raw_os_error(), Some(libc::EBUSY | libc::EAGAIN));
-        let n = match retry_eintr(|| self.ring.submit()) {
-            Err(e) if busy(&e) => 0,
-            r => r?,
-        };
-        // With a kernel polling thread an entry is submitted once it is in the ring, and the
-        // returned count covers entries still waiting from earlier calls; without one, a reap
-        // may already have submitted some of them.
-        let n = if self.opts.sqthread_poll {
-            self.unsubmitted
-        } else {
-            n.min(self.unsubmitted)
-        };
-        self.unsubmitted -= n;
-        Ok(n)
+        self.submit_waiting(0)
+    }
+
+    #[inline]
+    fn submit_and_wait(&mut self) -> io::Result<usize> {
+        self.submit_waiting(1)
     }
 
     #[inline]

@@ -109,8 +109,21 @@ pub(crate) trait QueueEngine: Send {
         offset: u64,
     ) -> io::Result<()>;
 
+    /// Called once on the worker's own thread before its first I/O (an io_uring ring is set up
+    /// for a single issuer, and becomes this thread's here).
+    fn start(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+
     /// Submit queued I/Os, oldest first; returns how many the kernel took (0 = busy, reap first).
     fn submit(&mut self) -> io::Result<usize>;
+
+    /// `submit`, for a caller that will then wait for a completion anyway (its queue is full):
+    /// an engine that can also wait in the same system call does (io_uring); the completion
+    /// is then found by the next `reap` without entering the kernel again.
+    fn submit_and_wait(&mut self) -> io::Result<usize> {
+        self.submit()
+    }
 
     /// Wait until at least `min` completions are available (or `timeout_ns` passed, if given),
     /// then hand up to `max` of them to `on(slot, result)`, where result is bytes done or a

@@ -161,6 +161,9 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
     src.restart_pacing(tl.meas_start);
     let mut logs = input.take_logs();
     res.error = super::instance::set_ioprio(input);
+    if let Err(e) = engine.start() {
+        res.error.get_or_insert(failure("setup", 0, 0, errno(&e)));
+    }
     let total = if res.error.is_some() { 0 } else { total };
     let mut cmdprio = crate::stats::prio::CmdPrio::new(job, input.seed);
     res.prio_lat = cmdprio.as_ref().map(|c| Box::new(c.recorders()));
@@ -325,7 +328,14 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
         // 2. Submit what is queued (oldest first).
         while !queued.is_empty() {
             let t_sub = if timed { now_ns() } else { 0 };
-            let n = match engine.submit() {
+            // A full queue waits for a completion next (step 4): in the same system call
+            // where the engine can (io_uring), found then by the reap without another one.
+            let full = inflight + queued.len() >= q.depth;
+            let n = match if full {
+                engine.submit_and_wait()
+            } else {
+                engine.submit()
+            } {
                 Ok(n) => n,
                 Err(e) => {
                     let s = slots[queued[0] as usize];
