@@ -158,8 +158,7 @@ impl Uring {
                     IORING_ENTER_GETEVENTS,
                     None,
                 )
-            }
-            .map(|n| n as usize),
+            },
             _ => self.ring.submit(),
         };
         let n = match retry_eintr(submitted) {
