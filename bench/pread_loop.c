@@ -1,5 +1,8 @@
 /* The floor for 4 KiB random reads from the page cache: a bare pread loop with no statistics.
- * Usage: pread_loop FILE SECONDS. Prints IOPS. Used by vs-fio.sh only. */
+ * Usage: pread_loop FILE SECONDS [threaded]. Prints IOPS. Used by vs-fio.sh only.
+ * "threaded" starts one idle thread first: the process's file table is then shared, so every
+ * pread takes and drops a reference on the file (fdget's slow path), as in any threaded
+ * benchmark (iogauge's workers are threads; fio's jobs are processes by default). */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdint.h>
@@ -7,6 +10,8 @@
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+#include <pthread.h>
+#include <string.h>
 #include <sys/stat.h>
 
 static uint64_t now_ns(void) {
@@ -15,8 +20,19 @@ static uint64_t now_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+static void *idle(void *arg) {
+    (void)arg;
+    for (;;) pause();
+    return NULL;
+}
+
 int main(int argc, char **argv) {
-    if (argc != 3) { fprintf(stderr, "usage: %s FILE SECONDS\n", argv[0]); return 2; }
+    if (argc < 3 || argc > 4 || (argc == 4 && strcmp(argv[3], "threaded"))) {
+        fprintf(stderr, "usage: %s FILE SECONDS [threaded]\n", argv[0]);
+        return 2;
+    }
+    pthread_t th;
+    if (argc == 4 && pthread_create(&th, NULL, idle, NULL)) { perror("pthread_create"); return 1; }
     int fd = open(argv[1], O_RDONLY);
     if (fd < 0) { perror(argv[1]); return 1; }
     struct stat st;

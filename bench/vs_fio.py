@@ -267,14 +267,14 @@ def bench(rounds, row_set, work):
     floor_bin = None
     if row_set in ("sync", "all"):
         floor_bin = os.path.join(work, "pread_loop")
-        subprocess.run(["gcc", "-O2", "-o", floor_bin,
+        subprocess.run(["gcc", "-O2", "-pthread", "-o", floor_bin,
                         os.path.join(ROOT, "bench", "pread_loop.c")], check=True)
     runs, scratch = build_runs(row_set, work, pc_file)
     tools = ("fio", "iogauge")
     results = {name: {t: [] for t in tools} for r in runs for name, *_ in r["rows"]}
     rss = {r["title"]: {t: [] for t in tools} for r in runs}
     cpu = {r["title"]: {t: [] for t in tools} for r in runs}
-    floor = []
+    floor, floor_threaded = [], []
     subprocess.run(["cat", pc_file], stdout=subprocess.DEVNULL, check=True)  # warm the cache
     for rnd in range(rounds):
         for r in runs:
@@ -299,6 +299,9 @@ def bench(rounds, row_set, work):
             out = subprocess.run([floor_bin, pc_file, SECS], stdout=subprocess.PIPE, text=True,
                                  check=True).stdout
             floor.append(float(out))
+            out = subprocess.run([floor_bin, pc_file, SECS, "threaded"], stdout=subprocess.PIPE,
+                                 text=True, check=True).stdout
+            floor_threaded.append(float(out))
         print(f"round {rnd + 1}/{rounds} done", file=sys.stderr)
 
     med = statistics.median
@@ -306,7 +309,7 @@ def bench(rounds, row_set, work):
                                  text=True).stdout.strip()
     print(f"iogauge vs fio {fio_version}, {rounds} rounds, set {row_set}, "
           f"BENCH_SECONDS={SECS}, medians; ratio = iogauge / fio; CPU in us per I/O")
-    w = max([len("bare pread loop (C), same file")] +
+    w = max([len("bare pread loop (C), one idle thread beside it")] +
             [len(name) for r in runs for name, *_ in r["rows"]])
     print(f"{'workload':{w}} {'fio':>12} {'iogauge':>12} {'ratio':>7} {'fio RSS':>10} "
           f"{'iog RSS':>10} {'fio CPU':>8} {'iog CPU':>8}")
@@ -336,6 +339,8 @@ def bench(rounds, row_set, work):
         pc = med(results[PSYNC_PC]["iogauge"])
         print(f"{'bare pread loop (C), same file':{w}} {med(floor):12.0f} "
               f"{'':12} {pc / med(floor):7.3f}  (iogauge psync / bare loop)")
+        print(f"{'bare pread loop (C), one idle thread beside it':{w}} {med(floor_threaded):12.0f} "
+              f"{'':12} {pc / med(floor_threaded):7.3f}  (iogauge psync / threaded bare loop)")
 
 
 def main():
