@@ -6,12 +6,15 @@ use io_uring::{opcode, squeue, types, IoUring};
 use std::io;
 use std::os::unix::io::RawFd;
 
-/// io_uring settings from the job (`fixedbufs`, `registerfiles`, `sqthread_poll`, `hipri`).
+/// io_uring settings from the job (`fixedbufs`, `registerfiles`, `sqthread_poll` and its CPU,
+/// `hipri`).
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct UringOptions {
     pub fixedbufs: bool,
     pub registerfiles: bool,
     pub sqthread_poll: bool,
+    /// The CPU of the polling thread (fio `sqthread_poll_cpu`).
+    pub sqthread_poll_cpu: Option<u32>,
     pub hipri: bool,
 }
 
@@ -91,6 +94,9 @@ impl Uring {
             let mut b = IoUring::builder();
             if opts.sqthread_poll {
                 b.setup_sqpoll(1000);
+                if let Some(cpu) = opts.sqthread_poll_cpu {
+                    b.setup_sqpoll_cpu(cpu);
+                }
             }
             if opts.hipri {
                 b.setup_iopoll();

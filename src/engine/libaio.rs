@@ -276,7 +276,10 @@ mod tests {
         let f = std::fs::File::open(&path).unwrap();
         use std::os::unix::io::AsRawFd;
         let mut aio = Aio::new(vec![f.as_raw_fd()], 4).unwrap();
-        assert!(aio.user_ring, "this kernel's AIO ring has the layout iogauge reads");
+        assert!(
+            aio.user_ring,
+            "this kernel's AIO ring has the layout iogauge reads"
+        );
         let mut bufs = vec![[0u8; 4096]; 4];
         for round in 0..3u64 {
             for (slot, b) in bufs.iter_mut().enumerate() {
@@ -290,12 +293,18 @@ mod tests {
             // a passive look (min 0) takes them; the last round waits through the syscall path
             // (min 4), which must still see every completion once.
             let min = if round == 2 { 4 } else { 0 };
-            let n = aio.reap(min, 4, None, &mut |slot, res| seen.push((slot, res))).unwrap();
+            let n = aio
+                .reap(min, 4, None, &mut |slot, res| seen.push((slot, res)))
+                .unwrap();
             assert_eq!(n, 4);
             seen.sort();
             assert_eq!(seen, (0..4).map(|s| (s, 4096)).collect::<Vec<_>>());
             assert!(bufs.iter().all(|b| b.iter().all(|&x| x == 7)));
-            assert_eq!(aio.reap(0, 4, None, &mut |_, _| panic!("reaped twice")).unwrap(), 0);
+            assert_eq!(
+                aio.reap(0, 4, None, &mut |_, _| panic!("reaped twice"))
+                    .unwrap(),
+                0
+            );
         }
     }
 

@@ -8,6 +8,8 @@
 //! (a relative error of a few parts per million; a 1 ms latency is off by a few ns). fio's
 //! default `clocksource=cpu` does the same. Elsewhere every read is `clock_gettime`.
 
+use crate::model::host::ClockSource;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
 /// The TSC's scale and origin, so that `now_ns` continues CLOCK_MONOTONIC's count.
@@ -20,6 +22,17 @@ struct Tsc {
 }
 
 static TSC: OnceLock<Option<Tsc>> = OnceLock::new();
+
+/// fio's `clocksource=clock_gettime` (or `gettimeofday`) asked for before the first read.
+static PREFER_CLOCK_GETTIME: AtomicBool = AtomicBool::new(false);
+
+/// Takes a job's `clocksource` into account; only a choice made before the clock's first read
+/// counts (the clock is one for the whole process, as fio's).
+pub(crate) fn prefer(source: Option<ClockSource>) {
+    if source == Some(ClockSource::ClockGettime) {
+        PREFER_CLOCK_GETTIME.store(true, Ordering::Relaxed);
+    }
+}
 
 #[inline(always)]
 pub(crate) fn now_ns() -> u64 {
@@ -76,7 +89,9 @@ fn kernel_uses_tsc() -> bool {
 
 #[cfg(target_arch = "x86_64")]
 fn calibrate() -> Option<Tsc> {
-    if std::env::var_os("IOGAUGE_CLOCK").is_some_and(|v| v == "clock_gettime") || !kernel_uses_tsc()
+    if std::env::var_os("IOGAUGE_CLOCK").is_some_and(|v| v == "clock_gettime")
+        || PREFER_CLOCK_GETTIME.load(Ordering::Relaxed)
+        || !kernel_uses_tsc()
     {
         return None;
     }

@@ -85,6 +85,7 @@ pub(crate) fn make(job: &JobSpec, fds: Vec<RawFd>) -> Result<Engines, RunError> 
                 fixedbufs: job.fixedbufs,
                 registerfiles: job.registerfiles,
                 sqthread_poll: job.sqthread_poll,
+                sqthread_poll_cpu: job.host.sqthread_poll_cpu,
                 hipri: job.hipri,
             };
             let ring = Uring::new(fds, job.iodepth, opts, &bufs.regions()).map_err(|e| {

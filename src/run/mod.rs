@@ -12,6 +12,7 @@ pub(crate) mod engines;
 pub(crate) mod exec;
 pub(crate) mod fileops;
 pub(crate) mod gate;
+pub(crate) mod host;
 pub(crate) mod instance;
 pub(crate) mod monitor;
 pub(crate) mod plan;
@@ -142,6 +143,8 @@ pub(crate) struct InstanceResult {
 /// happens, unless the user asked to keep them. `stop` is set by SIGINT/SIGTERM: when it is set
 /// after the jobs started, the report holds what they did until then.
 pub fn run(spec: &RunSpec, opts: &RunOptions, stop: &AtomicBool) -> Result<Report, RunError> {
+    // fio's clocksource is one for the whole process; the first job that names one decides.
+    clock::prefer(spec.jobs.iter().find_map(|j| j.host.clocksource));
     clock::init();
     let Some(deadline) = opts.deadline else {
         return run_until(spec, opts, stop);
@@ -407,6 +410,12 @@ struct Prepared {
     input: WorkerInput,
     files: Vec<File>,
     laid_out: Option<(u32, u64)>,
+    /// fio's thread number − 1 (cpus_allowed_policy=split picks the CPU by it).
+    thread: u32,
+    /// `lockmem`, pinned until the instance is dropped.
+    _locked: Option<host::LockedMem>,
+    /// exec_postrun runs after the phase (its exec_prerun, if any, succeeded).
+    postrun: bool,
 }
 
 fn prepare(
@@ -443,6 +452,8 @@ fn prepare(
             job.name
         )));
     }
+    host::probe(job, thread_number - 1).map_err(RunError::JobSetup)?;
+    let locked = host::LockedMem::pin(job).map_err(RunError::JobSetup)?;
     let logs = crate::stats::logs::JobLogs::open(job, thread_number).map_err(RunError::JobSetup)?;
     let mut laid = (0u32, 0u64);
     let mut files = Vec::with_capacity(inst.files.len());
@@ -480,7 +491,13 @@ fn prepare(
             }
         }
     }
-    let io_limit = if job.create_only {
+    // fio runs exec_prerun in the job's thread once its files are ready; a failure means no I/O.
+    let prerun_ok = job
+        .host
+        .exec_prerun
+        .as_deref()
+        .is_none_or(|cmd| host::exec(job, cmd, "prerun"));
+    let io_limit = if job.create_only || !prerun_ok {
         Some(0)
     } else {
         plan::io_limit(job, &inst.files)
@@ -501,6 +518,9 @@ fn prepare(
         input,
         files,
         laid_out: (laid.0 > 0).then_some(laid),
+        thread: thread_number - 1,
+        _locked: locked,
+        postrun: prerun_ok && job.host.exec_postrun.is_some(),
     })
 }
 
@@ -675,6 +695,8 @@ fn run_phase(
             let h = std::thread::Builder::new()
                 .name(format!("{}.{}", p.input.job.name, p.input.jobnum))
                 .spawn_scoped(s, move || {
+                    // Probed before the run (host::probe), so it does not fail here.
+                    let _ = host::apply(&p.input.job, p.thread);
                     gate.wait();
                     wait_for_waitees(waitees, stop);
                     let start = clock::now_ns();
@@ -750,6 +772,11 @@ fn run_phase(
         }
         let results: Vec<WorkerResult> = results.into_iter().flatten().collect();
         disks.close();
+        for p in prepared.iter().filter(|p| p.postrun) {
+            if let Some(cmd) = &p.input.job.host.exec_postrun {
+                host::exec(&p.input.job, cmd, "postrun");
+            }
+        }
         done.store(true, Ordering::Release);
         if let Some(p) = panicked {
             std::panic::resume_unwind(p);
