@@ -593,3 +593,79 @@ fn readonly_refuses_writes_and_layout() {
         assert!(text_of(&out.stderr).contains("read-only mode"));
     }
 }
+
+/// max_latency: an I/O over the limit ends the job with ETIMEDOUT (110) and fio's line on
+/// stderr, its results kept, exit 1; a limit that is never reached changes nothing.
+#[test]
+fn max_latency_fails_the_job_as_in_fio() {
+    if !have_fio() {
+        return;
+    }
+    for engine in ["psync", "io_uring"] {
+        let mut seen = Vec::new();
+        for program in ["fio", env!("CARGO_BIN_EXE_iogauge")] {
+            let d = scratch();
+            let out = cmd(program)
+                .args(if program == "fio" {
+                    vec![]
+                } else {
+                    vec!["fio"]
+                })
+                .args([
+                    "--name=ml",
+                    "--rw=randread",
+                    "--direct=1",
+                    "--bs=4k",
+                    "--size=1m",
+                ])
+                .arg(format!("--ioengine={engine}"))
+                // At iodepth 1: with more in flight, fio also counts the I/Os that complete
+                // after the limit was hit, a number that varies from run to run.
+                .args(["--iodepth=1", "--max_latency=1", "--output-format=json"])
+                .arg(format!("--directory={}", d.path().display()))
+                .output()
+                .unwrap();
+            let err = text(&out.stderr);
+            let line = err
+                .lines()
+                .find(|l| l.starts_with("fio: latency of"))
+                .unwrap_or("");
+            // "fio: latency of N nsec exceeds specified max (1000 nsec): PATH read OFF 4096"
+            let words: Vec<&str> = line.split_whitespace().collect();
+            assert_eq!(words.len(), 14, "{program}: {err}");
+            let want = ["nsec", "exceeds", "specified", "max", "(1000", "nsec):"];
+            assert_eq!(&words[4..10], want);
+            assert!(words[10].starts_with(d.path().to_str().unwrap()), "{line}");
+            assert_eq!((words[11], words[13]), ("read", "4096"));
+            // fio may put a note before its JSON on stdout.
+            let stdout = text(&out.stdout);
+            let v: Value = serde_json::from_str(&stdout[stdout.find('{').unwrap()..]).unwrap();
+            let j = &v["jobs"][0];
+            seen.push((
+                out.status.code(),
+                u(j, &["error"]),
+                u(j, &["read", "total_ios"]),
+            ));
+        }
+        assert_eq!(
+            seen[0], seen[1],
+            "{engine}: fio vs iogauge (exit, error, total_ios)"
+        );
+        assert_eq!(seen[1], (Some(1), 110, 1), "{engine}");
+    }
+    // A limit never reached: the whole job runs.
+    let d = scratch();
+    let v = run_json(
+        env!("CARGO_BIN_EXE_iogauge"),
+        &["fio"],
+        &[
+            "--name=ok".into(),
+            "--ioengine=null".into(),
+            "--size=1m".into(),
+            "--max_latency=10s".into(),
+        ],
+        d.path(),
+    );
+    assert_eq!(u(&v["jobs"][0], &["read", "total_ios"]), 256);
+    assert_eq!(u(&v["jobs"][0], &["error"]), 0);
+}

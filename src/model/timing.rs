@@ -135,6 +135,9 @@ pub struct TimingSpec {
     pub wait_for: Option<String>,
     /// I/O errors the job survives.
     pub errors: ErrorPolicy,
+    /// fio's `max_latency`, per direction, in ns: an I/O whose total latency exceeds it fails
+    /// the job with ETIMEDOUT. None: no limit.
+    pub max_latency: [Option<u64>; 3],
 }
 
 impl Default for TimingSpec {
@@ -163,6 +166,7 @@ impl Default for TimingSpec {
             exit_what: ExitWhat::Group,
             wait_for: None,
             errors: ErrorPolicy::default(),
+            max_latency: [None; 3],
         }
     }
 }

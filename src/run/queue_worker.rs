@@ -180,6 +180,7 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
     let mut bad_read = false;
     // Thinktime and the minimum-rate check; a due pause drains the queue first (fio's quiesce).
     let mut timing = Timing::new(job, tl.meas_start);
+    let max_lat = timing.max_lat;
     let mut thinking = false;
 
     loop {
@@ -500,6 +501,10 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
                     p.recs[d.min(1)][s.prio as usize].record(t.saturating_sub(v));
                 }
             }
+            if timed && t.saturating_sub(s.t_prep) > max_lat[d] {
+                let at = (s.file, d, s.offset, s.len);
+                super::timing::max_latency_failed(input, at, t - s.t_prep, &mut res);
+            }
             if (r as usize) < s.len {
                 res.short[d] += 1;
             }
@@ -554,6 +559,9 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
         }
         if n == 0 {
             continue;
+        }
+        if res.job_error == libc::ETIMEDOUT {
+            break; // max_latency: the job ends with what it did
         }
         if timing.active {
             timing.completed += n as u64;

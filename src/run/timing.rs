@@ -192,6 +192,28 @@ impl MinRate {
     }
 }
 
+/// An I/O took `lat` ns, over the job's max_latency: fio's message on stderr, and the job
+/// ends with ETIMEDOUT (its results kept), as fio's lat_fatal.
+#[cold]
+pub(super) fn max_latency_failed(
+    input: &super::instance::WorkerInput,
+    at: (usize, usize, u64, usize),
+    lat: u64,
+    res: &mut super::instance::WorkerResult,
+) {
+    let (file, dir, offset, len) = at;
+    if res.job_error == 0 {
+        let name = input.paths.get(file).map(|p| p.display().to_string());
+        eprintln!(
+            "fio: latency of {lat} nsec exceeds specified max ({} nsec): {} {} {offset} {len}",
+            input.job.timing.max_latency[dir].unwrap_or(0),
+            name.unwrap_or_default(),
+            ["read", "write", "trim"][dir.min(2)],
+        );
+        res.job_error = libc::ETIMEDOUT;
+    }
+}
+
 /// errno fio gives a job that missed its minimum rate (EIO, func=check_min_rate).
 pub(super) const MIN_RATE_ERRNO: i32 = libc::EIO;
 
@@ -204,6 +226,8 @@ pub(super) struct Timing {
     pub completed: u64,
     /// Nothing to do per I/O: the worker skips every call below.
     pub active: bool,
+    /// fio's max_latency per direction in ns (u64::MAX: none), so the check is one compare.
+    pub max_lat: [u64; 3],
 }
 
 impl Timing {
@@ -216,6 +240,7 @@ impl Timing {
             min,
             issued: 0,
             completed: 0,
+            max_lat: job.timing.max_latency.map(|m| m.unwrap_or(u64::MAX)),
         }
     }
 

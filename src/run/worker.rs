@@ -161,6 +161,11 @@ impl<E: Engine> Loop<'_, E> {
                     }
                 }
                 done_bytes += len as u64;
+                if timed && t1 - t0 > timing.max_lat[dir] {
+                    let at = (file, dir, offset, len);
+                    super::timing::max_latency_failed(self.input, at, t1 - t0, &mut res);
+                    break;
+                }
                 if let Some(d) = data.as_mut().filter(|_| dir == DDIR_READ) {
                     // SAFETY: the read into buf is complete; nothing else uses buf.
                     let b = unsafe { std::slice::from_raw_parts_mut(bufp, len) };

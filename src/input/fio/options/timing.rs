@@ -235,6 +235,17 @@ pub(super) static OPTIONS: &[Opt] = &[
         }
     ),
     opt!(
+        "max_latency",
+        [],
+        false,
+        "The job fails (ETIMEDOUT) when an I/O takes longer than this, per direction (bare number: microseconds)",
+        |j, v| {
+            j.timing.max_latency =
+                per_direction(v, |p| micros(p).map(|d| d.as_nanos() as u64))?;
+            Ok(())
+        }
+    ),
+    opt!(
         "rate_iops_min",
         [],
         false,
