@@ -1,0 +1,94 @@
+//! The saving that `check`, `preflight`, `fio` and `kube check` do after printing their result
+//! (`--no-history`, `--history-db FILE`); `command.rs` is `iogauge history [show|rm|prune]`.
+
+mod command;
+pub(crate) use command::{main, HistoryArgs};
+
+use super::{EXIT_ERROR, EXIT_OK, EXIT_USAGE};
+use crate::history::listing::{table, Row};
+use crate::history::{location, parse_age, History, ListFilter, NewRun, RunKind};
+use crate::report::check_text::render_check_text;
+use crate::report::document::{CheckDocument, KubeDocument, PreflightDocument};
+use crate::report::kube_text::render_kube_text;
+use crate::report::preflight_text::render_human;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Where a run is saved, or that it is not.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub(crate) struct HistoryFlags {
+    /// Do not save this run in the history (IOGAUGE_NO_HISTORY=1 does the same)
+    #[arg(long, help_heading = "History")]
+    pub no_history: bool,
+    /// The history database [default: $IOGAUGE_HISTORY, else
+    /// $XDG_DATA_HOME/iogauge/history.db, ~/.local/share/iogauge/history.db]
+    #[arg(long, value_name = "FILE", help_heading = "History", value_parser = db_path)]
+    pub history_db: Option<PathBuf>,
+}
+
+impl HistoryFlags {
+    fn disabled(&self) -> bool {
+        // Any value but empty or 0 disables: CI and test suites set IOGAUGE_NO_HISTORY=1.
+        self.no_history
+            || std::env::var_os("IOGAUGE_NO_HISTORY").is_some_and(|v| !v.is_empty() && v != "0")
+    }
+
+    /// `iogauge fio` passes its arguments to fio's grammar untouched, so its history flags are
+    /// taken out first: `--no-history`, `--history-db FILE`, `--history-db=FILE`.
+    pub(crate) fn take_from(args: &mut Vec<String>) -> Result<HistoryFlags, String> {
+        let mut f = HistoryFlags::default();
+        let mut rest = Vec::with_capacity(args.len());
+        let mut it = std::mem::take(args).into_iter();
+        while let Some(a) = it.next() {
+            if a == "--no-history" {
+                f.no_history = true;
+            } else if a == "--history-db" {
+                let v = it.next().ok_or("--history-db needs a FILE")?;
+                f.history_db = Some(db_file(&v)?);
+            } else if let Some(v) = a.strip_prefix("--history-db=") {
+                f.history_db = Some(db_file(v)?);
+            } else {
+                rest.push(a);
+            }
+        }
+        *args = rest;
+        Ok(f)
+    }
+}
+
+fn db_file(v: &str) -> Result<PathBuf, String> {
+    db_path(v).map_err(|e| format!("--history-db {v}: {e}"))
+}
+
+/// A history database to save into, checked before the run: the database creates missing
+/// directories, so only a name that can never be a file is refused.
+fn db_path(v: &str) -> Result<PathBuf, String> {
+    let path = PathBuf::from(v);
+    if v.is_empty() {
+        return Err("expected a file name, e.g. history.db".into());
+    }
+    if path.is_dir() {
+        return Err(format!("'{v}' is a directory; give a file name in it"));
+    }
+    if let Some(a) = path.ancestors().skip(1).find(|a| a.exists()) {
+        if !a.is_dir() {
+            return Err(format!("'{}' is a file, not a directory", a.display()));
+        }
+    }
+    Ok(path)
+}
+
+/// Saves a finished run (after its result was printed). A history that cannot be written costs
+/// one line on stderr and nothing else: the run's output and exit code stand.
+pub(crate) fn save(flags: &HistoryFlags, run: impl FnOnce() -> NewRun) {
+    if flags.disabled() {
+        return;
+    }
+    let saved = History::open(flags.history_db.as_deref()).and_then(|h| h.save(&run()));
+    if let Err(e) = saved {
+        eprintln!(
+            "iogauge: history not saved: {e}; the result above is complete (--no-history to skip saving)"
+        );
+    }
+}

@@ -1,0 +1,170 @@
+//! Running `iogauge kube check|cleanup`: the cluster run with its notes on stderr, the
+//! document as a table or JSON, and the exit code (the arguments are the parent's).
+
+use super::*;
+
+struct Notes;
+
+impl Observer for Notes {
+    fn note(&mut self, line: &str) {
+        eprintln!("{line}");
+    }
+}
+
+pub(crate) fn main(a: KubeArgs, stop: &Stop) -> i32 {
+    match a.command {
+        KubeCommand::Check(c) => check(*c, stop),
+        KubeCommand::Cleanup(c) => clean(c, stop),
+    }
+}
+
+impl KubeCheckArgs {
+    /// The request, or what is wrong with the arguments (exit 2).
+    fn request(&self) -> Result<KubeRequest, String> {
+        let mode = if self.volume_mode == Mode::Block {
+            VolumeMode::Block
+        } else {
+            VolumeMode::Filesystem
+        };
+        let targets = TargetRequest {
+            storage_classes: self.storage_classes.clone(),
+            all_storage_classes: self.all_storage_classes,
+            claims: self.claims.clone(),
+            nodes: self.nodes.clone(),
+            host_path: self.host_path.clone(),
+        };
+        targets.validate(mode)?;
+        let profiles = pod_profiles(&self.profiles, mode)?;
+        let image = self.image.clone().filter(|i| !i.is_empty()).ok_or(
+            "no image: build one with scripts/build-image TAG, push it to a registry the cluster \
+             can pull from, and pass --image TAG (or set IOGAUGE_IMAGE)",
+        )?;
+        Ok(KubeRequest {
+            profiles,
+            check: CheckArgs {
+                scale: self.scale,
+                duration: self.duration,
+                file_size: self.file_size,
+                strict: self.strict,
+            },
+            targets,
+            pod: PodOptions {
+                image,
+                image_pull_policy: self.image_pull_policy.clone(),
+                image_pull_secrets: self.image_pull_secrets.clone(),
+                node_selector: self.node_selector.iter().cloned().collect(),
+                tolerations: self.tolerations.clone(),
+                tolerate_control_plane: self.tolerate_control_plane,
+                requests: quantities([
+                    ("cpu-request", "cpu", &self.cpu_request),
+                    ("memory-request", "memory", &self.memory_request),
+                ])?,
+                limits: quantities([
+                    ("cpu-limit", "cpu", &self.cpu_limit),
+                    ("memory-limit", "memory", &self.memory_limit),
+                ])?,
+                service_account: self.service_account.clone(),
+                claim_size: self.size,
+                access_mode: self.access_mode.clone(),
+                volume_mode: mode,
+                labels: BTreeMap::new(),
+            },
+            namespace: self.connection.namespace.clone(),
+            timeout: self.timeout,
+            pending_timeout: self.pending_timeout,
+            parallel: usize::from(self.parallel),
+            kubeconfig: self.connection.kubeconfig.clone(),
+            context: self.connection.context.clone(),
+        })
+    }
+}
+
+fn failed(e: &KubeError) -> i32 {
+    eprintln!("iogauge kube: {e}");
+    match e {
+        KubeError::Usage(_) => EXIT_USAGE,
+        KubeError::Cluster(_) => EXIT_ERROR,
+    }
+}
+
+fn check(a: KubeCheckArgs, stop: &Stop) -> i32 {
+    let at = Invocation::now();
+    let req = match a.request() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("iogauge kube check: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    if a.dry_run {
+        return match run::dry_run(&req) {
+            Ok((plan, yaml)) => {
+                print!("{yaml}");
+                eprintln!(
+                    "iogauge kube: dry run: {} target(s), nothing created. A real run also gives \
+                     each fresh claim an ownerReference to its Job (the Job's uid exists only \
+                     once it is created), so that deleting the Job deletes the claim",
+                    plan.targets.len()
+                );
+                EXIT_OK
+            }
+            Err(e) => failed(&e),
+        };
+    }
+    let doc = match run::check(&req, stop, &mut Notes) {
+        Ok(d) => d,
+        Err(e) => return failed(&e),
+    };
+    if a.format == Format::Json {
+        println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+    } else {
+        let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+        print!("{}", render_kube_text(&doc, color));
+    }
+    if let Some(path) = &a.report {
+        write_report("iogauge kube", path, &render_kube_html(&doc));
+    }
+    save(&a.history, || NewRun::kube(&doc, &at));
+    match overall_of(&doc.summary, req.check.strict) {
+        Overall::Interrupted => {
+            eprintln!("iogauge kube: interrupted by {}", stop.reason());
+            EXIT_ERROR
+        }
+        Overall::Fail => EXIT_FAIL,
+        Overall::Error => EXIT_ERROR,
+        Overall::Warn => EXIT_WARN,
+        Overall::Pass => EXIT_OK,
+    }
+}
+
+fn clean(a: CleanupArgs, stop: &Stop) -> i32 {
+    let c = &a.connection;
+    match cleanup(
+        c.kubeconfig.as_deref(),
+        c.context.as_deref(),
+        c.namespace.as_deref(),
+        a.run.as_deref(),
+        stop,
+    ) {
+        Ok(done) => {
+            for d in &done.deleted {
+                println!("deleted {d}");
+            }
+            for f in &done.failed {
+                eprintln!("iogauge kube cleanup: {f}");
+            }
+            eprintln!(
+                "iogauge kube cleanup: namespace {}: {} deleted, {} failed",
+                done.namespace,
+                done.deleted.len(),
+                done.failed.len()
+            );
+            if done.failed.is_empty() {
+                EXIT_OK
+            } else {
+                EXIT_ERROR
+            }
+        }
+        Err(e) => failed(&e),
+    }
+}
