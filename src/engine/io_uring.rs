@@ -145,7 +145,7 @@ impl Uring {
         })
     }
 
-    /// Submits what is queued and, with `wait` 1, waits for a completion in the same call.
+    /// Submits what is queued and waits for `wait` completions in the same call.
     #[inline]
     fn submit_waiting(&mut self, wait: u32) -> io::Result<usize> {
         if self.unsubmitted == 0 {
@@ -279,8 +279,8 @@ impl QueueEngine for Uring {
     }
 
     #[inline]
-    fn submit_and_wait(&mut self) -> io::Result<usize> {
-        self.submit_waiting(1)
+    fn submit_and_wait(&mut self, wait: usize) -> io::Result<usize> {
+        self.submit_waiting(wait as u32)
     }
 
     #[inline]

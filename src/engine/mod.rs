@@ -118,10 +118,11 @@ pub(crate) trait QueueEngine: Send {
     /// Submit queued I/Os, oldest first; returns how many the kernel took (0 = busy, reap first).
     fn submit(&mut self) -> io::Result<usize>;
 
-    /// `submit`, for a caller that will then wait for a completion anyway (its queue is full):
-    /// an engine that can also wait in the same system call does (io_uring); the completion
-    /// is then found by the next `reap` without entering the kernel again.
-    fn submit_and_wait(&mut self) -> io::Result<usize> {
+    /// `submit`, for a caller that will then wait for `wait` completions anyway (its queue is
+    /// full): an engine that can also wait in the same system call does (io_uring); the
+    /// completions are then found by the next `reap` without entering the kernel again.
+    fn submit_and_wait(&mut self, wait: usize) -> io::Result<usize> {
+        let _ = wait;
         self.submit()
     }
 

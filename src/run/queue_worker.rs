@@ -329,11 +329,13 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
         // 2. Submit what is queued (oldest first).
         while !queued.is_empty() {
             let t_sub = if timed { now_ns() } else { 0 };
-            // A full queue waits for a completion next (step 4): in the same system call
-            // where the engine can (io_uring), found then by the reap without another one.
-            let full = inflight + queued.len() >= q.depth;
+            // A full queue waits for completions next (step 4), as many as the reap will want:
+            // in the same system call where the engine can (io_uring, which skips the wait
+            // when it took fewer entries than given), found then by the reap without another.
+            let full = inflight + queued.len() >= q.depth && q.low >= q.depth;
+            let wait = 1.max(q.complete_min).min(q.complete_max);
             let n = match if full {
-                engine.submit_and_wait()
+                engine.submit_and_wait(wait)
             } else {
                 engine.submit()
             } {
