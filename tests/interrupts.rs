@@ -14,7 +14,7 @@ use std::process::{Child, Output, Stdio};
 use std::time::Duration;
 
 /// Delays from 20 ms (before or during start-up and layout) to seconds (during the I/O).
-const SWEEP_MS: [u64; 7] = [20, 45, 90, 180, 350, 700, 1400];
+const SWEEP_MS: [u64; 8] = [20, 45, 90, 180, 350, 700, 1400, 2800];
 
 fn spawn(args: &[&str], cwd: &Path) -> Child {
     common::cmd(env!("CARGO_BIN_EXE_iogauge"))
