@@ -2,7 +2,7 @@
 //! (verdict, each metric against its threshold with its source and rank, guidance, warnings,
 //! what to do next), then the summary line.
 
-use super::document::{CheckDocument, CheckVerdict, ProfileOutcome};
+use super::document::{CheckDocument, CheckVerdict, ProfileOutcome, RunReport};
 use std::fmt::Write;
 
 /// The text output; `color` adds ANSI colours to the verdict words.
@@ -28,6 +28,34 @@ pub(crate) fn word(v: CheckVerdict, color: bool) -> String {
         CheckVerdict::Interrupted | CheckVerdict::Skipped => "2",
     };
     format!("\x1b[1;{code}m{}\x1b[0m", v.word())
+}
+
+/// What a run that an error ended had done until then, from its fio report:
+/// `partial (not judged): 1234 writes (4.82 MiB) in 612 ms before the error`.
+fn partial_line(o: &ProfileOutcome) -> Option<String> {
+    let Some(RunReport::Fio(v)) = o.report.as_ref().filter(|_| o.partial) else {
+        return None;
+    };
+    let mut done = Vec::new();
+    let mut ms = 0;
+    for (key, word) in [("read", "reads"), ("write", "writes"), ("trim", "trims")] {
+        let (mut ios, mut bytes) = (0, 0);
+        for j in v["jobs"].as_array().into_iter().flatten() {
+            ios += j[key]["total_ios"].as_u64().unwrap_or(0);
+            bytes += j[key]["io_bytes"].as_u64().unwrap_or(0);
+            ms = ms.max(j[key]["runtime"].as_u64().unwrap_or(0));
+        }
+        if ios > 0 {
+            done.push(format!("{ios} {word} ({})", super::units::size_str(bytes)));
+        }
+    }
+    let done = match (done.is_empty(), ms) {
+        (true, _) => "no I/O completed".to_string(),
+        // Before the end of a ramp_time nothing was measured.
+        (false, 0) => done.join(", "),
+        (false, ms) => format!("{} in {ms} ms", done.join(", ")),
+    };
+    Some(format!("partial (not judged): {done} before the error"))
 }
 
 fn profile(out: &mut String, o: &ProfileOutcome, color: bool) {
@@ -73,6 +101,9 @@ fn profile(out: &mut String, o: &ProfileOutcome, color: bool) {
     }
     if let Some(r) = &o.reason {
         let _ = writeln!(out, "  {r}");
+    }
+    if let Some(line) = partial_line(o) {
+        let _ = writeln!(out, "  {line}");
     }
     for w in &o.warnings {
         let _ = writeln!(out, "  warning: {w}");

@@ -330,7 +330,7 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
                 Err(e) => {
                     let s = slots[queued[0] as usize];
                     let op = if s.dir == DDIR_READ { "read" } else { "write" };
-                    res.error = Some(failure(op, s.file, s.offset, errno(&e)));
+                    res.error = Some(failure(op, s.file, s.offset, errno(&e)).with_len(s.len));
                     break;
                 }
             };
@@ -536,7 +536,7 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
         if let Some((slot, r)) = io_error {
             let s = slots[slot];
             let op = if s.dir == DDIR_READ { "read" } else { "write" };
-            res.error = Some(failure(op, s.file, s.offset, (-r) as i32));
+            res.error = Some(failure(op, s.file, s.offset, (-r) as i32).with_len(s.len));
             break;
         }
         if draining_to_low && inflight <= q.low {

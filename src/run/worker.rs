@@ -134,13 +134,10 @@ impl<E: Engine> Loop<'_, E> {
                         continue;
                     }
                     Err(e) => {
-                        res.error = Some(IoFailure::new(
-                            self.input,
-                            op.name(),
-                            file,
-                            offset,
-                            errno(&e),
-                        ));
+                        res.error = Some(
+                            IoFailure::new(self.input, op.name(), file, offset, errno(&e))
+                                .with_len(len),
+                        );
                         break;
                     }
                 };

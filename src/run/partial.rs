@@ -1,0 +1,83 @@
+//! A run that an I/O error ended (issue 13): the results so far are still assembled, as fio
+//! prints its results after an `io_u error`, and marked as partial. Here: the note that marks the
+//! report, and the failure in fio's words for the command line.
+
+use super::instance::IoFailure;
+use crate::report::Report;
+
+/// The note that marks a report as partial: the failure, and that the numbers stop there.
+pub(crate) fn note(f: &IoFailure) -> String {
+    format!(
+        "partial results: an I/O error ended the run before its end: {}; the numbers are what was \
+         done until then",
+        super::failure_line(f)
+    )
+}
+
+/// The report of a run that `f` ended, marked as partial (the failed job's `error` is already
+/// set by `assemble`).
+pub(crate) fn mark(mut report: Report, f: &IoFailure) -> Report {
+    report.notes.push(note(f));
+    report
+}
+
+/// fio's stderr line for a failed I/O (`io_u error on file F: Input/output error: write
+/// offset=N, buflen=L`), without the `fio: ` prefix: the caller puts its own.
+pub(crate) fn fio_error_line(f: &IoFailure) -> String {
+    format!(
+        "io_u error on file {}: {}: {} offset={}, buflen={}",
+        f.path.display(),
+        f.message,
+        fio_op(f.op),
+        f.offset,
+        f.len
+    )
+}
+
+/// fio names a sync `sync` in that line, whichever sync it was (`io_ddir_name`).
+fn fio_op(op: &str) -> &str {
+    match op {
+        "fsync" | "fdatasync" => "sync",
+        o => o,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn failure(op: &'static str, len: u64, errno: i32) -> IoFailure {
+        IoFailure {
+            op,
+            path: PathBuf::from("mnt/w.0.0"),
+            offset: 14487552,
+            len,
+            errno,
+            message: crate::report::units::strerror(errno),
+        }
+    }
+
+    #[test]
+    fn lines_follow_fio_and_name_file_operation_offset_length_errno() {
+        // fio 3.33 on the same faults (ext4 on a shrunk loop device, a filled disk).
+        assert_eq!(
+            fio_error_line(&failure("write", 4096, 5)),
+            "io_u error on file mnt/w.0.0: Input/output error: write offset=14487552, buflen=4096"
+        );
+        assert_eq!(
+            fio_error_line(&failure("fsync", 0, 5)),
+            "io_u error on file mnt/w.0.0: Input/output error: sync offset=14487552, buflen=0"
+        );
+        assert_eq!(
+            super::super::failure_line(&failure("write", 4096, 28)),
+            "write error on 'mnt/w.0.0' at offset 14487552, length 4096: No space left on device (errno 28)"
+        );
+        assert_eq!(
+            note(&failure("fdatasync", 0, 5)),
+            "partial results: an I/O error ended the run before its end: fdatasync error on \
+             'mnt/w.0.0' at offset 14487552: Input/output error (errno 5); the numbers are what \
+             was done until then"
+        );
+    }
+}
