@@ -1,0 +1,364 @@
+//! Real faults in the middle of a run (issue 13), made on ext4 on a loop device (FACTS.md §10;
+//! no device-mapper here):
+//!
+//! - an I/O error (EIO): the loop device is shrunk under the mounted filesystem (the image is
+//!   truncated to 24 MiB and `losetup -c` reads its size again). On a 64 MiB ext4 with 1 KiB
+//!   blocks the metadata (flex_bg) sits in the first group and the journal in the third, both
+//!   below 24 MiB, while a new file's data goes to the groups above 32 MiB: every later write
+//!   (direct) or writeback (buffered, seen by fsync) of the file fails with EIO, and the
+//!   filesystem stays writable, so the file can still be removed.
+//! - a disk that fills: a job that writes a new sparse file (`fallocate=none`, so its blocks are
+//!   allocated as it writes) at a limited rate while this test fills the filesystem; the next
+//!   write fails with ENOSPC.
+//!
+//! Each asserts exit 1, the error line naming file and operation, the partial results printed
+//! and marked, and that nothing iogauge created (file, run marker) is left. Loop devices need
+//! root; CI runs as root, so with CI=true these tests must run.
+
+// Tests unwrap: a failure is the test failing.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+use common::*;
+
+use serde_json::Value;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// Whether loop devices can be made here (root, losetup, mkfs.ext4); with CI=true they must.
+fn can_loop() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    let tools = ["losetup", "mkfs.ext4", "mount", "truncate", "blockdev"]
+        .iter()
+        .all(|t| {
+            common::cmd("sh")
+                .args(["-c", &format!("command -v {t}")])
+                .output()
+                .is_ok_and(|o| o.status.success())
+        });
+    if root && tools {
+        return true;
+    }
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "CI must run the fault tests: they need root, losetup and mkfs.ext4 (root: {root})"
+    );
+    eprintln!("skipping: the fault tests need root, losetup and mkfs.ext4 to make a loop device");
+    false
+}
+
+fn sh(cmd: &str, args: &[&str]) -> String {
+    let o = common::cmd(cmd).args(args).output().expect(cmd);
+    assert!(o.status.success(), "{cmd} {args:?}: {}", text(&o.stderr));
+    text(&o.stdout).trim().to_string()
+}
+
+const MIB: u64 = 1 << 20;
+
+/// ext4 on a 64 MiB loop device, mounted beside its image; unmounted, detached and removed on
+/// drop, also when the test panics.
+struct Disk {
+    dir: tempfile::TempDir,
+    img: PathBuf,
+    dev: String,
+    mnt: PathBuf,
+}
+
+impl Disk {
+    fn new() -> Disk {
+        let dir = scratch();
+        let img = dir.path().join("disk.img");
+        sh("truncate", &["-s", "64M", img.to_str().unwrap()]);
+        let dev = sh("losetup", &["-f", "--show", img.to_str().unwrap()]);
+        let mnt = dir.path().join("mnt");
+        std::fs::create_dir(&mnt).unwrap();
+        let d = Disk { dir, img, dev, mnt };
+        // 1 KiB blocks: 8 MiB groups, so metadata, journal and data land where the module doc
+        // says; every table written now, so nothing is written lazily afterwards.
+        sh(
+            "mkfs.ext4",
+            &[
+                "-q",
+                "-b",
+                "1024",
+                "-E",
+                "lazy_itable_init=0,lazy_journal_init=0",
+                &d.dev,
+            ],
+        );
+        sh("mount", &[&d.dev, d.mnt.to_str().unwrap()]);
+        std::fs::remove_dir(d.mnt.join("lost+found")).unwrap();
+        d
+    }
+
+    /// The device shrinks to `bytes` under the mounted filesystem. Writes in flight may extend
+    /// the image between the truncate and the size change, so repeat until the device has
+    /// that size.
+    fn shrink(&self, bytes: u64) {
+        for _ in 0..10 {
+            sh(
+                "truncate",
+                &["-s", &bytes.to_string(), self.img.to_str().unwrap()],
+            );
+            sh("losetup", &["-c", &self.dev]);
+            if sh("blockdev", &["--getsize64", &self.dev]) == bytes.to_string() {
+                return;
+            }
+        }
+        panic!("{} did not shrink to {bytes} bytes", self.dev);
+    }
+
+    /// Fills the filesystem with `name` until a write fails with ENOSPC.
+    fn fill(&self, name: &str) {
+        let mut f = std::fs::File::create(self.mnt.join(name)).unwrap();
+        for chunk in [MIB as usize, 4096, 1024] {
+            let buf = vec![0x5au8; chunk];
+            loop {
+                match f.write_all(&buf) {
+                    Ok(()) => {}
+                    Err(e) if e.raw_os_error() == Some(libc::ENOSPC) => break,
+                    Err(e) => panic!("filling {}: {e}", self.mnt.display()),
+                }
+            }
+        }
+        // Delayed allocation may still hold blocks back: the flush also ends at ENOSPC.
+        let _ = f.sync_all();
+    }
+
+    /// What is in the mount point, but `keep`.
+    fn left(&self, keep: &[&str]) -> Vec<String> {
+        files_in(&self.mnt)
+            .into_iter()
+            .filter(|f| !keep.contains(&f.as_str()))
+            .collect()
+    }
+}
+
+impl Drop for Disk {
+    fn drop(&mut self) {
+        let _ = common::cmd("umount").arg(&self.mnt).status();
+        let _ = common::cmd("losetup").args(["-d", &self.dev]).status();
+        let _ = self.dir.path();
+    }
+}
+
+fn spawn(args: &[&str], cwd: &Path) -> Child {
+    common::cmd(env!("CARGO_BIN_EXE_iogauge"))
+        .args(args)
+        .current_dir(cwd)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn iogauge")
+}
+
+/// Waits until iogauge's data file exists in `dir` (a name starting with `prefix`): the run is
+/// then past its free-space check and writing.
+fn wait_for_data_file(dir: &Path, prefix: &str) -> String {
+    let t0 = Instant::now();
+    loop {
+        if let Some(f) = files_in(dir).into_iter().find(|f| f.starts_with(prefix)) {
+            return f;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(20),
+            "no {prefix}* in {}",
+            dir.display()
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+fn finish(c: Child) -> Output {
+    c.wait_with_output().unwrap()
+}
+
+/// The line of `text` that starts with `start`.
+fn line_with<'a>(text: &'a str, start: &str) -> &'a str {
+    text.lines()
+        .find(|l| l.starts_with(start))
+        .unwrap_or_else(|| panic!("no line starting with {start:?} in:\n{text}"))
+}
+
+/// `iogauge fio` with a write job on the disk; the device shrinks under it once its file exists.
+fn fio_eio(extra: &[&str], op: &str) {
+    if !can_loop() {
+        return;
+    }
+    let d = Disk::new();
+    let mut args = vec![
+        "fio",
+        "--name=w",
+        "--directory=mnt",
+        "--rw=write",
+        "--bs=4k",
+        "--size=16m",
+        "--time_based",
+        "--runtime=30",
+        "--output-format=normal,json",
+    ];
+    args.extend_from_slice(extra);
+    let child = spawn(&args, d.dir.path());
+    let file = wait_for_data_file(&d.mnt, "w.");
+    // Some I/O first, so that the error falls in the middle of the run.
+    std::thread::sleep(Duration::from_millis(300));
+    d.shrink(24 * MIB);
+    let o = finish(child);
+    let (out, err) = (text(&o.stdout), text(&o.stderr));
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    // fio's line: file, error, operation, offset and length.
+    let l = line_with(
+        &err,
+        "iogauge fio: io_u error on file mnt/w.0.0: Input/output error: ",
+    );
+    let tail = l.rsplit(": ").next().unwrap();
+    let (what, len) = tail.split_once(", buflen=").unwrap();
+    let offset: u64 = what
+        .strip_prefix(&format!("{op} offset="))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(offset < 16 * MIB, "{l}");
+    let want_len = if op == "write" { "4096" } else { "0" };
+    assert_eq!(len, want_len, "{l}");
+    assert_eq!(file, "w.0.0");
+    // The partial results: the job line with fio's err=, then the JSON with "error" : 5 and
+    // the note that says why it is partial.
+    assert!(
+        out.contains("\nw: (groupid=0, jobs=1): err= 5 (error=Input/output error): pid="),
+        "{out}"
+    );
+    let json: Value = serde_json::from_str(&out[out.find("\n{").unwrap()..]).unwrap();
+    let job = &json["jobs"][0];
+    assert_eq!(job["error"], 5, "{job}");
+    assert!(job["write"]["total_ios"].as_u64().unwrap() > 0, "{job}");
+    let notes = json["iogauge"]["notes"].to_string();
+    assert!(
+        notes.contains(&format!(
+            "partial results: an I/O error ended the run before its end: {}",
+            if op == "write" { "write" } else { "fsync" }
+        )),
+        "{notes}"
+    );
+    // Nothing iogauge created is left: neither the file nor the run marker.
+    assert_eq!(d.left(&[]), Vec::<String>::new());
+}
+
+#[test]
+fn fio_direct_write_error_prints_partial_results_and_removes_its_files() {
+    fio_eio(&["--direct=1"], "write");
+}
+
+#[test]
+fn fio_buffered_fsync_error_prints_partial_results_and_removes_its_files() {
+    fio_eio(&["--fsync=8"], "sync");
+}
+
+#[test]
+fn fio_disk_full_mid_run_prints_partial_results_and_removes_its_files() {
+    if !can_loop() {
+        return;
+    }
+    let d = Disk::new();
+    // A new file of 40 MiB (the filesystem has about 50 MiB free, so the check before the run
+    // passes) written at 8 MiB/s, allocating as it goes; the test takes the rest meanwhile.
+    let child = spawn(
+        &[
+            "fio",
+            "--name=w",
+            "--directory=mnt",
+            "--rw=write",
+            "--bs=4k",
+            "--size=40m",
+            "--direct=1",
+            "--fallocate=none",
+            "--rate=8m",
+            "--output-format=json",
+        ],
+        d.dir.path(),
+    );
+    wait_for_data_file(&d.mnt, "w.");
+    d.fill("filler");
+    let o = finish(child);
+    let (out, err) = (text(&o.stdout), text(&o.stderr));
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    let l = line_with(
+        &err,
+        "iogauge fio: io_u error on file mnt/w.0.0: No space left on device: write offset=",
+    );
+    assert!(l.ends_with(", buflen=4096"), "{l}");
+    let json: Value = serde_json::from_str(&out).unwrap();
+    let job = &json["jobs"][0];
+    assert_eq!(job["error"], 28, "{job}");
+    let ios = job["write"]["total_ios"].as_u64().unwrap();
+    assert!(ios > 0 && ios < 40 * 256, "{job}");
+    assert!(
+        json["iogauge"]["notes"].to_string().contains("partial results: an I/O error ended the run before its end: write error on 'mnt/w.0.0' at offset "),
+        "{}",
+        json["iogauge"]["notes"]
+    );
+    // Only the test's own filler is left.
+    assert_eq!(d.left(&["filler"]), Vec::<String>::new());
+}
+
+#[test]
+fn check_io_error_is_a_partial_unjudged_outcome_and_removes_its_files() {
+    if !can_loop() {
+        return;
+    }
+    let d = Disk::new();
+    let child = spawn(
+        &[
+            "check",
+            "sync-iops",
+            "--dir",
+            "mnt",
+            "--size",
+            "16m",
+            "--duration",
+            "30",
+            "--format",
+            "json",
+        ],
+        d.dir.path(),
+    );
+    let file = wait_for_data_file(&d.mnt, "iogauge-sync-iops.");
+    std::thread::sleep(Duration::from_millis(300));
+    d.shrink(24 * MIB);
+    let o = finish(child);
+    let (out, err) = (text(&o.stdout), text(&o.stderr));
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    // The error names the file and the operation, on stderr and in the document.
+    let l = line_with(
+        &err,
+        &format!("iogauge check: sync-iops: write error on 'mnt/{file}' at offset "),
+    );
+    assert!(
+        l.ends_with(
+            ", length 4096: Input/output error (errno 5); the run stopped there: its numbers are \
+             partial and not judged"
+        ),
+        "{l}"
+    );
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let p = &v["profiles"][0];
+    assert_eq!(p["verdict"], "error", "{p}");
+    assert_eq!(p["partial"], true, "{p}");
+    assert_eq!(
+        p["metrics"],
+        serde_json::json!([]),
+        "partial numbers are not judged: {p}"
+    );
+    let e = &p["io_error"];
+    assert_eq!(e["operation"], "write", "{e}");
+    assert_eq!(e["file"], format!("mnt/{file}"), "{e}");
+    assert_eq!(e["length"], 4096, "{e}");
+    assert_eq!(e["errno"], 5, "{e}");
+    assert_eq!(e["message"], "Input/output error", "{e}");
+    // The partial fio report is kept, with the job's error.
+    assert_eq!(p["report"]["jobs"][0]["error"], 5, "{p}");
+    assert_eq!(d.left(&[]), Vec::<String>::new());
+}
