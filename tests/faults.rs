@@ -160,7 +160,9 @@ fn spawn(args: &[&str], cwd: &Path) -> Child {
 fn wait_for_data_file(dir: &Path, prefix: &str) -> String {
     let t0 = Instant::now();
     loop {
-        if let Some(f) = files_in(dir).into_iter().find(|f| f.starts_with(prefix)) {
+        // (The directory itself may not exist yet: preflight makes it.)
+        let names = dir.exists().then(|| files_in(dir)).unwrap_or_default();
+        if let Some(f) = names.into_iter().find(|f| f.starts_with(prefix)) {
             return f;
         }
         assert!(
@@ -360,5 +362,118 @@ fn check_io_error_is_a_partial_unjudged_outcome_and_removes_its_files() {
     assert_eq!(e["message"], "Input/output error", "{e}");
     // The partial fio report is kept, with the job's error.
     assert_eq!(p["report"]["jobs"][0]["error"], 5, "{p}");
+    assert_eq!(d.left(&[]), Vec::<String>::new());
+}
+
+#[test]
+fn preflight_io_error_fails_the_collector_as_troubleshoot_and_removes_its_files() {
+    if !can_loop() {
+        return;
+    }
+    let d = Disk::new();
+    let bench = d.mnt.join("etcd");
+    let spec = format!(
+        "apiVersion: troubleshoot.sh/v1beta2\nkind: HostPreflight\nmetadata:\n  name: faults\nspec:\n  \
+         hostCollectors:\n    - filesystemPerformance:\n        collectorName: etcd-perf\n        \
+         directory: {}\n        fileSize: 16Mi\n        operationSize: 2300\n        datasync: true\n        \
+         runTime: \"30\"\n  hostAnalyzers:\n    - filesystemPerformance:\n        collectorName: etcd-perf\n        \
+         outcomes:\n          - pass: {{when: \"p99 < 10s\", message: \"fine\"}}\n          - fail: {{when: \"p99 >= 10s\", message: \"slow\"}}\n",
+        bench.display()
+    );
+    std::fs::write(d.dir.path().join("s.yaml"), spec).unwrap();
+    let child = spawn(&["preflight", "--output", "out", "s.yaml"], d.dir.path());
+    let file = wait_for_data_file(&bench, "fsperf.");
+    std::thread::sleep(Duration::from_millis(300));
+    d.shrink(24 * MIB);
+    let o = finish(child);
+    let (out, err) = (text(&o.stdout), text(&o.stderr));
+    // The collector failed: troubleshoot then has no result file, and the analyzer's outcome
+    // says why (exit 3: an outcome failed, as for any failed collector).
+    assert_eq!(o.status.code(), Some(3), "{out}{err}");
+    let why = format!(
+        "collector 'etcd-perf': fdatasync error on '{}' at offset ",
+        bench.join(&file).display()
+    );
+    let l = line_with(&err, &format!("iogauge preflight: {why}"));
+    assert!(l.ends_with(": Input/output error (errno 5)"), "{l}");
+    assert!(out.contains(&format!("--- {why}")), "{out}");
+    assert!(!d
+        .dir
+        .path()
+        .join("out/host-collectors/filesystemPerformance/etcd-perf.json")
+        .exists());
+    // The directory made for the test went too.
+    assert_eq!(d.left(&[]), Vec::<String>::new());
+}
+
+/// ext4's shutdown ioctl (`EXT4_IOC_SHUTDOWN`, flag 0: flush, then every later I/O fails).
+fn shut_down(dir: &Path) {
+    const EXT4_IOC_SHUTDOWN: libc::c_ulong = 0x8004_587D;
+    let f = std::fs::File::open(dir).unwrap();
+    let flags: u32 = 0;
+    // SAFETY: the ioctl reads one u32 from a live local; the fd is open for the call.
+    let r = unsafe {
+        libc::ioctl(
+            std::os::unix::io::AsRawFd::as_raw_fd(&f),
+            EXT4_IOC_SHUTDOWN as _,
+            &flags,
+        )
+    };
+    assert_eq!(r, 0, "shutdown: {}", std::io::Error::last_os_error());
+}
+
+#[test]
+fn a_shut_down_filesystem_keeps_the_marker_and_cleanup_removes_the_file_later() {
+    if !can_loop() {
+        return;
+    }
+    let d = Disk::new();
+    let child = spawn(
+        &[
+            "fio",
+            "--name=w",
+            "--directory=mnt",
+            "--rw=write",
+            "--bs=4k",
+            "--size=16m",
+            "--direct=1",
+            "--time_based",
+            "--runtime=30",
+        ],
+        d.dir.path(),
+    );
+    wait_for_data_file(&d.mnt, "w.");
+    std::thread::sleep(Duration::from_millis(300));
+    shut_down(&d.mnt);
+    let o = finish(child);
+    let (out, err) = (text(&o.stdout), text(&o.stderr));
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    line_with(
+        &err,
+        "iogauge fio: io_u error on file mnt/w.0.0: Input/output error: write offset=",
+    );
+    // Nothing can be removed from a shut-down filesystem: iogauge says so and what to do.
+    line_with(&err, "iogauge: warning: could not remove 'mnt/w.0.0': ");
+    line_with(
+        &err,
+        "iogauge: its run marker stays: `iogauge cleanup mnt` removes what is left once the \
+         filesystem works again",
+    );
+    assert!(out.contains("err= 5 (error=Input/output error)"), "{out}");
+    // Mounted again, the file and its marker are there, and `iogauge cleanup` removes both.
+    sh("umount", &[d.mnt.to_str().unwrap()]);
+    sh("mount", &[&d.dev, d.mnt.to_str().unwrap()]);
+    let left = d.left(&[]);
+    assert!(left.contains(&"w.0.0".to_string()), "{left:?}");
+    assert!(
+        left.iter().any(|f| f.starts_with(".iogauge-run.")),
+        "{left:?}"
+    );
+    let o = common::cmd(env!("CARGO_BIN_EXE_iogauge"))
+        .args(["cleanup", "mnt"])
+        .current_dir(d.dir.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o.stderr));
     assert_eq!(d.left(&[]), Vec::<String>::new());
 }

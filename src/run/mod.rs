@@ -220,8 +220,16 @@ fn run_until(spec: &RunSpec, opts: &RunOptions, stop: &AtomicBool) -> Result<Rep
         created.forget(p);
         layout::untag(p);
     }
-    for (p, e) in created.remove_all() {
+    let failed = created.remove_all();
+    for (p, e) in &failed {
         eprintln!("iogauge: warning: could not remove '{}': {e}", p.display());
+    }
+    if let Some((p, _)) = failed.first() {
+        eprintln!(
+            "iogauge: its run marker stays: `iogauge cleanup {}` removes what is left once the \
+             filesystem works again",
+            layout::parent_dir(p).display()
+        );
     }
     let results = match outcome {
         Ok(r) => r?,
