@@ -139,10 +139,40 @@ impl Disk {
 
 impl Drop for Disk {
     fn drop(&mut self) {
-        let _ = common::cmd("umount").arg(&self.mnt).status();
+        // Right after an I/O error the kernel may still be finishing work on the filesystem
+        // (ext4's unwritten-extent conversion), and umount says busy for a moment: try again,
+        // then detach it lazily, so the device never outlives the test.
+        let mut unmounted = false;
+        for _ in 0..50 {
+            let o = common::cmd("umount").arg(&self.mnt).output();
+            if o.as_ref().is_ok_and(|o| o.status.success()) {
+                unmounted = true;
+                break;
+            }
+            if !self.mnt.exists() || !is_mounted(&self.mnt) {
+                unmounted = true;
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        if !unmounted {
+            eprintln!(
+                "{} still busy after 5 s: unmounting it lazily",
+                self.mnt.display()
+            );
+            let _ = common::cmd("umount").arg("-l").arg(&self.mnt).status();
+        }
         let _ = common::cmd("losetup").args(["-d", &self.dev]).status();
-        let _ = self.dir.path();
     }
+}
+
+/// Whether something is mounted on `p`.
+fn is_mounted(p: &Path) -> bool {
+    let p = p.to_string_lossy();
+    std::fs::read_to_string("/proc/self/mountinfo")
+        .unwrap_or_default()
+        .lines()
+        .any(|l| l.split(' ').nth(4) == Some(&*p))
 }
 
 fn spawn(args: &[&str], cwd: &Path) -> Child {
