@@ -191,7 +191,11 @@ fn wait_for_data_file(dir: &Path, prefix: &str) -> String {
     let t0 = Instant::now();
     loop {
         // (The directory itself may not exist yet: preflight makes it.)
-        let names = dir.exists().then(|| files_in(dir)).unwrap_or_default();
+        let names = if dir.exists() {
+            files_in(dir)
+        } else {
+            Vec::new()
+        };
         if let Some(f) = names.into_iter().find(|f| f.starts_with(prefix)) {
             return f;
         }
@@ -506,4 +510,73 @@ fn a_shut_down_filesystem_keeps_the_marker_and_cleanup_removes_the_file_later() 
         .unwrap();
     assert!(o.status.success(), "{}", text(&o.stderr));
     assert_eq!(d.left(&[]), Vec::<String>::new());
+}
+
+/// fio's JSON on stdout after an I/O error starts with its `fio: pid=…, err=…` line: the document
+/// is what follows.
+fn json_after_lines(out: &[u8]) -> Value {
+    let t = text(out);
+    let start = t.find("\n{").map(|i| i + 1).unwrap_or(0);
+    serde_json::from_str(&t[start..]).unwrap_or_else(|e| panic!("no JSON document ({e}):\n{t}"))
+}
+
+/// No root needed: /dev/full fails every write with ENOSPC. fio 3.33 and iogauge on the same
+/// job: both exit 1, the same error line, the same job error and counts (fio counts the failed
+/// I/Os as issued, of no bytes), and iogauge's JSON has every key fio's has.
+#[test]
+fn the_error_line_and_partial_json_match_fio_on_dev_full() {
+    if !have_fio() || !Path::new("/dev/full").exists() {
+        return;
+    }
+    for engine in ["psync", "io_uring"] {
+        let args = [
+            "--name=w",
+            "--filename=/dev/full",
+            "--rw=write",
+            "--bs=4k",
+            "--size=64k",
+            "--iodepth=4",
+            &format!("--ioengine={engine}"),
+            "--output-format=json",
+        ];
+        let f = common::cmd("fio").args(args).output().unwrap();
+        let g = common::cmd(env!("CARGO_BIN_EXE_iogauge"))
+            .args(["fio", "--allow-overwrite"])
+            .args(args)
+            .output()
+            .unwrap();
+        if engine == "io_uring" && g.status.code() == Some(2) {
+            eprintln!("skipping io_uring: {}", text(&g.stderr));
+            continue;
+        }
+        assert_eq!(
+            (f.status.code(), g.status.code()),
+            (Some(1), Some(1)),
+            "{engine}: {}",
+            text(&g.stderr)
+        );
+        let line =
+            "io_u error on file /dev/full: No space left on device: write offset=0, buflen=4096";
+        let (fe, ge) = (text(&f.stderr), text(&g.stderr));
+        assert_eq!(
+            fe.lines().next(),
+            Some(&*format!("fio: {line}")),
+            "{engine}: {fe}"
+        );
+        assert!(
+            ge.lines().any(|l| l == format!("iogauge fio: {line}")),
+            "{engine}: {ge}"
+        );
+        let (fj, gj) = (json_after_lines(&f.stdout), json_after_lines(&g.stdout));
+        for path in [
+            &["jobs", "0", "error"][..],
+            &["jobs", "0", "write", "total_ios"],
+            &["jobs", "0", "write", "io_bytes"],
+            &["jobs", "0", "read", "total_ios"],
+        ] {
+            assert_eq!(u(&fj, path), u(&gj, path), "{engine}: {path:?}");
+        }
+        assert_eq!(u(&gj, &["jobs", "0", "error"]), 28);
+        assert_keys_superset(&fj, &gj);
+    }
 }
