@@ -9,6 +9,7 @@ use crate::report::document::{
 };
 use crate::report::Report;
 use crate::run::monitor::ProgressSink;
+use crate::run::partial::failure_line;
 use crate::run::small_files::run_small_files;
 use crate::run::stop::Stop;
 use crate::run::{context, run, RunError, RunOptions};
@@ -408,10 +409,7 @@ fn run_one(
         }) => {
             let why = format!(
                 "{}; the run stopped there: its numbers are partial and not judged",
-                RunError::Io {
-                    failure: failure.clone(),
-                    partial: None
-                }
+                failure_line(&failure)
             );
             obs.note(&format!("iogauge check: {}: {why}", p.name));
             let job = match &pl.work {

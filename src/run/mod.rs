@@ -50,7 +50,7 @@ pub enum RunError {
     /// An I/O failed and ended its job (operation, file, offset, length, errno). `partial` is
     /// what every job did until the end of the run, the failed one's `error` set (fio prints
     /// its results after an I/O error too); None when nothing can be reported.
-    #[error("{}", failure_line(failure))]
+    #[error("{}", partial::failure_line(failure))]
     Io {
         /// The first failure.
         failure: IoFailure,
@@ -79,24 +79,6 @@ pub enum RunError {
     /// The run's deadline passed, in whatever stage (its files are removed).
     #[error("did not finish before its deadline")]
     TimedOut,
-}
-
-/// `write error on 'F' at offset N, length L: Input/output error (errno 5)` (no length for a
-/// sync or an operation that moves no data).
-fn failure_line(f: &IoFailure) -> String {
-    let len = if f.len > 0 {
-        format!(", length {}", f.len)
-    } else {
-        String::new()
-    };
-    format!(
-        "{} error on '{}' at offset {}{len}: {} (errno {})",
-        f.op,
-        f.path.display(),
-        f.offset,
-        f.message,
-        f.errno
-    )
 }
 
 impl RunError {

@@ -1,16 +1,34 @@
 //! A run that an I/O error ended (issue 13): the results so far are still assembled, as fio
 //! prints its results after an `io_u error`, and marked as partial. Here: the note that marks the
-//! report, and the failure in fio's words for the command line.
+//! report, the failure in words (`RunError::Io`'s message), and in fio's words for the command line.
 
 use super::instance::IoFailure;
 use crate::report::Report;
+
+/// `write error on 'F' at offset N, length L: Input/output error (errno 5)` (no length for a
+/// sync or an operation that moves no data).
+pub(crate) fn failure_line(f: &IoFailure) -> String {
+    let len = if f.len > 0 {
+        format!(", length {}", f.len)
+    } else {
+        String::new()
+    };
+    format!(
+        "{} error on '{}' at offset {}{len}: {} (errno {})",
+        f.op,
+        f.path.display(),
+        f.offset,
+        f.message,
+        f.errno
+    )
+}
 
 /// The note that marks a report as partial: the failure, and that the numbers stop there.
 pub(crate) fn note(f: &IoFailure) -> String {
     format!(
         "partial results: an I/O error ended the run before its end: {}; the numbers are what was \
          done until then",
-        super::failure_line(f)
+        failure_line(f)
     )
 }
 
@@ -70,7 +88,7 @@ mod tests {
             "io_u error on file mnt/w.0.0: Input/output error: sync offset=14487552, buflen=0"
         );
         assert_eq!(
-            super::super::failure_line(&failure("write", 4096, 28)),
+            failure_line(&failure("write", 4096, 28)),
             "write error on 'mnt/w.0.0' at offset 14487552, length 4096: No space left on device (errno 28)"
         );
         assert_eq!(
