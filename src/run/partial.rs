@@ -1,6 +1,6 @@
 //! A run that an I/O error ended (issue 13): the results so far are still assembled, as fio
-//! prints its results after an `io_u error`, and marked as partial. Here: the note that marks the
-//! report, the failure in words (`RunError::Io`'s message), and in fio's words for the command line.
+//! prints its results after an `io_u error`, and marked as partial. Here: the failure in words
+//! (`RunError::Io`'s message), the note that marks the report, and fio's stderr line.
 
 use super::instance::IoFailure;
 use crate::report::Report;
