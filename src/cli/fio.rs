@@ -8,7 +8,7 @@ use crate::input::fio::{parse_fio_args, FioCommand};
 use crate::input::fio::{Eta, FioOutput, OutputFormat};
 use crate::report::html::render_fio_html;
 use crate::report::{json::render_json, normal::render_normal, terse::render_terse, Report};
-use crate::run::partial::fio_error_line;
+use crate::run::partial::{failure_line, fio_error_line};
 use crate::run::{run, RunError, RunOptions};
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -94,8 +94,14 @@ pub(crate) fn main(mut args: Vec<String>, stop: &super::Stop) -> i32 {
             failure,
             partial: Some(report),
         }) => {
-            eprintln!("iogauge fio: {}", fio_error_line(&failure));
-            eprintln!("iogauge fio: the run ended there; partial results follow");
+            if let Some(line) = fio_error_line(&failure) {
+                eprintln!("iogauge fio: {line}");
+            }
+            // Then the same in iogauge's words, with the errno.
+            eprintln!(
+                "iogauge fio: {}; the run ended there, partial results follow",
+                failure_line(&failure)
+            );
             write_output(&out, &report);
             // The report's notes already say it is partial, and why.
             save(&history, || saved(&report, &out, None, &at));

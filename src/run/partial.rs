@@ -40,24 +40,22 @@ pub(crate) fn mark(mut report: Report, f: &IoFailure) -> Report {
 }
 
 /// fio's stderr line for a failed I/O (`io_u error on file F: Input/output error: write
-/// offset=N, buflen=L`), without the `fio: ` prefix: the caller puts its own.
-pub(crate) fn fio_error_line(f: &IoFailure) -> String {
-    format!(
-        "io_u error on file {}: {}: {} offset={}, buflen={}",
+/// offset=N, buflen=L`), without the `fio: ` prefix: the caller puts its own. None for an
+/// operation that is no I/O of fio's (open, exec, ...): fio has no such line for them.
+pub(crate) fn fio_error_line(f: &IoFailure) -> Option<String> {
+    // fio names a sync `sync`, whichever sync it was (`io_ddir_name`).
+    let op = match f.op {
+        "fsync" | "fdatasync" => "sync",
+        o @ ("read" | "write" | "trim") => o,
+        _ => return None,
+    };
+    Some(format!(
+        "io_u error on file {}: {}: {op} offset={}, buflen={}",
         f.path.display(),
         f.message,
-        fio_op(f.op),
         f.offset,
         f.len
-    )
-}
-
-/// fio names a sync `sync` in that line, whichever sync it was (`io_ddir_name`).
-fn fio_op(op: &str) -> &str {
-    match op {
-        "fsync" | "fdatasync" => "sync",
-        o => o,
-    }
+    ))
 }
 
 #[cfg(test)]
@@ -80,13 +78,14 @@ mod tests {
     fn lines_follow_fio_and_name_file_operation_offset_length_errno() {
         // fio 3.33 on the same faults (ext4 on a shrunk loop device, a filled disk).
         assert_eq!(
-            fio_error_line(&failure("write", 4096, 5)),
+            fio_error_line(&failure("write", 4096, 5)).unwrap(),
             "io_u error on file mnt/w.0.0: Input/output error: write offset=14487552, buflen=4096"
         );
         assert_eq!(
-            fio_error_line(&failure("fsync", 0, 5)),
+            fio_error_line(&failure("fsync", 0, 5)).unwrap(),
             "io_u error on file mnt/w.0.0: Input/output error: sync offset=14487552, buflen=0"
         );
+        assert_eq!(fio_error_line(&failure("exec", 0, 2)), None);
         assert_eq!(
             failure_line(&failure("write", 4096, 28)),
             "write error on 'mnt/w.0.0' at offset 14487552, length 4096: No space left on device (errno 28)"

@@ -478,6 +478,8 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
             if r < 0 {
                 if !res.survives(job, s.dir, (-r) as i32) {
                     io_error.get_or_insert((slot as usize, r));
+                    // fio counts every failed I/O as issued (total_ios), of no bytes.
+                    res.ios[s.dir] += 1;
                 }
                 return;
             }
@@ -539,7 +541,6 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
             let s = slots[slot];
             let op = if s.dir == DDIR_READ { "read" } else { "write" };
             res.error = Some(failure(op, s.file, s.offset, (-r) as i32).with_len(s.len));
-            res.ios[s.dir] += 1;
             break;
         }
         if draining_to_low && inflight <= q.low {
