@@ -112,3 +112,49 @@ fn profile(out: &mut String, o: &ProfileOutcome, color: bool) {
         let _ = writeln!(out, "  next: {a}");
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A profile outcome as a check document holds it, with `report` and `partial` given.
+    fn outcome(report: serde_json::Value, partial: bool) -> ProfileOutcome {
+        serde_json::from_value(serde_json::json!({
+            "profile": "etcd", "title": "etcd WAL", "verdict": "error", "metric": null,
+            "value": null, "unit": null, "threshold": null, "source": null, "references": null,
+            "metrics": [], "info": [], "shortened": false, "not_disk": null, "warnings": [],
+            "reason": "fdatasync error on 'd/f' at offset 9: Input/output error (errno 5)",
+            "advice": [], "job": null, "report": report, "partial": partial, "io_error": null,
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_partial_run_says_what_was_done_before_the_error() {
+        let jobs = |ios: u64, ms: u64| {
+            serde_json::json!({"jobs": [{
+                "read": {"total_ios": 0, "io_bytes": 0, "runtime": 0},
+                "write": {"total_ios": ios, "io_bytes": ios * 2300, "runtime": ms},
+                "trim": {"total_ios": 0, "io_bytes": 0, "runtime": 0},
+            }]})
+        };
+        let mut out = String::new();
+        profile(&mut out, &outcome(jobs(404, 1069), true), false);
+        assert_eq!(
+            out,
+            "ERROR etcd: etcd WAL\n  fdatasync error on 'd/f' at offset 9: Input/output error \
+             (errno 5)\n  partial (not judged): 404 writes (907KiB) in 1069 ms before the error\n"
+        );
+        // Nothing measured yet (the error came in the ramp), or no I/O at all.
+        assert_eq!(
+            partial_line(&outcome(jobs(3, 0), true)).unwrap(),
+            "partial (not judged): 3 writes (6900B) before the error"
+        );
+        assert_eq!(
+            partial_line(&outcome(jobs(0, 0), true)).unwrap(),
+            "partial (not judged): no I/O completed before the error"
+        );
+        // A complete run has no such line.
+        assert_eq!(partial_line(&outcome(jobs(404, 1069), false)), None);
+    }
+}

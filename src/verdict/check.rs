@@ -296,6 +296,36 @@ mod tests {
     }
 
     #[test]
+    fn a_partial_run_is_an_unjudged_error_with_its_numbers_and_the_typed_error() {
+        let p = get("etcd").unwrap();
+        let report = crate::report::fixtures::run1();
+        let e = IoErrorDetail {
+            operation: "fdatasync".into(),
+            file: "d/iogauge-etcd.1.2".into(),
+            offset: 926900,
+            length: 0,
+            errno: 5,
+            message: "Input/output error".into(),
+        };
+        let o = partial(&p, None, &report, e.clone(), "why".into());
+        assert_eq!(o.verdict, CheckVerdict::Error);
+        assert!(o.partial && o.metrics.is_empty() && o.info.is_empty());
+        assert_eq!((o.io_error, o.reason.as_deref()), (Some(e), Some("why")));
+        let Some(RunReport::Fio(v)) = &o.report else {
+            panic!("no fio report");
+        };
+        assert_eq!(v["jobs"][0]["jobname"], report.jobs[0].name.as_str());
+        // An outcome without them (an older document) reads as not partial.
+        let mut j =
+            serde_json::to_value(&not_measured(&p, CheckVerdict::Error, "x".into())).unwrap();
+        let m = j.as_object_mut().unwrap();
+        m.remove("partial");
+        m.remove("io_error");
+        let back: ProfileOutcome = serde_json::from_value(j).unwrap();
+        assert!(!back.partial && back.io_error.is_none());
+    }
+
+    #[test]
     fn boundaries_not_disk_and_strict_shortened() {
         let p = get("small-files").unwrap();
         let t = tuning(0.1);
