@@ -317,7 +317,7 @@ mod tests {
         assert_eq!(v["jobs"][0]["jobname"], report.jobs[0].name.as_str());
         // An outcome without them (an older document) reads as not partial.
         let mut j =
-            serde_json::to_value(&not_measured(&p, CheckVerdict::Error, "x".into())).unwrap();
+            serde_json::to_value(not_measured(&p, CheckVerdict::Error, "x".into())).unwrap();
         let m = j.as_object_mut().unwrap();
         m.remove("partial");
         m.remove("io_error");
