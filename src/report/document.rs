@@ -90,7 +90,8 @@ pub enum CheckVerdict {
     Warn,
     /// A metric missed its threshold.
     Fail,
-    /// The profile could not run (`reason` says why).
+    /// The profile could not run, or an error ended its run (`reason` says why; `partial` then
+    /// marks the numbers so far).
     Error,
     /// A signal stopped it while it ran; its partial numbers are not judged.
     Interrupted,
