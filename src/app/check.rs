@@ -5,14 +5,15 @@
 use crate::input::profiles::{self, Profile, SmallFiles, Tuning};
 use crate::model::{JobSpec, RunSpec, SizeSpec};
 use crate::report::document::{
-    CheckDocument, CheckVerdict, ProfileOutcome, Summary, SCHEMA_VERSION,
+    CheckDocument, CheckVerdict, IoErrorDetail, ProfileOutcome, Summary, SCHEMA_VERSION,
 };
 use crate::report::Report;
 use crate::run::monitor::ProgressSink;
+use crate::run::partial::failure_line;
 use crate::run::small_files::run_small_files;
 use crate::run::stop::Stop;
 use crate::run::{context, run, RunError, RunOptions};
-use crate::verdict::check::{evaluate, not_measured, Judging};
+use crate::verdict::check::{evaluate, not_measured, partial, Judging};
 use crate::verdict::profile::{threshold_text, Measured};
 use crate::verdict::trust::Place;
 use crate::workload::device::{self, Device};
@@ -399,6 +400,31 @@ fn run_one(
                 Work::SmallFiles(_) | Work::Unavailable(_) => None,
             };
             evaluate(p, &req.tuning, job, &m, &how)
+        }
+        // An I/O error ended the run: the error names file and operation; what was done until
+        // then is kept, marked partial, and not judged.
+        Err(RunError::Io {
+            failure,
+            partial: Some(report),
+        }) => {
+            let why = format!(
+                "{}; the run stopped there: its numbers are partial and not judged",
+                failure_line(&failure)
+            );
+            obs.note(&format!("iogauge check: {}: {why}", p.name));
+            let job = match &pl.work {
+                Work::Job(j) => Some(&**j),
+                Work::SmallFiles(_) | Work::Unavailable(_) => None,
+            };
+            let detail = IoErrorDetail {
+                operation: failure.op.to_string(),
+                file: failure.path.display().to_string(),
+                offset: failure.offset,
+                length: failure.len,
+                errno: failure.errno,
+                message: failure.message,
+            };
+            partial(p, job, &report, detail, why)
         }
         Err(e) => {
             let why = reason(&e);

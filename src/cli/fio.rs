@@ -8,7 +8,8 @@ use crate::input::fio::{parse_fio_args, FioCommand};
 use crate::input::fio::{Eta, FioOutput, OutputFormat};
 use crate::report::html::render_fio_html;
 use crate::report::{json::render_json, normal::render_normal, terse::render_terse, Report};
-use crate::run::{run, RunOptions};
+use crate::run::partial::{failure_line, fio_error_line};
+use crate::run::{run, RunError, RunOptions};
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -87,6 +88,25 @@ pub(crate) fn main(mut args: Vec<String>, stop: &super::Stop) -> i32 {
                 code
             }
         }
+        // Like fio, an I/O error that ended a job prints fio's error line, then the results
+        // so far (the job's `err=`/`"error"` says which); exit 1.
+        Err(RunError::Io {
+            failure,
+            partial: Some(report),
+        }) => {
+            if let Some(line) = fio_error_line(&failure) {
+                eprintln!("iogauge fio: {line}");
+            }
+            // Then the same in iogauge's words, with the errno.
+            eprintln!(
+                "iogauge fio: {}; the run ended there, partial results follow",
+                failure_line(&failure)
+            );
+            write_output(&out, &report);
+            // The report's notes already say it is partial, and why.
+            save(&history, || saved(&report, &out, None, &at));
+            EXIT_ERROR
+        }
         Err(e) if e.is_bad_input() => {
             eprintln!("iogauge fio: {e}");
             EXIT_USAGE
@@ -106,7 +126,7 @@ pub(crate) fn main(mut args: Vec<String>, stop: &super::Stop) -> i32 {
 }
 
 /// The history's copy: fio's JSON output of the same report, whatever format was printed (one
-/// document for every group and job); an interrupted run says so in its notes.
+/// document for every group and job); an interrupted or partial run says so in its notes.
 fn saved(report: &Report, out: &FioOutput, interrupted: Option<String>, at: &Invocation) -> NewRun {
     let mut json: serde_json::Value =
         serde_json::from_str(&render_json(report, false)).unwrap_or_default();

@@ -90,7 +90,8 @@ pub enum CheckVerdict {
     Warn,
     /// A metric missed its threshold.
     Fail,
-    /// The profile could not run (`reason` says why).
+    /// The profile could not run, or an error ended its run (`reason` says why; `partial` then
+    /// marks the numbers so far).
     Error,
     /// A signal stopped it while it ran; its partial numbers are not judged.
     Interrupted,
@@ -224,6 +225,30 @@ pub struct ProfileOutcome {
     pub job: Option<Vec<String>>,
     /// The full run report.
     pub report: Option<RunReport>,
+    /// An error ended the run before its end (verdict `error`): `report` holds what was done
+    /// until then, and those numbers are not judged.
+    #[serde(default)]
+    pub partial: bool,
+    /// The I/O error that ended the run, when one did.
+    #[serde(default)]
+    pub io_error: Option<IoErrorDetail>,
+}
+
+/// An I/O error that ended a profile's run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct IoErrorDetail {
+    /// The operation: `read`, `write`, `fsync`, `fdatasync`, `open`, `unlink`, ...
+    pub operation: String,
+    /// The file it was on.
+    pub file: String,
+    /// Offset of the I/O in bytes (for a sync, that of the write before it).
+    pub offset: u64,
+    /// Its length in bytes (0 for a sync or an operation that moves no data).
+    pub length: u64,
+    /// The error number (5 = EIO, 28 = ENOSPC).
+    pub errno: i32,
+    /// The error in words.
+    pub message: String,
 }
 
 /// A profile's full report.

@@ -20,7 +20,7 @@ pub(crate) mod troubleshoot;
 pub(crate) mod units;
 
 #[cfg(test)]
-mod fixtures;
+pub(crate) mod fixtures;
 
 use std::time::SystemTime;
 

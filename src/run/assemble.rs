@@ -274,11 +274,13 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
         njobs: f.members.len() as u32,
         pid: f.members.first().map(|m| m.result.tid).unwrap_or(0),
         // The job's error, as fio reports it: a verify mismatch (EILSEQ), a missed rate_min (EIO).
+        // An I/O error that ended the job (the run is then partial) comes first, as fio's.
         error: f
             .members
             .iter()
-            .map(|m| m.result.job_error)
-            .max()
+            .find_map(|m| m.result.error.as_ref().map(|e| e.errno))
+            .filter(|&e| e != 0)
+            .or_else(|| f.members.iter().map(|m| m.result.job_error).max())
             .filter(|&e| e != 0)
             // fio: a job that survived errors under continue_on_error reports the first one.
             .or_else(|| {

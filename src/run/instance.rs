@@ -111,12 +111,20 @@ impl WorkerInput {
     }
 }
 
+/// An operation that failed and ended its job: what, on which file, where, and why.
 #[derive(Debug, Clone)]
 pub struct IoFailure {
+    /// The operation: `read`, `write`, `trim`, `fsync`, `fdatasync`, `open`, ...
     pub op: &'static str,
+    /// The file it was on.
     pub path: PathBuf,
+    /// The offset of the I/O (for a sync: that of the write before it).
     pub offset: u64,
+    /// Its length in bytes (0 for a sync and for operations that move no data, as fio's buflen).
+    pub len: u64,
+    /// The error number.
     pub errno: i32,
+    /// The error in words (`strerror`).
     pub message: String,
 }
 
@@ -133,9 +141,17 @@ impl IoFailure {
             op,
             path: input.paths[file].clone(),
             offset,
+            len: 0,
             errno,
-            message: std::io::Error::from_raw_os_error(errno).to_string(),
+            message: crate::report::units::strerror(errno),
         }
+    }
+
+    /// The failed I/O moved (or was to move) `len` bytes.
+    #[cold]
+    pub(super) fn with_len(mut self, len: usize) -> Self {
+        self.len = len as u64;
+        self
     }
 }
 

@@ -15,6 +15,7 @@ pub(crate) mod gate;
 pub(crate) mod host;
 pub(crate) mod instance;
 pub(crate) mod monitor;
+pub(crate) mod partial;
 pub(crate) mod plan;
 pub(crate) mod queue_worker;
 pub(crate) mod small_files;
@@ -47,9 +48,16 @@ pub enum RunError {
     /// Files could not be planned, checked or laid out.
     #[error(transparent)]
     Layout(#[from] LayoutError),
-    /// An I/O failed (operation, file, offset, errno).
-    #[error("{} error on '{}' at offset {}: {} (errno {})", .0.op, .0.path.display(), .0.offset, .0.message, .0.errno)]
-    Io(IoFailure),
+    /// An I/O failed and ended its job (operation, file, offset, length, errno). `partial` is
+    /// what every job did until the end of the run, the failed one's `error` set (fio prints
+    /// its results after an I/O error too); None when nothing can be reported.
+    #[error("{}", partial::failure_line(failure))]
+    Io {
+        /// The first failure.
+        failure: IoFailure,
+        /// The results so far (the run's report, partial).
+        partial: Option<Box<Report>>,
+    },
     /// A signal arrived before any job ran.
     #[error("stopped before any job ran")]
     Interrupted,
@@ -198,28 +206,36 @@ fn run_until(spec: &RunSpec, opts: &RunOptions, stop: &AtomicBool) -> Result<Rep
         created.forget(p);
         layout::untag(p);
     }
-    for (p, e) in created.remove_all() {
+    let failed = created.remove_all();
+    for (p, e) in &failed {
         eprintln!("iogauge: warning: could not remove '{}': {e}", p.display());
+    }
+    if let Some((p, _)) = failed.first() {
+        eprintln!(
+            "iogauge: its run marker stays: `iogauge cleanup {}` removes what is left once the \
+             filesystem works again",
+            layout::parent_dir(p).display()
+        );
     }
     let results = match outcome {
         Ok(r) => r?,
         Err(panic) => std::panic::resume_unwind(panic),
     };
-    if let Some(f) = results.iter().find_map(|r| r.result.error.clone()) {
-        return Err(RunError::Io(f));
-    }
+    let failure = results.iter().find_map(|r| r.result.error.clone());
     // Interrupted before any job ran: nothing to report. Otherwise the results so far are
     // reported, as fio does; the caller knows from `stop` that the run was cut short.
     if stop.load(Ordering::Relaxed) && results.is_empty() {
         return Err(RunError::Interrupted);
     }
-    Ok(assemble::report(
-        spec,
-        results,
-        started_at,
-        run_start,
-        disks.reports(),
-    ))
+    let report = assemble::report(spec, results, started_at, run_start, disks.reports());
+    match failure {
+        // The results so far are still reported, marked by the failed job's error.
+        Some(failure) => Err(RunError::Io {
+            partial: Some(Box::new(partial::mark(report, &failure))),
+            failure,
+        }),
+        None => Ok(report),
+    }
 }
 
 /// Before anything is created: the files that killed iogauge runs left in the directories this

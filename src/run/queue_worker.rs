@@ -343,7 +343,9 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
                 Err(e) => {
                     let s = slots[queued[0] as usize];
                     let op = if s.dir == DDIR_READ { "read" } else { "write" };
-                    res.error = Some(failure(op, s.file, s.offset, errno(&e)));
+                    res.error = Some(failure(op, s.file, s.offset, errno(&e)).with_len(s.len));
+                    // fio counts the failed I/O as issued (total_ios), of no bytes.
+                    res.ios[s.dir] += 1;
                     break;
                 }
             };
@@ -489,6 +491,8 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
             if r < 0 {
                 if !res.survives(job, s.dir, (-r) as i32) {
                     io_error.get_or_insert((slot as usize, r));
+                    // fio counts every failed I/O as issued (total_ios), of no bytes.
+                    res.ios[s.dir] += 1;
                 }
                 return;
             }
@@ -553,7 +557,7 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
         if let Some((slot, r)) = io_error {
             let s = slots[slot];
             let op = if s.dir == DDIR_READ { "read" } else { "write" };
-            res.error = Some(failure(op, s.file, s.offset, (-r) as i32));
+            res.error = Some(failure(op, s.file, s.offset, (-r) as i32).with_len(s.len));
             break;
         }
         if draining_to_low && inflight <= q.low {
@@ -587,9 +591,14 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
 
     // Drain what is still in flight (after an error too: the buffers must outlive the I/O).
     while inflight > 0 {
-        match engine.reap(1, q.depth, None, &mut |slot: u32, _| {
+        match engine.reap(1, q.depth, None, &mut |slot: u32, r: i64| {
             free.push(slot);
             inflight -= 1;
+            // fio counts an issued I/O that failed in total_ios (after a fatal error, those
+            // still in flight fail too).
+            if r < 0 {
+                res.ios[slots[slot as usize].dir] += 1;
+            }
         }) {
             Ok(_) => {}
             Err(_) => break,

@@ -14,13 +14,20 @@ use std::sync::atomic::{AtomicBool, Ordering};
 const PERCENTILES: [f64; 5] = [50.0, 90.0, 99.0, 99.9, 99.99];
 
 fn io_error(op: &'static str, path: &Path, e: std::io::Error) -> RunError {
-    RunError::Io(super::instance::IoFailure {
-        op,
-        path: path.to_path_buf(),
-        offset: 0,
-        errno: e.raw_os_error().unwrap_or(0),
-        message: e.to_string(),
-    })
+    RunError::Io {
+        failure: super::instance::IoFailure {
+            op,
+            path: path.to_path_buf(),
+            offset: 0,
+            len: 0,
+            errno: e.raw_os_error().unwrap_or(0),
+            message: match e.raw_os_error() {
+                Some(n) => crate::report::units::strerror(n),
+                None => e.to_string(),
+            },
+        },
+        partial: None,
+    }
 }
 
 /// Runs the test in `dir` with `count` files of `size` bytes named `<name>.<n>`; removes them

@@ -134,13 +134,12 @@ impl<E: Engine> Loop<'_, E> {
                         continue;
                     }
                     Err(e) => {
-                        res.error = Some(IoFailure::new(
-                            self.input,
-                            op.name(),
-                            file,
-                            offset,
-                            errno(&e),
-                        ));
+                        res.error = Some(
+                            IoFailure::new(self.input, op.name(), file, offset, errno(&e))
+                                .with_len(len),
+                        );
+                        // fio counts the failed I/O as issued (total_ios), of no bytes.
+                        res.ios[dir] += 1;
                         break;
                     }
                 };

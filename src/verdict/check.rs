@@ -10,10 +10,11 @@ use super::profile::{judge, metric_value, rank, rank_line, show, threshold_text,
 use super::trust::{self, Place};
 use crate::model::JobSpec;
 use crate::report::document::{
-    CheckVerdict, GuidanceMet, InfoOutcome, MetricOutcome, ProfileOutcome, ReferenceValue,
-    RunReport, Summary,
+    CheckVerdict, GuidanceMet, InfoOutcome, IoErrorDetail, MetricOutcome, ProfileOutcome,
+    ReferenceValue, RunReport, Summary,
 };
 use crate::report::json::render_json;
+use crate::report::Report;
 
 /// How a profile's run is judged beyond its thresholds.
 #[derive(Debug, Clone, Default)]
@@ -52,12 +53,33 @@ fn empty(p: &Profile, verdict: CheckVerdict, reason: String) -> ProfileOutcome {
         advice: Vec::new(),
         job: None,
         report: None,
+        partial: false,
+        io_error: None,
     }
 }
 
 /// A profile without a measured verdict: it could not run, was interrupted, or was skipped.
 pub(crate) fn not_measured(p: &Profile, verdict: CheckVerdict, reason: String) -> ProfileOutcome {
     empty(p, verdict, reason)
+}
+
+/// A profile whose run an error ended before its end: verdict `error` with `reason`, and the
+/// numbers measured until then kept in `report`, marked partial and not judged.
+pub(crate) fn partial(
+    p: &Profile,
+    job: Option<&JobSpec>,
+    report: &Report,
+    io_error: IoErrorDetail,
+    reason: String,
+) -> ProfileOutcome {
+    let mut out = empty(p, CheckVerdict::Error, reason);
+    out.partial = true;
+    out.io_error = Some(io_error);
+    out.job = job.map(|j| p.fio_options(j));
+    out.report = Some(RunReport::Fio(
+        serde_json::from_str(&render_json(report, false)).unwrap_or(serde_json::Value::Null),
+    ));
+    out
 }
 
 /// Judges a profile's run.
@@ -271,6 +293,36 @@ mod tests {
             scale,
             ..Tuning::default()
         }
+    }
+
+    #[test]
+    fn a_partial_run_is_an_unjudged_error_with_its_numbers_and_the_typed_error() {
+        let p = get("etcd").unwrap();
+        let report = crate::report::fixtures::run1();
+        let e = IoErrorDetail {
+            operation: "fdatasync".into(),
+            file: "d/iogauge-etcd.1.2".into(),
+            offset: 926900,
+            length: 0,
+            errno: 5,
+            message: "Input/output error".into(),
+        };
+        let o = partial(&p, None, &report, e.clone(), "why".into());
+        assert_eq!(o.verdict, CheckVerdict::Error);
+        assert!(o.partial && o.metrics.is_empty() && o.info.is_empty());
+        assert_eq!((o.io_error, o.reason.as_deref()), (Some(e), Some("why")));
+        let Some(RunReport::Fio(v)) = &o.report else {
+            panic!("no fio report");
+        };
+        assert_eq!(v["jobs"][0]["jobname"], report.jobs[0].name.as_str());
+        // An outcome without them (an older document) reads as not partial.
+        let mut j =
+            serde_json::to_value(not_measured(&p, CheckVerdict::Error, "x".into())).unwrap();
+        let m = j.as_object_mut().unwrap();
+        m.remove("partial");
+        m.remove("io_error");
+        let back: ProfileOutcome = serde_json::from_value(j).unwrap();
+        assert!(!back.partial && back.io_error.is_none());
     }
 
     #[test]

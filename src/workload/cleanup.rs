@@ -66,7 +66,11 @@ impl CreatedFiles {
                 Err(e) => failed.push((p, e)),
             }
         }
-        self.markers.remove_all();
+        // A file that could not be removed (a filesystem shut down by an I/O error) keeps the
+        // markers, so that `iogauge cleanup` or the next run can remove it later.
+        if failed.is_empty() {
+            self.markers.remove_all();
+        }
         failed
     }
 }

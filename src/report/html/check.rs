@@ -308,7 +308,13 @@ pub(crate) fn profile_section(p: &ProfileOutcome, h: u8) -> String {
     let ranks: Vec<String> = p.metrics.iter().filter_map(|m| rank_chart(p, m)).collect();
     match &p.report {
         Some(RunReport::Fio(v)) => {
-            let _ = writeln!(s, "<h{sub}>Measurements</h{sub}>");
+            // A run that an I/O error ended: what was done until then, not judged.
+            let title = if p.partial {
+                "Measurements until the error (partial, not judged)"
+            } else {
+                "Measurements"
+            };
+            let _ = writeln!(s, "<h{sub}>{title}</h{sub}>");
             for job in v
                 .get("jobs")
                 .and_then(Value::as_array)
