@@ -2,7 +2,7 @@
 //! is `model::files`).
 
 use super::Opt;
-use crate::model::units::parse_bool;
+use crate::model::units::{parse_bool, parse_int};
 use crate::model::JobSpec;
 
 /// The options of this group.
@@ -53,7 +53,35 @@ pub(super) static OPTIONS: &[Opt] = &[
             Ok(())
         }
     ),
+    opt!(
+        "openfiles",
+        [],
+        false,
+        "Files kept open at once; iogauge keeps all open, so at least nrfiles (0: all)",
+        |j, v| {
+            j.files.open_files = parse_int(v)
+                .ok()
+                .and_then(|n| u32::try_from(n).ok())
+                .ok_or_else(|| {
+                    format!("expected a number of files, e.g. openfiles=4 (0: all); got '{v}'")
+                })?;
+            Ok(())
+        }
+    ),
 ];
+
+/// The number of files of a job: the names in `filename` (':' separates, '\:' is a colon),
+/// else nrfiles.
+fn file_count(j: &JobSpec) -> u64 {
+    match &j.filename {
+        Some(list) => list
+            .replace("\\:", "")
+            .split(':')
+            .filter(|n| !n.is_empty())
+            .count() as u64,
+        None => j.nrfiles.max(1) as u64,
+    }
+}
 
 /// `filesize=LOW-HIGH`: each file's size is drawn in the range (fio's get_rand_file_size).
 pub(super) fn set_filesize_range(j: &mut JobSpec, low: &str, high: &str) -> Result<(), String> {
@@ -81,6 +109,18 @@ pub(in crate::input::fio) fn check(j: &mut JobSpec) -> Result<(), String> {
         }
         // fio: pre_read clears invalidate, or the cache just filled would be dropped.
         j.invalidate = false;
+    }
+    // fio lowers openfiles to the number of files (and 0 means all of them): then every file
+    // stays open for the whole job, which is what iogauge does. A smaller limit would have fio
+    // close and reopen files as its file service moves on; iogauge does not do that yet.
+    let files = file_count(j);
+    if j.files.open_files != 0 && (j.files.open_files as u64) < files {
+        return Err(format!(
+            "job '{}': openfiles={} below the job's {files} files is not supported by iogauge \
+             yet (it keeps every file open for the whole run); drop openfiles or set it to \
+             {files} or more",
+            j.name, j.files.open_files
+        ));
     }
     Ok(())
 }
