@@ -23,6 +23,9 @@ pub struct FilesSpec {
     /// file of a job open for the whole run, so only values at or above the number of files
     /// (which fio lowers to it) are accepted; a smaller limit is refused before the run.
     pub open_files: u32,
+    /// fio `unlink_each_loop`: before each loop after the first, the job's files are unlinked
+    /// and the loop writes new, empty ones (write-only jobs on synchronous engines).
+    pub unlink_each_loop: bool,
 }
 
 impl Default for FilesSpec {
@@ -34,6 +37,7 @@ impl Default for FilesSpec {
             create_on_open: false,
             filesize_high: None,
             open_files: 0,
+            unlink_each_loop: false,
         }
     }
 }

@@ -442,6 +442,16 @@ fn prepare(
             job.name
         )));
     }
+    if let Some(p) = inst.files.iter().find(|p| {
+        job.files.unlink_each_loop && p.existed && !p.is_block && !created.contains(&p.path)
+    }) {
+        return Err(RunError::JobSetup(format!(
+            "job '{}': unlink_each_loop would delete '{}', which iogauge did not create; \
+             remove it or use another directory",
+            job.name,
+            p.path.display()
+        )));
+    }
     let logs = crate::stats::logs::JobLogs::open(job, thread_number).map_err(RunError::JobSetup)?;
     let mut laid = (0u32, 0u64);
     let mut files = Vec::with_capacity(inst.files.len());
@@ -494,6 +504,15 @@ fn prepare(
         pass_drops,
         logs: std::sync::Mutex::new(logs),
         status_lat: None,
+        // A time-based job is one fio loop (its passes wrap inside it): nothing to unlink.
+        relink: (job.files.unlink_each_loop && !job.time_based && !files.is_empty()).then(|| {
+            crate::workload::relink::Relinker::new(
+                inst.files
+                    .iter()
+                    .zip(&files)
+                    .map(|(p, f)| (p.path.clone(), f.as_raw_fd(), p.is_block)),
+            )
+        }),
     };
     Ok(Prepared {
         instance: inst,

@@ -504,7 +504,7 @@ const XATTR: &std::ffi::CStr = c"user.iogauge";
 
 /// Marks a file iogauge just created. Best effort: a filesystem without user xattrs still gets
 /// the file; only the later message is less specific.
-fn tag_created(f: &File) {
+pub(crate) fn tag_created(f: &File) {
     let pid = std::process::id().to_string();
     // SAFETY: plain syscall on an open fd with a valid name and buffer.
     unsafe {
