@@ -438,3 +438,36 @@ fn unlink_each_loop_outside_what_it_covers_is_refused_with_the_reason() {
         (2, "iogauge fio: job 't': unlink_each_loop with filename= is not supported by iogauge yet (the files may be another job's or yours); let iogauge name the files".to_string())
     );
 }
+
+#[test]
+fn percentages_of_an_existing_file_as_fio() {
+    if !have_fio() {
+        return;
+    }
+    // offset=30% of 100 KiB rounds up to 32 KiB; size=50% is 50 KiB of the whole file, in
+    // whole blocks: 48 KiB, 3 reads of 16 KiB. Without size=, the rest of the file: 4 reads.
+    for (extra, want) in [(None, 4u64), (Some("--size=50%"), 3)] {
+        let mut got = Vec::new();
+        for tool in ["fio", IOGAUGE] {
+            let d = scratch();
+            let data: Vec<u8> = (0..100 * 1024u32).map(|i| (i * 7 + 3) as u8).collect();
+            std::fs::write(d.path().join("t.0.0"), data).unwrap();
+            let mut args = vec![
+                "--name=t".to_string(),
+                "--rw=read".into(),
+                "--bs=16k".into(),
+                "--offset=30%".into(),
+                format!("--directory={}", d.path().display()),
+            ];
+            args.extend(extra.map(String::from));
+            let pre: &[&str] = if tool == "fio" { &[] } else { &["fio"] };
+            let v = run_json(tool, pre, &args, d.path());
+            got.push((
+                ios(&v, 0, "read"),
+                u(&v, &["jobs", "0", "read", "io_bytes"]),
+            ));
+        }
+        assert_eq!(got[0], got[1], "{extra:?}");
+        assert_eq!(got[1], (want, want * 16384), "{extra:?}");
+    }
+}

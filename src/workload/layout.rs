@@ -996,6 +996,67 @@ mod tests {
     }
 
     #[test]
+    fn regions_follow_fio_setup_files() {
+        let d = tempfile::tempdir().unwrap();
+        let k = 1024u64;
+        let plan = |f: &dyn Fn(&mut JobSpec)| {
+            let mut j = job("t", d.path());
+            j.size = None;
+            j.bs = [16 * k; 3];
+            f(&mut j);
+            let p = &plan_files(&j, 0).unwrap()[0];
+            (p.offset, p.region, p.size)
+        };
+        // filesize=256k offset=128k: the file is 256 KiB, the region its second half.
+        assert_eq!(
+            plan(&|j| {
+                j.filesize = Some(SizeSpec::Bytes(256 * k));
+                j.offset = SizeSpec::Bytes(128 * k);
+            }),
+            (128 * k, 128 * k, 256 * k)
+        );
+        // size= without filesize=: the region follows the offset.
+        assert_eq!(
+            plan(&|j| {
+                j.size = Some(SizeSpec::Bytes(256 * k));
+                j.offset = SizeSpec::Bytes(128 * k);
+            }),
+            (128 * k, 256 * k, 384 * k)
+        );
+        // offset=N% of a file that does not exist yet is 0 (fio takes it of the real size).
+        assert_eq!(
+            plan(&|j| {
+                j.size = Some(SizeSpec::Bytes(256 * k));
+                j.offset = SizeSpec::Percent(50.0);
+            }),
+            (0, 256 * k, 256 * k)
+        );
+        // size=50% with filesize=: half the whole file, at most what follows the offset.
+        assert_eq!(
+            plan(&|j| {
+                j.filesize = Some(SizeSpec::Bytes(256 * k));
+                j.size = Some(SizeSpec::Percent(50.0));
+                j.offset = SizeSpec::Bytes(64 * k);
+            }),
+            (64 * k, 128 * k, 192 * k)
+        );
+        // An offset past filesize is refused as fio does.
+        let mut j = job("t", d.path());
+        j.filesize = Some(SizeSpec::Bytes(256 * k));
+        j.offset = SizeSpec::Bytes(512 * k);
+        assert!(matches!(
+            plan_files(&j, 0),
+            Err(LayoutError::OffsetBeyondFile { .. })
+        ));
+        // On an existing file, offset=N% is of its size, rounded up to a block.
+        let path = d.path().join("t.0.0");
+        std::fs::write(&path, vec![1u8; (100 * k) as usize]).unwrap();
+        let (o, r, _) = plan(&|j| j.offset = SizeSpec::Percent(30.0));
+        assert_eq!((o, r), (32 * k, 68 * k));
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    #[test]
     fn names_follow_fio() {
         let d = tempfile::tempdir().unwrap();
         let mut j = job("mytest", d.path());
