@@ -471,3 +471,51 @@ fn percentages_of_an_existing_file_as_fio() {
         assert_eq!(got[1], (want, want * 16384), "{extra:?}");
     }
 }
+
+#[test]
+fn openfiles_limit_holds_while_the_job_runs() {
+    // nrfiles=4 openfiles=4, paced: the data files iogauge holds open never exceed 4.
+    let d = scratch();
+    let mut child = cmd(IOGAUGE)
+        .args([
+            "fio",
+            "--name=t",
+            "--rw=randwrite",
+            "--bs=4k",
+            "--size=128k",
+            "--nrfiles=4",
+            "--openfiles=4",
+            "--rate_iops=200",
+            "--output-format=json",
+        ])
+        .arg(format!("--directory={}", d.path().display()))
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let fds = format!("/proc/{}/fd", child.id());
+    let (mut most, mut seen) = (0, 0);
+    while child.try_wait().unwrap().is_none() {
+        let open = std::fs::read_dir(&fds)
+            .map(|r| {
+                r.filter_map(|e| std::fs::read_link(e.ok()?.path()).ok())
+                    .filter(|t| {
+                        t.starts_with(d.path()) && !t.to_string_lossy().contains(".iogauge")
+                    })
+                    .count()
+            })
+            .unwrap_or(0);
+        if open > 0 {
+            seen += 1;
+        }
+        most = most.max(open);
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    assert!(
+        seen > 10,
+        "the job's files were seen open only {seen} times"
+    );
+    assert_eq!(most, 4, "data files open at once");
+    assert_empty(d.path());
+}
