@@ -19,6 +19,13 @@ pub struct FilesSpec {
     /// Upper end of a `filesize=LOW-HIGH` range (the low end is `JobSpec::filesize`): each file
     /// gets a size drawn in [LOW, HIGH), rounded down to the smallest block size.
     pub filesize_high: Option<u64>,
+    /// fio `openfiles`: files kept open at once (0: all, fio's default). iogauge keeps every
+    /// file of a job open for the whole run, so only values at or above the number of files
+    /// (which fio lowers to it) are accepted; a smaller limit is refused before the run.
+    pub open_files: u32,
+    /// fio `unlink_each_loop`: before each loop after the first, the job's files are unlinked
+    /// and the loop writes new, empty ones (write-only jobs on synchronous engines).
+    pub unlink_each_loop: bool,
 }
 
 impl Default for FilesSpec {
@@ -29,6 +36,8 @@ impl Default for FilesSpec {
             pre_read: false,
             create_on_open: false,
             filesize_high: None,
+            open_files: 0,
+            unlink_each_loop: false,
         }
     }
 }

@@ -290,6 +290,10 @@ pub struct VerifySpec {
     pub backlog_batch: u64,
     /// `verify_dump`: write the received and expected data of a bad block to files.
     pub dump: bool,
+    /// verify_async: fio hands checks of read blocks to this many threads. iogauge checks every
+    /// block inline on the job's thread, which gives fio's results (the same reads, the same
+    /// blocks caught); only the CPU time moves. Kept to echo in the job's options.
+    pub async_threads: u32,
 }
 
 impl Default for VerifySpec {
@@ -306,6 +310,7 @@ impl Default for VerifySpec {
             backlog: 0,
             backlog_batch: 0,
             dump: false,
+            async_threads: 0,
         }
     }
 }

@@ -49,9 +49,24 @@ pub(crate) struct WorkerInput {
     pub logs: std::sync::Mutex<Option<crate::stats::logs::JobLogs>>,
     /// `--status-interval`: where the worker leaves its latency snapshot (see `status.rs`).
     pub status_lat: Option<std::sync::Arc<super::status::StatusLat>>,
+    /// unlink_each_loop: replaces a file with a new empty one when a later pass starts.
+    pub relink: Option<crate::workload::relink::Relinker>,
 }
 
 impl WorkerInput {
+    /// unlink_each_loop: at the start of a later pass (a loop) over `file`, a new empty file
+    /// in its place. fio unlinks every file at the loop's start; here each file is replaced
+    /// at its own next pass, which is the same moment when files take turns.
+    #[cold]
+    pub(super) fn relink(&self, file: usize) -> Result<(), IoFailure> {
+        match &self.relink {
+            Some(r) => r
+                .relink(file)
+                .map_err(|e| IoFailure::new(self, "unlink", file, 0, errno(&e))),
+            None => Ok(()),
+        }
+    }
+
     /// The worker takes the job's logs once, before its loop (None when it writes none).
     pub(super) fn take_logs(&self) -> Option<crate::stats::logs::JobLogs> {
         self.logs.lock().ok().and_then(|mut l| l.take())

@@ -468,6 +468,16 @@ fn prepare(
             job.name
         )));
     }
+    if let Some(p) = inst.files.iter().find(|p| {
+        job.files.unlink_each_loop && p.existed && !p.is_block && !created.contains(&p.path)
+    }) {
+        return Err(RunError::JobSetup(format!(
+            "job '{}': unlink_each_loop would delete '{}', which iogauge did not create; \
+             remove it or use another directory",
+            job.name,
+            p.path.display()
+        )));
+    }
     host::probe(job, thread_number - 1).map_err(RunError::JobSetup)?;
     let locked = host::LockedMem::pin(job).map_err(RunError::JobSetup)?;
     let logs = crate::stats::logs::JobLogs::open(job, thread_number).map_err(RunError::JobSetup)?;
@@ -528,6 +538,15 @@ fn prepare(
         pass_drops,
         logs: std::sync::Mutex::new(logs),
         status_lat: None,
+        // A time-based job is one fio loop (its passes wrap inside it): nothing to unlink.
+        relink: (job.files.unlink_each_loop && !job.time_based && !files.is_empty()).then(|| {
+            crate::workload::relink::Relinker::new(
+                inst.files
+                    .iter()
+                    .zip(&files)
+                    .map(|(p, f)| (p.path.clone(), f.as_raw_fd(), p.is_block)),
+            )
+        }),
     };
     Ok(Prepared {
         instance: inst,

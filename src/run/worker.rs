@@ -104,6 +104,10 @@ impl<E: Engine> Loop<'_, E> {
                     ..
                 } = src.next(dir);
                 if new_pass {
+                    if let Err(e) = self.input.relink(file) {
+                        res.error = Some(e);
+                        break;
+                    }
                     self.input.start_pass(file);
                 }
                 if refill && dir == DDIR_WRITE {

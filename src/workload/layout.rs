@@ -38,6 +38,18 @@ pub enum LayoutError {
         /// The missing file or device.
         path: PathBuf,
     },
+    /// The start offset lies past the end of the file (fio: "you need to specify valid offset=").
+    #[error("job '{job}': offset {offset} is past the end of '{path}' ({size} bytes); lower offset= or raise filesize=")]
+    OffsetBeyondFile {
+        /// The job's name.
+        job: String,
+        /// The file.
+        path: PathBuf,
+        /// The start offset, bytes.
+        offset: u64,
+        /// The file's size, bytes.
+        size: u64,
+    },
     /// The I/O region after the offset holds less than one block.
     #[error("job '{job}': the I/O region of '{path}' ({region} bytes after offset {offset}) is smaller than one block of {bs} bytes; raise size= or lower bs=/offset=")]
     RegionTooSmall {
@@ -262,10 +274,20 @@ fn existing_size(path: &Path) -> Result<Option<(u64, bool)>, LayoutError> {
     }
 }
 
-fn resolve(size: SizeSpec, of: Option<u64>) -> Option<u64> {
-    match size {
-        SizeSpec::Bytes(b) => Some(b),
-        SizeSpec::Percent(p) => of.map(|total| (total as f64 * p / 100.0) as u64),
+/// fio's start offset of instance `jobnum` in a file of `real_size` bytes (0 when it does not
+/// exist yet): offset= plus offset_increment per instance. A percentage is rounded up to a
+/// whole block as fio does; iogauge also rounds an absolute offset down to a block.
+fn start_offset(job: &JobSpec, real_size: u64, jobnum: u32, min_bs: u64) -> u64 {
+    let inc = job.blocks.offset_increment * jobnum as u64;
+    match job.offset {
+        SizeSpec::Bytes(b) => {
+            let o = b + inc;
+            o - o % min_bs
+        }
+        SizeSpec::Percent(p) => {
+            let o = (real_size as f64 * p / 100.0) as u64 + inc;
+            o.div_ceil(min_bs) * min_bs
+        }
     }
 }
 
@@ -299,11 +321,20 @@ pub(crate) fn plan_files(job: &JobSpec, jobnum: u32) -> Result<Vec<FilePlan>, La
     }
     let nfiles = names.len() as u64;
     let min_bs = job.min_bs();
-    // fio: when size/nrfiles leaves a whole block or more over, the first files get one
-    // more block each.
-    let mut extra = match (job.filesize, job.size) {
-        (None, Some(SizeSpec::Bytes(b))) => (b - b / nfiles * nfiles) / min_bs,
+    // fio 3.33 (filesetup.c, setup_files): without filesize=, each file's region is
+    // size/nrfiles, and when that leaves a whole block or more over, the first files get one
+    // more block each. A size= percentage sets no bytes here: it scales each file below.
+    let per_size = match (job.filesize, job.size) {
+        (None, Some(SizeSpec::Bytes(b))) => b / nfiles,
         _ => 0,
+    };
+    let mut extra = match (job.filesize, job.size) {
+        (None, Some(SizeSpec::Bytes(b))) => (b - per_size * nfiles) / min_bs,
+        _ => 0,
+    };
+    let size_pct = match job.size {
+        Some(SizeSpec::Percent(p)) if p < 100.0 => Some(p),
+        _ => None,
     };
     // filesize=LOW-HIGH: sizes drawn per file from a generator seeded by the job and instance
     // (the same on every call, so planning twice gives the same files).
@@ -312,56 +343,90 @@ pub(crate) fn plan_files(job: &JobSpec, jobnum: u32) -> Result<Vec<FilePlan>, La
     for path in names {
         let existing = existing_size(&path)?;
         let ex_size = existing.map(|(s, _)| s);
-        let per_file = match (job.filesize, job.size) {
-            (Some(SizeSpec::Bytes(low)), _) if job.files.filesize_high.is_some() => {
-                let high = job.files.filesize_high.unwrap_or(low);
-                // fio: an existing file already inside the range keeps its size.
-                match ex_size {
-                    Some(s) if (low..=high).contains(&s) => Some(s),
-                    _ => {
-                        let r = size_rng.unit_f64();
-                        let s = low + ((high - low) as f64 * r) as u64;
-                        Some(s - s % min_bs)
-                    }
-                }
-            }
-            (Some(fs), _) => resolve(fs, ex_size),
-            (None, Some(s)) => resolve(s, ex_size).map(|b| {
-                let bonus = if extra > 0 {
+        // fio: the start offset is taken against the file's real size, which is 0 for a file
+        // that does not exist yet (so offset=N% of a new file is 0).
+        let offset = start_offset(job, ex_size.unwrap_or(0), jobnum, min_bs);
+        let bad_offset = |size: u64| LayoutError::OffsetBeyondFile {
+            job: job.name.clone(),
+            path: path.clone(),
+            offset,
+            size,
+        };
+        // The region (fio's io_size): with filesize= the file is that size and the region is
+        // what follows the offset in it; without, the region is size=/nrfiles after the offset.
+        let mut region = match job.filesize {
+            None => {
+                let bonus = if extra > 0 && per_size > 0 {
                     extra -= 1;
                     min_bs
                 } else {
                     0
                 };
-                b / nfiles + bonus
-            }),
-            (None, None) => ex_size,
-        };
-        let per_file = match per_file {
-            Some(b) => b,
-            None => {
-                return Err(match job.filesize.or(job.size) {
-                    Some(SizeSpec::Percent(pct)) => LayoutError::PercentOfMissing {
+                match (per_size + bonus, ex_size) {
+                    (0, Some(s)) if offset > s => return Err(bad_offset(s)),
+                    // No size= in bytes: the existing file after the offset.
+                    (0, Some(s)) => s - offset,
+                    (0, None) => {
+                        return Err(match job.size {
+                            Some(SizeSpec::Percent(pct)) => LayoutError::PercentOfMissing {
+                                job: job.name.clone(),
+                                pct,
+                                path,
+                            },
+                            _ => LayoutError::NoSize {
+                                job: job.name.clone(),
+                                path,
+                            },
+                        })
+                    }
+                    (b, _) => b,
+                }
+            }
+            Some(SizeSpec::Bytes(low)) => {
+                let high = job.files.filesize_high.unwrap_or(low);
+                // fio: an existing file already inside the range keeps its size.
+                let file_size = match ex_size {
+                    Some(s) if (low..=high).contains(&s) => s,
+                    _ if high > low => {
+                        let r = size_rng.unit_f64();
+                        let s = low + ((high - low) as f64 * r) as u64;
+                        s - s % min_bs
+                    }
+                    _ => low,
+                };
+                // fio checks the offset against the range's low end (or the kept size).
+                let limit = match ex_size {
+                    Some(s) if (low..=high).contains(&s) => s,
+                    _ => low,
+                };
+                if offset > limit || offset > file_size {
+                    return Err(bad_offset(file_size));
+                }
+                file_size - offset
+            }
+            Some(SizeSpec::Percent(pct)) => match ex_size {
+                Some(s) => {
+                    let file_size = (s as f64 * pct / 100.0) as u64;
+                    if offset > file_size {
+                        return Err(bad_offset(file_size));
+                    }
+                    file_size - offset
+                }
+                None => {
+                    return Err(LayoutError::PercentOfMissing {
                         job: job.name.clone(),
                         pct,
                         path,
-                    },
-                    _ => LayoutError::NoSize {
-                        job: job.name.clone(),
-                        path,
-                    },
-                })
-            }
+                    })
+                }
+            },
         };
-        let offset = resolve(job.offset, ex_size.or(Some(per_file))).unwrap_or(0)
-            + job.blocks.offset_increment * jobnum as u64;
-        let offset = offset - offset % min_bs;
-        // With no explicit size on an existing file, the region is what follows the offset.
-        let region = if job.size.is_none() && job.filesize.is_none() {
-            per_file.saturating_sub(offset)
-        } else {
-            per_file
-        };
+        // fio: size=N% takes N% of the whole file (offset included), at most what follows
+        // the offset, in whole blocks.
+        if let Some(pct) = size_pct {
+            let share = (((region + offset) as f64 * pct / 100.0) as u64).min(region);
+            region = share - share % min_bs;
+        }
         if region < min_bs {
             return Err(LayoutError::RegionTooSmall {
                 job: job.name.clone(),
@@ -439,7 +504,7 @@ const XATTR: &std::ffi::CStr = c"user.iogauge";
 
 /// Marks a file iogauge just created. Best effort: a filesystem without user xattrs still gets
 /// the file; only the later message is less specific.
-fn tag_created(f: &File) {
+pub(crate) fn tag_created(f: &File) {
     let pid = std::process::id().to_string();
     // SAFETY: plain syscall on an open fd with a valid name and buffer.
     unsafe {
@@ -928,6 +993,67 @@ mod tests {
             size: Some(SizeSpec::Bytes(1 << 20)),
             ..JobSpec::default()
         }
+    }
+
+    #[test]
+    fn regions_follow_fio_setup_files() {
+        let d = tempfile::tempdir().unwrap();
+        let k = 1024u64;
+        let plan = |f: &dyn Fn(&mut JobSpec)| {
+            let mut j = job("t", d.path());
+            j.size = None;
+            j.bs = [16 * k; 3];
+            f(&mut j);
+            let p = &plan_files(&j, 0).unwrap()[0];
+            (p.offset, p.region, p.size)
+        };
+        // filesize=256k offset=128k: the file is 256 KiB, the region its second half.
+        assert_eq!(
+            plan(&|j| {
+                j.filesize = Some(SizeSpec::Bytes(256 * k));
+                j.offset = SizeSpec::Bytes(128 * k);
+            }),
+            (128 * k, 128 * k, 256 * k)
+        );
+        // size= without filesize=: the region follows the offset.
+        assert_eq!(
+            plan(&|j| {
+                j.size = Some(SizeSpec::Bytes(256 * k));
+                j.offset = SizeSpec::Bytes(128 * k);
+            }),
+            (128 * k, 256 * k, 384 * k)
+        );
+        // offset=N% of a file that does not exist yet is 0 (fio takes it of the real size).
+        assert_eq!(
+            plan(&|j| {
+                j.size = Some(SizeSpec::Bytes(256 * k));
+                j.offset = SizeSpec::Percent(50.0);
+            }),
+            (0, 256 * k, 256 * k)
+        );
+        // size=50% with filesize=: half the whole file, at most what follows the offset.
+        assert_eq!(
+            plan(&|j| {
+                j.filesize = Some(SizeSpec::Bytes(256 * k));
+                j.size = Some(SizeSpec::Percent(50.0));
+                j.offset = SizeSpec::Bytes(64 * k);
+            }),
+            (64 * k, 128 * k, 192 * k)
+        );
+        // An offset past filesize is refused as fio does.
+        let mut j = job("t", d.path());
+        j.filesize = Some(SizeSpec::Bytes(256 * k));
+        j.offset = SizeSpec::Bytes(512 * k);
+        assert!(matches!(
+            plan_files(&j, 0),
+            Err(LayoutError::OffsetBeyondFile { .. })
+        ));
+        // On an existing file, offset=N% is of its size, rounded up to a block.
+        let path = d.path().join("t.0.0");
+        std::fs::write(&path, vec![1u8; (100 * k) as usize]).unwrap();
+        let (o, r, _) = plan(&|j| j.offset = SizeSpec::Percent(30.0));
+        assert_eq!((o, r), (32 * k, 68 * k));
+        std::fs::remove_file(&path).unwrap();
     }
 
     #[test]

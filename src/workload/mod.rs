@@ -12,5 +12,6 @@ pub(crate) mod marker;
 pub(crate) mod offsets;
 pub(crate) mod randmap;
 pub(crate) mod rate;
+pub(crate) mod relink;
 pub(crate) mod rng;
 pub(crate) mod verify;

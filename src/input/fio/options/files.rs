@@ -2,7 +2,7 @@
 //! is `model::files`).
 
 use super::Opt;
-use crate::model::units::parse_bool;
+use crate::model::units::{parse_bool, parse_int};
 use crate::model::JobSpec;
 
 /// The options of this group.
@@ -53,7 +53,45 @@ pub(super) static OPTIONS: &[Opt] = &[
             Ok(())
         }
     ),
+    opt!(
+        "openfiles",
+        [],
+        false,
+        "Files kept open at once; iogauge keeps all open, so at least nrfiles (0: all)",
+        |j, v| {
+            j.files.open_files = parse_int(v)
+                .ok()
+                .and_then(|n| u32::try_from(n).ok())
+                .ok_or_else(|| {
+                    format!("expected a number of files, e.g. openfiles=4 (0: all); got '{v}'")
+                })?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "unlink_each_loop",
+        [],
+        false,
+        "Unlink the files before each loop after the first; the loop writes new ones",
+        |j, v| {
+            j.files.unlink_each_loop = parse_bool(v)?;
+            Ok(())
+        }
+    ),
 ];
+
+/// The number of files of a job: the names in `filename` (':' separates, '\:' is a colon),
+/// else nrfiles.
+fn file_count(j: &JobSpec) -> u64 {
+    match &j.filename {
+        Some(list) => list
+            .replace("\\:", "")
+            .split(':')
+            .filter(|n| !n.is_empty())
+            .count() as u64,
+        None => j.nrfiles.max(1) as u64,
+    }
+}
 
 /// `filesize=LOW-HIGH`: each file's size is drawn in the range (fio's get_rand_file_size).
 pub(super) fn set_filesize_range(j: &mut JobSpec, low: &str, high: &str) -> Result<(), String> {
@@ -70,6 +108,46 @@ pub(super) fn set_filesize_range(j: &mut JobSpec, low: &str, high: &str) -> Resu
     Ok(())
 }
 
+/// What iogauge's unlink_each_loop covers: write-only jobs whose loops are whole passes over
+/// their own files, on a synchronous engine.
+fn check_unlink_each_loop(j: &JobSpec) -> Result<(), String> {
+    use crate::model::{IoEngine, RwKind};
+    let name = &j.name;
+    if j.rw.kind != RwKind::Write {
+        // Measured with fio 3.33: rw=read stops with ENOENT at the second loop's open, a mixed
+        // job with EIO ("full resid") reading the new empty file.
+        return Err(format!(
+            "job '{name}': unlink_each_loop needs a write-only job (rw=write or randwrite): \
+             fio 3.33 unlinks the files after the first loop, so the next loop's reads fail \
+             (ENOENT for rw=read, EIO on the new empty file for mixed jobs)"
+        ));
+    }
+    if !matches!(
+        j.ioengine,
+        IoEngine::Sync | IoEngine::Psync | IoEngine::Vsync | IoEngine::Pvsync | IoEngine::Pvsync2
+    ) {
+        return Err(format!(
+            "job '{name}': unlink_each_loop with ioengine={} is not supported by iogauge yet; \
+             use a synchronous engine (psync, sync, vsync, pvsync, pvsync2)",
+            j.ioengine.fio_name()
+        ));
+    }
+    if j.filename.is_some() {
+        return Err(format!(
+            "job '{name}': unlink_each_loop with filename= is not supported by iogauge yet \
+             (the files may be another job's or yours); let iogauge name the files"
+        ));
+    }
+    if j.rw.random && !j.uses_random_map() {
+        return Err(format!(
+            "job '{name}': unlink_each_loop with random offsets needs the random map (loops \
+             are passes over every block): drop norandommap, random_distribution, \
+             random_generator=lfsr or blockalign"
+        ));
+    }
+    Ok(())
+}
+
 /// fio's fixups of this group once a job is complete.
 pub(in crate::input::fio) fn check(j: &mut JobSpec) -> Result<(), String> {
     if j.files.pre_read {
@@ -81,6 +159,21 @@ pub(in crate::input::fio) fn check(j: &mut JobSpec) -> Result<(), String> {
         }
         // fio: pre_read clears invalidate, or the cache just filled would be dropped.
         j.invalidate = false;
+    }
+    // fio lowers openfiles to the number of files (and 0 means all of them): then every file
+    // stays open for the whole job, which is what iogauge does. A smaller limit would have fio
+    // close and reopen files as its file service moves on; iogauge does not do that yet.
+    let files = file_count(j);
+    if j.files.open_files != 0 && (j.files.open_files as u64) < files {
+        return Err(format!(
+            "job '{}': openfiles={} below the job's {files} files is not supported by iogauge \
+             yet (it keeps every file open for the whole run); drop openfiles or set it to \
+             {files} or more",
+            j.name, j.files.open_files
+        ));
+    }
+    if j.files.unlink_each_loop {
+        check_unlink_each_loop(j)?;
     }
     Ok(())
 }

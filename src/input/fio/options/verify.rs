@@ -156,4 +156,40 @@ pub(super) static OPTIONS: &[Opt] = &[
             Ok(())
         }
     ),
+    opt!(
+        "verify_async",
+        [],
+        false,
+        "Threads fio checks read blocks on; iogauge checks them inline with the same results",
+        |j, v| {
+            // fio 3.33 offloads the checks to verify_async threads; iogauge checks each block
+            // on the job's thread as it completes (see VerifySpec::async_threads): the same
+            // blocks are read and the same corruption is caught.
+            j.verify.async_threads = parse_int(v)
+                .ok()
+                .and_then(|n| u32::try_from(n).ok())
+                .ok_or_else(|| {
+                    format!("expected a number of threads, e.g. verify_async=2; got '{v}'")
+                })?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "experimental_verify",
+        [],
+        false,
+        "Only 0: iogauge verifies the blocks it logged as written",
+        |_, v| match parse_bool(v)? {
+            false => Ok(()),
+            true => Err(
+                "fio 3.33's experimental_verify replays the offsets instead of logging \
+                         written blocks, and it is not reliable: with norandommap it reports \
+                         intact blocks as corrupt (bad header numberio), and with loops>1 it \
+                         reads back one loop only; iogauge does not copy that. Drop it (or \
+                         write experimental_verify=0): the default verify checks every \
+                         written block"
+                    .into()
+            ),
+        }
+    ),
 ];
