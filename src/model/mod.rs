@@ -5,6 +5,7 @@ pub(crate) mod blocks;
 pub mod buffers;
 pub(crate) mod engines;
 pub mod files;
+pub(crate) mod latency;
 pub(crate) mod logs;
 pub(crate) mod prio;
 pub(crate) mod reporting;
@@ -366,6 +367,8 @@ pub struct JobSpec {
     pub blocks: BlocksSpec,
     /// Per-engine options of the extra ioengines (pvsync2, filestat, ...).
     pub engines: EngineSpec,
+    /// latency_target's queue-depth search and flow control (model/latency.rs).
+    pub latency: latency::LatencySpec,
 }
 
 /// The block sizes a job is sized by, each with its one rule (fio's td_min_bs / td_max_bs and
@@ -487,6 +490,7 @@ impl Default for JobSpec {
             files: files::FilesSpec::default(),
             blocks: BlocksSpec::default(),
             engines: EngineSpec::default(),
+            latency: latency::LatencySpec::default(),
         }
     }
 }

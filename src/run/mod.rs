@@ -13,6 +13,7 @@ pub(crate) mod exec;
 pub(crate) mod fileops;
 pub(crate) mod gate;
 pub(crate) mod instance;
+pub(crate) mod latency_target;
 pub(crate) mod monitor;
 pub(crate) mod plan;
 pub(crate) mod queue_worker;
@@ -366,6 +367,8 @@ fn run_phases(
     let mut results = Vec::with_capacity(instances.len());
     // exitall with exit_what=all: later phases do not start.
     let end_run = AtomicBool::new(false);
+    // flow: every flow group's weights, registered before any job starts (as fio's parse).
+    let flows = latency_target::FlowRegistry::new(&spec.jobs);
     for phase in 0..nphases {
         // A signal between phases: the phases that ran are the result.
         if stop.load(Ordering::Relaxed) {
@@ -391,7 +394,7 @@ fn run_phases(
             .cloned()
             .collect();
         results.extend(run_phase(
-            spec, opts, stop, &end_run, created, disks, these,
+            spec, opts, stop, &end_run, created, disks, these, &flows,
         )?);
         let failed = results.iter().any(|r| r.result.error.is_some());
         if failed || stop.load(Ordering::Relaxed) {
@@ -494,6 +497,7 @@ fn prepare(
         pass_drops,
         logs: std::sync::Mutex::new(logs),
         status_lat: None,
+        flow: None,
     };
     Ok(Prepared {
         instance: inst,
@@ -511,10 +515,13 @@ fn run_phase(
     created: &CreatedFiles,
     disks: &mut disks::Disks,
     instances: Vec<Instance>,
+    flows: &latency_target::FlowRegistry,
 ) -> Result<Vec<InstanceResult>, RunError> {
     let mut prepared = Vec::with_capacity(instances.len());
     for inst in instances {
-        prepared.push(prepare(spec, stop, created, inst)?);
+        let mut p = prepare(spec, stop, created, inst)?;
+        p.input.flow = flows.group(&p.input.job);
+        prepared.push(p);
     }
     // Laying out can take long; a signal meanwhile means this phase never starts.
     if stop.load(Ordering::Relaxed) {

@@ -312,6 +312,7 @@ mod tests {
             pass_drops: Vec::new(),
             logs: std::sync::Mutex::new(None),
             status_lat: None,
+            flow: None,
         };
         IoSource::new(&input)
     }

@@ -7,6 +7,7 @@ use super::clock::{now_ns, sleep_until};
 use super::instance::{
     errno, finish_logs, wait_for_start, IoFailure, Published, Timeline, WorkerInput, WorkerResult,
 };
+use super::latency_target::{self as lt, Flow, LatTarget};
 use super::source::{IoSource, NextIo};
 use super::timing::Timing;
 use super::verify_phase::{self, Data};
@@ -75,12 +76,24 @@ impl<E: Engine> Loop<'_, E> {
             verify_phase::dry_run(&mut src, d, self.input, &mut res, self.published);
         }
         let mut timing = Timing::new(job, tl.meas_start);
+        // latency_target's search (the depth is only counted: one I/O at a time) and flow.
+        let mut lat = LatTarget::new(job, tl.meas_start);
+        let mut flow = Flow::new(self.input);
 
         // create_only (a limit of 0 bytes): lay out, do no I/O, not even during ramp.
         if limit > 0 && !data.as_ref().is_some_and(Data::only) && res.error.is_none() {
             'io: loop {
                 if self.stop.load(Ordering::Relaxed) {
                     break;
+                }
+                if flow.as_mut().is_some_and(Flow::held) {
+                    if let Some(f) = &flow {
+                        f.pause(tl.deadline);
+                    }
+                    if now_ns() >= tl.deadline {
+                        break;
+                    }
+                    continue;
                 }
                 let dir = src.pick_dir();
                 if src.paced {
@@ -223,10 +236,34 @@ impl<E: Engine> Loop<'_, E> {
                 {
                     break;
                 }
+                if let Some(l) = lat.as_mut() {
+                    if timed && l.on_io(t1 - t0) {
+                        lt::fatal(&mut res, self.input, t1 - t0, file, dir, offset, len);
+                        break;
+                    }
+                    let step = match tl.in_ramp {
+                        true => lt::Step::Go,
+                        false => l.after_io(t_end, res.ios.iter().sum(), 0),
+                    };
+                    match step {
+                        lt::Step::Go => {}
+                        lt::Step::Done => break,
+                        lt::Step::Reset => {
+                            // (fio's issued-bytes count survives this reset.)
+                            tl.restart(t_end, &mut res, self.published);
+                            src.restart_pacing(tl.meas_start);
+                            timing.restart(tl.meas_start);
+                            continue;
+                        }
+                    }
+                }
                 if tl.ramp_over(t_end, &mut res, self.published) {
                     done_bytes = 0;
                     src.restart_pacing(tl.meas_start);
                     timing.restart(tl.meas_start);
+                    if let Some(l) = lat.as_mut() {
+                        l.ramp_over(tl.meas_start);
+                    }
                     continue;
                 }
                 if !tl.in_ramp && done_bytes >= limit && limit < total {
@@ -276,6 +313,8 @@ impl<E: Engine> Loop<'_, E> {
         }
         let end = tl.finish(&mut res, self.input, |f| self.engine.sync(f, SyncOp::Fsync));
         finish_logs(logs, end, &mut res);
+        res.latency_depth = lat.map(|l| l.depth());
+        drop(flow);
         Timeline::done(self.published, end, &mut res);
         res
     }

@@ -836,6 +836,7 @@ mod blocks;
 mod buffers;
 pub(super) mod engines;
 pub(super) mod files;
+mod latency;
 pub(super) mod logs;
 mod prio;
 mod reporting;
@@ -854,6 +855,7 @@ static TABLES: &[&[Opt]] = &[
     timing::OPTIONS,
     files::OPTIONS,
     engines::OPTIONS,
+    latency::OPTIONS,
 ];
 
 /// Every supported option, group by group.
