@@ -425,6 +425,7 @@ fn prepare(
         .sum::<u32>()
         + inst.jobnum
         + 1;
+    latency_target::check_engine(job).map_err(RunError::JobSetup)?;
     if job.ioprio.cmd_active() && !job.ioengine.is_async() {
         return Err(RunError::JobSetup(format!(
             "job '{}': {} needs a queueing engine (ioengine=io_uring or libaio), \

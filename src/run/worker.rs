@@ -12,7 +12,7 @@ use super::source::{IoSource, NextIo};
 use super::timing::Timing;
 use super::verify_phase::{self, Data};
 use crate::engine::{Engine, Op, SyncOp};
-use crate::model::{DDIR_READ, DDIR_WRITE};
+use crate::model::{DDIR_READ, DDIR_TRIM, DDIR_WRITE};
 use crate::workload::buffers::AlignedBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -237,7 +237,8 @@ impl<E: Engine> Loop<'_, E> {
                     break;
                 }
                 if let Some(l) = lat.as_mut() {
-                    if timed && l.on_io(t1 - t0) {
+                    // Reads and writes only, as fio's account_io_completion.
+                    if timed && dir != DDIR_TRIM && l.on_io(t1 - t0) {
                         lt::fatal(&mut res, self.input, t1 - t0, file, dir, offset, len);
                         break;
                     }
