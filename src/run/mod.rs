@@ -508,6 +508,7 @@ fn prepare(
     })
 }
 
+#[allow(clippy::too_many_arguments)]
 fn run_phase(
     spec: &RunSpec,
     opts: &RunOptions,
