@@ -269,3 +269,50 @@ fn bad_values_are_refused_with_the_reason() {
         assert_eq!(err.lines().next().unwrap_or(""), *want, "{arg}");
     }
 }
+
+/// A flow group split by stonewall would stall its first job for good under fio 3.33 (it counts
+/// the later job's weight from the start); iogauge refuses it instead. flow and latency_target
+/// on an engine without the I/O loops (cpuio) are refused by name too.
+#[test]
+fn unrunnable_combinations_are_refused() {
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &[
+                "--name=a",
+                "--ioengine=null",
+                "--size=1m",
+                "--flow=1",
+                "--name=b",
+                "--ioengine=null",
+                "--size=1m",
+                "--stonewall",
+                "--flow=1",
+            ],
+            "iogauge fio: jobs 'a' and 'b' share flow_id=0 but run one after the other \
+             (stonewall): fio 3.33 counts both weights from the start, so the first stalls \
+             waiting for the second (fio never ends); give them different flow_id values or run \
+             them together",
+        ),
+        (
+            &[
+                "--name=c",
+                "--ioengine=cpuio",
+                "--cpuload=10",
+                "--runtime=1",
+                "--latency_target=10",
+            ],
+            "iogauge fio: job 'c': latency_target is not supported by iogauge with \
+             ioengine=cpuio yet (only on the engines that read and write data)",
+        ),
+    ];
+    for (args, want) in cases {
+        let out = cmd(env!("CARGO_BIN_EXE_iogauge"))
+            .arg("fio")
+            .args(*args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().next().unwrap_or(""), *want, "{args:?}");
+    }
+}

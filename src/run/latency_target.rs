@@ -316,6 +316,37 @@ impl FlowRegistry {
     }
 }
 
+/// A flow group whose jobs run in different stonewall phases is refused. fio 3.33 counts every
+/// job's weight from the start, so the earlier phase's jobs stall after a few I/Os waiting for
+/// jobs that have not started: a size-based job never ends (fio hangs), a time_based one idles
+/// through its runtime. Differs on purpose: iogauge says so instead of running that.
+pub(crate) fn check_flow_phases(
+    jobs: &[JobSpec],
+    instances: impl Iterator<Item = (usize, u32)>,
+) -> Result<(), String> {
+    let mut first: Vec<(i32, u32, usize)> = Vec::new(); // flow_id, phase, job
+    for (ji, phase) in instances {
+        let j = &jobs[ji];
+        if j.latency.flow == 0 {
+            continue;
+        }
+        match first.iter().find(|(id, _, _)| *id == j.latency.flow_id) {
+            None => first.push((j.latency.flow_id, phase, ji)),
+            Some(&(id, p, other)) if p != phase => {
+                return Err(format!(
+                    "jobs '{}' and '{}' share flow_id={id} but run one after the other \
+                     (stonewall): fio 3.33 counts both weights from the start, so the first \
+                     stalls waiting for the second (fio never ends); give them different \
+                     flow_id values or run them together",
+                    jobs[other].name, j.name
+                ));
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
+}
+
 /// One job instance's side of its flow group (fio's td->flow, td->flow_counter); leaving the
 /// group (drop) takes its I/Os and weight out, as fio's flow_exit_job.
 #[derive(Debug)]

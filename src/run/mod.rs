@@ -369,6 +369,8 @@ fn run_phases(
     let end_run = AtomicBool::new(false);
     // flow: every flow group's weights, registered before any job starts (as fio's parse).
     let flows = latency_target::FlowRegistry::new(&spec.jobs);
+    latency_target::check_flow_phases(&spec.jobs, instances.iter().map(|i| (i.job, i.phase)))
+        .map_err(RunError::JobSetup)?;
     for phase in 0..nphases {
         // A signal between phases: the phases that ran are the result.
         if stop.load(Ordering::Relaxed) {
