@@ -173,9 +173,10 @@ fn latency_run_keeps_the_job_going() {
     }
 }
 
-/// Weights 2 and 1 in one flow group: the jobs' I/O counts are 2:1. fio measured 2.000 (±0.01%)
-/// on 5 runs; iogauge 1.90 to 2.01 on a loaded 2-core machine (the job that starts a few ms
-/// later runs alone for those ms at the end, at the null engine's full speed), so ±10%.
+/// Weights 2 and 1 in one flow group, both allowed 20000 IOPS: heavy runs at its rate and light
+/// is held to half of it. fio measured 1.9998 to 2.0002 on 3 runs, iogauge 1.9998 to 2.0007
+/// (without the rate cap, iogauge's ratio spread 1.90 to 2.23 on a loaded 2-core machine: the
+/// job that starts a few ms later runs alone for those ms at the null engine's full speed).
 #[test]
 fn flow_weights_set_the_ratio() {
     if !have_fio() {
@@ -184,12 +185,13 @@ fn flow_weights_set_the_ratio() {
     let (f, g) = both("latency-flow.fio", &[]);
     assert_eq!((f.code, g.code), (0, 0), "{}", g.stderr);
     assert_keys_superset(&f.json, &g.json);
-    for (o, tol) in [(&f, 0.02), (&g, 0.10)] {
+    for (o, tol) in [(&f, 0.01), (&g, 0.03)] {
         let a = u(&o.json, &["jobs", "0", "read", "total_ios"]) as f64;
         let b = u(&o.json, &["jobs", "1", "read", "total_ios"]) as f64;
-        assert!(b > 1000.0, "light did {b} I/Os");
         let r = a / b;
         assert!((r / 2.0 - 1.0).abs() < tol, "ratio {r} ({a}/{b})");
+        // Light is held back: about 20000 I/Os in 2 s, not the 40000 its rate allows.
+        assert!((15_000.0..25_000.0).contains(&b), "light did {b} I/Os");
     }
 }
 

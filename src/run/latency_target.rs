@@ -187,11 +187,12 @@ impl LatTarget {
         false
     }
 
-    /// After completions at `now`, with `ios` completed in all (since the last reset) and
-    /// `inflight` still in flight: ends a drain, or checks a finished window (fio's
-    /// lat_target_check).
+    /// After completions (or an issued I/O) at `now`, with `ios` completed in all (since the
+    /// last reset) and `inflight` still in flight: checks a finished window (fio's
+    /// lat_target_check), or ends a drain once nothing is in flight.
     pub(super) fn after_io(&mut self, now: u64, ios: u64, inflight: usize) -> Step {
-        if !self.quiesce && now.saturating_sub(self.cycle_start) >= self.window_ns {
+        // fio checks only once the job has completed an I/O (since the start or the reset).
+        if !self.quiesce && ios > 0 && now.saturating_sub(self.cycle_start) >= self.window_ns {
             let n = ios.saturating_sub(self.cycle_ios);
             // As fio: no I/O in the window is 0/0, which never passes.
             let ok = n > 0 && (n - self.failed.min(n)) as f64 / n as f64 * 100.0 >= self.percentile;

@@ -317,6 +317,13 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
                 continue; // not part of the workload's size, as in fio
             }
             issued_bytes += len as u64;
+            if let Some(l) = lat.as_mut() {
+                // fio checks the window after every I/O it issues too (one in flight now).
+                if l.after_io(now_ns(), res.ios.iter().sum(), 1) == lt::Step::Done {
+                    stopping = true;
+                }
+                cap = l.cap();
+            }
             if timing.active {
                 timing.issued += 1;
                 thinking = timing.think_due(now_ns());
