@@ -108,6 +108,26 @@ fn met_target_climbs_to_iodepth_and_ends_early() {
     }
 }
 
+/// latency_window=0, a deterministic walk of fio's search: exactly one I/O reported by both
+/// tools, depth 1 on a queueing engine (a check right after an issue finds no completion) and
+/// iodepth on a synchronous one.
+#[test]
+fn zero_window_walks_the_search_as_fio() {
+    if !have_fio() {
+        return;
+    }
+    for (engine, depth) in [("libaio", 1), ("psync", 16)] {
+        let (f, g) = both("latency-window0.fio", &[("@ENGINE@", engine)]);
+        assert_eq!((f.code, g.code), (0, 0), "{engine}: {}", g.stderr);
+        assert_keys_superset(&f.json, &g.json);
+        for o in [&f, &g] {
+            assert_eq!(lat_keys(o), (depth, 1_000_000_000, 100.0, 0), "{engine}");
+            assert_eq!(u(job(o), &["read", "total_ios"]), 1, "{engine}");
+            assert_eq!(u(job(o), &["read", "io_bytes"]), 4096, "{engine}");
+        }
+    }
+}
+
 /// Never met at percentile 100: the first I/O at depth 1 ends the job with ETIMEDOUT, after
 /// exactly one I/O in both tools, with fio's message.
 #[test]
