@@ -292,9 +292,10 @@ fn bad_values_are_refused_with_the_reason() {
     }
 }
 
-/// A flow group split by stonewall would stall its first job for good under fio 3.33 (it counts
-/// the later job's weight from the start); iogauge refuses it instead. flow and latency_target
-/// on an engine without the I/O loops (cpuio) are refused by name too.
+/// A flow group split by stonewall or wait_for would stall its first job for good under fio 3.33
+/// (it counts the later job's weight from the start; fio never ends, checked with a timeout);
+/// iogauge refuses it instead. flow and latency_target on an engine without the I/O loops
+/// (cpuio) are refused by name too.
 #[test]
 fn unrunnable_combinations_are_refused() {
     let cases: &[(&[&str], &str)] = &[
@@ -314,6 +315,22 @@ fn unrunnable_combinations_are_refused() {
              (stonewall): fio 3.33 counts both weights from the start, so the first stalls \
              waiting for the second (fio never ends); give them different flow_id values or run \
              them together",
+        ),
+        (
+            &[
+                "--name=a",
+                "--ioengine=null",
+                "--size=1m",
+                "--flow=1",
+                "--name=b",
+                "--ioengine=null",
+                "--size=1m",
+                "--wait_for=a",
+                "--flow=1",
+            ],
+            "iogauge fio: job 'b' waits for 'a' (wait_for) but both are in flow_id=0: fio 3.33 \
+             counts both weights from the start, so 'a' stalls waiting for a job that cannot \
+             start (fio never ends); give them different flow_id values",
         ),
         (
             &[

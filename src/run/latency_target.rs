@@ -317,7 +317,8 @@ impl FlowRegistry {
     }
 }
 
-/// A flow group whose jobs run in different stonewall phases is refused. fio 3.33 counts every
+/// A flow group whose jobs run in different stonewall phases, or one of whose jobs waits for
+/// another (wait_for), is refused. fio 3.33 counts every
 /// job's weight from the start, so the earlier phase's jobs stall after a few I/Os waiting for
 /// jobs that have not started: a size-based job never ends (fio hangs), a time_based one idles
 /// through its runtime. Differs on purpose: iogauge says so instead of running that.
@@ -343,6 +344,22 @@ pub(crate) fn check_flow_phases(
                 ));
             }
             Some(_) => {}
+        }
+    }
+    // wait_for within one flow group stalls the same way.
+    for j in jobs.iter().filter(|j| j.latency.flow > 0) {
+        let waitee = j.timing.wait_for.as_deref().and_then(|w| {
+            jobs.iter().find(|k| {
+                k.name == w && k.latency.flow > 0 && k.latency.flow_id == j.latency.flow_id
+            })
+        });
+        if let Some(k) = waitee {
+            return Err(format!(
+                "job '{}' waits for '{}' (wait_for) but both are in flow_id={}: fio 3.33 counts \
+                 both weights from the start, so '{}' stalls waiting for a job that cannot start \
+                 (fio never ends); give them different flow_id values",
+                j.name, k.name, j.latency.flow_id, k.name
+            ));
         }
     }
     Ok(())
