@@ -17,7 +17,7 @@ use std::sync::Arc;
 /// errno of a job whose I/O missed the latency target at depth 1 (fio: ETIMEDOUT).
 pub(super) const LAT_ERRNO: i32 = libc::ETIMEDOUT;
 
-/// What the loop does after a check.
+/// What a check asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Step {
     /// Go on at [`LatTarget::cap`].
@@ -51,6 +51,8 @@ pub(super) struct LatTarget {
     /// Draining the queue (fio's io_u_quiesce) before a new window, or before the reset.
     quiesce: bool,
     reset_due: bool,
+    /// The I/O that missed the target at depth 1, if one did (the job then fails).
+    missed: Option<Missed>,
 }
 
 impl LatTarget {
@@ -77,6 +79,7 @@ impl LatTarget {
             end_run: false,
             quiesce: false,
             reset_due: false,
+            missed: None,
         };
         t.init(now, 0);
         Some(t)
@@ -122,8 +125,14 @@ impl LatTarget {
         self.failed = 0;
     }
 
+    /// The first I/O [`LatTarget::on_io`] found fatal, for fio's message.
+    #[cold]
+    pub(super) fn note_miss(&mut self, m: Missed) {
+        self.missed.get_or_insert(m);
+    }
+
     /// One completed I/O took `lat_ns` (fio's total latency). True when the job must end with
-    /// ETIMEDOUT (percentile 100, over the target at depth 1).
+    /// ETIMEDOUT (percentile 100, over the target at depth 1): pass it to `note_miss`.
     #[inline]
     pub(super) fn on_io(&mut self, lat_ns: u64) -> bool {
         if lat_ns <= self.target_ns {
@@ -244,22 +253,70 @@ pub(crate) fn check_engine(job: &JobSpec) -> Result<(), String> {
     ))
 }
 
-/// The message fio prints when an I/O misses the target at depth 1 (lat_fatal).
-#[cold]
-pub(super) fn fatal(
+/// The I/O that missed the target at depth 1 (percentile 100): it ends the job.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Missed {
+    pub lat_ns: u64,
+    pub file: usize,
+    pub dir: usize,
+    pub offset: u64,
+    pub len: usize,
+}
+
+/// What the loop does after [`after_completions`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum After {
+    /// Go on at [`LatTarget::cap`].
+    Go,
+    /// Measurement restarted (the search settled): the loop restarts its own per-measurement
+    /// state, as at the end of ramp_time, but keeps its issued-bytes count (fio's survives).
+    Restarted,
+    /// The job is done: drain and end.
+    Done,
+    /// An I/O missed the target at depth 1: the job ended with ETIMEDOUT (message printed).
+    Failed,
+}
+
+/// After completions at `now` (`inflight` still in flight), in either loop: a miss at depth 1
+/// fails the job, else the window check or the end of a drain; a settled search restarts the
+/// measurement through `tl`. Nothing is checked during ramp_time (as fio).
+pub(super) fn after_completions(
+    lat: &mut LatTarget,
+    now: u64,
+    inflight: usize,
+    tl: &mut super::instance::Timeline,
     res: &mut super::instance::WorkerResult,
     input: &super::instance::WorkerInput,
-    lat_ns: u64,
-    file: usize,
-    dir: usize,
-    offset: u64,
-    len: usize,
-) {
+    published: &super::instance::Published,
+) -> After {
+    if let Some(m) = lat.missed {
+        fatal(res, input, m);
+        return After::Failed;
+    }
+    if tl.in_ramp {
+        return After::Go;
+    }
+    match lat.after_io(now, res.ios.iter().sum(), inflight) {
+        Step::Go => After::Go,
+        Step::Done => After::Done,
+        Step::Reset => {
+            tl.restart(now, res, published);
+            After::Restarted
+        }
+    }
+}
+
+/// The message fio prints when an I/O misses the target at depth 1 (lat_fatal).
+#[cold]
+fn fatal(res: &mut super::instance::WorkerResult, input: &super::instance::WorkerInput, m: Missed) {
     eprintln!(
-        "fio: latency of {lat_ns} nsec exceeds specified max ({} nsec): {} {} {offset} {len}",
+        "fio: latency of {} nsec exceeds specified max ({} nsec): {} {} {} {}",
+        m.lat_ns,
         input.job.latency.target_ns,
-        input.paths[file].display(),
-        ["read", "write", "trim"][dir.min(2)],
+        input.paths[m.file].display(),
+        ["read", "write", "trim"][m.dir.min(2)],
+        m.offset,
+        m.len
     );
     eprintln!(
         "fio: pid={}, err={LAT_ERRNO}/file:io_u.c:1432, func=max latency exceeded, error={}",

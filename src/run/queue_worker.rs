@@ -496,7 +496,6 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
         };
         let mut last_t = 0u64;
         let mut io_error: Option<(usize, i64)> = None;
-        let mut lat_missed: Option<(usize, u64)> = None;
         let reaped = engine.reap(min, q.complete_max, timeout, &mut |slot: u32, r: i64| {
             let t = now_ns();
             last_t = t;
@@ -524,9 +523,16 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
                     p.recs[d.min(1)][s.prio as usize].record(t.saturating_sub(v));
                 }
                 if let Some(l) = lat.as_mut() {
-                    let ns = t.saturating_sub(s.t_prep);
-                    if l.on_io(ns) {
-                        lat_missed.get_or_insert((slot as usize, ns));
+                    let lat_ns = t.saturating_sub(s.t_prep);
+                    if l.on_io(lat_ns) {
+                        let (file, dir, offset, len) = (s.file, d, s.offset, s.len);
+                        l.note_miss(lt::Missed {
+                            lat_ns,
+                            file,
+                            dir,
+                            offset,
+                            len,
+                        });
                     }
                 }
             }
@@ -594,25 +600,14 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
         }
         let mut lat_reset = false;
         if let Some(l) = lat.as_mut() {
-            if let Some((slot, ns)) = lat_missed {
-                let s = slots[slot];
-                lt::fatal(&mut res, input, ns, s.file, s.dir, s.offset, s.len);
-                break;
+            let (r, p) = (&mut res, published);
+            match lt::after_completions(l, last_t, inflight, &mut tl, r, input, p) {
+                lt::After::Go => {}
+                lt::After::Done => stopping = true,
+                lt::After::Restarted => lat_reset = true,
+                lt::After::Failed => break,
             }
-            let step = if tl.in_ramp {
-                lt::Step::Go
-            } else {
-                l.after_io(last_t, res.ios.iter().sum(), inflight)
-            };
             cap = l.cap();
-            match step {
-                lt::Step::Go => {}
-                lt::Step::Done => stopping = true,
-                lt::Step::Reset => {
-                    tl.restart(last_t, &mut res, published);
-                    lat_reset = true;
-                }
-            }
         }
         if lat_reset || tl.ramp_over(last_t, &mut res, published) {
             // I/Os still in flight count towards the measured period's byte limit.

@@ -238,20 +238,23 @@ impl<E: Engine> Loop<'_, E> {
                 }
                 if let Some(l) = lat.as_mut() {
                     // Reads and writes only, as fio's account_io_completion.
-                    if timed && dir != DDIR_TRIM && l.on_io(t1 - t0) {
-                        lt::fatal(&mut res, self.input, t1 - t0, file, dir, offset, len);
-                        break;
+                    let lat_ns = t1 - t0;
+                    if timed && dir != DDIR_TRIM && l.on_io(lat_ns) {
+                        let m = lt::Missed {
+                            lat_ns,
+                            file,
+                            dir,
+                            offset,
+                            len,
+                        };
+                        l.note_miss(m);
                     }
-                    let step = match tl.in_ramp {
-                        true => lt::Step::Go,
-                        false => l.after_io(t_end, res.ios.iter().sum(), 0),
-                    };
-                    match step {
-                        lt::Step::Go => {}
-                        lt::Step::Done => break,
-                        lt::Step::Reset => {
+                    let (input, p) = (self.input, self.published);
+                    match lt::after_completions(l, t_end, 0, &mut tl, &mut res, input, p) {
+                        lt::After::Go => {}
+                        lt::After::Done | lt::After::Failed => break,
+                        lt::After::Restarted => {
                             // (fio's issued-bytes count survives this reset.)
-                            tl.restart(t_end, &mut res, self.published);
                             src.restart_pacing(tl.meas_start);
                             timing.restart(tl.meas_start);
                             continue;
