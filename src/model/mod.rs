@@ -6,6 +6,7 @@ pub mod buffers;
 pub(crate) mod engines;
 pub mod files;
 pub mod host;
+pub(crate) mod latency;
 pub(crate) mod logs;
 pub(crate) mod prio;
 pub(crate) mod reporting;
@@ -369,6 +370,8 @@ pub struct JobSpec {
     pub engines: EngineSpec,
     /// Where and how the job's threads run (CPUs, nice, lockmem, exec_prerun, clocksource).
     pub host: host::HostSpec,
+    /// latency_target's queue-depth search and flow control (model/latency.rs).
+    pub latency: latency::LatencySpec,
 }
 
 /// The block sizes a job is sized by, each with its one rule (fio's td_min_bs / td_max_bs and
@@ -491,6 +494,7 @@ impl Default for JobSpec {
             blocks: BlocksSpec::default(),
             engines: EngineSpec::default(),
             host: host::HostSpec::default(),
+            latency: latency::LatencySpec::default(),
         }
     }
 }

@@ -210,11 +210,11 @@ fn job(j: &JobReport, plus: bool) -> J {
         o.int("total_err", total).sint("first_error", first as i64);
     }
     if j.iodepth > 0 {
-        // iogauge has no latency_target mode: fio's defaults for target, percentile, window.
+        let (target, window, pct) = j.latency_target.unwrap_or((0, 0, 100.0));
         o.int("latency_depth", j.iodepth as u64)
-            .int("latency_target", 0)
-            .float("latency_percentile", 100.0)
-            .int("latency_window", 0);
+            .int("latency_target", target)
+            .float("latency_percentile", pct)
+            .int("latency_window", window);
     }
     if let Some(ss) = &j.steadystate {
         o.val("steadystate", from_serde(ss.json()));

@@ -185,6 +185,9 @@ pub struct JobReport {
     /// With continue_on_error: the I/O errors survived and the first one's errno (fio's
     /// `total_err`, `first_error`).
     pub errors: Option<(u64, i32)>,
+    /// The job's latency_target settings as fio prints them: target in ns, window in µs,
+    /// percentile (None: fio's defaults 0, 0, 100). `iodepth` is then the depth reached.
+    pub latency_target: Option<(u64, u64, f64)>,
 }
 
 /// fio's default `percentile_list`.

@@ -243,9 +243,10 @@ fn render_job(j: &JobReport, r: &Report, out: &mut String) {
         );
     }
     if j.iodepth > 0 {
+        let (target, window, pct) = j.latency_target.unwrap_or((0, 0, 100.0));
         let _ = writeln!(
             out,
-            "     latency   : target=0, window=0, percentile=100.00%, depth={}",
+            "     latency   : target={target}, window={window}, percentile={pct:.2}%, depth={}",
             j.iodepth
         );
     }

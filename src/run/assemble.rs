@@ -325,7 +325,18 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
         steadystate: f.members.iter().rev().find_map(|m| m.steadystate.clone()),
         clat_percentiles: job.clat_percentiles,
         lat_percentiles: job.lat_percentiles,
-        iodepth: job.iodepth,
+        // latency_target: the depth the search ended at (the last member's, as fio's sum).
+        iodepth: f
+            .members
+            .iter()
+            .rev()
+            .find_map(|m| m.result.latency_depth)
+            .unwrap_or(job.iodepth),
+        latency_target: Some((
+            job.latency.target_ns,
+            job.latency.window_us,
+            job.latency.percentile,
+        )),
         nr_files: f
             .members
             .first()

@@ -51,6 +51,8 @@ pub(crate) struct WorkerInput {
     pub status_lat: Option<std::sync::Arc<super::status::StatusLat>>,
     /// unlink_each_loop: replaces a file with a new empty one when a later pass starts.
     pub relink: Option<crate::workload::relink::Relinker>,
+    /// The flow group of a job that sets `flow` (see `latency_target.rs`).
+    pub flow: Option<std::sync::Arc<super::latency_target::FlowGroup>>,
 }
 
 impl WorkerInput {
@@ -222,6 +224,8 @@ pub struct WorkerResult {
     pub(crate) per_io_samples: Option<crate::stats::logs::PerIoStats>,
     /// `--status-interval`: the latency snapshot left at each interval boundary.
     pub(super) status_lat: Option<std::sync::Arc<super::status::StatusLat>>,
+    /// latency_target: the queue depth the search ended at (fio's `latency_depth`).
+    pub latency_depth: Option<u32>,
 }
 
 impl WorkerResult {
@@ -264,6 +268,7 @@ impl WorkerResult {
             prio_lat: None,
             per_io_samples: None,
             status_lat: None,
+            latency_depth: None,
         }
     }
 
@@ -412,11 +417,18 @@ impl Timeline {
         if !self.in_ramp || t < self.ramp_end {
             return false;
         }
+        self.restart(t, res, published);
+        true
+    }
+
+    /// Measurement (re)starts at `t`: after the ramp, or when latency_target's search has
+    /// settled (fio's reset_all_stats). Forgets what was measured; the runtime counts from `t`.
+    #[cold]
+    pub(super) fn restart(&mut self, t: u64, res: &mut WorkerResult, published: &Published) {
         self.in_ramp = false;
         self.meas_start = t;
         self.deadline = self.runtime_ns.map(|r| t + r).unwrap_or(u64::MAX);
         res.restart_measurement(published, t);
-        true
     }
 
     /// `end_fsync`, the measured time and CPU, then `fsync_on_close`; returns the end instant.

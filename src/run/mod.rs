@@ -14,6 +14,7 @@ pub(crate) mod fileops;
 pub(crate) mod gate;
 pub(crate) mod host;
 pub(crate) mod instance;
+pub(crate) mod latency_target;
 pub(crate) mod monitor;
 pub(crate) mod partial;
 pub(crate) mod plan;
@@ -386,6 +387,10 @@ fn run_phases(
     let mut results = Vec::with_capacity(instances.len());
     // exitall with exit_what=all: later phases do not start.
     let end_run = AtomicBool::new(false);
+    // flow: every flow group's weights, registered before any job starts (as fio's parse).
+    let flows = latency_target::FlowRegistry::new(&spec.jobs);
+    latency_target::check_flow_phases(&spec.jobs, instances.iter().map(|i| (i.job, i.phase)))
+        .map_err(RunError::JobSetup)?;
     for phase in 0..nphases {
         // A signal between phases: the phases that ran are the result.
         if stop.load(Ordering::Relaxed) {
@@ -411,7 +416,7 @@ fn run_phases(
             .cloned()
             .collect();
         results.extend(run_phase(
-            spec, opts, stop, &end_run, created, disks, these,
+            spec, opts, stop, &end_run, created, disks, these, &flows,
         )?);
         let failed = results.iter().any(|r| r.result.error.is_some());
         if failed || stop.load(Ordering::Relaxed) {
@@ -448,6 +453,7 @@ fn prepare(
         .sum::<u32>()
         + inst.jobnum
         + 1;
+    latency_target::check_engine(job).map_err(RunError::JobSetup)?;
     if job.ioprio.cmd_active() && !job.ioengine.is_async() {
         return Err(RunError::JobSetup(format!(
             "job '{}': {} needs a queueing engine (ioengine=io_uring or libaio), \
@@ -547,6 +553,7 @@ fn prepare(
                     .map(|(p, f)| (p.path.clone(), f.as_raw_fd(), p.is_block)),
             )
         }),
+        flow: None,
     };
     Ok(Prepared {
         instance: inst,
@@ -559,6 +566,7 @@ fn prepare(
     })
 }
 
+#[allow(clippy::too_many_arguments)]
 fn run_phase(
     spec: &RunSpec,
     opts: &RunOptions,
@@ -567,10 +575,13 @@ fn run_phase(
     created: &CreatedFiles,
     disks: &mut disks::Disks,
     instances: Vec<Instance>,
+    flows: &latency_target::FlowRegistry,
 ) -> Result<Vec<InstanceResult>, RunError> {
     let mut prepared = Vec::with_capacity(instances.len());
     for inst in instances {
-        prepared.push(prepare(spec, stop, created, inst)?);
+        let mut p = prepare(spec, stop, created, inst)?;
+        p.input.flow = flows.group(&p.input.job);
+        prepared.push(p);
     }
     // Laying out can take long; a signal meanwhile means this phase never starts.
     if stop.load(Ordering::Relaxed) {

@@ -8,6 +8,7 @@
 use super::clock::{now_ns, sleep_until};
 use super::instance::Timeline;
 use super::instance::{errno, wait_for_start, IoFailure, Published, WorkerInput, WorkerResult};
+use super::latency_target::{self as lt, Flow, LatTarget};
 use super::source::{IoSource, NextIo};
 use super::timing::Timing;
 use super::verify_phase::{self, Data};
@@ -182,6 +183,12 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
     let mut timing = Timing::new(job, tl.meas_start);
     let max_lat = timing.max_lat;
     let mut thinking = false;
+    // latency_target: the depth its search allows (else iodepth); flow: held back with
+    // flow_sleep, the queue drains and the job sleeps.
+    let mut lat = LatTarget::new(job, tl.meas_start);
+    let mut cap = lat.as_ref().map_or(q.depth, LatTarget::cap);
+    let mut flow = Flow::new(input);
+    let mut flow_held = false;
 
     loop {
         if stop.load(Ordering::Relaxed) {
@@ -193,10 +200,15 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
             && !draining_to_low
             && pending_sync.is_none()
             && !thinking
-            && inflight + queued.len() < q.depth
+            && !flow_held
+            && inflight + queued.len() < cap
             && limit > 0
             && (tl.in_ramp || issued_bytes < limit)
         {
+            if flow.as_mut().is_some_and(Flow::held) {
+                flow_held = flow.as_ref().is_some_and(|f| f.sleep_ns > 0);
+                break;
+            }
             // verify_backlog: a due read-back goes first, through the same queue.
             let read_back = data.as_mut().and_then(|d| d.backlog_take());
             let (dir, due) = match (read_back, held.take()) {
@@ -309,6 +321,13 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
                 continue; // not part of the workload's size, as in fio
             }
             issued_bytes += len as u64;
+            if let Some(l) = lat.as_mut() {
+                // fio checks the window after every I/O it issues too (one in flight now).
+                if l.after_io(now_ns(), res.ios.iter().sum(), 1) == lt::Step::Done {
+                    stopping = true;
+                }
+                cap = l.cap();
+            }
             if timing.active {
                 timing.issued += 1;
                 thinking = timing.think_due(now_ns());
@@ -397,6 +416,15 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
                 timing.pause(&mut src, stop, tl.deadline);
                 continue;
             }
+            if let Some(f) = flow.as_ref().filter(|_| flow_held) {
+                // flow_sleep: drained (fio's quiesce), now sleep it.
+                flow_held = false;
+                f.pause(tl.deadline);
+                if now_ns() >= tl.deadline {
+                    break;
+                }
+                continue;
+            }
             if !stopping && !tl.in_ramp && issued_bytes >= limit && limit < total {
                 // verify with loops > 1: the loop's I/O is done; fio reads back now.
                 if let Some(d) = data
@@ -434,12 +462,17 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
                 sleep_until(due.min(now + 100_000_000).min(tl.deadline));
                 continue;
             }
+            // flow without flow_sleep retries at once (as fio); the runtime still ends it.
+            if flow.is_some() && now_ns() >= tl.deadline {
+                break;
+            }
             continue;
         }
 
         // 4. Reap: wait while the queue is full, a sync waits, or nothing more can be issued.
         let must_wait = draining_to_low
-            || inflight + queued.len() >= q.depth
+            || inflight + queued.len() >= cap
+            || flow_held
             || pending_sync.is_some()
             || thinking
             || held.is_some()
@@ -466,7 +499,7 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
         let only_pacing = held.is_some()
             && !trim_waits
             && !draining_to_low
-            && inflight + queued.len() < q.depth
+            && inflight + queued.len() < cap
             && pending_sync.is_none()
             && !thinking
             && !stopping
@@ -505,6 +538,19 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
                 if let Some(p) = res.prio_lat.as_mut() {
                     let v = if prio_by_lat { s.t_prep } else { s.t_sub };
                     p.recs[d.min(1)][s.prio as usize].record(t.saturating_sub(v));
+                }
+                if let Some(l) = lat.as_mut() {
+                    let lat_ns = t.saturating_sub(s.t_prep);
+                    if l.on_io(lat_ns) {
+                        let (file, dir, offset, len) = (s.file, d, s.offset, s.len);
+                        l.note_miss(lt::Missed {
+                            lat_ns,
+                            file,
+                            dir,
+                            offset,
+                            len,
+                        });
+                    }
                 }
             }
             if timed && t.saturating_sub(s.t_prep) > max_lat[d] {
@@ -576,12 +622,30 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
                 break;
             }
         }
-        if tl.ramp_over(last_t, &mut res, published) {
+        let mut lat_reset = false;
+        if let Some(l) = lat.as_mut() {
+            let (r, p) = (&mut res, published);
+            match lt::after_completions(l, last_t, inflight, &mut tl, r, input, p) {
+                lt::After::Go => {}
+                lt::After::Done => stopping = true,
+                lt::After::Restarted => lat_reset = true,
+                lt::After::Failed => break,
+            }
+            cap = l.cap();
+        }
+        if lat_reset || tl.ramp_over(last_t, &mut res, published) {
             // I/Os still in flight count towards the measured period's byte limit.
             depth.reset();
-            issued_bytes = inflight_bytes;
+            if !lat_reset {
+                // (fio's issued-bytes count survives latency_target's reset.)
+                issued_bytes = inflight_bytes;
+            }
             src.restart_pacing(tl.meas_start);
             timing.restart(tl.meas_start);
+            if let Some(l) = lat.as_mut() {
+                l.ramp_over(tl.meas_start);
+                cap = l.cap();
+            }
             continue;
         }
         if last_t >= tl.deadline {
@@ -621,6 +685,8 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
     let end = tl.finish(&mut res, input, |f| engine.sync(f, SyncOp::Fsync));
     super::instance::finish_logs(logs, end, &mut res);
     res.depth = Some(depth);
+    res.latency_depth = lat.map(|l| l.depth());
+    drop(flow);
     // The engine goes before the buffers it may have registered. If I/O is somehow still in
     // flight (a failed reap), leak the buffers rather than let the kernel write into freed memory.
     drop(engine);

@@ -313,6 +313,7 @@ mod tests {
             logs: std::sync::Mutex::new(None),
             status_lat: None,
             relink: None,
+            flow: None,
         };
         IoSource::new(&input)
     }

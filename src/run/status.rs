@@ -124,6 +124,12 @@ pub(super) fn report_so_far(
                         unified_rw: job.reporting.unified_rw,
                         sig_figs: job.reporting.sig_figs,
                         units: text_units(job),
+                        // (the depth is iodepth here, not where latency_target's search is)
+                        latency_target: Some((
+                            job.latency.target_ns,
+                            job.latency.window_us,
+                            job.latency.percentile,
+                        )),
                         ..JobReport::default()
                     },
                 ));

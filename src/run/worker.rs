@@ -7,11 +7,12 @@ use super::clock::{now_ns, sleep_until};
 use super::instance::{
     errno, finish_logs, wait_for_start, IoFailure, Published, Timeline, WorkerInput, WorkerResult,
 };
+use super::latency_target::{self as lt, Flow, LatTarget};
 use super::source::{IoSource, NextIo};
 use super::timing::Timing;
 use super::verify_phase::{self, Data};
 use crate::engine::{Engine, Op, SyncOp};
-use crate::model::{DDIR_READ, DDIR_WRITE};
+use crate::model::{DDIR_READ, DDIR_TRIM, DDIR_WRITE};
 use crate::workload::buffers::AlignedBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -75,12 +76,24 @@ impl<E: Engine> Loop<'_, E> {
             verify_phase::dry_run(&mut src, d, self.input, &mut res, self.published);
         }
         let mut timing = Timing::new(job, tl.meas_start);
+        // latency_target's search (the depth is only counted: one I/O at a time) and flow.
+        let mut lat = LatTarget::new(job, tl.meas_start);
+        let mut flow = Flow::new(self.input);
 
         // create_only (a limit of 0 bytes): lay out, do no I/O, not even during ramp.
         if limit > 0 && !data.as_ref().is_some_and(Data::only) && res.error.is_none() {
             'io: loop {
                 if self.stop.load(Ordering::Relaxed) {
                     break;
+                }
+                if flow.as_mut().is_some_and(Flow::held) {
+                    if let Some(f) = &flow {
+                        f.pause(tl.deadline);
+                    }
+                    if now_ns() >= tl.deadline {
+                        break;
+                    }
+                    continue;
                 }
                 let dir = src.pick_dir();
                 if src.paced {
@@ -231,10 +244,38 @@ impl<E: Engine> Loop<'_, E> {
                 {
                     break;
                 }
+                if let Some(l) = lat.as_mut() {
+                    // Reads and writes only, as fio's account_io_completion.
+                    let lat_ns = t1 - t0;
+                    if timed && dir != DDIR_TRIM && l.on_io(lat_ns) {
+                        let m = lt::Missed {
+                            lat_ns,
+                            file,
+                            dir,
+                            offset,
+                            len,
+                        };
+                        l.note_miss(m);
+                    }
+                    let (input, p) = (self.input, self.published);
+                    match lt::after_completions(l, t_end, 0, &mut tl, &mut res, input, p) {
+                        lt::After::Go => {}
+                        lt::After::Done | lt::After::Failed => break,
+                        lt::After::Restarted => {
+                            // (fio's issued-bytes count survives this reset.)
+                            src.restart_pacing(tl.meas_start);
+                            timing.restart(tl.meas_start);
+                            continue;
+                        }
+                    }
+                }
                 if tl.ramp_over(t_end, &mut res, self.published) {
                     done_bytes = 0;
                     src.restart_pacing(tl.meas_start);
                     timing.restart(tl.meas_start);
+                    if let Some(l) = lat.as_mut() {
+                        l.ramp_over(tl.meas_start);
+                    }
                     continue;
                 }
                 if !tl.in_ramp && done_bytes >= limit && limit < total {
@@ -284,6 +325,8 @@ impl<E: Engine> Loop<'_, E> {
         }
         let end = tl.finish(&mut res, self.input, |f| self.engine.sync(f, SyncOp::Fsync));
         finish_logs(logs, end, &mut res);
+        res.latency_depth = lat.map(|l| l.depth());
+        drop(flow);
         Timeline::done(self.published, end, &mut res);
         res
     }

@@ -837,6 +837,7 @@ mod buffers;
 pub(super) mod engines;
 pub(super) mod files;
 mod host;
+mod latency;
 pub(super) mod logs;
 mod prio;
 mod reporting;
@@ -856,6 +857,7 @@ static TABLES: &[&[Opt]] = &[
     files::OPTIONS,
     engines::OPTIONS,
     host::OPTIONS,
+    latency::OPTIONS,
 ];
 
 /// Every supported option, group by group.
