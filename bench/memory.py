@@ -55,6 +55,16 @@ def job_args(engine, d, seconds, rate):
     return args
 
 
+def child_of(pid):
+    """The program /usr/bin/time runs."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            kids = f.read().split()
+        return int(kids[0]) if kids else pid
+    except OSError:
+        return pid
+
+
 def vmrss(pid):
     try:
         with open(f"/proc/{pid}/status") as f:
@@ -77,23 +87,25 @@ def rss_part(args, d, qeng):
             os.makedirs(sub, exist_ok=True)
             out = open(os.path.join(d, f"{tool}-{engine}.out"), "w+b")
             err = open(os.path.join(d, f"{tool}-{engine}.err"), "w+b")
-            p = subprocess.Popen(prog + job_args(engine, sub, seconds, args.rate_iops),
+            # /usr/bin/time gives the true peak (ru_maxrss of the program alone: a child forked
+            # from this Python process would count Python's own pages, kept across exec).
+            peak_file = os.path.join(d, f"{tool}-{engine}.peak")
+            p = subprocess.Popen(["/usr/bin/time", "-o", peak_file, "-f", "%M"] + prog +
+                                 job_args(engine, sub, seconds, args.rate_iops),
                                  stdout=out, stderr=err, env=env())
             runs.append({"tool": tool, "kind": kind, "engine": engine, "pid": p.pid, "p": p,
-                         "out": out, "err": err, "samples": [], "status": None, "maxrss": 0})
+                         "out": out, "err": err, "samples": [], "status": None, "peak_file": peak_file})
     t0 = time.monotonic()
     live = list(runs)
     while live:
         time.sleep(args.every)
         t = time.monotonic() - t0
         for r in list(live):
-            # wait4 reaps the child and gives its own ru_maxrss (the true peak, in KiB).
-            pid, status, ru = os.wait4(r["pid"], os.WNOHANG)
-            if pid:
-                r["status"], r["maxrss"] = status, ru.ru_maxrss * 1024
+            if r["p"].poll() is not None:
+                r["status"] = r["p"].returncode
                 live.remove(r)
                 continue
-            v = vmrss(r["pid"])
+            v = vmrss(child_of(r["pid"]))
             if v is not None:
                 r["samples"].append((t, v))
     ok = True
@@ -114,7 +126,8 @@ def rss_part(args, d, qeng):
         s = r["samples"]
         at1 = next((v for t, v in s if t >= 60), s[0][1] if s else 0)
         end = s[-1][1] if s else 0
-        peak = max(r["maxrss"], max((v for _, v in s), default=0))
+        with open(r["peak_file"]) as f:
+            peak = int(f.read().split()[-1]) * 1024
         diff = end - at1
         verdict = "-"
         if r["tool"] == "iogauge":

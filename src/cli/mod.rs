@@ -81,12 +81,6 @@ pub fn main() -> i32 {
         }
     };
     let args = kubectl_plugin(std::env::args_os().collect());
-    // `iogauge fio …` passes its arguments through untouched: skip building clap's whole command
-    // tree, whose code and tables would be most of the memory of a short fio run (see
-    // docs/MEASUREMENT.md, "Memory"). Anything clap would treat specially ("--") goes through it.
-    if args.get(1).is_some_and(|c| c == "fio") && !args[2..].iter().any(|a| a == "--") {
-        return fio_main(args[2..].to_vec(), &stop);
-    }
     let cli = match Cli::try_parse_from(&args) {
         Ok(c) => c,
         Err(e) => {
@@ -102,7 +96,19 @@ pub fn main() -> i32 {
     };
     match cli.command {
         Command::Check(a) => check::main(a, &stop),
-        Command::Fio { args } => fio_main(args, &stop),
+        Command::Fio { args } => {
+            let args: Result<Vec<String>, OsString> =
+                args.into_iter().map(OsString::into_string).collect();
+            match args {
+                Ok(args) => fio::main(args, &stop),
+                Err(bad) => {
+                    eprintln!(
+                        "iogauge fio: argument {bad:?} is not valid UTF-8; fio's grammar takes text (a path can go in a job file's filename= only as text too)"
+                    );
+                    EXIT_USAGE
+                }
+            }
+        }
         Command::Preflight(a) => preflight::main(a, &stop),
         Command::Kube(a) => kube::main(a, &stop),
         Command::Compare(a) => compare::main(a),
@@ -117,20 +123,6 @@ pub fn main() -> i32 {
                 &mut std::io::stdout(),
             );
             EXIT_OK
-        }
-    }
-}
-
-/// `iogauge fio ARGS…`: fio's grammar takes text.
-fn fio_main(args: Vec<OsString>, stop: &Stop) -> i32 {
-    let args: Result<Vec<String>, OsString> = args.into_iter().map(OsString::into_string).collect();
-    match args {
-        Ok(args) => fio::main(args, stop),
-        Err(bad) => {
-            eprintln!(
-                "iogauge fio: argument {bad:?} is not valid UTF-8; fio's grammar takes text (a path can go in a job file's filename= only as text too)"
-            );
-            EXIT_USAGE
         }
     }
 }

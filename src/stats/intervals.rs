@@ -416,6 +416,45 @@ mod tests {
     }
 
     #[test]
+    fn many_buckets_per_interval_merge_pairs_and_memory_stays_bounded() {
+        // 600 distinct buckets every 100 ms (a wide distribution): the entry bound, not the
+        // interval count, decides; a 1-minute and a 1-hour run hold about as many buckets.
+        let run = |intervals: u64| {
+            let mut logs = IntervalLogs::new(1);
+            let mut rec = LatRecorder::new(0);
+            logs.start(0);
+            let mut t = 0;
+            for _ in 0..intervals {
+                for j in 0..600u64 {
+                    if logs.due(t) {
+                        logs.advance(t, &[&rec]);
+                    }
+                    // 600 values 1 % apart from 10 µs: one bucket each.
+                    rec.record(10_000 + j * 100 + j * j);
+                    t += BASE_INTERVAL_NS / 600;
+                }
+            }
+            logs.finish(t, &[&rec]);
+            let total: usize = logs.intervals(0).iter().map(|i| i.bins.len()).sum();
+            let count: u64 = logs.intervals(0).iter().map(Interval::count).sum();
+            assert_eq!(count, intervals * 600);
+            assert!(logs
+                .intervals(0)
+                .iter()
+                .all(|i| i.bins.capacity() == i.bins.len()));
+            (total, logs.len_ns(), logs.intervals(0).len())
+        };
+        let (minute, len_1m, n_1m) = run(600);
+        let (hour, len_1h, n_1h) = run(36_000);
+        for (total, len, n) in [(minute, len_1m, n_1m), (hour, len_1h, n_1h)] {
+            assert!(total <= MAX_ENTRIES + 1200, "{total} buckets");
+            assert!(total > MAX_ENTRIES / 4, "{total} buckets");
+            assert!(n >= MAX_ENTRIES / 600 / 4, "{n} intervals of {len} ns");
+        }
+        assert!(len_1h > len_1m);
+    }
+
+    #[test]
     fn over_1024_intervals_pairs_merge_and_counts_are_kept() {
         let mut logs = IntervalLogs::new(2);
         let mut rec = LatRecorder::new(0);
