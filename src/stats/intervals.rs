@@ -227,7 +227,7 @@ impl IntervalLogs {
     pub(crate) fn advance(&mut self, t: u64, recs: &[&LatRecorder]) {
         while t >= self.next_ns {
             if self.closed == MAX_INTERVALS
-                || (self.entries > MAX_ENTRIES && self.closed % 2 == 0 && self.closed > 1)
+                || (self.entries > MAX_ENTRIES && self.closed.is_multiple_of(2) && self.closed > 1)
             {
                 // The open interval now runs to the next boundary of the doubled grid.
                 self.halve();
