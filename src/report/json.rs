@@ -31,6 +31,10 @@ enum J {
     Arr(Vec<J>),
     /// An array printed on one line, nested arrays included (one latency interval per line).
     Line(Vec<J>),
+    /// `[[a, b], …]` on one line: a latency interval's buckets, 16 bytes each rather than a
+    /// `Line` of two `Int`s (≈ 110 bytes), which kept a long run's report from peaking at
+    /// several MiB.
+    Pairs(Vec<(u64, u64)>),
 }
 
 /// A serde value (the typed context) in this printer's terms, keeping its key order.
@@ -301,13 +305,7 @@ fn lat_intervals(li: &LatIntervals) -> J {
     let intervals = li
         .intervals
         .iter()
-        .map(|(end_ms, bins)| {
-            let bins = bins
-                .iter()
-                .map(|&(v, c)| J::Line(vec![J::Int(v), J::Int(c)]))
-                .collect();
-            J::Line(vec![J::Int(*end_ms), J::Line(bins)])
-        })
+        .map(|(end_ms, bins)| J::Line(vec![J::Int(*end_ms), J::Pairs(bins.clone())]))
         .collect();
     let mut o = Obj::default();
     o.int("interval_ms", li.interval_ms)
@@ -407,7 +405,7 @@ fn indent(level: usize, out: &mut String) {
 }
 
 fn is_scalar(v: &J) -> bool {
-    !matches!(v, J::Obj(_) | J::Arr(_) | J::Line(_))
+    !matches!(v, J::Obj(_) | J::Arr(_) | J::Line(_) | J::Pairs(_))
 }
 
 fn write_value(v: &J, level: usize, out: &mut String) {
@@ -454,6 +452,16 @@ fn write_value(v: &J, level: usize, out: &mut String) {
                     out.push_str(", ");
                 }
                 write_value(v, level + 1, out);
+            }
+            out.push(']');
+        }
+        J::Pairs(pairs) => {
+            out.push('[');
+            for (i, (a, b)) in pairs.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                let _ = write!(out, "[{a}, {b}]");
             }
             out.push(']');
         }

@@ -141,7 +141,7 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
                     after_ramp: !job.ramp_time.is_zero(),
                 };
                 let b = sampler(
-                    &m.trace.bw,
+                    &m.trace.bw.points(),
                     d,
                     job.bwavgtime_ms,
                     SampleUnit::KiBPerSec,
@@ -149,7 +149,7 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
                     m.result.bytes[d],
                 );
                 let i = sampler(
-                    &m.trace.iops,
+                    &m.trace.iops.points(),
                     d,
                     job.iopsavgtime_ms,
                     SampleUnit::PerSec,

@@ -234,20 +234,32 @@ impl WorkerResult {
     pub(super) fn new(sample_budget: usize, queued: bool, job: &JobSpec) -> Self {
         let rec = || LatRecorder::new(sample_budget);
         let lat = interval_latency(job.clat_percentiles, job.lat_percentiles);
-        // Trim latencies get samples only in a job that trims.
+        // Trim latencies get samples only in a job that trims, and a recorder keeps exact samples
+        // only when its percentiles are reported (a synchronous engine's clat is also its lat);
+        // the others need only the histogram (memory: see DEFAULT_SAMPLE_BUDGET).
         let trims = matches!(job.rw.kind, RwKind::Trim | RwKind::TrimWrite);
-        let three = || {
+        let three = |pcts: bool| {
+            let b = if pcts { sample_budget } else { 0 };
             [
-                rec(),
-                rec(),
-                LatRecorder::new(if trims { sample_budget } else { 0 }),
+                LatRecorder::new(b),
+                LatRecorder::new(b),
+                LatRecorder::new(if trims { b } else { 0 }),
             ]
         };
+        let clat_pcts = job.clat_percentiles || (!queued && job.lat_percentiles);
         WorkerResult {
             tid: gettid(),
-            clat: three(),
-            slat: if queued { three().into() } else { Vec::new() },
-            lat: if queued { three().into() } else { Vec::new() },
+            clat: three(clat_pcts),
+            slat: if queued {
+                three(job.reporting.slat_percentiles).into()
+            } else {
+                Vec::new()
+            },
+            lat: if queued {
+                three(job.lat_percentiles).into()
+            } else {
+                Vec::new()
+            },
             depth: queued.then(DepthCounters::new),
             sync_lat: rec(),
             write_sync: if queued { LatRecorder::new(0) } else { rec() },

@@ -11,8 +11,11 @@
 //! The grid starts at the measurement start (after ramp_time), as the periodic samples do:
 //! interval k covers completions in [k·len, (k+1)·len). Every interval is kept, empty ones too,
 //! so position = index. The last, partial interval ends at the end of the measured period.
-//! Memory is bounded: when a log would hold more than [`MAX_INTERVALS`], adjacent pairs are
-//! merged and the interval length doubles (100 ms, 200 ms, 400 ms …).
+//! Memory is bounded: when a log would hold more than [`MAX_INTERVALS`], or the logs together
+//! more than [`MAX_ENTRIES`] non-empty buckets, adjacent pairs are merged and the interval
+//! length doubles (100 ms, 200 ms, 400 ms …). The entry bound is what keeps memory flat in run
+//! length: longer intervals hold more distinct buckets each, so a count bound alone would let a
+//! 1-hour run use several times the memory of a 1-minute one.
 
 use super::histogram::{bucket_value, NBUCKETS};
 use super::latency::LatRecorder;
@@ -22,6 +25,10 @@ use super::summary::{IntervalLatency, LatIntervals};
 pub(crate) const BASE_INTERVAL_NS: u64 = 100_000_000;
 /// Most intervals a log holds; one more and pairs merge.
 pub(crate) const MAX_INTERVALS: usize = 1024;
+/// Most non-empty buckets all logs of a worker hold together (8 bytes each: 256 KiB); past
+/// it, pairs merge at the next even interval count. A wide distribution (≈ 500 distinct
+/// buckets per interval) still keeps ≥ 64 intervals for the block bootstrap.
+pub(crate) const MAX_ENTRIES: usize = 32 << 10;
 
 /// A non-empty bucket packed into one `u64`: bucket index in the top 16 bits, count in the low
 /// 48 (half the memory of an `(index, count)` pair; 2^48 I/Os in one interval is out of reach).
@@ -107,6 +114,7 @@ pub(crate) fn coarsen(intervals: &[Interval], factor: usize) -> Vec<Interval> {
         .map(|c| {
             let mut m = Interval::default();
             c.iter().for_each(|i| m.add(i));
+            m.bins.shrink_to_fit();
             m
         })
         .collect()
@@ -123,7 +131,8 @@ struct Log {
 
 impl Log {
     /// Closes the interval ending at `end_ns`: what `rec` recorded since the last boundary.
-    fn close(&mut self, end_ns: u64, rec: &LatRecorder) {
+    /// Returns the number of non-empty buckets it stored.
+    fn close(&mut self, end_ns: u64, rec: &LatRecorder) -> usize {
         let mut iv = Interval {
             end_ns,
             bins: Vec::new(),
@@ -142,8 +151,12 @@ impl Log {
                     *p = c;
                 }
             }
+            // Kept for the whole run: no spare capacity.
+            iv.bins.shrink_to_fit();
         }
+        let n = iv.bins.len();
         self.intervals.push(iv);
+        n
     }
 }
 
@@ -158,6 +171,8 @@ pub(crate) struct IntervalLogs {
     len_ns: u64,
     /// Intervals closed so far (every log holds this many).
     closed: usize,
+    /// Non-empty buckets stored by all logs together (bounded by [`MAX_ENTRIES`]).
+    entries: usize,
     /// Measurement started and the logs are live.
     started: bool,
     logs: Vec<Log>,
@@ -171,6 +186,7 @@ impl IntervalLogs {
             origin_ns: 0,
             len_ns: BASE_INTERVAL_NS,
             closed: 0,
+            entries: 0,
             started: false,
             logs: vec![Log::default(); n],
         }
@@ -192,6 +208,7 @@ impl IntervalLogs {
         self.origin_ns = at;
         self.len_ns = BASE_INTERVAL_NS;
         self.closed = 0;
+        self.entries = 0;
         self.started = true;
         self.next_ns = at.saturating_add(BASE_INTERVAL_NS);
     }
@@ -209,14 +226,16 @@ impl IntervalLogs {
     #[inline(never)]
     pub(crate) fn advance(&mut self, t: u64, recs: &[&LatRecorder]) {
         while t >= self.next_ns {
-            if self.closed == MAX_INTERVALS {
+            if self.closed == MAX_INTERVALS
+                || (self.entries > MAX_ENTRIES && self.closed.is_multiple_of(2) && self.closed > 1)
+            {
                 // The open interval now runs to the next boundary of the doubled grid.
                 self.halve();
                 continue;
             }
             let end = self.next_ns - self.origin_ns;
             for (log, rec) in self.logs.iter_mut().zip(recs) {
-                log.close(end, rec);
+                self.entries += log.close(end, rec);
             }
             self.closed += 1;
             self.next_ns = self.boundary(self.closed + 1);
@@ -237,7 +256,7 @@ impl IntervalLogs {
             }
             let end_ns = end - self.origin_ns;
             for (log, rec) in self.logs.iter_mut().zip(recs) {
-                log.close(end_ns, rec);
+                self.entries += log.close(end_ns, rec);
             }
             self.closed += 1;
         }
@@ -255,8 +274,10 @@ impl IntervalLogs {
 
     /// Merges adjacent pairs and doubles the interval length (the count is even here).
     fn halve(&mut self) {
+        self.entries = 0;
         for log in &mut self.logs {
             log.intervals = coarsen(&log.intervals, 2);
+            self.entries += log.intervals.iter().map(|i| i.bins.len()).sum::<usize>();
         }
         self.len_ns *= 2;
         self.closed = self.closed.div_ceil(2);
@@ -392,6 +413,45 @@ mod tests {
         let counts: Vec<u64> = logs.intervals(0).iter().map(Interval::count).collect();
         assert_eq!(counts, vec![1, 0, 0, 1]);
         assert!(!logs.due(u64::MAX - 1), "idle after finish");
+    }
+
+    #[test]
+    fn many_buckets_per_interval_merge_pairs_and_memory_stays_bounded() {
+        // 600 distinct buckets every 100 ms (a wide distribution): the entry bound, not the
+        // interval count, decides; a 1-minute and a 1-hour run hold about as many buckets.
+        let run = |intervals: u64| {
+            let mut logs = IntervalLogs::new(1);
+            let mut rec = LatRecorder::new(0);
+            logs.start(0);
+            let mut t = 0;
+            for _ in 0..intervals {
+                for j in 0..600u64 {
+                    if logs.due(t) {
+                        logs.advance(t, &[&rec]);
+                    }
+                    // 600 values 1 % apart from 10 µs: one bucket each.
+                    rec.record(10_000 + j * 100 + j * j);
+                    t += BASE_INTERVAL_NS / 600;
+                }
+            }
+            logs.finish(t, &[&rec]);
+            let total: usize = logs.intervals(0).iter().map(|i| i.bins.len()).sum();
+            let count: u64 = logs.intervals(0).iter().map(Interval::count).sum();
+            assert_eq!(count, intervals * 600);
+            assert!(logs
+                .intervals(0)
+                .iter()
+                .all(|i| i.bins.capacity() == i.bins.len()));
+            (total, logs.len_ns(), logs.intervals(0).len())
+        };
+        let (minute, len_1m, n_1m) = run(600);
+        let (hour, len_1h, n_1h) = run(36_000);
+        for (total, len, n) in [(minute, len_1m, n_1m), (hour, len_1h, n_1h)] {
+            assert!(total <= MAX_ENTRIES + 1200, "{total} buckets");
+            assert!(total > MAX_ENTRIES / 4, "{total} buckets");
+            assert!(n >= MAX_ENTRIES / 600 / 4, "{n} intervals of {len} ns");
+        }
+        assert!(len_1h > len_1m);
     }
 
     #[test]

@@ -10,24 +10,26 @@ use super::buckets::{lat_bucket_index, NLAT_BUCKETS};
 use super::histogram::Histogram;
 use super::summary::{LatSummary, PercentileMethod};
 
-/// Samples kept per recorder for exact percentiles: 2^20 = 1,048,576 values = 8 MiB of
-/// address space per recorder.
+/// Samples kept per recorder for exact percentiles: 2^17 = 131,072 values of 4 bytes (u32 ns,
+/// up to 4.29 s) = 512 KiB per recorder, touched only as samples arrive.
 ///
-/// Why this size: it keeps every latency-critical recipe exact (the etcd recipe is ~10 k syncs;
-/// a 60 s fdatasync run at 1,000 IOPS is 60 k; a 60 s run at 16 k IOPS is ~1 M) while a
-/// 100 k+ IOPS throughput run, whose percentiles nobody reads to the nanosecond, falls back to
-/// the 0.39 %-accurate histogram. The buffer is reserved, not touched, so RSS grows only with
-/// the samples actually recorded (≤ 8 MiB per recorder). With many jobs the orchestrator should
-/// split a global budget with [`sample_budget_for`].
-pub(crate) const DEFAULT_SAMPLE_BUDGET: usize = 1 << 20;
+/// Why this size: it keeps the latency-critical recipes exact (the etcd recipe is ~10 k
+/// fdatasyncs; a 60 s fdatasync run at 2,000 syncs/s is 120 k) while anything longer or faster
+/// falls back to the log-linear histogram (≤ 0.39 % relative error, see `histogram.rs`), so a
+/// 1-hour run and a 10-second run use the same memory: at most 512 KiB per recorder that
+/// receives samples (clat per direction, and lat and slat only when their percentiles are
+/// reported). A sample above `u32::MAX` ns (4.29 s) is not kept, which makes the recorder
+/// non-exact: its percentiles then come from the histogram too. With many jobs the
+/// orchestrator splits a global budget with [`sample_budget_for`].
+pub(crate) const DEFAULT_SAMPLE_BUDGET: usize = 1 << 17;
 
-/// Total bytes of exact samples the whole run should keep at most (512 MiB).
-pub(crate) const TOTAL_SAMPLE_MEMORY: usize = 512 << 20;
+/// Total bytes of exact samples the whole run should keep at most (64 MiB).
+pub(crate) const TOTAL_SAMPLE_MEMORY: usize = 64 << 20;
 
 /// Per-recorder sample budget when `recorders` recorders share [`TOTAL_SAMPLE_MEMORY`],
 /// capped at [`DEFAULT_SAMPLE_BUDGET`].
 pub(crate) fn sample_budget_for(recorders: usize) -> usize {
-    let per = TOTAL_SAMPLE_MEMORY / std::mem::size_of::<u64>() / recorders.max(1);
+    let per = TOTAL_SAMPLE_MEMORY / std::mem::size_of::<u32>() / recorders.max(1);
     per.min(DEFAULT_SAMPLE_BUDGET)
 }
 
@@ -43,7 +45,8 @@ pub struct LatRecorder {
     budget: usize,
     /// Current push limit: `budget`, or 0 after merging in a non-exact recorder.
     limit: usize,
-    samples: Vec<u64>,
+    /// Exact samples in ns; a value above `u32::MAX` is not kept (the recorder is then not exact).
+    samples: Vec<u32>,
     hist: Histogram,
     lat_buckets: [u64; NLAT_BUCKETS],
 }
@@ -90,9 +93,10 @@ impl LatRecorder {
         if ns > self.max {
             self.max = ns;
         }
-        // len < limit ≤ capacity: this push never reallocates.
-        if self.samples.len() < self.limit {
-            self.samples.push(ns);
+        // len < limit ≤ capacity: this push never reallocates. A value that does not fit u32
+        // (> 4.29 s) is skipped, so len < count and the recorder is no longer exact.
+        if self.samples.len() < self.limit && ns <= u32::MAX as u64 {
+            self.samples.push(ns as u32);
         }
         self.hist.record(ns);
         self.lat_buckets[lat_bucket_index(ns)] += 1;
@@ -248,7 +252,7 @@ impl LatRecorder {
                 sorted.sort_unstable();
                 ranks
                     .iter()
-                    .map(|&r| sorted[(r - 1) as usize])
+                    .map(|&r| u64::from(sorted[(r - 1) as usize]))
                     .collect::<Vec<_>>()
             } else {
                 s.method = Some(PercentileMethod::Histogram);
@@ -516,10 +520,107 @@ mod tests {
         assert_eq!(c.summary(&PCTS, true, true), r.summary(&PCTS, true, true));
     }
 
+    /// A standard normal draw (Box–Muller) from the test PRNG.
+    fn normal(rng: &mut Rng) -> f64 {
+        let u1 = (rng.next() >> 11) as f64 / (1u64 << 53) as f64;
+        let u2 = (rng.next() >> 11) as f64 / (1u64 << 53) as f64;
+        (-2.0 * (1.0 - u1).ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
+    }
+
+    /// Real-looking latency distributions (ns): a page-cache read (log-normal around 2 µs), an
+    /// SSD read with a garbage-collection tail (bimodal: 80 µs and 2 ms), an fdatasync on a
+    /// disk (log-normal around 1.5 ms, wide), a queue at depth 16 (sum of exponentials).
+    fn distribution(kind: usize, rng: &mut Rng) -> u64 {
+        match kind {
+            0 => (2_000.0 * (0.3 * normal(rng)).exp()) as u64,
+            1 => {
+                if rng.next() % 100 < 3 {
+                    (2_000_000.0 * (0.5 * normal(rng)).exp()) as u64
+                } else {
+                    (80_000.0 * (0.15 * normal(rng)).exp()) as u64
+                }
+            }
+            2 => (1_500_000.0 * (0.8 * normal(rng)).exp()) as u64,
+            _ => (0..16)
+                .map(|_| {
+                    let u = (rng.next() >> 11) as f64 / (1u64 << 53) as f64;
+                    -(1.0 - u).ln() * 20_000.0
+                })
+                .sum::<f64>() as u64,
+        }
+        .max(1)
+    }
+
+    #[test]
+    fn switches_to_histogram_at_the_budget_and_stays_within_half_a_percent() {
+        const BUDGET: usize = 4096;
+        for kind in 0..4 {
+            let mut rng = Rng(1234 + kind as u64);
+            let samples: Vec<u64> = (0..BUDGET * 8)
+                .map(|_| distribution(kind, &mut rng))
+                .collect();
+            let mut r = LatRecorder::new(BUDGET);
+            // Exact up to and including the budget-th sample…
+            for &x in &samples[..BUDGET] {
+                r.record(x);
+            }
+            assert!(r.is_exact(), "kind {kind}");
+            let s = r.summary(&PCTS, true, false);
+            assert_eq!(s.method, Some(PercentileMethod::Exact));
+            for &(p, v) in &s.percentiles {
+                assert_eq!(v, brute(&samples[..BUDGET], p), "kind {kind} p{p}");
+            }
+            // …the histogram from the next one on, and the buffer never grows past the budget.
+            r.record(samples[BUDGET]);
+            assert!(!r.is_exact(), "kind {kind}");
+            for &x in &samples[BUDGET + 1..] {
+                r.record(x);
+            }
+            assert_eq!(r.samples.len(), BUDGET);
+            assert_eq!(r.samples.capacity(), BUDGET);
+            let s = r.summary(&PCTS, true, false);
+            assert_eq!(s.method, Some(PercentileMethod::Histogram));
+            assert_eq!(s.n, samples.len() as u64);
+            for &(p, v) in &s.percentiles {
+                let truth = brute(&samples, p) as f64;
+                let err = (v as f64 - truth).abs() / truth;
+                assert!(
+                    err <= 0.005,
+                    "kind {kind} p{p}: {v} vs exact {truth} ({err})"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_sample_beyond_u32_makes_the_recorder_inexact() {
+        let mut r = LatRecorder::new(100);
+        r.record(1_000);
+        r.record(5_000_000_000); // 5 s does not fit the u32 samples
+        r.record(2_000);
+        assert!(!r.is_exact());
+        let s = r.summary(&[50.0, 100.0], true, false);
+        assert_eq!(s.method, Some(PercentileMethod::Histogram));
+        assert_eq!(s.max, 5_000_000_000);
+        assert_eq!(s.percentiles[1].1, 5_000_000_000);
+        assert!((s.percentiles[0].1 as f64 - 2_000.0).abs() / 2_000.0 <= 0.005);
+    }
+
+    #[test]
+    fn default_budget_keeps_the_etcd_recipe_exact() {
+        // etcd's recipe: 22 MiB of 2300-byte writes, each followed by an fdatasync.
+        assert!(DEFAULT_SAMPLE_BUDGET as u64 >= (22 << 20) / 2300);
+        // 512 KiB of samples per recorder.
+        assert_eq!(
+            DEFAULT_SAMPLE_BUDGET * std::mem::size_of::<u32>(),
+            512 << 10
+        );
+    }
+
     #[test]
     fn budget_split() {
         assert_eq!(sample_budget_for(1), DEFAULT_SAMPLE_BUDGET);
-        assert_eq!(sample_budget_for(640), (512 << 20) / 8 / 640);
+        assert_eq!(sample_budget_for(640), (64 << 20) / 4 / 640);
         assert_eq!(sample_budget_for(0), DEFAULT_SAMPLE_BUDGET);
     }
 }

@@ -64,7 +64,8 @@ impl IntervalLatency {
 /// Latency histograms per time interval of the measured period (iogauge's `lat_intervals`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct LatIntervals {
-    /// Interval length: 100 ms, doubled each time a run would need more than 1024 intervals.
+    /// Interval length: 100 ms, doubled each time a run would need more than 1024 intervals
+    /// (or its intervals more than 32 Ki non-empty buckets in all).
     pub interval_ms: u64,
     /// Which latency is counted.
     pub latency: IntervalLatency,
