@@ -299,3 +299,55 @@ fn bad_values_are_refused_with_the_expected_form() {
         "{err}"
     );
 }
+
+/// The JSON document in a tool's stdout (fio may print a note before it).
+fn json_doc(out: &str) -> Value {
+    serde_json::from_str(&out[out.find('{').unwrap_or(0)..]).unwrap()
+}
+
+/// disk_util=0: the job's devices are left out of the disk statistics, as in fio 3.33: no
+/// `disk_util` in the JSON and no "Disk stats" in the text when no job reports them; another job
+/// on the same device still brings it in.
+#[test]
+fn disk_util_0_leaves_the_devices_out() {
+    if !have_fio() {
+        return;
+    }
+    for program in ["fio", env!("CARGO_BIN_EXE_iogauge")] {
+        let d = scratch();
+        let dir = format!("--directory={}", d.path().display());
+        let base = ["--rw=write", "--bs=4k", "--size=256k"];
+        let pre: &[&str] = if program == "fio" { &[] } else { &["fio"] };
+        let run = |extra: &[&str], format: &str| {
+            let out = cmd(program)
+                .args(pre)
+                .args(["--name=a", &dir, "--disk_util=0"])
+                .args(base)
+                .args(extra)
+                .arg(format!("--output-format={format}"))
+                .current_dir(d.path())
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{program}: {}", text(&out.stderr));
+            text(&out.stdout)
+        };
+        let v = json_doc(&run(&[], "json"));
+        assert!(v.get("disk_util").is_none(), "{program}: {v}");
+        assert!(!run(&[], "normal").contains("Disk stats"), "{program}");
+        // A second job without disk_util=0, on the same directory: the device is back.
+        let second = [
+            "--name=b",
+            dir.as_str(),
+            "--disk_util=1",
+            "--rw=write",
+            "--bs=4k",
+            "--size=256k",
+        ];
+        let v = json_doc(&run(&second, "json"));
+        let disks = v["disk_util"].as_array().map_or(0, Vec::len);
+        assert!(
+            disks >= 1,
+            "{program}: the second job's device is reported: {v}"
+        );
+    }
+}

@@ -17,6 +17,9 @@ pub struct ReportingSpec {
     pub kb_base: u64,
     /// fio `unit_base=1`: the text output prints bandwidth in bits (`Gibit/s`); 0 and 8 are bytes.
     pub unit_bits: bool,
+    /// fio `disk_util` (default 1): the devices holding this job's files are in the report's disk
+    /// statistics; with 0 they are left out (no `disk_util` at all when no job has them).
+    pub disk_util: bool,
 }
 
 /// fio's `unified_rw_reporting` modes.
@@ -39,6 +42,7 @@ impl Default for ReportingSpec {
             sig_figs: 4,
             kb_base: 1024,
             unit_bits: false,
+            disk_util: true,
         }
     }
 }

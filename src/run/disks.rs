@@ -39,12 +39,13 @@ pub(crate) struct Disks {
 }
 
 impl Disks {
-    /// The devices of every job that does I/O (the null engine has no files, as in fio).
+    /// The devices of every job that does I/O (the null engine has no files, as in fio) and
+    /// reports disk statistics (fio's `disk_util`).
     /// A location on tmpfs or NFS has no block device; that is not an error.
     pub(crate) fn resolve(spec: &RunSpec) -> Disks {
         let mut windows: Vec<(DiskWindow, Vec<usize>)> = Vec::new();
         for (ji, job) in spec.jobs.iter().enumerate() {
-            if job.ioengine.diskless() {
+            if job.ioengine.diskless() || !job.reporting.disk_util {
                 continue;
             }
             for loc in job_locations(job) {

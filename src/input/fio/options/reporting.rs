@@ -18,6 +18,16 @@ fn set_unified(j: &mut crate::model::JobSpec, v: &str) -> Result<(), String> {
 
 pub(super) static OPTIONS: &[Opt] = &[
     opt!(
+        "disk_util",
+        [],
+        true,
+        "1 (default): report the utilisation of the devices holding the job's files",
+        |j, v| {
+            j.reporting.disk_util = parse_bool(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
         "slat_percentiles",
         [],
         true,
