@@ -15,59 +15,7 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// One run: exit code, the JSON document on stdout (fio prints error lines before it), stderr.
-struct Out {
-    code: i32,
-    json: Value,
-    stderr: String,
-}
-
-/// The fixture `name` with `@DIR@` (and `subst`) replaced, written into `dir`, run by
-/// `program` (with `pre` before the job file) there.
-fn run_fixture(program: &str, pre: &[&str], name: &str, subst: &[(&str, &str)], dir: &Path) -> Out {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/fio")
-        .join(name);
-    let mut job_text = std::fs::read_to_string(&src).unwrap();
-    job_text = job_text.replace("@DIR@", dir.to_str().unwrap());
-    for (k, v) in subst {
-        job_text = job_text.replace(k, v);
-    }
-    let job = dir.join("job.fio");
-    std::fs::write(&job, job_text).unwrap();
-    let out = cmd(program)
-        .args(pre)
-        .arg(&job)
-        .arg("--output-format=json")
-        .current_dir(dir)
-        .output()
-        .expect("spawn");
-    std::fs::remove_file(&job).unwrap();
-    let stdout = text(&out.stdout);
-    let start = stdout.find('{').unwrap_or_else(|| {
-        panic!(
-            "{program}: no JSON on stdout: {stdout}\n{}",
-            text(&out.stderr)
-        )
-    });
-    Out {
-        code: out.status.code().unwrap_or(-1),
-        json: serde_json::from_str(&stdout[start..]).unwrap(),
-        stderr: text(&out.stderr),
-    }
-}
-
 const IOGAUGE: &str = env!("CARGO_BIN_EXE_iogauge");
-
-/// The fixture under fio and under iogauge (each in its own directory, iogauge's left empty).
-fn both(name: &str, subst: &[(&str, &str)]) -> (Out, Out) {
-    let fd = scratch();
-    let gd = scratch();
-    let fio = run_fixture("fio", &[], name, subst, fd.path());
-    let iog = run_fixture(IOGAUGE, &["fio"], name, subst, gd.path());
-    assert_empty(gd.path());
-    (fio, iog)
-}
 
 /// Names and sizes of the files in `d`.
 fn sizes(d: &Path) -> BTreeMap<String, u64> {

@@ -24,68 +24,6 @@ fn num(v: &Value, path: &[&str]) -> f64 {
         .unwrap_or_else(|| panic!("{path:?} is not a number: {cur}"))
 }
 
-/// One run: exit code, the JSON document on stdout (fio prints error lines before it), stderr.
-struct Out {
-    code: i32,
-    json: Value,
-    stderr: String,
-}
-
-/// The fixture `name` with `@DIR@` (and `subst`) replaced, written into `dir`, run by
-/// `program` there.
-fn run_fixture(program: &str, pre: &[&str], name: &str, subst: &[(&str, &str)], dir: &Path) -> Out {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/fio")
-        .join(name);
-    let mut text = std::fs::read_to_string(&src).unwrap();
-    text = text.replace("@DIR@", dir.to_str().unwrap());
-    for (k, v) in subst {
-        text = text.replace(k, v);
-    }
-    let job = dir.join("job.fio");
-    std::fs::write(&job, text).unwrap();
-    let out = cmd(program)
-        .args(pre)
-        .arg(&job)
-        .arg("--output-format=json")
-        .current_dir(dir)
-        .output()
-        .expect("spawn");
-    std::fs::remove_file(&job).unwrap();
-    let stdout = text_of(&out.stdout);
-    let start = stdout.find('{').unwrap_or_else(|| {
-        panic!(
-            "{program}: no JSON on stdout: {stdout}\n{}",
-            text_of(&out.stderr)
-        )
-    });
-    Out {
-        code: out.status.code().unwrap_or(-1),
-        json: serde_json::from_str(&stdout[start..]).unwrap(),
-        stderr: text_of(&out.stderr),
-    }
-}
-
-fn text_of(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-/// The fixture under fio and under iogauge (each in its own directory).
-fn both(name: &str, subst: &[(&str, &str)]) -> (Out, Out) {
-    let fd = scratch();
-    let gd = scratch();
-    let fio = run_fixture("fio", &[], name, subst, fd.path());
-    let iog = run_fixture(
-        env!("CARGO_BIN_EXE_iogauge"),
-        &["fio"],
-        name,
-        subst,
-        gd.path(),
-    );
-    assert_empty(gd.path());
-    (fio, iog)
-}
-
 fn assert_counts_equal(fio: &Value, iog: &Value) {
     let fj = fio["jobs"].as_array().unwrap();
     let gj = iog["jobs"].as_array().unwrap();
@@ -433,9 +371,9 @@ fn allow_file_create_0_refuses_a_new_file() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        text_of(&out.stderr).contains("file creation is disallowed by allow_file_create=0"),
+        text(&out.stderr).contains("file creation is disallowed by allow_file_create=0"),
         "{}",
-        text_of(&out.stderr)
+        text(&out.stderr)
     );
     assert_empty(d.path());
     if have_fio() {
@@ -444,7 +382,7 @@ fn allow_file_create_0_refuses_a_new_file() {
             .output()
             .unwrap();
         assert!(!out.status.success());
-        assert!(text_of(&out.stderr).contains("allow_file_create=0"));
+        assert!(text(&out.stderr).contains("allow_file_create=0"));
     }
 }
 
@@ -489,15 +427,15 @@ fn continue_on_error_survives_the_listed_errors_as_fio() {
             .current_dir(d.path())
             .output()
             .unwrap();
-        if engine == "io_uring" && text_of(&g.stderr).contains("io_uring") {
-            eprintln!("skipping io_uring: {}", text_of(&g.stderr));
+        if engine == "io_uring" && text(&g.stderr).contains("io_uring") {
+            eprintln!("skipping io_uring: {}", text(&g.stderr));
             continue;
         }
         // Survived errors are no failure: both exit 0.
         assert!(
             f.status.success() && g.status.success(),
             "{}",
-            text_of(&g.stderr)
+            text(&g.stderr)
         );
         let fj: Value = serde_json::from_slice(&f.stdout).unwrap();
         let gj: Value = serde_json::from_slice(&g.stdout).unwrap();
@@ -522,7 +460,7 @@ fn continue_on_error_survives_the_listed_errors_as_fio() {
         .output()
         .unwrap();
     assert_eq!((f.status.code(), g.status.code()), (Some(1), Some(1)));
-    assert!(text_of(&g.stderr).contains("No space left on device"));
+    assert!(text(&g.stderr).contains("No space left on device"));
 }
 
 #[test]
@@ -542,10 +480,10 @@ fn readonly_refuses_writes_and_layout() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        text_of(&out.stderr)
+        text(&out.stderr)
             .contains("job 'w' has write or trim bit set, but iogauge is in read-only mode"),
         "{}",
-        text_of(&out.stderr)
+        text(&out.stderr)
     );
     let out = cmd(env!("CARGO_BIN_EXE_iogauge"))
         .args([
@@ -560,9 +498,9 @@ fn readonly_refuses_writes_and_layout() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        text_of(&out.stderr).contains("refusing to lay out"),
+        text(&out.stderr).contains("refusing to lay out"),
         "{}",
-        text_of(&out.stderr)
+        text(&out.stderr)
     );
     assert_empty(d.path());
     // An existing file is read.
@@ -580,7 +518,7 @@ fn readonly_refuses_writes_and_layout() {
         ])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", text_of(&out.stderr));
+    assert!(out.status.success(), "{}", text(&out.stderr));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(u(&v, &["jobs", "0", "read", "total_ios"]), 256);
     if have_fio() {
@@ -590,7 +528,7 @@ fn readonly_refuses_writes_and_layout() {
             .output()
             .unwrap();
         assert!(!out.status.success());
-        assert!(text_of(&out.stderr).contains("read-only mode"));
+        assert!(text(&out.stderr).contains("read-only mode"));
     }
 }
 

@@ -171,3 +171,68 @@ pub fn assert_keys_superset(fio: &serde_json::Value, iog: &serde_json::Value) {
         "keys fio prints but iogauge does not: {missing:?}"
     );
 }
+
+// --- fixture runs of fio and iogauge, for the fio_breadth_* cross-checks
+
+/// One run: exit code, the JSON document on stdout (fio prints error lines before it), stderr.
+pub struct Out {
+    pub code: i32,
+    pub json: serde_json::Value,
+    pub stderr: String,
+}
+
+/// The fixture `tests/fixtures/fio/NAME` with `@DIR@` (and `subst`) replaced, written into
+/// `dir`, run by `program` (with `pre` before the job file) there with JSON output.
+pub fn run_fixture(
+    program: &str,
+    pre: &[&str],
+    name: &str,
+    subst: &[(&str, &str)],
+    dir: &Path,
+) -> Out {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/fio")
+        .join(name);
+    let mut job_text = std::fs::read_to_string(&src).unwrap();
+    job_text = job_text.replace("@DIR@", dir.to_str().unwrap());
+    for (k, v) in subst {
+        job_text = job_text.replace(k, v);
+    }
+    let job = dir.join("job.fio");
+    std::fs::write(&job, job_text).unwrap();
+    let out = cmd(program)
+        .args(pre)
+        .arg(&job)
+        .arg("--output-format=json")
+        .current_dir(dir)
+        .output()
+        .expect("spawn");
+    std::fs::remove_file(&job).unwrap();
+    let stdout = text(&out.stdout);
+    let stderr = text(&out.stderr);
+    let start = stdout
+        .find('{')
+        .unwrap_or_else(|| panic!("{program}: no JSON on stdout: {stdout}\n{stderr}"));
+    Out {
+        code: out.status.code().unwrap_or(-1),
+        json: serde_json::from_str(&stdout[start..]).unwrap(),
+        stderr,
+    }
+}
+
+/// The fixture under fio and iogauge, each in its own scratch directory; iogauge must leave
+/// nothing behind.
+pub fn both(name: &str, subst: &[(&str, &str)]) -> (Out, Out) {
+    let fd = scratch();
+    let gd = scratch();
+    let fio = run_fixture("fio", &[], name, subst, fd.path());
+    let iog = run_fixture(
+        env!("CARGO_BIN_EXE_iogauge"),
+        &["fio"],
+        name,
+        subst,
+        gd.path(),
+    );
+    assert_empty(gd.path());
+    (fio, iog)
+}
