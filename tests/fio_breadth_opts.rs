@@ -31,27 +31,6 @@ fn sizes(d: &Path) -> BTreeMap<String, u64> {
         .collect()
 }
 
-fn assert_counts_equal(fio: &Value, iog: &Value) {
-    let fj = fio["jobs"].as_array().unwrap();
-    let gj = iog["jobs"].as_array().unwrap();
-    assert_eq!(fj.len(), gj.len(), "number of job entries");
-    for (f, g) in fj.iter().zip(gj) {
-        for d in ["read", "write", "trim"] {
-            assert_eq!(
-                (f["jobname"].as_str(), u(f, &[d, "total_ios"])),
-                (g["jobname"].as_str(), u(g, &[d, "total_ios"])),
-                "{d} total_ios"
-            );
-            assert_eq!(
-                u(f, &[d, "io_bytes"]),
-                u(g, &[d, "io_bytes"]),
-                "{} {d} io_bytes",
-                f["jobname"]
-            );
-        }
-    }
-}
-
 /// The total_ios of job `j` in direction `d`.
 fn ios(v: &Value, j: usize, d: &str) -> u64 {
     u(v, &["jobs", &j.to_string(), d, "total_ios"])

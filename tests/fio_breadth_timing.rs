@@ -24,26 +24,6 @@ fn num(v: &Value, path: &[&str]) -> f64 {
         .unwrap_or_else(|| panic!("{path:?} is not a number: {cur}"))
 }
 
-fn assert_counts_equal(fio: &Value, iog: &Value) {
-    let fj = fio["jobs"].as_array().unwrap();
-    let gj = iog["jobs"].as_array().unwrap();
-    assert_eq!(fj.len(), gj.len(), "number of job entries");
-    for (f, g) in fj.iter().zip(gj) {
-        for d in ["read", "write", "trim"] {
-            assert_eq!(
-                u(f, &[d, "total_ios"]),
-                u(g, &[d, "total_ios"]),
-                "{d} total_ios"
-            );
-            assert_eq!(
-                u(f, &[d, "io_bytes"]),
-                u(g, &[d, "io_bytes"]),
-                "{d} io_bytes"
-            );
-        }
-    }
-}
-
 #[test]
 fn thinktime_pauses_as_fio() {
     if !have_fio() {

@@ -236,3 +236,25 @@ pub fn both(name: &str, subst: &[(&str, &str)]) -> (Out, Out) {
     assert_empty(gd.path());
     (fio, iog)
 }
+
+/// fio and iogauge ran the same jobs: equal job names, total_ios and io_bytes per direction.
+pub fn assert_counts_equal(fio: &serde_json::Value, iog: &serde_json::Value) {
+    let fj = fio["jobs"].as_array().unwrap();
+    let gj = iog["jobs"].as_array().unwrap();
+    assert_eq!(fj.len(), gj.len(), "number of job entries");
+    for (f, g) in fj.iter().zip(gj) {
+        for d in ["read", "write", "trim"] {
+            assert_eq!(
+                (f["jobname"].as_str(), u(f, &[d, "total_ios"])),
+                (g["jobname"].as_str(), u(g, &[d, "total_ios"])),
+                "{d} total_ios"
+            );
+            assert_eq!(
+                u(f, &[d, "io_bytes"]),
+                u(g, &[d, "io_bytes"]),
+                "{} {d} io_bytes",
+                f["jobname"]
+            );
+        }
+    }
+}
