@@ -136,6 +136,8 @@ fn seq_verify(tool: &str, d: &Path, extra: &[&str]) -> (Value, String, i32) {
         .arg(format!("--directory={}", d.display()))
         .args(extra)
         .arg("--output-format=json")
+        // fio saves a failed verify's state (local-t-0-verify.state) in its working directory.
+        .current_dir(d)
         .output()
         .unwrap();
     let stdout = text(&out.stdout);
