@@ -13,6 +13,7 @@ use crate::stats::{
     interval_latency, latency_buckets, merge_intervals, CpuTimes, LatRecorder, MeasuredEnd,
     PeriodicSampler, SampleStats, SampleUnit,
 };
+use std::borrow::Cow;
 use std::time::SystemTime;
 
 pub(super) fn runtime_ms(ns: u64) -> u64 {
@@ -52,12 +53,22 @@ fn fold<'a>(spec: &'a RunSpec, results: &'a [InstanceResult]) -> Vec<Folded<'a>>
     out
 }
 
-fn merged<'a>(recs: impl Iterator<Item = &'a LatRecorder>) -> LatRecorder {
+/// The recorders folded into one. A lone recorder with data is borrowed, not copied: the end of
+/// a run would otherwise hold every exact sample twice (see `WorkerResult::sort_samples`).
+fn merged<'a>(recs: impl Iterator<Item = &'a LatRecorder>) -> Cow<'a, LatRecorder> {
+    let mut with_data = recs.filter(|r| r.count() > 0);
+    let Some(first) = with_data.next() else {
+        return Cow::Owned(LatRecorder::new(0));
+    };
+    let Some(second) = with_data.next() else {
+        return Cow::Borrowed(first);
+    };
     let mut out = LatRecorder::new(0);
-    for r in recs {
+    for r in [first, second].into_iter().chain(with_data) {
         out.merge(r);
     }
-    out
+    out.sort_samples();
+    Cow::Owned(out)
 }
 
 /// Periodic samples of one instance and direction: the monitor's readings that fio would have
@@ -96,7 +107,7 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
         .unwrap_or(0);
     let run_ms = runtime_ms(measured_ns);
     let mut dirs: [DirReport; 3] = Default::default();
-    let mut clats: Vec<LatRecorder> = Vec::with_capacity(3);
+    let mut clats: Vec<Cow<LatRecorder>> = Vec::with_capacity(3);
     // Every direction's bw and iops sample statistics, for unified_rw_reporting's mixed entry.
     let mut mixed_samples: (Vec<SampleStats>, Vec<SampleStats>) = Default::default();
     for (d, dir) in dirs.iter_mut().enumerate() {

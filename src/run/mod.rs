@@ -804,7 +804,10 @@ fn run_phase(
                 }
                 match h.take().expect("joined once") {
                     Ok(h) => match h.join() {
-                        Ok(r) => results[i] = Some(r),
+                        Ok(mut r) => {
+                            r.sort_samples();
+                            results[i] = Some(r);
+                        }
                         Err(p) => {
                             // Stop the others and the monitor first, or the scope never ends.
                             stop.store(true, Ordering::Relaxed);

@@ -9,6 +9,7 @@
 use super::buckets::{lat_bucket_index, NLAT_BUCKETS};
 use super::histogram::Histogram;
 use super::summary::{LatSummary, PercentileMethod};
+use std::borrow::Cow;
 
 /// Samples kept per recorder for exact percentiles: 2^17 = 131,072 values of 4 bytes (u32 ns,
 /// up to 4.29 s) = 512 KiB per recorder, touched only as samples arrive.
@@ -154,6 +155,12 @@ impl LatRecorder {
         }
     }
 
+    /// Sorts the exact samples in place (their order carries no meaning), so that percentiles
+    /// need no copy of them. Not on the hot path: after the run.
+    pub(crate) fn sort_samples(&mut self) {
+        self.samples.sort_unstable();
+    }
+
     /// Latencies recorded.
     pub(crate) fn count(&self) -> u64 {
         self.count
@@ -248,8 +255,15 @@ impl LatRecorder {
                 .collect();
             let values = if self.is_exact() {
                 s.method = Some(PercentileMethod::Exact);
-                let mut sorted = self.samples.clone();
-                sorted.sort_unstable();
+                // A recorder sorted at the end of its run (`sort_samples`) is read in place; a
+                // copy of up to the whole budget would raise the run's peak memory.
+                let sorted: Cow<[u32]> = if self.samples.is_sorted() {
+                    Cow::Borrowed(&self.samples)
+                } else {
+                    let mut v = self.samples.clone();
+                    v.sort_unstable();
+                    Cow::Owned(v)
+                };
                 ranks
                     .iter()
                     .map(|&r| u64::from(sorted[(r - 1) as usize]))
@@ -343,6 +357,25 @@ mod tests {
         assert_eq!(r.summary(&PCTS, true, true), LatSummary::default());
         assert!(r.is_exact());
         assert_eq!(r.count(), 0);
+    }
+
+    #[test]
+    fn sorting_in_place_keeps_every_number_and_a_later_record_is_still_counted() {
+        let mut rng = Rng(7);
+        let mut vals: Vec<u64> = (0..4_000).map(|_| rng.latency()).collect();
+        let mut r = LatRecorder::new(5_000);
+        vals.iter().for_each(|&x| r.record(x));
+        let before = r.summary(&PCTS, true, true);
+        r.sort_samples();
+        assert_eq!(r.summary(&PCTS, true, true), before);
+        // Unsorted again after a record: summary must sort a copy, not trust the order.
+        r.record(1);
+        vals.push(1);
+        let after = r.summary(&PCTS, true, true);
+        assert_eq!((after.n, after.min), (4_001, 1));
+        for &(p, v) in &after.percentiles {
+            assert_eq!(v, brute(&vals, p), "p{p}");
+        }
     }
 
     #[test]
