@@ -4,7 +4,7 @@
 use super::{sync_fd, Op, QueueEngine, SyncOp};
 use io_uring::{opcode, squeue, types, IoUring};
 use std::io;
-use std::os::unix::io::RawFd;
+use std::os::unix::io::{AsRawFd, RawFd};
 
 /// io_uring settings from the job (`fixedbufs`, `registerfiles`, `sqthread_poll` and its CPU,
 /// `hipri`).
@@ -21,6 +21,18 @@ pub(crate) struct UringOptions {
 /// linux/io_uring.h: wait for completions; the argument is an io_uring_getevents_arg.
 const IORING_ENTER_GETEVENTS: u32 = 1;
 const IORING_ENTER_EXT_ARG: u32 = 1 << 3;
+/// The fd argument is an index into the task's registered rings (Linux 5.18+).
+const IORING_ENTER_REGISTERED_RING: u32 = 1 << 4;
+const IORING_REGISTER_RING_FDS: libc::c_uint = 20;
+const IORING_UNREGISTER_RING_FDS: libc::c_uint = 21;
+
+/// `struct io_uring_rsrc_update`: one ring fd to (un)register.
+#[repr(C)]
+struct RsrcUpdate {
+    offset: u32,
+    resv: u32,
+    data: u64,
+}
 
 /// `struct io_uring_getevents_arg` (Linux 5.11+): a wait timeout without a timeout SQE.
 #[repr(C)]
@@ -42,6 +54,14 @@ pub(crate) struct Uring {
     /// Set up with IORING_SETUP_DEFER_TASKRUN: completions reach the ring only when this
     /// thread enters the kernel with GETEVENTS, so `submit` asks for them too.
     deferred: bool,
+    /// What `enter` passes as the ring: its fd, or after `start` registered it on the worker's
+    /// thread, the index (with IORING_ENTER_REGISTERED_RING in `enter_flags`). The kernel then
+    /// skips the fd lookup, whose reference count a multi-threaded process pays on every call
+    /// (fio's single-threaded job processes do not).
+    enter_fd: i32,
+    enter_flags: u32,
+    /// The thread that registered the ring (registrations are per thread), 0 when none.
+    registered_on: libc::pid_t,
 }
 
 /// Why io_uring cannot be used here, in words that name the fix.
@@ -135,14 +155,82 @@ impl Uring {
         if opts.registerfiles {
             ring.submitter().register_files(&fds)?;
         }
+        let enter_fd = ring.as_raw_fd();
         Ok(Uring {
             ring,
             fds,
             opts,
+            enter_fd,
+            enter_flags: 0,
+            registered_on: 0,
             unsubmitted: 0,
             prio: 0,
             deferred,
         })
+    }
+
+    /// io_uring_enter(2) on this ring (its registered index once `start` has run).
+    ///
+    /// # Safety
+    /// `arg`, when given, is what `flags` says it is (IORING_ENTER_EXT_ARG: a getevents arg).
+    #[inline]
+    unsafe fn enter(
+        &self,
+        to_submit: u32,
+        min_complete: u32,
+        flags: u32,
+        arg: Option<&GeteventsArg>,
+    ) -> io::Result<usize> {
+        let (ptr, size) = match arg {
+            Some(a) => (
+                a as *const GeteventsArg,
+                std::mem::size_of::<GeteventsArg>(),
+            ),
+            None => (std::ptr::null(), 0),
+        };
+        // SAFETY: the caller vouches for arg (# Safety); the ring and its index stay valid
+        // while self lives.
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_io_uring_enter,
+                self.enter_fd,
+                to_submit,
+                min_complete,
+                flags | self.enter_flags,
+                ptr,
+                size,
+            )
+        };
+        match r {
+            r if r < 0 => Err(io::Error::last_os_error()),
+            r => Ok(r as usize),
+        }
+    }
+
+    /// Registers the ring's fd with the calling thread (it must be the thread that enters). A
+    /// kernel without ring registration keeps the plain fd.
+    fn register_ring_fd(&mut self) {
+        let mut up = RsrcUpdate {
+            offset: u32::MAX,
+            resv: 0,
+            data: self.ring.as_raw_fd() as u64,
+        };
+        // SAFETY: a valid io_uring_rsrc_update for one entry; the kernel writes the index back.
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_io_uring_register,
+                self.ring.as_raw_fd(),
+                IORING_REGISTER_RING_FDS,
+                &mut up as *mut RsrcUpdate,
+                1,
+            )
+        };
+        if r == 1 {
+            self.enter_fd = up.offset as i32;
+            self.enter_flags = IORING_ENTER_REGISTERED_RING;
+            // SAFETY: gettid has no preconditions.
+            self.registered_on = unsafe { libc::gettid() };
+        }
     }
 
     /// Submits what is queued and waits for `wait` completions in the same call.
@@ -158,12 +246,7 @@ impl Uring {
             // one (deferred task work), so the worker's look at the ring afterwards sees them.
             // SAFETY: no argument struct is passed; flags are IORING_ENTER_GETEVENTS.
             true if !self.opts.sqthread_poll => unsafe {
-                self.ring.submitter().enter::<libc::sigset_t>(
-                    to_submit,
-                    wait,
-                    IORING_ENTER_GETEVENTS,
-                    None,
-                )
+                self.enter(to_submit, wait, IORING_ENTER_GETEVENTS, None)
             },
             _ => self.ring.submit(),
         };
@@ -267,10 +350,14 @@ impl QueueEngine for Uring {
     }
 
     fn start(&mut self) -> io::Result<()> {
-        match self.deferred {
-            true => self.ring.submitter().register_enable_rings(),
-            false => Ok(()),
+        if self.deferred {
+            self.ring.submitter().register_enable_rings()?;
         }
+        // A polling kernel thread is entered only to wake it, through the crate's own path.
+        if !self.opts.sqthread_poll {
+            self.register_ring_fd();
+        }
+        Ok(())
     }
 
     #[inline]
@@ -308,15 +395,10 @@ impl QueueEngine for Uring {
             // submit(), so a reap never submits behind the worker's back (after EBUSY, say).
             let want = (min - got) as u32;
             let r = match &ts {
-                // SAFETY: no argument struct is passed; flags are IORING_ENTER_GETEVENTS.
-                None => retry_eintr(|| unsafe {
-                    self.ring.submitter().enter::<libc::sigset_t>(
-                        0,
-                        want,
-                        IORING_ENTER_GETEVENTS,
-                        None,
-                    )
-                }),
+                None => {
+                    // SAFETY: no argument struct is passed; flags are IORING_ENTER_GETEVENTS.
+                    retry_eintr(|| unsafe { self.enter(0, want, IORING_ENTER_GETEVENTS, None) })
+                }
                 Some(ts) => {
                     let arg = GeteventsArg {
                         sigmask: 0,
@@ -327,7 +409,7 @@ impl QueueEngine for Uring {
                     // SAFETY: EXT_ARG with a valid io_uring_getevents_arg whose timespec
                     // outlives the call.
                     retry_eintr(|| unsafe {
-                        self.ring.submitter().enter(
+                        self.enter(
                             0,
                             want,
                             IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG,
@@ -358,5 +440,72 @@ impl QueueEngine for Uring {
 
     fn trim(&mut self, file: usize, offset: u64, len: usize) -> io::Result<usize> {
         super::trim::trim_fd(self.fds[file], offset, len)
+    }
+}
+
+impl Drop for Uring {
+    /// Frees the registration slot (the thread may go on to run another ring). Registrations
+    /// are per thread: on another thread the index would name someone else's ring, so only the
+    /// registering thread unregisters; a thread's slots are freed when it exits anyway.
+    fn drop(&mut self) {
+        // SAFETY: gettid has no preconditions.
+        if self.registered_on == 0 || self.registered_on != unsafe { libc::gettid() } {
+            return;
+        }
+        let up = RsrcUpdate {
+            offset: self.enter_fd as u32,
+            resv: 0,
+            data: 0,
+        };
+        // SAFETY: a valid io_uring_rsrc_update for one entry, read by the kernel.
+        unsafe {
+            libc::syscall(
+                libc::SYS_io_uring_register,
+                self.ring.as_raw_fd(),
+                IORING_UNREGISTER_RING_FDS,
+                &up as *const RsrcUpdate,
+                1,
+            )
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use std::os::unix::fs::FileExt;
+
+    /// A ring reads through its registered index, and dropping it frees the thread's slot: a
+    /// thread has 16, so 20 rings in turn would run out if a slot leaked.
+    #[test]
+    fn rings_enter_by_registered_index_and_free_the_slot_when_dropped() {
+        if let Some(why) = probe() {
+            assert!(std::env::var_os("CI").is_none(), "{why}");
+            eprintln!("skipped: {why}");
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let file = std::fs::File::create_new(dir.path().join("f")).unwrap();
+        file.write_all_at(&[7u8; 4096], 0).unwrap();
+        let mut buf = vec![0u8; 4096];
+        for round in 0..20 {
+            let opts = UringOptions::default();
+            let mut ring = Uring::new(vec![file.as_raw_fd()], 1, opts, &[]).unwrap();
+            ring.start().unwrap();
+            assert_eq!(
+                ring.enter_flags, IORING_ENTER_REGISTERED_RING,
+                "ring {round}"
+            );
+            buf.fill(0);
+            // SAFETY: buf outlives the completion, reaped below.
+            unsafe { ring.queue(0, 0, Op::Read, buf.as_mut_ptr(), 4096, 0) }.unwrap();
+            assert_eq!(ring.submit().unwrap(), 1);
+            let mut got = Vec::new();
+            ring.reap(1, 1, None, &mut |slot, res| got.push((slot, res)))
+                .unwrap();
+            assert_eq!(got, [(0, 4096)]);
+            assert!(buf.iter().all(|&b| b == 7));
+        }
     }
 }
