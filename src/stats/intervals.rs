@@ -20,6 +20,7 @@
 use super::histogram::{bucket_value, NBUCKETS};
 use super::latency::LatRecorder;
 use super::summary::{IntervalLatency, LatIntervals};
+use std::borrow::Cow;
 
 /// The first interval length: 100 ms.
 pub(crate) const BASE_INTERVAL_NS: u64 = 100_000_000;
@@ -121,6 +122,23 @@ pub(crate) fn coarsen(intervals: &[Interval], factor: usize) -> Vec<Interval> {
 }
 
 /// The intervals of one recorder and its cumulative counts at the last boundary.
+/// `coarsen(intervals, 2)` without a second copy of the log: pair k is merged into slot k, one
+/// pair at a time, so a long run's merge does not briefly need twice the log's memory (which the
+/// allocator would then keep).
+fn halve_in_place(intervals: &mut Vec<Interval>) {
+    let n = intervals.len();
+    for k in 0..n.div_ceil(2) {
+        let mut m = std::mem::take(&mut intervals[2 * k]);
+        if 2 * k + 1 < n {
+            let other = std::mem::take(&mut intervals[2 * k + 1]);
+            m.add(&other);
+        }
+        m.bins.shrink_to_fit();
+        intervals[k] = m;
+    }
+    intervals.truncate(n.div_ceil(2));
+}
+
 #[derive(Debug, Clone, Default)]
 struct Log {
     /// Counts at the last boundary; sized when measurement starts.
@@ -276,7 +294,7 @@ impl IntervalLogs {
     fn halve(&mut self) {
         self.entries = 0;
         for log in &mut self.logs {
-            log.intervals = coarsen(&log.intervals, 2);
+            halve_in_place(&mut log.intervals);
             self.entries += log.intervals.iter().map(|i| i.bins.len()).sum::<usize>();
         }
         self.len_ns *= 2;
@@ -314,17 +332,25 @@ pub(crate) fn merge_intervals(
 ) -> Option<LatIntervals> {
     let parts: Vec<_> = parts.iter().filter(|p| !p.1.is_empty()).collect();
     let len_ns = parts.iter().map(|p| p.0).max()?;
-    let mut acc: Vec<Interval> = Vec::new();
-    for &&(len, ivs) in &parts {
-        // Lengths are 100 ms · 2^k, so the ratio is a whole power of two.
-        let ivs = coarsen(ivs, (len_ns / len.max(1)) as usize);
-        if acc.len() < ivs.len() {
-            acc.resize(ivs.len(), Interval::default());
+    // One instance (the usual case) is read where it is: copies of a long run's log would add
+    // to the end-of-run peak memory.
+    let acc: Cow<[Interval]> = match parts.as_slice() {
+        [(_, ivs)] => Cow::Borrowed(ivs),
+        _ => {
+            let mut acc: Vec<Interval> = Vec::new();
+            for &&(len, ivs) in &parts {
+                // Lengths are 100 ms · 2^k, so the ratio is a whole power of two.
+                let ivs = coarsen(ivs, (len_ns / len.max(1)) as usize);
+                if acc.len() < ivs.len() {
+                    acc.resize(ivs.len(), Interval::default());
+                }
+                for (a, i) in acc.iter_mut().zip(&ivs) {
+                    a.add(i);
+                }
+            }
+            Cow::Owned(acc)
         }
-        for (a, i) in acc.iter_mut().zip(&ivs) {
-            a.add(i);
-        }
-    }
+    };
     Some(LatIntervals {
         interval_ms: len_ns / 1_000_000,
         latency,
@@ -368,6 +394,24 @@ mod tests {
             }
         }
         t
+    }
+
+    #[test]
+    fn halving_in_place_equals_coarsening_by_two() {
+        for n in [0usize, 1, 2, 5, 8] {
+            let ivs: Vec<Interval> = (0..n)
+                .map(|k| Interval {
+                    end_ns: (k as u64 + 1) * BASE_INTERVAL_NS,
+                    bins: (0..k % 3 + 1)
+                        .map(|b| pack(b * 7 + k, b as u64 + 1))
+                        .collect(),
+                })
+                .collect();
+            let want = coarsen(&ivs, 2);
+            let mut got = ivs.clone();
+            halve_in_place(&mut got);
+            assert_eq!(got, want, "{n} intervals");
+        }
     }
 
     #[test]
