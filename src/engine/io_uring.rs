@@ -188,23 +188,17 @@ impl Uring {
             ),
             None => (std::ptr::null(), 0),
         };
+        let args = [
+            self.enter_fd as usize,
+            to_submit as usize,
+            min_complete as usize,
+            (flags | self.enter_flags) as usize,
+            ptr as usize,
+            size,
+        ];
         // SAFETY: the caller vouches for arg (# Safety); the ring and its index stay valid
         // while self lives.
-        let r = unsafe {
-            libc::syscall(
-                libc::SYS_io_uring_enter,
-                self.enter_fd,
-                to_submit,
-                min_complete,
-                flags | self.enter_flags,
-                ptr,
-                size,
-            )
-        };
-        match r {
-            r if r < 0 => Err(io::Error::last_os_error()),
-            r => Ok(r as usize),
-        }
+        super::rawsys::result(unsafe { super::rawsys::syscall6(libc::SYS_io_uring_enter, args) })
     }
 
     /// Registers the ring's fd with the calling thread (it must be the thread that enters). A

@@ -11,6 +11,7 @@ pub(crate) mod posixaio;
 pub(crate) mod psync;
 pub(crate) mod pvsync;
 pub(crate) mod pvsync2;
+pub(crate) mod rawsys;
 pub(crate) mod sync;
 pub(crate) mod trim;
 pub(crate) mod vsync;

@@ -1,6 +1,6 @@
 //! `psync`: pread(2)/pwrite(2) at an explicit offset, one system call per I/O.
 
-use super::{check, sync_fd, Engine, Op, SyncOp};
+use super::{rawsys, sync_fd, Engine, Op, SyncOp};
 use std::io;
 use std::os::unix::io::RawFd;
 
@@ -34,10 +34,10 @@ impl Engine for Psync {
             Op::Write => libc::SYS_pwrite64,
             Op::Trim => return super::trim::trim_fd(fd, offset, len),
         };
+        let args = [fd as usize, buf as usize, len, offset as usize, 0, 0];
         // SAFETY: buf is valid for len bytes (Engine contract); pread64/pwrite64 take
         // (fd, buf, count, offset) and touch nothing else.
-        let n = unsafe { libc::syscall(nr, fd, buf, len, offset as libc::off_t) };
-        check(n as isize)
+        rawsys::result(unsafe { rawsys::syscall6(nr, args) })
     }
 
     fn sync(&mut self, file: usize, op: SyncOp) -> io::Result<()> {
