@@ -10,6 +10,7 @@ pub(crate) mod cpuio;
 pub(crate) mod disks;
 pub(crate) mod engines;
 pub(crate) mod exec;
+mod fdtable;
 pub(crate) mod fileops;
 pub(crate) mod gate;
 pub(crate) mod host;
@@ -743,6 +744,9 @@ fn run_phase(
                 .spawn_scoped(s, move || {
                     // Probed before the run (host::probe), so it does not fail here.
                     let _ = host::apply(&p.input.job, p.thread);
+                    if fdtable::wanted(&engine, &p.input) {
+                        fdtable::make_private();
+                    }
                     gate.wait();
                     wait_for_waitees(waitees, stop);
                     let start = clock::now_ns();
