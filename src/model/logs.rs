@@ -33,6 +33,16 @@ pub struct LogSpec {
     /// log_avg_msec or bwavgtime/iopsavgtime): one sample per I/O instead of periodic ones.
     /// Set when the job's options are settled, never by an option directly.
     pub per_io_stats: [bool; 2],
+    /// `log_unix_epoch`: the time column counts from the Unix epoch (ms) instead of the job's
+    /// start; the clock is `alternate_clock_id`'s, as fio 3.33 reads it.
+    pub unix_epoch: bool,
+    /// `log_alternate_epoch`: the same shift, by the `alternate_clock_id` clock's epoch.
+    pub alternate_epoch: bool,
+    /// `log_alternate_epoch_clock_id`: the clock_gettime clock of either epoch (0, CLOCK_REALTIME).
+    pub alternate_clock_id: i32,
+    /// `log_entries`: fio's initial in-memory log size; iogauge streams its logs, so this is
+    /// checked and kept for the job options only.
+    pub entries: u64,
 }
 
 impl Default for LogSpec {
@@ -50,6 +60,10 @@ impl Default for LogSpec {
             per_job_logs: true,
             prio: false,
             per_io_stats: [false; 2],
+            unix_epoch: false,
+            alternate_epoch: false,
+            alternate_clock_id: 0,
+            entries: 1024,
         }
     }
 }
@@ -58,5 +72,11 @@ impl LogSpec {
     /// Whether any log is written.
     pub(crate) fn any(&self) -> bool {
         self.bw.is_some() || self.lat.is_some() || self.iops.is_some() || self.hist.is_some()
+    }
+
+    /// The clock whose epoch the time column counts from, when not the job's start (fio's
+    /// log_unix_epoch | log_alternate_epoch, both with log_alternate_epoch_clock_id's clock).
+    pub(crate) fn epoch_clock(&self) -> Option<i32> {
+        (self.unix_epoch || self.alternate_epoch).then_some(self.alternate_clock_id)
     }
 }

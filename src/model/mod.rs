@@ -16,7 +16,7 @@ pub mod verify;
 
 pub use logs::LogSpec;
 pub use prio::{CmdPrioSplit, IoPrioSpec};
-pub use reporting::{ReportingSpec, UnifiedRw};
+pub use reporting::{RecordSpec, ReportingSpec, UnifiedRw};
 
 pub use blocks::{BlocksSpec, BsSplit, FileService, RandomGenerator, Strided, Zone};
 
@@ -385,6 +385,13 @@ impl JobSpec {
             .filter(|&b| b > 0)
             .min()
             .unwrap_or(4096)
+    }
+
+    /// Whether the I/O loops read the clock around each I/O: not under gtod_reduce or stats=0,
+    /// nor when every latency is switched off (decided once, before the loop).
+    pub(crate) fn timed(&self) -> bool {
+        let r = self.reporting.record;
+        !self.gtod_reduce && r.stats && (r.lat || r.clat || r.slat)
     }
 
     /// The largest block size over every direction (fio's `td_max_bs`): each I/O buffer holds it.

@@ -20,6 +20,38 @@ pub struct ReportingSpec {
     /// fio `disk_util` (default 1): the devices holding this job's files are in the report's disk
     /// statistics; with 0 they are left out (no `disk_util` at all when no job has them).
     pub disk_util: bool,
+    /// What is recorded per I/O (fio's `disable_*` and `stats` options).
+    pub record: RecordSpec,
+}
+
+/// Which statistics a job records per I/O (fio `disable_lat`, `disable_clat`, `disable_slat`,
+/// `disable_bw_measurement`, `stats`). Each one switched off is left out of the job's results
+/// as fio 3.33 leaves it out: zeroed in JSON, its line absent from the text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RecordSpec {
+    /// Total latency (`lat`); off also skips `max_latency`, as fio checks it on `lat`.
+    pub lat: bool,
+    /// Completion latency (`clat`, its percentiles, the latency buckets, sync latency and the
+    /// clat histogram log).
+    pub clat: bool,
+    /// Submission latency (`slat`).
+    pub slat: bool,
+    /// Per-I/O bandwidth samples (a `write_bw_log` with `log_avg_msec=0`).
+    pub bw: bool,
+    /// fio `stats=0`: nothing at all; the job is reported as fio's empty entry.
+    pub stats: bool,
+}
+
+impl Default for RecordSpec {
+    fn default() -> Self {
+        RecordSpec {
+            lat: true,
+            clat: true,
+            slat: true,
+            bw: true,
+            stats: true,
+        }
+    }
 }
 
 /// fio's `unified_rw_reporting` modes.
@@ -43,6 +75,7 @@ impl Default for ReportingSpec {
             kb_base: 1024,
             unit_bits: false,
             disk_util: true,
+            record: RecordSpec::default(),
         }
     }
 }

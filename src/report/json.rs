@@ -141,8 +141,11 @@ fn options(opts: &[(String, String)]) -> J {
 
 fn job(j: &JobReport, plus: bool) -> J {
     let mut o = Obj::default();
-    o.str("jobname", &j.name)
-        .int("groupid", j.groupid as u64)
+    // fio leaves out an empty name: only stats=0's empty entry has none.
+    if !j.name.is_empty() {
+        o.str("jobname", &j.name);
+    }
+    o.int("groupid", j.groupid as u64)
         .sint("error", j.error as i64)
         // Every job has finished when the report is written: nothing is left to estimate.
         .int("eta", 0)

@@ -190,6 +190,19 @@ pub struct JobReport {
     pub latency_target: Option<(u64, u64, f64)>,
 }
 
+impl JobReport {
+    /// fio's entry for a job run with `stats=0`: an empty thread_stat (no name, group -1,
+    /// every count zero). The text output shows nothing for it.
+    pub fn silent(elapsed_s: u64) -> JobReport {
+        JobReport {
+            groupid: u32::MAX,
+            elapsed_s,
+            gtod_reduce: true,
+            ..JobReport::default()
+        }
+    }
+}
+
 /// fio's default `percentile_list`.
 pub(crate) use crate::model::DEFAULT_PERCENTILES;
 

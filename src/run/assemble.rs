@@ -96,6 +96,13 @@ fn intervals(f: &Folded, i: usize, latency: IntervalLatency) -> Option<LatInterv
     merge_intervals(&parts, latency)
 }
 
+/// Seconds from the start of the run to the report, as fio's `elapsed`.
+fn elapsed_s(run_start_ns: u64) -> u64 {
+    super::clock::now_ns()
+        .saturating_sub(run_start_ns)
+        .div_ceil(1_000_000_000)
+}
+
 fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
     let job = f.job;
     let pcts = &job.percentile_list;
@@ -133,6 +140,7 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
             // Synchronous engines prepare and submit in one step: lat and clat are one interval.
             dir.lat = rec.summary(pcts, job.lat_percentiles, true);
         }
+        blank_unrecorded(dir, job.reporting.record);
         if d < 2 && !job.gtod_reduce {
             dir.prios = prio_reports(f, d);
         }
@@ -224,7 +232,8 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
             write_sync.summary(pcts, true, true)
         },
         total_ios: sync_ios,
-        lat: if job.gtod_reduce {
+        // fio: no sync latency under disable_clat.
+        lat: if job.gtod_reduce || !job.reporting.record.clat {
             LatSummary::default()
         } else {
             sync_rec.summary(pcts, true, true)
@@ -267,10 +276,7 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
         DepthReport::default()
     };
     let finished_at = f.members.iter().map(|m| m.result.finished_at).max();
-    // Seconds from the start of the run to the report, as fio's `elapsed`.
-    let elapsed_s = super::clock::now_ns()
-        .saturating_sub(run_start_ns)
-        .div_ceil(1_000_000_000);
+    let elapsed_s = elapsed_s(run_start_ns);
     let laid = f.members.iter().filter_map(|m| m.laid_out).fold(
         None,
         |acc: Option<(u32, u64)>, (n, b)| {
@@ -312,7 +318,7 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
         sync,
         cpu,
         depths,
-        lat_buckets: if job.gtod_reduce {
+        lat_buckets: if job.gtod_reduce || !job.reporting.record.clat {
             Default::default()
         } else {
             latency_buckets(
@@ -433,9 +439,24 @@ fn mixed_dir(
             m.lat = clat.summary(pcts, job.lat_percentiles, true);
         }
     }
+    blank_unrecorded(&mut m, job.reporting.record);
     m.bw_samples = SampleStats::sum_fio(&samples.0).summary();
     m.iops_samples = SampleStats::sum_fio(&samples.1).summary();
     m
+}
+
+/// The latencies a job did not record (disable_lat/clat/slat) read as fio's: zero, no
+/// percentiles. (A synchronous engine's lat is its clat recorder, so it is blanked here.)
+fn blank_unrecorded(dir: &mut DirReport, r: crate::model::RecordSpec) {
+    if !r.clat {
+        dir.clat = LatSummary::default();
+    }
+    if !r.lat {
+        dir.lat = LatSummary::default();
+    }
+    if !r.slat {
+        dir.slat = LatSummary::default();
+    }
 }
 
 pub(super) fn header(job: &JobSpec) -> JobHeader {
@@ -494,9 +515,10 @@ fn group_reports(spec: &RunSpec, results: &[InstanceResult]) -> Vec<GroupReport>
             units: text_units(&spec.jobs[members[0].instance.job]),
         };
         for (d, gd) in gr.dirs.iter_mut().enumerate() {
+            // stats=0 jobs keep their group's block but add nothing to it, as fio's.
             let active: Vec<(u64, u64)> = members
                 .iter()
-                .filter(|m| m.result.ios[d] > 0)
+                .filter(|m| m.result.ios[d] > 0 && spec.jobs[m.instance.job].reporting.record.stats)
                 .map(|m| (m.result.bytes[d], runtime_ms(m.result.measured_ns).max(1)))
                 .collect();
             if active.is_empty() {
@@ -591,7 +613,20 @@ pub(crate) fn report(
     disks: Vec<DiskReport>,
 ) -> Report {
     let folded = fold(spec, &results);
-    let mut jobs: Vec<JobReport> = folded.iter().map(|f| job_report(f, run_start_ns)).collect();
+    let (counted, silent): (Vec<&Folded>, Vec<&Folded>) =
+        folded.iter().partition(|f| f.job.reporting.record.stats);
+    let mut jobs: Vec<JobReport> = counted
+        .iter()
+        .map(|f| job_report(f, run_start_ns))
+        .collect();
+    // fio's stats=0: without group_reporting each such job still takes a slot of fio's
+    // `jobs[]`, filled last and left empty; with it, the job is not reported at all.
+    jobs.extend(
+        silent
+            .iter()
+            .filter(|f| !f.job.group_reporting)
+            .map(|_| JobReport::silent(elapsed_s(run_start_ns))),
+    );
     let groups = group_reports(spec, &results);
     // fio's per=: the entry's mean periodic bandwidth as a share of its group's aggregate.
     for j in jobs.iter_mut() {

@@ -47,7 +47,7 @@ pub(crate) fn run_cpuio_worker(
     };
     wait_for_start(start_ns, job);
     let mut rng = Rng::new(input.seed);
-    let timed = !job.gtod_reduce;
+    let timed = job.timed();
     let mut tl = Timeline::begin(job, published, &mut res);
     loop {
         if stop.load(Ordering::Relaxed) {

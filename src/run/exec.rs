@@ -35,7 +35,7 @@ pub(crate) fn run_exec_worker(
         DDIR_READ
     };
     wait_for_start(start_ns, job);
-    let timed = !job.gtod_reduce;
+    let timed = job.timed();
     let mut tl = Timeline::begin(job, published, &mut res);
     let runtime_ns = job.runtime.map_or(0, |r| r.as_nanos() as u64);
     let mut child: Option<Child> = None;

@@ -44,7 +44,7 @@ pub(crate) fn run_fileops_worker(
     } else {
         DDIR_READ
     };
-    let timed = !job.gtod_reduce;
+    let timed = job.timed();
     let mut rng = Rng::new(input.seed);
     let mut tl = Timeline::begin(job, published, &mut res);
     let passes = job.loops.max(1);

@@ -132,7 +132,10 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
         }
     }
     let refill = job.refill_buffers && !job.zero_buffers;
-    let timed = !job.gtod_reduce;
+    let timed = job.timed();
+    // disable_lat/clat/slat: which recorders take samples, decided once (one branch per I/O).
+    let record = job.reporting.record;
+    let every_lat = record.lat && record.clat && record.slat;
     let sync_every = [
         (job.fsync as u64, SyncOp::Fsync),
         (job.fdatasync as u64, SyncOp::Fdatasync),
@@ -532,9 +535,16 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
             let d = s.dir;
             if timed {
                 res.tick(t);
-                res.clat[d].record(t.saturating_sub(s.t_sub));
-                res.lat[d].record(t.saturating_sub(s.t_prep));
-                res.slat[d].record(s.t_sub.saturating_sub(s.t_prep));
+                let c = t.saturating_sub(s.t_sub);
+                let l = t.saturating_sub(s.t_prep);
+                let sl = s.t_sub.saturating_sub(s.t_prep);
+                if every_lat {
+                    res.clat[d].record(c);
+                    res.lat[d].record(l);
+                    res.slat[d].record(sl);
+                } else {
+                    some_lat(&mut res, record, d, [c, l, sl]);
+                }
                 if let Some(p) = res.prio_lat.as_mut() {
                     let v = if prio_by_lat { s.t_prep } else { s.t_sub };
                     p.recs[d.min(1)][s.prio as usize].record(t.saturating_sub(v));
@@ -695,4 +705,18 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
     }
     Timeline::done(published, end, &mut res);
     res
+}
+
+/// The latencies a job records when some are switched off (disable_clat, disable_lat,
+/// disable_slat): `[clat, lat, slat]` of one completion of direction `d`.
+fn some_lat(res: &mut WorkerResult, r: crate::model::RecordSpec, d: usize, v: [u64; 3]) {
+    if r.clat {
+        res.clat[d].record(v[0]);
+    }
+    if r.lat {
+        res.lat[d].record(v[1]);
+    }
+    if r.slat {
+        res.slat[d].record(v[2]);
+    }
 }

@@ -240,7 +240,11 @@ impl Timing {
             min,
             issued: 0,
             completed: 0,
-            max_lat: job.timing.max_latency.map(|m| m.unwrap_or(u64::MAX)),
+            // fio checks max_latency on the total latency, so not under disable_lat.
+            max_lat: job
+                .timing
+                .max_latency
+                .map(|m| m.filter(|_| job.reporting.record.lat).unwrap_or(u64::MAX)),
         }
     }
 

@@ -415,7 +415,7 @@ impl ReadBack<'_> {
         deadline: u64,
     ) {
         let input = self.input;
-        let timed = !input.job.gtod_reduce;
+        let timed = input.job.timed();
         let Some(v) = d.ver.as_mut() else { return };
         let mut done = 0;
         while done < max {
@@ -499,7 +499,7 @@ pub(crate) fn run_queue<E: QueueEngine>(
         res.error = Some(f);
         return 0;
     }
-    let timed = !input.job.gtod_reduce;
+    let timed = input.job.timed();
     let Some(v) = d.ver.as_mut() else { return 0 };
     let depth = regions.len();
     // Per slot: the block, prepared and submitted instants (sized once for the phase).

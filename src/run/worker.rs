@@ -55,7 +55,7 @@ impl<E: Engine> Loop<'_, E> {
         let mut buf = AlignedBuf::new(max_bs);
         buf.fill(&mut src.rng, job.zero_buffers);
         let bufp = buf.as_mut_ptr();
-        let timed = !job.gtod_reduce;
+        let timed = job.timed();
         let refill = job.refill_buffers && !job.zero_buffers;
         let fsync_every = job.fsync as u64;
         let fdatasync_every = job.fdatasync as u64;

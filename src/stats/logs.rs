@@ -76,10 +76,14 @@ pub(crate) fn plan(job: &crate::model::JobSpec, thread_number: u32) -> LogPlan {
     let mut files = Vec::new();
     let path = |p: &str, k: &str| log_path(p, k, thread_number, l.per_job_logs);
     if let Some(p) = pre(&l.lat) {
-        // fio: no latency logs when latencies are not measured (gtod_reduce).
+        // fio: no latency logs when latencies are not measured (gtod_reduce), and none of a
+        // latency switched off (disable_lat/slat/clat).
+        let r = job.reporting.record;
         if !job.gtod_reduce {
-            for k in ["lat", "slat", "clat"] {
-                files.push((k, path(&p, k)));
+            for (k, on) in [("lat", r.lat), ("slat", r.slat), ("clat", r.clat)] {
+                if on {
+                    files.push((k, path(&p, k)));
+                }
             }
         }
     }
@@ -176,6 +180,8 @@ impl Line {
 /// How entries are formatted, shared by every file of a job.
 #[derive(Debug, Clone, Copy)]
 struct Format {
+    /// Added to each entry's time (log_unix_epoch / log_alternate_epoch), set at the epoch.
+    time_ms: u64,
     offset: bool,
     prio: bool,
     avg_ms: u64,
@@ -230,7 +236,7 @@ impl LogFile {
     #[allow(clippy::too_many_arguments)]
     fn entry(&mut self, f: Format, ms: u64, val: u64, dir: usize, bs: u64, off: u64, prio: u64) {
         let mut l = Line::new();
-        l.num(ms)
+        l.num(ms + f.time_ms)
             .sep()
             .num(val)
             .sep()
@@ -307,6 +313,8 @@ struct HistLog {
     prev: Box<[[u64; PLAT_NR]; 2]>,
     last: [u64; 2],
     text: Vec<u8>,
+    /// As `Format::time_ms`.
+    time_ms: u64,
 }
 
 impl HistLog {
@@ -330,7 +338,7 @@ impl HistLog {
     fn line(&mut self, ms: u64, dir: usize, bs: u64) {
         let t = &mut self.text;
         t.clear();
-        let _ = write!(t, "{ms}, {dir}, {bs}, ");
+        let _ = write!(t, "{}, {dir}, {bs}, ", ms + self.time_ms);
         let (cum, prev) = (&self.cum[dir], &mut self.prev[dir]);
         let mut j = 0;
         while j < PLAT_NR {
@@ -376,6 +384,11 @@ pub(crate) struct JobLogs {
     /// direction.
     per_io: [bool; 2],
     stats: PerIoStats,
+    /// Files fio creates that get no entry: every file under stats=0, the histogram log under
+    /// disable_clat, a per-I/O bandwidth log under disable_bw_measurement.
+    idle: Vec<LogFile>,
+    /// log_unix_epoch / log_alternate_epoch: the clock of the time column's epoch.
+    epoch_clock: Option<i32>,
 }
 
 /// Per-I/O bandwidth (KiB/s, fio's bytes·10^6/clat) and IOPS (1 per I/O) statistics, [bw, iops]
@@ -395,6 +408,7 @@ impl JobLogs {
         }
         let mut logs = JobLogs {
             fmt: Format {
+                time_ms: 0,
                 offset: l.offset,
                 prio: l.prio,
                 avg_ms: l.avg_msec,
@@ -412,10 +426,20 @@ impl JobLogs {
             prio: job.ioprio.value().map_or(0, u64::from),
             per_io: l.per_io_stats,
             stats: Default::default(),
+            idle: Vec::new(),
+            epoch_clock: l.epoch_clock(),
         };
+        let r = job.reporting.record;
         for (kind, path) in plan(job, thread_number).files {
             let inline = matches!(kind, "lat" | "slat" | "clat");
             let f = LogFile::open(path, l.per_job_logs, inline).map_err(|e| e.to_string())?;
+            let idle = !r.stats
+                || (kind == "clat_hist" && !r.clat)
+                || (kind == "bw" && !r.bw && l.avg_msec == 0);
+            if idle {
+                logs.idle.push(f);
+                continue;
+            }
             match kind {
                 "lat" => logs.lat = Some(f),
                 "slat" => logs.slat = Some(f),
@@ -431,6 +455,7 @@ impl JobLogs {
                         prev: Box::new([[0; PLAT_NR]; 2]),
                         last: [0; 2],
                         text: Vec::with_capacity(PLAT_NR * 4 + 64),
+                        time_ms: 0,
                     })
                 }
             }
@@ -456,8 +481,15 @@ impl JobLogs {
 
     /// Measurement (re)starts at `epoch` (ns): times are ms from here, windows start empty.
     #[cold]
-    fn start(&mut self, epoch: u64) {
+    fn start(&mut self, epoch: u64, now: u64) {
         self.epoch = epoch;
+        if let Some(id) = self.epoch_clock {
+            let t = super::log_time::offset_ms(id, now.saturating_sub(epoch));
+            self.fmt.time_ms = t;
+            if let Some(h) = self.hist.as_mut() {
+                h.time_ms = t;
+            }
+        }
         for f in [
             &mut self.lat,
             &mut self.slat,
@@ -497,7 +529,7 @@ impl JobLogs {
         offset: u64,
     ) {
         if epoch != self.epoch {
-            self.start(epoch);
+            self.start(epoch, t_done);
         }
         let f = self.fmt;
         let ms = t_done.saturating_sub(epoch) / 1_000_000;
@@ -612,7 +644,8 @@ impl JobLogs {
         let files = [self.lat, self.slat, self.clat, self.bw, self.iops]
             .into_iter()
             .flatten()
-            .chain(self.hist.map(|h| h.file));
+            .chain(self.hist.map(|h| h.file))
+            .chain(self.idle);
         for l in files {
             if let Err(e) = l.finish() {
                 errors.push(e);
@@ -646,6 +679,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("x_lat.1.log");
         let f = Format {
+            time_ms: 0,
             offset: false,
             prio: false,
             avg_ms: 100,
@@ -686,12 +720,14 @@ mod tests {
         let path = dir.path().join("x_clat.1.log");
         let mut l = LogFile::open(path.clone(), true, true).unwrap();
         let plain = Format {
+            time_ms: 0,
             offset: false,
             prio: false,
             avg_ms: 0,
             max_value: false,
         };
         let full = Format {
+            time_ms: 0,
             offset: true,
             prio: true,
             ..plain

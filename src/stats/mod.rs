@@ -20,6 +20,7 @@ pub(crate) mod disk_window;
 pub(crate) mod histogram;
 pub(crate) mod intervals;
 pub(crate) mod latency;
+pub(crate) mod log_time;
 pub(crate) mod logs;
 pub(crate) mod periodic;
 pub(crate) mod prio;

@@ -179,6 +179,7 @@ fn build_job(globals: &[Entry], own: &[Entry], section: Option<&str>) -> Result<
     }
     job.options = as_written(own).collect();
     options::logs::settle(&mut job, |k| globals.iter().chain(own).any(|e| e.key == k));
+    options::stats::settle(&mut job);
     options::timing::check(&mut job).map_err(FioError)?;
     options::files::check(&mut job).map_err(FioError)?;
     let uring_only = [

@@ -16,12 +16,29 @@ const GPU: &str = "it moves data to or from a GPU, which iogauge does not suppor
 const REPLAY: &str = "replaying I/O logs and block traces is not supported by iogauge";
 const OTHER_OS: &str = "it exists only on another operating system";
 const PLUGIN: &str = "iogauge does not load engine plugins";
+const TRIM_VERIFY: &str = "fio 3.33 cannot do it on files either: measured on ext4, \
+                           trim_percentage with verify trims nothing (\"trim entries leaked\"), \
+                           trim_backlog aborts on an assertion (fio_ro_check, signal 6), and \
+                           rw=trim on a regular file fails with ENOTTY; iogauge's trims \
+                           (rw=trim, trimwrite) work on files and devices";
+const GTOD_THREAD: &str = "fio 3.33 spins a thread on that CPU calling gettimeofday for every \
+                           job to read (microsecond time, one CPU taken from the jobs); \
+                           iogauge reads the TSC (or clock_gettime) in place at nanosecond \
+                           resolution and keeps every CPU";
+const PROFILES: &str = "fio's built-in profiles generate jobs with options of their own \
+                        (tiobench: --size, --block, --numruns, --dir, --threads) or hook \
+                        fio's latency accounting and print their own report (act); write \
+                        tiobench's four jobs (write, randwrite, read, randread) as a job file, \
+                        or use iogauge check's profiles";
 
 /// Options that cannot work in iogauge, and why.
 static OPTIONS: &[(&str, &str)] = &[
+    ("block_error_percentiles", TRIM_VERIFY),
+    ("busy_poll", CLUSTER),
     ("clientname", CLUSTER),
     ("clustername", CLUSTER),
     ("cmd_type", PASSTHROUGH),
+    ("gtod_cpu", GTOD_THREAD),
     ("hostname", NETWORK),
     ("ignore_zone_limits", ZONED),
     ("interface", NETWORK),
@@ -36,6 +53,7 @@ static OPTIONS: &[(&str, &str)] = &[
     ("pingpong", NETWORK),
     ("pool", CLUSTER),
     ("port", NETWORK),
+    ("profile", PROFILES),
     ("protocol", NETWORK),
     ("rbdname", CLUSTER),
     ("read_beyond_wp", ZONED),
@@ -49,6 +67,12 @@ static OPTIONS: &[(&str, &str)] = &[
     ("replay_skip", REPLAY),
     ("replay_time_scale", REPLAY),
     ("sg_write_mode", PASSTHROUGH),
+    ("stream_id", PASSTHROUGH),
+    ("trim_backlog", TRIM_VERIFY),
+    ("trim_backlog_batch", TRIM_VERIFY),
+    ("trim_percentage", TRIM_VERIFY),
+    ("trim_verify_zero", TRIM_VERIFY),
+    ("ttl", NETWORK),
     ("window_size", NETWORK),
     ("writefua", PASSTHROUGH),
     ("zone_reset_frequency", ZONED),

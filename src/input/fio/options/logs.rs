@@ -4,6 +4,7 @@
 use super::Opt;
 use crate::model::units::{parse_bool, parse_int, parse_int_in};
 use crate::model::JobSpec;
+use crate::stats::log_time::epoch_ms;
 
 /// A log's prefix: the value as written; empty (or the option alone) means the job's name,
 /// resolved when the files are named.
@@ -45,6 +46,25 @@ pub(crate) fn settle(j: &mut JobSpec, written: impl Fn(&str) -> bool) {
 fn ms(v: &str) -> Result<u64, String> {
     let n = v.strip_suffix("ms").unwrap_or(v);
     parse_int(n).map_err(|_| "expected milliseconds as a plain number, e.g. 1000".into())
+}
+
+/// log_alternate_epoch_clock_id: a clock this host's clock_gettime reads (fio would log from
+/// an unset epoch otherwise).
+fn set_clock_id(j: &mut JobSpec, v: &str) -> Result<(), String> {
+    let id = parse_int(v)
+        .ok()
+        .and_then(|n| i32::try_from(n).ok())
+        .ok_or(
+            "expected a clock_gettime clock id, e.g. 0 (CLOCK_REALTIME) or 1 (CLOCK_MONOTONIC)",
+        )?;
+    epoch_ms(id).map_err(|e| {
+        format!(
+            "clock {id} cannot be read on this host ({e}); use 0 (CLOCK_REALTIME), \
+             1 (CLOCK_MONOTONIC) or 7 (CLOCK_BOOTTIME)"
+        )
+    })?;
+    j.logs.alternate_clock_id = id;
+    Ok(())
 }
 
 fn compression_refused(_: &mut JobSpec, _: &str) -> Result<(), String> {
@@ -167,10 +187,54 @@ pub(super) static OPTIONS: &[Opt] = &[
         }
     ),
     opt!(
+        "log_unix_epoch",
+        [],
+        true,
+        "Log times in ms since the Unix epoch (of log_alternate_epoch_clock_id's clock)",
+        |j, v| {
+            j.logs.unix_epoch = parse_bool(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "log_alternate_epoch",
+        [],
+        true,
+        "Log times in ms since the epoch of log_alternate_epoch_clock_id's clock",
+        |j, v| {
+            j.logs.alternate_epoch = parse_bool(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "log_alternate_epoch_clock_id",
+        [],
+        false,
+        "The clock_gettime clock of log_unix_epoch/log_alternate_epoch (default 0, CLOCK_REALTIME)",
+        set_clock_id
+    ),
+    opt!(
+        "log_entries",
+        [],
+        false,
+        "fio's initial in-memory log size, 1024 to 1048576 (iogauge streams logs: no effect)",
+        |j, v| {
+            j.logs.entries = parse_int_in(v, 1024, 1024 * 1024)?;
+            Ok(())
+        }
+    ),
+    opt!(
         "log_compression",
         [],
         false,
         "Compress logs in memory (not supported)",
+        compression_refused
+    ),
+    opt!(
+        "log_compression_cpus",
+        [],
+        false,
+        "CPUs of log compression (not supported, as log_compression)",
         compression_refused
     ),
     opt!(

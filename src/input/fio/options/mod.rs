@@ -841,6 +841,7 @@ mod latency;
 pub(super) mod logs;
 mod prio;
 mod reporting;
+pub(super) mod stats;
 pub(super) mod timing;
 mod verify;
 
@@ -852,6 +853,7 @@ static TABLES: &[&[Opt]] = &[
     buffers::OPTIONS,
     logs::OPTIONS,
     reporting::OPTIONS,
+    stats::OPTIONS,
     prio::OPTIONS,
     timing::OPTIONS,
     files::OPTIONS,
