@@ -21,6 +21,7 @@ pub(crate) mod histogram;
 pub(crate) mod intervals;
 pub(crate) mod latency;
 pub(crate) mod log_time;
+pub(crate) mod iolog;
 pub(crate) mod logs;
 pub(crate) mod periodic;
 pub(crate) mod prio;
