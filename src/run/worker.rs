@@ -5,7 +5,8 @@
 
 use super::clock::{now_ns, sleep_until};
 use super::instance::{
-    errno, finish_iolog, finish_logs, wait_for_start, IoFailure, Published, Timeline, WorkerInput, WorkerResult,
+    errno, finish_iolog, finish_logs, wait_for_start, IoFailure, Published, Timeline, WorkerInput,
+    WorkerResult,
 };
 use super::latency_target::{self as lt, Flow, LatTarget};
 use super::source::{IoSource, NextIo};
