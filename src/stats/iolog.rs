@@ -6,8 +6,14 @@
 //! job ends; every I/O is one `TIME NAME ACTION OFFSET LENGTH` line written when it is issued
 //! (before the engine sees it), ACTION being `read`, `write`, `trim`, `sync` or `datasync`.
 //! TIME is µs since the log was opened. A sync carries no length and the offset its I/O unit
-//! held last: the previous I/O's on a synchronous engine (iogauge logs the triggering write's
-//! offset on every engine). Several jobs naming one file each append their own header and lines.
+//! held last: the previous write's on a synchronous engine, 0 on a queueing one (a unit not
+//! used before), which iogauge logs likewise. Several jobs naming one file each append their own
+//! header and lines.
+//!
+//! **Differs from fio:** iogauge syncs right after every Nth write (fsync=N), also after the
+//! job's last one, where fio syncs before the next write; so when the write count is a multiple
+//! of N, iogauge's log (and JSON) has one more sync. Reads of a synchronous engine's verify
+//! phase are not logged (fio logs them).
 //!
 //! Like the logs for plotting, the lines stream through one fixed buffer (`BUF`, flushed when
 //! full); each line is formatted on the stack first, so a flush never splits one, and jobs
@@ -249,5 +255,67 @@ impl IoLog {
             }
         }
         self.error.map_or(Ok(()), Err)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn log(time_based: bool, dir: &std::path::Path) -> (IoLog, PathBuf) {
+        let path = dir.join("j.iolog");
+        let mut job = crate::model::JobSpec {
+            time_based,
+            ..Default::default()
+        };
+        job.logs.iolog = Some(path.to_str().unwrap().into());
+        let files = [PathBuf::from("/d/a"), PathBuf::from("/d/b")];
+        (IoLog::open(&job, &files).unwrap().unwrap(), path)
+    }
+
+    fn lines(path: &std::path::Path) -> String {
+        std::fs::read_to_string(path).unwrap()
+    }
+
+    #[test]
+    fn a_new_loop_closes_every_file_and_each_opens_at_its_next_io() {
+        let d = tempfile::tempdir().unwrap();
+        let (mut l, path) = log(false, d.path());
+        l.begin(1_000_000);
+        l.io(1_002_000, 0, 1, 0, 4096);
+        l.io(1_003_000, 1, 1, 0, 4096);
+        l.sync(1_004_000, 1, false, 0);
+        // The second loop: file 0's new pass closes both; file 1's (same loop) closes nothing.
+        l.new_pass(1_005_000, 0);
+        l.io(1_005_000, 0, 0, 0, 512);
+        l.new_pass(1_006_000, 1);
+        l.sync(1_006_000, 1, true, 8192);
+        l.io(1_007_999, 0, 2, 4096, 4096);
+        l.finish(1_009_000).unwrap();
+        assert_eq!(
+            lines(&path),
+            "fio version 3 iolog\n0 /d/a add\n0 /d/b add\n\
+             2 /d/a open\n2 /d/a write 0 4096\n3 /d/b open\n3 /d/b write 0 4096\n\
+             4 /d/b sync 0 0\n5 /d/a close\n5 /d/b close\n5 /d/a open\n5 /d/a read 0 512\n\
+             6 /d/b open\n6 /d/b datasync 8192 0\n7 /d/a trim 4096 4096\n\
+             9 /d/a close\n9 /d/b close\n"
+        );
+    }
+
+    #[test]
+    fn time_based_passes_keep_files_open_and_the_file_is_appended_to() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("j.iolog"), "earlier\n").unwrap();
+        let (mut l, path) = log(true, d.path());
+        l.begin(0);
+        l.io(1000, 0, 0, 0, 4096);
+        l.new_pass(2000, 0);
+        l.io(2000, 0, 0, 0, 4096);
+        l.finish(3000).unwrap();
+        assert_eq!(
+            lines(&path),
+            "earlier\nfio version 3 iolog\n0 /d/a add\n0 /d/b add\n1 /d/a open\n\
+             1 /d/a read 0 4096\n2 /d/a read 0 4096\n3 /d/a close\n"
+        );
     }
 }
