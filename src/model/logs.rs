@@ -43,6 +43,9 @@ pub struct LogSpec {
     /// `log_entries`: fio's initial in-memory log size; iogauge streams its logs, so this is
     /// checked and kept for the job options only.
     pub entries: u64,
+    /// `write_iolog`: the text I/O log's path (fio's "version 3" iolog), appended to by every
+    /// instance that names it.
+    pub iolog: Option<String>,
 }
 
 impl Default for LogSpec {
@@ -64,6 +67,7 @@ impl Default for LogSpec {
             alternate_epoch: false,
             alternate_clock_id: 0,
             entries: 1024,
+            iolog: None,
         }
     }
 }

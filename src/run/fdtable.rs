@@ -8,8 +8,8 @@
 //!
 //! The copy is released when the thread ends. A descriptor the worker would close itself would
 //! close only in its copy and stay open in the process's table, so the table is only made
-//! private for a worker that closes none: one that writes no logs (`write_*_log`, whose files
-//! it flushes and drops) and replaces no files (unlink_each_loop).
+//! private for a worker that closes none: one that writes no logs (`write_*_log` and
+//! `write_iolog`, whose files it flushes and drops) and replaces no files (unlink_each_loop).
 
 use super::engines::Engines;
 use super::instance::WorkerInput;
@@ -26,8 +26,9 @@ pub(super) fn wanted(engine: &Engines, input: &WorkerInput) -> bool {
             | Engines::Falloc(_)
             | Engines::Ftruncate(_)
     );
-    let closes_descriptors =
-        input.relink.is_some() || input.logs.lock().map(|l| l.is_some()).unwrap_or(true);
+    let closes_descriptors = input.relink.is_some()
+        || input.logs.lock().map(|l| l.is_some()).unwrap_or(true)
+        || input.iolog.lock().map(|l| l.is_some()).unwrap_or(true);
     sync_fd_engine && !closes_descriptors
 }
 

@@ -47,6 +47,8 @@ pub(crate) struct WorkerInput {
     pub pass_drops: Vec<CacheDrop>,
     /// The job's log files (fio `write_*_log`), opened before the run; the worker takes them.
     pub logs: std::sync::Mutex<Option<crate::stats::logs::JobLogs>>,
+    /// The job's `write_iolog` file, opened before the run; the worker takes it.
+    pub iolog: std::sync::Mutex<Option<crate::stats::iolog::IoLog>>,
     /// `--status-interval`: where the worker leaves its latency snapshot (see `status.rs`).
     pub status_lat: Option<std::sync::Arc<super::status::StatusLat>>,
     /// unlink_each_loop: replaces a file with a new empty one when a later pass starts.
@@ -72,6 +74,14 @@ impl WorkerInput {
     /// The worker takes the job's logs once, before its loop (None when it writes none).
     pub(super) fn take_logs(&self) -> Option<crate::stats::logs::JobLogs> {
         self.logs.lock().ok().and_then(|mut l| l.take())
+    }
+
+    /// The worker takes the job's iolog once, as its thread starts (None when it writes none),
+    /// with the header and file lines written: fio's times count from here.
+    pub(super) fn take_iolog(&self) -> Option<crate::stats::iolog::IoLog> {
+        let mut log = self.iolog.lock().ok().and_then(|mut l| l.take())?;
+        log.begin(now_ns());
+        Some(log)
     }
 }
 
@@ -112,6 +122,14 @@ pub(super) fn finish_logs(
         if let Err(e) = done {
             eprintln!("iogauge: warning: {e}");
         }
+    }
+}
+
+/// The job ended at `end`: close its iolog's files and flush it; a failure is a warning.
+#[cold]
+pub(super) fn finish_iolog(log: Option<crate::stats::iolog::IoLog>, end: u64) {
+    if let Some(Err(e)) = log.map(|l| l.finish(end)) {
+        eprintln!("iogauge: warning: {e}");
     }
 }
 

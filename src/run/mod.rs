@@ -488,6 +488,8 @@ fn prepare(
     host::probe(job, thread_number - 1).map_err(RunError::JobSetup)?;
     let locked = host::LockedMem::pin(job).map_err(RunError::JobSetup)?;
     let logs = crate::stats::logs::JobLogs::open(job, thread_number).map_err(RunError::JobSetup)?;
+    let paths: Vec<_> = inst.files.iter().map(|f| f.path.clone()).collect();
+    let iolog = crate::stats::iolog::IoLog::open(job, &paths).map_err(RunError::JobSetup)?;
     let mut laid = (0u32, 0u64);
     let mut files = Vec::with_capacity(inst.files.len());
     let mut pass_drops = Vec::new();
@@ -538,12 +540,13 @@ fn prepare(
     let input = WorkerInput {
         job: job.clone(),
         jobnum: inst.jobnum,
-        paths: inst.files.iter().map(|f| f.path.clone()).collect(),
+        paths,
         regions: inst.files.iter().map(|f| (f.offset, f.region)).collect(),
         io_limit,
         seed: plan::seed_for(job, inst.jobnum),
         pass_drops,
         logs: std::sync::Mutex::new(logs),
+        iolog: std::sync::Mutex::new(iolog),
         status_lat: None,
         // A time-based job is one fio loop (its passes wrap inside it): nothing to unlink.
         relink: (job.files.unlink_each_loop && !job.time_based && !files.is_empty()).then(|| {

@@ -164,6 +164,7 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
     let mut tl = Timeline::begin(job, published, &mut res);
     src.restart_pacing(tl.meas_start);
     let mut logs = input.take_logs();
+    let mut iolog = input.take_iolog();
     res.error = super::instance::set_ioprio(input);
     if let Err(e) = engine.start() {
         res.error.get_or_insert(failure("setup", 0, 0, errno(&e)));
@@ -239,6 +240,13 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
                     break;
                 }
                 let io = src.next(dir);
+                if let Some(g) = iolog.as_mut() {
+                    let now = now_ns();
+                    if io.new_pass {
+                        g.new_pass(now, io.file);
+                    }
+                    g.io(now, io.file, dir, io.offset, io.len as u64);
+                }
                 let t = match super::trims::sync_trim(&mut engine, &mut res, io, timed) {
                     Ok(t) => t,
                     Err(e) => {
@@ -273,6 +281,9 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
                 None => src.next(dir),
             };
             if new_pass {
+                if let Some(g) = iolog.as_mut() {
+                    g.new_pass(now_ns(), file);
+                }
                 input.start_pass(file);
             }
             let slot = free.pop().expect("a free slot below iodepth") as usize;
@@ -309,6 +320,10 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
                 prio,
             };
             let op = Op::of_dir(dir);
+            if let Some(g) = iolog.as_mut() {
+                // fio logs an I/O as it is queued (verify_backlog's reads included).
+                g.io(now_ns(), file, dir, offset, len as u64);
+            }
             // SAFETY: the slot's buffer lives in `bufs`, which is freed only after the queue is
             // drained and the engine destroyed (and leaked otherwise); the slot is not reused
             // before its completion is reaped (it returns to `free` only then).
@@ -393,6 +408,10 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
         // 3. Nothing in flight: run a due sync, wait for the rate schedule, or finish.
         if inflight == 0 && queued.is_empty() {
             if let Some((op, file)) = pending_sync.take() {
+                if let Some(g) = iolog.as_mut() {
+                    // fio's sync takes a fresh I/O unit here: offset 0, as it logs.
+                    g.sync(now_ns(), file, op == SyncOp::Fdatasync, 0);
+                }
                 let s0 = now_ns();
                 if let Err(e) = engine.sync(file, op) {
                     let name = if op == SyncOp::Fsync {
@@ -694,6 +713,7 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
     }
     let end = tl.finish(&mut res, input, |f| engine.sync(f, SyncOp::Fsync));
     super::instance::finish_logs(logs, end, &mut res);
+    super::instance::finish_iolog(iolog, end);
     res.depth = Some(depth);
     res.latency_depth = lat.map(|l| l.depth());
     drop(flow);

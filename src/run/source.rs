@@ -311,6 +311,7 @@ mod tests {
             seed: 0x89,
             pass_drops: Vec::new(),
             logs: std::sync::Mutex::new(None),
+            iolog: std::sync::Mutex::new(None),
             status_lat: None,
             relink: None,
             flow: None,

@@ -5,7 +5,8 @@
 
 use super::clock::{now_ns, sleep_until};
 use super::instance::{
-    errno, finish_logs, wait_for_start, IoFailure, Published, Timeline, WorkerInput, WorkerResult,
+    errno, finish_iolog, finish_logs, wait_for_start, IoFailure, Published, Timeline, WorkerInput,
+    WorkerResult,
 };
 use super::latency_target::{self as lt, Flow, LatTarget};
 use super::source::{IoSource, NextIo};
@@ -66,6 +67,7 @@ impl<E: Engine> Loop<'_, E> {
         let mut tl = Timeline::begin(job, self.published, &mut res);
         src.restart_pacing(tl.meas_start);
         let mut logs = self.input.take_logs();
+        let mut iolog = self.input.take_iolog();
         res.error = super::instance::set_ioprio(self.input);
         // Verify and buffer options (None without them: one check per I/O).
         let mut data = Data::new(self.input);
@@ -117,6 +119,9 @@ impl<E: Engine> Loop<'_, E> {
                     ..
                 } = src.next(dir);
                 if new_pass {
+                    if let Some(g) = iolog.as_mut() {
+                        g.new_pass(now_ns(), file);
+                    }
                     if let Err(e) = self.input.relink(file) {
                         res.error = Some(e);
                         break;
@@ -134,6 +139,10 @@ impl<E: Engine> Loop<'_, E> {
                     d.before_write(b, file, offset, now_ns());
                 }
                 let op = Op::of_dir(dir);
+                if let Some(g) = iolog.as_mut() {
+                    // fio logs an I/O as it is issued, before its issue time is taken.
+                    g.io(now_ns(), file, dir, offset, len as u64);
+                }
                 let t0 = now_ns();
                 // SAFETY: bufp points at `buf`, max_bs >= len bytes aligned for O_DIRECT,
                 // owned by this thread and alive for the whole loop.
@@ -200,6 +209,9 @@ impl<E: Engine> Loop<'_, E> {
                         (fdatasync_every, SyncOp::Fdatasync, "fdatasync"),
                     ] {
                         if every != 0 && writes.is_multiple_of(every) {
+                            if let Some(g) = iolog.as_mut() {
+                                g.sync(now_ns(), file, sop == SyncOp::Fdatasync, offset);
+                            }
                             let s0 = now_ns();
                             let r = self.engine.sync(file, sop);
                             let s1 = now_ns();
@@ -325,6 +337,7 @@ impl<E: Engine> Loop<'_, E> {
         }
         let end = tl.finish(&mut res, self.input, |f| self.engine.sync(f, SyncOp::Fsync));
         finish_logs(logs, end, &mut res);
+        finish_iolog(iolog, end);
         res.latency_depth = lat.map(|l| l.depth());
         drop(flow);
         Timeline::done(self.published, end, &mut res);

@@ -19,6 +19,7 @@ pub(crate) mod disk;
 pub(crate) mod disk_window;
 pub(crate) mod histogram;
 pub(crate) mod intervals;
+pub(crate) mod iolog;
 pub(crate) mod latency;
 pub(crate) mod log_time;
 pub(crate) mod logs;

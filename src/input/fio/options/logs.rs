@@ -1,5 +1,5 @@
 //! fio's logs for plotting: `write_bw_log`, `write_lat_log`, `write_iops_log`,
-//! `write_hist_log` and the `log_*` settings (model: [`crate::model::LogSpec`]).
+//! `write_hist_log`, the `log_*` settings and `write_iolog` (model: [`crate::model::LogSpec`]).
 
 use super::Opt;
 use crate::model::units::{parse_bool, parse_int, parse_int_in};
@@ -220,6 +220,19 @@ pub(super) static OPTIONS: &[Opt] = &[
         "fio's initial in-memory log size, 1024 to 1048576 (iogauge streams logs: no effect)",
         |j, v| {
             j.logs.entries = parse_int_in(v, 1024, 1024 * 1024)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "write_iolog",
+        [],
+        false,
+        "Write the job's issued I/Os to this file (fio's version 3 iolog, appended to)",
+        |j, v| {
+            if v.is_empty() {
+                return Err("expected a file name, e.g. write_iolog=job.iolog".into());
+            }
+            j.logs.iolog = Some(v.to_string());
             Ok(())
         }
     ),
