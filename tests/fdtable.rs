@@ -77,11 +77,15 @@ fn a_worker_that_writes_logs_keeps_the_shared_table() {
     // The worker flushes and closes its log files: with a private table they would stay open
     // in the process's.
     let d = scratch();
-    let log = format!("--write_lat_log={}/lat", d.path().display());
-    if let Some(shared) = shares_table(&[&log], "p.0") {
-        assert!(
-            shared,
-            "a worker closing its logs shares the process's table"
-        );
+    for log in [
+        format!("--write_lat_log={}/lat", d.path().display()),
+        format!("--write_iolog={}/io.log", d.path().display()),
+    ] {
+        if let Some(shared) = shares_table(&[&log], "p.0") {
+            assert!(
+                shared,
+                "{log}: a worker closing its logs shares the process's table"
+            );
+        }
     }
 }
