@@ -19,9 +19,10 @@ pub struct FilesSpec {
     /// Upper end of a `filesize=LOW-HIGH` range (the low end is `JobSpec::filesize`): each file
     /// gets a size drawn in [LOW, HIGH), rounded down to the smallest block size.
     pub filesize_high: Option<u64>,
-    /// fio `openfiles`: files kept open at once (0: all, fio's default). iogauge keeps every
-    /// file of a job open for the whole run, so only values at or above the number of files
-    /// (which fio lowers to it) are accepted; a smaller limit is refused before the run.
+    /// fio `openfiles`: files kept open at once; 0 (fio's default) means all. A value at or
+    /// above the number of files is lowered to 0, as fio lowers it to the number of files.
+    /// Below it, a file is closed when its region is done and the next one opened
+    /// (`workload/openfiles.rs`); synchronous engines only.
     pub open_files: u32,
     /// fio `unlink_each_loop`: before each loop after the first, the job's files are unlinked
     /// and the loop writes new, empty ones (write-only jobs on synchronous engines).

@@ -53,6 +53,8 @@ pub(crate) struct WorkerInput {
     pub relink: Option<crate::workload::relink::Relinker>,
     /// The flow group of a job that sets `flow` (see `latency_target.rs`).
     pub flow: Option<std::sync::Arc<super::latency_target::FlowGroup>>,
+    /// openfiles below the number of files: which files are open; `IoSource` takes it.
+    pub open_window: std::sync::Mutex<Option<crate::workload::openfiles::OpenWindow>>,
 }
 
 impl WorkerInput {

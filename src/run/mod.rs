@@ -439,6 +439,22 @@ struct Prepared {
     postrun: bool,
 }
 
+/// openfiles below the number of files: the window of open files (engines that open files
+/// only; iogauge's check has refused the combinations it does not cover).
+fn open_window(
+    job: &JobSpec,
+    files: &[crate::workload::layout::FilePlan],
+) -> Result<Option<crate::workload::openfiles::OpenWindow>, RunError> {
+    let open = job.files.open_files as usize;
+    if open == 0 || open >= files.len() {
+        return Ok(None);
+    }
+    let paths: Vec<&std::path::Path> = files.iter().map(|f| f.path.as_path()).collect();
+    crate::workload::openfiles::OpenWindow::new(&paths, open)
+        .map(Some)
+        .map_err(|e| RunError::JobSetup(format!("job '{}': openfiles: {e}", job.name)))
+}
+
 fn prepare(
     spec: &RunSpec,
     stop: &AtomicBool,
@@ -490,6 +506,7 @@ fn prepare(
     let mut laid = (0u32, 0u64);
     let mut files = Vec::with_capacity(inst.files.len());
     let mut pass_drops = Vec::new();
+    let mut window = None;
     if job.ioengine == IoEngine::Filecreate {
         // filecreate makes the files itself (timed); new ones are removed as iogauge's own.
         fileops::register_new(inst.files.iter(), created);
@@ -504,7 +521,15 @@ fn prepare(
             // filestat and filedelete time their call on the path: nothing is opened.
             // fio's create_only: lay out, do no I/O.
         } else {
-            for f in &inst.files {
+            window = open_window(job, &inst.files)?;
+            // With openfiles, the files outside the window are opened (and closed) first, so
+            // that no more than openfiles are ever open together.
+            let n = inst.files.len();
+            let first = window.as_ref().map_or(0, |w| w.len().min(n));
+            let mut opened: Vec<Option<(File, Option<layout::CacheDrop>)>> =
+                (0..n).map(|_| None).collect();
+            for i in (first..n).chain(0..first) {
+                let f = &inst.files[i];
                 let file = layout::open_for_io(job, f)?;
                 if job.direct {
                     layout::check_direct_alignment(job, f, &file)?;
@@ -516,9 +541,21 @@ fn prepare(
                     eprintln!("iogauge: warning: {w}");
                 }
                 // Direct I/O bypasses the cache, so fio only drops it again for buffered jobs.
-                if job.invalidate && !job.direct {
-                    pass_drops.push(layout::CacheDrop::new(&file, f));
+                let drop =
+                    (job.invalidate && !job.direct).then(|| layout::CacheDrop::new(&file, f));
+                if let Some(w) = window.as_mut() {
+                    w.add(i, file.as_raw_fd()).map_err(|e| {
+                        RunError::JobSetup(format!(
+                            "job '{}': cannot close '{}' again (openfiles): {e}",
+                            job.name,
+                            f.path.display()
+                        ))
+                    })?;
                 }
+                opened[i] = Some((file, drop));
+            }
+            for (file, drop) in opened.into_iter().flatten() {
+                pass_drops.extend(drop);
                 files.push(file);
             }
         }
@@ -554,6 +591,7 @@ fn prepare(
             )
         }),
         flow: None,
+        open_window: std::sync::Mutex::new(window),
     };
     Ok(Prepared {
         instance: inst,

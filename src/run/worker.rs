@@ -117,6 +117,10 @@ impl<E: Engine> Loop<'_, E> {
                     ..
                 } = src.next(dir);
                 if new_pass {
+                    if let Some((f, e)) = src.take_open_error() {
+                        res.error = Some(IoFailure::new(self.input, "open", f, 0, errno(&e)));
+                        break;
+                    }
                     if let Err(e) = self.input.relink(file) {
                         res.error = Some(e);
                         break;

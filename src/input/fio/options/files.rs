@@ -1,4 +1,4 @@
-//! File handling: filename_format, allow_file_create, pre_read, create_on_open (fio 3.33 semantics; the model
+//! File handling: filename_format, allow_file_create, pre_read, create_on_open, openfiles (fio 3.33 semantics; the model
 //! is `model::files`).
 
 use super::Opt;
@@ -57,7 +57,7 @@ pub(super) static OPTIONS: &[Opt] = &[
         "openfiles",
         [],
         false,
-        "Files kept open at once; iogauge keeps all open, so at least nrfiles (0: all)",
+        "Files kept open at once (0: all); a file is closed when done and the next one opened",
         |j, v| {
             j.files.open_files = parse_int(v)
                 .ok()
@@ -148,6 +148,55 @@ fn check_unlink_each_loop(j: &JobSpec) -> Result<(), String> {
     Ok(())
 }
 
+/// What iogauge's openfiles below the number of files covers: the files are closed and
+/// reopened under the descriptors the engine holds, which needs nothing in flight and nothing
+/// registered or mapped, and every file's end-of-job sync or verify pass to find it open.
+fn check_open_files(j: &JobSpec, files: u64) -> Result<(), String> {
+    use crate::model::{FileService, IoEngine};
+    let (name, n) = (&j.name, j.files.open_files);
+    let head = format!("job '{name}': openfiles={n} below the job's {files} files");
+    let engine_ok = matches!(
+        j.ioengine,
+        IoEngine::Sync
+            | IoEngine::Psync
+            | IoEngine::Vsync
+            | IoEngine::Pvsync
+            | IoEngine::Pvsync2
+            | IoEngine::Falloc
+            | IoEngine::Ftruncate
+    ) || j.ioengine.diskless()
+        || j.ioengine.file_op().is_some();
+    if !engine_ok {
+        return Err(format!(
+            "{head} with ioengine={} is not supported by iogauge yet; use a synchronous \
+             engine (psync, sync, vsync, pvsync, pvsync2) or drop openfiles",
+            j.ioengine.fio_name()
+        ));
+    }
+    let clash = if j.verify.enabled() {
+        Some("verify")
+    } else if j.end_fsync {
+        Some("end_fsync")
+    } else if j.fsync_on_close {
+        Some("fsync_on_close")
+    } else if j.files.unlink_each_loop {
+        Some("unlink_each_loop")
+    } else if !matches!(
+        j.blocks.file_service,
+        FileService::RoundRobin | FileService::Sequential | FileService::Random
+    ) {
+        Some("file_service_type=zipf/pareto/normal")
+    } else {
+        None
+    };
+    match clash {
+        Some(o) => Err(format!(
+            "{head} together with {o} is not supported by iogauge yet; drop one of them"
+        )),
+        None => Ok(()),
+    }
+}
+
 /// fio's fixups of this group once a job is complete.
 pub(in crate::input::fio) fn check(j: &mut JobSpec) -> Result<(), String> {
     if j.files.pre_read {
@@ -160,17 +209,13 @@ pub(in crate::input::fio) fn check(j: &mut JobSpec) -> Result<(), String> {
         // fio: pre_read clears invalidate, or the cache just filled would be dropped.
         j.invalidate = false;
     }
-    // fio lowers openfiles to the number of files (and 0 means all of them): then every file
-    // stays open for the whole job, which is what iogauge does. A smaller limit would have fio
-    // close and reopen files as its file service moves on; iogauge does not do that yet.
+    // fio lowers openfiles to the number of files (and 0 means all of them).
     let files = file_count(j);
-    if j.files.open_files != 0 && (j.files.open_files as u64) < files {
-        return Err(format!(
-            "job '{}': openfiles={} below the job's {files} files is not supported by iogauge \
-             yet (it keeps every file open for the whole run); drop openfiles or set it to \
-             {files} or more",
-            j.name, j.files.open_files
-        ));
+    if j.files.open_files as u64 >= files {
+        j.files.open_files = 0;
+    }
+    if j.files.open_files != 0 {
+        check_open_files(j, files)?;
     }
     if j.files.unlink_each_loop {
         check_unlink_each_loop(j)?;
