@@ -139,3 +139,330 @@ fn openfiles_combinations_not_covered_are_refused() {
         assert_empty(d.path());
     }
 }
+
+/// The fixture under `program` (fio, or iogauge with `pre`) in `dir` with its files kept.
+fn kept(program: &str, pre: &[&str], name: &str, dir: &Path) -> Out {
+    let out = run_fixture(program, pre, name, &[], dir);
+    assert_eq!(out.code, 0, "{program}: {}", out.stderr);
+    out
+}
+
+/// Pages of `p` in the page cache (mincore over a read-only mapping).
+fn resident_pages(p: &Path) -> (usize, usize) {
+    use std::os::unix::io::AsRawFd;
+    let f = std::fs::File::open(p).unwrap();
+    let len = f.metadata().unwrap().len() as usize;
+    let pages = len.div_ceil(4096);
+    // SAFETY: a read-only shared mapping of an open file, unmapped below; mincore fills one
+    // byte per page into a vector of that many bytes.
+    unsafe {
+        let a = libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ,
+            libc::MAP_SHARED,
+            f.as_raw_fd(),
+            0,
+        );
+        assert_ne!(a, libc::MAP_FAILED);
+        let mut v = vec![0u8; pages];
+        assert_eq!(libc::mincore(a, len, v.as_mut_ptr()), 0);
+        libc::munmap(a, len);
+        (v.iter().filter(|&&b| b & 1 == 1).count(), pages)
+    }
+}
+
+#[test]
+fn create_fsync_leaves_the_layout_cached_only_when_off_as_fio() {
+    let check = |d: &Path, who: &str| {
+        let (c0, n) = resident_pages(&d.join("c0.0.0"));
+        let (c1, _) = resident_pages(&d.join("c1.0.0"));
+        // Without the fsync the cache drop cannot remove dirty pages; with it, it removes all.
+        assert!(
+            c0 > n / 2,
+            "{who}: create_fsync=0 left {c0} of {n} pages cached"
+        );
+        assert!(
+            c1 < n / 10,
+            "{who}: create_fsync=1 left {c1} of {n} pages cached"
+        );
+    };
+    let gd = scratch();
+    let g = kept(
+        IOGAUGE,
+        &["fio", "--keep-files"],
+        "files-create-fsync.fio",
+        gd.path(),
+    );
+    check(gd.path(), "iogauge");
+    if have_fio() {
+        let fd = scratch();
+        let f = kept("fio", &[], "files-create-fsync.fio", fd.path());
+        check(fd.path(), "fio");
+        assert_keys_superset(&f.json, &g.json);
+        assert_counts_equal(&f.json, &g.json);
+    }
+}
+
+#[test]
+fn overwrite_lays_out_a_write_jobs_file_as_fio() {
+    use std::os::unix::fs::MetadataExt;
+    let blocks = |d: &Path, n: &str| std::fs::metadata(d.join(n)).unwrap().blocks();
+    let gd = scratch();
+    let g = kept(
+        IOGAUGE,
+        &["fio", "--keep-files"],
+        "files-overwrite.fio",
+        gd.path(),
+    );
+    // overwrite=1: every block of the 1 MiB file written; overwrite=0: none allocated.
+    assert_eq!(blocks(gd.path(), "o1.0.0"), 2048);
+    assert_eq!(blocks(gd.path(), "o0.0.0"), 0);
+    if have_fio() {
+        let fd = scratch();
+        let f = kept("fio", &[], "files-overwrite.fio", fd.path());
+        assert_counts_equal(&f.json, &g.json);
+        for n in ["o0.0.0", "o1.0.0"] {
+            assert_eq!(blocks(fd.path(), n), blocks(gd.path(), n), "{n}");
+        }
+        let (f, g) = both("files-overwrite-run.fio", &[]);
+        assert_eq!((f.code, g.code), (0, 0), "{}", g.stderr);
+        assert_keys_superset(&f.json, &g.json);
+        assert_counts_equal(&f.json, &g.json);
+        assert_eq!(ios(&g.json, 0, "write"), 64);
+    }
+}
+
+#[test]
+fn file_append_writes_after_the_end_of_an_existing_file_as_fio() {
+    let old: Vec<u8> = (0..64 * 1024u32).map(|i| (i * 13 + 5) as u8).collect();
+    let run = |program: &str, pre: &[&str]| {
+        let d = scratch();
+        std::fs::write(d.path().join("app"), &old).unwrap();
+        let out = run_fixture(program, pre, "files-append.fio", &[], d.path());
+        let after = std::fs::read(d.path().join("app")).unwrap();
+        (out, after, d)
+    };
+    // The file is the user's: without --allow-overwrite nothing is written.
+    let d = scratch();
+    std::fs::write(d.path().join("app"), &old).unwrap();
+    let args = [
+        "--name=app",
+        "--filename=app",
+        "--rw=write",
+        "--size=64k",
+        "--file_append=1",
+    ];
+    let (code, err) = iogauge(&args, d.path());
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--allow-overwrite"), "{err}");
+    assert_eq!(std::fs::read(d.path().join("app")).unwrap(), old);
+    let (g, after, _d) = run(IOGAUGE, &["fio", "--allow-overwrite"]);
+    assert_eq!(g.code, 0, "{}", g.stderr);
+    assert_eq!(ios(&g.json, 0, "write"), 16);
+    // 64 KiB written after the old 64 KiB, which are untouched.
+    assert_eq!(after.len(), 128 * 1024);
+    assert_eq!(&after[..old.len()], &old[..]);
+    assert!(after[old.len()..].iter().any(|&b| b != 0));
+    if have_fio() {
+        let (f, fafter, _fd) = run("fio", &[]);
+        assert_eq!(f.code, 0, "{}", f.stderr);
+        assert_keys_superset(&f.json, &g.json);
+        assert_counts_equal(&f.json, &g.json);
+        assert_eq!(fafter.len(), after.len());
+    }
+}
+
+#[test]
+fn offset_align_rounds_a_percentage_offset_as_fio() {
+    let run = |program: &str, pre: &[&str]| {
+        let d = scratch();
+        std::fs::write(d.path().join("data"), vec![7u8; 100 * 1024]).unwrap();
+        let out = run_fixture(program, pre, "files-offset-align.fio", &[], d.path());
+        assert_eq!(out.code, 0, "{program}: {}", out.stderr);
+        out
+    };
+    let g = run(IOGAUGE, &["fio"]);
+    // 30% of 100 KiB rounded up to 64 KiB: 36 KiB left, 9 reads (bs alignment would give 17).
+    assert_eq!(ios(&g.json, 0, "read"), 9);
+    if have_fio() {
+        let f = run("fio", &[]);
+        assert_keys_superset(&f.json, &g.json);
+        assert_counts_equal(&f.json, &g.json);
+    }
+    let d = scratch();
+    let (code, err) = iogauge(&["--name=t", "--size=64k", "--offset_align=0"], d.path());
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("offset_align=0: expected a size of 1 byte or more"),
+        "{err}"
+    );
+    assert_empty(d.path());
+}
+
+#[test]
+fn opendir_reads_every_file_under_the_directory_and_writes_only_when_allowed() {
+    let make = |d: &Path| {
+        let data = d.join("data");
+        std::fs::create_dir_all(data.join("sub")).unwrap();
+        std::fs::write(data.join("a"), vec![1u8; 64 * 1024]).unwrap();
+        std::fs::write(data.join("sub/b"), vec![2u8; 32 * 1024]).unwrap();
+        std::fs::write(data.join("c:d"), vec![3u8; 16 * 1024]).unwrap();
+    };
+    let gd = scratch();
+    make(gd.path());
+    let g = run_fixture(IOGAUGE, &["fio"], "files-opendir.fio", &[], gd.path());
+    assert_eq!(g.code, 0, "{}", g.stderr);
+    // 64 + 32 + 16 KiB in 4 KiB reads; the user's files are all still there.
+    assert_eq!(ios(&g.json, 0, "read"), 28);
+    assert_eq!(
+        std::fs::read(gd.path().join("data/c:d")).unwrap(),
+        vec![3u8; 16 * 1024]
+    );
+    if have_fio() {
+        let fd = scratch();
+        make(fd.path());
+        let f = run_fixture("fio", &[], "files-opendir.fio", &[], fd.path());
+        assert_eq!(f.code, 0, "{}", f.stderr);
+        assert_keys_superset(&f.json, &g.json);
+        assert_counts_equal(&f.json, &g.json);
+    }
+    // Writing them needs --allow-overwrite, as filename= of an existing file does.
+    let dir = format!("--opendir={}", gd.path().join("data").display());
+    let (code, err) = iogauge(&["--name=w", "--rw=write", "--bs=4k", &dir], gd.path());
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--allow-overwrite"), "{err}");
+    assert_eq!(
+        std::fs::read(gd.path().join("data/a")).unwrap(),
+        vec![1u8; 64 * 1024]
+    );
+    let (code, err) = iogauge(
+        &["--name=w", "--opendir=/nonexistent-iogauge-dir"],
+        gd.path(),
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("opendir: cannot read the directory '/nonexistent-iogauge-dir'"),
+        "{err}"
+    );
+}
+
+/// ext4 on a 32 MiB loop device, mounted in a scratch directory; unmounted and detached on
+/// drop. None (with a message) when not root or without losetup/mkfs.ext4.
+struct LoopFs {
+    dev: String,
+    mnt: std::path::PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+fn sh(cmd_name: &str, args: &[&str]) -> Option<String> {
+    let o = cmd(cmd_name).args(args).output().ok()?;
+    o.status
+        .success()
+        .then(|| text(&o.stdout).trim().to_string())
+}
+
+impl LoopFs {
+    fn new() -> Option<LoopFs> {
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } != 0 {
+            eprintln!("skipping: fill_fs on a loop device needs root");
+            return None;
+        }
+        let dir = scratch();
+        let img = dir.path().join("fs.img");
+        let mnt = dir.path().join("mnt");
+        std::fs::create_dir(&mnt).unwrap();
+        let made = sh("truncate", &["-s", "32M", img.to_str().unwrap()])
+            .and_then(|_| sh("losetup", &["-f", "--show", img.to_str().unwrap()]));
+        let Some(dev) = made else {
+            eprintln!("skipping: no loop device could be set up (losetup)");
+            return None;
+        };
+        let fs = LoopFs {
+            dev,
+            mnt,
+            _dir: dir,
+        };
+        let ok = sh(
+            "mkfs.ext4",
+            &[
+                "-q",
+                "-E",
+                "lazy_itable_init=0,lazy_journal_init=0",
+                &fs.dev,
+            ],
+        )
+        .and_then(|_| sh("mount", &[&fs.dev, fs.mnt.to_str().unwrap()]));
+        if ok.is_none() {
+            eprintln!("skipping: mkfs.ext4 or mount failed on {}", fs.dev);
+            return None;
+        }
+        std::fs::remove_dir(fs.mnt.join("lost+found")).unwrap();
+        Some(fs)
+    }
+}
+
+impl Drop for LoopFs {
+    fn drop(&mut self) {
+        for _ in 0..50 {
+            if sh("umount", &[self.mnt.to_str().unwrap()]).is_some() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        let _ = sh("losetup", &["-d", &self.dev]);
+    }
+}
+
+#[test]
+fn fill_fs_writes_until_the_filesystem_is_full_and_ends_without_an_error() {
+    let Some(fs) = LoopFs::new() else {
+        return;
+    };
+    let free = |p: &Path| {
+        let c = std::ffi::CString::new(p.to_str().unwrap()).unwrap();
+        // SAFETY: statvfs is plain data; all zeroes is a valid value.
+        let mut s: libc::statvfs = unsafe { std::mem::zeroed() };
+        // SAFETY: c is a valid C string, s a valid out pointer.
+        assert_eq!(unsafe { libc::statvfs(c.as_ptr(), &mut s) }, 0);
+        s.f_bfree as u64 * s.f_frsize as u64
+    };
+    let before = free(&fs.mnt);
+    let g = run_fixture(IOGAUGE, &["fio"], "files-fill-fs.fio", &[], &fs.mnt);
+    assert_eq!(g.code, 0, "{}", g.stderr);
+    assert_eq!(u(&g.json, &["jobs", "0", "error"]), 0);
+    let written = u(&g.json, &["jobs", "0", "write", "io_bytes"]);
+    // Everything free was written (but the file's own metadata), and iogauge's file is gone.
+    assert!(
+        written <= before && written > before - before / 20,
+        "{written} of {before}"
+    );
+    assert_empty(&fs.mnt);
+    assert!(free(&fs.mnt) >= before - 64 * 1024);
+    if have_fio() {
+        let f = run_fixture("fio", &[], "files-fill-fs.fio", &[], &fs.mnt);
+        assert_eq!(f.code, 0, "{}", f.stderr);
+        assert_keys_superset(&f.json, &g.json);
+        // Both fill the same empty filesystem in 64 KiB writes, the last one failing.
+        assert_counts_equal(&f.json, &g.json);
+    }
+}
+
+#[test]
+fn fill_fs_combinations_not_covered_are_refused() {
+    let d = scratch();
+    let (code, err) = iogauge(&["--name=t", "--rw=read", "--fill_fs=1"], d.path());
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("fill_device (fill_fs) with a job that reads"),
+        "{err}"
+    );
+    let (code, err) = iogauge(&["--name=t", "--rw=randrw", "--fill_device=1"], d.path());
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("use rw=write or randwrite without verify"),
+        "{err}"
+    );
+    assert_empty(d.path());
+}

@@ -77,6 +77,13 @@ impl WorkerInput {
     }
 }
 
+/// fio's fill_device: a write that finds the filesystem full (ENOSPC, EDQUOT) ends the job
+/// without an error.
+#[cold]
+pub(super) fn fills_device(job: &JobSpec, errno: i32) -> bool {
+    job.files.fill_device && (errno == libc::ENOSPC || errno == libc::EDQUOT)
+}
+
 /// fio's prio/prioclass: the worker thread's I/O priority (ioprio_set on the calling thread),
 /// before any I/O. A failure (e.g. the real-time class without CAP_SYS_ADMIN) fails the job,
 /// as fio's td_verror does.

@@ -356,7 +356,8 @@ fn expand(spec: &RunSpec, created: &CreatedFiles) -> Result<Vec<Instance>, RunEr
                 }
                 if !seen.contains(&f.path) {
                     layout::check_safety(job, f, spec.allow_overwrite, created)?;
-                    if !f.existed {
+                    // fill_device is asked to fill the filesystem: not counted against it.
+                    if !f.existed && !job.files.fill_device {
                         new_bytes.push((layout::parent_dir(&f.path), f.size));
                     }
                     seen.push(f.path.clone());

@@ -2,7 +2,7 @@
 //! is `model::files`).
 
 use super::Opt;
-use crate::model::units::{parse_bool, parse_int};
+use crate::model::units::{parse_bool, parse_bytes, parse_int};
 use crate::model::JobSpec;
 
 /// The options of this group.
@@ -75,6 +75,79 @@ pub(super) static OPTIONS: &[Opt] = &[
         "Unlink the files before each loop after the first; the loop writes new ones",
         |j, v| {
             j.files.unlink_each_loop = parse_bool(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "create_fsync",
+        [],
+        false,
+        "1 (default): fsync a file after laying it out",
+        |j, v| {
+            j.files.create_fsync = parse_bool(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "create_serialize",
+        [],
+        false,
+        "1 (default): lay out files one job after another (iogauge always does)",
+        |j, v| {
+            j.files.create_serialize = parse_bool(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "overwrite",
+        [],
+        false,
+        "1: a write-only job lays out new files with data first (0, default: preallocates)",
+        |j, v| {
+            j.files.overwrite = parse_bool(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "file_append",
+        [],
+        false,
+        "I/O starts at the end of the file (offset = its size)",
+        |j, v| {
+            j.files.file_append = parse_bool(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "offset_align",
+        [],
+        false,
+        "What offset=N% is rounded up to (default: the smallest block size)",
+        |j, v| {
+            let a = parse_bytes(v).ok().filter(|&a| a > 0).ok_or_else(|| {
+                format!("expected a size of 1 byte or more, e.g. offset_align=4k; got '{v}'")
+            })?;
+            j.files.offset_align = Some(a);
+            Ok(())
+        }
+    ),
+    opt!(
+        "fill_device",
+        ["fill_fs"],
+        false,
+        "Write until the filesystem is full; ENOSPC ends the job without an error",
+        |j, v| {
+            j.files.fill_device = parse_bool(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "opendir",
+        [],
+        false,
+        "Every file under this directory (recursively) becomes one of the job's files",
+        |j, v| {
+            j.files.opendir = Some(std::path::PathBuf::from(v));
             Ok(())
         }
     ),
@@ -197,6 +270,69 @@ fn check_open_files(j: &JobSpec, files: u64) -> Result<(), String> {
     }
 }
 
+/// fio's opendir: every regular file under `dir` (recursively, in name order) is added to the
+/// job's `filename` list, after the names it has.
+fn add_dir_files(j: &mut JobSpec, dir: &std::path::Path) -> Result<(), String> {
+    fn walk(d: &std::path::Path, out: &mut Vec<String>) -> Result<(), String> {
+        let rd = std::fs::read_dir(d).map_err(|e| {
+            format!(
+                "opendir: cannot read the directory '{}': {e}; name an existing directory",
+                d.display()
+            )
+        })?;
+        let mut entries: Vec<_> = rd.filter_map(Result::ok).map(|e| e.path()).collect();
+        entries.sort();
+        for p in entries {
+            let Ok(md) = std::fs::symlink_metadata(&p) else {
+                continue;
+            };
+            if md.is_dir() {
+                walk(&p, out)?;
+            } else if md.is_file() {
+                let name = p.to_str().ok_or_else(|| {
+                    format!("opendir: '{}' is not valid UTF-8; rename it", p.display())
+                })?;
+                // ':' separates names in filename=; '\:' is a literal colon.
+                out.push(name.replace(':', "\\:"));
+            }
+        }
+        Ok(())
+    }
+    let mut names = Vec::new();
+    walk(dir, &mut names)?;
+    if names.is_empty() {
+        return Err(format!(
+            "opendir: the directory '{}' holds no files; add some or drop opendir",
+            dir.display()
+        ));
+    }
+    let list = names.join(":");
+    j.filename = Some(match j.filename.take().filter(|f| !f.is_empty()) {
+        Some(f) => format!("{f}:{list}"),
+        None => list,
+    });
+    Ok(())
+}
+
+/// What iogauge covers of file_append and fill_device.
+fn check_write_modes(j: &JobSpec) -> Result<(), String> {
+    use crate::model::RwKind;
+    let name = &j.name;
+    if j.files.file_append && j.rw.kind != RwKind::Write {
+        return Err(format!(
+            "job '{name}': file_append with a job that reads is not supported by iogauge yet \
+             (fio lays out the file past its end first); use rw=write or randwrite"
+        ));
+    }
+    if j.files.fill_device && (j.rw.kind != RwKind::Write || j.verify.enabled()) {
+        return Err(format!(
+            "job '{name}': fill_device (fill_fs) with a job that reads is not supported by \
+             iogauge yet; use rw=write or randwrite without verify"
+        ));
+    }
+    Ok(())
+}
+
 /// fio's fixups of this group once a job is complete.
 pub(in crate::input::fio) fn check(j: &mut JobSpec) -> Result<(), String> {
     if j.files.pre_read {
@@ -209,6 +345,11 @@ pub(in crate::input::fio) fn check(j: &mut JobSpec) -> Result<(), String> {
         // fio: pre_read clears invalidate, or the cache just filled would be dropped.
         j.invalidate = false;
     }
+    if let Some(dir) = j.files.opendir.take() {
+        add_dir_files(j, &dir)?;
+        j.files.opendir = Some(dir);
+    }
+    check_write_modes(j)?;
     // fio lowers openfiles to the number of files (and 0 means all of them).
     let files = file_count(j);
     if j.files.open_files as u64 >= files {
