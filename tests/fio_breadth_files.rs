@@ -466,3 +466,68 @@ fn fill_fs_combinations_not_covered_are_refused() {
     );
     assert_empty(d.path());
 }
+
+#[test]
+fn writing_a_mounted_device_needs_allow_mounted_write_as_fio() {
+    let Some(fs) = LoopFs::new() else {
+        return;
+    };
+    let d = scratch();
+    let dev = fs.dev.as_str();
+    let filename = format!("--filename={dev}");
+    let args = [
+        "--name=mw",
+        &filename,
+        "--rw=write",
+        "--bs=4k",
+        "--size=64k",
+        "--offset=30m",
+    ];
+    let read_back = || {
+        use std::io::{Read, Seek, SeekFrom};
+        let mut f = std::fs::File::open(dev).unwrap();
+        f.seek(SeekFrom::Start(30 << 20)).unwrap();
+        let mut b = vec![0u8; 64 << 10];
+        f.read_exact(&mut b).unwrap();
+        b
+    };
+    let before = read_back();
+    // --allow-overwrite alone is not enough for a mounted device: exit 2, nothing written.
+    let mut with_flag = vec!["--allow-overwrite"];
+    with_flag.extend(args);
+    let (code, err) = iogauge(&with_flag, d.path());
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!("it is mounted on {}", fs.mnt.display()))
+            && err.contains("allow_mounted_write=1"),
+        "{err}"
+    );
+    assert!(read_back() == before, "iogauge wrote a mounted device");
+    // Reading it is fine without either.
+    let mut read = args.to_vec();
+    read[2] = "--rw=read";
+    assert_eq!(iogauge(&read, d.path()).0, 0);
+    if have_fio() {
+        // fio refuses the same job (it prints the reason and runs nothing).
+        let o = cmd("fio").args(args).output().unwrap();
+        assert!(text(&o.stderr).contains("appears mounted, and 'allow_mounted_write' isn't set"));
+        assert!(read_back() == before, "fio wrote a mounted device");
+    }
+    let subst = [("@DEV@", dev)];
+    let g = run_fixture(
+        IOGAUGE,
+        &["fio", "--allow-overwrite"],
+        "files-mounted-write.fio",
+        &subst,
+        d.path(),
+    );
+    assert_eq!(g.code, 0, "{}", g.stderr);
+    assert_eq!(ios(&g.json, 0, "write"), 16);
+    assert!(read_back() != before, "the writes did not reach the device");
+    if have_fio() {
+        let f = run_fixture("fio", &[], "files-mounted-write.fio", &subst, d.path());
+        assert_eq!(f.code, 0, "{}", f.stderr);
+        assert_keys_superset(&f.json, &g.json);
+        assert_counts_equal(&f.json, &g.json);
+    }
+}

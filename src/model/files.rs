@@ -45,6 +45,10 @@ pub struct FilesSpec {
     pub fill_device: bool,
     /// fio `opendir`: the directory whose files (recursively) were added to `filename`.
     pub opendir: Option<std::path::PathBuf>,
+    /// fio `allow_mounted_write`: a job may write a block device that is mounted (or has a
+    /// mounted partition); without it such a job is refused before the run, as fio does. The
+    /// device itself still needs `--allow-overwrite`.
+    pub allow_mounted_write: bool,
 }
 
 impl Default for FilesSpec {
@@ -64,6 +68,7 @@ impl Default for FilesSpec {
             offset_align: None,
             fill_device: false,
             opendir: None,
+            allow_mounted_write: false,
         }
     }
 }

@@ -356,6 +356,17 @@ fn expand(spec: &RunSpec, created: &CreatedFiles) -> Result<Vec<Instance>, RunEr
                 }
                 if !seen.contains(&f.path) {
                     layout::check_safety(job, f, spec.allow_overwrite, created)?;
+                    // fio refuses to write a mounted device unless the job allows it.
+                    if f.is_block && layout::job_writes(job) && !job.files.allow_mounted_write {
+                        if let Some(mounted) = crate::workload::device::mounted_on(&f.path) {
+                            return Err(layout::LayoutError::MountedDevice {
+                                path: f.path.clone(),
+                                job: job.name.clone(),
+                                mounted,
+                            }
+                            .into());
+                        }
+                    }
                     // fill_device is asked to fill the filesystem: not counted against it.
                     if !f.existed && !job.files.fill_device {
                         new_bytes.push((layout::parent_dir(&f.path), f.size));

@@ -98,6 +98,17 @@ pub enum LayoutError {
         /// The device node.
         path: PathBuf,
     },
+    /// A write to a mounted block device (or one with a mounted partition) without the job's
+    /// allow_mounted_write=1, as fio refuses it.
+    #[error("refusing to write into block device '{path}': {mounted}; job '{job}' would corrupt that filesystem. Unmount it first, or set allow_mounted_write=1 in the job (with --allow-overwrite) if that is really what you want")]
+    MountedDevice {
+        /// The device node.
+        path: PathBuf,
+        /// The job.
+        job: String,
+        /// What is mounted where ("it is mounted on /mnt").
+        mounted: String,
+    },
     /// An existing file iogauge did not create is smaller than offset + size.
     #[error("'{path}' is {have} bytes, but the job needs {need} bytes (offset + size); iogauge will not extend a file it did not create: lower size=/offset= or pass --allow-overwrite")]
     ExistingTooSmall {

@@ -151,6 +151,16 @@ pub(super) static OPTIONS: &[Opt] = &[
             Ok(())
         }
     ),
+    opt!(
+        "allow_mounted_write",
+        [],
+        false,
+        "1: a job may write a mounted block device (still needs --allow-overwrite)",
+        |j, v| {
+            j.files.allow_mounted_write = parse_bool(v)?;
+            Ok(())
+        }
+    ),
 ];
 
 /// The number of files of a job: the names in `filename` (':' separates, '\:' is a colon),
