@@ -354,7 +354,13 @@ fn expand(spec: &RunSpec, created: &CreatedFiles) -> Result<Vec<Instance>, RunEr
                     }
                     .into());
                 }
-                if !seen.contains(&f.path) {
+                if let Some(op) = job.ioengine.file_op().filter(|o| o.on_dirs()) {
+                    // Directories take no space to speak of; only what exists matters.
+                    if f.existed && !seen.contains(&f.path) {
+                        layout::check_dir_safety(job, op, f, spec.allow_overwrite)?;
+                    }
+                    seen.push(f.path.clone());
+                } else if !seen.contains(&f.path) {
                     layout::check_safety(job, f, spec.allow_overwrite, created)?;
                     // fio refuses to write a mounted device unless the job allows it.
                     if f.is_block && layout::job_writes(job) && !job.files.allow_mounted_write {
@@ -519,7 +525,15 @@ fn prepare(
     let mut files = Vec::with_capacity(inst.files.len());
     let mut pass_drops = Vec::new();
     let mut window = None;
-    if job.ioengine == IoEngine::Filecreate {
+    if let Some(op) = job.ioengine.file_op().filter(|o| o.on_dirs()) {
+        // The directory engines: nothing laid out or opened.
+        fileops::setup_dirs(op, &inst.files, created).map_err(|e| {
+            RunError::JobSetup(format!(
+                "job '{}': cannot make its directories: {e}",
+                job.name
+            ))
+        })?;
+    } else if job.ioengine == IoEngine::Filecreate {
         // filecreate makes the files itself (timed); new ones are removed as iogauge's own.
         fileops::register_new(inst.files.iter(), created);
     } else if !job.ioengine.diskless() {

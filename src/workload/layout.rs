@@ -109,6 +109,17 @@ pub enum LayoutError {
         /// What is mounted where ("it is mounted on /mnt").
         mounted: String,
     },
+    /// A directory engine's path exists: dircreate makes new ones; dirdelete would remove the
+    /// user's without --allow-overwrite.
+    #[error("job '{job}': '{path}' already exists; {why}")]
+    ExistingDir {
+        /// The job.
+        job: String,
+        /// The path.
+        path: PathBuf,
+        /// Why that stops the job, and the fix.
+        why: &'static str,
+    },
     /// An existing file iogauge did not create is smaller than offset + size.
     #[error("'{path}' is {have} bytes, but the job needs {need} bytes (offset + size); iogauge will not extend a file it did not create: lower size=/offset= or pass --allow-overwrite")]
     ExistingTooSmall {
@@ -535,6 +546,34 @@ pub(crate) fn check_safety(
         });
     }
     Ok(())
+}
+
+/// A directory engine's path that exists before the run: dircreate makes new directories
+/// (fio 3.37's mkdir fails with EEXIST), dirdelete removes them (they are the user's, so only
+/// with --allow-overwrite); dirstat only looks at them.
+pub(crate) fn check_dir_safety(
+    job: &JobSpec,
+    op: crate::model::engines::FileOp,
+    plan: &FilePlan,
+    allow_overwrite: bool,
+) -> Result<(), LayoutError> {
+    use crate::model::engines::FileOp;
+    let why = match op {
+        FileOp::DirCreate => {
+            "ioengine=dircreate makes new directories (fio's mkdir fails with EEXIST): remove \
+             it or use another directory"
+        }
+        FileOp::DirDelete if !allow_overwrite => {
+            "ioengine=dirdelete would remove it, and iogauge did not create it: remove it, use \
+             another directory, or pass --allow-overwrite"
+        }
+        _ => return Ok(()),
+    };
+    Err(LayoutError::ExistingDir {
+        job: job.name.clone(),
+        path: plan.path.clone(),
+        why,
+    })
 }
 
 /// Extended attribute set on every file iogauge lays out, so that a killed run's leftovers are
