@@ -149,8 +149,8 @@ fn set_ioengine(j: &mut JobSpec, v: &str) -> Result<(), String> {
         }
         _ => {
             return Err(
-                "expected sync, psync, vsync, pvsync, pvsync2, mmap, null, libaio, \
-                        io_uring, posixaio, filecreate, filestat, filedelete, dircreate, dirstat, dirdelete, \
+                "expected sync, psync, vsync, pvsync, pvsync2, mmap, null, libaio, io_uring, \
+                 posixaio, filecreate, filestat, filedelete, dircreate, dirstat, dirdelete, \
                  falloc, ftruncate, cpuio or exec"
                     .into(),
             )
@@ -1042,7 +1042,8 @@ mod tests {
         assert_eq!(
             err("ioengine", Some("foo")),
             "expected sync, psync, vsync, pvsync, pvsync2, mmap, null, libaio, io_uring, \
-             posixaio, filecreate, filestat, filedelete, falloc, ftruncate, cpuio or exec"
+             posixaio, filecreate, filestat, filedelete, dircreate, dirstat, dirdelete, falloc, \
+             ftruncate, cpuio or exec"
         );
         assert_eq!(
             err("rw", Some("sideways")),
