@@ -898,7 +898,7 @@ static CASES: &[Case] = &[
         args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--ioengine=foo"],
         files: &[],
         stdin: None,
-        err: "iogauge fio: --ioengine=foo: expected sync, psync, vsync, pvsync, pvsync2, mmap, null, libaio, io_uring, posixaio, filecreate, filestat, filedelete, falloc, ftruncate, cpuio or exec",
+        err: "iogauge fio: --ioengine=foo: expected sync, psync, vsync, pvsync, pvsync2, mmap, null, libaio, io_uring, posixaio, filecreate, filestat, filedelete, dircreate, dirstat, dirdelete, falloc, ftruncate, cpuio or exec",
     },
     Case {
         args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--ioengine="],

@@ -241,8 +241,8 @@ fn engine_options_are_checked_against_the_engine() {
             "time_based with ioengine=filestat is not supported by iogauge yet",
         ),
         (
-            &["--name=t", "--ioengine=dircreate"],
-            "ioengine 'dircreate' came with fio 3.37; iogauge follows fio 3.33",
+            &["--name=t", "--ioengine=dircreate", "--time_based", "--runtime=1"],
+            "time_based with ioengine=dircreate is not supported by iogauge yet",
         ),
         (
             &["--name=t", "--ioengine=splice"],

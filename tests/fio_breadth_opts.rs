@@ -245,12 +245,12 @@ fn openfiles_at_or_above_nrfiles_counts_match_fio() {
 }
 
 #[test]
-fn openfiles_below_the_number_of_files_is_refused_by_name() {
+fn openfiles_below_the_number_of_files_refuses_what_it_does_not_cover() {
     assert_eq!(
-        refused(&["--name=t", "--size=64k", "--nrfiles=8", "--openfiles=2"]),
+        refused(&["--name=t", "--size=64k", "--nrfiles=8", "--openfiles=2", "--ioengine=libaio"]),
         (
             2,
-            "iogauge fio: job 't': openfiles=2 below the job's 8 files is not supported by iogauge yet (it keeps every file open for the whole run); drop openfiles or set it to 8 or more"
+            "iogauge fio: job 't': openfiles=2 below the job's 8 files with ioengine=libaio is not supported by iogauge yet; use a synchronous engine (psync, sync, vsync, pvsync, pvsync2) or drop openfiles"
                 .to_string()
         )
     );

@@ -80,6 +80,22 @@ pub(crate) enum FileOp {
     Stat,
     /// unlink of a laid-out file.
     Delete,
+    /// mkdir of a directory that must not exist (fio 3.37's dircreate).
+    DirCreate,
+    /// stat/lstat/statx of a directory made before the job (dirstat).
+    DirStat,
+    /// rmdir of a directory made before the job (dirdelete).
+    DirDelete,
+}
+
+impl FileOp {
+    /// The engine's "files" are directories.
+    pub(crate) fn on_dirs(self) -> bool {
+        matches!(
+            self,
+            FileOp::DirCreate | FileOp::DirStat | FileOp::DirDelete
+        )
+    }
 }
 
 impl IoEngine {
@@ -89,6 +105,9 @@ impl IoEngine {
             IoEngine::Filecreate => Some(FileOp::Create),
             IoEngine::Filestat => Some(FileOp::Stat),
             IoEngine::Filedelete => Some(FileOp::Delete),
+            IoEngine::Dircreate => Some(FileOp::DirCreate),
+            IoEngine::Dirstat => Some(FileOp::DirStat),
+            IoEngine::Dirdelete => Some(FileOp::DirDelete),
             _ => None,
         }
     }

@@ -1,5 +1,6 @@
 //! File handling settings of one job (fio's filename_format, allow_file_create, pre_read,
-//! create_on_open).
+//! create_on_open, openfiles, unlink_each_loop, create_fsync, create_serialize, overwrite,
+//! file_append, offset_align, fill_device, opendir).
 //! `Default` is fio 3.33's defaults.
 
 /// The files group's settings of one job.
@@ -19,13 +20,35 @@ pub struct FilesSpec {
     /// Upper end of a `filesize=LOW-HIGH` range (the low end is `JobSpec::filesize`): each file
     /// gets a size drawn in [LOW, HIGH), rounded down to the smallest block size.
     pub filesize_high: Option<u64>,
-    /// fio `openfiles`: files kept open at once (0: all, fio's default). iogauge keeps every
-    /// file of a job open for the whole run, so only values at or above the number of files
-    /// (which fio lowers to it) are accepted; a smaller limit is refused before the run.
+    /// fio `openfiles`: files kept open at once; 0 (fio's default) means all. A value at or
+    /// above the number of files is lowered to 0, as fio lowers it to the number of files.
+    /// Below it, a file is closed when its region is done and the next one opened
+    /// (`workload/openfiles.rs`); synchronous engines only.
     pub open_files: u32,
     /// fio `unlink_each_loop`: before each loop after the first, the job's files are unlinked
     /// and the loop writes new, empty ones (write-only jobs on synchronous engines).
     pub unlink_each_loop: bool,
+    /// fio `create_fsync` (default 1): fsync a file after laying it out.
+    pub create_fsync: bool,
+    /// fio `create_serialize` (default 1): lay out files one job after another. iogauge always
+    /// does; 0 is accepted and lays out the same files in the same order.
+    pub create_serialize: bool,
+    /// fio `overwrite` (default 0): a write-only job lays out its new files with data before
+    /// the writes (1), instead of only preallocating them (0). Jobs that read always lay out.
+    pub overwrite: bool,
+    /// fio `file_append`: I/O starts at the end of the file (offset = its size; 0 when new).
+    pub file_append: bool,
+    /// fio `offset_align`: what `offset=N%` is rounded up to (None: the smallest block size).
+    pub offset_align: Option<u64>,
+    /// fio `fill_device`/`fill_fs`: write until the filesystem is full; ENOSPC ends the job
+    /// without an error. Without a size, the size is the free space.
+    pub fill_device: bool,
+    /// fio `opendir`: the directory whose files (recursively) were added to `filename`.
+    pub opendir: Option<std::path::PathBuf>,
+    /// fio `allow_mounted_write`: a job may write a block device that is mounted (or has a
+    /// mounted partition); without it such a job is refused before the run, as fio does. The
+    /// device itself still needs `--allow-overwrite`.
+    pub allow_mounted_write: bool,
 }
 
 impl Default for FilesSpec {
@@ -38,6 +61,14 @@ impl Default for FilesSpec {
             filesize_high: None,
             open_files: 0,
             unlink_each_loop: false,
+            create_fsync: true,
+            create_serialize: true,
+            overwrite: false,
+            file_append: false,
+            offset_align: None,
+            fill_device: false,
+            opendir: None,
+            allow_mounted_write: false,
         }
     }
 }

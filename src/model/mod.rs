@@ -103,6 +103,12 @@ pub enum IoEngine {
     Filestat,
     /// Times unlink per file; no data I/O (fio `filedelete`).
     Filedelete,
+    /// Times mkdir per "file", a directory; no data I/O (fio 3.37's `dircreate`).
+    Dircreate,
+    /// Times stat per directory, made before the job; no data I/O (fio 3.37's `dirstat`).
+    Dirstat,
+    /// Times rmdir per directory, made before the job; no data I/O (fio 3.37's `dirdelete`).
+    Dirdelete,
     /// fallocate per I/O (fio `falloc`).
     Falloc,
     /// ftruncate to each write's offset (fio `ftruncate`).
@@ -129,6 +135,9 @@ impl IoEngine {
             IoEngine::Filecreate => "filecreate",
             IoEngine::Filestat => "filestat",
             IoEngine::Filedelete => "filedelete",
+            IoEngine::Dircreate => "dircreate",
+            IoEngine::Dirstat => "dirstat",
+            IoEngine::Dirdelete => "dirdelete",
             IoEngine::Falloc => "falloc",
             IoEngine::Ftruncate => "ftruncate",
             IoEngine::Cpuio => "cpuio",

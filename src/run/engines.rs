@@ -38,7 +38,8 @@ pub(crate) enum Engines {
     Cpu,
     /// exec: no engine, a loop of its own (`run/exec.rs`).
     Exec,
-    /// filecreate, filestat, filedelete: no engine, a loop of their own (`run/fileops.rs`).
+    /// filecreate, filestat, filedelete, dircreate, dirstat, dirdelete: no engine, a loop of
+    /// their own (`run/fileops.rs`).
     FileOps(FileOp),
 }
 
@@ -76,7 +77,12 @@ pub(crate) fn make(job: &JobSpec, fds: Vec<RawFd>) -> Result<Engines, RunError> 
         ),
         IoEngine::Cpuio => Engines::Cpu,
         IoEngine::Exec => Engines::Exec,
-        IoEngine::Filecreate | IoEngine::Filestat | IoEngine::Filedelete => {
+        IoEngine::Filecreate
+        | IoEngine::Filestat
+        | IoEngine::Filedelete
+        | IoEngine::Dircreate
+        | IoEngine::Dirstat
+        | IoEngine::Dirdelete => {
             Engines::FileOps(job.ioengine.file_op().expect("a file operation engine"))
         }
         IoEngine::IoUring => {

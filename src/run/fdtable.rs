@@ -9,7 +9,8 @@
 //! The copy is released when the thread ends. A descriptor the worker would close itself would
 //! close only in its copy and stay open in the process's table, so the table is only made
 //! private for a worker that closes none: one that writes no logs (`write_*_log` and
-//! `write_iolog`, whose files it flushes and drops) and replaces no files (unlink_each_loop).
+//! `write_iolog`, whose files it flushes and drops) and swaps no files under its descriptors
+//! (unlink_each_loop, openfiles below the number of files).
 
 use super::engines::Engines;
 use super::instance::WorkerInput;
@@ -28,7 +29,12 @@ pub(super) fn wanted(engine: &Engines, input: &WorkerInput) -> bool {
     );
     let closes_descriptors = input.relink.is_some()
         || input.logs.lock().map(|l| l.is_some()).unwrap_or(true)
-        || input.iolog.lock().map(|l| l.is_some()).unwrap_or(true);
+        || input.iolog.lock().map(|l| l.is_some()).unwrap_or(true)
+        || input
+            .open_window
+            .lock()
+            .map(|w| w.is_some())
+            .unwrap_or(true);
     sync_fd_engine && !closes_descriptors
 }
 

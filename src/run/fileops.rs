@@ -1,6 +1,7 @@
-//! The loop of fio's file operation engines (`filecreate`, `filestat`, `filedelete`): no data is
-//! transferred; what is timed is one open(O_CREAT|O_RDWR), stat (or lstat, statx) or unlink per
-//! file and pass, recorded as completion latency of the job's data direction (read when the job
+//! The loop of fio's file operation engines (`filecreate`, `filestat`, `filedelete`, and fio
+//! 3.37's `dircreate`, `dirstat`, `dirdelete`): no data is transferred; what is timed is one
+//! open(O_CREAT|O_RDWR), stat (or lstat, statx), unlink, mkdir or rmdir per file (a directory
+//! for the dir engines) and pass, recorded as completion latency of the job's data direction (read when the job
 //! reads, else write), as fio's engines/fileoperations.c does. The I/Os fio then "does" on the
 //! file are fake (completed at once, never timed) but counted: every whole block of the file's
 //! region, split between the directions as `rw`/`rwmixread` say, so total_ios and io_bytes equal
@@ -19,6 +20,7 @@ use crate::model::{RwKind, StatType, DDIR_READ, DDIR_TRIM, DDIR_WRITE};
 use crate::workload::rng::Rng;
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::DirBuilderExt;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Run one instance of a file operation engine.
@@ -59,11 +61,18 @@ pub(crate) fn run_fileops_worker(
             if let Err(e) = r {
                 let name = match op {
                     FileOp::Create => "open",
-                    FileOp::Stat => "stat",
+                    FileOp::Stat | FileOp::DirStat => "stat",
                     FileOp::Delete => "unlink",
+                    FileOp::DirCreate => "mkdir",
+                    FileOp::DirDelete => "rmdir",
                 };
                 res.error = Some(IoFailure::new(input, name, file, 0, errno(&e)));
                 break 'passes;
+            }
+            if op == FileOp::DirCreate {
+                // Untimed: the new directory carries iogauge's tag, so that a killed run's
+                // directories can be told from the user's.
+                tag_dir(&input.paths[file]);
             }
             if timed {
                 res.tick(t1);
@@ -117,7 +126,12 @@ fn one_op(op: FileOp, stat_type: StatType, path: &CString) -> std::io::Result<()
             }
             -1
         }
-        FileOp::Stat => {
+        // fio 3.37 passes S_IFDIR as the mode (no permission bits); 0700 keeps it usable.
+        // SAFETY: a valid C path.
+        FileOp::DirCreate => unsafe { libc::mkdir(path.as_ptr(), 0o700) },
+        // SAFETY: a valid C path.
+        FileOp::DirDelete => unsafe { libc::rmdir(path.as_ptr()) },
+        FileOp::Stat | FileOp::DirStat => {
             // SAFETY: a valid C path and a writable stat buffer.
             let mut st: libc::stat = unsafe { std::mem::zeroed() };
             match stat_type {
@@ -143,6 +157,43 @@ fn one_op(op: FileOp, stat_type: StatType, path: &CString) -> std::io::Result<()
     } else {
         Err(std::io::Error::last_os_error())
     }
+}
+
+/// Tag a directory iogauge made (best effort: a filesystem without user xattrs has no tag,
+/// and the directory is still removed at the end of the run).
+fn tag_dir(path: &std::path::Path) {
+    if let Ok(d) = std::fs::File::open(path) {
+        crate::workload::layout::tag_created(&d);
+    }
+}
+
+/// Before a directory engine's job (fio 3.37's setup_dirs for dirstat and dirdelete): the
+/// directories that do not exist are made (0700, untimed), tagged and registered as iogauge's,
+/// so that the run removes them; dircreate's are registered and made by the worker (timed).
+pub(crate) fn setup_dirs(
+    op: FileOp,
+    files: &[crate::workload::layout::FilePlan],
+    created: &crate::workload::cleanup::CreatedFiles,
+) -> std::io::Result<()> {
+    if op == FileOp::DirCreate {
+        register_new(files.iter(), created);
+        return Ok(());
+    }
+    for f in files
+        .iter()
+        .filter(|f| !f.existed && !created.contains(&f.path))
+    {
+        created.intend([f.path.as_path()])?;
+        std::fs::DirBuilder::new()
+            .mode(0o700)
+            .create(&f.path)
+            .map_err(|e| {
+                std::io::Error::new(e.kind(), format!("mkdir {}: {e}", f.path.display()))
+            })?;
+        created.register(&f.path);
+        tag_dir(&f.path);
+    }
+    Ok(())
 }
 
 /// Before a filecreate job: the files that do not exist yet are registered as iogauge's, so that

@@ -55,6 +55,8 @@ pub(crate) struct WorkerInput {
     pub relink: Option<crate::workload::relink::Relinker>,
     /// The flow group of a job that sets `flow` (see `latency_target.rs`).
     pub flow: Option<std::sync::Arc<super::latency_target::FlowGroup>>,
+    /// openfiles below the number of files: which files are open; `IoSource` takes it.
+    pub open_window: std::sync::Mutex<Option<crate::workload::openfiles::OpenWindow>>,
 }
 
 impl WorkerInput {
@@ -83,6 +85,13 @@ impl WorkerInput {
         log.begin(now_ns());
         Some(log)
     }
+}
+
+/// fio's fill_device: a write that finds the filesystem full (ENOSPC, EDQUOT) ends the job
+/// without an error.
+#[cold]
+pub(super) fn fills_device(job: &JobSpec, errno: i32) -> bool {
+    job.files.fill_device && (errno == libc::ENOSPC || errno == libc::EDQUOT)
 }
 
 /// fio's prio/prioclass: the worker thread's I/O priority (ioprio_set on the calling thread),

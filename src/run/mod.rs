@@ -355,9 +355,27 @@ fn expand(spec: &RunSpec, created: &CreatedFiles) -> Result<Vec<Instance>, RunEr
                     }
                     .into());
                 }
-                if !seen.contains(&f.path) {
+                if let Some(op) = job.ioengine.file_op().filter(|o| o.on_dirs()) {
+                    // Directories take no space to speak of; only what exists matters.
+                    if f.existed && !seen.contains(&f.path) {
+                        layout::check_dir_safety(job, op, f, spec.allow_overwrite)?;
+                    }
+                    seen.push(f.path.clone());
+                } else if !seen.contains(&f.path) {
                     layout::check_safety(job, f, spec.allow_overwrite, created)?;
-                    if !f.existed {
+                    // fio refuses to write a mounted device unless the job allows it.
+                    if f.is_block && layout::job_writes(job) && !job.files.allow_mounted_write {
+                        if let Some(mounted) = crate::workload::device::mounted_on(&f.path) {
+                            return Err(layout::LayoutError::MountedDevice {
+                                path: f.path.clone(),
+                                job: job.name.clone(),
+                                mounted,
+                            }
+                            .into());
+                        }
+                    }
+                    // fill_device is asked to fill the filesystem: not counted against it.
+                    if !f.existed && !job.files.fill_device {
                         new_bytes.push((layout::parent_dir(&f.path), f.size));
                     }
                     seen.push(f.path.clone());
@@ -440,6 +458,22 @@ struct Prepared {
     postrun: bool,
 }
 
+/// openfiles below the number of files: the window of open files (engines that open files
+/// only; iogauge's check has refused the combinations it does not cover).
+fn open_window(
+    job: &JobSpec,
+    files: &[crate::workload::layout::FilePlan],
+) -> Result<Option<crate::workload::openfiles::OpenWindow>, RunError> {
+    let open = job.files.open_files as usize;
+    if open == 0 || open >= files.len() {
+        return Ok(None);
+    }
+    let paths: Vec<&std::path::Path> = files.iter().map(|f| f.path.as_path()).collect();
+    crate::workload::openfiles::OpenWindow::new(&paths, open)
+        .map(Some)
+        .map_err(|e| RunError::JobSetup(format!("job '{}': openfiles: {e}", job.name)))
+}
+
 fn prepare(
     spec: &RunSpec,
     stop: &AtomicBool,
@@ -493,7 +527,16 @@ fn prepare(
     let mut laid = (0u32, 0u64);
     let mut files = Vec::with_capacity(inst.files.len());
     let mut pass_drops = Vec::new();
-    if job.ioengine == IoEngine::Filecreate {
+    let mut window = None;
+    if let Some(op) = job.ioengine.file_op().filter(|o| o.on_dirs()) {
+        // The directory engines: nothing laid out or opened.
+        fileops::setup_dirs(op, &inst.files, created).map_err(|e| {
+            RunError::JobSetup(format!(
+                "job '{}': cannot make its directories: {e}",
+                job.name
+            ))
+        })?;
+    } else if job.ioengine == IoEngine::Filecreate {
         // filecreate makes the files itself (timed); new ones are removed as iogauge's own.
         fileops::register_new(inst.files.iter(), created);
     } else if !job.ioengine.diskless() {
@@ -507,7 +550,15 @@ fn prepare(
             // filestat and filedelete time their call on the path: nothing is opened.
             // fio's create_only: lay out, do no I/O.
         } else {
-            for f in &inst.files {
+            window = open_window(job, &inst.files)?;
+            // With openfiles, the files outside the window are opened (and closed) first, so
+            // that no more than openfiles are ever open together.
+            let n = inst.files.len();
+            let first = window.as_ref().map_or(0, |w| w.len().min(n));
+            let mut opened: Vec<Option<(File, Option<layout::CacheDrop>)>> =
+                (0..n).map(|_| None).collect();
+            for i in (first..n).chain(0..first) {
+                let f = &inst.files[i];
                 let file = layout::open_for_io(job, f)?;
                 if job.direct {
                     layout::check_direct_alignment(job, f, &file)?;
@@ -519,9 +570,21 @@ fn prepare(
                     eprintln!("iogauge: warning: {w}");
                 }
                 // Direct I/O bypasses the cache, so fio only drops it again for buffered jobs.
-                if job.invalidate && !job.direct {
-                    pass_drops.push(layout::CacheDrop::new(&file, f));
+                let drop =
+                    (job.invalidate && !job.direct).then(|| layout::CacheDrop::new(&file, f));
+                if let Some(w) = window.as_mut() {
+                    w.add(i, file.as_raw_fd()).map_err(|e| {
+                        RunError::JobSetup(format!(
+                            "job '{}': cannot close '{}' again (openfiles): {e}",
+                            job.name,
+                            f.path.display()
+                        ))
+                    })?;
                 }
+                opened[i] = Some((file, drop));
+            }
+            for (file, drop) in opened.into_iter().flatten() {
+                pass_drops.extend(drop);
                 files.push(file);
             }
         }
@@ -558,6 +621,7 @@ fn prepare(
             )
         }),
         flow: None,
+        open_window: std::sync::Mutex::new(window),
     };
     Ok(Prepared {
         instance: inst,

@@ -630,6 +630,9 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
             break;
         }
         if let Some((slot, r)) = io_error {
+            if super::instance::fills_device(job, (-r) as i32) {
+                break;
+            }
             let s = slots[slot];
             let op = if s.dir == DDIR_READ { "read" } else { "write" };
             res.error = Some(failure(op, s.file, s.offset, (-r) as i32).with_len(s.len));

@@ -9,6 +9,7 @@ use crate::model::{RwKind, Strided, DDIR_READ, DDIR_TRIM, DDIR_WRITE};
 use crate::workload::bsize::BlockSizer;
 use crate::workload::fileservice::FileChooser;
 use crate::workload::offsets::{lend_map, shares_random_map, GenParams, OffsetGen};
+use crate::workload::openfiles::OpenWindow;
 use crate::workload::rate::Pacer;
 use crate::workload::rng::Rng;
 
@@ -55,6 +56,13 @@ pub(crate) struct IoSource {
     simple: bool,
     /// The next file of the short way's round robin.
     rr: usize,
+    /// openfiles below the number of files: the file service chooses among the window's
+    /// slots, and a slot's file that is done is closed and the next one opened.
+    window: Option<OpenWindow>,
+    /// A time-based job wraps its files without closing them (as fio's).
+    window_rotates: bool,
+    /// The file that could not be reopened, for the worker to end the job with.
+    open_error: Option<(usize, std::io::Error)>,
 }
 
 /// One I/O to do.
@@ -63,7 +71,8 @@ pub(crate) struct NextIo {
     pub file: usize,
     pub offset: u64,
     pub len: usize,
-    /// The offset starts a second or later pass over the file's region (see `OffsetGen::next`).
+    /// The offset starts a second or later pass over the file's region (see `OffsetGen::next`),
+    /// or the file was just reopened (openfiles); then check [`IoSource::take_open_error`].
     pub new_pass: bool,
 }
 
@@ -112,6 +121,8 @@ impl IoSource {
             pacer(DDIR_WRITE, 0xA5),
             pacer(DDIR_TRIM, 0x3C),
         ];
+        let window = input.open_window.lock().ok().and_then(|mut w| w.take());
+        let slots = window.as_ref().map_or(input.regions.len(), OpenWindow::len);
         let mut s = IoSource {
             gens,
             rng: Rng::new(seed),
@@ -137,14 +148,18 @@ impl IoSource {
             // random offset, three after it, a random offset, ...).
             seq_left: 1,
             strided,
-            files: FileChooser::new(job, input.regions.len(), seed),
+            files: FileChooser::new(job, slots, seed),
             shared_map: shares_random_map(job),
             trimmed: None,
             trimwrite: job.rw.kind == RwKind::TrimWrite,
             simple: false,
             rr: 0,
+            window_rotates: !job.time_based,
+            window,
+            open_error: None,
         };
-        s.simple = !s.trimwrite
+        s.simple = s.window.is_none()
+            && !s.trimwrite
             && s.fixed
             && s.seq_nr == 1
             && s.strided.is_none()
@@ -221,8 +236,30 @@ impl IoSource {
             };
         }
         let gens = &mut self.gens;
-        let (file, chosen) = self.files.next(|f| gens[f][dir].pass_complete());
-        if chosen {
+        let window = &self.window;
+        let (slot, chosen) = self.files.next(|s| {
+            let f = window.as_ref().map_or(s, |w| w.file(s));
+            gens[f][dir].pass_complete()
+        });
+        let mut file = slot;
+        let mut opened = false;
+        if let Some(w) = &mut self.window {
+            file = w.file(slot);
+            // fio closes a file once its region is done and opens another in its place.
+            if self.window_rotates && self.gens[file][dir].pass_complete() {
+                match w.rotate(slot) {
+                    Ok(f) => {
+                        opened = f != file;
+                        file = f;
+                    }
+                    Err(e) => {
+                        self.open_error = Some(e);
+                        opened = true;
+                    }
+                }
+            }
+        }
+        if chosen || opened {
             self.gens[file][dir].restart_pass_bytes();
         }
         // fio's ddir_seq_nr: one countdown over all files and directions; it fires on the
@@ -276,8 +313,14 @@ impl IoSource {
             file,
             offset: p.offset,
             len: len as usize,
-            new_pass: p.new_pass,
+            new_pass: p.new_pass || opened,
         }
+    }
+
+    /// openfiles: the file that could not be reopened, and why (checked on `new_pass`).
+    #[cold]
+    pub(crate) fn take_open_error(&mut self) -> Option<(usize, std::io::Error)> {
+        self.open_error.take()
     }
 }
 
@@ -315,6 +358,7 @@ mod tests {
             status_lat: None,
             relink: None,
             flow: None,
+            open_window: std::sync::Mutex::new(None),
         };
         IoSource::new(&input)
     }

@@ -5,8 +5,8 @@
 
 use super::clock::{now_ns, sleep_until};
 use super::instance::{
-    errno, finish_iolog, finish_logs, wait_for_start, IoFailure, Published, Timeline, WorkerInput,
-    WorkerResult,
+    errno, fills_device, finish_iolog, finish_logs, wait_for_start, IoFailure, Published, Timeline,
+    WorkerInput, WorkerResult,
 };
 use super::latency_target::{self as lt, Flow, LatTarget};
 use super::source::{IoSource, NextIo};
@@ -119,6 +119,10 @@ impl<E: Engine> Loop<'_, E> {
                     ..
                 } = src.next(dir);
                 if new_pass {
+                    if let Some((f, e)) = src.take_open_error() {
+                        res.error = Some(IoFailure::new(self.input, "open", f, 0, errno(&e)));
+                        break;
+                    }
                     if let Some(g) = iolog.as_mut() {
                         g.new_pass(now_ns(), file);
                     }
@@ -160,12 +164,14 @@ impl<E: Engine> Loop<'_, E> {
                         continue;
                     }
                     Err(e) => {
-                        res.error = Some(
-                            IoFailure::new(self.input, op.name(), file, offset, errno(&e))
-                                .with_len(len),
-                        );
                         // fio counts the failed I/O as issued (total_ios), of no bytes.
                         res.ios[dir] += 1;
+                        if !fills_device(job, errno(&e)) {
+                            res.error = Some(
+                                IoFailure::new(self.input, op.name(), file, offset, errno(&e))
+                                    .with_len(len),
+                            );
+                        }
                         break;
                     }
                 };

@@ -1,4 +1,4 @@
-//! The list of files iogauge created in one run. Everything listed is removed at the end, on
+//! The list of files (and the directory engines' directories) iogauge created in one run. Everything listed is removed at the end, on
 //! error and on SIGINT/SIGTERM (unless the user keeps files), so no test file is left behind.
 
 use std::path::{Path, PathBuf};
@@ -60,7 +60,7 @@ impl CreatedFiles {
         let paths = std::mem::take(&mut *self.lock());
         let mut failed = Vec::new();
         for p in paths {
-            match std::fs::remove_file(&p) {
+            match super::marker::remove(&p) {
                 Ok(()) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
                 Err(e) => failed.push((p, e)),

@@ -120,6 +120,26 @@ fn which(given: &str, p: &Part) -> String {
     }
 }
 
+/// Whether the block device `path` or one of its partitions is mounted: "it is mounted on
+/// /mnt" or "its partition sdb1 is mounted on /mnt" (fio's allow_mounted_write check, which
+/// looks at the device itself only).
+pub(crate) fn mounted_on(path: &Path) -> Option<String> {
+    let md = std::fs::metadata(path).ok()?;
+    if !md.file_type().is_block_device() {
+        return None;
+    }
+    let (major, minor) = (libc::major(md.rdev()), libc::minor(md.rdev()));
+    let name = kernel_name(major, minor)?;
+    let parts = parts(&name, format!("{major}:{minor}"));
+    let mounts = crate::mounts::all();
+    let (p, m) = mounted(&parts, &mounts)?;
+    Some(format!(
+        "{} is mounted on {}",
+        which(&name, p),
+        m.mount_point.display()
+    ))
+}
+
 /// Clears `path` for the profiles to write over, or says why not (naming the input and the fix).
 /// Nothing is written here.
 pub(crate) fn check_device(path: &Path, allow_overwrite: bool) -> Result<Device, String> {

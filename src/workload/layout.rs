@@ -98,6 +98,28 @@ pub enum LayoutError {
         /// The device node.
         path: PathBuf,
     },
+    /// A write to a mounted block device (or one with a mounted partition) without the job's
+    /// allow_mounted_write=1, as fio refuses it.
+    #[error("refusing to write into block device '{path}': {mounted}; job '{job}' would corrupt that filesystem. Unmount it first, or set allow_mounted_write=1 in the job (with --allow-overwrite) if that is really what you want")]
+    MountedDevice {
+        /// The device node.
+        path: PathBuf,
+        /// The job.
+        job: String,
+        /// What is mounted where ("it is mounted on /mnt").
+        mounted: String,
+    },
+    /// A directory engine's path exists: dircreate makes new ones; dirdelete would remove the
+    /// user's without --allow-overwrite.
+    #[error("job '{job}': '{path}' already exists; {why}")]
+    ExistingDir {
+        /// The job.
+        job: String,
+        /// The path.
+        path: PathBuf,
+        /// Why that stops the job, and the fix.
+        why: &'static str,
+    },
     /// An existing file iogauge did not create is smaller than offset + size.
     #[error("'{path}' is {have} bytes, but the job needs {need} bytes (offset + size); iogauge will not extend a file it did not create: lower size=/offset= or pass --allow-overwrite")]
     ExistingTooSmall {
@@ -277,7 +299,12 @@ fn existing_size(path: &Path) -> Result<Option<(u64, bool)>, LayoutError> {
 /// fio's start offset of instance `jobnum` in a file of `real_size` bytes (0 when it does not
 /// exist yet): offset= plus offset_increment per instance. A percentage is rounded up to a
 /// whole block as fio does; iogauge also rounds an absolute offset down to a block.
+/// With file_append the offset is the file's size (fio's get_start_offset); offset_align
+/// replaces the block size a percentage is rounded up to.
 fn start_offset(job: &JobSpec, real_size: u64, jobnum: u32, min_bs: u64) -> u64 {
+    if job.files.file_append {
+        return real_size;
+    }
     let inc = job.blocks.offset_increment * jobnum as u64;
     match job.offset {
         SizeSpec::Bytes(b) => {
@@ -286,7 +313,8 @@ fn start_offset(job: &JobSpec, real_size: u64, jobnum: u32, min_bs: u64) -> u64 
         }
         SizeSpec::Percent(p) => {
             let o = (real_size as f64 * p / 100.0) as u64 + inc;
-            o.div_ceil(min_bs) * min_bs
+            let align = job.files.offset_align.unwrap_or(min_bs);
+            o.div_ceil(align) * align
         }
     }
 }
@@ -324,11 +352,24 @@ pub(crate) fn plan_files(job: &JobSpec, jobnum: u32) -> Result<Vec<FilePlan>, La
     // fio 3.33 (filesetup.c, setup_files): without filesize=, each file's region is
     // size/nrfiles, and when that leaves a whole block or more over, the first files get one
     // more block each. A size= percentage sets no bytes here: it scales each file below.
-    let per_size = match (job.filesize, job.size) {
+    // fill_device without a size: fio writes until ENOSPC, so the region is more than the
+    // filesystem can hold (its whole size), shared by the files in whole blocks.
+    let size = match (job.size, job.filesize, names.first()) {
+        (None, None, Some(first))
+            if job.files.fill_device && !matches!(existing_size(first)?, Some((_, true))) =>
+        {
+            let all = fs_bytes(&parent_dir(first))?;
+            Some(SizeSpec::Bytes(
+                (all / nfiles.max(1) / min_bs * min_bs * nfiles).max(min_bs),
+            ))
+        }
+        (s, _, _) => s,
+    };
+    let per_size = match (job.filesize, size) {
         (None, Some(SizeSpec::Bytes(b))) => b / nfiles,
         _ => 0,
     };
-    let mut extra = match (job.filesize, job.size) {
+    let mut extra = match (job.filesize, size) {
         (None, Some(SizeSpec::Bytes(b))) => (b - per_size * nfiles) / min_bs,
         _ => 0,
     };
@@ -363,6 +404,13 @@ pub(crate) fn plan_files(job: &JobSpec, jobnum: u32) -> Result<Vec<FilePlan>, La
                     0
                 };
                 match (per_size + bonus, ex_size) {
+                    // file_append: the size after the file's end, or nothing to do.
+                    (0, Some(_)) if job.files.file_append => {
+                        return Err(LayoutError::NoSize {
+                            job: job.name.clone(),
+                            path,
+                        })
+                    }
                     (0, Some(s)) if offset > s => return Err(bad_offset(s)),
                     // No size= in bytes: the existing file after the offset.
                     (0, Some(s)) => s - offset,
@@ -382,6 +430,8 @@ pub(crate) fn plan_files(job: &JobSpec, jobnum: u32) -> Result<Vec<FilePlan>, La
                     (b, _) => b,
                 }
             }
+            // file_append: filesize= is what is written after the file's end.
+            Some(SizeSpec::Bytes(low)) if job.files.file_append => low,
             Some(SizeSpec::Bytes(low)) => {
                 let high = job.files.filesize_high.unwrap_or(low);
                 // fio: an existing file already inside the range keeps its size.
@@ -496,6 +546,34 @@ pub(crate) fn check_safety(
         });
     }
     Ok(())
+}
+
+/// A directory engine's path that exists before the run: dircreate makes new directories
+/// (fio 3.37's mkdir fails with EEXIST), dirdelete removes them (they are the user's, so only
+/// with --allow-overwrite); dirstat only looks at them.
+pub(crate) fn check_dir_safety(
+    job: &JobSpec,
+    op: crate::model::engines::FileOp,
+    plan: &FilePlan,
+    allow_overwrite: bool,
+) -> Result<(), LayoutError> {
+    use crate::model::engines::FileOp;
+    let why = match op {
+        FileOp::DirCreate => {
+            "ioengine=dircreate makes new directories (fio's mkdir fails with EEXIST): remove \
+             it or use another directory"
+        }
+        FileOp::DirDelete if !allow_overwrite => {
+            "ioengine=dirdelete would remove it, and iogauge did not create it: remove it, use \
+             another directory, or pass --allow-overwrite"
+        }
+        _ => return Ok(()),
+    };
+    Err(LayoutError::ExistingDir {
+        job: job.name.clone(),
+        path: plan.path.clone(),
+        why,
+    })
 }
 
 /// Extended attribute set on every file iogauge lays out, so that a killed run's leftovers are
@@ -621,6 +699,21 @@ pub(crate) fn check_free_space(need: &[(PathBuf, u64)]) -> Result<(), LayoutErro
 }
 
 pub(crate) fn free_bytes(dir: &Path) -> Result<u64, LayoutError> {
+    statvfs(dir).map(|s| blocks_bytes(s.f_bavail, s.f_frsize))
+}
+
+// The field types differ between targets (u32 on some 32-bit ones).
+#[allow(clippy::unnecessary_cast)]
+fn blocks_bytes(blocks: libc::fsblkcnt_t, size: libc::c_ulong) -> u64 {
+    blocks as u64 * size as u64
+}
+
+/// The whole size of the filesystem holding `dir`: more than any file in it can hold.
+fn fs_bytes(dir: &Path) -> Result<u64, LayoutError> {
+    statvfs(dir).map(|s| blocks_bytes(s.f_blocks, s.f_frsize))
+}
+
+fn statvfs(dir: &Path) -> Result<libc::statvfs, LayoutError> {
     let c = CString::new(dir.as_os_str().as_encoded_bytes()).map_err(|_| LayoutError::Io {
         op: "invalid path",
         path: dir.to_path_buf(),
@@ -632,7 +725,7 @@ pub(crate) fn free_bytes(dir: &Path) -> Result<u64, LayoutError> {
     if unsafe { libc::statvfs(c.as_ptr(), &mut s) } != 0 {
         return Err(io_err("statvfs", dir)(std::io::Error::last_os_error()));
     }
-    Ok(s.f_bavail as u64 * s.f_frsize as u64)
+    Ok(s)
 }
 
 /// Directory in which a planned file lives (for the free-space check).
@@ -666,12 +759,14 @@ pub(crate) fn lay_out(
         .map_err(io_err("cannot create", &plan.path))?;
     created.register(&plan.path);
     tag_created(&f);
-    if job.files.create_on_open {
+    if job.files.create_on_open || job.files.fill_device {
         // fio creates the file empty when it opens it: no layout, no preallocation; the
-        // writes extend it (reads of a new file are refused in `check_safety`).
+        // writes extend it (reads of a new file are refused in `check_safety`). fill_device
+        // neither preallocates nor sets a size: the writes go until the filesystem is full.
         return Ok(false);
     }
-    if job_reads(job) {
+    // fio's overwrite=1 lays out a write-only job's files too (reads always need data).
+    if job_reads(job) || job.files.overwrite {
         write_out(&f, job, plan, stop)?;
     } else {
         preallocate(&f, plan.size, job.fallocate).map_err(io_err("cannot allocate", &plan.path))?;
@@ -712,8 +807,7 @@ fn preallocate(f: &File, size: u64, how: Fallocate) -> std::io::Result<()> {
 /// (`extend_file`), so that a recipe's reads start from the same kind of file as under fio:
 /// pre-allocate as `fallocate=` says and set the size, then write it front to back in chunks of
 /// the job's write block size (fio's `max_bs[write]`: 4 KiB by default, also for a read-only
-/// job; `bs=2300` gives 2300-byte writes), fsync (fio's default `create_fsync=1`; iogauge has no
-/// such option, so always), and drop the written pages from the cache (fio does that after every
+/// job; `bs=2300` gives 2300-byte writes), fsync (`create_fsync`, 1 by default), and drop the written pages from the cache (fio does that after every
 /// layout, whatever `invalidate=` says).
 ///
 /// Every chunk gets fresh data, as fio draws new data for every write: a file that repeats one
@@ -752,8 +846,11 @@ fn write_out(
             .map_err(io_err("cannot lay out", &plan.path))?;
         left -= n as u64;
     }
-    // Written data must reach the disk, or no cache drop could remove it.
-    f.sync_all().map_err(io_err("cannot sync", &plan.path))?;
+    // Written data must reach the disk, or no cache drop could remove it; create_fsync=0
+    // skips it as fio does (the dirty pages then stay in the cache).
+    if job.files.create_fsync {
+        f.sync_all().map_err(io_err("cannot sync", &plan.path))?;
+    }
     // Advisory, as in fio, which only logs a failure; with invalidate=1 the open warns anyway.
     let _ = CacheDrop {
         fd: f.as_raw_fd(),

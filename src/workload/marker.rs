@@ -246,7 +246,7 @@ pub(crate) fn reap(dir: &Path) -> Reaped {
         }
         for f in files {
             match theirs(&f, &owner) {
-                Ok(true) => match std::fs::remove_file(&f) {
+                Ok(true) => match remove(&f) {
                     Ok(()) => out.removed.push((f, owner.pid)),
                     Err(e) => out.left.push((f, e.to_string())),
                 },
@@ -259,6 +259,14 @@ pub(crate) fn reap(dir: &Path) -> Reaped {
     out
 }
 
+/// Remove a file, or a directory the directory engines made (rmdir: never what is inside).
+pub(crate) fn remove(p: &Path) -> std::io::Result<()> {
+    match std::fs::symlink_metadata(p) {
+        Ok(m) if m.is_dir() => std::fs::remove_dir(p),
+        _ => std::fs::remove_file(p),
+    }
+}
+
 /// Whether `f` is provably the file the dead run `owner` created: Ok(false) when it is gone.
 fn theirs(f: &Path, owner: &Owner) -> Result<bool, String> {
     let meta = match std::fs::symlink_metadata(f) {
@@ -266,8 +274,9 @@ fn theirs(f: &Path, owner: &Owner) -> Result<bool, String> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
         Err(e) => return Err(e.to_string()),
     };
-    if !meta.file_type().is_file() {
-        return Err("not a regular file".into());
+    // A directory is one a directory engine made (removed with rmdir: only when empty).
+    if !meta.file_type().is_file() && !meta.file_type().is_dir() {
+        return Err("not a regular file or directory".into());
     }
     if super::layout::tag_pid(f) == Some(owner.pid) {
         return Ok(true);

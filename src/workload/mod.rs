@@ -10,6 +10,7 @@ pub(crate) mod fs;
 pub mod layout;
 pub(crate) mod marker;
 pub(crate) mod offsets;
+pub(crate) mod openfiles;
 pub(crate) mod randmap;
 pub(crate) mod rate;
 pub(crate) mod relink;

@@ -192,7 +192,9 @@ pub(in crate::input::fio) fn finish_job(j: &mut crate::model::JobSpec) -> Result
         ),
     ];
     for (name, set, engine) in only {
-        if set && j.ioengine != engine {
+        // fio 3.37's dirstat takes filestat's stat_type too.
+        let also = name == "stat_type" && j.ioengine == IoEngine::Dirstat;
+        if set && j.ioengine != engine && !also {
             return Err(format!(
                 "{name} is an option of ioengine={}, but ioengine={}; set ioengine={}",
                 engine.fio_name(),

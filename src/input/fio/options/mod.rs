@@ -140,19 +140,18 @@ fn set_ioengine(j: &mut JobSpec, v: &str) -> Result<(), String> {
         "ftruncate" => IoEngine::Ftruncate,
         "cpuio" => IoEngine::Cpuio,
         "exec" => IoEngine::Exec,
-        "dircreate" | "dirstat" | "dirdelete" => {
-            return Err(format!(
-                "ioengine '{v}' came with fio 3.37; iogauge follows fio 3.33 (its filecreate, \
-                 filestat and filedelete are supported)"
-            ))
-        }
+        // fio 3.37's directory engines (no fio 3.33 equivalent).
+        "dircreate" => IoEngine::Dircreate,
+        "dirstat" => IoEngine::Dirstat,
+        "dirdelete" => IoEngine::Dirdelete,
         _ if OTHER_FIO_ENGINES.contains(&v) || super::unsupported::is_engine(v) => {
             return Err(super::unsupported::engine_refusal(v))
         }
         _ => {
             return Err(
-                "expected sync, psync, vsync, pvsync, pvsync2, mmap, null, libaio, \
-                        io_uring, posixaio, filecreate, filestat, filedelete, falloc, ftruncate, cpuio or exec"
+                "expected sync, psync, vsync, pvsync, pvsync2, mmap, null, libaio, io_uring, \
+                 posixaio, filecreate, filestat, filedelete, dircreate, dirstat, dirdelete, \
+                 falloc, ftruncate, cpuio or exec"
                     .into(),
             )
         }
@@ -1045,7 +1044,8 @@ mod tests {
         assert_eq!(
             err("ioengine", Some("foo")),
             "expected sync, psync, vsync, pvsync, pvsync2, mmap, null, libaio, io_uring, \
-             posixaio, filecreate, filestat, filedelete, falloc, ftruncate, cpuio or exec"
+             posixaio, filecreate, filestat, filedelete, dircreate, dirstat, dirdelete, falloc, \
+             ftruncate, cpuio or exec"
         );
         assert_eq!(
             err("rw", Some("sideways")),
