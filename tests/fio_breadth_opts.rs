@@ -182,10 +182,11 @@ fn verify_async_still_catches_a_corrupted_block() {
         ),
         (Some(84), Some(84))
     );
-    // Inline, the reads stop at the bad block (the third); fio's threads let it read 3 or 4
-    // before the failure lands.
+    // Inline, the reads stop at the bad block (the third); fio's verify threads let it read
+    // on before the failure lands: 3 or 4 blocks on a quiet machine, up to all of them (16)
+    // under load.
     assert_eq!(ios(&g, 0, "read"), 3);
-    assert!((3..=4).contains(&ios(&f, 0, "read")), "{f}");
+    assert!((3..=16).contains(&ios(&f, 0, "read")), "{f}");
 }
 
 /// iogauge fio with `args` in a fresh directory: exit code and stderr.
