@@ -23,6 +23,7 @@ pub(crate) mod small_files;
 pub(crate) mod source;
 pub(crate) mod status;
 pub(crate) mod stop;
+pub(crate) mod sync_range;
 pub(crate) mod timing;
 pub(crate) mod trims;
 pub(crate) mod verify_phase;
@@ -506,6 +507,15 @@ fn prepare(
         } else {
             for f in &inst.files {
                 let file = layout::open_for_io(job, f)?;
+                if let Some(h) = job.io.write_hint {
+                    crate::workload::write_hint::apply(&file, h, job.direct).map_err(|source| {
+                        layout::LayoutError::Io {
+                            op: "cannot set the write hint (fcntl) on",
+                            path: f.path.clone(),
+                            source,
+                        }
+                    })?;
+                }
                 if job.direct {
                     layout::check_direct_alignment(job, f, &file)?;
                 }

@@ -59,6 +59,9 @@ impl<E: Engine> Loop<'_, E> {
         let refill = job.refill_buffers && !job.zero_buffers;
         let fsync_every = job.fsync as u64;
         let fdatasync_every = job.fdatasync as u64;
+        // sync_file_range: the file whose call is due before the next I/O.
+        let mut sfr = super::sync_range::SyncRange::new(job, self.input.paths.len());
+        let mut sfr_due: Option<usize> = None;
 
         let total = self.input.io_limit.unwrap_or(u64::MAX);
         let mut done_bytes: u64 = 0;
@@ -85,6 +88,29 @@ impl<E: Engine> Loop<'_, E> {
             'io: loop {
                 if self.stop.load(Ordering::Relaxed) {
                     break;
+                }
+                if let (Some(file), Some(r)) = (sfr_due.take(), sfr.as_mut()) {
+                    let op = r.take(file);
+                    let s0 = now_ns();
+                    let e = self.engine.sync(file, op);
+                    let s1 = now_ns();
+                    if let Err(e) = e {
+                        let at = match op {
+                            SyncOp::Range { offset, .. } => offset,
+                            _ => 0,
+                        };
+                        let f = IoFailure::new(self.input, op.name(), file, at, errno(&e));
+                        res.error = Some(f);
+                        break;
+                    }
+                    if timed {
+                        res.tick(s1);
+                        res.sync_lat.record(s1 - s0);
+                    }
+                    res.syncs += 1;
+                    if s1 >= tl.deadline {
+                        break;
+                    }
                 }
                 if flow.as_mut().is_some_and(Flow::held) {
                     if let Some(f) = &flow {
@@ -195,6 +221,7 @@ impl<E: Engine> Loop<'_, E> {
 
                 if dir == DDIR_WRITE {
                     writes += 1;
+                    let mut synced = false;
                     for (every, sop, name) in [
                         (fsync_every, SyncOp::Fsync, "fsync"),
                         (fdatasync_every, SyncOp::Fdatasync, "fdatasync"),
@@ -215,6 +242,14 @@ impl<E: Engine> Loop<'_, E> {
                             }
                             res.syncs += 1;
                             t_end = s1;
+                            synced = true;
+                        }
+                    }
+                    if let Some(r) = sfr.as_mut() {
+                        if synced {
+                            r.synced(file);
+                        } else if r.wrote(file, offset, n as u64, writes) {
+                            sfr_due = Some(file);
                         }
                     }
                 }
