@@ -150,6 +150,8 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
     let mut writes = 0u64;
     // A sync waiting for the queue to drain: (op, file of the write that triggered it).
     let mut pending_sync: Option<(SyncOp, usize)> = None;
+    // sync_file_range's spans (issue stops while a sync waits, so issued = completed then).
+    let mut sfr = super::sync_range::SyncRange::new(job, input.paths.len());
     // Next I/O's direction and due time when rate-limited and not yet due.
     let mut held: Option<(usize, u64)> = None;
     let mut stopping = false;
@@ -339,6 +341,13 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
                         pending_sync = Some((op, file));
                     }
                 }
+                if let Some(r) = sfr.as_mut() {
+                    if pending_sync.is_some() {
+                        r.synced(file);
+                    } else if r.wrote(file, offset, len as u64, writes) {
+                        pending_sync = Some((r.take(file), file));
+                    }
+                }
             }
             if queued.len() >= q.batch_submit {
                 break;
@@ -389,15 +398,15 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
 
         // 3. Nothing in flight: run a due sync, wait for the rate schedule, or finish.
         if inflight == 0 && queued.is_empty() {
-            if let Some((op, file)) = pending_sync.take() {
+            // fio makes a sync_file_range only before a next I/O: none after the last write.
+            let last = stopping || (!tl.in_ramp && issued_bytes >= total);
+            if let Some((op, file)) = pending_sync
+                .take()
+                .filter(|(op, _)| !(last && matches!(op, SyncOp::Range { .. })))
+            {
                 let s0 = now_ns();
                 if let Err(e) = engine.sync(file, op) {
-                    let name = if op == SyncOp::Fsync {
-                        "fsync"
-                    } else {
-                        "fdatasync"
-                    };
-                    res.error = Some(failure(name, file, 0, errno(&e)));
+                    res.error = Some(failure(op.name(), file, 0, errno(&e)));
                     break;
                 }
                 let s1 = now_ns();

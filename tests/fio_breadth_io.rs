@@ -1,0 +1,323 @@
+//! The I/O group (sync_file_range, write_hint, write_barrier, atomic, allrandrepeat): fixtures
+//! `tests/fixtures/fio/io-*.fio` under fio 3.33 and iogauge with equal counts and a superset of
+//! fio's JSON keys, and the system calls each option exists for, seen with strace. fio must be
+//! installed (with CI=true a missing fio fails); the strace checks skip without strace.
+
+// Tests unwrap: a failure is the test failing.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+use common::*;
+
+use serde_json::Value;
+
+const IOGAUGE: &str = env!("CARGO_BIN_EXE_iogauge");
+
+fn have_strace() -> bool {
+    let ok = cmd("strace")
+        .arg("-V")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    if !ok {
+        eprintln!("skipping the strace check: strace is not installed (apt-get install -y strace)");
+    }
+    ok
+}
+
+/// The fixture under `program` ("fio" or "iogauge") traced by strace for `calls`, in a fresh
+/// directory: the run and the traced calls (pid and fd removed: `name(args) = result`).
+fn traced(program: &str, fixture: &str, subst: &[(&str, &str)], calls: &str) -> (Out, Vec<String>) {
+    let d = scratch();
+    let log = d.path().join("strace.log");
+    let log_s = log.to_str().unwrap().to_string();
+    let mut pre = vec!["-f", "-qq", "-e", calls, "-o", &log_s];
+    pre.extend(if program == "fio" {
+        vec!["fio"]
+    } else {
+        vec![IOGAUGE, "fio"]
+    });
+    let out = run_fixture("strace", &pre, fixture, subst, d.path());
+    let text = std::fs::read_to_string(&log).unwrap();
+    std::fs::remove_file(&log).unwrap();
+    if program != "fio" {
+        assert_empty(d.path());
+    }
+    (out, strip(&text))
+}
+
+/// strace lines as `name(args) = result`, without the pid and the first argument (the fd).
+fn strip(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| {
+            let l = l.split_once(' ').map_or(l, |(_, rest)| rest).trim();
+            let (name, rest) = l.split_once('(')?;
+            let args = rest.split_once(", ").map_or(rest, |(_, a)| a);
+            Some(format!("{name}({args}"))
+        })
+        .collect()
+}
+
+fn job<'a>(v: &'a Value, name: &str) -> &'a Value {
+    v["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|j| j["jobname"] == name)
+        .unwrap_or_else(|| panic!("no job {name}"))
+}
+
+#[test]
+fn sync_file_range_makes_fios_calls() {
+    if !have_fio() || !have_strace() {
+        return;
+    }
+    let calls = "trace=sync_file_range";
+    let (f, fc) = traced("fio", "io-sync-file-range.fio", &[], calls);
+    let (g, gc) = traced("iogauge", "io-sync-file-range.fio", &[], calls);
+    assert_eq!((f.code, g.code), (0, 0), "{}\n{}", f.stderr, g.stderr);
+    assert_keys_superset(&f.json, &g.json);
+    assert_counts_equal(&f.json, &g.json);
+    // Syncs timed: 3 on psync (writes 4, 8, 12; none after the 16th, the last), 7 on libaio.
+    for (name, n) in [("sfr-psync", 3), ("sfr-libaio", 7)] {
+        let fn_ = u(job(&f.json, name), &["sync", "lat_ns", "N"]);
+        let gn = u(job(&g.json, name), &["sync", "lat_ns", "N"]);
+        assert_eq!((fn_, gn), (n, n), "{name}: sync latencies fio vs iogauge");
+        // fio 3.33 counts them nowhere (an index past its sync counter); iogauge as syncs.
+        assert_eq!(u(job(&g.json, name), &["sync", "total_ios"]), n);
+    }
+    // psync: the same calls, span and flags as fio's.
+    let all = "SYNC_FILE_RANGE_WAIT_BEFORE|SYNC_FILE_RANGE_WRITE|SYNC_FILE_RANGE_WAIT_AFTER";
+    let want: Vec<String> = [0, 16384, 32768]
+        .iter()
+        .map(|o| format!("sync_file_range({o}, 16384, {all}) = 0"))
+        .collect();
+    let psync =
+        |c: &[String]| -> Vec<String> { c.iter().filter(|l| l.contains(all)).cloned().collect() };
+    assert_eq!(psync(&fc), want, "fio");
+    assert_eq!(psync(&gc), want, "iogauge");
+    // libaio: fio skips the call while no write has completed yet (an empty span) and covers
+    // only completed writes; iogauge drains the queue first, so each call covers 2 writes.
+    let aio = |c: &[String]| {
+        c.iter()
+            .filter(|l| l.ends_with("SYNC_FILE_RANGE_WRITE) = 0"))
+            .count()
+    };
+    assert!((6..=7).contains(&aio(&fc)), "fio: {fc:?}");
+    let want: Vec<String> = (0..7)
+        .map(|i| {
+            format!(
+                "sync_file_range({}, 8192, SYNC_FILE_RANGE_WRITE) = 0",
+                i * 8192
+            )
+        })
+        .collect();
+    let gaio: Vec<String> = gc
+        .iter()
+        .filter(|l| l.ends_with("SYNC_FILE_RANGE_WRITE) = 0"))
+        .cloned()
+        .collect();
+    assert_eq!(gaio, want, "iogauge on libaio");
+}
+
+#[test]
+fn write_hint_is_set_on_open_as_fio_does() {
+    if !have_fio() || !have_strace() {
+        return;
+    }
+    // F_SET_RW_HINT is 0x40c, F_SET_FILE_RW_HINT 0x40e (strace may print either way).
+    let calls = "trace=fcntl";
+    let hints = |c: &[String]| -> Vec<String> {
+        c.iter()
+            .filter(|l| l.contains("HINT") || l.contains("0x40c") || l.contains("0x40e"))
+            .map(|l| {
+                let cmd = if l.contains("0x40c") || l.contains("F_SET_RW_HINT") {
+                    "F_SET_RW_HINT"
+                } else {
+                    "F_SET_FILE_RW_HINT"
+                };
+                let result = l.rsplit_once(" = ").unwrap().1;
+                format!(
+                    "{cmd} = {}",
+                    result.split(' ').take(2).collect::<Vec<_>>().join(" ")
+                )
+            })
+            .collect()
+    };
+    // Buffered: both set the inode's hint once per file.
+    let (f, fc) = traced("fio", "io-write-hint.fio", &[("@DIRECT@", "0")], calls);
+    let (g, gc) = traced("iogauge", "io-write-hint.fio", &[("@DIRECT@", "0")], calls);
+    assert_eq!((f.code, g.code), (0, 0), "{}\n{}", f.stderr, g.stderr);
+    assert_keys_superset(&f.json, &g.json);
+    assert_counts_equal(&f.json, &g.json);
+    let want = vec!["F_SET_RW_HINT = 0".to_string(); 2];
+    assert_eq!((hints(&fc), hints(&gc)), (want.clone(), want));
+
+    // Direct: fio sets the open file's hint, which Linux 5.17 removed (EINVAL): fio's job
+    // fails. iogauge then sets the inode's hint, which direct writes carry since then.
+    let (f, fc) = traced("fio", "io-write-hint.fio", &[("@DIRECT@", "1")], calls);
+    let (g, gc) = traced("iogauge", "io-write-hint.fio", &[("@DIRECT@", "1")], calls);
+    let fh = hints(&fc);
+    assert_eq!(fh[0], "F_SET_RW_HINT = 0");
+    if fh[1] == "F_SET_FILE_RW_HINT = -1 EINVAL" {
+        assert_eq!(f.code, 1);
+        assert_eq!(u(job(&f.json, "hint-extreme"), &["error"]), 22);
+        assert_eq!(
+            hints(&gc),
+            [
+                "F_SET_RW_HINT = 0",
+                "F_SET_FILE_RW_HINT = -1 EINVAL",
+                "F_SET_RW_HINT = 0"
+            ]
+        );
+    } else {
+        // An older kernel: the file hint works for both.
+        assert_eq!(hints(&gc), fh);
+    }
+    assert_eq!(g.code, 0, "{}", g.stderr);
+    assert_eq!(u(job(&g.json, "hint-extreme"), &["write", "total_ios"]), 16);
+}
+
+/// The inode keeps the hint iogauge set: read back with F_GET_RW_HINT from a kept file.
+#[test]
+fn write_hint_reaches_the_inode() {
+    let d = scratch();
+    let out = cmd(IOGAUGE)
+        .args([
+            "fio",
+            "--name=h",
+            "--rw=write",
+            "--bs=4k",
+            "--size=64k",
+            "--write_hint=long",
+            "--keep-files",
+            "--output-format=json",
+        ])
+        .arg(format!("--directory={}", d.path().display()))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let f = std::fs::File::open(d.path().join("h.0.0")).unwrap();
+    let mut v: u64 = 0;
+    // SAFETY: F_GET_RW_HINT (1024 + 11) writes one u64 through the pointer.
+    let r = unsafe {
+        libc::fcntl(
+            std::os::fd::AsRawFd::as_raw_fd(&f),
+            1024 + 11,
+            &mut v as *mut u64,
+        )
+    };
+    assert_eq!((r, v), (0, 4), "RWH_WRITE_LIFE_LONG on the inode");
+}
+
+#[test]
+fn accepted_options_run_as_in_fio() {
+    if !have_fio() {
+        return;
+    }
+    let (f, g) = both("io-accepted.fio", &[]);
+    assert_eq!((f.code, g.code), (0, 0), "{}\n{}", f.stderr, g.stderr);
+    assert_keys_superset(&f.json, &g.json);
+    assert_counts_equal(&f.json, &g.json);
+}
+
+#[test]
+fn atomic_opens_with_o_direct_as_fio() {
+    if !have_fio() || !have_strace() {
+        return;
+    }
+    let direct_opens = |c: &[String]| {
+        c.iter()
+            .filter(|l| l.contains("atomic.0.0") && l.contains("O_DIRECT"))
+            .count()
+    };
+    let calls = "trace=openat";
+    let (_, fc) = traced("fio", "io-accepted.fio", &[], calls);
+    let (_, gc) = traced("iogauge", "io-accepted.fio", &[], calls);
+    assert!(direct_opens(&fc) >= 1, "fio: {fc:?}");
+    assert!(direct_opens(&gc) >= 1, "iogauge: {gc:?}");
+    let others = |c: &[String]| {
+        c.iter()
+            .filter(|l| l.contains("barrier.0.0") && l.contains("O_DIRECT"))
+            .count()
+    };
+    assert_eq!((others(&fc), others(&gc)), (0, 0));
+}
+
+/// Offsets of a randread job's completion log (log_offset=1), one run of fio or iogauge.
+fn offsets(fio: bool, extra: &[&str]) -> Vec<u64> {
+    let d = scratch();
+    let out = cmd(if fio { "fio" } else { IOGAUGE })
+        .args(if fio { None } else { Some("fio") })
+        .args([
+            "--name=r",
+            "--rw=randread",
+            "--bs=4k",
+            "--size=256k",
+            "--randrepeat=0",
+            "--write_lat_log=r",
+            "--log_offset=1",
+            "--output-format=json",
+        ])
+        .args(extra)
+        .arg(format!("--directory={}", d.path().display()))
+        .current_dir(d.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let log = std::fs::read_to_string(d.path().join("r_clat.1.log")).unwrap();
+    log.lines()
+        .map(|l| l.split(", ").nth(4).unwrap().trim().parse().unwrap())
+        .collect()
+}
+
+#[test]
+fn allrandrepeat_repeats_what_randrepeat_0_would_vary() {
+    let tools: &[bool] = if have_fio() { &[true, false] } else { &[false] };
+    for &fio in tools {
+        let a = offsets(fio, &["--allrandrepeat=1"]);
+        assert_eq!(a.len(), 64, "fio: {fio}");
+        assert_eq!(
+            a,
+            offsets(fio, &["--allrandrepeat=1", "--randseed=7"]),
+            "fio: {fio}"
+        );
+        assert_ne!(
+            offsets(fio, &[]),
+            offsets(fio, &[]),
+            "randrepeat=0 alone varies"
+        );
+        let mut sorted = a.clone();
+        sorted.sort_unstable();
+        assert_ne!(a, sorted, "random order (fio: {fio})");
+    }
+}
+
+#[test]
+fn bad_values_are_refused_with_exit_2() {
+    for (arg, want) in [
+        (
+            "--sync_file_range=flush",
+            "'flush' is not a sync_file_range flag",
+        ),
+        (
+            "--write_hint=forever",
+            "expected none, short, medium, long or extreme",
+        ),
+        ("--write_barrier=x", "expected a number of writes"),
+    ] {
+        let d = scratch();
+        let out = cmd(IOGAUGE)
+            .args(["fio", "--name=x", "--size=64k", arg])
+            .current_dir(d.path())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{arg}");
+        assert!(
+            text(&out.stderr).contains(want),
+            "{arg}: {}",
+            text(&out.stderr)
+        );
+        assert_empty(d.path());
+    }
+}
