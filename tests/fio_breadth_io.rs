@@ -321,3 +321,50 @@ fn bad_values_are_refused_with_exit_2() {
         assert_empty(d.path());
     }
 }
+
+#[test]
+fn error_dump_prints_each_survived_error_as_fio() {
+    if !have_fio() {
+        return;
+    }
+    for dump in ["0", "1"] {
+        let s = [("@DUMP@", dump)];
+        let fd = scratch();
+        let gd = scratch();
+        let f = run_fixture("fio", &[], "io-error-dump.fio", &s, fd.path());
+        let g = run_fixture(
+            IOGAUGE,
+            &["fio", "--allow-overwrite"],
+            "io-error-dump.fio",
+            &s,
+            gd.path(),
+        );
+        assert_empty(gd.path());
+        assert_keys_superset(&f.json, &g.json);
+        assert_counts_equal(&f.json, &g.json);
+        for o in [&f, &g] {
+            assert_eq!(u(&o.json["jobs"][0], &["total_err"]), 4);
+            assert_eq!(u(&o.json["jobs"][0], &["error"]), 28);
+        }
+        let lines = |e: &str| -> Vec<String> {
+            e.lines()
+                .filter_map(|l| l.split_once("io_u error on file "))
+                .map(|(_, rest)| rest.to_string())
+                .collect()
+        };
+        let want: Vec<String> = if dump == "1" {
+            (0..4)
+                .map(|i| {
+                    format!(
+                        "/dev/full: No space left on device: write offset={}, buflen=4096",
+                        i * 4096
+                    )
+                })
+                .collect()
+        } else {
+            vec![]
+        };
+        assert_eq!(lines(&f.stderr), want, "fio, error_dump={dump}");
+        assert_eq!(lines(&g.stderr), want, "iogauge, error_dump={dump}");
+    }
+}

@@ -170,6 +170,15 @@ impl IoFailure {
         self.len = len as u64;
         self
     }
+
+    /// fio's `error_dump`: fio's io_u error line on stderr for an error the job survives
+    /// (continue_on_error/ignore_error); a fatal one is printed once by the command.
+    #[cold]
+    pub(super) fn dump(&self) {
+        if let Some(line) = super::partial::fio_error_line(self) {
+            eprintln!("iogauge fio: {line}");
+        }
+    }
 }
 
 /// The errno of an engine error (engines only return OS errors).

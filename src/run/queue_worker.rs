@@ -535,6 +535,11 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
                     io_error.get_or_insert((slot as usize, r));
                     // fio counts every failed I/O as issued (total_ios), of no bytes.
                     res.ios[s.dir] += 1;
+                } else if job.io.error_dump {
+                    let op = if s.dir == DDIR_READ { "read" } else { "write" };
+                    failure(op, s.file, s.offset, (-r) as i32)
+                        .with_len(s.len)
+                        .dump();
                 }
                 return;
             }

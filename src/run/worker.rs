@@ -168,6 +168,10 @@ impl<E: Engine> Loop<'_, E> {
                 let n = match r {
                     Ok(n) => n,
                     Err(e) if res.survives(job, dir, errno(&e)) => {
+                        if job.io.error_dump {
+                            let f = IoFailure::new(self.input, op.name(), file, offset, errno(&e));
+                            f.with_len(len).dump();
+                        }
                         // continue_on_error: the I/O was issued, so it counts towards the size.
                         done_bytes += len as u64;
                         // (A loop's read-back, with verify and loops, waits for the next I/O.)
