@@ -10,6 +10,7 @@ mod common;
 use common::*;
 
 use serde_json::Value;
+use std::path::Path;
 
 const IOGAUGE: &str = env!("CARGO_BIN_EXE_iogauge");
 
@@ -366,5 +367,82 @@ fn error_dump_prints_each_survived_error_as_fio() {
         };
         assert_eq!(lines(&f.stderr), want, "fio, error_dump={dump}");
         assert_eq!(lines(&g.stderr), want, "iogauge, error_dump={dump}");
+    }
+}
+
+/// Runs the force_async fixture under `program` and returns its JSON and whether an io-wq
+/// worker thread (`iou-wrk-*`) of the process was seen while it ran.
+fn force_async_run(program: &str, n: &str) -> (Value, bool) {
+    let d = scratch();
+    let job = d.path().join("job.fio");
+    let text_ = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fio/io-force-async.fio"),
+    )
+    .unwrap()
+    .replace("@DIR@", d.path().to_str().unwrap())
+    .replace("@N@", n);
+    std::fs::write(&job, text_).unwrap();
+    let mut c = cmd(if program == "fio" { "fio" } else { IOGAUGE });
+    if program != "fio" {
+        c.arg("fio");
+    }
+    let child = c
+        .arg(&job)
+        .arg("--output-format=json")
+        .current_dir(d.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut seen = false;
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while !seen && std::time::Instant::now() < until {
+        seen = io_wq_threads_of(child.id());
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        if std::fs::metadata(format!("/proc/{}", child.id())).is_err() {
+            break;
+        }
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{program}: {}", text(&out.stderr));
+    let s = text(&out.stdout);
+    (
+        serde_json::from_str(&s[s.find('{').unwrap()..]).unwrap(),
+        seen,
+    )
+}
+
+/// Whether `pid` or one of its children (fio runs jobs in a child process) has an io-wq worker.
+fn io_wq_threads_of(pid: u32) -> bool {
+    let mut pids = vec![pid];
+    if let Ok(c) = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")) {
+        pids.extend(c.split_whitespace().filter_map(|p| p.parse::<u32>().ok()));
+    }
+    pids.iter().any(|p| {
+        std::fs::read_dir(format!("/proc/{p}/task"))
+            .map(|rd| {
+                rd.flatten().any(|t| {
+                    std::fs::read_to_string(t.path().join("comm"))
+                        .is_ok_and(|c| c.starts_with("iou-wrk-"))
+                })
+            })
+            .unwrap_or(false)
+    })
+}
+
+#[test]
+fn force_async_sends_requests_to_io_wq_as_fio() {
+    if !have_fio() {
+        return;
+    }
+    for program in ["fio", "iogauge"] {
+        let (with, seen_with) = force_async_run(program, "1");
+        assert!(seen_with, "{program}: no iou-wrk thread with force_async=1");
+        assert!(u(&with["jobs"][0], &["read", "total_ios"]) > 0);
+        let (_, seen_without) = force_async_run(program, "0");
+        assert!(
+            !seen_without,
+            "{program}: iou-wrk threads without force_async"
+        );
     }
 }

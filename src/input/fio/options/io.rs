@@ -110,6 +110,18 @@ pub(super) static OPTIONS: &[Opt] = &[
             Ok(())
         }
     ),
+    opt!(
+        "force_async",
+        [],
+        false,
+        "io_uring: IOSQE_ASYNC on every N-th request, run by the kernel's worker threads (0: never)",
+        |j, v| {
+            j.io.force_async = parse_int_in(v, 0, u32::MAX as u64)
+                .map_err(|_| "expected a number of requests, e.g. force_async=4")?
+                as u32;
+            Ok(())
+        }
+    ),
 ];
 
 #[cfg(test)]
