@@ -446,3 +446,59 @@ fn force_async_sends_requests_to_io_wq_as_fio() {
         );
     }
 }
+
+#[test]
+fn serialize_overlap_keeps_one_overlapping_io_in_flight_as_fio() {
+    if !have_fio() {
+        return;
+    }
+    // The share of I/Os issued at depth 1 and at depth 8 (fio's `IO depths`).
+    let levels = |j: &Value| {
+        let f = |k: &str| j["iodepth_level"][k].as_f64().unwrap();
+        (f("1"), f("8"))
+    };
+    for on in ["0", "1"] {
+        let (f, g) = both("io-serialize-overlap.fio", &[("@ON@", on)]);
+        assert_eq!((f.code, g.code), (0, 0), "{}\n{}", f.stderr, g.stderr);
+        assert_keys_superset(&f.json, &g.json);
+        for name in ["so-uring", "so-libaio", "so-psync"] {
+            for (tool, v) in [("fio", &f.json), ("iogauge", &g.json)] {
+                let j = job(v, name);
+                assert!(u(j, &["write", "total_ios"]) > 0, "{tool} {name}");
+                let (d1, d8) = levels(j);
+                if on == "1" || name == "so-psync" {
+                    assert_eq!(d1, 100.0, "{tool} {name} serialize_overlap={on}");
+                } else {
+                    assert!(
+                        d8 > 90.0,
+                        "{tool} {name}: the queue fills without the option"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn io_submit_mode_offload_is_refused_inline_accepted() {
+    let d = scratch();
+    let run = |mode: &str| {
+        cmd(IOGAUGE)
+            .args([
+                "fio",
+                "--name=x",
+                "--size=64k",
+                "--rw=write",
+                "--output-format=json",
+            ])
+            .arg(format!("--io_submit_mode={mode}"))
+            .arg(format!("--directory={}", d.path().display()))
+            .output()
+            .unwrap()
+    };
+    let off = run("offload");
+    assert_eq!(off.status.code(), Some(2));
+    assert!(text(&off.stderr).contains("use io_submit_mode=inline"));
+    assert!(run("inline").status.success());
+    assert_empty(d.path());
+}

@@ -152,6 +152,9 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
     let mut pending_sync: Option<(SyncOp, usize)> = None;
     // sync_file_range's spans (issue stops while a sync waits, so issued = completed then).
     let mut sfr = super::sync_range::SyncRange::new(job, input.paths.len());
+    // serialize_overlap: the ranges queued or in flight, and an I/O waiting for its overlap.
+    let mut overlap = super::overlap::InFlight::new(job, q.depth);
+    let mut parked: Option<(usize, NextIo)> = None;
     // Next I/O's direction and due time when rate-limited and not yet due.
     let mut held: Option<(usize, u64)> = None;
     let mut stopping = false;
@@ -211,9 +214,26 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
                 flow_held = flow.as_ref().is_some_and(|f| f.sleep_ns > 0);
                 break;
             }
+            // serialize_overlap: an I/O that overlapped one in flight goes first once it no
+            // longer does; until then the queue is reaped.
+            let resumed = match parked.take() {
+                Some((d, io))
+                    if overlap
+                        .as_ref()
+                        .is_some_and(|o| o.overlaps(io.file, io.offset, io.len)) =>
+                {
+                    parked = Some((d, io));
+                    break;
+                }
+                p => p,
+            };
             // verify_backlog: a due read-back goes first, through the same queue.
-            let read_back = data.as_mut().and_then(|d| d.backlog_take());
+            let read_back = match resumed {
+                Some(_) => None,
+                None => data.as_mut().and_then(|d| d.backlog_take()),
+            };
             let (dir, due) = match (read_back, held.take()) {
+                _ if resumed.is_some() => (resumed.map_or(0, |r| r.0), 0),
                 (Some(_), h) => {
                     held = h;
                     (DDIR_READ, 0)
@@ -261,16 +281,24 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
                 }
                 continue;
             }
+            let io = match (resumed, read_back) {
+                (Some((_, io)), _) => io,
+                (None, Some(w)) => verify_phase::next_io(w),
+                (None, None) => src.next(dir),
+            };
+            if let Some(o) = overlap.as_ref().filter(|_| resumed.is_none()) {
+                if o.overlaps(io.file, io.offset, io.len) {
+                    parked = Some((dir, io));
+                    break;
+                }
+            }
             let NextIo {
                 file,
                 offset,
                 len,
                 new_pass,
                 ..
-            } = match read_back {
-                Some(w) => verify_phase::next_io(w),
-                None => src.next(dir),
-            };
+            } = io;
             if new_pass {
                 input.start_pass(file);
             }
@@ -318,6 +346,9 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
                 break;
             }
             queued.push(slot as u32);
+            if let Some(o) = overlap.as_mut() {
+                o.add(slot, file, offset, len);
+            }
             depth.on_issue((inflight + queued.len()) as u32);
             if read_back.is_some() {
                 continue; // not part of the workload's size, as in fio
@@ -483,6 +514,7 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
             || inflight + queued.len() >= cap
             || flow_held
             || pending_sync.is_some()
+            || parked.is_some()
             || thinking
             || held.is_some()
             || stopping
@@ -510,6 +542,7 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
             && !draining_to_low
             && inflight + queued.len() < cap
             && pending_sync.is_none()
+            && parked.is_none()
             && !thinking
             && !stopping
             && (tl.in_ramp || issued_bytes < limit);
@@ -525,6 +558,9 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
             last_t = t;
             let s = slots[slot as usize];
             free.push(slot);
+            if let Some(o) = overlap.as_mut() {
+                o.remove(slot as usize);
+            }
             inflight -= 1;
             inflight_bytes -= s.len as u64;
             if let Some(v) = data.as_mut().filter(|_| s.dir == DDIR_WRITE) {

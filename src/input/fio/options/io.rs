@@ -122,6 +122,31 @@ pub(super) static OPTIONS: &[Opt] = &[
             Ok(())
         }
     ),
+    opt!(
+        "io_submit_mode",
+        [],
+        false,
+        "inline (the default): the job's own thread submits and reaps its I/O",
+        |_, v| match v {
+            "inline" => Ok(()),
+            "offload" => Err(
+                "io_submit_mode=offload (fio hands every I/O to a pool of submitting threads) is \
+                 not supported by iogauge yet; use io_submit_mode=inline, the default"
+                    .into(),
+            ),
+            _ => Err("expected inline or offload, e.g. io_submit_mode=inline".into()),
+        }
+    ),
+    opt!(
+        "serialize_overlap",
+        [],
+        true,
+        "1 = an I/O is not issued while one overlapping it is in flight (queueing engines; a synchronous engine has one at a time)",
+        |j, v| {
+            j.io.serialize_overlap = parse_bool(v)?;
+            Ok(())
+        }
+    ),
 ];
 
 #[cfg(test)]
