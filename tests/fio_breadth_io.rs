@@ -502,3 +502,92 @@ fn io_submit_mode_offload_is_refused_inline_accepted() {
     assert!(run("inline").status.success());
     assert_empty(d.path());
 }
+
+/// Time intervals of each thread's `pwrite64` calls from `strace -f -ttt -T` output, and
+/// how many pairs from different threads overlap.
+fn overlapping_writes(trace: &str) -> (usize, usize) {
+    let mut start: std::collections::HashMap<&str, f64> = Default::default();
+    let mut spans: Vec<(&str, f64, f64)> = Vec::new();
+    for l in trace.lines() {
+        let mut it = l.splitn(3, ' ');
+        let (Some(tid), Some(ts), Some(rest)) = (it.next(), it.next(), it.next()) else {
+            continue;
+        };
+        let Ok(ts) = ts.parse::<f64>() else { continue };
+        let dur = || {
+            let d = rest.rsplit_once('<')?.1.trim_end_matches('>');
+            d.parse::<f64>().ok()
+        };
+        if rest.starts_with("pwrite64(") && rest.ends_with("<unfinished ...>") {
+            start.insert(tid, ts);
+        } else if rest.starts_with("pwrite64(") {
+            if let Some(d) = dur() {
+                spans.push((tid, ts, ts + d));
+            }
+        } else if rest.starts_with("<... pwrite64 resumed>") {
+            if let (Some(s), Some(d)) = (start.remove(tid), dur()) {
+                spans.push((tid, s, s + d));
+            }
+        }
+    }
+    let mut n = 0;
+    for (i, a) in spans.iter().enumerate() {
+        for b in &spans[i + 1..] {
+            if a.0 != b.0 && a.1 < b.2 && b.1 < a.2 {
+                n += 1;
+            }
+        }
+    }
+    (spans.len(), n)
+}
+
+#[test]
+fn lockfile_serializes_the_jobs_writes_as_fio() {
+    if !have_fio() || !have_strace() {
+        return;
+    }
+    for mode in ["none", "exclusive", "readwrite"] {
+        for program in ["fio", "iogauge"] {
+            let d = scratch();
+            let log = d.path().join("strace.log");
+            let log_s = log.to_str().unwrap().to_string();
+            let mut pre = vec![
+                "-f",
+                "-qq",
+                "-ttt",
+                "-T",
+                "-e",
+                "trace=pwrite64",
+                "-o",
+                &log_s,
+            ];
+            pre.extend(if program == "fio" {
+                vec!["fio"]
+            } else {
+                vec![IOGAUGE, "fio"]
+            });
+            let o = run_fixture(
+                "strace",
+                &pre,
+                "io-lockfile.fio",
+                &[("@MODE@", mode)],
+                d.path(),
+            );
+            assert_eq!(o.code, 0, "{program}: {}", o.stderr);
+            for j in 0..2 {
+                assert_eq!(u(&o.json["jobs"][j], &["write", "total_ios"]), 64);
+            }
+            let (writes, overlaps) = overlapping_writes(&std::fs::read_to_string(&log).unwrap());
+            assert!(writes >= 128, "{program}: {writes} writes traced");
+            if mode != "none" {
+                // readwrite: writes are exclusive too (reads would share).
+                assert_eq!(overlaps, 0, "{program} {mode}: writes of the two jobs overlapped");
+            } else {
+                assert!(
+                    overlaps > 0,
+                    "{program}: without a lock the jobs write together"
+                );
+            }
+        }
+    }
+}

@@ -47,6 +47,18 @@ impl WriteHint {
     }
 }
 
+/// fio's `lockfile`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LockMode {
+    /// No lock (fio's default).
+    #[default]
+    None,
+    /// One I/O at a time over all jobs sharing the file.
+    Exclusive,
+    /// Reads together, each write alone.
+    ReadWrite,
+}
+
 /// The I/O group's settings of one job.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct IoSpec {
@@ -63,4 +75,6 @@ pub struct IoSpec {
     pub serialize_overlap: bool,
     /// `force_async` (io_uring): IOSQE_ASYNC on every N-th submission entry; 0 never.
     pub force_async: u32,
+    /// `lockfile`: jobs sharing a file serialize their I/O to it.
+    pub lockfile: LockMode,
 }

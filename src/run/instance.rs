@@ -53,6 +53,8 @@ pub(crate) struct WorkerInput {
     pub relink: Option<crate::workload::relink::Relinker>,
     /// The flow group of a job that sets `flow` (see `latency_target.rs`).
     pub flow: Option<std::sync::Arc<super::latency_target::FlowGroup>>,
+    /// lockfile: the lock of each file, shared with the other jobs on it (None without it).
+    pub file_locks: Option<Vec<std::sync::Arc<super::file_lock::FileLock>>>,
 }
 
 impl WorkerInput {

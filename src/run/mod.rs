@@ -10,6 +10,7 @@ pub(crate) mod cpuio;
 pub(crate) mod disks;
 pub(crate) mod engines;
 pub(crate) mod exec;
+pub(crate) mod file_lock;
 pub(crate) mod fileops;
 pub(crate) mod gate;
 pub(crate) mod host;
@@ -565,6 +566,7 @@ fn prepare(
             )
         }),
         flow: None,
+        file_locks: None,
     };
     Ok(Prepared {
         instance: inst,
@@ -589,9 +591,11 @@ fn run_phase(
     flows: &latency_target::FlowRegistry,
 ) -> Result<Vec<InstanceResult>, RunError> {
     let mut prepared = Vec::with_capacity(instances.len());
+    let mut locks = file_lock::Registry::default();
     for inst in instances {
         let mut p = prepare(spec, stop, created, inst)?;
         p.input.flow = flows.group(&p.input.job);
+        p.input.file_locks = locks.for_files(p.input.job.io.lockfile, &p.input.paths);
         prepared.push(p);
     }
     // Laying out can take long; a signal meanwhile means this phase never starts.

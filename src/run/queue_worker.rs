@@ -336,10 +336,14 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
                 prio,
             };
             let op = Op::of_dir(dir);
+            // lockfile: fio holds the file's lock from prep until the engine has the I/O.
+            let held = input.file_locks.as_deref().map(|l| l[file].lock(dir));
             // SAFETY: the slot's buffer lives in `bufs`, which is freed only after the queue is
             // drained and the engine destroyed (and leaked otherwise); the slot is not reused
             // before its completion is reaped (it returns to `free` only then).
-            if let Err(e) = unsafe { engine.queue(slot as u32, file, op, buf, len, offset) } {
+            let queued_ok = unsafe { engine.queue(slot as u32, file, op, buf, len, offset) };
+            drop(held);
+            if let Err(e) = queued_ok {
                 free.push(slot as u32);
                 let name = if dir == DDIR_READ { "read" } else { "write" };
                 res.error = Some(failure(name, file, offset, errno(&e)));

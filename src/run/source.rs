@@ -314,6 +314,7 @@ mod tests {
             status_lat: None,
             relink: None,
             flow: None,
+            file_locks: None,
         };
         IoSource::new(&input)
     }

@@ -62,6 +62,8 @@ impl<E: Engine> Loop<'_, E> {
         // sync_file_range: the file whose call is due before the next I/O.
         let mut sfr = super::sync_range::SyncRange::new(job, self.input.paths.len());
         let mut sfr_due: Option<usize> = None;
+        // lockfile: each file's lock, held around the I/O (None without it: one branch).
+        let locks = self.input.file_locks.as_deref();
 
         let total = self.input.io_limit.unwrap_or(u64::MAX);
         let mut done_bytes: u64 = 0;
@@ -160,11 +162,13 @@ impl<E: Engine> Loop<'_, E> {
                     d.before_write(b, file, offset, now_ns());
                 }
                 let op = Op::of_dir(dir);
+                let held = locks.map(|l| l[file].lock(dir));
                 let t0 = now_ns();
                 // SAFETY: bufp points at `buf`, max_bs >= len bytes aligned for O_DIRECT,
                 // owned by this thread and alive for the whole loop.
                 let r = unsafe { self.engine.io(file, op, bufp, len, offset) };
                 let t1 = now_ns();
+                drop(held);
                 let n = match r {
                     Ok(n) => n,
                     Err(e) if res.survives(job, dir, errno(&e)) => {

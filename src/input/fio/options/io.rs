@@ -2,7 +2,9 @@
 //! error_dump, atomic. fio 3.33 semantics; the model is `model::io`.
 
 use super::Opt;
-use crate::model::io::{SyncFileRange, WriteHint, SFR_WAIT_AFTER, SFR_WAIT_BEFORE, SFR_WRITE};
+use crate::model::io::{
+    LockMode, SyncFileRange, WriteHint, SFR_WAIT_AFTER, SFR_WAIT_BEFORE, SFR_WRITE,
+};
 use crate::model::units::{parse_bool, parse_int_in};
 
 /// fio's `sync_file_range=FLAG[,FLAG…][:N]`.
@@ -135,6 +137,27 @@ pub(super) static OPTIONS: &[Opt] = &[
                     .into(),
             ),
             _ => Err("expected inline or offload, e.g. io_submit_mode=inline".into()),
+        }
+    ),
+    opt!(
+        "lockfile",
+        [],
+        false,
+        "none (default), exclusive (one I/O at a time over the jobs sharing a file) or readwrite (reads together, writes alone)",
+        |j, v| {
+            // fio 3.33 matches the name before a ':' and ignores the rest (older fio's batch
+            // count, `readwrite:N`).
+            let v = match v.split_once(':') {
+                Some((m, n)) if n.trim().parse::<u64>().is_ok() => m,
+                _ => v,
+            };
+            j.io.lockfile = match v {
+                "none" => LockMode::None,
+                "exclusive" => LockMode::Exclusive,
+                "readwrite" => LockMode::ReadWrite,
+                _ => return Err("expected none, exclusive or readwrite, e.g. lockfile=exclusive".into()),
+            };
+            Ok(())
         }
     ),
     opt!(
