@@ -29,6 +29,20 @@ fn have_strace() -> bool {
 /// The fixture under `program` ("fio" or "iogauge") traced by strace for `calls`, in a fresh
 /// directory: the run and the traced calls (pid and fd removed: `name(args) = result`).
 fn traced(program: &str, fixture: &str, subst: &[(&str, &str)], calls: &str) -> (Out, Vec<String>) {
+    let (out, lines) = traced_raw(program, fixture, subst, calls);
+    (
+        out,
+        lines.iter().filter_map(|l| drop_first_arg(l)).collect(),
+    )
+}
+
+/// As `traced`, with every argument kept (pid removed: `name(args) = result`).
+fn traced_raw(
+    program: &str,
+    fixture: &str,
+    subst: &[(&str, &str)],
+    calls: &str,
+) -> (Out, Vec<String>) {
     let d = scratch();
     let log = d.path().join("strace.log");
     let log_s = log.to_str().unwrap().to_string();
@@ -44,19 +58,23 @@ fn traced(program: &str, fixture: &str, subst: &[(&str, &str)], calls: &str) -> 
     if program != "fio" {
         assert_empty(d.path());
     }
-    (out, strip(&text))
+    let lines = text
+        .lines()
+        .map(|l| {
+            l.split_once(' ')
+                .map_or(l, |(_, rest)| rest)
+                .trim()
+                .to_string()
+        })
+        .collect();
+    (out, lines)
 }
 
-/// strace lines as `name(args) = result`, without the pid and the first argument (the fd).
-fn strip(text: &str) -> Vec<String> {
-    text.lines()
-        .filter_map(|l| {
-            let l = l.split_once(' ').map_or(l, |(_, rest)| rest).trim();
-            let (name, rest) = l.split_once('(')?;
-            let args = rest.split_once(", ").map_or(rest, |(_, a)| a);
-            Some(format!("{name}({args}"))
-        })
-        .collect()
+/// `name(fd, args) = result` as `name(args) = result`.
+fn drop_first_arg(l: &str) -> Option<String> {
+    let (name, rest) = l.split_once('(')?;
+    let args = rest.split_once(", ").map_or(rest, |(_, a)| a);
+    Some(format!("{name}({args}"))
 }
 
 fn job<'a>(v: &'a Value, name: &str) -> &'a Value {
@@ -575,13 +593,16 @@ fn lockfile_serializes_the_jobs_writes_as_fio() {
             );
             assert_eq!(o.code, 0, "{program}: {}", o.stderr);
             for j in 0..2 {
-                assert_eq!(u(&o.json["jobs"][j], &["write", "total_ios"]), 64);
+                assert_eq!(u(&o.json["jobs"][j], &["write", "total_ios"]), 256);
             }
             let (writes, overlaps) = overlapping_writes(&std::fs::read_to_string(&log).unwrap());
-            assert!(writes >= 128, "{program}: {writes} writes traced");
+            assert!(writes >= 512, "{program}: {writes} writes traced");
             if mode != "none" {
                 // readwrite: writes are exclusive too (reads would share).
-                assert_eq!(overlaps, 0, "{program} {mode}: writes of the two jobs overlapped");
+                assert_eq!(
+                    overlaps, 0,
+                    "{program} {mode}: writes of the two jobs overlapped"
+                );
             } else {
                 assert!(
                     overlaps > 0,
@@ -589,5 +610,66 @@ fn lockfile_serializes_the_jobs_writes_as_fio() {
                 );
             }
         }
+    }
+}
+
+#[test]
+fn numa_options_make_fios_affinity_and_mempolicy_calls() {
+    if !have_fio() || !have_strace() {
+        return;
+    }
+    let node0 = std::fs::read_to_string("/sys/devices/system/node/node0/cpulist").unwrap();
+    // The job's calls: the thread's own affinity (pid 0) and memory policy; fio's libnuma also
+    // probes with MPOL_PREFERRED_MANY and MPOL_DEFAULT at start, which are not the job's.
+    let job_calls = |c: &[String]| -> std::collections::BTreeSet<String> {
+        c.iter()
+            .filter(|l| l.starts_with("sched_setaffinity(") || l.starts_with("set_mempolicy("))
+            .filter(|l| !l.contains("MPOL_PREFERRED_MANY") && !l.contains("MPOL_DEFAULT"))
+            .filter_map(|l| {
+                if let Some(rest) = l.strip_prefix("sched_setaffinity(0, ") {
+                    // The calling thread's own affinity: its CPU list.
+                    return Some(format!("cpus {}", rest.split_once(", ")?.1));
+                }
+                // Another thread's (fio's CPU probes) are not the job's.
+                (!l.starts_with("sched_setaffinity(")).then(|| l.clone())
+            })
+            .collect()
+    };
+    for policy in ["bind:0", "interleave", "prefer:0", "local", "default"] {
+        let s = [("@POLICY@", policy)];
+        let calls = "trace=set_mempolicy,sched_setaffinity";
+        let (f, fc) = traced_raw("fio", "io-numa.fio", &s, calls);
+        let (g, gc) = traced_raw("iogauge", "io-numa.fio", &s, calls);
+        assert_eq!((f.code, g.code), (0, 0), "{}\n{}", f.stderr, g.stderr);
+        assert_counts_equal(&f.json, &g.json);
+        assert_keys_superset(&f.json, &g.json);
+        let (fj, gj) = (job_calls(&fc), job_calls(&gc));
+        let mpol = |s: &std::collections::BTreeSet<String>| -> Vec<String> {
+            s.iter()
+                .filter(|l| l.starts_with("set_mempolicy"))
+                .cloned()
+                .collect()
+        };
+        assert_eq!(
+            mpol(&fj),
+            mpol(&gj),
+            "{policy}: set_mempolicy fio vs iogauge"
+        );
+        assert_eq!(
+            mpol(&gj).len(),
+            usize::from(policy != "default"),
+            "{policy}: {gj:?}"
+        );
+        let want_cpus = node0.trim().replace('-', " ").replace(',', " ");
+        assert!(
+            gj.iter()
+                .any(|l| l.starts_with("cpus") && l.contains(&format!("[{want_cpus}]"))),
+            "{policy}: iogauge's thread on node 0's CPUs ({want_cpus}): {gj:?}"
+        );
+        assert!(
+            fj.iter()
+                .any(|l| l.starts_with("cpus") && l.contains(&format!("[{want_cpus}]"))),
+            "{policy}: fio's on node 0's CPUs: {fj:?}"
+        );
     }
 }

@@ -44,6 +44,11 @@ pub struct HostSpec {
     pub clocksource: Option<ClockSource>,
     /// io_uring's submission polling thread runs on this CPU (`sqthread_poll_cpu`).
     pub sqthread_poll_cpu: Option<u32>,
+    /// `numa_cpu_nodes`: the job's threads run on these nodes' CPUs (after cpus_allowed, which
+    /// it replaces, as fio's order).
+    pub numa_cpu_nodes: Option<Vec<usize>>,
+    /// `numa_mem_policy`, set on each of the job's threads.
+    pub numa_mem: Option<super::numa::MemPolicy>,
 }
 
 impl HostSpec {

@@ -9,6 +9,7 @@ pub mod host;
 pub mod io;
 pub(crate) mod latency;
 pub(crate) mod logs;
+pub mod numa;
 pub(crate) mod prio;
 pub(crate) mod reporting;
 pub mod timing;

@@ -17,6 +17,7 @@ pub(crate) mod host;
 pub(crate) mod instance;
 pub(crate) mod latency_target;
 pub(crate) mod monitor;
+pub(crate) mod numa;
 pub(crate) mod overlap;
 pub(crate) mod partial;
 pub(crate) mod plan;
