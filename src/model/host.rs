@@ -49,6 +49,12 @@ pub struct HostSpec {
     pub numa_cpu_nodes: Option<Vec<usize>>,
     /// `numa_mem_policy`, set on each of the job's threads.
     pub numa_mem: Option<super::numa::MemPolicy>,
+    /// `cgroup`: the name of the blkio cgroup the job's threads run in.
+    pub cgroup: Option<String>,
+    /// `cgroup_weight` (100-1000; 0: not set), written to the group's blkio.weight.
+    pub cgroup_weight: u32,
+    /// `cgroup_nodelete`: leave the group in place after the run.
+    pub cgroup_nodelete: bool,
 }
 
 impl HostSpec {

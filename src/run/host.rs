@@ -31,6 +31,7 @@ pub(super) fn apply(job: &JobSpec, thread: u32) -> Result<(), String> {
     }
     // numa_cpu_nodes replaces cpus_allowed's set, as fio applies it after.
     super::numa::apply(job)?;
+    super::cgroup::join(job)?;
     if job.host.nice != 0 {
         // SAFETY: gettid cannot fail; setpriority on a thread id sets that thread's niceness.
         let r = unsafe {
@@ -55,7 +56,12 @@ pub(super) fn apply(job: &JobSpec, thread: u32) -> Result<(), String> {
 /// Tries the job's thread settings on a thread of its own, which then ends.
 pub(super) fn probe(job: &JobSpec, thread: u32) -> Result<(), String> {
     let h = &job.host;
-    if h.cpus.is_none() && h.nice == 0 && h.numa_cpu_nodes.is_none() && h.numa_mem.is_none() {
+    if h.cpus.is_none()
+        && h.nice == 0
+        && h.numa_cpu_nodes.is_none()
+        && h.numa_mem.is_none()
+        && h.cgroup.is_none()
+    {
         return Ok(());
     }
     std::thread::scope(|s| {

@@ -3,6 +3,7 @@
 //! thread, cleans up, and hands the raw results to `assemble` to build the `Report`.
 
 pub(crate) mod assemble;
+pub(crate) mod cgroup;
 pub(crate) mod clock;
 pub(crate) mod context;
 pub(crate) mod control;
@@ -395,6 +396,8 @@ fn run_phases(
     let flows = latency_target::FlowRegistry::new(&spec.jobs);
     latency_target::check_flow_phases(&spec.jobs, instances.iter().map(|i| (i.job, i.phase)))
         .map_err(RunError::JobSetup)?;
+    // cgroup: every job's group made before any job starts, removed when this returns.
+    let _cgroups = cgroup::Groups::setup(&spec.jobs).map_err(RunError::JobSetup)?;
     for phase in 0..nphases {
         // A signal between phases: the phases that ran are the result.
         if stop.load(Ordering::Relaxed) {

@@ -179,6 +179,42 @@ pub(super) static OPTIONS: &[Opt] = &[
         }
     ),
     opt!(
+        "cgroup",
+        [],
+        false,
+        "Run the job's threads in this blkio cgroup (cgroup v1), made if missing",
+        |j, v| {
+            let ok = !v.is_empty() && !v.split('/').any(|p| p.is_empty() || p == "..");
+            if !ok {
+                return Err("expected a cgroup name below the blkio hierarchy, e.g. cgroup=fio-test".into());
+            }
+            j.host.cgroup = Some(v.to_string());
+            Ok(())
+        }
+    ),
+    opt!(
+        "cgroup_weight",
+        [],
+        false,
+        "blkio.weight of the job's cgroup, 100 to 1000 (with cgroup)",
+        |j, v| {
+            j.host.cgroup_weight = parse_int_in(v, 100, 1000)
+                .map_err(|_| "expected a weight from 100 to 1000, e.g. cgroup_weight=500")?
+                as u32;
+            Ok(())
+        }
+    ),
+    opt!(
+        "cgroup_nodelete",
+        [],
+        true,
+        "1 = leave the job's cgroup in place after the run",
+        |j, v| {
+            j.host.cgroup_nodelete = parse_bool(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
         "userspace_reap",
         [],
         true,
