@@ -1,8 +1,10 @@
 //! The host side of the I/O options (numa_cpu_nodes, numa_mem_policy, cgroup, cgroup_weight,
-//! cgroup_nodelete): fixtures `tests/fixtures/fio/io-numa.fio` and `io-cgroup.fio` under fio 3.33
-//! and iogauge, with the system calls (strace) and the cgroup's members (/sys/fs/cgroup) each
-//! option exists for. fio must be installed (with CI=true a missing fio fails); the strace checks
-//! skip without strace, the cgroup checks without root or a cgroup v1 blkio hierarchy.
+//! cgroup_nodelete, ioscheduler): fixtures `tests/fixtures/fio/io-numa.fio`, `io-cgroup.fio` and
+//! `io-ioscheduler.fio` under fio 3.33 and iogauge, with the system calls (strace), the cgroup's
+//! members (/sys/fs/cgroup) and the device's scheduler (/sys/block) each option exists for. fio
+//! must be installed (with CI=true a missing fio fails); the strace checks skip without strace,
+//! the cgroup and scheduler checks without root (or a cgroup v1 blkio hierarchy, or a device
+//! with a choice of schedulers).
 
 // Tests unwrap: a failure is the test failing.
 #![allow(clippy::unwrap_used)]
@@ -234,4 +236,139 @@ fn cgroup_weight_without_blkio_weight_fails_as_fio() {
             text(&g.stderr)
         );
     }
+}
+
+/// The scheduler file of the device holding `dir` and its schedulers (selected first), when
+/// we are root and it has a choice.
+fn scheduler_of(dir: &Path) -> Option<(std::path::PathBuf, String, Vec<String>)> {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipping the ioscheduler test: it needs root");
+        return None;
+    }
+    use std::os::unix::fs::MetadataExt;
+    let dev = std::fs::metadata(dir).unwrap().dev();
+    let (maj, min) = (libc::major(dev), libc::minor(dev));
+    let sys = std::fs::canonicalize(format!("/sys/dev/block/{maj}:{min}")).ok()?;
+    // A partition's queue is its disk's.
+    let disk = if sys.join("partition").exists() {
+        sys.parent()?.to_path_buf()
+    } else {
+        sys
+    };
+    let file = disk.join("queue/scheduler");
+    let text = std::fs::read_to_string(&file).ok()?;
+    let cur = text.split_whitespace().find(|s| s.starts_with('['))?;
+    let cur = cur.trim_matches(|c| c == '[' || c == ']').to_string();
+    let others: Vec<String> = text
+        .split_whitespace()
+        .filter(|s| !s.starts_with('['))
+        .map(String::from)
+        .collect();
+    if others.is_empty() {
+        eprintln!(
+            "skipping the ioscheduler test: {} has no other scheduler",
+            file.display()
+        );
+        return None;
+    }
+    Some((file, cur, others))
+}
+
+fn selected_scheduler(file: &Path) -> String {
+    let t = std::fs::read_to_string(file).unwrap();
+    let s = t.split_whitespace().find(|s| s.starts_with('[')).unwrap();
+    s.trim_matches(|c| c == '[' || c == ']').to_string()
+}
+
+/// Puts the scheduler back whatever the test does (fio leaves it switched).
+struct Restore(std::path::PathBuf, String);
+impl Drop for Restore {
+    fn drop(&mut self) {
+        let _ = std::fs::write(&self.0, &self.1);
+    }
+}
+
+#[test]
+fn ioscheduler_switches_the_device_while_the_job_runs_as_fio() {
+    let probe = scratch();
+    let Some((file, before, others)) = scheduler_of(probe.path()) else {
+        return;
+    };
+    if !have_fio() {
+        return;
+    }
+    let _restore = Restore(file.clone(), before.clone());
+    let want = others[0].clone();
+    for program in ["fio", "iogauge"] {
+        let d = scratch();
+        let job = d.path().join("job.fio");
+        let text_ = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fio/io-ioscheduler.fio"),
+        )
+        .unwrap()
+        .replace("@DIR@", d.path().to_str().unwrap())
+        .replace("@SCHED@", &want);
+        std::fs::write(&job, text_).unwrap();
+        let mut c = cmd(if program == "fio" { "fio" } else { IOGAUGE });
+        if program != "fio" {
+            c.arg("fio");
+        }
+        let child = c
+            .arg(&job)
+            .arg("--output-format=json")
+            .current_dir(d.path())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        let mut seen = false;
+        while !seen && std::time::Instant::now() < until {
+            seen = selected_scheduler(&file) == want;
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{program}: {}", text(&out.stderr));
+        assert!(seen, "{program}: {} never showed [{want}]", file.display());
+        let after = selected_scheduler(&file);
+        if program == "fio" {
+            assert_eq!(after, want, "fio leaves the scheduler switched");
+            std::fs::write(&file, &before).unwrap();
+        } else {
+            assert_eq!(after, before, "iogauge puts the previous scheduler back");
+        }
+    }
+    // A scheduler the kernel does not have: fio fails the job (EINVAL), iogauge refuses before
+    // any I/O; neither changes the device.
+    let (fd, gd) = (scratch(), scratch());
+    let f = cmd("fio")
+        .args([
+            "--name=b",
+            "--size=64k",
+            "--ioscheduler=no-such-sched",
+            "--output-format=json",
+        ])
+        .arg(format!("--directory={}", fd.path().display()))
+        .output()
+        .unwrap();
+    assert!(text(&f.stderr).contains("unable to set io scheduler to no-such-sched"));
+    let g = cmd(IOGAUGE)
+        .args([
+            "fio",
+            "--name=b",
+            "--size=64k",
+            "--ioscheduler=no-such-sched",
+        ])
+        .arg(format!("--directory={}", gd.path().display()))
+        .output()
+        .unwrap();
+    assert_eq!(g.status.code(), Some(2));
+    assert!(
+        text(&g.stderr).contains("ioscheduler=no-such-sched: cannot write"),
+        "{}",
+        text(&g.stderr)
+    );
+    assert_empty(gd.path());
+    assert_eq!(selected_scheduler(&file), before);
 }

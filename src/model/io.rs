@@ -77,4 +77,6 @@ pub struct IoSpec {
     pub force_async: u32,
     /// `lockfile`: jobs sharing a file serialize their I/O to it.
     pub lockfile: LockMode,
+    /// `ioscheduler`: the I/O scheduler switched to on the device holding the job's files.
+    pub ioscheduler: Option<String>,
 }

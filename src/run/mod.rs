@@ -16,6 +16,7 @@ pub(crate) mod fileops;
 pub(crate) mod gate;
 pub(crate) mod host;
 pub(crate) mod instance;
+pub(crate) mod iosched;
 pub(crate) mod latency_target;
 pub(crate) mod monitor;
 pub(crate) mod numa;
@@ -398,6 +399,8 @@ fn run_phases(
         .map_err(RunError::JobSetup)?;
     // cgroup: every job's group made before any job starts, removed when this returns.
     let _cgroups = cgroup::Groups::setup(&spec.jobs).map_err(RunError::JobSetup)?;
+    // ioscheduler: switched before any job starts, the previous one put back when this returns.
+    let _schedulers = iosched::Switched::setup(&spec.jobs).map_err(RunError::JobSetup)?;
     for phase in 0..nphases {
         // A signal between phases: the phases that ran are the result.
         if stop.load(Ordering::Relaxed) {

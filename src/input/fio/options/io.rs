@@ -161,6 +161,19 @@ pub(super) static OPTIONS: &[Opt] = &[
         }
     ),
     opt!(
+        "ioscheduler",
+        [],
+        false,
+        "Switch the I/O scheduler of the device holding the job's files, e.g. mq-deadline (iogauge puts the old one back at the end)",
+        |j, v| {
+            if v.is_empty() || !v.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_') {
+                return Err("expected a scheduler name, e.g. ioscheduler=mq-deadline".into());
+            }
+            j.io.ioscheduler = Some(v.to_string());
+            Ok(())
+        }
+    ),
+    opt!(
         "serialize_overlap",
         [],
         true,
