@@ -372,3 +372,94 @@ fn ioscheduler_switches_the_device_while_the_job_runs_as_fio() {
     assert_empty(gd.path());
     assert_eq!(selected_scheduler(&file), before);
 }
+
+/// Ids of `pid`'s threads and of its children's threads: (real, effective, saved, fs) per line.
+fn identities(pid: u32) -> Vec<(String, String)> {
+    let mut pids = vec![pid];
+    for t in std::fs::read_dir(format!("/proc/{pid}/task"))
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        if let Ok(c) = std::fs::read_to_string(t.path().join("children")) {
+            pids.extend(c.split_whitespace().filter_map(|p| p.parse::<u32>().ok()));
+        }
+    }
+    let mut out = Vec::new();
+    for p in pids {
+        for t in std::fs::read_dir(format!("/proc/{p}/task"))
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            let st = std::fs::read_to_string(t.path().join("status")).unwrap_or_default();
+            let get = |k: &str| {
+                st.lines()
+                    .find_map(|l| l.strip_prefix(k))
+                    .map(|v| v.split_whitespace().collect::<Vec<_>>().join(" "))
+                    .unwrap_or_default()
+            };
+            out.push((get("Uid:"), get("Gid:")));
+        }
+    }
+    out
+}
+
+#[test]
+fn uid_and_gid_switch_the_jobs_identity_as_fio() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipping the uid/gid test: it needs root");
+        return;
+    }
+    if !have_fio() {
+        return;
+    }
+    let nobody = (
+        "65534 65534 65534 65534".to_string(),
+        "65534 65534 65534 65534".to_string(),
+    );
+    for program in ["fio", "iogauge"] {
+        let d = scratch();
+        // The job's new identity must reach its files (fio opens them after switching).
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let job = d.path().join("job.fio");
+        let text_ = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fio/io-uid.fio"),
+        )
+        .unwrap()
+        .replace("@DIR@", d.path().to_str().unwrap());
+        std::fs::write(&job, text_).unwrap();
+        let mut c = cmd(if program == "fio" { "fio" } else { IOGAUGE });
+        if program != "fio" {
+            c.arg("fio");
+        }
+        let child = c
+            .arg(&job)
+            .arg("--output-format=json")
+            .current_dir(d.path())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        let mut ids = Vec::new();
+        while !ids.contains(&nobody) && std::time::Instant::now() < until {
+            ids = identities(child.id());
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{program}: {}", text(&out.stderr));
+        let s = text(&out.stdout);
+        let v: serde_json::Value = serde_json::from_str(&s[s.find('{').unwrap()..]).unwrap();
+        assert!(u(&v["jobs"][0], &["read", "total_ios"]) > 0, "{program}");
+        assert!(
+            ids.contains(&nobody),
+            "{program}: no task ran as 65534: {ids:?}"
+        );
+        // Only the job switched: the process itself (iogauge's main thread) stays root.
+        let root = ("0 0 0 0".to_string(), "0 0 0 0".to_string());
+        assert!(ids.contains(&root), "{program}: {ids:?}");
+    }
+}

@@ -55,6 +55,11 @@ pub struct HostSpec {
     pub cgroup_weight: u32,
     /// `cgroup_nodelete`: leave the group in place after the run.
     pub cgroup_nodelete: bool,
+    /// `uid`/`gid`: the identity each job thread switches to before its I/O (after its files
+    /// were laid out and opened, as fio's default create_serialize=1 order).
+    pub uid: Option<u32>,
+    /// See `uid`.
+    pub gid: Option<u32>,
 }
 
 impl HostSpec {

@@ -132,8 +132,8 @@ mod tests {
              iogauge measures local files and block devices"
         );
         assert_eq!(
-            option_refusal("uid"),
-            "option 'uid' is not supported by iogauge yet"
+            option_refusal("profile"),
+            "option 'profile' is not supported by iogauge yet"
         );
         assert_eq!(
             engine_refusal("rbd"),

@@ -215,6 +215,26 @@ pub(super) static OPTIONS: &[Opt] = &[
         }
     ),
     opt!(
+        "uid",
+        [],
+        false,
+        "User id the job's threads switch to before their I/O (needs root)",
+        |j, v| {
+            j.host.uid = Some(parse_int_in(v, 0, u32::MAX as u64 - 1).map_err(|_| "expected a user id, e.g. uid=1000")? as u32);
+            Ok(())
+        }
+    ),
+    opt!(
+        "gid",
+        [],
+        false,
+        "Group id the job's threads switch to before their I/O (needs root)",
+        |j, v| {
+            j.host.gid = Some(parse_int_in(v, 0, u32::MAX as u64 - 1).map_err(|_| "expected a group id, e.g. gid=1000")? as u32);
+            Ok(())
+        }
+    ),
+    opt!(
         "userspace_reap",
         [],
         true,
