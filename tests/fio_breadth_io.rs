@@ -1,5 +1,5 @@
 //! The I/O group (sync_file_range, write_hint, write_barrier, atomic, allrandrepeat, error_dump,
-//! force_async, serialize_overlap, io_submit_mode, lockfile): fixtures
+//! force_async, serialize_overlap, io_submit_mode, lockfile, dedupe_global): fixtures
 //! `tests/fixtures/fio/io-*.fio` under fio 3.33 and iogauge with equal counts and a superset of
 //! fio's JSON keys, and the system calls each option exists for, seen with strace. fio must be
 //! installed (with CI=true a missing fio fails); the strace checks skip without strace.
@@ -542,6 +542,57 @@ fn lockfile_serializes_the_jobs_writes_as_fio() {
                     "{program}: without a lock the jobs write together"
                 );
             }
+        }
+    }
+}
+
+/// The distinct 4 KiB blocks of a file.
+fn blocks_of(p: &Path) -> std::collections::HashSet<Vec<u8>> {
+    std::fs::read(p)
+        .unwrap()
+        .chunks(4096)
+        .map(|c| c.to_vec())
+        .collect()
+}
+
+#[test]
+fn dedupe_global_shares_the_working_set_between_jobs_as_fio() {
+    if !have_fio() {
+        return;
+    }
+    for global in ["0", "1"] {
+        let s = [("@GLOBAL@", global)];
+        let (fd, gd) = (scratch(), scratch());
+        let f = run_fixture("fio", &[], "io-dedupe-global.fio", &s, fd.path());
+        let g = run_fixture(
+            IOGAUGE,
+            &["fio", "--keep-files"],
+            "io-dedupe-global.fio",
+            &s,
+            gd.path(),
+        );
+        assert_eq!((f.code, g.code), (0, 0), "{}\n{}", f.stderr, g.stderr);
+        assert_keys_superset(&f.json, &g.json);
+        assert_counts_equal(&f.json, &g.json);
+        for (tool, d) in [("fio", fd.path()), ("iogauge", gd.path())] {
+            let a = blocks_of(&d.join("dd.0.0"));
+            let b = blocks_of(&d.join("dd.1.0"));
+            let common = a.intersection(&b).count();
+            if global == "1" {
+                assert!(common > 0, "{tool}: no block shared between the jobs");
+            } else {
+                assert_eq!(
+                    common, 0,
+                    "{tool}: jobs shared blocks without dedupe_global"
+                );
+            }
+            // Half the writes repeat: far fewer distinct blocks than the 256 written.
+            assert!(
+                a.len() < 200 && b.len() < 200,
+                "{tool}: {} {}",
+                a.len(),
+                b.len()
+            );
         }
     }
 }
