@@ -32,7 +32,10 @@ fn sync_file_range_makes_fios_calls() {
         let fn_ = u(job(&f.json, name), &["sync", "lat_ns", "N"]);
         let gn = u(job(&g.json, name), &["sync", "lat_ns", "N"]);
         assert_eq!((fn_, gn), (n, n), "{name}: sync latencies fio vs iogauge");
-        // fio 3.33 counts them nowhere (an index past its sync counter); iogauge as syncs.
+        // fio 3.33 counts each as a short write (an index past its sync counter), iogauge as
+        // a sync.
+        assert_eq!(u(job(&f.json, name), &["write", "short_ios"]), n);
+        assert_eq!(u(job(&g.json, name), &["write", "short_ios"]), 0);
         assert_eq!(u(job(&g.json, name), &["sync", "total_ios"]), n);
     }
     // psync: the same calls, span and flags as fio's.
