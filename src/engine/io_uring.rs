@@ -16,6 +16,8 @@ pub(crate) struct UringOptions {
     /// The CPU of the polling thread (fio `sqthread_poll_cpu`).
     pub sqthread_poll_cpu: Option<u32>,
     pub hipri: bool,
+    /// IOSQE_ASYNC on every N-th entry (fio `force_async`); 0 never.
+    pub force_async: u32,
 }
 
 /// linux/io_uring.h: wait for completions; the argument is an io_uring_getevents_arg.
@@ -62,6 +64,8 @@ pub(crate) struct Uring {
     enter_flags: u32,
     /// The thread that registered the ring (registrations are per thread), 0 when none.
     registered_on: libc::pid_t,
+    /// Entries prepared since the last one forced async (fio's `prepped`).
+    prepped: u32,
 }
 
 /// Why io_uring cannot be used here, in words that name the fix.
@@ -164,6 +168,7 @@ impl Uring {
             enter_flags: 0,
             registered_on: 0,
             unsubmitted: 0,
+            prepped: 0,
             prio: 0,
             deferred,
         })
@@ -333,7 +338,16 @@ impl QueueEngine for Uring {
         if op == Op::Trim {
             return Err(io::Error::from_raw_os_error(libc::EOPNOTSUPP));
         }
-        let e = self.entry(slot, file, op, buf, len, offset);
+        let mut e = self.entry(slot, file, op, buf, len, offset);
+        if self.opts.force_async != 0 {
+            // fio: the kernel runs every N-th request in its worker threads (io-wq) instead
+            // of trying it inline first.
+            self.prepped += 1;
+            if self.prepped == self.opts.force_async {
+                self.prepped = 0;
+                e = e.flags(squeue::Flags::ASYNC);
+            }
+        }
         // SAFETY: the caller keeps the buffer valid until the completion is reaped (# Safety).
         let pushed = unsafe { self.ring.submission().push(&e) };
         // The ring has at least iodepth entries and the caller never exceeds iodepth, so this

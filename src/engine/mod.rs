@@ -65,6 +65,24 @@ impl Op {
 pub(crate) enum SyncOp {
     Fsync,
     Fdatasync,
+    /// sync_file_range(2) of `len` bytes at `offset` with `flags` (fio's `sync_file_range`);
+    /// an empty range makes no call, as in fio.
+    Range {
+        offset: u64,
+        len: u64,
+        flags: u32,
+    },
+}
+
+impl SyncOp {
+    /// The name fio's error line and iogauge's failure use.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            SyncOp::Fsync => "fsync",
+            SyncOp::Fdatasync => "fdatasync",
+            SyncOp::Range { .. } => "sync_file_range",
+        }
+    }
 }
 
 /// A synchronous engine: each call performs one operation and returns when it is complete.
@@ -84,7 +102,7 @@ pub(crate) trait Engine: Send {
         offset: u64,
     ) -> io::Result<usize>;
 
-    /// fsync or fdatasync of the job's file number `file`.
+    /// fsync, fdatasync or sync_file_range of the job's file number `file`.
     fn sync(&mut self, file: usize, op: SyncOp) -> io::Result<()>;
 }
 
@@ -138,7 +156,7 @@ pub(crate) trait QueueEngine: Send {
         on: &mut F,
     ) -> io::Result<usize>;
 
-    /// fsync or fdatasync of file `file`, synchronously (the caller drains the queue first).
+    /// fsync, fdatasync or sync_file_range of file `file`, synchronously (the caller drains the queue first).
     fn sync(&mut self, file: usize, op: SyncOp) -> io::Result<()>;
 
     /// The I/O priority (class << 13 | level; 0 = the thread's) of the I/Os queued from now on
@@ -157,13 +175,17 @@ pub(crate) fn timespec(ns: u64) -> libc::timespec {
     }
 }
 
-/// Shared helper: fsync/fdatasync on a raw fd.
+/// Shared helper: fsync, fdatasync or sync_file_range on a raw fd.
 pub(crate) fn sync_fd(fd: RawFd, op: SyncOp) -> io::Result<()> {
     // SAFETY: plain syscalls on a descriptor the engine owns for the job's lifetime.
     let r = unsafe {
         match op {
             SyncOp::Fsync => libc::fsync(fd),
             SyncOp::Fdatasync => libc::fdatasync(fd),
+            SyncOp::Range { len: 0, .. } => 0,
+            SyncOp::Range { offset, len, flags } => {
+                libc::sync_file_range(fd, offset as i64, len as i64, flags)
+            }
         }
     };
     if r == 0 {

@@ -29,6 +29,9 @@ pub struct BufferSpec {
     pub dedupe_mode: DedupeMode,
     /// `dedupe_working_set_percentage` (fio's default 5).
     pub dedupe_working_set_percentage: u32,
+    /// `dedupe_global`: the working set is shared by every job that says so, so their
+    /// repeated buffers repeat each other's (working_set mode).
+    pub dedupe_global: bool,
     /// `scramble_buffers`: stamp the offset and time into every 512 bytes of each write. fio's
     /// default is 1; iogauge's is 0 unless the option is given, so that a job without buffer
     /// options keeps its untouched I/O loop (see the report in docs).
@@ -54,6 +57,7 @@ impl Default for BufferSpec {
             dedupe_percentage: 0,
             dedupe_mode: DedupeMode::Repeat,
             dedupe_working_set_percentage: 5,
+            dedupe_global: false,
             scramble: false,
         }
     }

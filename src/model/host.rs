@@ -44,6 +44,22 @@ pub struct HostSpec {
     pub clocksource: Option<ClockSource>,
     /// io_uring's submission polling thread runs on this CPU (`sqthread_poll_cpu`).
     pub sqthread_poll_cpu: Option<u32>,
+    /// `numa_cpu_nodes`: the job's threads run on these nodes' CPUs (after cpus_allowed, which
+    /// it replaces, as fio's order).
+    pub numa_cpu_nodes: Option<Vec<usize>>,
+    /// `numa_mem_policy`, set on each of the job's threads.
+    pub numa_mem: Option<super::numa::MemPolicy>,
+    /// `cgroup`: the name of the blkio cgroup the job's threads run in.
+    pub cgroup: Option<String>,
+    /// `cgroup_weight` (100-1000; 0: not set), written to the group's blkio.weight.
+    pub cgroup_weight: u32,
+    /// `cgroup_nodelete`: leave the group in place after the run.
+    pub cgroup_nodelete: bool,
+    /// `uid`/`gid`: the identity each job thread switches to before its I/O (after its files
+    /// were laid out and opened, as fio's default create_serialize=1 order).
+    pub uid: Option<u32>,
+    /// See `uid`.
+    pub gid: Option<u32>,
 }
 
 impl HostSpec {

@@ -6,8 +6,10 @@ pub mod buffers;
 pub(crate) mod engines;
 pub mod files;
 pub mod host;
+pub mod io;
 pub(crate) mod latency;
 pub(crate) mod logs;
+pub mod numa;
 pub(crate) mod prio;
 pub(crate) mod reporting;
 pub mod timing;
@@ -381,6 +383,8 @@ pub struct JobSpec {
     pub host: host::HostSpec,
     /// latency_target's queue-depth search and flow control (model/latency.rs).
     pub latency: latency::LatencySpec,
+    /// How I/Os are issued beyond the basics (sync_file_range, write_hint, …; model/io.rs).
+    pub io: io::IoSpec,
 }
 
 /// The block sizes a job is sized by, each with its one rule (fio's td_min_bs / td_max_bs and
@@ -511,6 +515,7 @@ impl Default for JobSpec {
             engines: EngineSpec::default(),
             host: host::HostSpec::default(),
             latency: latency::LatencySpec::default(),
+            io: io::IoSpec::default(),
         }
     }
 }

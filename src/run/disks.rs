@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 /// Where a job's files live: its directory, the parent of each named file, or the cwd.
-fn job_locations(job: &JobSpec) -> Vec<PathBuf> {
+pub(super) fn job_locations(job: &JobSpec) -> Vec<PathBuf> {
     match &job.filename {
         Some(list) => crate::workload::layout::split_filenames(list)
             .into_iter()

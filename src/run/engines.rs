@@ -93,6 +93,7 @@ pub(crate) fn make(job: &JobSpec, fds: Vec<RawFd>) -> Result<Engines, RunError> 
                 sqthread_poll: job.sqthread_poll,
                 sqthread_poll_cpu: job.host.sqthread_poll_cpu,
                 hipri: job.hipri,
+                force_async: job.io.force_async,
             };
             let ring = Uring::new(fds, job.iodepth, opts, &bufs.regions()).map_err(|e| {
                 match unavailable_reason(&e) {

@@ -29,6 +29,10 @@ pub(super) fn apply(job: &JobSpec, thread: u32) -> Result<(), String> {
             ));
         }
     }
+    // numa_cpu_nodes replaces cpus_allowed's set, as fio applies it after.
+    super::numa::apply(job)?;
+    super::cgroup::join(job)?;
+    set_identity(job)?;
     if job.host.nice != 0 {
         // SAFETY: gettid cannot fail; setpriority on a thread id sets that thread's niceness.
         let r = unsafe {
@@ -50,9 +54,41 @@ pub(super) fn apply(job: &JobSpec, thread: u32) -> Result<(), String> {
     Ok(())
 }
 
+/// fio's `gid` then `uid` (setgid/setuid in the job process). iogauge's jobs are threads, so
+/// the raw system calls are used: glibc's wrappers would switch every thread of the process.
+/// Last of the thread's settings, as the others may need the privileges it gives up.
+fn set_identity(job: &JobSpec) -> Result<(), String> {
+    let h = &job.host;
+    for (what, id, nr) in [
+        ("gid", h.gid, libc::SYS_setresgid),
+        ("uid", h.uid, libc::SYS_setresuid),
+    ] {
+        let Some(id) = id else { continue };
+        // SAFETY: setresgid/setresuid take three ids and touch no memory of ours.
+        let r = unsafe { libc::syscall(nr, id, id, id) };
+        if r != 0 {
+            return Err(format!(
+                "job '{}': {what}={id}: {} (switching identity needs root or CAP_SET{})",
+                job.name,
+                std::io::Error::last_os_error(),
+                what[..1].to_uppercase() + "ID"
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Tries the job's thread settings on a thread of its own, which then ends.
 pub(super) fn probe(job: &JobSpec, thread: u32) -> Result<(), String> {
-    if job.host.cpus.is_none() && job.host.nice == 0 {
+    let h = &job.host;
+    if h.cpus.is_none()
+        && h.nice == 0
+        && h.numa_cpu_nodes.is_none()
+        && h.numa_mem.is_none()
+        && h.cgroup.is_none()
+        && h.uid.is_none()
+        && h.gid.is_none()
+    {
         return Ok(());
     }
     std::thread::scope(|s| {

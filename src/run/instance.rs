@@ -57,6 +57,8 @@ pub(crate) struct WorkerInput {
     pub flow: Option<std::sync::Arc<super::latency_target::FlowGroup>>,
     /// openfiles below the number of files: which files are open; `IoSource` takes it.
     pub open_window: std::sync::Mutex<Option<crate::workload::openfiles::OpenWindow>>,
+    /// lockfile: the lock of each file, shared with the other jobs on it (None without it).
+    pub file_locks: Option<Vec<std::sync::Arc<super::file_lock::FileLock>>>,
 }
 
 impl WorkerInput {
@@ -196,6 +198,15 @@ impl IoFailure {
     pub(super) fn with_len(mut self, len: usize) -> Self {
         self.len = len as u64;
         self
+    }
+
+    /// fio's `error_dump`: fio's io_u error line on stderr for an error the job survives
+    /// (continue_on_error/ignore_error); a fatal one is printed once by the command.
+    #[cold]
+    pub(super) fn dump(&self) {
+        if let Some(line) = super::partial::fio_error_line(self) {
+            eprintln!("iogauge fio: {line}");
+        }
     }
 }
 

@@ -3,6 +3,7 @@
 //! thread, cleans up, and hands the raw results to `assemble` to build the `Report`.
 
 pub(crate) mod assemble;
+pub(crate) mod cgroup;
 pub(crate) mod clock;
 pub(crate) mod context;
 pub(crate) mod control;
@@ -11,12 +12,16 @@ pub(crate) mod disks;
 pub(crate) mod engines;
 pub(crate) mod exec;
 mod fdtable;
+pub(crate) mod file_lock;
 pub(crate) mod fileops;
 pub(crate) mod gate;
 pub(crate) mod host;
 pub(crate) mod instance;
+pub(crate) mod iosched;
 pub(crate) mod latency_target;
 pub(crate) mod monitor;
+pub(crate) mod numa;
+pub(crate) mod overlap;
 pub(crate) mod partial;
 pub(crate) mod plan;
 pub(crate) mod queue_worker;
@@ -24,6 +29,7 @@ pub(crate) mod small_files;
 pub(crate) mod source;
 pub(crate) mod status;
 pub(crate) mod stop;
+pub(crate) mod sync_range;
 pub(crate) mod timing;
 pub(crate) mod trims;
 pub(crate) mod verify_phase;
@@ -410,6 +416,10 @@ fn run_phases(
     let flows = latency_target::FlowRegistry::new(&spec.jobs);
     latency_target::check_flow_phases(&spec.jobs, instances.iter().map(|i| (i.job, i.phase)))
         .map_err(RunError::JobSetup)?;
+    // cgroup: every job's group made before any job starts, removed when this returns.
+    let _cgroups = cgroup::Groups::setup(&spec.jobs).map_err(RunError::JobSetup)?;
+    // ioscheduler: switched before any job starts, the previous one put back when this returns.
+    let _schedulers = iosched::Switched::setup(&spec.jobs).map_err(RunError::JobSetup)?;
     for phase in 0..nphases {
         // A signal between phases: the phases that ran are the result.
         if stop.load(Ordering::Relaxed) {
@@ -560,6 +570,15 @@ fn prepare(
             for i in (first..n).chain(0..first) {
                 let f = &inst.files[i];
                 let file = layout::open_for_io(job, f)?;
+                if let Some(h) = job.io.write_hint {
+                    crate::workload::write_hint::apply(&file, h, job.direct).map_err(|source| {
+                        layout::LayoutError::Io {
+                            op: "cannot set the write hint (fcntl) on",
+                            path: f.path.clone(),
+                            source,
+                        }
+                    })?;
+                }
                 if job.direct {
                     layout::check_direct_alignment(job, f, &file)?;
                 }
@@ -622,6 +641,7 @@ fn prepare(
         }),
         flow: None,
         open_window: std::sync::Mutex::new(window),
+        file_locks: None,
     };
     Ok(Prepared {
         instance: inst,
@@ -646,9 +666,11 @@ fn run_phase(
     flows: &latency_target::FlowRegistry,
 ) -> Result<Vec<InstanceResult>, RunError> {
     let mut prepared = Vec::with_capacity(instances.len());
+    let mut locks = file_lock::Registry::default();
     for inst in instances {
         let mut p = prepare(spec, stop, created, inst)?;
         p.input.flow = flows.group(&p.input.job);
+        p.input.file_locks = locks.for_files(p.input.job.io.lockfile, &p.input.paths);
         prepared.push(p);
     }
     // Laying out can take long; a signal meanwhile means this phase never starts.

@@ -46,7 +46,7 @@ pub(crate) fn fio_error_line(f: &IoFailure) -> Option<String> {
     // fio names a sync `sync`, whichever sync it was (`io_ddir_name`).
     let op = match f.op {
         "fsync" | "fdatasync" => "sync",
-        o @ ("read" | "write" | "trim") => o,
+        o @ ("read" | "write" | "trim" | "sync_file_range") => o,
         _ => return None,
     };
     Some(format!(

@@ -59,8 +59,15 @@ pub(crate) fn io_limit(job: &JobSpec, files: &[FilePlan]) -> Option<u64> {
 
 /// Seed of one instance: repeatable from `randseed` with randrepeat=1 (different per clone, as in
 /// fio), fresh entropy otherwise.
+/// `allrandrepeat` wins over both: fio then seeds every generator from its fixed base, so
+/// iogauge uses the default `randseed` whatever was given.
 pub(crate) fn seed_for(job: &JobSpec, jobnum: u32) -> u64 {
-    if job.randrepeat {
+    if job.io.allrandrepeat {
+        JobSpec::default()
+            .randseed
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .wrapping_add(jobnum as u64 + 1)
+    } else if job.randrepeat {
         job.randseed
             .wrapping_mul(0x9E37_79B9_7F4A_7C15)
             .wrapping_add(jobnum as u64 + 1)

@@ -153,6 +153,11 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
     let mut writes = 0u64;
     // A sync waiting for the queue to drain: (op, file of the write that triggered it).
     let mut pending_sync: Option<(SyncOp, usize)> = None;
+    // sync_file_range's spans (issue stops while a sync waits, so issued = completed then).
+    let mut sfr = super::sync_range::SyncRange::new(job, input.paths.len());
+    // serialize_overlap: the ranges queued or in flight, and an I/O waiting for its overlap.
+    let mut overlap = super::overlap::InFlight::new(job, q.depth);
+    let mut parked: Option<(usize, NextIo)> = None;
     // Next I/O's direction and due time when rate-limited and not yet due.
     let mut held: Option<(usize, u64)> = None;
     let mut stopping = false;
@@ -213,9 +218,26 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
                 flow_held = flow.as_ref().is_some_and(|f| f.sleep_ns > 0);
                 break;
             }
+            // serialize_overlap: an I/O that overlapped one in flight goes first once it no
+            // longer does; until then the queue is reaped.
+            let resumed = match parked.take() {
+                Some((d, io))
+                    if overlap
+                        .as_ref()
+                        .is_some_and(|o| o.overlaps(io.file, io.offset, io.len)) =>
+                {
+                    parked = Some((d, io));
+                    break;
+                }
+                p => p,
+            };
             // verify_backlog: a due read-back goes first, through the same queue.
-            let read_back = data.as_mut().and_then(|d| d.backlog_take());
+            let read_back = match resumed {
+                Some(_) => None,
+                None => data.as_mut().and_then(|d| d.backlog_take()),
+            };
             let (dir, due) = match (read_back, held.take()) {
+                _ if resumed.is_some() => (resumed.map_or(0, |r| r.0), 0),
                 (Some(_), h) => {
                     held = h;
                     (DDIR_READ, 0)
@@ -270,16 +292,24 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
                 }
                 continue;
             }
+            let io = match (resumed, read_back) {
+                (Some((_, io)), _) => io,
+                (None, Some(w)) => verify_phase::next_io(w),
+                (None, None) => src.next(dir),
+            };
+            if let Some(o) = overlap.as_ref().filter(|_| resumed.is_none()) {
+                if o.overlaps(io.file, io.offset, io.len) {
+                    parked = Some((dir, io));
+                    break;
+                }
+            }
             let NextIo {
                 file,
                 offset,
                 len,
                 new_pass,
                 ..
-            } = match read_back {
-                Some(w) => verify_phase::next_io(w),
-                None => src.next(dir),
-            };
+            } = io;
             if new_pass {
                 if let Some(g) = iolog.as_mut() {
                     g.new_pass(now_ns(), file);
@@ -324,16 +354,23 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
                 // fio logs an I/O as it is queued (verify_backlog's reads included).
                 g.io(now_ns(), file, dir, offset, len as u64);
             }
+            // lockfile: fio holds the file's lock from prep until the engine has the I/O.
+            let held = input.file_locks.as_deref().map(|l| l[file].lock(dir));
             // SAFETY: the slot's buffer lives in `bufs`, which is freed only after the queue is
             // drained and the engine destroyed (and leaked otherwise); the slot is not reused
             // before its completion is reaped (it returns to `free` only then).
-            if let Err(e) = unsafe { engine.queue(slot as u32, file, op, buf, len, offset) } {
+            let queued_ok = unsafe { engine.queue(slot as u32, file, op, buf, len, offset) };
+            drop(held);
+            if let Err(e) = queued_ok {
                 free.push(slot as u32);
                 let name = if dir == DDIR_READ { "read" } else { "write" };
                 res.error = Some(failure(name, file, offset, errno(&e)));
                 break;
             }
             queued.push(slot as u32);
+            if let Some(o) = overlap.as_mut() {
+                o.add(slot, file, offset, len);
+            }
             depth.on_issue((inflight + queued.len()) as u32);
             if read_back.is_some() {
                 continue; // not part of the workload's size, as in fio
@@ -355,6 +392,13 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
                 for &(every, op) in &sync_every {
                     if every != 0 && writes.is_multiple_of(every) {
                         pending_sync = Some((op, file));
+                    }
+                }
+                if let Some(r) = sfr.as_mut() {
+                    if pending_sync.is_some() {
+                        r.synced(file);
+                    } else if r.wrote(file, offset, len as u64, writes) {
+                        pending_sync = Some((r.take(file), file));
                     }
                 }
             }
@@ -407,19 +451,19 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
 
         // 3. Nothing in flight: run a due sync, wait for the rate schedule, or finish.
         if inflight == 0 && queued.is_empty() {
-            if let Some((op, file)) = pending_sync.take() {
+            // fio makes a sync_file_range only before a next I/O: none after the last write.
+            let last = stopping || (!tl.in_ramp && issued_bytes >= total);
+            if let Some((op, file)) = pending_sync
+                .take()
+                .filter(|(op, _)| !(last && matches!(op, SyncOp::Range { .. })))
+            {
                 if let Some(g) = iolog.as_mut() {
                     // fio's sync takes a fresh I/O unit here: offset 0, as it logs.
                     g.sync(now_ns(), file, op == SyncOp::Fdatasync, 0);
                 }
                 let s0 = now_ns();
                 if let Err(e) = engine.sync(file, op) {
-                    let name = if op == SyncOp::Fsync {
-                        "fsync"
-                    } else {
-                        "fdatasync"
-                    };
-                    res.error = Some(failure(name, file, 0, errno(&e)));
+                    res.error = Some(failure(op.name(), file, 0, errno(&e)));
                     break;
                 }
                 let s1 = now_ns();
@@ -496,6 +540,7 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
             || inflight + queued.len() >= cap
             || flow_held
             || pending_sync.is_some()
+            || parked.is_some()
             || thinking
             || held.is_some()
             || stopping
@@ -523,6 +568,7 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
             && !draining_to_low
             && inflight + queued.len() < cap
             && pending_sync.is_none()
+            && parked.is_none()
             && !thinking
             && !stopping
             && (tl.in_ramp || issued_bytes < limit);
@@ -538,6 +584,9 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
             last_t = t;
             let s = slots[slot as usize];
             free.push(slot);
+            if let Some(o) = overlap.as_mut() {
+                o.remove(slot as usize);
+            }
             inflight -= 1;
             inflight_bytes -= s.len as u64;
             if let Some(v) = data.as_mut().filter(|_| s.dir == DDIR_WRITE) {
@@ -548,6 +597,11 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
                     io_error.get_or_insert((slot as usize, r));
                     // fio counts every failed I/O as issued (total_ios), of no bytes.
                     res.ios[s.dir] += 1;
+                } else if job.io.error_dump {
+                    let op = if s.dir == DDIR_READ { "read" } else { "write" };
+                    failure(op, s.file, s.offset, (-r) as i32)
+                        .with_len(s.len)
+                        .dump();
                 }
                 return;
             }

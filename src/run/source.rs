@@ -359,6 +359,7 @@ mod tests {
             relink: None,
             flow: None,
             open_window: std::sync::Mutex::new(None),
+            file_locks: None,
         };
         IoSource::new(&input)
     }

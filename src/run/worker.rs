@@ -60,6 +60,11 @@ impl<E: Engine> Loop<'_, E> {
         let refill = job.refill_buffers && !job.zero_buffers;
         let fsync_every = job.fsync as u64;
         let fdatasync_every = job.fdatasync as u64;
+        // sync_file_range: the file whose call is due before the next I/O.
+        let mut sfr = super::sync_range::SyncRange::new(job, self.input.paths.len());
+        let mut sfr_due: Option<usize> = None;
+        // lockfile: each file's lock, held around the I/O (None without it: one branch).
+        let locks = self.input.file_locks.as_deref();
 
         let total = self.input.io_limit.unwrap_or(u64::MAX);
         let mut done_bytes: u64 = 0;
@@ -87,6 +92,29 @@ impl<E: Engine> Loop<'_, E> {
             'io: loop {
                 if self.stop.load(Ordering::Relaxed) {
                     break;
+                }
+                if let (Some(file), Some(r)) = (sfr_due.take(), sfr.as_mut()) {
+                    let op = r.take(file);
+                    let s0 = now_ns();
+                    let e = self.engine.sync(file, op);
+                    let s1 = now_ns();
+                    if let Err(e) = e {
+                        let at = match op {
+                            SyncOp::Range { offset, .. } => offset,
+                            _ => 0,
+                        };
+                        let f = IoFailure::new(self.input, op.name(), file, at, errno(&e));
+                        res.error = Some(f);
+                        break;
+                    }
+                    if timed {
+                        res.tick(s1);
+                        res.sync_lat.record(s1 - s0);
+                    }
+                    res.syncs += 1;
+                    if s1 >= tl.deadline {
+                        break;
+                    }
                 }
                 if flow.as_mut().is_some_and(Flow::held) {
                     if let Some(f) = &flow {
@@ -147,14 +175,20 @@ impl<E: Engine> Loop<'_, E> {
                     // fio logs an I/O as it is issued, before its issue time is taken.
                     g.io(now_ns(), file, dir, offset, len as u64);
                 }
+                let held = locks.map(|l| l[file].lock(dir));
                 let t0 = now_ns();
                 // SAFETY: bufp points at `buf`, max_bs >= len bytes aligned for O_DIRECT,
                 // owned by this thread and alive for the whole loop.
                 let r = unsafe { self.engine.io(file, op, bufp, len, offset) };
                 let t1 = now_ns();
+                drop(held);
                 let n = match r {
                     Ok(n) => n,
                     Err(e) if res.survives(job, dir, errno(&e)) => {
+                        if job.io.error_dump {
+                            let f = IoFailure::new(self.input, op.name(), file, offset, errno(&e));
+                            f.with_len(len).dump();
+                        }
                         // continue_on_error: the I/O was issued, so it counts towards the size.
                         done_bytes += len as u64;
                         // (A loop's read-back, with verify and loops, waits for the next I/O.)
@@ -210,6 +244,7 @@ impl<E: Engine> Loop<'_, E> {
 
                 if dir == DDIR_WRITE {
                     writes += 1;
+                    let mut synced = false;
                     for (every, sop, name) in [
                         (fsync_every, SyncOp::Fsync, "fsync"),
                         (fdatasync_every, SyncOp::Fdatasync, "fdatasync"),
@@ -233,6 +268,14 @@ impl<E: Engine> Loop<'_, E> {
                             }
                             res.syncs += 1;
                             t_end = s1;
+                            synced = true;
+                        }
+                    }
+                    if let Some(r) = sfr.as_mut() {
+                        if synced {
+                            r.synced(file);
+                        } else if r.wrote(file, offset, n as u64, writes) {
+                            sfr_due = Some(file);
                         }
                     }
                 }

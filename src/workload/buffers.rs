@@ -152,6 +152,14 @@ impl Filler {
         }
         let ws = region_bytes * spec.dedupe_working_set_percentage as u64 / 100;
         let mut rng = Rng::new(seed ^ 0xb0ff_e25e_ed00_0001);
+        let own_ws = rng.next_u64();
+        // dedupe_global: one working set for every job that shares it (fio spreads it over
+        // the jobs' generators); the same base gives the same buffers in every job.
+        let ws_base = if spec.dedupe_global {
+            0x6c6f_6261_6c77_7321
+        } else {
+            own_ws
+        };
         Some(Filler {
             pattern: spec.pattern.as_ref().map(|p: &Pattern| p.bytes.clone()),
             compress: spec.compress_percentage,
@@ -159,7 +167,7 @@ impl Filler {
             dedupe: spec.dedupe_percentage,
             mode: spec.dedupe_mode,
             ws_pages: (ws / bs.max(1)).max(1),
-            ws_base: rng.next_u64(),
+            ws_base,
             scramble: spec.scramble,
             last_seed: rng.next_u64(),
             rng,

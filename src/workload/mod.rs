@@ -16,3 +16,4 @@ pub(crate) mod rate;
 pub(crate) mod relink;
 pub(crate) mod rng;
 pub(crate) mod verify;
+pub(crate) mod write_hint;

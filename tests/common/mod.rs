@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod fake_kube;
+pub mod strace;
 
 use iogauge::report::LatSummary;
 use std::path::Path;

@@ -87,8 +87,8 @@ mod tests {
             .unwrap()
             .starts_with("  rw (readwrite)"));
         assert_eq!(
-            cmdhelp("ioscheduler").unwrap(),
-            "ioscheduler: option 'ioscheduler' is not supported by iogauge yet
+            cmdhelp("profile").unwrap(),
+            "profile: option 'profile' is not supported by iogauge yet
 "
         );
         assert_eq!(

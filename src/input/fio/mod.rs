@@ -187,6 +187,7 @@ fn build_job(globals: &[Entry], own: &[Entry], section: Option<&str>) -> Result<
         ("registerfiles", job.registerfiles),
         ("sqthread_poll", job.sqthread_poll),
         ("hipri", job.hipri),
+        ("force_async", job.io.force_async != 0),
     ];
     if let Some((opt, _)) = uring_only.iter().find(|(_, on)| *on) {
         // hipri is also pvsync2's option (RWF_HIPRI).

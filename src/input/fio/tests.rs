@@ -149,8 +149,8 @@ fn environment_variables_and_sections() {
 fn unsupported_and_misspelt_options_are_refused_by_name() {
     let err = |a: &[&str]| run_spec(a, "").unwrap_err();
     assert_eq!(
-        err(&["--name=t", "--ioscheduler=x"]),
-        "option 'ioscheduler' is not supported by iogauge yet"
+        err(&["--name=t", "--profile=tiobench"]),
+        "option 'profile' is not supported by iogauge yet"
     );
     assert_eq!(
         err(&["--name=t", "--blocksise=4k"]),
@@ -187,8 +187,8 @@ fn unsupported_and_misspelt_options_are_refused_by_name() {
         "--name= needs a job name, e.g. --name=test"
     );
     assert_eq!(
-        run_spec(&["-"], "[j]\nioscheduler=x\n").unwrap_err(),
-        "<stdin>:2: option 'ioscheduler' is not supported by iogauge yet"
+        run_spec(&["-"], "[j]\nprofile=tiobench\n").unwrap_err(),
+        "<stdin>:2: option 'profile' is not supported by iogauge yet"
     );
     assert_eq!(
         run_spec(&["-"], "[j]\nrw=trim\nioengine=filestat\n").unwrap_err(),

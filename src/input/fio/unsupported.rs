@@ -156,8 +156,8 @@ mod tests {
              iogauge measures local files and block devices"
         );
         assert_eq!(
-            option_refusal("cgroup"),
-            "option 'cgroup' is not supported by iogauge yet"
+            option_refusal("profile"),
+            "option 'profile' is not supported by iogauge yet"
         );
         assert_eq!(
             engine_refusal("rbd"),

@@ -78,6 +78,16 @@ pub(super) static OPTIONS: &[Opt] = &[
         }
     ),
     opt!(
+        "dedupe_global",
+        [],
+        true,
+        "1 = the dedupe working set is shared by the jobs that say so (dedupe_mode=working_set)",
+        |j, v| {
+            j.buffers.dedupe_global = parse_bool(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
         "scramble_buffers",
         [],
         false,

@@ -5,6 +5,7 @@
 
 use super::Opt;
 use crate::model::host::{parse_cpu_list, parse_cpu_mask, ClockSource, CpusPolicy};
+use crate::model::numa::{host_nodes, parse_list, parse_mem_policy};
 use crate::model::units::{parse_bool, parse_bytes, parse_int_in};
 
 /// CPUs the host has configured (fio's cpus_configured), for checking CPU numbers.
@@ -146,6 +147,90 @@ pub(super) static OPTIONS: &[Opt] = &[
             j.host.sqthread_poll_cpu = Some(parse_int_in(v, 0, max).map_err(|_| {
                 format!("expected a CPU number from 0 to {max}, e.g. sqthread_poll_cpu=1")
             })? as u32);
+            Ok(())
+        }
+    ),
+    opt!(
+        "numa_cpu_nodes",
+        [],
+        false,
+        "Run the job's threads on the CPUs of these NUMA nodes, e.g. 0-1",
+        |j, v| {
+            let online = host_nodes("online");
+            let nodes = parse_list(v, usize::MAX, "node")
+                .map_err(|e| format!("{e}; expected NUMA nodes, e.g. numa_cpu_nodes=0"))?;
+            if let Some(n) = nodes.iter().find(|n| !online.contains(n)) {
+                return Err(format!(
+                    "NUMA node {n} is not online on this host (online: {online:?}); e.g. numa_cpu_nodes=0"
+                ));
+            }
+            j.host.numa_cpu_nodes = Some(nodes);
+            Ok(())
+        }
+    ),
+    opt!(
+        "numa_mem_policy",
+        [],
+        false,
+        "Memory policy of the job's threads: default, prefer:N, bind:NODES, interleave[:NODES] or local",
+        |j, v| {
+            j.host.numa_mem = Some(parse_mem_policy(v, &host_nodes("online"))?);
+            Ok(())
+        }
+    ),
+    opt!(
+        "cgroup",
+        [],
+        false,
+        "Run the job's threads in this blkio cgroup (cgroup v1), made if missing",
+        |j, v| {
+            let ok = !v.is_empty() && !v.split('/').any(|p| p.is_empty() || p == "..");
+            if !ok {
+                return Err("expected a cgroup name below the blkio hierarchy, e.g. cgroup=fio-test".into());
+            }
+            j.host.cgroup = Some(v.to_string());
+            Ok(())
+        }
+    ),
+    opt!(
+        "cgroup_weight",
+        [],
+        false,
+        "blkio.weight of the job's cgroup, 100 to 1000 (with cgroup)",
+        |j, v| {
+            j.host.cgroup_weight = parse_int_in(v, 100, 1000)
+                .map_err(|_| "expected a weight from 100 to 1000, e.g. cgroup_weight=500")?
+                as u32;
+            Ok(())
+        }
+    ),
+    opt!(
+        "cgroup_nodelete",
+        [],
+        true,
+        "1 = leave the job's cgroup in place after the run",
+        |j, v| {
+            j.host.cgroup_nodelete = parse_bool(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "uid",
+        [],
+        false,
+        "User id the job's threads switch to before their I/O (needs root)",
+        |j, v| {
+            j.host.uid = Some(parse_int_in(v, 0, u32::MAX as u64 - 1).map_err(|_| "expected a user id, e.g. uid=1000")? as u32);
+            Ok(())
+        }
+    ),
+    opt!(
+        "gid",
+        [],
+        false,
+        "Group id the job's threads switch to before their I/O (needs root)",
+        |j, v| {
+            j.host.gid = Some(parse_int_in(v, 0, u32::MAX as u64 - 1).map_err(|_| "expected a group id, e.g. gid=1000")? as u32);
             Ok(())
         }
     ),

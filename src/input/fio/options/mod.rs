@@ -836,6 +836,7 @@ mod buffers;
 pub(super) mod engines;
 pub(super) mod files;
 mod host;
+mod io;
 mod latency;
 pub(super) mod logs;
 mod prio;
@@ -859,6 +860,7 @@ static TABLES: &[&[Opt]] = &[
     engines::OPTIONS,
     host::OPTIONS,
     latency::OPTIONS,
+    io::OPTIONS,
 ];
 
 /// Every supported option, group by group.
