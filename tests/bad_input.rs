@@ -1568,9 +1568,9 @@ static CASES: &[Case] = &[
     },
     Case {
         args: &["fio", "job.fio"],
-        files: &[("job.fio", "[a]\nsize=1m\nwrite_iolog=x\n")],
+        files: &[("job.fio", "[a]\nsize=1m\nbusy_poll=1\n")],
         stdin: None,
-        err: "iogauge fio: job.fio:3: option 'write_iolog' is not supported by iogauge yet",
+        err: "iogauge fio: job.fio:3: option 'busy_poll' cannot work in iogauge: it needs a storage cluster's client library (Ceph, Gluster, HDFS, DAOS); iogauge measures what the host has mounted",
     },
     Case {
         args: &["fio", "job.fio"],

@@ -353,8 +353,8 @@ fn usage_errors_exit_2_with_one_line_naming_the_input() {
     let d = scratch();
     for (args, msg) in [
         (
-            vec!["--name=t", "--size=1m", "--ioscheduler=x"],
-            "iogauge fio: option 'ioscheduler' is not supported by iogauge yet",
+            vec!["--name=t", "--size=1m", "--hostname=x"],
+            "iogauge fio: option 'hostname' cannot work in iogauge: it belongs to fio's network engines; iogauge measures local files and block devices",
         ),
         (
             vec!["--name=t", "--size=1m", "--runtiem=10"],

@@ -252,3 +252,27 @@ fn unwritable_iolog_is_bad_input_and_writes_nothing() {
     );
     assert_empty(dir.path());
 }
+
+#[test]
+fn sync_file_range_lines_match_fio() {
+    let Some((fio, iog)) = both("logs-iolog-sfr.fio", &[]) else {
+        return;
+    };
+    let (_, f) = fio.iolog("sfr.iolog");
+    let (_, g) = iog.iolog("sfr.iolog");
+    assert_eq!(g, f, "iogauge's iolog differs from fio's");
+    // 16 writes: a call after the 4th, 8th and 12th (none after the last), logged as fio does
+    // at the offset of the write before it, with length 0.
+    let ranges: Vec<&String> = g[0]
+        .iter()
+        .filter(|l| l.contains(" sync_file_range "))
+        .collect();
+    assert_eq!(
+        ranges,
+        [
+            "@DIR@/sfr.0.0 sync_file_range 12288 0",
+            "@DIR@/sfr.0.0 sync_file_range 28672 0",
+            "@DIR@/sfr.0.0 sync_file_range 45056 0",
+        ]
+    );
+}

@@ -136,6 +136,25 @@ pub(super) fn finish_logs(
     }
 }
 
+/// A sync `op` of `file` goes into the job's iolog as fio logs it: its action's name, at `at`
+/// (the offset fio's reused I/O unit still holds) with length 0.
+#[inline]
+pub(super) fn iolog_sync(
+    log: &mut crate::stats::iolog::IoLog,
+    file: usize,
+    op: crate::engine::SyncOp,
+    at: u64,
+) {
+    use crate::engine::SyncOp;
+    use crate::stats::iolog::{DATASYNC, SYNC, SYNC_FILE_RANGE};
+    let action = match op {
+        SyncOp::Fsync => SYNC,
+        SyncOp::Fdatasync => DATASYNC,
+        SyncOp::Range { .. } => SYNC_FILE_RANGE,
+    };
+    log.sync(now_ns(), file, action, at);
+}
+
 /// The job ended at `end`: close its iolog's files and flush it; a failure is a warning.
 #[cold]
 pub(super) fn finish_iolog(log: Option<crate::stats::iolog::IoLog>, end: u64) {

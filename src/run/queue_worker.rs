@@ -459,7 +459,7 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
             {
                 if let Some(g) = iolog.as_mut() {
                     // fio's sync takes a fresh I/O unit here: offset 0, as it logs.
-                    g.sync(now_ns(), file, op == SyncOp::Fdatasync, 0);
+                    super::instance::iolog_sync(g, file, op, 0);
                 }
                 let s0 = now_ns();
                 if let Err(e) = engine.sync(file, op) {

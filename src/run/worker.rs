@@ -62,7 +62,9 @@ impl<E: Engine> Loop<'_, E> {
         let fdatasync_every = job.fdatasync as u64;
         // sync_file_range: the file whose call is due before the next I/O.
         let mut sfr = super::sync_range::SyncRange::new(job, self.input.paths.len());
-        let mut sfr_due: Option<usize> = None;
+        // sync_file_range due before the next I/O: the file, and the offset of the write that
+        // made it due (what fio's iolog shows for it).
+        let mut sfr_due: Option<(usize, u64)> = None;
         // lockfile: each file's lock, held around the I/O (None without it: one branch).
         let locks = self.input.file_locks.as_deref();
 
@@ -93,8 +95,11 @@ impl<E: Engine> Loop<'_, E> {
                 if self.stop.load(Ordering::Relaxed) {
                     break;
                 }
-                if let (Some(file), Some(r)) = (sfr_due.take(), sfr.as_mut()) {
+                if let (Some((file, at)), Some(r)) = (sfr_due.take(), sfr.as_mut()) {
                     let op = r.take(file);
+                    if let Some(g) = iolog.as_mut() {
+                        super::instance::iolog_sync(g, file, op, at);
+                    }
                     let s0 = now_ns();
                     let e = self.engine.sync(file, op);
                     let s1 = now_ns();
@@ -251,7 +256,7 @@ impl<E: Engine> Loop<'_, E> {
                     ] {
                         if every != 0 && writes.is_multiple_of(every) {
                             if let Some(g) = iolog.as_mut() {
-                                g.sync(now_ns(), file, sop == SyncOp::Fdatasync, offset);
+                                super::instance::iolog_sync(g, file, sop, offset);
                             }
                             let s0 = now_ns();
                             let r = self.engine.sync(file, sop);
@@ -275,7 +280,7 @@ impl<E: Engine> Loop<'_, E> {
                         if synced {
                             r.synced(file);
                         } else if r.wrote(file, offset, n as u64, writes) {
-                            sfr_due = Some(file);
+                            sfr_due = Some((file, offset));
                         }
                     }
                 }

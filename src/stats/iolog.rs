@@ -24,6 +24,13 @@ use std::io::{self, BufWriter, Write};
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
+/// fio's names of the sync actions (`io_ddir_name`), spaced for a line.
+pub(crate) const SYNC: &[u8] = b" sync ";
+/// fdatasync.
+pub(crate) const DATASYNC: &[u8] = b" datasync ";
+/// sync_file_range(2).
+pub(crate) const SYNC_FILE_RANGE: &[u8] = b" sync_file_range ";
+
 /// Bytes buffered before a write.
 const BUF: usize = 128 << 10;
 /// A line's room on the stack: a file name up to PATH_MAX and its numbers.
@@ -226,13 +233,13 @@ impl IoLog {
         self.write(&l.buf[..n]);
     }
 
-    /// A sync (fdatasync when `datasync`) of `file` issued at `now`, logged at `offset`.
+    /// A sync of `file` issued at `now`, logged at `offset` with length 0 as fio does: `action`
+    /// is one of [`SYNC`], [`DATASYNC`], [`SYNC_FILE_RANGE`].
     #[inline]
-    pub(crate) fn sync(&mut self, now: u64, file: usize, datasync: bool, offset: u64) {
+    pub(crate) fn sync(&mut self, now: u64, file: usize, action: &[u8], offset: u64) {
         if !self.open[file] {
             self.open_file(now, file);
         }
-        let action: &[u8] = if datasync { b" datasync " } else { b" sync " };
         let mut l = Line::new();
         l.num(self.us(now))
             .bytes(b" ")
@@ -284,12 +291,12 @@ mod tests {
         l.begin(1_000_000);
         l.io(1_002_000, 0, 1, 0, 4096);
         l.io(1_003_000, 1, 1, 0, 4096);
-        l.sync(1_004_000, 1, false, 0);
+        l.sync(1_004_000, 1, SYNC, 0);
         // The second loop: file 0's new pass closes both; file 1's (same loop) closes nothing.
         l.new_pass(1_005_000, 0);
         l.io(1_005_000, 0, 0, 0, 512);
         l.new_pass(1_006_000, 1);
-        l.sync(1_006_000, 1, true, 8192);
+        l.sync(1_006_000, 1, DATASYNC, 8192);
         l.io(1_007_999, 0, 2, 4096, 4096);
         l.finish(1_009_000).unwrap();
         assert_eq!(

@@ -86,11 +86,9 @@ mod tests {
         assert!(cmdhelp("readwrite")
             .unwrap()
             .starts_with("  rw (readwrite)"));
-        assert_eq!(
-            cmdhelp("profile").unwrap(),
-            "profile: option 'profile' is not supported by iogauge yet
-"
-        );
+        assert!(cmdhelp("profile")
+            .unwrap()
+            .starts_with("profile: option 'profile' cannot work in iogauge: fio's built-in"));
         assert_eq!(
             cmdhelp("runtiem").unwrap_err(),
             "--cmdhelp=runtiem: unknown option; did you mean 'runtime'?"
