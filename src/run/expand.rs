@@ -1,0 +1,157 @@
+//! Jobs expanded into instances before anything is written: the I/O buffers checked against
+//! memory, each instance's files planned and checked for safety (created files, read-only mode,
+//! existing files and devices, mounted devices), and free space checked per filesystem.
+
+use super::plan::{self, Instance};
+use super::RunError;
+use crate::model::{IoEngine, RunSpec};
+use crate::workload::cleanup::CreatedFiles;
+use crate::workload::layout;
+use std::path::PathBuf;
+
+/// Memory a run may take for I/O buffers: half of what the kernel says is available (None when
+/// /proc/meminfo cannot be read).
+fn buffer_budget() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kib: u64 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("MemAvailable:"))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kib * 1024 / 2)
+}
+
+/// Buffers are allocated per instance before the threads start; a job that asks for more than
+/// memory allows (iodepth=256 with bs=1g) is bad input, refused before anything is laid out,
+/// instead of an allocation abort that would skip the cleanup.
+fn check_buffer_memory(spec: &RunSpec, budget: u64) -> Result<(), RunError> {
+    let total: u64 = spec
+        .jobs
+        .iter()
+        .map(|j| j.buffer_bytes().saturating_mul(j.numjobs.max(1) as u64))
+        .fold(0, u64::saturating_add);
+    if total <= budget {
+        return Ok(());
+    }
+    let big = spec
+        .jobs
+        .iter()
+        .max_by_key(|j| j.buffer_bytes().saturating_mul(j.numjobs.max(1) as u64))
+        .expect("a run that needs memory has a job");
+    Err(RunError::BufferMemory(format!(
+        "job '{}': {} I/O in flight × {} bytes per block × numjobs={} needs {} of I/O buffers \
+         ({} for the whole run), more than half of the memory available ({}); lower iodepth, bs \
+         or numjobs",
+        big.name,
+        big.queue_depth(),
+        big.max_bs(),
+        big.numjobs.max(1),
+        crate::report::units::size_str(
+            big.buffer_bytes().saturating_mul(big.numjobs.max(1) as u64)
+        ),
+        crate::report::units::size_str(total),
+        crate::report::units::size_str(budget * 2),
+    )))
+}
+
+pub(super) fn expand(spec: &RunSpec, created: &CreatedFiles) -> Result<Vec<Instance>, RunError> {
+    if let Some(budget) = buffer_budget() {
+        check_buffer_memory(spec, budget)?;
+    }
+    let gp = plan::group_and_phase(&spec.jobs);
+    let mut out = Vec::new();
+    let mut new_bytes: Vec<(PathBuf, u64)> = Vec::new();
+    let mut seen: Vec<PathBuf> = Vec::new();
+    for (ji, job) in spec.jobs.iter().enumerate() {
+        for jobnum in 0..job.numjobs.max(1) {
+            let files = layout::plan_files(job, jobnum)?;
+            for f in &files {
+                if !job.files.allow_file_create && !f.existed && job.ioengine != IoEngine::Null {
+                    return Err(layout::LayoutError::CreateDisallowed {
+                        job: job.name.clone(),
+                        path: f.path.clone(),
+                    }
+                    .into());
+                }
+                if spec.readonly && !f.existed && job.ioengine != IoEngine::Null {
+                    return Err(layout::LayoutError::ReadOnly {
+                        path: f.path.clone(),
+                    }
+                    .into());
+                }
+                if let Some(op) = job.ioengine.file_op().filter(|o| o.on_dirs()) {
+                    // Directories take no space to speak of; only what exists matters.
+                    if f.existed && !seen.contains(&f.path) {
+                        layout::check_dir_safety(job, op, f, spec.allow_overwrite)?;
+                    }
+                    seen.push(f.path.clone());
+                } else if !seen.contains(&f.path) {
+                    layout::check_safety(job, f, spec.allow_overwrite, created)?;
+                    // fio refuses to write a mounted device unless the job allows it.
+                    if f.is_block && layout::job_writes(job) && !job.files.allow_mounted_write {
+                        if let Some(mounted) = crate::workload::device::mounted_on(&f.path) {
+                            return Err(layout::LayoutError::MountedDevice {
+                                path: f.path.clone(),
+                                job: job.name.clone(),
+                                mounted,
+                            }
+                            .into());
+                        }
+                    }
+                    // fill_device is asked to fill the filesystem: not counted against it.
+                    if !f.existed && !job.files.fill_device {
+                        new_bytes.push((layout::parent_dir(&f.path), f.size));
+                    }
+                    seen.push(f.path.clone());
+                }
+            }
+            out.push(Instance {
+                job: ji,
+                jobnum,
+                groupid: gp[ji].0,
+                phase: gp[ji].1,
+                files,
+            });
+        }
+    }
+    layout::check_free_space(&new_bytes)?;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{etcd_like, run, RunOptions};
+    use super::*;
+    use std::sync::atomic::AtomicBool;
+
+    #[test]
+    fn buffers_beyond_the_memory_budget_are_refused_before_layout() {
+        let d = tempfile::tempdir().unwrap();
+        let mut j = etcd_like(d.path());
+        j.ioengine = IoEngine::Libaio;
+        j.iodepth = 256;
+        j.bs = [1 << 30; 3];
+        j.numjobs = 2;
+        let spec = RunSpec {
+            jobs: vec![j],
+            ..RunSpec::default()
+        };
+        assert_eq!(spec.jobs[0].buffer_bytes(), 256 << 30);
+        let e = check_buffer_memory(&spec, 8 << 30).unwrap_err();
+        assert!(e.is_bad_input());
+        assert_eq!(
+            e.to_string(),
+            "job 'mytest': 256 I/O in flight × 1073741824 bytes per block × numjobs=2 needs 512GiB of \
+             I/O buffers (512GiB for the whole run), more than half of the memory available (16.0GiB); \
+             lower iodepth, bs or numjobs"
+        );
+        assert!(check_buffer_memory(&spec, 512 << 30).is_ok());
+        // Through run(): refused before anything is written.
+        let e = run(&spec, &RunOptions::default(), &AtomicBool::new(false)).unwrap_err();
+        assert!(matches!(e, RunError::BufferMemory(_)), "{e}");
+        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0);
+    }
+}
