@@ -1,0 +1,296 @@
+//! One log file written as the job runs: a fixed buffer per file, entries formatted on the
+//! stack (`time, value, direction, block size[, offset], priority`), fio's averaging windows
+//! (mean or maximum per log_avg_msec), and the first write error kept to name the file.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufWriter, Write};
+use std::path::PathBuf;
+
+/// Bytes buffered per log file before a write.
+const BUF: usize = 128 << 10;
+/// fio's LOG_MSEC_SLACK: a non-latency window this close to its end is closed early.
+const MSEC_SLACK: u64 = 1;
+
+/// fio's running mean/max of one averaging window.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Window {
+    samples: u64,
+    mean: f64,
+    max: u64,
+}
+
+impl Window {
+    fn add(&mut self, v: u64) {
+        self.samples += 1;
+        self.mean += (v as f64 - self.mean) / self.samples as f64;
+        self.max = self.max.max(v);
+    }
+}
+
+/// One log file and its averaging windows per direction.
+pub(super) struct LogFile {
+    out: Option<BufWriter<File>>,
+    path: PathBuf,
+    error: Option<String>,
+    pub(super) win: [Window; 2],
+    pub(super) last: [u64; 2],
+    /// Latency logs close a window exactly at its end; bw/iops allow fio's slack.
+    inline: bool,
+}
+
+/// Formats unsigned integers into a line on the stack.
+struct Line {
+    buf: [u8; 160],
+    len: usize,
+}
+
+impl Line {
+    fn new() -> Self {
+        Line {
+            buf: [0; 160],
+            len: 0,
+        }
+    }
+
+    #[inline]
+    fn num(&mut self, mut v: u64) -> &mut Self {
+        let mut tmp = [0u8; 20];
+        let mut i = tmp.len();
+        loop {
+            i -= 1;
+            tmp[i] = b'0' + (v % 10) as u8;
+            v /= 10;
+            if v == 0 {
+                break;
+            }
+        }
+        let n = tmp.len() - i;
+        self.buf[self.len..self.len + n].copy_from_slice(&tmp[i..]);
+        self.len += n;
+        self
+    }
+
+    #[inline]
+    fn sep(&mut self) -> &mut Self {
+        self.buf[self.len..self.len + 2].copy_from_slice(b", ");
+        self.len += 2;
+        self
+    }
+
+    fn hex4(&mut self, v: u64) -> &mut Self {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        self.buf[self.len..self.len + 2].copy_from_slice(b"0x");
+        self.len += 2;
+        for shift in [12, 8, 4, 0] {
+            self.buf[self.len] = HEX[((v >> shift) & 0xf) as usize];
+            self.len += 1;
+        }
+        self
+    }
+}
+
+/// How entries are formatted, shared by every file of a job.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Format {
+    /// Added to each entry's time (log_unix_epoch / log_alternate_epoch), set at the epoch.
+    pub(super) time_ms: u64,
+    pub(super) offset: bool,
+    pub(super) prio: bool,
+    pub(super) avg_ms: u64,
+    pub(super) max_value: bool,
+}
+
+impl LogFile {
+    pub(super) fn open(path: PathBuf, per_job: bool, inline: bool) -> io::Result<Self> {
+        let mut o = OpenOptions::new();
+        // fio: "w" for per-job files, "a" when every instance shares one file.
+        if per_job {
+            o.write(true).create(true).truncate(true);
+        } else {
+            o.append(true).create(true);
+        }
+        let f = o.open(&path).map_err(|e| {
+            io::Error::new(
+                e.kind(),
+                format!("cannot create log file '{}': {e}", path.display()),
+            )
+        })?;
+        Ok(LogFile {
+            out: Some(BufWriter::with_capacity(BUF, f)),
+            path,
+            error: None,
+            win: [Window::default(); 2],
+            last: [0; 2],
+            inline,
+        })
+    }
+
+    #[inline]
+    pub(super) fn write(&mut self, bytes: &[u8]) {
+        if let Some(out) = self.out.as_mut() {
+            if let Err(e) = out.write_all(bytes) {
+                self.fail(e);
+            }
+        }
+    }
+
+    #[cold]
+    fn fail(&mut self, e: io::Error) {
+        self.error = Some(format!(
+            "log file '{}' is incomplete: {e}",
+            self.path.display()
+        ));
+        self.out = None;
+    }
+
+    /// One entry: `time, value, dir, bs[, offset], prio`.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    fn entry(&mut self, f: Format, ms: u64, val: u64, dir: usize, bs: u64, off: u64, prio: u64) {
+        let mut l = Line::new();
+        l.num(ms + f.time_ms)
+            .sep()
+            .num(val)
+            .sep()
+            .num(dir as u64)
+            .sep()
+            .num(bs)
+            .sep();
+        if f.offset {
+            l.num(off).sep();
+        }
+        if f.prio {
+            l.hex4(prio);
+        } else {
+            // fio prints 1 for the real-time class (3), 0 otherwise.
+            l.num(u64::from(prio >> 13 == 1));
+        }
+        l.buf[l.len] = b'\n';
+        l.len += 1;
+        let n = l.len;
+        self.write(&l.buf[..n]);
+    }
+
+    /// fio's add_log_sample: one entry per sample, or averaged over `avg_ms` windows.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn sample(
+        &mut self,
+        f: Format,
+        ms: u64,
+        val: u64,
+        dir: usize,
+        bs: u64,
+        off: u64,
+        prio: u64,
+    ) {
+        if f.avg_ms == 0 {
+            self.entry(f, ms, val, dir, bs, off, prio);
+            return;
+        }
+        self.win[dir].add(val);
+        if ms < self.last[dir] {
+            return;
+        }
+        let this = ms - self.last[dir];
+        if this < f.avg_ms && (self.inline || f.avg_ms - this > MSEC_SLACK) {
+            return;
+        }
+        self.close_window(f, dir, ms);
+        self.last[dir] = ms - ms % f.avg_ms;
+    }
+
+    /// fio's __add_stat_to_log: the window's mean (rounded) or maximum, if it has samples.
+    pub(super) fn close_window(&mut self, f: Format, dir: usize, ms: u64) {
+        let w = self.win[dir];
+        if w.samples > 0 {
+            let v = if f.max_value {
+                w.max
+            } else {
+                (w.mean + 0.5) as u64
+            };
+            self.entry(f, ms, v, dir, 0, 0, 0);
+        }
+        self.win[dir] = Window::default();
+    }
+
+    pub(super) fn finish(mut self) -> Result<(), String> {
+        if let Some(mut out) = self.out.take() {
+            if let Err(e) = out.flush() {
+                self.fail(e);
+            }
+        }
+        self.error.map_or(Ok(()), Err)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn averaged(max_value: bool) -> String {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x_lat.1.log");
+        let f = Format {
+            time_ms: 0,
+            offset: false,
+            prio: false,
+            avg_ms: 100,
+            max_value,
+        };
+        let mut l = LogFile::open(path.clone(), true, true).unwrap();
+        // Window 1 (ms 10..99): 10 and 21 ns; at 100 ms it closes with the sample taken then.
+        for (ms, v) in [(10, 10), (50, 21), (100, 30), (150, 7), (199, 8)] {
+            l.sample(f, ms, v, 0, 4096, 0, 0);
+        }
+        // A write: its direction's window began at 0, so at 120 ms it closes at once (fio's).
+        l.sample(f, 120, 1000, 1, 4096, 0, 0);
+        for d in 0..2 {
+            l.close_window(f, d, 230);
+        }
+        l.finish().unwrap();
+        std::fs::read_to_string(path).unwrap()
+    }
+
+    #[test]
+    fn averaging_windows_follow_fio() {
+        // Mean of 10, 21, 30 = 20.33 → 20 (rounded half up), closed at 100 ms with no block
+        // size; the write's at 120 ms; then 7 and 8 → 7.5 → 8, closed by finish at 230 ms.
+        assert_eq!(
+            averaged(false),
+            "100, 20, 0, 0, 0\n120, 1000, 1, 0, 0\n230, 8, 0, 0, 0\n"
+        );
+        // log_max_value: the window's maximum instead.
+        assert_eq!(
+            averaged(true),
+            "100, 30, 0, 0, 0\n120, 1000, 1, 0, 0\n230, 8, 0, 0, 0\n"
+        );
+    }
+
+    #[test]
+    fn entry_columns_with_offset_and_prio() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x_clat.1.log");
+        let mut l = LogFile::open(path.clone(), true, true).unwrap();
+        let plain = Format {
+            time_ms: 0,
+            offset: false,
+            prio: false,
+            avg_ms: 0,
+            max_value: false,
+        };
+        let full = Format {
+            time_ms: 0,
+            offset: true,
+            prio: true,
+            ..plain
+        };
+        l.sample(plain, 3, 12345, 1, 4096, 8192, 0x2001);
+        l.sample(full, 4, 7, 0, 512, 8192, 0x6004);
+        l.finish().unwrap();
+        assert_eq!(
+            std::fs::read_to_string(path).unwrap(),
+            "3, 12345, 1, 4096, 1\n4, 7, 0, 512, 8192, 0x6004\n"
+        );
+    }
+}
