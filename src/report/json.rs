@@ -35,6 +35,10 @@ enum J {
     /// `Line` of two `Int`s (≈ 110 bytes), which kept a long run's report from peaking at
     /// several MiB.
     Pairs(Vec<(u64, u64)>),
+    /// `[[t_ms, value], …]`, one point per line: a periodic series, 16 bytes a point rather
+    /// than an `Arr` of an `Int` and a `Float` (≈ 110 bytes); an hour's series has 7200 points
+    /// per direction and kind.
+    Points(Vec<SeriesPoint>),
 }
 
 /// A serde value (the typed context) in this printer's terms, keeping its key order.
@@ -319,7 +323,7 @@ fn lat_intervals(li: &LatIntervals) -> J {
 
 /// `[[t_ms, value], …]`, one point per line.
 fn series(points: &[SeriesPoint]) -> J {
-    J::Arr(points.iter().copied().map(point).collect())
+    J::Points(points.to_vec())
 }
 
 fn point(p: SeriesPoint) -> J {
@@ -408,7 +412,10 @@ fn indent(level: usize, out: &mut String) {
 }
 
 fn is_scalar(v: &J) -> bool {
-    !matches!(v, J::Obj(_) | J::Arr(_) | J::Line(_) | J::Pairs(_))
+    !matches!(
+        v,
+        J::Obj(_) | J::Arr(_) | J::Line(_) | J::Pairs(_) | J::Points(_)
+    )
 }
 
 fn write_value(v: &J, level: usize, out: &mut String) {
@@ -466,6 +473,25 @@ fn write_value(v: &J, level: usize, out: &mut String) {
                 }
                 let _ = write!(out, "[{a}, {b}]");
             }
+            out.push(']');
+        }
+        J::Points(points) => {
+            if points.is_empty() {
+                out.push_str("[]");
+                return;
+            }
+            out.push_str("[\n");
+            for (i, p) in points.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(",\n");
+                }
+                indent(level + 1, out);
+                let _ = write!(out, "[{}, ", p.t_ms);
+                write_value(&J::Float(p.value), level + 1, out);
+                out.push(']');
+            }
+            out.push('\n');
+            indent(level, out);
             out.push(']');
         }
         J::Arr(items) => {
@@ -674,6 +700,31 @@ mod tests {
     }
 
     const KNOWN_DIFFS: [&str; 2] = ["fio version", "jobs[0].eta"];
+
+    #[test]
+    fn series_points_print_as_arrays_of_two_values_did() {
+        let pts = [(500, 91766.5), (1000, f64::NAN), (1500, 0.0)];
+        let points = J::Points(
+            pts.iter()
+                .map(|&(t_ms, value)| SeriesPoint { t_ms, value })
+                .collect(),
+        );
+        let arrays = J::Arr(
+            pts.iter()
+                .map(|&(t, v)| J::Arr(vec![J::Int(t), J::Float(v)]))
+                .collect(),
+        );
+        for level in [0, 3] {
+            let (mut a, mut b) = (String::new(), String::new());
+            write_value(&points, level, &mut a);
+            write_value(&arrays, level, &mut b);
+            assert_eq!(a, b);
+        }
+        let (mut a, mut b) = (String::new(), String::new());
+        write_value(&J::Points(vec![]), 2, &mut a);
+        write_value(&J::Arr(vec![]), 2, &mut b);
+        assert_eq!((a.as_str(), b.as_str()), ("[]", "[]"));
+    }
 
     #[test]
     fn run2_json_values_layout_and_key_paths() {
