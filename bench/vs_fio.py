@@ -6,7 +6,8 @@ Not a test: numbers depend on the machine.
 Usage: bench/vs-fio.sh [ROUNDS] [SET]
   ROUNDS  positive integer, default 5
   SET     sync   the synchronous rows + the bare pread floor (default; also iogauge's psync
-                 page-cache run with norandommap, whose offsets are drawn as the loop's are): etcd p99, null
+                 page-cache run with norandommap, whose offsets are drawn as the loop's are, and the
+                 loop over the random map's permutation, as iogauge's default): etcd p99, null
                  engine, psync page cache, and the fresh rows
           fresh  single buffered passes (seq and random) over a fresh 128 MiB file that each
                  tool lays out itself, cache dropped on open (fio's defaults); noisy, so these
@@ -275,7 +276,7 @@ def bench(rounds, row_set, work):
     results = {name: {t: [] for t in tools} for r in runs for name, *_ in r["rows"]}
     rss = {r["title"]: {t: [] for t in tools} for r in runs}
     cpu = {r["title"]: {t: [] for t in tools} for r in runs}
-    floor, floor_threaded, pc_norandommap = [], [], []
+    floor, floor_threaded, floor_perm, pc_norandommap = [], [], [], []
     subprocess.run(["cat", pc_file], stdout=subprocess.DEVNULL, check=True)  # warm the cache
     for rnd in range(rounds):
         for r in runs:
@@ -304,9 +305,12 @@ def bench(rounds, row_set, work):
                                  text=True, check=True).stdout
             floor_threaded.append(float(out))
             # The loop draws offsets with replacement; iogauge's default (fio's) is a random
-            # map, a permutation per pass, which makes the kernel's copies dearer here (a C loop
-            # over such a permutation measured about 17 % slower than the same loop over
-            # xorshift draws). Compared like with like: iogauge with norandommap.
+            # map, a permutation per pass, which makes the kernel's copies dearer here. Compared
+            # like with like both ways: the loop over the map's permutation, and iogauge with
+            # norandommap.
+            out = subprocess.run([floor_bin, pc_file, SECS, "perm"], stdout=subprocess.PIPE,
+                                 text=True, check=True).stdout
+            floor_perm.append(float(out))
             pc_run = next(r for r in runs if r["title"] == PSYNC_PC)
             cmd = [IOGAUGE, "fio"] + pc_run["args"] + ["--norandommap", "--output-format=json"]
             d, _ = measured(cmd, PSYNC_PC, "iogauge")
@@ -350,6 +354,8 @@ def bench(rounds, row_set, work):
               f"{'':12} {pc / med(floor):7.3f}  (iogauge psync / bare loop)")
         print(f"{'bare pread loop (C), one idle thread beside it':{w}} {med(floor_threaded):12.0f} "
               f"{'':12} {pc / med(floor_threaded):7.3f}  (iogauge psync / threaded bare loop)")
+        print(f"{'bare pread loop (C), random-map permutation':{w}} {med(floor_perm):12.0f} "
+              f"{'':12} {pc / med(floor_perm):7.3f}  (iogauge psync / permutation loop)")
         nm = med(pc_norandommap)
         print(f"{'iogauge psync page cache, norandommap (the loop offsets)':{w}} {'':12} "
               f"{nm:12.0f} {nm / med(floor):7.3f}  (iogauge psync norandommap / bare loop)")
