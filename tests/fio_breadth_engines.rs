@@ -74,15 +74,6 @@ fn crosscheck(name: &str) -> Option<Value> {
     Some(g)
 }
 
-fn job<'a>(v: &'a Value, name: &str) -> &'a Value {
-    v["jobs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|j| j["jobname"] == name)
-        .unwrap_or_else(|| panic!("no job {name}"))
-}
-
 #[test]
 fn sync_family_counts_and_keys_match_fio() {
     let Some(g) = crosscheck("engines-sync-family.fio") else {

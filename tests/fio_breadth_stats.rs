@@ -105,15 +105,6 @@ fn line_kinds(text: &str) -> BTreeMap<String, BTreeSet<&'static str>> {
     out
 }
 
-fn job<'a>(doc: &'a Value, name: &str) -> &'a Value {
-    doc["jobs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|j| j["jobname"] == name)
-        .unwrap_or_else(|| panic!("no job {name}"))
-}
-
 #[test]
 fn disabled_latencies_and_stats_0_read_as_fio_3_33s() {
     if !have_fio() {

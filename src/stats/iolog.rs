@@ -15,12 +15,12 @@
 //! of N, iogauge's log (and JSON) has one more sync. Reads of a synchronous engine's verify
 //! phase are not logged (fio logs them).
 //!
-//! Like the logs for plotting, the lines stream through one fixed buffer (`BUF`, flushed when
+//! Like the logs for plotting, the lines stream through one fixed buffer (`stats::sink`, flushed when
 //! full); each line is formatted on the stack first, so a flush never splits one, and jobs
 //! sharing a file interleave whole lines in blocks (fio: 8 KiB blocks).
 
-use std::fs::{File, OpenOptions};
-use std::io::{self, BufWriter, Write};
+use super::sink::{Line, Sink};
+use std::fs::OpenOptions;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
@@ -31,8 +31,6 @@ pub(crate) const DATASYNC: &[u8] = b" datasync ";
 /// sync_file_range(2).
 pub(crate) const SYNC_FILE_RANGE: &[u8] = b" sync_file_range ";
 
-/// Bytes buffered before a write.
-const BUF: usize = 128 << 10;
 /// A line's room on the stack: a file name up to PATH_MAX and its numbers.
 const LINE: usize = 4096 + 96;
 
@@ -41,9 +39,7 @@ const DIR_NAMES: [&[u8]; 3] = [b" read ", b" write ", b" trim "];
 
 /// One job instance's iolog; the worker takes it before its loop and finishes it at its end.
 pub(crate) struct IoLog {
-    out: Option<BufWriter<File>>,
-    path: PathBuf,
-    error: Option<String>,
+    out: Sink,
     /// The job's file names, as fio prints them.
     names: Vec<Box<[u8]>>,
     /// Whether each file is open in the log's sense (an `open` line without its `close`).
@@ -56,44 +52,6 @@ pub(crate) struct IoLog {
     loops_close: bool,
     /// CLOCK_MONOTONIC ns the times count from.
     start: u64,
-}
-
-/// One line on the stack.
-struct Line {
-    buf: [u8; LINE],
-    len: usize,
-}
-
-impl Line {
-    fn new() -> Self {
-        Line {
-            buf: [0; LINE],
-            len: 0,
-        }
-    }
-
-    #[inline]
-    fn bytes(&mut self, b: &[u8]) -> &mut Self {
-        // Names longer than the room were refused when the log was opened.
-        self.buf[self.len..self.len + b.len()].copy_from_slice(b);
-        self.len += b.len();
-        self
-    }
-
-    #[inline]
-    fn num(&mut self, mut v: u64) -> &mut Self {
-        let mut tmp = [0u8; 20];
-        let mut i = tmp.len();
-        loop {
-            i -= 1;
-            tmp[i] = b'0' + (v % 10) as u8;
-            v /= 10;
-            if v == 0 {
-                break;
-            }
-        }
-        self.bytes(&tmp[i..])
-    }
 }
 
 impl IoLog {
@@ -132,9 +90,7 @@ impl IoLog {
             })?;
         let n = names.len();
         Ok(Some(IoLog {
-            out: Some(BufWriter::with_capacity(BUF, f)),
-            path,
-            error: None,
+            out: Sink::new(f, path, "write_iolog file"),
             names,
             open: vec![false; n],
             passes: vec![0; n],
@@ -148,28 +104,10 @@ impl IoLog {
     #[cold]
     pub(crate) fn begin(&mut self, now: u64) {
         self.start = now;
-        self.write(b"fio version 3 iolog\n");
+        self.out.write(b"fio version 3 iolog\n");
         for f in 0..self.names.len() {
             self.file_action(now, f, b" add\n");
         }
-    }
-
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        if let Some(out) = self.out.as_mut() {
-            if let Err(e) = out.write_all(bytes) {
-                self.fail(e);
-            }
-        }
-    }
-
-    #[cold]
-    fn fail(&mut self, e: io::Error) {
-        self.error = Some(format!(
-            "write_iolog file '{}' is incomplete: {e}",
-            self.path.display()
-        ));
-        self.out = None;
     }
 
     #[inline]
@@ -179,13 +117,12 @@ impl IoLog {
 
     #[cold]
     fn file_action(&mut self, now: u64, file: usize, action: &[u8]) {
-        let mut l = Line::new();
+        let mut l = Line::<LINE>::new();
         l.num(self.us(now))
             .bytes(b" ")
             .bytes(&self.names[file])
             .bytes(action);
-        let n = l.len;
-        self.write(&l.buf[..n]);
+        self.out.write(l.as_bytes());
     }
 
     #[cold]
@@ -220,7 +157,7 @@ impl IoLog {
         if !self.open[file] {
             self.open_file(now, file);
         }
-        let mut l = Line::new();
+        let mut l = Line::<LINE>::new();
         l.num(self.us(now))
             .bytes(b" ")
             .bytes(&self.names[file])
@@ -229,8 +166,7 @@ impl IoLog {
             .bytes(b" ")
             .num(len)
             .bytes(b"\n");
-        let n = l.len;
-        self.write(&l.buf[..n]);
+        self.out.write(l.as_bytes());
     }
 
     /// A sync of `file` issued at `now`, logged at `offset` with length 0 as fio does: `action`
@@ -240,15 +176,14 @@ impl IoLog {
         if !self.open[file] {
             self.open_file(now, file);
         }
-        let mut l = Line::new();
+        let mut l = Line::<LINE>::new();
         l.num(self.us(now))
             .bytes(b" ")
             .bytes(&self.names[file])
             .bytes(action)
             .num(offset)
             .bytes(b" 0\n");
-        let n = l.len;
-        self.write(&l.buf[..n]);
+        self.out.write(l.as_bytes());
     }
 
     /// The job ended at `now`: a `close` per open file, then the buffer is written. The error
@@ -256,12 +191,7 @@ impl IoLog {
     #[cold]
     pub(crate) fn finish(mut self, now: u64) -> Result<(), String> {
         self.close_all(now);
-        if let Some(mut out) = self.out.take() {
-            if let Err(e) = out.flush() {
-                self.fail(e);
-            }
-        }
-        self.error.map_or(Ok(()), Err)
+        self.out.finish()
     }
 }
 

@@ -25,6 +25,7 @@ pub(crate) mod log_time;
 pub(crate) mod logs;
 pub(crate) mod periodic;
 pub(crate) mod prio;
+pub(crate) mod sink;
 pub(crate) mod summary;
 
 pub(crate) use buckets::latency_buckets;

@@ -57,6 +57,16 @@ pub fn wait_for_file(p: &Path) {
     }
 }
 
+/// The job named `name` of fio's (or iogauge's) JSON document.
+pub fn job<'a>(v: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    v["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|j| j["jobname"] == name)
+        .unwrap_or_else(|| panic!("no job {name}"))
+}
+
 /// min ≤ mean ≤ max, and any percentiles ordered and inside min..max.
 pub fn assert_lat_stats(s: &LatSummary) {
     assert!(s.n > 0);

@@ -2,7 +2,6 @@
 //! iogauge, and its calls as text.
 
 use super::{assert_empty, cmd, run_fixture, scratch, Out};
-use serde_json::Value;
 
 const IOGAUGE: &str = env!("CARGO_BIN_EXE_iogauge");
 
@@ -72,14 +71,4 @@ pub fn drop_first_arg(l: &str) -> Option<String> {
     let (name, rest) = l.split_once('(')?;
     let args = rest.split_once(", ").map_or(rest, |(_, a)| a);
     Some(format!("{name}({args}"))
-}
-
-/// The job named `name` of a JSON document.
-pub fn job<'a>(v: &'a Value, name: &str) -> &'a Value {
-    v["jobs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|j| j["jobname"] == name)
-        .unwrap_or_else(|| panic!("no job {name}"))
 }

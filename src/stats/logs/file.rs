@@ -2,12 +2,13 @@
 //! stack (`time, value, direction, block size[, offset], priority`), fio's averaging windows
 //! (mean or maximum per log_avg_msec), and the first write error kept to name the file.
 
-use std::fs::{File, OpenOptions};
-use std::io::{self, BufWriter, Write};
+use crate::stats::sink::{Line, Sink};
+use std::fs::OpenOptions;
+use std::io;
 use std::path::PathBuf;
 
-/// Bytes buffered per log file before a write.
-const BUF: usize = 128 << 10;
+/// A log line's room: six numbers and their separators.
+const LINE: usize = 160;
 /// fio's LOG_MSEC_SLACK: a non-latency window this close to its end is closed early.
 const MSEC_SLACK: u64 = 1;
 
@@ -29,64 +30,11 @@ impl Window {
 
 /// One log file and its averaging windows per direction.
 pub(super) struct LogFile {
-    out: Option<BufWriter<File>>,
-    path: PathBuf,
-    error: Option<String>,
+    out: Sink,
     pub(super) win: [Window; 2],
     pub(super) last: [u64; 2],
     /// Latency logs close a window exactly at its end; bw/iops allow fio's slack.
     inline: bool,
-}
-
-/// Formats unsigned integers into a line on the stack.
-struct Line {
-    buf: [u8; 160],
-    len: usize,
-}
-
-impl Line {
-    fn new() -> Self {
-        Line {
-            buf: [0; 160],
-            len: 0,
-        }
-    }
-
-    #[inline]
-    fn num(&mut self, mut v: u64) -> &mut Self {
-        let mut tmp = [0u8; 20];
-        let mut i = tmp.len();
-        loop {
-            i -= 1;
-            tmp[i] = b'0' + (v % 10) as u8;
-            v /= 10;
-            if v == 0 {
-                break;
-            }
-        }
-        let n = tmp.len() - i;
-        self.buf[self.len..self.len + n].copy_from_slice(&tmp[i..]);
-        self.len += n;
-        self
-    }
-
-    #[inline]
-    fn sep(&mut self) -> &mut Self {
-        self.buf[self.len..self.len + 2].copy_from_slice(b", ");
-        self.len += 2;
-        self
-    }
-
-    fn hex4(&mut self, v: u64) -> &mut Self {
-        const HEX: &[u8; 16] = b"0123456789abcdef";
-        self.buf[self.len..self.len + 2].copy_from_slice(b"0x");
-        self.len += 2;
-        for shift in [12, 8, 4, 0] {
-            self.buf[self.len] = HEX[((v >> shift) & 0xf) as usize];
-            self.len += 1;
-        }
-        self
-    }
 }
 
 /// How entries are formatted, shared by every file of a job.
@@ -116,9 +64,7 @@ impl LogFile {
             )
         })?;
         Ok(LogFile {
-            out: Some(BufWriter::with_capacity(BUF, f)),
-            path,
-            error: None,
+            out: Sink::new(f, path, "log file"),
             win: [Window::default(); 2],
             last: [0; 2],
             inline,
@@ -127,27 +73,14 @@ impl LogFile {
 
     #[inline]
     pub(super) fn write(&mut self, bytes: &[u8]) {
-        if let Some(out) = self.out.as_mut() {
-            if let Err(e) = out.write_all(bytes) {
-                self.fail(e);
-            }
-        }
-    }
-
-    #[cold]
-    fn fail(&mut self, e: io::Error) {
-        self.error = Some(format!(
-            "log file '{}' is incomplete: {e}",
-            self.path.display()
-        ));
-        self.out = None;
+        self.out.write(bytes);
     }
 
     /// One entry: `time, value, dir, bs[, offset], prio`.
     #[inline]
     #[allow(clippy::too_many_arguments)]
     fn entry(&mut self, f: Format, ms: u64, val: u64, dir: usize, bs: u64, off: u64, prio: u64) {
-        let mut l = Line::new();
+        let mut l = Line::<LINE>::new();
         l.num(ms + f.time_ms)
             .sep()
             .num(val)
@@ -165,10 +98,8 @@ impl LogFile {
             // fio prints 1 for the real-time class (3), 0 otherwise.
             l.num(u64::from(prio >> 13 == 1));
         }
-        l.buf[l.len] = b'\n';
-        l.len += 1;
-        let n = l.len;
-        self.write(&l.buf[..n]);
+        l.bytes(b"\n");
+        self.out.write(l.as_bytes());
     }
 
     /// fio's add_log_sample: one entry per sample, or averaged over `avg_ms` windows.
@@ -214,13 +145,8 @@ impl LogFile {
         self.win[dir] = Window::default();
     }
 
-    pub(super) fn finish(mut self) -> Result<(), String> {
-        if let Some(mut out) = self.out.take() {
-            if let Err(e) = out.flush() {
-                self.fail(e);
-            }
-        }
-        self.error.map_or(Ok(()), Err)
+    pub(super) fn finish(self) -> Result<(), String> {
+        self.out.finish()
     }
 }
 
