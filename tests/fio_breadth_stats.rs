@@ -13,7 +13,6 @@ use common::*;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
-use std::process::Command;
 
 /// A fixture run by `program` in a fresh directory with `format`; stdout, and the log files
 /// left in the directory (name → lines).
@@ -29,7 +28,7 @@ fn run(program: &str, fixture: &str, format: &str) -> (String, BTreeMap<String, 
         .replace("@DIR@", data.to_str().unwrap());
     let job = dir.path().join("job.fio");
     std::fs::write(&job, text).unwrap();
-    let mut c = Command::new(program);
+    let mut c = cmd(program);
     if program != "fio" {
         c.arg("fio");
     }
