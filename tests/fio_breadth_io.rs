@@ -333,18 +333,7 @@ fn force_async_run(program: &str, n: &str) -> (Value, bool) {
     .replace("@DIR@", d.path().to_str().unwrap())
     .replace("@N@", n);
     std::fs::write(&job, text_).unwrap();
-    let mut c = cmd(if program == "fio" { "fio" } else { IOGAUGE });
-    if program != "fio" {
-        c.arg("fio");
-    }
-    let child = c
-        .arg(&job)
-        .arg("--output-format=json")
-        .current_dir(d.path())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = spawn_job_json(program, IOGAUGE, &job, d.path());
     let mut seen = false;
     let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
     while !seen && std::time::Instant::now() < until {

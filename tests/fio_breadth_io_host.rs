@@ -127,18 +127,7 @@ fn cgroup_puts_the_job_in_its_blkio_group_as_fio() {
             .replace("@CG@", &name)
             .replace("@KEEP@", keep);
             std::fs::write(&job, text_).unwrap();
-            let mut c = cmd(if program == "fio" { "fio" } else { IOGAUGE });
-            if program != "fio" {
-                c.arg("fio");
-            }
-            let child = c
-                .arg(&job)
-                .arg("--output-format=json")
-                .current_dir(d.path())
-                .stdout(std::process::Stdio::piped())
-                .stderr(std::process::Stdio::piped())
-                .spawn()
-                .unwrap();
+            let child = spawn_job_json(program, IOGAUGE, &job, d.path());
             // Tasks of the group while the job runs: fio's job process, iogauge's job thread.
             let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
             let mut members = Vec::new();
@@ -310,18 +299,7 @@ fn ioscheduler_switches_the_device_while_the_job_runs_as_fio() {
         .replace("@DIR@", d.path().to_str().unwrap())
         .replace("@SCHED@", &want);
         std::fs::write(&job, text_).unwrap();
-        let mut c = cmd(if program == "fio" { "fio" } else { IOGAUGE });
-        if program != "fio" {
-            c.arg("fio");
-        }
-        let child = c
-            .arg(&job)
-            .arg("--output-format=json")
-            .current_dir(d.path())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
+        let child = spawn_job_json(program, IOGAUGE, &job, d.path());
         let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
         let mut seen = false;
         while !seen && std::time::Instant::now() < until {
@@ -431,18 +409,7 @@ fn uid_and_gid_switch_the_jobs_identity_as_fio() {
         .unwrap()
         .replace("@DIR@", d.path().to_str().unwrap());
         std::fs::write(&job, text_).unwrap();
-        let mut c = cmd(if program == "fio" { "fio" } else { IOGAUGE });
-        if program != "fio" {
-            c.arg("fio");
-        }
-        let child = c
-            .arg(&job)
-            .arg("--output-format=json")
-            .current_dir(d.path())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
+        let child = spawn_job_json(program, IOGAUGE, &job, d.path());
         let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
         let mut ids = Vec::new();
         while !ids.contains(&nobody) && std::time::Instant::now() < until {

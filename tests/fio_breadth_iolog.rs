@@ -10,7 +10,6 @@ mod common;
 use common::*;
 
 use serde_json::Value;
-use std::path::Path;
 
 /// A run in its own directory: data under `DIR/data`, the iologs in `DIR` (the working
 /// directory).
@@ -56,20 +55,10 @@ impl Run {
 }
 
 fn run(program: &str, fixture: &str, seed: &[(&str, &str)]) -> Run {
-    let dir = scratch();
-    let data = dir.path().join("data");
-    std::fs::create_dir(&data).unwrap();
+    let (dir, data, job) = job_with_data_dir(fixture);
     for (name, text) in seed {
         std::fs::write(dir.path().join(name), text).unwrap();
     }
-    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/fio")
-        .join(fixture);
-    let text = std::fs::read_to_string(src)
-        .unwrap()
-        .replace("@DIR@", data.to_str().unwrap());
-    let job = dir.path().join("job.fio");
-    std::fs::write(&job, text).unwrap();
     let pre: &[&str] = if program == "fio" { &[] } else { &["fio"] };
     let json = run_json(
         program,

@@ -65,17 +65,7 @@ impl Run {
 }
 
 fn run_fixture(program: &str, fixture: &str, extra: &[&str]) -> Run {
-    let dir = scratch();
-    let data = dir.path().join("data");
-    std::fs::create_dir(&data).unwrap();
-    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/fio")
-        .join(fixture);
-    let text = std::fs::read_to_string(src)
-        .unwrap()
-        .replace("@DIR@", data.to_str().unwrap());
-    let job = dir.path().join("job.fio");
-    std::fs::write(&job, text).unwrap();
+    let (dir, data, job) = job_with_data_dir(fixture);
     let mut args = vec![job.to_str().unwrap().to_string()];
     args.extend(extra.iter().map(|s| s.to_string()));
     let pre: &[&str] = if program == "fio" { &[] } else { &["fio"] };

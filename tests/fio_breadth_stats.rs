@@ -12,22 +12,11 @@ use common::*;
 
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
 
 /// A fixture run by `program` in a fresh directory with `format`; stdout, and the log files
 /// left in the directory (name → lines).
 fn run(program: &str, fixture: &str, format: &str) -> (String, BTreeMap<String, Vec<String>>) {
-    let dir = scratch();
-    let data = dir.path().join("data");
-    std::fs::create_dir(&data).unwrap();
-    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/fio")
-        .join(fixture);
-    let text = std::fs::read_to_string(src)
-        .unwrap()
-        .replace("@DIR@", data.to_str().unwrap());
-    let job = dir.path().join("job.fio");
-    std::fs::write(&job, text).unwrap();
+    let (dir, data, job) = job_with_data_dir(fixture);
     let mut c = cmd(program);
     if program != "fio" {
         c.arg("fio");

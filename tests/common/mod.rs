@@ -57,6 +57,42 @@ pub fn wait_for_file(p: &Path) {
     }
 }
 
+/// A fresh directory holding `data/` and `job.fio`: the fixture `tests/fixtures/fio/NAME` with
+/// `@DIR@` set to `data/`, so that the job's data files and the logs it leaves in the working
+/// directory (the fresh one) are apart. Returns the directory, `data/` and the job file.
+pub fn job_with_data_dir(
+    fixture: &str,
+) -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
+    let dir = scratch();
+    let data = dir.path().join("data");
+    std::fs::create_dir(&data).unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/fio")
+        .join(fixture);
+    let text = std::fs::read_to_string(src)
+        .unwrap()
+        .replace("@DIR@", data.to_str().unwrap());
+    let job = dir.path().join("job.fio");
+    std::fs::write(&job, text).unwrap();
+    (dir, data, job)
+}
+
+/// Starts `fio JOB --output-format=json` (`program` "fio") or iogauge's, in `cwd`, with stdout
+/// and stderr piped, so that a test can watch the running process before it waits for it.
+pub fn spawn_job_json(program: &str, iogauge: &str, job: &Path, cwd: &Path) -> std::process::Child {
+    let mut c = cmd(if program == "fio" { "fio" } else { iogauge });
+    if program != "fio" {
+        c.arg("fio");
+    }
+    c.arg(job)
+        .arg("--output-format=json")
+        .current_dir(cwd)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
 /// The job named `name` of fio's (or iogauge's) JSON document.
 pub fn job<'a>(v: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
     v["jobs"]
