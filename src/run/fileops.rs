@@ -20,7 +20,6 @@ use crate::model::{RwKind, StatType, DDIR_READ, DDIR_TRIM, DDIR_WRITE};
 use crate::workload::rng::Rng;
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::DirBuilderExt;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Run one instance of a file operation engine.
@@ -116,7 +115,13 @@ fn one_op(op: FileOp, stat_type: StatType, path: &CString) -> std::io::Result<()
     let r = match op {
         FileOp::Create => {
             // SAFETY: a valid C path; the descriptor is closed below.
-            let fd = unsafe { libc::open(path.as_ptr(), libc::O_CREAT | libc::O_RDWR, 0o600) };
+            let fd = unsafe {
+                libc::open(
+                    path.as_ptr(),
+                    libc::O_CREAT | libc::O_RDWR | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+                    0o600,
+                )
+            };
             if fd >= 0 {
                 // Not tagged with iogauge's xattr: the file may be the user's (an existing file
                 // is only opened); the run removes the ones it registered as new.
@@ -183,14 +188,9 @@ pub(crate) fn setup_dirs(
         .iter()
         .filter(|f| !f.existed && !created.contains(&f.path))
     {
-        created.intend([f.path.as_path()])?;
-        std::fs::DirBuilder::new()
-            .mode(0o700)
-            .create(&f.path)
-            .map_err(|e| {
-                std::io::Error::new(e.kind(), format!("mkdir {}: {e}", f.path.display()))
-            })?;
-        created.register(&f.path);
+        created.make_dir(&f.path, 0o700).map_err(|e| {
+            std::io::Error::new(e.kind(), format!("mkdir {}: {e}", f.path.display()))
+        })?;
         tag_dir(&f.path);
     }
     Ok(())
@@ -208,6 +208,6 @@ pub(crate) fn register_new<'a>(
     // Best effort: the worker's own create reports a directory that cannot be written.
     let _ = created.intend(new.iter().map(|f| f.path.as_path()));
     for f in new {
-        created.register(&f.path);
+        let _ = created.register_pending(&f.path);
     }
 }

@@ -127,7 +127,7 @@ pub(super) fn prepare(
                 (0..n).map(|_| None).collect();
             for i in (first..n).chain(0..first) {
                 let f = &inst.files[i];
-                let file = layout::open_for_io(job, f)?;
+                let file = layout::open_for_io(job, f, created)?;
                 if let Some(h) = job.io.write_hint {
                     crate::workload::write_hint::apply(&file, h, job.direct).map_err(|source| {
                         layout::LayoutError::Io {
@@ -141,7 +141,7 @@ pub(super) fn prepare(
                     layout::check_direct_alignment(job, f, &file)?;
                 }
                 if job.files.pre_read {
-                    layout::pre_read(job, f, stop)?;
+                    layout::pre_read(job, f, created, stop)?;
                 }
                 for w in layout::on_open(job, f, &file) {
                     eprintln!("iogauge: warning: {w}");
@@ -195,6 +195,7 @@ pub(super) fn prepare(
                     .iter()
                     .zip(&files)
                     .map(|(p, f)| (p.path.clone(), f.as_raw_fd(), p.is_block)),
+                created,
             )
         }),
         flow: None,

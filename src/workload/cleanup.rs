@@ -1,78 +1,387 @@
-//! The list of files (and the directory engines' directories) iogauge created in one run. Everything listed is removed at the end, on
-//! error and on SIGINT/SIGTERM (unless the user keeps files), so no test file is left behind.
+//! The files (and the directory engines' directories) iogauge created in one run, each with its
+//! identity and a handle on its directory. Everything listed is removed at the end, on error and
+//! on SIGINT/SIGTERM (unless the user keeps files), so no test file is left behind; and since
+//! other users may write those directories, a file is reopened and removed only while its name
+//! still is the file iogauge made (`identity.rs`), relative to the directory handle taken when
+//! the first file was made there.
 
+use super::identity::{self, FileId, Reopen};
+use super::marker::MarkerFile;
+use std::ffi::{OsStr, OsString};
+use std::fs::File;
+use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, MutexGuard};
 
-#[derive(Debug, Default)]
+/// One directory the run creates files in: its handle and the run's marker there.
+#[derive(Debug)]
+struct Dir {
+    path: PathBuf,
+    fd: OwnedFd,
+    marker: Option<MarkerFile>,
+}
+
+/// One file or directory the run created.
+#[derive(Debug)]
+struct Made {
+    path: PathBuf,
+    dir: usize,
+    name: OsString,
+    /// None until it exists and its identity is recorded (a file a worker creates itself).
+    id: Option<FileId>,
+}
+
+#[derive(Debug)]
+struct State {
+    dirs: Vec<Dir>,
+    made: Vec<Made>,
+    /// When the run began: a file without a recorded identity must be born after it.
+    born_after: (i64, u32),
+}
+
+/// The run's created files; clones share one list (the workers' `unlink_each_loop` replaces
+/// files in it).
+#[derive(Debug, Clone)]
 pub struct CreatedFiles {
-    paths: Mutex<Vec<PathBuf>>,
-    /// What the run is about to create, on disk, for after a SIGKILL (`marker.rs`).
-    markers: super::marker::RunMarkers,
+    state: Arc<Mutex<State>>,
+}
+
+impl Default for CreatedFiles {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// A created file's name is not the file iogauge made any more.
+fn replaced(path: &Path, why: &str) -> std::io::Error {
+    std::io::Error::other(format!(
+        "'{}' was replaced while iogauge ran ({why}); nothing was done to what is there now",
+        path.display()
+    ))
 }
 
 impl CreatedFiles {
     pub fn new() -> Self {
-        Self::default()
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        CreatedFiles {
+            state: Arc::new(Mutex::new(State {
+                dirs: Vec::new(),
+                made: Vec::new(),
+                born_after: (now.as_secs() as i64, now.subsec_nanos()),
+            })),
+        }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<PathBuf>> {
+    fn lock(&self) -> MutexGuard<'_, State> {
         // A panic elsewhere must not stop cleanup: take the list even if poisoned.
-        self.paths.lock().unwrap_or_else(|p| p.into_inner())
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Record, synced to disk in a marker in each file's directory, that these files are about
     /// to be created: a run killed before its cleanup leaves the list for the next one.
     pub fn intend<'a>(&self, paths: impl IntoIterator<Item = &'a Path>) -> std::io::Result<()> {
-        self.markers.intend(paths)
+        let mut st = self.lock();
+        let mut touched: Vec<usize> = Vec::new();
+        let mut names: Vec<(usize, OsString)> = Vec::new();
+        for path in paths {
+            let (d, name) = locate(&mut st, path)?;
+            if !touched.contains(&d) {
+                touched.push(d);
+            }
+            names.push((d, name));
+        }
+        for &d in &touched {
+            let dir = &mut st.dirs[d];
+            let marker = match dir.marker.as_mut() {
+                Some(m) => m,
+                None => dir.marker.insert(MarkerFile::create(dir.fd.as_fd())?),
+            };
+            marker.intend(
+                names
+                    .iter()
+                    .filter(|(i, _)| *i == d)
+                    .map(|(_, n)| n.as_os_str()),
+            )?;
+            marker.sync()?;
+        }
+        Ok(())
     }
 
-    /// Remember a file iogauge just created.
-    pub fn register(&self, path: &Path) {
-        let mut v = self.lock();
-        if !v.iter().any(|p| p == path) {
-            v.push(path.to_path_buf());
+    /// Creates `path` (a new regular file, read-write; never through anything already there),
+    /// listed at once so that it is removed on every path. Its identity is taken from the open
+    /// file and written to the marker by `record`, which the caller does outside any timed part.
+    pub fn create_file(&self, path: &Path, mode: u32) -> std::io::Result<File> {
+        let mut st = self.lock();
+        let (d, name) = locate(&mut st, path)?;
+        let f = identity::create_at(st.dirs[d].fd.as_fd(), &name, mode)?;
+        st.made.push(Made {
+            path: path.to_path_buf(),
+            dir: d,
+            name,
+            id: None,
+        });
+        Ok(f)
+    }
+
+    /// Takes the identity of `path` from `file` (as `create_file` returned it) and writes it
+    /// into the marker, with the largest size the run gives the file (None: it may grow);
+    /// `sync` puts it on disk now (else `sync_markers` does, later).
+    pub fn record(
+        &self,
+        path: &Path,
+        file: &File,
+        size: Option<u64>,
+        sync: bool,
+    ) -> std::io::Result<()> {
+        let id = identity::seen_fd(file.as_fd())?.id;
+        self.set_id(path, id, size, sync)
+    }
+
+    fn set_id(&self, path: &Path, id: FileId, size: Option<u64>, sync: bool) -> std::io::Result<()> {
+        let mut st = self.lock();
+        let Some(m) = st.made.iter().rposition(|m| m.path == path) else {
+            return Ok(());
+        };
+        st.made[m].id = Some(id);
+        let (d, name) = (st.made[m].dir, st.made[m].name.clone());
+        if let Some(marker) = st.dirs[d].marker.as_mut() {
+            marker.record(&name, &id, size)?;
+            if sync {
+                marker.sync()?;
+            }
         }
+        Ok(())
+    }
+
+    /// Puts every marker's records on disk.
+    pub fn sync_markers(&self) -> std::io::Result<()> {
+        for d in &self.lock().dirs {
+            if let Some(m) = &d.marker {
+                m.sync()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Makes the directory `path` (a directory engine's), listed and recorded at once.
+    pub fn make_dir(&self, path: &Path, mode: u32) -> std::io::Result<()> {
+        self.intend([path])?;
+        let seen = {
+            let mut st = self.lock();
+            let (d, name) = locate(&mut st, path)?;
+            let seen = identity::mkdir_at(st.dirs[d].fd.as_fd(), &name, mode)?;
+            st.made.push(Made {
+                path: path.to_path_buf(),
+                dir: d,
+                name,
+                id: None,
+            });
+            seen
+        };
+        if seen.id.uid != identity::euid() {
+            return Err(replaced(path, "another user's directory is there"));
+        }
+        self.set_id(path, seen.id, None, true)
+    }
+
+    /// Lists a file a worker is about to create itself (fio's filecreate): removed at the end
+    /// if it is then a file of this user born during the run.
+    pub fn register_pending(&self, path: &Path) -> std::io::Result<()> {
+        let mut st = self.lock();
+        let (d, name) = locate(&mut st, path)?;
+        if !st.made.iter().any(|m| m.path == path) {
+            st.made.push(Made {
+                path: path.to_path_buf(),
+                dir: d,
+                name,
+                id: None,
+            });
+        }
+        Ok(())
     }
 
     /// Whether iogauge created `path` in this run (and so may overwrite it).
     pub fn contains(&self, path: &Path) -> bool {
-        self.lock().iter().any(|p| p == path)
+        self.lock().made.iter().any(|m| m.path == path)
+    }
+
+    /// Opens a file this run created for I/O, with libc open `flags` (access mode included),
+    /// only if its name is still that file: None when the run did not create `path`.
+    pub fn reopen(&self, path: &Path, flags: i32) -> Option<std::io::Result<File>> {
+        let st = self.lock();
+        let m = st.made.iter().rev().find(|m| m.path == path)?;
+        let Some(id) = m.id else {
+            return Some(Err(replaced(path, "its identity was never recorded")));
+        };
+        Some(
+            match identity::open_verified(st.dirs[m.dir].fd.as_fd(), &m.name, flags, &id) {
+                Ok(f) => Ok(f),
+                Err(Reopen::Replaced(why)) => Err(replaced(path, &why)),
+                Err(Reopen::Io(e)) => Err(e),
+            },
+        )
+    }
+
+    /// fio's `unlink_each_loop`: the created file under descriptor `fd` is unlinked (if its
+    /// name is still it) and a new empty file of the same name, opened with the same flags,
+    /// takes its place under `fd`; the list and the marker follow.
+    pub(crate) fn relink(&self, path: &Path, fd: std::os::fd::RawFd) -> std::io::Result<()> {
+        use rustix::fs::{Mode, OFlags};
+        let mut st = self.lock();
+        let Some(i) = st.made.iter().rposition(|m| m.path == path) else {
+            return Err(replaced(path, "iogauge did not create it"));
+        };
+        let (d, name) = (st.made[i].dir, st.made[i].name.clone());
+        let dfd = st.dirs[d].fd.try_clone()?;
+        // SAFETY: the engine keeps `fd` open for the run; borrowed only for these calls.
+        let cur = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
+        let was = identity::seen_fd(cur)?.id;
+        match identity::remove_verified(dfd.as_fd(), &name, &was) {
+            Ok(_) => {}
+            Err(identity::Remove::NotOurs(why)) => return Err(replaced(path, &why)),
+            Err(identity::Remove::Io(e)) => return Err(e),
+        }
+        let flags = rustix::fs::fcntl_getfl(cur)?;
+        let keep = OFlags::ACCMODE | OFlags::DIRECT | OFlags::SYNC | OFlags::DSYNC | OFlags::APPEND;
+        // O_EXCL|O_NOFOLLOW: the name was just freed; anything put there since is not ours.
+        let new = rustix::fs::openat(
+            dfd.as_fd(),
+            &name,
+            (flags & keep) | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::from_raw_mode(0o644),
+        )?;
+        let id = identity::seen_fd(new.as_fd())?.id;
+        st.made[i].id = Some(id);
+        if let Some(marker) = st.dirs[d].marker.as_mut() {
+            marker.record(&name, &id, None)?;
+        }
+        let f = File::from(new);
+        super::layout::tag_created(&f);
+        let pos = rustix::fs::seek(cur, rustix::fs::SeekFrom::Current(0))?;
+        if pos > 0 {
+            rustix::fs::seek(&f, rustix::fs::SeekFrom::Start(pos))?;
+        }
+        // SAFETY: dup2 replaces the engine's descriptor atomically with the new file's.
+        if unsafe { libc::dup2(f.as_raw_fd(), fd) } < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(())
     }
 
     /// Stop tracking `path`: it stays on disk (the user asked to keep it).
     pub fn forget(&self, path: &Path) {
-        self.lock().retain(|p| p != path);
+        self.lock().made.retain(|m| m.path != path);
     }
 
     /// Keep every file (they are the user's now) and remove the run's markers.
     pub fn release(&self) {
-        self.lock().clear();
-        self.markers.remove_all();
+        let mut st = self.lock();
+        st.made.clear();
+        remove_markers(&mut st);
     }
 
     pub fn list(&self) -> Vec<PathBuf> {
-        self.lock().clone()
+        let mut out: Vec<PathBuf> = Vec::new();
+        for m in &self.lock().made {
+            if !out.contains(&m.path) {
+                out.push(m.path.clone());
+            }
+        }
+        out
     }
 
-    /// Remove every listed file; returns the ones that could not be removed, with the error.
+    /// Remove every listed file that still is what the run made; returns the ones that could
+    /// not be removed, or were replaced by something else (left in place), with the reason.
     pub fn remove_all(&self) -> Vec<(PathBuf, std::io::Error)> {
-        let paths = std::mem::take(&mut *self.lock());
+        let mut st = self.lock();
+        let made = std::mem::take(&mut st.made);
         let mut failed = Vec::new();
-        for p in paths {
-            match super::marker::remove(&p) {
+        let mut io_failed = false;
+        let mut seen: Vec<&Path> = Vec::new();
+        // Newest first: a directory engine's files before their directory.
+        for m in made.iter().rev() {
+            if seen.contains(&m.path.as_path()) {
+                continue;
+            }
+            seen.push(&m.path);
+            let dir = st.dirs[m.dir].fd.as_fd();
+            let r = match m.id {
+                Some(id) => identity::remove_verified(dir, &m.name, &id).map(|_| ()),
+                None => remove_pending(dir, &m.name, st.born_after),
+            };
+            match r {
                 Ok(()) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => failed.push((p, e)),
+                Err(identity::Remove::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(identity::Remove::Io(e)) => {
+                    io_failed = true;
+                    failed.push((m.path.clone(), e))
+                }
+                Err(identity::Remove::NotOurs(why)) => {
+                    failed.push((m.path.clone(), replaced(&m.path, &why)))
+                }
             }
         }
         // A file that could not be removed (a filesystem shut down by an I/O error) keeps the
-        // markers, so that `iogauge cleanup` or the next run can remove it later.
-        if failed.is_empty() {
-            self.markers.remove_all();
+        // markers, so that `iogauge cleanup` or the next run can remove it later; a replaced
+        // one is not the run's to remove, now or later.
+        if !io_failed {
+            remove_markers(&mut st);
         }
         failed
     }
+}
+
+/// The directory slot for `path`'s directory (opened on first use) and the file's name.
+fn locate(st: &mut State, path: &Path) -> std::io::Result<(usize, OsString)> {
+    let (dir, name) = identity::split(path).ok_or_else(|| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("'{}' does not name a file", path.display()),
+        )
+    })?;
+    if let Some(i) = st.dirs.iter().position(|d| d.path == dir) {
+        return Ok((i, name));
+    }
+    let fd = identity::open_dir(&dir)?;
+    st.dirs.push(Dir {
+        path: dir,
+        fd,
+        marker: None,
+    });
+    Ok((st.dirs.len() - 1, name))
+}
+
+fn remove_markers(st: &mut State) {
+    for d in &mut st.dirs {
+        if let Some(m) = d.marker.take() {
+            m.remove(d.fd.as_fd());
+        }
+    }
+}
+
+/// A file a worker created without its identity recorded: removed if it is a plain file or
+/// directory of this user, born after the run began (where the filesystem records birth).
+fn remove_pending(
+    dir: std::os::fd::BorrowedFd<'_>,
+    name: &OsStr,
+    born_after: (i64, u32),
+) -> Result<(), identity::Remove> {
+    let Some(now) = identity::seen_at(dir, name).map_err(identity::Remove::Io)? else {
+        return Ok(());
+    };
+    if !now.plain || now.id.uid != identity::euid() {
+        return Err(identity::Remove::NotOurs(
+            "it is not a file or directory of yours".into(),
+        ));
+    }
+    if now.id.btime.is_some_and(|b| b < born_after) {
+        return Err(identity::Remove::NotOurs(
+            "it is older than the run, so the run did not make it".into(),
+        ));
+    }
+    identity::unlink(dir, name, now.id.is_dir).map_err(identity::Remove::Io)
 }
 
 /// A name no other run uses, for `check`'s files: the process id (unique among running
@@ -86,7 +395,8 @@ pub(crate) fn run_token() -> String {
 }
 
 /// Files in `dir` that an earlier `check` left because it was killed: named
-/// `iogauge-<profile>.<pid>.<token>[.<n>]` by a process that no longer runs.
+/// `iogauge-<profile>.<pid>.<token>[.<n>]` by a process that no longer runs. Only pointed out
+/// to the user: a name proves nothing, so nothing is removed on it.
 pub(crate) fn leftovers(dir: &Path) -> Vec<PathBuf> {
     let Ok(rd) = std::fs::read_dir(dir) else {
         return Vec::new();
@@ -112,17 +422,27 @@ mod tests {
     use super::*;
 
     #[test]
-    fn registered_files_are_removed_once() {
+    fn created_files_are_removed_once_and_only_while_they_are_ours() {
         let dir = tempfile::tempdir().unwrap();
         let a = dir.path().join("cleanup-a.0.0");
-        std::fs::write(&a, b"x").unwrap();
+        let b = dir.path().join("cleanup-b.0.0");
         let files = CreatedFiles::new();
-        files.register(&a);
-        files.register(&a);
+        files.intend([a.as_path(), b.as_path()]).unwrap();
+        let fa = files.create_file(&a, 0o644).unwrap();
+        files.record(&a, &fa, Some(0), true).unwrap();
+        let fb = files.create_file(&b, 0o644).unwrap();
+        files.record(&b, &fb, Some(0), false).unwrap();
         assert!(files.contains(&a));
-        assert_eq!(files.list().len(), 1);
-        assert!(files.remove_all().is_empty());
+        assert_eq!(files.list().len(), 2);
+        // b is swapped for another file: it is left, and named.
+        std::fs::remove_file(&b).unwrap();
+        std::fs::write(&b, b"someone else's").unwrap();
+        let failed = files.remove_all();
+        assert_eq!(failed.len(), 1, "{failed:?}");
+        assert_eq!(failed[0].0, b);
+        assert!(failed[0].1.to_string().contains("was replaced while iogauge ran"));
         assert!(!a.exists());
+        assert_eq!(std::fs::read(&b).unwrap(), b"someone else's");
         assert!(!files.contains(&a));
     }
 

@@ -1,31 +1,40 @@
-//! Run markers: before iogauge creates a file, it writes the file's path into a small marker in
-//! the file's directory (`.iogauge-run.<pid>.<start>`), synced to disk. A run removes its markers
-//! with its files; a marker that outlives its run (SIGKILL, power loss, a crash) tells the next
-//! run in that directory, or `iogauge cleanup DIR`, which files to remove.
+//! Run markers: before iogauge creates a file, it writes the file's name into a small marker in
+//! the file's directory (`.iogauge-run.<pid>.<start>`), synced to disk, and once the file exists
+//! its identity (device, inode, owner, birth time, the size the run gives it). A run removes
+//! its markers with its files; a marker that outlives its run (SIGKILL, power loss, a crash)
+//! tells the next run in that directory, or `iogauge cleanup DIR`, which files to remove.
 //!
-//! A dead run's file is removed only with proof that the run created it: the `user.iogauge` tag
-//! holding that run's pid, or, for the files `check` names itself (`iogauge-…`), a birth time
-//! after the run started. Anything else listed is left alone and reported.
+//! Other users may write the directory, so nothing in it is believed on its name: a marker is
+//! read only if it is a regular file owned by the user cleaning up, writable by no one else,
+//! with one link; its entries are bare names in that directory (no `/`); and a listed file is
+//! removed only while it is, seen without following symlinks, the very file recorded (device,
+//! inode, owner, birth time, and a size the run could have given it). Anything else is left
+//! alone and reported. Names are written with every byte outside printable ASCII (and `%`) as
+//! `%XX`, so any name survives.
 
-use std::fs::{File, OpenOptions};
-use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
+use super::identity::{self, FileId, Seen};
+use std::ffi::{OsStr, OsString};
+use std::fs::File;
+use std::io::{Read, Write};
+use std::os::fd::{AsFd, BorrowedFd};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
 const PREFIX: &str = ".iogauge-run.";
-const MAGIC: &str = "iogauge run marker v1";
+const MAGIC: &str = "iogauge run marker v2";
+/// The marker format before identities were recorded: never trusted.
+const MAGIC_V1: &str = "iogauge run marker v1";
+/// A marker is a header and a line or two per file: 16 MiB is ~100,000 files' worth.
+const MAX_MARKER: u64 = 16 << 20;
 
 /// Who a marker belongs to: this host's boot, a process and its start time (so a reused pid is
 /// not mistaken for the run).
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct Owner {
+pub(crate) struct Owner {
     host: String,
     boot: String,
     pid: u32,
     start: u64,
-    /// Unix seconds when the run began (files it created were born after).
-    time: u64,
 }
 
 impl Owner {
@@ -36,17 +45,16 @@ impl Owner {
             boot: boot_id(),
             pid,
             start: process_start(pid).unwrap_or(0),
-            time: std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_secs())
-                .unwrap_or(0),
         }
     }
 
     fn header(&self) -> String {
         format!(
-            "{MAGIC}\nhost {}\nboot {}\npid {}\nstart {}\ntime {}\n",
-            self.host, self.boot, self.pid, self.start, self.time
+            "{MAGIC}\nhost {}\nboot {}\npid {}\nstart {}\n",
+            escape(self.host.as_bytes()),
+            escape(self.boot.as_bytes()),
+            self.pid,
+            self.start
         )
     }
 
@@ -80,83 +88,231 @@ fn process_start(pid: u32) -> Option<u64> {
     fields.nth(18)?.parse().ok()
 }
 
-/// The markers of this run, one per directory it creates files in.
-#[derive(Debug, Default)]
-pub(crate) struct RunMarkers {
-    open: Mutex<Vec<(PathBuf, File, PathBuf)>>,
+/// `%XX` for every byte that is not printable ASCII, and for `%` itself.
+fn escape(bytes: &[u8]) -> String {
+    let mut s = String::with_capacity(bytes.len());
+    for &b in bytes {
+        if b.is_ascii_graphic() && b != b'%' {
+            s.push(b as char);
+        } else {
+            s.push_str(&format!("%{b:02X}"));
+        }
+    }
+    s
 }
 
-impl RunMarkers {
-    /// Records that `paths` are about to be created, synced before returning so that the record
-    /// survives whatever happens to the run.
+fn unescape(s: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(s.len());
+    let mut b = s.bytes();
+    while let Some(c) = b.next() {
+        if c == b'%' {
+            let hex = [b.next()?, b.next()?];
+            out.push(u8::from_str_radix(std::str::from_utf8(&hex).ok()?, 16).ok()?);
+        } else if c.is_ascii_graphic() {
+            out.push(c);
+        } else {
+            return None;
+        }
+    }
+    Some(out)
+}
+
+/// A name a marker may list: one entry of its own directory.
+fn plain_name(n: &[u8]) -> bool {
+    !n.is_empty() && n != b"." && n != b".." && !n.contains(&b'/') && !n.contains(&0)
+}
+
+/// One run's marker in one directory, open for appending.
+#[derive(Debug)]
+pub(crate) struct MarkerFile {
+    file: File,
+    name: OsString,
+    /// What the marker is, to remove only it.
+    id: FileId,
+}
+
+impl MarkerFile {
+    /// Creates this run's marker in the directory `dir` (a handle), synced with its name.
+    pub(crate) fn create(dir: BorrowedFd<'_>) -> std::io::Result<MarkerFile> {
+        let me = Owner::me();
+        let name = OsString::from(format!("{PREFIX}{}.{}", me.pid, me.start));
+        // 0644 via the mode; the umask may only take bits away. O_EXCL|O_NOFOLLOW: never
+        // through something already there.
+        let mut file = identity::create_at(dir, &name, 0o644)?;
+        let id = identity::seen_fd(file.as_fd())?.id;
+        file.write_all(me.header().as_bytes())?;
+        file.sync_data()?;
+        // The marker's name in its directory must survive a power loss too.
+        rustix::fs::fsync(dir)?;
+        Ok(MarkerFile { file, name, id })
+    }
+
+    /// Records that `names` are about to be created (one write: a line per name).
     pub(crate) fn intend<'a>(
-        &self,
-        paths: impl IntoIterator<Item = &'a Path>,
+        &mut self,
+        names: impl IntoIterator<Item = &'a OsStr>,
     ) -> std::io::Result<()> {
-        let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
-        let mut touched: Vec<usize> = Vec::new();
-        for path in paths {
-            let dir = match path.parent() {
-                Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-                _ => PathBuf::from("."),
-            };
-            let i = match open.iter().position(|(d, _, _)| *d == dir) {
-                Some(i) => i,
-                None => {
-                    let (f, name) = create_marker(&dir)?;
-                    open.push((dir, f, name));
-                    open.len() - 1
-                }
-            };
-            let abs = absolute(path);
-            let mut line = Vec::with_capacity(abs.as_os_str().len() + 6);
-            line.extend_from_slice(b"file ");
-            line.extend_from_slice(abs.as_os_str().as_encoded_bytes());
-            line.push(b'\n');
-            // O_APPEND: one write per line, whole.
-            open[i].1.write_all(&line)?;
-            if !touched.contains(&i) {
-                touched.push(i);
+        let mut text = String::new();
+        for n in names {
+            text.push_str("intend ");
+            text.push_str(&escape(n.as_bytes()));
+            text.push('\n');
+        }
+        // The file is at its end: every write appends.
+        self.file.write_all(text.as_bytes())
+    }
+
+    /// Records what `name` is now that it exists, and the largest size the run gives it (None:
+    /// the run lets it grow).
+    pub(crate) fn record(
+        &mut self,
+        name: &OsStr,
+        id: &FileId,
+        size: Option<u64>,
+    ) -> std::io::Result<()> {
+        let line = format!(
+            "file {} {} {}:{} {} {} {} {}\n",
+            escape(name.as_bytes()),
+            if id.is_dir { 'd' } else { 'f' },
+            id.dev.0,
+            id.dev.1,
+            id.ino,
+            id.uid,
+            id.btime
+                .map_or("-".to_string(), |(s, ns)| format!("{s}.{ns:09}")),
+            size.map_or("-".to_string(), |s| s.to_string()),
+        );
+        self.file.write_all(line.as_bytes())
+    }
+
+    pub(crate) fn sync(&self) -> std::io::Result<()> {
+        self.file.sync_data()
+    }
+
+    /// Removes the marker from `dir` (its files are gone or were kept on purpose).
+    pub(crate) fn remove(self, dir: BorrowedFd<'_>) {
+        let _ = identity::remove_verified(dir, &self.name, &self.id);
+    }
+}
+
+/// One file a marker lists, as recorded once it existed.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Entry {
+    pub name: OsString,
+    pub id: FileId,
+    /// The largest size the run gave it; None when it could grow.
+    pub size: Option<u64>,
+}
+
+/// A marker as read back.
+#[derive(Debug, PartialEq)]
+pub(crate) struct Parsed {
+    pub owner: Owner,
+    /// Files with their identity.
+    pub files: Vec<Entry>,
+    /// Names that were about to be created but have no identity recorded.
+    pub intended: Vec<OsString>,
+}
+
+/// Why a marker's text is not read.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Unreadable {
+    /// Written by iogauge before markers recorded identities.
+    Old,
+    /// Not a marker, with the line that is wrong (1-based).
+    Bad(usize),
+}
+
+/// Reads a marker's text: strictly, so that anything not written by this iogauge is refused.
+pub(crate) fn parse(bytes: &[u8]) -> Result<Parsed, Unreadable> {
+    let text = std::str::from_utf8(bytes).map_err(|_| Unreadable::Bad(0))?;
+    let mut lines = text.split_terminator('\n').enumerate();
+    match lines.next() {
+        Some((_, MAGIC)) => {}
+        Some((_, MAGIC_V1)) => return Err(Unreadable::Old),
+        _ => return Err(Unreadable::Bad(1)),
+    }
+    let mut field = |key: &str| -> Result<String, Unreadable> {
+        let (i, l) = lines.next().ok_or(Unreadable::Bad(0))?;
+        l.strip_prefix(key)
+            .and_then(|v| v.strip_prefix(' '))
+            .map(str::to_string)
+            .ok_or(Unreadable::Bad(i + 1))
+    };
+    let text_of = |v: String| unescape(&v).and_then(|b| String::from_utf8(b).ok());
+    let host = text_of(field("host")?).ok_or(Unreadable::Bad(2))?;
+    let boot = text_of(field("boot")?).ok_or(Unreadable::Bad(3))?;
+    let pid = field("pid")?.parse().map_err(|_| Unreadable::Bad(4))?;
+    let start = field("start")?.parse().map_err(|_| Unreadable::Bad(5))?;
+    let mut out = Parsed {
+        owner: Owner {
+            host,
+            boot,
+            pid,
+            start,
+        },
+        files: Vec::new(),
+        intended: Vec::new(),
+    };
+    for (i, l) in lines {
+        let bad = Unreadable::Bad(i + 1);
+        let mut parts = l.split(' ');
+        let kind = parts.next();
+        let name = parts
+            .next()
+            .and_then(unescape)
+            .filter(|n| plain_name(n))
+            .map(OsString::from_vec)
+            .ok_or(Unreadable::Bad(i + 1))?;
+        match kind {
+            Some("intend") if parts.next().is_none() => out.intended.push(name),
+            Some("file") => {
+                let entry = file_entry(name, &mut parts).ok_or(Unreadable::Bad(i + 1))?;
+                out.files.push(entry);
             }
-        }
-        for i in touched {
-            open[i].1.sync_data()?;
-        }
-        Ok(())
-    }
-
-    /// Removes this run's markers (its files are gone or were kept on purpose).
-    pub(crate) fn remove_all(&self) {
-        let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
-        for (_, _, name) in open.drain(..) {
-            let _ = std::fs::remove_file(name);
+            _ => return Err(bad),
         }
     }
+    Ok(out)
 }
 
-fn absolute(p: &Path) -> PathBuf {
-    if p.is_absolute() {
-        p.to_path_buf()
-    } else {
-        std::env::current_dir()
-            .map(|d| d.join(p))
-            .unwrap_or_else(|_| p.to_path_buf())
+fn file_entry<'a>(name: OsString, parts: &mut impl Iterator<Item = &'a str>) -> Option<Entry> {
+    let is_dir = match parts.next()? {
+        "f" => false,
+        "d" => true,
+        _ => return None,
+    };
+    let (major, minor) = parts.next()?.split_once(':')?;
+    let dev = (major.parse().ok()?, minor.parse().ok()?);
+    let ino = parts.next()?.parse().ok()?;
+    let uid = parts.next()?.parse().ok()?;
+    let btime = match parts.next()? {
+        "-" => None,
+        t => {
+            let (s, ns) = t.split_once('.')?;
+            let ns: u32 = ns.parse().ok()?;
+            (ns < 1_000_000_000).then_some(())?;
+            Some((s.parse().ok()?, ns))
+        }
+    };
+    let size = match parts.next()? {
+        "-" => None,
+        s => Some(s.parse().ok()?),
+    };
+    if parts.next().is_some() {
+        return None;
     }
-}
-
-fn create_marker(dir: &Path) -> std::io::Result<(File, PathBuf)> {
-    let me = Owner::me();
-    let name = dir.join(format!("{PREFIX}{}.{}", me.pid, me.start));
-    let mut f = OpenOptions::new()
-        .append(true)
-        .create_new(true)
-        .mode(0o644)
-        .open(&name)?;
-    f.write_all(me.header().as_bytes())?;
-    f.sync_data()?;
-    // The marker's name in its directory must survive a power loss too.
-    File::open(dir)?.sync_all()?;
-    Ok((f, name))
+    Some(Entry {
+        name,
+        id: FileId {
+            dev,
+            ino,
+            uid,
+            btime,
+            is_dir,
+        },
+        size,
+    })
 }
 
 /// What cleaning a directory of dead runs' files did.
@@ -164,7 +320,7 @@ fn create_marker(dir: &Path) -> std::io::Result<(File, PathBuf)> {
 pub(crate) struct Reaped {
     /// Files removed, each with the pid of the run that left it.
     pub removed: Vec<(PathBuf, u32)>,
-    /// Files a dead run listed but that are left alone, and why.
+    /// Files (or markers) left alone, and why.
     pub left: Vec<(PathBuf, String)>,
     /// Markers of runs that are still going (pid), or of other hosts (a shared filesystem).
     pub live: Vec<u32>,
@@ -179,63 +335,122 @@ impl Reaped {
             .iter()
             .map(|(f, pid)| {
                 format!(
-                    "removed '{}', left by iogauge (pid {pid}) when it was killed",
-                    f.display()
+                    "removed {}, left by iogauge (pid {pid}) when it was killed",
+                    shown(f)
                 )
             })
             .collect();
-        out.extend(self.left.iter().map(|(f, why)| {
-            format!(
-                "note: '{}' is listed by a killed iogauge run but was not removed: {why}",
-                f.display()
-            )
-        }));
+        out.extend(
+            self.left
+                .iter()
+                .map(|(f, why)| format!("note: left {} in place: {why}", shown(f))),
+        );
         out
     }
 }
 
-fn parse(text: &str) -> Option<(Owner, Vec<PathBuf>)> {
-    let mut lines = text.lines();
-    if lines.next()? != MAGIC {
-        return None;
+/// A path for a terminal: quoted, control characters and other odd bytes escaped.
+pub(crate) fn shown(p: &Path) -> String {
+    format!("'{}'", p.to_string_lossy().escape_debug())
+}
+
+/// Why a marker in the directory is not trusted, or its parsed text.
+fn read_marker(dir: BorrowedFd<'_>, name: &OsStr) -> Result<(Parsed, Seen), String> {
+    use rustix::fs::{Mode, OFlags};
+    // O_NOFOLLOW: a symlink is refused; O_NONBLOCK: a FIFO does not hang the open.
+    let fd = rustix::fs::openat(
+        dir,
+        name,
+        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .map_err(|e| match e {
+        rustix::io::Errno::LOOP => "a symlink, not a marker iogauge wrote".to_string(),
+        e => format!("cannot open it: {}", std::io::Error::from(e)),
+    })?;
+    let seen = identity::seen_fd(fd.as_fd()).map_err(|e| format!("cannot stat it: {e}"))?;
+    let me = identity::euid();
+    if !seen.plain || seen.id.is_dir {
+        return Err("not a regular file, so not a marker iogauge wrote".into());
     }
-    let mut field = |key: &str| {
-        let l = lines.next()?;
-        l.strip_prefix(key)?.strip_prefix(' ').map(str::to_string)
-    };
-    let owner = Owner {
-        host: field("host")?,
-        boot: field("boot")?,
-        pid: field("pid")?.parse().ok()?,
-        start: field("start")?.parse().ok()?,
-        time: field("time")?.parse().ok()?,
-    };
-    let files = lines
-        .filter_map(|l| l.strip_prefix("file "))
-        .map(PathBuf::from)
-        .collect();
-    Some((owner, files))
+    if seen.id.uid != me {
+        return Err(format!(
+            "the marker belongs to uid {}, not to you (uid {me}); only its owner's cleanup \
+             trusts it",
+            seen.id.uid
+        ));
+    }
+    if seen.shared_write || seen.links != 1 {
+        return Err("the marker is writable by others or has other names; not trusted".into());
+    }
+    if seen.size > MAX_MARKER {
+        return Err(format!(
+            "the marker is {} bytes, more than iogauge writes ({MAX_MARKER})",
+            seen.size
+        ));
+    }
+    let mut bytes = Vec::new();
+    File::from(fd)
+        .take(MAX_MARKER + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read it: {e}"))?;
+    match parse(&bytes) {
+        Ok(p) => Ok((p, seen)),
+        Err(Unreadable::Old) => Err(
+            "written by an older iogauge that did not record file identities; its files are \
+             not removed (remove them yourself if they are test data, then the marker)"
+                .into(),
+        ),
+        Err(Unreadable::Bad(line)) => Err(format!(
+            "not a marker iogauge can read (line {line}); left in place"
+        )),
+    }
+}
+
+/// Whether `now` is the entry's file, as a reason when it is not.
+fn not_theirs(now: &Seen, e: &Entry) -> Option<String> {
+    if !now.plain {
+        return Some("not a regular file or directory".into());
+    }
+    if let Some(why) = identity::differs(&now.id, &e.id) {
+        return Some(why);
+    }
+    if now.id.uid != identity::euid() {
+        return Some(format!("owned by uid {}, not by you", now.id.uid));
+    }
+    match e.size {
+        // Killed before the layout set its size, or at the size the run gave it.
+        Some(s) if !now.id.is_dir && now.size != 0 && now.size != s => Some(format!(
+            "its size ({} bytes) is not what the run gave it ({s} bytes): someone wrote it since",
+            now.size
+        )),
+        _ => None,
+    }
 }
 
 /// Removes the files that dead iogauge runs left in `dir` (as their markers list them, with
 /// proof that each is theirs), then the markers.
 pub(crate) fn reap(dir: &Path) -> Reaped {
     let mut out = Reaped::default();
-    let Ok(rd) = std::fs::read_dir(dir) else {
+    let Ok(dfd) = identity::open_dir(dir) else {
         return out;
     };
-    let mut markers: Vec<PathBuf> = rd
-        .filter_map(Result::ok)
-        .filter(|e| e.file_name().to_string_lossy().starts_with(PREFIX))
-        .map(|e| e.path())
-        .collect();
+    let Ok(mut markers) = identity::names(dfd.as_fd()) else {
+        return out;
+    };
+    markers.retain(|n| n.as_bytes().starts_with(PREFIX.as_bytes()));
     markers.sort();
     let host = hostname();
     for m in markers {
-        let Some((owner, files)) = std::fs::read_to_string(&m).ok().and_then(|t| parse(&t)) else {
-            out.left.push((m, "not a marker iogauge can read".into()));
-            continue;
+        let mpath = dir.join(&m);
+        let (parsed, mseen) = match read_marker(dfd.as_fd(), &m) {
+            Ok(p) => p,
+            Err(why) => {
+                out.left.push((mpath, why));
+                continue;
+            }
         };
+        let owner = parsed.owner;
         if owner.host != host {
             out.foreign.push((owner.host, owner.pid));
             continue;
@@ -244,72 +459,86 @@ pub(crate) fn reap(dir: &Path) -> Reaped {
             out.live.push(owner.pid);
             continue;
         }
-        for f in files {
-            match theirs(&f, &owner) {
-                Ok(true) => match remove(&f) {
-                    Ok(()) => out.removed.push((f, owner.pid)),
-                    Err(e) => out.left.push((f, e.to_string())),
-                },
-                Ok(false) => {}
-                Err(why) => out.left.push((f, why)),
+        let mut keep_marker = false;
+        for e in &parsed.files {
+            let path = dir.join(&e.name);
+            let now = match identity::seen_at(dfd.as_fd(), &e.name) {
+                Ok(Some(s)) => s,
+                Ok(None) => continue,
+                Err(err) => {
+                    out.left.push((path, err.to_string()));
+                    continue;
+                }
+            };
+            if let Some(why) = not_theirs(&now, e) {
+                out.left.push((path, why));
+                continue;
+            }
+            match identity::unlink(dfd.as_fd(), &e.name, e.id.is_dir) {
+                Ok(()) => out.removed.push((path, owner.pid)),
+                Err(err) => {
+                    // Try again later (a filesystem that failed): the marker stays.
+                    keep_marker = true;
+                    out.left.push((path, err.to_string()));
+                }
             }
         }
-        let _ = std::fs::remove_file(&m);
+        for n in &parsed.intended {
+            let recorded = parsed.files.iter().any(|e| e.name == *n);
+            if !recorded && matches!(identity::seen_at(dfd.as_fd(), n), Ok(Some(_))) {
+                out.left.push((
+                    dir.join(n),
+                    "the run was killed before it recorded what this file is, so there is no \
+                     proof it made it"
+                        .into(),
+                ));
+            }
+        }
+        if !keep_marker {
+            let _ = identity::remove_verified(dfd.as_fd(), &m, &mseen.id);
+        }
     }
     out
-}
-
-/// Remove a file, or a directory the directory engines made (rmdir: never what is inside).
-pub(crate) fn remove(p: &Path) -> std::io::Result<()> {
-    match std::fs::symlink_metadata(p) {
-        Ok(m) if m.is_dir() => std::fs::remove_dir(p),
-        _ => std::fs::remove_file(p),
-    }
-}
-
-/// Whether `f` is provably the file the dead run `owner` created: Ok(false) when it is gone.
-fn theirs(f: &Path, owner: &Owner) -> Result<bool, String> {
-    let meta = match std::fs::symlink_metadata(f) {
-        Ok(m) => m,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
-        Err(e) => return Err(e.to_string()),
-    };
-    // A directory is one a directory engine made (removed with rmdir: only when empty).
-    if !meta.file_type().is_file() && !meta.file_type().is_dir() {
-        return Err("not a regular file or directory".into());
-    }
-    if super::layout::tag_pid(f) == Some(owner.pid) {
-        return Ok(true);
-    }
-    let named = f
-        .file_name()
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| n.starts_with("iogauge-"));
-    let born = meta.created().ok().and_then(|t| {
-        t.duration_since(std::time::UNIX_EPOCH)
-            .ok()
-            .map(|d| d.as_secs())
-    });
-    match born {
-        Some(b) if named && b >= owner.time => Ok(true),
-        // Not provably the run's: its tag is missing or names another process.
-        _ => Err("no proof the run created it (no iogauge tag with its pid); left in place".into()),
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn id(ino: u64) -> FileId {
+        FileId {
+            dev: (8, 1),
+            ino,
+            uid: 0,
+            btime: Some((1_700_000_000, 5)),
+            is_dir: false,
+        }
+    }
+
     #[test]
-    fn markers_round_trip_and_this_process_is_alive() {
+    fn markers_round_trip_any_name_and_this_process_is_alive() {
         let me = Owner::me();
-        let text = format!("{}file /a/b\nfile /c d\n", me.header());
-        let (o, files) = parse(&text).unwrap();
-        assert_eq!(o, me);
-        assert!(o.alive());
-        assert_eq!(files, vec![PathBuf::from("/a/b"), PathBuf::from("/c d")]);
-        assert!(parse("something else\n").is_none());
+        let odd = OsString::from_vec(b"a b\n\xff%c".to_vec());
+        let mut text = me.header();
+        text.push_str(&format!("intend {}\n", escape(odd.as_bytes())));
+        text.push_str(&format!(
+            "file {} f 8:1 7 0 1700000000.000000005 4096\n",
+            escape(odd.as_bytes())
+        ));
+        text.push_str("file d d 8:1 9 0 - -\n");
+        let p = parse(text.as_bytes()).unwrap();
+        assert_eq!(p.owner, me);
+        assert!(p.owner.alive());
+        assert_eq!(p.intended, vec![odd.clone()]);
+        assert_eq!(
+            p.files[0],
+            Entry {
+                name: odd,
+                id: id(7),
+                size: Some(4096)
+            }
+        );
+        assert!(p.files[1].id.is_dir && p.files[1].id.btime.is_none());
         let dead = Owner {
             start: me.start + 1,
             ..me.clone()
@@ -323,22 +552,45 @@ mod tests {
     }
 
     #[test]
+    fn entries_that_leave_the_directory_or_are_malformed_are_refused() {
+        let h = Owner::me().header();
+        for bad in [
+            "file /etc/shadow f 8:1 7 0 - -",
+            "file ../x f 8:1 7 0 - -",
+            "file a%2Fb f 8:1 7 0 - -",
+            "file .. d 8:1 7 0 - -",
+            "file %00 f 8:1 7 0 - -",
+            "file a f 8:1 7 0 -",
+            "file a x 8:1 7 0 - -",
+            "file a f 8:1 7 0 1.1000000000 -",
+            "intend a b",
+            "time 0",
+        ] {
+            let r = parse(format!("{h}{bad}\n").as_bytes());
+            assert_eq!(r, Err(Unreadable::Bad(6)), "{bad}");
+        }
+        assert_eq!(
+            parse(b"iogauge run marker v1\nhost h\n"),
+            Err(Unreadable::Old)
+        );
+        assert_eq!(parse(b"\xff"), Err(Unreadable::Bad(0)));
+    }
+
+    #[test]
     fn a_run_writes_its_marker_first_and_removes_it_last() {
         let d = tempfile::tempdir().unwrap();
-        let m = RunMarkers::default();
-        let a = d.path().join("a.0.0");
-        m.intend([a.as_path()]).unwrap();
-        let names: Vec<String> = std::fs::read_dir(d.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
+        let dfd = identity::open_dir(d.path()).unwrap();
+        let mut m = MarkerFile::create(dfd.as_fd()).unwrap();
+        m.intend([OsStr::new("a.0.0")]).unwrap();
+        m.sync().unwrap();
+        let names = identity::names(dfd.as_fd()).unwrap();
         assert_eq!(names.len(), 1);
-        assert!(names[0].starts_with(PREFIX));
+        assert!(names[0].as_bytes().starts_with(PREFIX.as_bytes()));
         let text = std::fs::read_to_string(d.path().join(&names[0])).unwrap();
-        assert!(text.ends_with(&format!("file {}\n", a.display())));
+        assert!(text.ends_with("intend a.0.0\n"));
         // A live run's marker is left alone.
         assert_eq!(reap(d.path()).live, vec![std::process::id()]);
-        m.remove_all();
+        m.remove(dfd.as_fd());
         assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0);
     }
 }

@@ -7,6 +7,7 @@ pub(crate) mod device;
 pub(crate) mod dist;
 pub(crate) mod fileservice;
 pub(crate) mod fs;
+pub(crate) mod identity;
 pub mod layout;
 pub(crate) mod marker;
 pub(crate) mod offsets;

@@ -19,30 +19,43 @@ use std::path::PathBuf;
 pub(crate) struct Relinker {
     /// Path and the descriptor the engine uses, per file; None for a block device (fio only
     /// unlinks regular files).
-    files: Vec<Option<(CString, RawFd)>>,
+    files: Vec<Option<(PathBuf, CString, RawFd)>>,
+    /// The run's files: one it created is replaced relative to its directory's handle, and
+    /// only while its name is still that file.
+    created: super::cleanup::CreatedFiles,
 }
 
 impl Relinker {
     /// `files`: each file's path, descriptor and whether it is a block device.
-    pub(crate) fn new(files: impl Iterator<Item = (PathBuf, RawFd, bool)>) -> Self {
+    pub(crate) fn new(
+        files: impl Iterator<Item = (PathBuf, RawFd, bool)>,
+        created: &super::cleanup::CreatedFiles,
+    ) -> Self {
         let files = files
             .map(|(p, fd, block)| {
                 (!block)
                     .then(|| CString::new(p.as_os_str().as_bytes()).ok())
                     .flatten()
-                    .map(|c| (c, fd))
+                    .map(|c| (p, c, fd))
             })
             .collect();
-        Relinker { files }
+        Relinker {
+            files,
+            created: created.clone(),
+        }
     }
 
     /// Unlink file `file` and put a new empty file of the same name under its descriptor.
     #[cold]
     pub(crate) fn relink(&self, file: usize) -> io::Result<()> {
-        let Some(Some((path, fd))) = self.files.get(file) else {
+        let Some(Some((p, path, fd))) = self.files.get(file) else {
             return Ok(());
         };
         let fd = *fd;
+        if self.created.contains(p) {
+            return self.created.relink(p, fd);
+        }
+        // The user's own file (--allow-overwrite), named by the user: as fio does.
         // SAFETY: fcntl and lseek on a descriptor the run keeps open.
         let (flags, pos) = unsafe {
             (
@@ -96,15 +109,12 @@ mod tests {
     fn a_relinked_file_is_new_and_empty_under_the_same_descriptor() {
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("f");
-        let mut f = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .open(&p)
-            .unwrap();
+        let created = crate::workload::cleanup::CreatedFiles::new();
+        created.intend([p.as_path()]).unwrap();
+        let mut f = created.create_file(&p, 0o644).unwrap();
         f.write_all(&[7u8; 8192]).unwrap();
         let ino = std::fs::metadata(&p).unwrap().ino();
-        let r = Relinker::new([(p.clone(), f.as_raw_fd(), false)].into_iter());
+        let r = Relinker::new([(p.clone(), f.as_raw_fd(), false)].into_iter(), &created);
         r.relink(0).unwrap();
         let md = std::fs::metadata(&p).unwrap();
         assert_ne!(md.ino(), ino, "a new file");
@@ -119,5 +129,8 @@ mod tests {
             .unwrap();
         assert_eq!(s, "abc");
         assert_eq!(f.metadata().unwrap().ino(), md.ino());
+        // The new file is the run's: removed at the end, and the marker with it.
+        assert!(created.remove_all().is_empty());
+        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0);
     }
 }

@@ -10,8 +10,7 @@ use crate::model::{Fallocate, JobSpec, DDIR_WRITE};
 use crate::workload::buffers::AlignedBuf;
 use crate::workload::cleanup::CreatedFiles;
 use crate::workload::rng::Rng;
-use std::fs::{File, OpenOptions};
-use std::os::unix::fs::OpenOptionsExt;
+use std::fs::File;
 use std::os::unix::io::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -29,14 +28,19 @@ pub(crate) fn lay_out(
     created
         .intend([plan.path.as_path()])
         .map_err(io_err("cannot create", &plan.path))?;
-    let f = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create_new(true)
-        .mode(0o644)
-        .open(&plan.path)
+    let f = created
+        .create_file(&plan.path, 0o644)
         .map_err(io_err("cannot create", &plan.path))?;
-    created.register(&plan.path);
+    // The largest size the run gives it, for a later cleanup's proof (growing files: none).
+    let grows = job.files.create_on_open
+        || job.files.fill_device
+        || matches!(
+            job.ioengine,
+            crate::model::IoEngine::Ftruncate | crate::model::IoEngine::Falloc
+        );
+    created
+        .record(&plan.path, &f, (!grows).then_some(plan.size), true)
+        .map_err(io_err("cannot create", &plan.path))?;
     tag_created(&f);
     if job.files.create_on_open || job.files.fill_device {
         // fio creates the file empty when it opens it: no layout, no preallocation; the
@@ -146,10 +150,15 @@ fn write_out(
 pub(crate) fn pre_read(
     job: &JobSpec,
     plan: &FilePlan,
+    created: &CreatedFiles,
     stop: &AtomicBool,
 ) -> Result<(), LayoutError> {
     use std::os::unix::fs::FileExt;
-    let f = File::open(&plan.path).map_err(io_err("cannot open", &plan.path))?;
+    let f = match created.reopen(&plan.path, libc::O_RDONLY) {
+        Some(r) => r,
+        None => File::open(&plan.path),
+    }
+    .map_err(io_err("cannot open", &plan.path))?;
     let bs = job.bs[crate::model::DDIR_READ].clamp(1, plan.region.max(1)) as usize;
     let mut buf = vec![0u8; bs];
     let (mut off, end) = (plan.offset, plan.offset + plan.region);

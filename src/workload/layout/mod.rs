@@ -26,7 +26,7 @@ pub(crate) use open::{check_direct_alignment, open_for_io};
 pub(crate) use plan::{device_size, plan_files, split_filenames};
 pub(crate) use safety::{check_dir_safety, check_safety};
 pub(crate) use space::{check_free_space, parent_dir};
-pub(crate) use tag::{tag_created, tag_pid, untag};
+pub(crate) use tag::{tag_created, untag};
 
 use crate::model::{JobSpec, RwKind};
 use std::path::PathBuf;

@@ -4,12 +4,20 @@
 use super::error::io_err;
 use super::{job_reads, job_writes, FilePlan, LayoutError};
 use crate::model::{JobSpec, OpenSync};
+use crate::workload::cleanup::CreatedFiles;
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::io::AsRawFd;
 
 /// Open flags for the job's I/O.
-pub(crate) fn open_for_io(job: &JobSpec, plan: &FilePlan) -> Result<File, LayoutError> {
+/// A file this run created is reopened only while its name is still that file
+/// (`CreatedFiles::reopen`: relative to its directory's handle, never through a symlink); a
+/// file the user named (an existing file, a device) is opened as named.
+pub(crate) fn open_for_io(
+    job: &JobSpec,
+    plan: &FilePlan,
+    created: &CreatedFiles,
+) -> Result<File, LayoutError> {
     let mut flags = 0;
     if job.direct {
         flags |= libc::O_DIRECT;
@@ -19,13 +27,17 @@ pub(crate) fn open_for_io(job: &JobSpec, plan: &FilePlan) -> Result<File, Layout
         OpenSync::Sync => flags |= libc::O_SYNC,
         OpenSync::Dsync => flags |= libc::O_DSYNC,
     }
-    let mut oo = OpenOptions::new();
-    oo.read(true).custom_flags(flags);
     // fio's falloc engine opens its files read-write for every direction.
-    if job_writes(job) || job.ioengine == crate::model::IoEngine::Falloc {
-        oo.write(true);
-    }
-    match oo.open(&plan.path) {
+    let write = job_writes(job) || job.ioengine == crate::model::IoEngine::Falloc;
+    let opened = match created.reopen(&plan.path, flags | if write { libc::O_RDWR } else { 0 }) {
+        Some(r) => r,
+        None => {
+            let mut oo = OpenOptions::new();
+            oo.read(true).write(write).custom_flags(flags);
+            oo.open(&plan.path)
+        }
+    };
+    match opened {
         Ok(f) => Ok(f),
         Err(e) if job.direct && e.raw_os_error() == Some(libc::EINVAL) => {
             Err(LayoutError::DirectRefused {
