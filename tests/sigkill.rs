@@ -8,6 +8,7 @@
 mod common;
 use common::*;
 
+use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::process::{Child, Stdio};
 
@@ -71,7 +72,7 @@ fn cleanup_removes_what_a_killed_run_left_and_nothing_else() {
     let out = text(&o.stdout);
     assert!(
         out.starts_with(&format!(
-            "removed {}/k.0.0 (left by iogauge pid ",
+            "removed '{}/k.0.0' (left by iogauge pid ",
             d.path().display()
         )),
         "{out}"
@@ -123,18 +124,19 @@ fn a_listed_file_without_proof_and_a_live_runs_marker_are_left_alone() {
     let d = scratch();
     let user = d.path().join("data.db");
     std::fs::write(&user, "precious").unwrap();
-    // A marker of a dead run (pid above pid_max) that lists the user's file: it has no iogauge
-    // tag with that pid, so it stays.
+    // A marker of a dead run (pid above pid_max) that lists the user's file with another
+    // identity (as if the run had made a file of that name that the user replaced): it stays.
     let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap();
     let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap();
     let marker = d.path().join(".iogauge-run.4194305.1");
+    let uid = std::fs::metadata(d.path()).unwrap().uid();
     std::fs::write(
         &marker,
         format!(
-            "iogauge run marker v1\nhost {}\nboot {}\npid 4194305\nstart 1\ntime 0\nfile {}\n",
+            "iogauge run marker v2\nhost {}\nboot {}\npid 4194305\nstart 1\nintend data.db\n\
+             file data.db f 0:0 1 {uid} - -\n",
             host.trim(),
             boot.trim(),
-            user.display()
         ),
     )
     .unwrap();
@@ -147,7 +149,7 @@ fn a_listed_file_without_proof_and_a_live_runs_marker_are_left_alone() {
     assert_eq!(std::fs::read_to_string(&user).unwrap(), "precious");
     assert!(
         text(&o.stderr).contains(&format!(
-            "left {}: no proof the run created it",
+            "left '{}' in place: it is another file now",
             user.display()
         )),
         "{}",

@@ -10,10 +10,11 @@ use std::path::PathBuf;
     after_help = "Every file iogauge is about to create is first listed in a marker \
 (.iogauge-run.<pid>.<start>) in its directory; a run removes its marker with its files. After a \
 SIGKILL or a power loss the marker stays, and this command (or the next run in that directory) \
-removes the files it lists that the dead run provably created: tagged with its pid in the \
-user.iogauge extended attribute, or named iogauge-… and born after the run started. Anything else \
-is left in place and named. Runs still going, and markers of other hosts on shared storage, are \
-left alone."
+removes the files it lists that the dead run provably created: a marker counts only if it is a \
+regular file of yours that no one else can write, its entries are names in that directory, and a \
+file goes only while it is the very file the run recorded (device, inode, owner, birth time, size). \
+Anything else is left in place and named. Runs still going, and markers of other hosts on shared \
+storage, are left alone. docs/SECURITY.md says what this guards against."
 )]
 pub(crate) struct CleanupArgs {
     /// Directories to clean (where fio jobs, check or preflight ran)
@@ -35,12 +36,12 @@ pub(crate) fn main(a: CleanupArgs) -> i32 {
         for (f, pid) in &r.removed {
             println!(
                 "removed {} (left by iogauge pid {pid}, killed)",
-                f.display()
+                marker::shown(f)
             );
         }
         removed += r.removed.len();
         for (f, why) in &r.left {
-            eprintln!("iogauge cleanup: left {}: {why}", f.display());
+            eprintln!("iogauge cleanup: left {} in place: {why}", marker::shown(f));
         }
         for pid in &r.live {
             eprintln!(

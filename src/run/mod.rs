@@ -220,7 +220,7 @@ fn run_until(spec: &RunSpec, opts: &RunOptions, stop: &AtomicBool) -> Result<Rep
     for (p, e) in &failed {
         eprintln!("iogauge: warning: could not remove '{}': {e}", p.display());
     }
-    if let Some((p, _)) = failed.first() {
+    if let Some((p, _)) = failed.first().filter(|_| created.markers_left()) {
         eprintln!(
             "iogauge: its run marker stays: `iogauge cleanup {}` removes what is left once the \
              filesystem works again",

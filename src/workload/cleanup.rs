@@ -140,7 +140,13 @@ impl CreatedFiles {
         self.set_id(path, id, size, sync)
     }
 
-    fn set_id(&self, path: &Path, id: FileId, size: Option<u64>, sync: bool) -> std::io::Result<()> {
+    fn set_id(
+        &self,
+        path: &Path,
+        id: FileId,
+        size: Option<u64>,
+        sync: bool,
+    ) -> std::io::Result<()> {
         let mut st = self.lock();
         let Some(m) = st.made.iter().rposition(|m| m.path == path) else {
             return Ok(());
@@ -283,6 +289,11 @@ impl CreatedFiles {
         remove_markers(&mut st);
     }
 
+    /// Whether a marker is still on disk (after `remove_all` failed to remove a file).
+    pub fn markers_left(&self) -> bool {
+        self.lock().dirs.iter().any(|d| d.marker.is_some())
+    }
+
     pub fn list(&self) -> Vec<PathBuf> {
         let mut out: Vec<PathBuf> = Vec::new();
         for m in &self.lock().made {
@@ -320,6 +331,14 @@ impl CreatedFiles {
                     failed.push((m.path.clone(), e))
                 }
                 Err(identity::Remove::NotOurs(why)) => {
+                    let moved = m.id.and_then(|id| remove_renamed(dir, &id));
+                    let why = match moved {
+                        Some(n) => format!(
+                            "{why}; iogauge's file had been renamed to {} and was removed there",
+                            super::marker::shown(Path::new(&n))
+                        ),
+                        None => why,
+                    };
                     failed.push((m.path.clone(), replaced(&m.path, &why)))
                 }
             }
@@ -352,6 +371,20 @@ fn locate(st: &mut State, path: &Path) -> std::io::Result<(usize, OsString)> {
         marker: None,
     });
     Ok((st.dirs.len() - 1, name))
+}
+
+/// A created file renamed within its directory (by someone who can write it): found by its
+/// identity and removed under its new name. Only on that rare path: it reads the directory.
+fn remove_renamed(dir: std::os::fd::BorrowedFd<'_>, id: &FileId) -> Option<OsString> {
+    let names = identity::names(dir).ok()?;
+    let name = names.into_iter().find(|n| {
+        identity::seen_at(dir, n)
+            .ok()
+            .flatten()
+            .is_some_and(|s| identity::differs(&s.id, id).is_none())
+    })?;
+    identity::remove_verified(dir, &name, id).ok()?;
+    Some(name)
 }
 
 fn remove_markers(st: &mut State) {
@@ -441,7 +474,10 @@ mod tests {
         let failed = files.remove_all();
         assert_eq!(failed.len(), 1, "{failed:?}");
         assert_eq!(failed[0].0, b);
-        assert!(failed[0].1.to_string().contains("was replaced while iogauge ran"));
+        assert!(failed[0]
+            .1
+            .to_string()
+            .contains("was replaced while iogauge ran"));
         assert!(!a.exists());
         assert_eq!(std::fs::read(&b).unwrap(), b"someone else's");
         assert!(!files.contains(&a));

@@ -106,7 +106,9 @@ pub(crate) fn differs(now: &FileId, made: &FileId) -> Option<String> {
     }
     if let (Some(a), Some(b)) = (now.btime, made.btime) {
         if a != b {
-            return Some("it was born at another time than the file iogauge made".into());
+            return Some(
+                "it is another file now (the same inode number, born at another time)".into(),
+            );
         }
     }
     None
@@ -172,7 +174,9 @@ pub(crate) fn open_verified(
         Ok(fd) => fd,
         // A symlink where the file was (O_NOFOLLOW), or a socket.
         Err(rustix::io::Errno::LOOP) | Err(rustix::io::Errno::NXIO) => {
-            return Err(Reopen::Replaced("a symlink or special file is there now".into()))
+            return Err(Reopen::Replaced(
+                "a symlink or special file is there now".into(),
+            ))
         }
         Err(rustix::io::Errno::NOENT) => {
             return Err(Reopen::Replaced("it is gone (renamed or removed)".into()))
@@ -184,9 +188,8 @@ pub(crate) fn open_verified(
         return Err(Reopen::Replaced(why));
     }
     // Back to blocking I/O: O_NONBLOCK was only for the open.
-    rustix::fs::fcntl_setfl(&fd, flags.difference(OFlags::NONBLOCK)).map_err(|e| {
-        Reopen::Io(e.into())
-    })?;
+    rustix::fs::fcntl_setfl(&fd, flags.difference(OFlags::NONBLOCK))
+        .map_err(|e| Reopen::Io(e.into()))?;
     Ok(File::from(fd))
 }
 
