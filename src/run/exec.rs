@@ -119,8 +119,10 @@ fn spawn(job: &crate::model::JobSpec) -> std::io::Result<Child> {
     cmd.args(args.split(' ').filter(|a| !a.is_empty()))
         .stdin(Stdio::null());
     if e.std_redirect {
-        let out = std::fs::File::create(format!("{}.stdout", job.name))?;
-        let err = std::fs::File::create(format!("{}.stderr", job.name))?;
+        let create = |ext: &str| {
+            crate::workload::fs::create_output(std::path::Path::new(&format!("{}.{ext}", job.name)))
+        };
+        let (out, err) = (create("stdout")?, create("stderr")?);
         cmd.stdout(out).stderr(err);
     }
     cmd.spawn()

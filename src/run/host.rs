@@ -146,10 +146,26 @@ impl Drop for LockedMem {
 pub(super) fn exec(job: &JobSpec, cmd: &str, mode: &str) -> bool {
     let out = format!("{}.{mode}.txt", job.name);
     eprintln!("{} : Saving output of {mode} in {out}", job.name);
-    let status = Command::new("/bin/sh")
-        .arg("-c")
-        .arg(format!("{cmd} > {out} 2>&1"))
-        .status();
+    // The output file is opened here, not by a shell redirection: the job's name never reaches
+    // the shell, and a symlink planted at that name is not written through.
+    let file = match crate::workload::fs::create_output(std::path::Path::new(&out)) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!(
+                "iogauge fio: job '{}': exec_{mode} cannot write its output to '{out}': {e}",
+                job.name
+            );
+            return false;
+        }
+    };
+    let status = file.try_clone().and_then(|err| {
+        Command::new("/bin/sh")
+            .arg("-c")
+            .arg(cmd)
+            .stdout(file)
+            .stderr(err)
+            .status()
+    });
     match status {
         Ok(s) if s.success() => true,
         Ok(s) => {

@@ -22,6 +22,7 @@
 use super::sink::{Line, Sink};
 use std::fs::OpenOptions;
 use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::PathBuf;
 
 /// fio's names of the sync actions (`io_ddir_name`), spaced for a line.
@@ -76,9 +77,11 @@ impl IoLog {
                 String::from_utf8_lossy(long)
             ));
         }
+        // Never through a symlink planted at the name (docs/SECURITY.md).
         let f = OpenOptions::new()
             .append(true)
             .create(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
             .open(&path)
             .map_err(|e| {
                 format!(

@@ -133,6 +133,20 @@ pub(crate) fn check_dir(dir: &Path, flag: &str) -> Result<(), String> {
     }
 }
 
+/// Opens a file iogauge writes beside the run (fio's logs, exec output) for writing from the
+/// start: created if missing, truncated if it is a regular file, and never written through a
+/// symlink someone put at its name (O_NOFOLLOW: ELOOP, "Too many levels of symbolic links").
+pub(crate) fn create_output(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o644)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

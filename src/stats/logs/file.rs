@@ -5,6 +5,7 @@
 use crate::stats::sink::{Line, Sink};
 use std::fs::OpenOptions;
 use std::io;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::PathBuf;
 
 /// A log line's room: six numbers and their separators.
@@ -51,7 +52,9 @@ pub(super) struct Format {
 impl LogFile {
     pub(super) fn open(path: PathBuf, per_job: bool, inline: bool) -> io::Result<Self> {
         let mut o = OpenOptions::new();
-        // fio: "w" for per-job files, "a" when every instance shares one file.
+        // fio: "w" for per-job files, "a" when every instance shares one file. Never through a
+        // symlink planted at the name (docs/SECURITY.md).
+        o.custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC);
         if per_job {
             o.write(true).create(true).truncate(true);
         } else {

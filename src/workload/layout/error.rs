@@ -51,6 +51,20 @@ pub enum LayoutError {
         /// The job's block size, bytes.
         bs: u64,
     },
+    /// A name that exists without being a file: a dangling symlink.
+    #[error("'{path}' is {what}; iogauge creates its files only where nothing is (never through a symlink): remove it or choose another --directory/--filename")]
+    InTheWay {
+        /// The name in the way.
+        path: PathBuf,
+        /// What is there.
+        what: &'static str,
+    },
+    /// The directory a job's file should be created in does not exist.
+    #[error("directory '{dir}' does not exist; create it first or choose another --directory/--filename")]
+    MissingDir {
+        /// The missing directory.
+        dir: PathBuf,
+    },
     /// A write into an existing file iogauge did not create, without --allow-overwrite.
     #[error("refusing to write into existing file '{path}', which iogauge did not create; remove it, choose another --directory/--filename, or pass --allow-overwrite")]
     ExistingFile {

@@ -23,7 +23,22 @@ pub(crate) fn check_safety(
             path: plan.path.clone(),
         });
     }
-    if allow_overwrite || !plan.existed || created.contains(&plan.path) {
+    if !plan.existed && !created.contains(&plan.path) {
+        // Nothing there by `stat`, yet a name: a symlink to nothing. iogauge never creates a
+        // file through a symlink (O_EXCL|O_NOFOLLOW), so it would only fail later.
+        if let Ok(m) = std::fs::symlink_metadata(&plan.path) {
+            return Err(LayoutError::InTheWay {
+                path: plan.path.clone(),
+                what: if m.file_type().is_symlink() {
+                    "a symlink to something that does not exist"
+                } else {
+                    "something iogauge cannot create a file over"
+                },
+            });
+        }
+        return Ok(());
+    }
+    if allow_overwrite || created.contains(&plan.path) {
         return Ok(());
     }
     if plan.is_block {

@@ -12,7 +12,10 @@ pub(crate) fn check_free_space(need: &[(PathBuf, u64)]) -> Result<(), LayoutErro
     // Group by filesystem (st_dev) so two jobs in one directory add up.
     let mut by_dev: Vec<(u64, PathBuf, u64)> = Vec::new();
     for (dir, bytes) in need {
-        let md = std::fs::metadata(dir).map_err(io_err("cannot stat directory", dir))?;
+        let md = std::fs::metadata(dir).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => LayoutError::MissingDir { dir: dir.clone() },
+            _ => io_err("cannot stat directory", dir)(e),
+        })?;
         // Before free space: /proc reports none, and "no space" would send the user astray.
         if let Some(fs) = crate::workload::fs::pseudo(dir) {
             return Err(LayoutError::PseudoFilesystem {

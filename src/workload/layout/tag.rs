@@ -26,13 +26,14 @@ pub(crate) fn tag_created(f: &File) {
     }
 }
 
-/// The pid in `path`'s iogauge tag, if it has one.
+/// The pid in `path`'s iogauge tag, if it has one (not through a symlink). Only words in a
+/// message depend on it: an xattr anyone could have set proves nothing.
 pub(crate) fn tag_pid(path: &Path) -> Option<u32> {
     let c = CString::new(path.as_os_str().as_encoded_bytes()).ok()?;
     let mut buf = [0u8; 16];
     // SAFETY: valid C strings and a buffer of the length given.
     let n = unsafe {
-        libc::getxattr(
+        libc::lgetxattr(
             c.as_ptr(),
             XATTR.as_ptr(),
             buf.as_mut_ptr().cast(),
@@ -43,12 +44,13 @@ pub(crate) fn tag_pid(path: &Path) -> Option<u32> {
     std::str::from_utf8(&buf[..n]).ok()?.parse().ok()
 }
 
-/// A file kept on purpose (`--keep-files`, `unlink=0`) is the user's now, not a leftover.
+/// A file kept on purpose (`--keep-files`, `unlink=0`) is the user's now, not a leftover
+/// (the name itself, never a symlink's target).
 pub(crate) fn untag(path: &Path) {
     if let Ok(c) = CString::new(path.as_os_str().as_encoded_bytes()) {
         // SAFETY: valid C strings; failure only means there was no tag.
         unsafe {
-            libc::removexattr(c.as_ptr(), XATTR.as_ptr());
+            libc::lremovexattr(c.as_ptr(), XATTR.as_ptr());
         }
     }
 }

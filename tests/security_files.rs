@@ -461,3 +461,73 @@ fn markers_survive_any_byte_in_the_directory_path() {
     );
     assert_empty(&odd);
 }
+
+#[test]
+fn logs_and_exec_output_are_never_written_through_a_planted_symlink() {
+    if !can_attack() {
+        return;
+    }
+    let a = arena();
+    let v = a.victim.display().to_string();
+    attack(
+        &format!("ln -s {v} lg_bw.1.log && ln -s {v} lg.iolog && ln -s {v} pre.prerun.txt"),
+        &a.share,
+    );
+    for (args, says) in [
+        (
+            vec!["--name=lg", "--write_bw_log=lg"],
+            "cannot create log file 'lg_bw.1.log'",
+        ),
+        (
+            vec!["--name=lg", "--write_iolog=lg.iolog"],
+            "cannot open write_iolog file 'lg.iolog'",
+        ),
+        (
+            vec!["--name=pre", "--exec_prerun=echo pwned"],
+            "exec_prerun cannot write its output to 'pre.prerun.txt'",
+        ),
+    ] {
+        let mut all = vec!["fio", "--size=1m", "--rw=write", "--output-format=terse"];
+        all.extend(args);
+        let o = iogauge(&all, &a.share);
+        assert!(
+            text(&o.stderr).contains(says),
+            "{all:?}: {}",
+            text(&o.stderr)
+        );
+        a.victim_intact();
+    }
+}
+
+#[test]
+fn a_missing_directory_or_a_dangling_symlink_in_the_way_is_bad_input() {
+    let d = scratch();
+    std::os::unix::fs::symlink("/nonexistent/target", d.path().join("dang")).unwrap();
+    for (file, says) in [
+        (
+            "/nonexistent/dir/f",
+            "iogauge fio: directory '/nonexistent/dir' does not exist; create it first or \
+             choose another --directory/--filename\n",
+        ),
+        (
+            "dang",
+            "iogauge fio: 'dang' is a symlink to something that does not exist; iogauge \
+             creates its files only where nothing is (never through a symlink): remove it or \
+             choose another --directory/--filename\n",
+        ),
+    ] {
+        let o = iogauge(
+            &[
+                "fio",
+                "--name=a",
+                &format!("--filename={file}"),
+                "--size=1m",
+                "--rw=write",
+            ],
+            d.path(),
+        );
+        assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+        assert_eq!(text(&o.stderr), says);
+    }
+    assert_eq!(files_in(d.path()), ["dang"]);
+}
