@@ -366,7 +366,8 @@ fn runs_never_collide_and_leftovers_are_named() {
         assert_eq!(judged.iter().sum::<u64>(), 2, "{v}");
         assert!(
             text(&o.stderr).contains(&format!(
-                "note: 1 file(s) in {dir} were left by an earlier iogauge run that was killed (e.g. '{}')",
+                "note: 1 file(s) in '{dir}' look like an earlier iogauge run's that was killed \
+                 (e.g. '{}'), but no marker of yours proves it, so they are not removed",
                 dead.display()
             )),
             "{}",

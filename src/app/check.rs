@@ -146,11 +146,12 @@ fn check_dir_place(req: &CheckRequest, obs: &mut dyn Observer) -> Result<Place, 
     let left = cleanup::leftovers(&req.dir);
     if let Some(first) = left.first() {
         obs.note(&format!(
-            "iogauge check: note: {} file(s) in {} were left by an earlier iogauge run that was \
-             killed (e.g. '{}'); they hold only test data: remove them with rm {}/iogauge-*",
+            "iogauge check: note: {} file(s) in {} look like an earlier iogauge run's that was \
+             killed (e.g. {}), but no marker of yours proves it, so they are not removed; if \
+             they are yours, they hold only test data: remove them with rm {}/iogauge-*",
             left.len(),
-            req.dir.display(),
-            first.display(),
+            crate::workload::marker::shown(&req.dir),
+            crate::workload::marker::shown(first),
             req.dir.display()
         ));
     }
