@@ -35,6 +35,9 @@ struct Made {
 struct State {
     dirs: Vec<Dir>,
     made: Vec<Made>,
+    /// Each path's latest entry in `made`: lookups stay O(1) with thousands of files (the
+    /// small-files test reopens each of them in its timed loop).
+    index: std::collections::HashMap<PathBuf, usize>,
     /// When the run began: a file without a recorded identity must be born after it.
     born_after: (i64, u32),
 }
@@ -49,6 +52,24 @@ pub struct CreatedFiles {
 impl Default for CreatedFiles {
     fn default() -> Self {
         Self::new()
+    }
+}
+
+/// What a file opened by `reopen_unchecked` must be.
+#[derive(Debug)]
+pub(crate) struct Check(FileId);
+
+impl Check {
+    /// Whether `f` (opened as `path`) is the file iogauge made.
+    pub(crate) fn verify(&self, path: &Path, f: &File) -> std::io::Result<()> {
+        identity::verify(f, &self.0).map_err(|e| reopen_error(path, e))
+    }
+}
+
+fn reopen_error(path: &Path, e: Reopen) -> std::io::Error {
+    match e {
+        Reopen::Replaced(why) => replaced(path, &why),
+        Reopen::Io(e) => e,
     }
 }
 
@@ -69,6 +90,7 @@ impl CreatedFiles {
             state: Arc::new(Mutex::new(State {
                 dirs: Vec::new(),
                 made: Vec::new(),
+                index: std::collections::HashMap::new(),
                 // Filesystems stamp birth with the kernel's coarse clock, a tick behind.
                 born_after: (now.as_secs() as i64 - 1, now.subsec_nanos()),
             })),
@@ -117,7 +139,7 @@ impl CreatedFiles {
         let mut st = self.lock();
         let (d, name) = locate(&mut st, path)?;
         let f = identity::create_at(st.dirs[d].fd.as_fd(), &name, mode)?;
-        st.made.push(Made {
+        st.push(Made {
             path: path.to_path_buf(),
             dir: d,
             name,
@@ -148,7 +170,7 @@ impl CreatedFiles {
         sync: bool,
     ) -> std::io::Result<()> {
         let mut st = self.lock();
-        let Some(m) = st.made.iter().rposition(|m| m.path == path) else {
+        let Some(m) = st.find(path) else {
             return Ok(());
         };
         st.made[m].id = Some(id);
@@ -179,7 +201,7 @@ impl CreatedFiles {
             let mut st = self.lock();
             let (d, name) = locate(&mut st, path)?;
             let seen = identity::mkdir_at(st.dirs[d].fd.as_fd(), &name, mode)?;
-            st.made.push(Made {
+            st.push(Made {
                 path: path.to_path_buf(),
                 dir: d,
                 name,
@@ -198,8 +220,8 @@ impl CreatedFiles {
     pub fn register_pending(&self, path: &Path) -> std::io::Result<()> {
         let mut st = self.lock();
         let (d, name) = locate(&mut st, path)?;
-        if !st.made.iter().any(|m| m.path == path) {
-            st.made.push(Made {
+        if st.find(path).is_none() {
+            st.push(Made {
                 path: path.to_path_buf(),
                 dir: d,
                 name,
@@ -211,24 +233,45 @@ impl CreatedFiles {
 
     /// Whether iogauge created `path` in this run (and so may overwrite it).
     pub fn contains(&self, path: &Path) -> bool {
-        self.lock().made.iter().any(|m| m.path == path)
+        self.lock().find(path).is_some()
     }
 
     /// Opens a file this run created for I/O, with libc open `flags` (access mode included),
     /// only if its name is still that file: None when the run did not create `path`.
     pub fn reopen(&self, path: &Path, flags: i32) -> Option<std::io::Result<File>> {
+        self.opening(path, |dir, name, id| {
+            identity::open_verified(dir, name, flags, id).map_err(|e| reopen_error(path, e))
+        })
+    }
+
+    /// `reopen` in two halves for a caller that times the open: the file opened without
+    /// following a symlink (O_NONBLOCK left set: for synchronous reads of regular files only),
+    /// and the check that must pass before it is used.
+    pub(crate) fn reopen_unchecked(
+        &self,
+        path: &Path,
+        flags: i32,
+    ) -> Option<std::io::Result<(File, Check)>> {
+        self.opening(path, |dir, name, id| {
+            identity::open_nofollow(dir, name, flags)
+                .map(|f| (f, Check(*id)))
+                .map_err(|e| reopen_error(path, e))
+        })
+    }
+
+    /// Runs `open` on a created file's directory handle, name and identity (under the lock:
+    /// no descriptor is duplicated).
+    fn opening<T>(
+        &self,
+        path: &Path,
+        open: impl FnOnce(std::os::fd::BorrowedFd<'_>, &OsStr, &FileId) -> std::io::Result<T>,
+    ) -> Option<std::io::Result<T>> {
         let st = self.lock();
-        let m = st.made.iter().rev().find(|m| m.path == path)?;
-        let Some(id) = m.id else {
-            return Some(Err(replaced(path, "its identity was never recorded")));
-        };
-        Some(
-            match identity::open_verified(st.dirs[m.dir].fd.as_fd(), &m.name, flags, &id) {
-                Ok(f) => Ok(f),
-                Err(Reopen::Replaced(why)) => Err(replaced(path, &why)),
-                Err(Reopen::Io(e)) => Err(e),
-            },
-        )
+        let m = &st.made[st.find(path)?];
+        Some(match &m.id {
+            Some(id) => open(st.dirs[m.dir].fd.as_fd(), &m.name, id),
+            None => Err(replaced(path, "its identity was never recorded")),
+        })
     }
 
     /// fio's `unlink_each_loop`: the created file under descriptor `fd` is unlinked (if its
@@ -237,7 +280,7 @@ impl CreatedFiles {
     pub(crate) fn relink(&self, path: &Path, fd: std::os::fd::RawFd) -> std::io::Result<()> {
         use rustix::fs::{Mode, OFlags};
         let mut st = self.lock();
-        let Some(i) = st.made.iter().rposition(|m| m.path == path) else {
+        let Some(i) = st.find(path) else {
             return Err(replaced(path, "iogauge did not create it"));
         };
         let (d, name) = (st.made[i].dir, st.made[i].name.clone());
@@ -279,13 +322,18 @@ impl CreatedFiles {
 
     /// Stop tracking `path`: it stays on disk (the user asked to keep it).
     pub fn forget(&self, path: &Path) {
-        self.lock().made.retain(|m| m.path != path);
+        let mut st = self.lock();
+        st.made.retain(|m| m.path != path);
+        st.index = (0..st.made.len())
+            .map(|i| (st.made[i].path.clone(), i))
+            .collect();
     }
 
     /// Keep every file (they are the user's now) and remove the run's markers.
     pub fn release(&self) {
         let mut st = self.lock();
         st.made.clear();
+        st.index.clear();
         remove_markers(&mut st);
     }
 
@@ -295,13 +343,13 @@ impl CreatedFiles {
     }
 
     pub fn list(&self) -> Vec<PathBuf> {
-        let mut out: Vec<PathBuf> = Vec::new();
-        for m in &self.lock().made {
-            if !out.contains(&m.path) {
-                out.push(m.path.clone());
-            }
-        }
-        out
+        let st = self.lock();
+        let mut seen = std::collections::HashSet::new();
+        st.made
+            .iter()
+            .filter(|m| seen.insert(&m.path))
+            .map(|m| m.path.clone())
+            .collect()
     }
 
     /// Remove every listed file that still is what the run made; returns the ones that could
@@ -309,15 +357,15 @@ impl CreatedFiles {
     pub fn remove_all(&self) -> Vec<(PathBuf, std::io::Error)> {
         let mut st = self.lock();
         let made = std::mem::take(&mut st.made);
+        st.index.clear();
         let mut failed = Vec::new();
         let mut io_failed = false;
-        let mut seen: Vec<&Path> = Vec::new();
+        let mut seen: std::collections::HashSet<&Path> = std::collections::HashSet::new();
         // Newest first: a directory engine's files before their directory.
         for m in made.iter().rev() {
-            if seen.contains(&m.path.as_path()) {
+            if !seen.insert(&m.path) {
                 continue;
             }
-            seen.push(&m.path);
             let dir = st.dirs[m.dir].fd.as_fd();
             let r = match m.id {
                 Some(id) => identity::remove_verified(dir, &m.name, &id).map(|_| ()),
@@ -385,6 +433,17 @@ fn remove_renamed(dir: std::os::fd::BorrowedFd<'_>, id: &FileId) -> Option<OsStr
     })?;
     identity::remove_verified(dir, &name, id).ok()?;
     Some(name)
+}
+
+impl State {
+    fn push(&mut self, m: Made) {
+        self.index.insert(m.path.clone(), self.made.len());
+        self.made.push(m);
+    }
+
+    fn find(&self, path: &Path) -> Option<usize> {
+        self.index.get(path).copied()
+    }
 }
 
 fn remove_markers(st: &mut State) {

@@ -165,32 +165,43 @@ pub(crate) fn open_verified(
     flags: i32,
     made: &FileId,
 ) -> Result<File, Reopen> {
+    let f = open_nofollow(dir, name, flags)?;
+    verify(&f, made)?;
+    // Back to blocking I/O: O_NONBLOCK was only for the open (io_uring would return EAGAIN).
+    let fl = rustix::fs::fcntl_getfl(&f).map_err(|e| Reopen::Io(e.into()))?;
+    rustix::fs::fcntl_setfl(&f, fl.difference(OFlags::NONBLOCK))
+        .map_err(|e| Reopen::Io(e.into()))?;
+    Ok(f)
+}
+
+/// The first half of `open_verified`, for a caller that times the open itself: `name` opened
+/// with `O_NOFOLLOW|O_NONBLOCK` (left set), to be checked with `verify` before any use.
+pub(crate) fn open_nofollow(dir: BorrowedFd<'_>, name: &OsStr, flags: i32) -> Result<File, Reopen> {
     let flags = OFlags::from_bits_retain(flags as u32)
         | OFlags::NOFOLLOW
         | OFlags::NONBLOCK
         | OFlags::NOCTTY
         | OFlags::CLOEXEC;
-    let fd = match rustix::fs::openat(dir, name, flags, Mode::empty()) {
-        Ok(fd) => fd,
+    match rustix::fs::openat(dir, name, flags, Mode::empty()) {
+        Ok(fd) => Ok(File::from(fd)),
         // A symlink where the file was (O_NOFOLLOW), or a socket.
-        Err(rustix::io::Errno::LOOP) | Err(rustix::io::Errno::NXIO) => {
-            return Err(Reopen::Replaced(
-                "a symlink or special file is there now".into(),
-            ))
-        }
+        Err(rustix::io::Errno::LOOP) | Err(rustix::io::Errno::NXIO) => Err(Reopen::Replaced(
+            "a symlink or special file is there now".into(),
+        )),
         Err(rustix::io::Errno::NOENT) => {
-            return Err(Reopen::Replaced("it is gone (renamed or removed)".into()))
+            Err(Reopen::Replaced("it is gone (renamed or removed)".into()))
         }
-        Err(e) => return Err(Reopen::Io(e.into())),
-    };
-    let now = seen_fd(fd.as_fd()).map_err(Reopen::Io)?;
-    if let Some(why) = differs(&now.id, made) {
-        return Err(Reopen::Replaced(why));
+        Err(e) => Err(Reopen::Io(e.into())),
     }
-    // Back to blocking I/O: O_NONBLOCK was only for the open.
-    rustix::fs::fcntl_setfl(&fd, flags.difference(OFlags::NONBLOCK))
-        .map_err(|e| Reopen::Io(e.into()))?;
-    Ok(File::from(fd))
+}
+
+/// The second half: whether an opened file is `made`.
+pub(crate) fn verify(f: &File, made: &FileId) -> Result<(), Reopen> {
+    let now = seen_fd(f.as_fd()).map_err(Reopen::Io)?;
+    match differs(&now.id, made) {
+        Some(why) => Err(Reopen::Replaced(why)),
+        None => Ok(()),
+    }
 }
 
 /// Why a reopen of a created file failed.
