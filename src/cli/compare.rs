@@ -64,7 +64,7 @@ fn load(run: &str, db: Option<&Path>) -> Result<(String, Value), String> {
                 path.display()
             ));
         }
-        let h = History::open(Some(&path))?;
+        let h = History::open_read(&path)?;
         let saved = h.get(id)?.ok_or_else(|| {
             format!(
                 "no run with id {id} in {}; 'iogauge history' lists them",

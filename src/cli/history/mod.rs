@@ -6,7 +6,9 @@ pub(crate) use command::{main, HistoryArgs};
 
 use super::{EXIT_ERROR, EXIT_OK, EXIT_USAGE};
 use crate::history::listing::{table, Row};
-use crate::history::{location, parse_age, History, ListFilter, NewRun, RunKind};
+use crate::history::{
+    location, not_regular, parse_age, History, ListFilter, NewRun, OpenError, RunKind,
+};
 use crate::report::check_text::render_check_text;
 use crate::report::document::{CheckDocument, KubeDocument, PreflightDocument};
 use crate::report::kube_text::render_kube_text;
@@ -71,6 +73,12 @@ fn db_path(v: &str) -> Result<PathBuf, String> {
     if path.is_dir() {
         return Err(format!("'{v}' is a directory; give a file name in it"));
     }
+    // SQLite would make `/dev/full-journal` beside a device; a FIFO would hang.
+    if let Ok(m) = std::fs::metadata(&path) {
+        if !m.is_file() {
+            return Err(format!("'{v}' {}", not_regular(&m)));
+        }
+    }
     if let Some(a) = path.ancestors().skip(1).find(|a| a.exists()) {
         if !a.is_dir() {
             return Err(format!("'{}' is a file, not a directory", a.display()));
@@ -85,7 +93,9 @@ pub(crate) fn save(flags: &HistoryFlags, run: impl FnOnce() -> NewRun) {
     if flags.disabled() {
         return;
     }
-    let saved = History::open(flags.history_db.as_deref()).and_then(|h| h.save(&run()));
+    let saved = History::open(flags.history_db.as_deref())
+        .map_err(String::from)
+        .and_then(|h| h.save(&run()));
     if let Err(e) = saved {
         eprintln!(
             "iogauge: history not saved: {e}; the result above is complete (--no-history to skip saving)"
