@@ -442,3 +442,37 @@ fn devices_fifos_and_empty_files_are_never_made_databases() {
     left.sort();
     assert_eq!(left, ["empty.db", "fifo.db"]);
 }
+
+#[test]
+fn a_named_place_is_not_made_only_the_default_one() {
+    let (_d, home) = open_scratch();
+    let db = home.join("missing/dir/h.db");
+    let why = format!(
+        "directory '{}' does not exist; create it or choose another place",
+        home.join("missing/dir").display()
+    );
+    // --history-db: refused before the run, as --report is.
+    let o = fio(&home, &db).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        text(&o.stderr),
+        format!("iogauge fio: --history-db {}: {why}\n", db.display())
+    );
+    // $IOGAUGE_HISTORY: found out when saving; the run stands.
+    let o = iogauge(&home)
+        .args(["fio", "--ioengine=null", "--size=64k", "--name=a"])
+        .arg("--output-format=json")
+        .env("IOGAUGE_HISTORY", &db)
+        .output()
+        .unwrap();
+    not_saved(&o, &db, &why);
+    assert!(!home.join("missing").exists());
+    // The default place ($XDG_DATA_HOME/iogauge) is made.
+    let o = iogauge(&home)
+        .args(["fio", "--ioengine=null", "--size=64k", "--name=a"])
+        .arg("--output-format=json")
+        .output()
+        .unwrap();
+    saved_ok(&o);
+    assert!(home.join("iogauge/history.db").is_file());
+}

@@ -13,7 +13,7 @@ mod store;
 mod time;
 
 pub(crate) use path::location;
-pub(crate) use store::{not_regular, BadRow, OpenError};
+pub(crate) use store::{missing_dir, not_regular, BadRow, OpenError};
 pub(crate) use record::Invocation;
 pub(crate) use time::{parse_age, rfc3339};
 
@@ -154,24 +154,25 @@ pub(crate) struct History {
 impl History {
     /// Opens the database for saving and removing: `explicit` (from --history-db), else
     /// $IOGAUGE_HISTORY, else $XDG_DATA_HOME/iogauge/history.db (default
-    /// ~/.local/share/iogauge/history.db). A missing file is created (atomically, with its
-    /// directory); an existing one is used only once it is known to be an iogauge history, and
+    /// ~/.local/share/iogauge/history.db). A missing file is created atomically (with its
+    /// directory only at the default place: a directory the user named must exist); an existing one is used only once it is known to be an iogauge history, and
     /// is not changed otherwise. Errors read `<path>: <reason>`.
     pub(crate) fn open(explicit: Option<&Path>) -> Result<History, OpenError> {
         let path = location(explicit).map_err(|message| OpenError {
             refused: true,
             message,
         })?;
-        History::at(path, true)
+        History::at(path, Some(path::is_default(explicit)))
     }
 
     /// Opens an existing database read-only, for listing, showing and comparing: nothing is
     /// created or written, and a database the user may only read can be read.
     pub(crate) fn open_read(path: &Path) -> Result<History, OpenError> {
-        History::at(path.to_path_buf(), false)
+        History::at(path.to_path_buf(), None)
     }
 
-    fn at(path: PathBuf, write: bool) -> Result<History, OpenError> {
+    /// `write`: for writing, and whether missing directories may be made.
+    fn at(path: PathBuf, write: Option<bool>) -> Result<History, OpenError> {
         match store::open(&path, write) {
             Ok(conn) => Ok(History { conn, path }),
             Err(e) => Err(OpenError {

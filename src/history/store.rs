@@ -122,11 +122,12 @@ impl std::fmt::Display for BadRow {
     }
 }
 
-/// Opens the history at `path` for reading (read-only: nothing is created or changed, and a
-/// database the user may only read can be listed) or for writing (a missing file is created,
-/// with its directory). Nothing is written to a file before it is known to be an iogauge
-/// history.
-pub(super) fn open(path: &Path, write: bool) -> Result<Connection, OpenError> {
+/// Opens the history at `path` for reading (`write` None: read-only, nothing is created or
+/// changed, and a database the user may only read can be listed) or for writing (a missing
+/// file is created, and its directory too if `write` is `Some(true)`). Nothing is written to a
+/// file before it is known to be an iogauge history.
+pub(super) fn open(path: &Path, write: Option<bool>) -> Result<Connection, OpenError> {
+    let (make_dir, write) = (write == Some(true), write.is_some());
     match std::fs::metadata(path) {
         // (ENOTDIR: a file in the way, which creating the directory names.)
         Err(e)
@@ -134,7 +135,7 @@ pub(super) fn open(path: &Path, write: bool) -> Result<Connection, OpenError> {
                 && (e.kind() == std::io::ErrorKind::NotFound
                     || e.raw_os_error() == Some(libc::ENOTDIR)) =>
         {
-            create(path)?
+            create(path, make_dir)?
         }
         Err(e) => return Err(OpenError::failed(io_words(&e))),
         Ok(_) => {}
@@ -296,11 +297,14 @@ fn identify(conn: &Connection) -> Result<(), OpenError> {
 /// directory, then linked into place only if nothing is there yet. Any number of processes
 /// may do this at once: one wins, the others find its database and use it; none ever sees a
 /// half-made one (which is why an empty file at the path is never mistaken for a new history).
-fn create(path: &Path) -> Result<(), OpenError> {
+fn create(path: &Path, make_dir: bool) -> Result<(), OpenError> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     };
+    if !make_dir && !dir.is_dir() {
+        return Err(OpenError::refused(missing_dir(&dir)));
+    }
     std::fs::create_dir_all(&dir).map_err(|e| {
         // create_dir_all says "File exists" when the directory's name is a file.
         let errno = match e.kind() {
@@ -329,6 +333,17 @@ fn create(path: &Path) -> Result<(), OpenError> {
         let _ = d.sync_all();
     }
     Ok(())
+}
+
+/// Why `dir`, which is not a directory, cannot hold the history: a file in the way, or missing.
+pub(crate) fn missing_dir(dir: &Path) -> String {
+    match dir.ancestors().find(|a| a.exists()) {
+        Some(a) if !a.is_dir() => format!("'{}' is a file, not a directory", a.display()),
+        _ => format!(
+            "directory '{}' does not exist; create it or choose another place",
+            dir.display()
+        ),
+    }
 }
 
 fn temporary(dir: &Path) -> Result<(PathBuf, std::fs::File), OpenError> {

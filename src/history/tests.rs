@@ -19,7 +19,7 @@ fn run(kind: RunKind, started: &str, n: usize) -> NewRun {
 
 fn db() -> (tempfile::TempDir, History) {
     let d = tempfile::tempdir().unwrap();
-    let h = History::open(Some(&d.path().join("new/dir/h.db"))).unwrap();
+    let h = History::open(Some(&d.path().join("h.db"))).unwrap();
     (d, h)
 }
 

@@ -7,7 +7,7 @@ pub(crate) use command::{main, HistoryArgs};
 use super::{EXIT_ERROR, EXIT_OK, EXIT_USAGE};
 use crate::history::listing::{table, Row};
 use crate::history::{
-    location, not_regular, parse_age, History, ListFilter, NewRun, OpenError, RunKind,
+    location, missing_dir, not_regular, parse_age, History, ListFilter, NewRun, OpenError, RunKind,
 };
 use crate::report::check_text::render_check_text;
 use crate::report::document::{CheckDocument, KubeDocument, PreflightDocument};
@@ -63,8 +63,8 @@ fn db_file(v: &str) -> Result<PathBuf, String> {
     db_path(v).map_err(|e| format!("--history-db {v}: {e}"))
 }
 
-/// A history database to save into, checked before the run: the database creates missing
-/// directories, so only a name that can never be a file is refused.
+/// A history database to save into, checked before the run: its directory must exist (iogauge
+/// makes only the default place's), and it must be a regular file if it exists.
 fn db_path(v: &str) -> Result<PathBuf, String> {
     let path = PathBuf::from(v);
     if v.is_empty() {
@@ -79,10 +79,12 @@ fn db_path(v: &str) -> Result<PathBuf, String> {
             return Err(format!("'{v}' {}", not_regular(&m)));
         }
     }
-    if let Some(a) = path.ancestors().skip(1).find(|a| a.exists()) {
-        if !a.is_dir() {
-            return Err(format!("'{}' is a file, not a directory", a.display()));
-        }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    if !dir.is_dir() {
+        return Err(missing_dir(dir));
     }
     Ok(path)
 }
