@@ -127,7 +127,12 @@ fn a_foreign_database_is_refused_and_left_byte_for_byte_as_it_was() {
     // Saving into it: the run stands, one line says why nothing was saved.
     not_saved(&fio(&home, &db).output().unwrap(), &db, why);
     // Reading, removing, comparing: bad input, the same words.
-    for args in [&[][..], &["show", "1"], &["rm", "1"], &["prune", "--keep", "0"]] {
+    for args in [
+        &[][..],
+        &["show", "1"],
+        &["rm", "1"],
+        &["prune", "--keep", "0"],
+    ] {
         let o = history(&home, &db, args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o.stderr));
         assert_eq!(
@@ -246,8 +251,14 @@ fn a_damaged_row_is_skipped_and_named_and_can_be_removed() {
 
     // Showing it: an error naming the run and what is wrong; the others show.
     for (id, problem) in [
-        ("2", "its profiles is not a JSON list of strings (expected ident at line 1 column 2)"),
-        ("3", "its document is not JSON (EOF while parsing an object at line 1 column 1)"),
+        (
+            "2",
+            "its profiles is not a JSON list of strings (expected ident at line 1 column 2)",
+        ),
+        (
+            "3",
+            "its document is not JSON (EOF while parsing an object at line 1 column 1)",
+        ),
     ] {
         let o = history(&home, &db, &["show", id]);
         assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
@@ -406,7 +417,10 @@ fn devices_fifos_and_empty_files_are_never_made_databases() {
     not_saved(&o, full, why);
     let o = history(&home, full, &[]);
     assert_eq!(o.status.code(), Some(2));
-    assert_eq!(text(&o.stderr), format!("iogauge history: /dev/full: {why}\n"));
+    assert_eq!(
+        text(&o.stderr),
+        format!("iogauge history: /dev/full: {why}\n")
+    );
     if !had_journal {
         assert!(!journal.exists(), "SQLite made /dev/full-journal");
     }

@@ -154,13 +154,19 @@ fn a_full_disk_leaves_no_truncated_file_and_exits_1() {
         );
     }
     assert!(!mnt.join("page.html").exists());
-    assert_eq!(std::fs::read(mnt.join("old.html")).unwrap(), b"the old page");
+    assert_eq!(
+        std::fs::read(mnt.join("old.html")).unwrap(),
+        b"the old page"
+    );
 
     // `fio --output`: the results are printed on stdout instead, exit 1.
     let out = mnt.join("out.json");
     let o = null_fio(
         work.path(),
-        &["--output-format=json", &format!("--output={}", out.display())],
+        &[
+            "--output-format=json",
+            &format!("--output={}", out.display()),
+        ],
     );
     assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
     assert_eq!(
@@ -179,7 +185,10 @@ fn a_full_disk_leaves_no_truncated_file_and_exits_1() {
     let page = mnt.join("r.html");
     let o = null_fio(
         work.path(),
-        &["--output-format=json", &format!("--report={}", page.display())],
+        &[
+            "--output-format=json",
+            &format!("--report={}", page.display()),
+        ],
     );
     assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
     assert_eq!(
@@ -218,7 +227,13 @@ fn a_symlink_planted_by_another_user_is_never_written_through() {
     std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o777)).unwrap();
     for name in ["report.html", "out.json", "page.html"] {
         let o = cmd("setpriv")
-            .args(["--reuid=65534", "--regid=65534", "--clear-groups", "ln", "-s"])
+            .args([
+                "--reuid=65534",
+                "--regid=65534",
+                "--clear-groups",
+                "ln",
+                "-s",
+            ])
             .arg(&secret)
             .arg(shared.join(name))
             .output()
@@ -253,7 +268,14 @@ fn a_symlink_planted_by_another_user_is_never_written_through() {
         )
     );
     let o = iogauge(top.path())
-        .args(["check", "etcd", "--dir", "shared", "--report", "shared/report.html"])
+        .args([
+            "check",
+            "etcd",
+            "--dir",
+            "shared",
+            "--report",
+            "shared/report.html",
+        ])
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
@@ -280,7 +302,11 @@ fn a_symlink_planted_by_another_user_is_never_written_through() {
     assert_eq!(std::fs::read(&secret).unwrap(), b"root only\n");
     let mut left = files_in(&shared);
     left.sort();
-    assert_eq!(left, ["out.json", "page.html", "report.html"], "only the links");
+    assert_eq!(
+        left,
+        ["out.json", "page.html", "report.html"],
+        "only the links"
+    );
 }
 
 #[test]
@@ -307,7 +333,11 @@ fn an_existing_file_is_replaced_whole_keeping_its_mode_and_not_through_a_hard_li
     assert!(std::fs::read_to_string(&page)
         .unwrap()
         .starts_with("<!DOCTYPE html>"));
-    assert_eq!(std::fs::read(&other).unwrap(), b"old", "the other name untouched");
+    assert_eq!(
+        std::fs::read(&other).unwrap(),
+        b"old",
+        "the other name untouched"
+    );
 
     // fio's --output replaces an existing file, as fio does; /dev/null is written in place.
     let out = d.path().join("out.json");

@@ -82,7 +82,11 @@ fn kind_allowed(path: &Path, m: &std::fs::Metadata) -> Result<(), OutputError> {
 /// directory, block device or socket is refused.
 pub(crate) fn write_file(path: &Path, bytes: &[u8]) -> Result<(), OutputError> {
     let failed = |what: &str, e: std::io::Error| {
-        OutputError::Failed(format!("cannot write {}: {what}{}", path.display(), words(&e)))
+        OutputError::Failed(format!(
+            "cannot write {}: {what}{}",
+            path.display(),
+            words(&e)
+        ))
     };
     let (dir_path, name) = split(path)?;
     let dir = open_dir(&dir_path).map_err(|e| {
@@ -211,10 +215,12 @@ fn write_in_place(dir: &OwnedFd, name: &CStr, bytes: &[u8]) -> std::io::Result<(
 fn clear_nonblock(f: &File) -> std::io::Result<()> {
     // SAFETY: fcntl on an open descriptor.
     let flags = unsafe { libc::fcntl(f.as_raw_fd(), libc::F_GETFL) };
-    // SAFETY: as above.
-    if flags < 0
-        || unsafe { libc::fcntl(f.as_raw_fd(), libc::F_SETFL, flags & !libc::O_NONBLOCK) } < 0
-    {
+    if flags < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: fcntl on an open descriptor.
+    let r = unsafe { libc::fcntl(f.as_raw_fd(), libc::F_SETFL, flags & !libc::O_NONBLOCK) };
+    if r < 0 {
         return Err(std::io::Error::last_os_error());
     }
     Ok(())

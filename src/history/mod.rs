@@ -13,8 +13,8 @@ mod store;
 mod time;
 
 pub(crate) use path::location;
-pub(crate) use store::{missing_dir, not_regular, BadRow, OpenError};
 pub(crate) use record::Invocation;
+pub(crate) use store::{missing_dir, not_regular, BadRow, OpenError};
 pub(crate) use time::{parse_age, rfc3339};
 
 use std::path::{Path, PathBuf};
@@ -193,10 +193,9 @@ impl History {
         match store::get(&self.conn, id).map_err(|e| self.err(e))? {
             None => Ok(None),
             Some(Ok(run)) => Ok(Some(run)),
-            Some(Err(bad)) => Err(self.err(format!(
-                "{bad}; 'iogauge history rm {}' removes it",
-                bad.id
-            ))),
+            Some(Err(bad)) => {
+                Err(self.err(format!("{bad}; 'iogauge history rm {}' removes it", bad.id)))
+            }
         }
     }
 

@@ -288,7 +288,9 @@ fn identify(conn: &Connection) -> Result<(), OpenError> {
         names.collect()
     })?;
     if cols != ALL_COLUMNS {
-        return Err(foreign("its schema version is iogauge's but not its runs table"));
+        return Err(foreign(
+            "its schema version is iogauge's but not its runs table",
+        ));
     }
     Ok(())
 }
@@ -385,8 +387,7 @@ fn build(tmp: &Path, file: &std::fs::File) -> Result<(), OpenError> {
     ))?;
     conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0))?;
     conn.close().map_err(|(_, e)| OpenError::from(e))?;
-    file.sync_all()
-        .map_err(|e| OpenError::failed(io_words(&e)))
+    file.sync_all().map_err(|e| OpenError::failed(io_words(&e)))
 }
 
 /// `link(2)`: fails with EEXIST instead of replacing. Where hard links are not supported, a
@@ -403,7 +404,9 @@ fn link_into_place(tmp: &Path, path: &Path) -> Result<(), OpenError> {
     use std::os::unix::ffi::OsStrExt;
     let c = |p: &Path| std::ffi::CString::new(p.as_os_str().as_bytes());
     let (Ok(from), Ok(to)) = (c(tmp), c(path)) else {
-        return Err(OpenError::refused("the path has a NUL byte; name another file"));
+        return Err(OpenError::refused(
+            "the path has a NUL byte; name another file",
+        ));
     };
     // SAFETY: renameat2 with NUL-terminated paths relative to the working directory.
     let r = unsafe {
@@ -472,7 +475,10 @@ fn retry<T>(mut f: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
 
 /// `f` in one IMMEDIATE transaction (the write lock taken first, so two writers take turns
 /// instead of one failing to upgrade), retried whole while the database is busy.
-fn write<T>(conn: &Connection, f: impl Fn(&Connection) -> rusqlite::Result<T>) -> rusqlite::Result<T> {
+fn write<T>(
+    conn: &Connection,
+    f: impl Fn(&Connection) -> rusqlite::Result<T>,
+) -> rusqlite::Result<T> {
     retry(|| {
         let tx = rusqlite::Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
         let v = f(&tx)?;
@@ -583,8 +589,9 @@ fn parse(r: &Row, id: i64, with_document: bool) -> Result<SavedRun, String> {
         };
         let (v, len) = (1 + 2 * i, 2 + 2 * i);
         match r.get_ref(v).map_err(|e| e.to_string())? {
-            ValueRef::Text(t) => String::from_utf8(t.to_vec())
-                .map_err(|_| format!("its {name} is not UTF-8 text")),
+            ValueRef::Text(t) => {
+                String::from_utf8(t.to_vec()).map_err(|_| format!("its {name} is not UTF-8 text"))
+            }
             ValueRef::Null => match r.get_ref(len).map_err(|e| e.to_string())? {
                 ValueRef::Integer(n) => Err(format!(
                     "its {name} is {n} bytes, more than the {cap} bytes a history row may hold"
@@ -627,10 +634,7 @@ fn parse(r: &Row, id: i64, with_document: bool) -> Result<SavedRun, String> {
 }
 
 /// The run, or what is wrong with its row; `None` if there is no such run.
-pub(super) fn get(
-    conn: &Connection,
-    id: i64,
-) -> Result<Option<Result<SavedRun, BadRow>>, String> {
+pub(super) fn get(conn: &Connection, id: i64) -> Result<Option<Result<SavedRun, BadRow>>, String> {
     retry(|| {
         let mut st = conn.prepare(&format!("{} WHERE id = ?1", select(true)))?;
         let mut rows = st.query([id])?;
