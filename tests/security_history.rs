@@ -490,3 +490,24 @@ fn a_named_place_is_not_made_only_the_default_one() {
     saved_ok(&o);
     assert!(home.join("iogauge/history.db").is_file());
 }
+
+#[test]
+fn control_characters_in_a_saved_run_are_escaped_in_the_listing() {
+    let (_d, home) = open_scratch();
+    let db = home.join("history.db");
+    saved_ok(&fio(&home, &db).output().unwrap());
+    // A host and target as a forged or odd run could have them.
+    let c = rusqlite::Connection::open(&db).unwrap();
+    c.execute_batch(
+        "UPDATE runs SET host = 'h' || char(27) || '[2J', target = 'a' || char(10) || 'b';",
+    )
+    .unwrap();
+    drop(c);
+    let o = history(&home, &db, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(!out.contains('\u{1b}'), "{out:?}");
+    assert_eq!(out.lines().count(), 2, "one header, one run: {out:?}");
+    assert!(out.contains(" h\\u{1b}[2J "), "{out:?}");
+    assert!(out.contains(" a\\nb "), "{out:?}");
+}

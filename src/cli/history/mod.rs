@@ -5,7 +5,7 @@ mod command;
 pub(crate) use command::{main, HistoryArgs};
 
 use super::{EXIT_ERROR, EXIT_OK, EXIT_USAGE};
-use crate::history::listing::{table, Row};
+use crate::history::listing::{printable, table, Row};
 use crate::history::{
     location, missing_dir, not_regular, parse_age, History, ListFilter, NewRun, OpenError, RunKind,
 };
