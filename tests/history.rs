@@ -77,6 +77,8 @@ impl Env {
         let dir = scratch();
         let home = dir.path().join("home");
         std::fs::create_dir_all(home.join(".local/share")).unwrap();
+        // The database's directory: iogauge makes only the default place's.
+        std::fs::create_dir(dir.path().join("db")).unwrap();
         let db = dir.path().join("db/history.db");
         Env {
             home,
@@ -241,7 +243,7 @@ fn no_history_and_its_variable_save_nothing() {
     let o = run(fio(&e.home, &e.db, &[]).env("IOGAUGE_NO_HISTORY", "1"));
     assert!(o.status.success());
     assert!(!e.db.exists());
-    assert!(!e.db.parent().unwrap().exists());
+    assert_eq!(files_in(e.db.parent().unwrap()), Vec::<String>::new());
     // --parse-only runs nothing and saves nothing.
     let o = run(&mut fio(&e.home, &e.db, &["--parse-only"]));
     assert!(o.status.success());
@@ -337,14 +339,12 @@ fn a_history_that_cannot_be_written_costs_one_line() {
     assert_saved_nothing_but_ran(
         &o,
         &under,
-        &format!(
-            "cannot create the directory {}: Not a directory",
-            bad.display()
-        ),
+        &format!("'{}' is a file, not a directory", bad.display()),
     );
 
     // A read-only database.
     let ro = top.join("ro/history.db");
+    std::fs::create_dir(top.join("ro")).unwrap();
     assert!(run(&mut fio(&e.home, &ro, &[])).status.success());
     std::fs::set_permissions(ro.parent().unwrap(), std::fs::Permissions::from_mode(0o755)).unwrap();
     let mut c = fio(&e.home, &ro, &[]);
@@ -364,7 +364,7 @@ fn a_history_that_cannot_be_written_costs_one_line() {
     let locked = top.join("locked");
     std::fs::create_dir(&locked).unwrap();
     std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let inside = locked.join("sub/history.db");
+    let inside = locked.join("history.db");
     let mut c = fio(&e.home, &inside, &[]);
     unprivileged(&mut c, &locked, false);
     let o = run(&mut c);
@@ -372,8 +372,8 @@ fn a_history_that_cannot_be_written_costs_one_line() {
         &o,
         &inside,
         &format!(
-            "cannot create the directory {}: Permission denied",
-            locked.join("sub").display()
+            "cannot create a file in {}: Permission denied",
+            locked.display()
         ),
     );
     std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();

@@ -3,7 +3,7 @@
 
 use super::history::{save, HistoryFlags};
 use super::progress::Terminal;
-use super::report::write_report;
+use super::report::{with_output, write_report};
 use super::{Stop, EXIT_ERROR, EXIT_FAIL, EXIT_OK, EXIT_USAGE, EXIT_WARN};
 use crate::app::check::{check, list_profiles, CheckRequest};
 use crate::history::{Invocation, NewRun};
@@ -158,14 +158,14 @@ pub(crate) fn main(a: CheckArgs, stop: &Stop) -> i32 {
             print!("{}", render_check_text(&doc, color));
         }
     }
-    if let Some(path) = &a.report {
-        write_report("iogauge check", path, &render_check_html(&doc));
-    }
+    let report = a.report.as_ref().map_or(EXIT_OK, |path| {
+        write_report("iogauge check", path, &render_check_html(&doc))
+    });
     // json-line is what a kube pod prints: the controller saves the whole run, not each pod.
     if a.format != Format::JsonLine {
         save(&a.history, || NewRun::check(&doc, &at));
     }
-    match overall(&doc.profiles, a.strict) {
+    let code = match overall(&doc.profiles, a.strict) {
         Overall::Interrupted => {
             let during = doc
                 .profiles
@@ -183,7 +183,8 @@ pub(crate) fn main(a: CheckArgs, stop: &Stop) -> i32 {
         Overall::Error => EXIT_ERROR,
         Overall::Warn => EXIT_WARN,
         Overall::Pass => EXIT_OK,
-    }
+    };
+    with_output(code, report)
 }
 
 #[cfg(test)]

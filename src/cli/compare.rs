@@ -64,7 +64,7 @@ fn load(run: &str, db: Option<&Path>) -> Result<(String, Value), String> {
                 path.display()
             ));
         }
-        let h = History::open(Some(&path))?;
+        let h = History::open_read(&path)?;
         let saved = h.get(id)?.ok_or_else(|| {
             format!(
                 "no run with id {id} in {}; 'iogauge history' lists them",
@@ -131,14 +131,14 @@ pub(crate) fn main(a: CompareArgs) -> i32 {
         Format::Markdown => print!("{}", render_compare_markdown(&doc)),
         Format::Csv => print!("{}", render_compare_csv(&doc)),
     }
-    if let Some(path) = &a.report {
+    let report = a.report.as_ref().map_or(EXIT_OK, |path| {
         super::report::write_report(
             "iogauge compare",
             path,
             &crate::report::html::render_compare_html(&doc),
-        );
-    }
-    if doc
+        )
+    });
+    let code = if doc
         .metrics
         .iter()
         .any(|m| m.verdict == ChangeVerdict::Worse)
@@ -146,5 +146,6 @@ pub(crate) fn main(a: CompareArgs) -> i32 {
         EXIT_FAIL
     } else {
         EXIT_OK
-    }
+    };
+    super::report::with_output(code, report)
 }

@@ -1,7 +1,8 @@
 //! `iogauge fio …`: parse fio's grammar, run, render fio's output formats.
 
 use super::history::{save, HistoryFlags};
-use super::report::write_report;
+use super::output_file::{append, write_file, OutputError};
+use super::report::{with_output, write_report};
 use super::{EXIT_ERROR, EXIT_OK, EXIT_USAGE};
 use crate::history::{Invocation, NewRun};
 use crate::input::fio::{parse_fio_args, FioCommand};
@@ -174,7 +175,10 @@ static PREAMBLE_SHOWN: AtomicBool = AtomicBool::new(false);
 fn status_interval(out: &FioOutput) -> Option<crate::run::status::StatusInterval> {
     let every = out.status_interval?;
     if let Some(p) = &out.path {
-        let _ = std::fs::write(p, b"");
+        // Created empty, as a new file (see output_file); the dumps are then appended.
+        if let Err(e) = write_file(p, b"") {
+            eprintln!("iogauge fio: --status-interval: {e}");
+        }
     }
     let how = out.clone();
     let sink = move |r: &Report| {
@@ -200,45 +204,41 @@ fn status_interval(out: &FioOutput) -> Option<crate::run::status::StatusInterval
 }
 
 /// Writes `text` to `--output` (appended under `--status-interval`) or stdout.
-fn emit(out: &FioOutput, text: &str) -> Result<(), (String, std::io::Error)> {
+fn emit(out: &FioOutput, text: &str) -> Result<(), OutputError> {
     match &out.path {
-        Some(path) if out.status_interval.is_some() => std::fs::OpenOptions::new()
-            .append(true)
-            .create(true)
-            .open(path)
-            .and_then(|mut f| f.write_all(text.as_bytes()))
-            .map_err(|e| (path.display().to_string(), e)),
-        Some(path) => {
-            std::fs::write(path, text.as_bytes()).map_err(|e| (path.display().to_string(), e))
-        }
+        Some(path) if out.status_interval.is_some() => append(path, text.as_bytes()),
+        Some(path) => write_file(path, text.as_bytes()),
         None => std::io::stdout()
             .lock()
             .write_all(text.as_bytes())
-            .map_err(|e| ("stdout".to_string(), e)),
+            .map_err(|e| OutputError::Failed(format!("cannot write stdout: {e}"))),
     }
 }
 
+/// The results to `--output` or stdout, and the `--report` page; the exit code of writing them.
+/// Results that cannot be written to `--output` (a full disk, a link planted there during the
+/// run) are printed on stdout instead: a run may have taken hours, and its numbers exist
+/// nowhere else. The exit code (1, or 2 for a refused destination) says the file is missing.
 fn write_output(out: &FioOutput, report: &Report) -> i32 {
     let text = render(out, report);
-    let res = match &out.path {
-        Some(_) => emit(out, &text),
-        None => std::io::stdout()
-            .lock()
-            .write_all(text.as_bytes())
-            .map_err(|e| ("stdout".to_string(), e)),
+    let mut code = match emit(out, &text) {
+        Ok(()) => EXIT_OK,
+        Err(e) if out.path.is_some() => {
+            eprintln!("iogauge fio: the results were not written: {e}; they follow on stdout");
+            let _ = std::io::stdout().lock().write_all(text.as_bytes());
+            e.exit_code()
+        }
+        Err(e) => {
+            eprintln!("iogauge fio: {e}");
+            EXIT_ERROR
+        }
     };
     if let Some(path) = &out.report {
         // The page is drawn from fio's JSON document, the same one `iogauge report` reads.
         let html = serde_json::from_str(&render_json(report, false))
             .map(|v| render_fio_html(&v))
             .unwrap_or_default();
-        write_report("iogauge fio", path, &html);
+        code = with_output(code, write_report("iogauge fio", path, &html));
     }
-    match res {
-        Ok(()) => EXIT_OK,
-        Err((what, e)) => {
-            eprintln!("iogauge fio: cannot write output to {what}: {e}");
-            EXIT_ERROR
-        }
-    }
+    code
 }

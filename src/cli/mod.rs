@@ -7,6 +7,7 @@ pub(crate) mod compare;
 pub(crate) mod fio;
 pub(crate) mod history;
 pub(crate) mod kube;
+pub(crate) mod output_file;
 pub(crate) mod preflight;
 pub(crate) mod progress;
 pub(crate) mod report;

@@ -2,7 +2,7 @@
 //! troubleshoot's exit codes.
 
 use super::history::{save, HistoryFlags};
-use super::report::write_report;
+use super::report::{with_output, write_report};
 use super::{Stop, EXIT_ERROR, EXIT_FAIL, EXIT_OK, EXIT_USAGE, EXIT_WARN};
 use crate::app::preflight::{load_specs, preflight, Observer, PreflightRequest};
 use crate::history::{Invocation, NewRun};
@@ -83,13 +83,13 @@ pub(crate) fn main(a: PreflightArgs, stop: &Stop) -> i32 {
         keep_files: a.keep_files,
     };
     let r = preflight(&req, &p, stop, &mut Stderr);
-    if let Some(path) = &a.report {
+    let report = a.report.as_ref().map_or(EXIT_OK, |path| {
         write_report(
             "iogauge preflight",
             path,
             &render_preflight_html(&r.document),
-        );
-    }
+        )
+    });
     let keep = || {
         save(&a.history, || {
             NewRun::preflight(&r.document, &hostname(), &at)
@@ -107,11 +107,12 @@ pub(crate) fn main(a: PreflightArgs, stop: &Stop) -> i32 {
     // Collectors only (troubleshoot's `collect`): the result files are the output; no verdict.
     if !r.analyzed {
         keep();
-        return if r.errors.is_empty() {
+        let code = if r.errors.is_empty() {
             EXIT_OK
         } else {
             EXIT_ERROR
         };
+        return with_output(code, report);
     }
     let outcomes = &r.document.outcomes;
     match a.format {
@@ -128,12 +129,13 @@ pub(crate) fn main(a: PreflightArgs, stop: &Stop) -> i32 {
     keep();
     // troubleshoot's order: a failed outcome, then a warning (an analyzer's decision, which
     // may already account for a collector that produced nothing), then a collector error.
-    match outcomes.iter().map(|o| o.verdict).max() {
+    let code = match outcomes.iter().map(|o| o.verdict).max() {
         Some(CheckVerdict::Fail) => EXIT_FAIL,
         Some(CheckVerdict::Warn) => EXIT_WARN,
         _ if !r.errors.is_empty() => EXIT_ERROR,
         _ => EXIT_OK,
-    }
+    };
+    with_output(code, report)
 }
 
 /// `--output`: made by the run (troubleshoot's layout inside), so only a name that can never be a

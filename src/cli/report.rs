@@ -1,7 +1,8 @@
 //! `iogauge report RESULT.json -o FILE.html`: a saved document as an HTML page; and writing the
 //! page that `--report FILE` asks of check, preflight, fio and kube check.
 
-use super::{EXIT_ERROR, EXIT_OK, EXIT_USAGE};
+use super::output_file::{check_destination, write_file};
+use super::{EXIT_ERROR, EXIT_OK, EXIT_USAGE, EXIT_WARN};
 use crate::report::html::render_json_html;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -53,27 +54,28 @@ pub(crate) fn main(a: ReportArgs) -> i32 {
             return EXIT_USAGE;
         }
     };
-    let res = match &a.output {
-        Some(p) if p != Path::new("-") => {
-            std::fs::write(p, html.as_bytes()).map_err(|e| (p.display().to_string(), e))
-        }
-        _ => std::io::stdout()
-            .lock()
-            .write_all(html.as_bytes())
-            .map_err(|e| ("stdout".to_string(), e)),
-    };
-    match res {
-        Ok(()) => EXIT_OK,
-        Err((what, e)) => {
-            eprintln!("iogauge report: cannot write {what}: {e}");
-            EXIT_ERROR
-        }
+    match &a.output {
+        Some(p) if p != Path::new("-") => match write_file(p, html.as_bytes()) {
+            Ok(()) => EXIT_OK,
+            Err(e) => {
+                eprintln!("iogauge report: {e}");
+                e.exit_code()
+            }
+        },
+        _ => match std::io::stdout().lock().write_all(html.as_bytes()) {
+            Ok(()) => EXIT_OK,
+            Err(e) => {
+                eprintln!("iogauge report: cannot write stdout: {e}");
+                EXIT_ERROR
+            }
+        },
     }
 }
 
 /// A file a command writes after its run (`--report`, `--history-db`, fio's `--output`), checked
 /// before the run so that a typo in its directory does not waste a measurement: its directory
-/// must exist and it must not be a directory itself. Used as a clap value parser.
+/// must exist, and it must not be a directory, a symbolic link (never written through) or a
+/// block device. Used as a clap value parser.
 pub(crate) fn output_file(v: &str) -> Result<PathBuf, String> {
     let path = PathBuf::from(v);
     if v.is_empty() {
@@ -82,6 +84,7 @@ pub(crate) fn output_file(v: &str) -> Result<PathBuf, String> {
     if path.is_dir() {
         return Err(format!("'{v}' is a directory; give a file name in it"));
     }
+    check_destination(&path).map_err(|e| e.to_string())?;
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -95,14 +98,30 @@ pub(crate) fn output_file(v: &str) -> Result<PathBuf, String> {
     Ok(path)
 }
 
-/// Writes a `--report` page after a run; a failure is one line on stderr and leaves the run's
-/// exit code as it is (the measurement itself succeeded).
-pub(crate) fn write_report(cmd: &str, path: &Path, html: &str) {
-    match std::fs::write(path, html.as_bytes()) {
-        Ok(()) => eprintln!("{cmd}: HTML report in {}", path.display()),
-        Err(e) => eprintln!(
-            "{cmd}: cannot write the HTML report {}: {e}",
-            path.display()
-        ),
+/// Writes a `--report` page after a run (see `output_file`: complete or not at all); its exit
+/// code: `EXIT_OK`, or the failure's (1, or 2 for a destination refused) after one line on
+/// stderr. [`with_output`] folds it into the run's.
+pub(crate) fn write_report(cmd: &str, path: &Path, html: &str) -> i32 {
+    match write_file(path, html.as_bytes()) {
+        Ok(()) => {
+            eprintln!("{cmd}: HTML report in {}", path.display());
+            EXIT_OK
+        }
+        Err(e) => {
+            eprintln!("{cmd}: the HTML report was not written: {e}");
+            e.exit_code()
+        }
+    }
+}
+
+/// A run's exit code once an output file it was asked for failed (`output`, not `EXIT_OK`):
+/// a run that passed (0) or warned (4) exits with the output's code, as what it was asked for
+/// is missing; a failed outcome (3), an error (1) or bad input (2) keeps its own code, which
+/// says more (the stderr line says the file is missing).
+pub(crate) fn with_output(run: i32, output: i32) -> i32 {
+    if output != EXIT_OK && (run == EXIT_OK || run == EXIT_WARN) {
+        output
+    } else {
+        run
     }
 }

@@ -14,6 +14,7 @@ mod time;
 
 pub(crate) use path::location;
 pub(crate) use record::Invocation;
+pub(crate) use store::{missing_dir, not_regular, BadRow, OpenError};
 pub(crate) use time::{parse_age, rfc3339};
 
 use std::path::{Path, PathBuf};
@@ -151,13 +152,34 @@ pub(crate) struct History {
 }
 
 impl History {
-    /// Opens (creating) the database: `explicit` (from --history-db), else $IOGAUGE_HISTORY,
-    /// else $XDG_DATA_HOME/iogauge/history.db (default ~/.local/share/iogauge/history.db). A
-    /// missing directory is created. Errors read `<path>: <reason>`.
-    pub(crate) fn open(explicit: Option<&Path>) -> Result<History, String> {
-        let path = location(explicit)?;
-        let conn = store::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        Ok(History { conn, path })
+    /// Opens the database for saving and removing: `explicit` (from --history-db), else
+    /// $IOGAUGE_HISTORY, else $XDG_DATA_HOME/iogauge/history.db (default
+    /// ~/.local/share/iogauge/history.db). A missing file is created atomically (with its
+    /// directory only at the default place: a directory the user named must exist); an existing one is used only once it is known to be an iogauge history, and
+    /// is not changed otherwise. Errors read `<path>: <reason>`.
+    pub(crate) fn open(explicit: Option<&Path>) -> Result<History, OpenError> {
+        let path = location(explicit).map_err(|message| OpenError {
+            refused: true,
+            message,
+        })?;
+        History::at(path, Some(path::is_default(explicit)))
+    }
+
+    /// Opens an existing database read-only, for listing, showing and comparing: nothing is
+    /// created or written, and a database the user may only read can be read.
+    pub(crate) fn open_read(path: &Path) -> Result<History, OpenError> {
+        History::at(path.to_path_buf(), None)
+    }
+
+    /// `write`: for writing, and whether missing directories may be made.
+    fn at(path: PathBuf, write: Option<bool>) -> Result<History, OpenError> {
+        match store::open(&path, write) {
+            Ok(conn) => Ok(History { conn, path }),
+            Err(e) => Err(OpenError {
+                refused: e.refused,
+                message: format!("{}: {}", path.display(), e.message),
+            }),
+        }
     }
 
     /// Saves a run (one transaction); its id.
@@ -165,14 +187,27 @@ impl History {
         store::insert(&self.conn, run).map_err(|e| self.err(e))
     }
 
+    /// The run; `None` if there is none with this id; an error naming the run and what is
+    /// wrong if its row does not read.
     pub(crate) fn get(&self, id: i64) -> Result<Option<SavedRun>, String> {
-        store::get(&self.conn, id).map_err(|e| self.err(e))
+        match store::get(&self.conn, id).map_err(|e| self.err(e))? {
+            None => Ok(None),
+            Some(Ok(run)) => Ok(Some(run)),
+            Some(Err(bad)) => {
+                Err(self.err(format!("{bad}; 'iogauge history rm {}' removes it", bad.id)))
+            }
+        }
     }
 
     /// Newest first (by start time, then id); documents are left out (`Value::Null`) for speed:
-    /// [`History::get`] reads one.
-    pub(crate) fn list(&self, filter: &ListFilter) -> Result<Vec<SavedRun>, String> {
+    /// [`History::get`] reads one. Rows that do not read are skipped and returned apart.
+    pub(crate) fn list(&self, filter: &ListFilter) -> Result<(Vec<SavedRun>, Vec<BadRow>), String> {
         store::list(&self.conn, filter).map_err(|e| self.err(e))
+    }
+
+    /// Which of these ids are saved runs (whether or not their rows read).
+    pub(crate) fn existing(&self, ids: &[i64]) -> Result<Vec<i64>, String> {
+        store::existing(&self.conn, ids).map_err(|e| self.err(e))
     }
 
     /// Removes these runs; how many there were.

@@ -15,6 +15,12 @@ pub(crate) fn location(explicit: Option<&Path>) -> Result<PathBuf, String> {
     )
 }
 
+/// Whether the history is at its default place (neither --history-db nor $IOGAUGE_HISTORY):
+/// only then are missing directories created, as a place the user named is theirs to make.
+pub(crate) fn is_default(explicit: Option<&Path>) -> bool {
+    explicit.is_none() && std::env::var_os("IOGAUGE_HISTORY").is_none_or(|v| v.is_empty())
+}
+
 fn resolve(
     explicit: Option<&Path>,
     env: Option<OsString>,

@@ -1,15 +1,31 @@
-//! The SQLite side: opening with WAL and a busy timeout (several iogauge processes may save at
-//! once), the schema and its version (`PRAGMA user_version`), and one statement per operation.
-//! List columns are JSON arrays; the document is JSON text.
+//! The SQLite side: finding out whether a file is an iogauge history without changing it,
+//! creating a fresh one atomically, opening read-only for reading, the schema and its version
+//! (`PRAGMA user_version`, `PRAGMA application_id`), and one statement per operation, retried
+//! while another process holds the database. List columns are JSON arrays; the document is JSON
+//! text. Rows are read with their sizes capped, and a row that does not read is reported as a
+//! [`BadRow`] instead of failing the query.
 
 use super::{ListFilter, NewRun, RunKind, SavedRun};
 use crate::report::units::strerror;
-use rusqlite::{params, Connection, OptionalExtension, Row};
-use std::path::Path;
-use std::time::Duration;
+use rusqlite::types::ValueRef;
+use rusqlite::{params, Connection, ErrorCode, OpenFlags, Row, TransactionBehavior};
+use std::io::Read;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
-/// The schema this iogauge writes. Raise it with a migration step in [`migrate`].
+/// The schema this iogauge writes. Raise it with a migration step where [`open`] checks it.
 pub(super) const SCHEMA: i64 = 1;
+
+/// `PRAGMA application_id` of a history: "iogH". Histories made before it was set have 0.
+const APP_ID: i64 = 0x696f_6748;
+
+/// The most a row's document may hold (a `check` document with every sample series is well
+/// under 10 MiB); larger ones are neither saved nor read, so a damaged or forged row cannot
+/// exhaust memory.
+pub(crate) const MAX_DOCUMENT: i64 = 64 << 20;
+/// The most any other column (host, target, command, the lists) may hold.
+pub(crate) const MAX_FIELD: i64 = 1 << 20;
 
 const CREATE: &str = "
 CREATE TABLE runs (
@@ -29,78 +45,389 @@ CREATE INDEX runs_started ON runs (started, id);
 CREATE INDEX runs_kind_started ON runs (kind, started, id);
 ";
 
-/// Waits this long for another process's write to finish before giving up ("database is locked").
-const BUSY: Duration = Duration::from_secs(5);
+/// The columns of `runs`, in order.
+const ALL_COLUMNS: [&str; 11] = [
+    "id",
+    "kind",
+    "started",
+    "host",
+    "target",
+    "profiles",
+    "verdicts",
+    "key_values",
+    "command",
+    "iogauge",
+    "document",
+];
 
-/// Opens or creates the file (and its directory), in WAL mode, at [`SCHEMA`].
-pub(super) fn open(path: &Path) -> Result<Connection, String> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| {
-            // create_dir_all says "File exists" when the directory's name is a file.
-            let errno = match e.kind() {
-                std::io::ErrorKind::AlreadyExists => Some(libc::ENOTDIR),
-                _ => e.raw_os_error(),
-            };
-            format!(
-                "cannot create the directory {}: {}",
-                dir.display(),
-                errno.map_or_else(|| e.to_string(), strerror)
-            )
-        })?;
+/// SQLite's own wait for another connection's lock, per statement.
+const BUSY: Duration = Duration::from_secs(5);
+/// How long an operation is retried while the database stays busy (20 processes saving at
+/// once each wait their turn; none gives up).
+const PATIENCE: Duration = Duration::from_secs(60);
+
+/// Why a database was not opened.
+#[derive(Debug)]
+pub(crate) struct OpenError {
+    /// The file is not something iogauge may use as its history (bad input); otherwise it
+    /// could not be read or written.
+    pub refused: bool,
+    pub message: String,
+}
+
+impl OpenError {
+    fn refused(m: impl Into<String>) -> OpenError {
+        OpenError {
+            refused: true,
+            message: m.into(),
+        }
     }
-    if path.is_dir() {
-        return Err("is a directory; name a file".into());
+    fn failed(m: impl Into<String>) -> OpenError {
+        OpenError {
+            refused: false,
+            message: m.into(),
+        }
     }
-    let conn = Connection::open(path).map_err(words)?;
-    conn.busy_timeout(BUSY).map_err(words)?;
-    // WAL: readers never block the writer and a killed writer cannot damage the file. The first
-    // statement is also where a file that is not a database is found out.
-    conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0))
-        .map_err(words)?;
-    migrate(&conn)?;
+}
+
+impl std::fmt::Display for OpenError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl From<OpenError> for String {
+    fn from(e: OpenError) -> String {
+        e.message
+    }
+}
+
+impl From<rusqlite::Error> for OpenError {
+    fn from(e: rusqlite::Error) -> Self {
+        OpenError::failed(words(e))
+    }
+}
+
+/// A row that does not read as a run.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct BadRow {
+    pub id: i64,
+    /// What is wrong, e.g. "its profiles is not a JSON list of strings (…)".
+    pub problem: String,
+}
+
+impl std::fmt::Display for BadRow {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "run {}: {}", self.id, self.problem)
+    }
+}
+
+/// Opens the history at `path` for reading (`write` None: read-only, nothing is created or
+/// changed, and a database the user may only read can be listed) or for writing (a missing
+/// file is created, and its directory too if `write` is `Some(true)`). Nothing is written to a
+/// file before it is known to be an iogauge history.
+pub(super) fn open(path: &Path, write: Option<bool>) -> Result<Connection, OpenError> {
+    let (make_dir, write) = (write == Some(true), write.is_some());
+    match std::fs::metadata(path) {
+        // (ENOTDIR: a file in the way, which creating the directory names.)
+        Err(e)
+            if write
+                && (e.kind() == std::io::ErrorKind::NotFound
+                    || e.raw_os_error() == Some(libc::ENOTDIR)) =>
+        {
+            create(path, make_dir)?
+        }
+        Err(e) => return Err(OpenError::failed(io_words(&e))),
+        Ok(_) => {}
+    }
+    precheck(path)?;
+    let ro = open_read_only(path)?;
+    identify(&ro)?;
+    if !write {
+        return Ok(ro);
+    }
+    drop(ro);
+    // No CREATE: the file was just found to be a history; it is not made again if it went.
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    conn.busy_timeout(BUSY)?;
+    // The same file still (not swapped since the read-only look).
+    identify(&conn)?;
     Ok(conn)
 }
 
-fn version(conn: &Connection) -> rusqlite::Result<i64> {
-    conn.query_row("PRAGMA user_version", [], |r| r.get(0))
+/// What the file is, from its metadata and first bytes, before SQLite sees it: a device, FIFO
+/// or directory (`/dev/full`, where SQLite would create `/dev/full-journal`), an empty file (which
+/// SQLite would silently make a database of) and a file of another format are refused.
+fn precheck(path: &Path) -> Result<(), OpenError> {
+    let m = std::fs::metadata(path).map_err(|e| OpenError::failed(io_words(&e)))?;
+    if m.is_dir() {
+        return Err(OpenError::refused("is a directory; name a file"));
+    }
+    if !m.is_file() {
+        return Err(OpenError::refused(not_regular(&m)));
+    }
+    if m.len() == 0 {
+        return Err(OpenError::refused(
+            "is an empty file, not an iogauge history; name another file, or remove this one",
+        ));
+    }
+    let mut head = [0u8; 16];
+    let n = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path)
+        .and_then(|mut f| f.read(&mut head))
+        .map_err(|e| OpenError::failed(io_words(&e)))?;
+    if n < head.len() || &head != b"SQLite format 3\0" {
+        // SQLite's words for it.
+        return Err(OpenError::refused("file is not a database"));
+    }
+    Ok(())
 }
 
-fn migrate(conn: &Connection) -> Result<(), String> {
-    let v = version(conn).map_err(words)?;
-    if v == SCHEMA {
-        return Ok(());
+/// "is not a regular file (a character device); name a file", for a history path checked
+/// before a run too.
+pub(crate) fn not_regular(m: &std::fs::Metadata) -> String {
+    use std::os::unix::fs::FileTypeExt;
+    let t = m.file_type();
+    let what = if t.is_char_device() {
+        "a character device"
+    } else if t.is_block_device() {
+        "a block device"
+    } else if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_socket() {
+        "a socket"
+    } else {
+        "not a file"
+    };
+    format!("is not a regular file ({what}); name a file for the history")
+}
+
+/// A read-only connection. A database in WAL mode needs its `-shm` file; in a directory the
+/// user cannot write, and with no writer about (no `-wal` file), it is opened as immutable.
+fn open_read_only(path: &Path) -> Result<Connection, OpenError> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let plain = Connection::open_with_flags(path, flags).and_then(|c| {
+        c.busy_timeout(BUSY)?;
+        // The first read is where a missing -shm shows.
+        retry(|| c.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0)))?;
+        Ok(c)
+    });
+    match plain {
+        Ok(c) => Ok(c),
+        Err(e) if cannot_open(&e) && !has_wal(path) => {
+            let uri = format!("file:{}?immutable=1", uri_path(path)?);
+            let c = Connection::open_with_flags(uri, flags | OpenFlags::SQLITE_OPEN_URI)?;
+            Ok(c)
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn cannot_open(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(ErrorCode::CannotOpen | ErrorCode::ReadOnly)
+    )
+}
+
+fn has_wal(path: &Path) -> bool {
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    std::fs::metadata(PathBuf::from(wal)).is_ok_and(|m| m.len() > 0)
+}
+
+/// The path as a `file:` URI path: absolute, every byte but the unreserved ones %-encoded.
+fn uri_path(path: &Path) -> Result<String, OpenError> {
+    use std::os::unix::ffi::OsStrExt;
+    let abs = std::path::absolute(path).map_err(|e| OpenError::failed(io_words(&e)))?;
+    let mut s = String::new();
+    for &b in abs.as_os_str().as_bytes() {
+        if b.is_ascii_alphanumeric() || b"/-._~".contains(&b) {
+            s.push(b as char);
+        } else {
+            s.push_str(&format!("%{b:02X}"));
+        }
+    }
+    Ok(s)
+}
+
+/// Whether the open database is an iogauge history this iogauge reads; only reads.
+fn identify(conn: &Connection) -> Result<(), OpenError> {
+    let int = |sql: &str| retry(|| conn.query_row(sql, [], |r| r.get::<_, i64>(0)));
+    let app = int("PRAGMA application_id")?;
+    let v = int("PRAGMA user_version")?;
+    let foreign = |why: &str| {
+        OpenError::refused(format!(
+            "is an SQLite database, but not an iogauge history ({why}); name another file"
+        ))
+    };
+    if app != 0 && app != APP_ID {
+        return Err(foreign(&format!("its application id is {app:#x}")));
     }
     if v > SCHEMA {
-        return Err(newer(v));
+        return Err(OpenError::refused(newer(v)));
     }
-    // IMMEDIATE: two processes creating the schema at once take turns (the busy timeout) instead
-    // of both reading version 0 and one failing on CREATE.
-    conn.execute_batch("BEGIN IMMEDIATE").map_err(words)?;
-    let r = (|| {
-        let v = version(conn).map_err(words)?;
-        if v > SCHEMA {
-            return Err(newer(v));
-        }
-        if v == 0 {
-            let tables: i64 = conn
-                .query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0))
-                .map_err(words)?;
-            if tables > 0 {
-                return Err(
-                    "is an SQLite database, but not an iogauge history (it has other \
-                            tables and no history schema version); name another file"
-                        .into(),
-                );
+    if v == 0 {
+        let tables = int("SELECT count(*) FROM sqlite_schema")?;
+        return Err(foreign(if tables > 0 {
+            "it has other tables and no history schema version"
+        } else {
+            "it is empty and has no history schema version"
+        }));
+    }
+    // Version 1 is the only one there has been: a `runs` table with these columns. Later
+    // versions migrate here, one step at a time, when opened for writing.
+    let cols: Vec<String> = retry(|| {
+        let mut st = conn.prepare("SELECT name FROM pragma_table_info('runs')")?;
+        let names = st.query_map([], |r| r.get::<_, String>(0))?;
+        names.collect()
+    })?;
+    if cols != ALL_COLUMNS {
+        return Err(foreign(
+            "its schema version is iogauge's but not its runs table",
+        ));
+    }
+    Ok(())
+}
+
+/// Creates a fresh history at `path`: built complete under a temporary name in the same
+/// directory, then linked into place only if nothing is there yet. Any number of processes
+/// may do this at once: one wins, the others find its database and use it; none ever sees a
+/// half-made one (which is why an empty file at the path is never mistaken for a new history).
+fn create(path: &Path, make_dir: bool) -> Result<(), OpenError> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    if !make_dir && !dir.is_dir() {
+        return Err(OpenError::refused(missing_dir(&dir)));
+    }
+    std::fs::create_dir_all(&dir).map_err(|e| {
+        // create_dir_all says "File exists" when the directory's name is a file.
+        let errno = match e.kind() {
+            std::io::ErrorKind::AlreadyExists => Some(libc::ENOTDIR),
+            _ => e.raw_os_error(),
+        };
+        OpenError::failed(format!(
+            "cannot create the directory {}: {}",
+            dir.display(),
+            errno.map_or_else(|| e.to_string(), strerror)
+        ))
+    })?;
+    let (tmp, file) = temporary(&dir)?;
+    let r = build(&tmp, &file).and_then(|()| {
+        drop(file);
+        link_into_place(&tmp, path)
+    });
+    // Whether linked or not, the temporary name goes (with any -wal/-shm SQLite left).
+    for suffix in ["", "-wal", "-shm", "-journal"] {
+        let mut p = tmp.as_os_str().to_owned();
+        p.push(suffix);
+        let _ = std::fs::remove_file(PathBuf::from(p));
+    }
+    r?;
+    if let Ok(d) = std::fs::File::open(&dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+/// Why `dir`, which is not a directory, cannot hold the history: a file in the way, or missing.
+pub(crate) fn missing_dir(dir: &Path) -> String {
+    match dir.ancestors().find(|a| a.exists()) {
+        Some(a) if !a.is_dir() => format!("'{}' is a file, not a directory", a.display()),
+        _ => format!(
+            "directory '{}' does not exist; create it or choose another place",
+            dir.display()
+        ),
+    }
+}
+
+fn temporary(dir: &Path) -> Result<(PathBuf, std::fs::File), OpenError> {
+    for n in 0..100u32 {
+        let p = dir.join(format!(".iogauge-history.{}.{n}.tmp", std::process::id()));
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o644)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .open(&p)
+        {
+            Ok(f) => return Ok((p, f)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => {
+                return Err(OpenError::failed(format!(
+                    "cannot create a file in {}: {}",
+                    dir.display(),
+                    io_words(&e)
+                )))
             }
-            conn.execute_batch(CREATE).map_err(words)?;
         }
-        // Migrations from older versions go here, one step at a time.
-        conn.execute_batch(&format!("PRAGMA user_version = {SCHEMA}"))
-            .map_err(words)
-    })();
-    let end = if r.is_ok() { "COMMIT" } else { "ROLLBACK" };
-    let e = conn.execute_batch(end).map_err(words);
-    r.and(e)
+    }
+    Err(OpenError::failed(format!(
+        "cannot create a file in {}: too many leftover temporary files",
+        dir.display()
+    )))
+}
+
+/// The schema, in WAL mode (readers never block the writer and a killed writer cannot damage
+/// the file), closed so that everything is in the one file, and synced.
+fn build(tmp: &Path, file: &std::fs::File) -> Result<(), OpenError> {
+    let conn = Connection::open_with_flags(
+        tmp,
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    conn.execute_batch(&format!(
+        "BEGIN; {CREATE} PRAGMA application_id = {APP_ID}; PRAGMA user_version = {SCHEMA}; COMMIT;"
+    ))?;
+    conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0))?;
+    conn.close().map_err(|(_, e)| OpenError::from(e))?;
+    file.sync_all().map_err(|e| OpenError::failed(io_words(&e)))
+}
+
+/// `link(2)`: fails with EEXIST instead of replacing. Where hard links are not supported, a
+/// rename that does not replace either.
+fn link_into_place(tmp: &Path, path: &Path) -> Result<(), OpenError> {
+    let e = match std::fs::hard_link(tmp, path) {
+        Ok(()) => return Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return Ok(()),
+        Err(e) => e,
+    };
+    if !matches!(e.raw_os_error(), Some(libc::EPERM | libc::EOPNOTSUPP)) {
+        return Err(OpenError::failed(io_words(&e)));
+    }
+    use std::os::unix::ffi::OsStrExt;
+    let c = |p: &Path| std::ffi::CString::new(p.as_os_str().as_bytes());
+    let (Ok(from), Ok(to)) = (c(tmp), c(path)) else {
+        return Err(OpenError::refused(
+            "the path has a NUL byte; name another file",
+        ));
+    };
+    // SAFETY: renameat2 with NUL-terminated paths relative to the working directory.
+    let r = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            from.as_ptr(),
+            libc::AT_FDCWD,
+            to.as_ptr(),
+            libc::RENAME_NOREPLACE,
+        )
+    };
+    let e = std::io::Error::last_os_error();
+    match r {
+        0 => Ok(()),
+        _ if e.raw_os_error() == Some(libc::EEXIST) => Ok(()),
+        _ => Err(OpenError::failed(io_words(&e))),
+    }
+}
+
+fn io_words(e: &std::io::Error) -> String {
+    e.raw_os_error().map_or_else(|| e.to_string(), strerror)
 }
 
 fn newer(v: i64) -> String {
@@ -124,96 +451,249 @@ fn words(e: rusqlite::Error) -> String {
     }
 }
 
+/// Runs `f` again while the database is busy or locked by another connection, for up to
+/// [`PATIENCE`]: SQLite's busy handler is not called in every case (a lock upgrade, WAL
+/// recovery), so a save could otherwise fail, and be lost, when many processes save at once.
+fn retry<T>(mut f: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
+    let deadline = Instant::now() + PATIENCE;
+    let mut pause = Duration::from_millis(1);
+    loop {
+        match f() {
+            Err(e)
+                if matches!(
+                    e.sqlite_error_code(),
+                    Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)
+                ) && Instant::now() < deadline =>
+            {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(50));
+            }
+            r => return r,
+        }
+    }
+}
+
+/// `f` in one IMMEDIATE transaction (the write lock taken first, so two writers take turns
+/// instead of one failing to upgrade), retried whole while the database is busy.
+fn write<T>(
+    conn: &Connection,
+    f: impl Fn(&Connection) -> rusqlite::Result<T>,
+) -> rusqlite::Result<T> {
+    retry(|| {
+        let tx = rusqlite::Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
+        let v = f(&tx)?;
+        tx.commit()?;
+        Ok(v)
+    })
+}
+
 fn list_json(v: &[String]) -> String {
     serde_json::to_string(v).unwrap_or_else(|_| "[]".into())
 }
 
 pub(super) fn insert(conn: &Connection, run: &NewRun) -> Result<i64, String> {
-    // One INSERT in autocommit mode is one transaction: the row is all there or not at all.
-    conn.execute(
-        "INSERT INTO runs (kind, started, host, target, profiles, verdicts, key_values, command, \
-         iogauge, document) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-        params![
-            run.kind.as_str(),
-            run.started,
-            run.host,
-            run.target,
-            list_json(&run.profiles),
-            list_json(&run.verdicts),
-            list_json(&run.key_values),
-            list_json(&run.command),
-            env!("CARGO_PKG_VERSION"),
-            serde_json::to_string(&run.document).map_err(|e| e.to_string())?,
-        ],
-    )
-    .map_err(words)?;
-    Ok(conn.last_insert_rowid())
+    let document = serde_json::to_string(&run.document).map_err(|e| e.to_string())?;
+    let lists = [
+        ("profiles", list_json(&run.profiles)),
+        ("verdicts", list_json(&run.verdicts)),
+        ("key_values", list_json(&run.key_values)),
+        ("command", list_json(&run.command)),
+    ];
+    let fields = [
+        ("host", run.host.as_str()),
+        ("target", run.target.as_str()),
+        ("started", run.started.as_str()),
+    ];
+    let too_big = |name: &str, len: usize, cap: i64| {
+        format!(
+            "the run's {name} is {len} bytes, more than the {cap} bytes a history row may hold; \
+             nothing was saved"
+        )
+    };
+    if document.len() as i64 > MAX_DOCUMENT {
+        return Err(too_big("document", document.len(), MAX_DOCUMENT));
+    }
+    for (name, v) in lists
+        .iter()
+        .map(|(n, v)| (*n, v.as_str()))
+        .chain(fields.iter().copied())
+    {
+        if v.len() as i64 > MAX_FIELD {
+            return Err(too_big(name, v.len(), MAX_FIELD));
+        }
+    }
+    write(conn, |c| {
+        c.execute(
+            "INSERT INTO runs (kind, started, host, target, profiles, verdicts, key_values, \
+             command, iogauge, document) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            params![
+                run.kind.as_str(),
+                run.started,
+                run.host,
+                run.target,
+                lists[0].1,
+                lists[1].1,
+                lists[2].1,
+                lists[3].1,
+                env!("CARGO_PKG_VERSION"),
+                document,
+            ],
+        )?;
+        Ok(c.last_insert_rowid())
+    })
+    .map_err(words)
 }
 
-const COLUMNS: &str = "id, kind, started, host, target, profiles, verdicts, key_values, command";
+/// The summary columns a row is read with, in [`row`]'s order.
+const SUMMARY: [&str; 8] = [
+    "kind",
+    "started",
+    "host",
+    "target",
+    "profiles",
+    "verdicts",
+    "key_values",
+    "command",
+];
 
-/// A row of [`COLUMNS`], then the document if `with_document`.
-fn row(r: &Row, with_document: bool) -> rusqlite::Result<SavedRun> {
-    let bad = |i: usize, e: String| {
-        rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, e.into())
+/// `id`, then each column as its value (NULL when over its cap: never read) and its size.
+fn select(with_document: bool) -> String {
+    let capped = |c: &str, cap: i64| {
+        format!("CASE WHEN octet_length({c}) <= {cap} THEN {c} END, octet_length({c})")
     };
-    let list = |i: usize| -> rusqlite::Result<Vec<String>> {
-        let t: String = r.get(i)?;
-        serde_json::from_str(&t).map_err(|e| bad(i, e.to_string()))
+    let mut cols = vec!["id".to_string()];
+    cols.extend(SUMMARY.iter().map(|c| capped(c, MAX_FIELD)));
+    if with_document {
+        cols.push(capped("document", MAX_DOCUMENT));
+    }
+    format!("SELECT {} FROM runs", cols.join(", "))
+}
+
+/// A row of [`select`]: the run, or what is wrong with it.
+fn row(r: &Row, with_document: bool) -> rusqlite::Result<Result<SavedRun, BadRow>> {
+    let id: i64 = r.get(0)?;
+    Ok(parse(r, id, with_document).map_err(|problem| BadRow { id, problem }))
+}
+
+fn parse(r: &Row, id: i64, with_document: bool) -> Result<SavedRun, String> {
+    let text = |i: usize| -> Result<String, String> {
+        let name = if i < SUMMARY.len() {
+            SUMMARY[i]
+        } else {
+            "document"
+        };
+        let cap = if i < SUMMARY.len() {
+            MAX_FIELD
+        } else {
+            MAX_DOCUMENT
+        };
+        let (v, len) = (1 + 2 * i, 2 + 2 * i);
+        match r.get_ref(v).map_err(|e| e.to_string())? {
+            ValueRef::Text(t) => {
+                String::from_utf8(t.to_vec()).map_err(|_| format!("its {name} is not UTF-8 text"))
+            }
+            ValueRef::Null => match r.get_ref(len).map_err(|e| e.to_string())? {
+                ValueRef::Integer(n) => Err(format!(
+                    "its {name} is {n} bytes, more than the {cap} bytes a history row may hold"
+                )),
+                _ => Err(format!("its {name} is missing (NULL)")),
+            },
+            ValueRef::Integer(_) => Err(format!("its {name} is a number, not text")),
+            ValueRef::Real(_) => Err(format!("its {name} is a number, not text")),
+            ValueRef::Blob(_) => Err(format!("its {name} is a blob, not text")),
+        }
     };
-    let kind: String = r.get(1)?;
+    let list = |i: usize| -> Result<Vec<String>, String> {
+        serde_json::from_str(&text(i)?)
+            .map_err(|e| format!("its {} is not a JSON list of strings ({e})", SUMMARY[i]))
+    };
+    let kind = text(0)?;
+    let kind = kind.parse::<RunKind>().map_err(|_| {
+        format!(
+            "its kind '{}' is not check, preflight, fio or kube",
+            kind.escape_debug()
+        )
+    })?;
     Ok(SavedRun {
-        id: r.get(0)?,
-        kind: kind.parse::<RunKind>().map_err(|e| bad(1, e))?,
-        started: r.get(2)?,
-        host: r.get(3)?,
-        target: r.get(4)?,
-        profiles: list(5)?,
-        verdicts: list(6)?,
-        key_values: list(7)?,
-        command: list(8)?,
+        id,
+        kind,
+        started: text(1)?,
+        host: text(2)?,
+        target: text(3)?,
+        profiles: list(4)?,
+        verdicts: list(5)?,
+        key_values: list(6)?,
+        command: list(7)?,
         document: if with_document {
-            let t: String = r.get(9)?;
-            serde_json::from_str(&t).map_err(|e| bad(9, e.to_string()))?
+            serde_json::from_str(&text(8)?)
+                .map_err(|e| format!("its document is not JSON ({e})"))?
         } else {
             serde_json::Value::Null
         },
     })
 }
 
-pub(super) fn get(conn: &Connection, id: i64) -> Result<Option<SavedRun>, String> {
-    conn.query_row(
-        &format!("SELECT {COLUMNS}, document FROM runs WHERE id = ?1"),
-        [id],
-        |r| row(r, true),
-    )
-    .optional()
+/// The run, or what is wrong with its row; `None` if there is no such run.
+pub(super) fn get(conn: &Connection, id: i64) -> Result<Option<Result<SavedRun, BadRow>>, String> {
+    retry(|| {
+        let mut st = conn.prepare(&format!("{} WHERE id = ?1", select(true)))?;
+        let mut rows = st.query([id])?;
+        match rows.next()? {
+            Some(r) => Ok(Some(row(r, true)?)),
+            None => Ok(None),
+        }
+    })
     .map_err(words)
 }
 
-pub(super) fn list(conn: &Connection, f: &ListFilter) -> Result<Vec<SavedRun>, String> {
+/// The runs, and the rows that do not read (skipped).
+pub(super) fn list(
+    conn: &Connection,
+    f: &ListFilter,
+) -> Result<(Vec<SavedRun>, Vec<BadRow>), String> {
     let limit = f.limit.map_or(-1, |l| i64::try_from(l).unwrap_or(i64::MAX));
-    let mut st = conn
-        .prepare(&format!(
-            "SELECT {COLUMNS} FROM runs WHERE (?1 IS NULL OR kind = ?1) \
-             ORDER BY started DESC, id DESC LIMIT ?2"
-        ))
-        .map_err(words)?;
-    let rows = st
-        .query_map(params![f.kind.map(RunKind::as_str), limit], |r| {
+    retry(|| {
+        let mut st = conn.prepare(&format!(
+            "{} WHERE (?1 IS NULL OR kind = ?1) ORDER BY started DESC, id DESC LIMIT ?2",
+            select(false)
+        ))?;
+        let rows = st.query_map(params![f.kind.map(RunKind::as_str), limit], |r| {
             row(r, false)
-        })
-        .map_err(words)?;
-    rows.collect::<rusqlite::Result<Vec<_>>>().map_err(words)
+        })?;
+        let (mut runs, mut bad) = (Vec::new(), Vec::new());
+        for r in rows {
+            match r? {
+                Ok(run) => runs.push(run),
+                Err(b) => bad.push(b),
+            }
+        }
+        Ok((runs, bad))
+    })
+    .map_err(words)
+}
+
+/// Which of `ids` are in the database (whether or not their rows read).
+pub(super) fn existing(conn: &Connection, ids: &[i64]) -> Result<Vec<i64>, String> {
+    let ids = serde_json::to_string(ids).map_err(|e| e.to_string())?;
+    retry(|| {
+        let mut st = conn.prepare(
+            "SELECT id FROM runs WHERE id IN (SELECT value FROM json_each(?1)) ORDER BY id",
+        )?;
+        let rows = st.query_map([&ids], |r| r.get::<_, i64>(0))?;
+        rows.collect()
+    })
+    .map_err(words)
 }
 
 pub(super) fn remove(conn: &Connection, ids: &[i64]) -> Result<usize, String> {
     let ids = serde_json::to_string(ids).map_err(|e| e.to_string())?;
     // The ids as one JSON array parameter: one statement, one transaction, any count.
-    conn.execute(
-        "DELETE FROM runs WHERE id IN (SELECT value FROM json_each(?1))",
-        [ids],
-    )
+    write(conn, |c| {
+        c.execute(
+            "DELETE FROM runs WHERE id IN (SELECT value FROM json_each(?1))",
+            [&ids],
+        )
+    })
     .map_err(words)
 }
 
@@ -223,10 +703,12 @@ pub(super) fn prune(
     keep: Option<usize>,
 ) -> Result<usize, String> {
     let keep = keep.map(|k| i64::try_from(k).unwrap_or(i64::MAX));
-    conn.execute(
-        "DELETE FROM runs WHERE (?1 IS NULL OR started < ?1) AND (?2 IS NULL OR id NOT IN \
-         (SELECT id FROM runs ORDER BY started DESC, id DESC LIMIT ?2))",
-        params![cutoff, keep],
-    )
+    write(conn, |c| {
+        c.execute(
+            "DELETE FROM runs WHERE (?1 IS NULL OR started < ?1) AND (?2 IS NULL OR id NOT IN \
+             (SELECT id FROM runs ORDER BY started DESC, id DESC LIMIT ?2))",
+            params![cutoff, keep],
+        )
+    })
     .map_err(words)
 }

@@ -19,7 +19,7 @@ fn run(kind: RunKind, started: &str, n: usize) -> NewRun {
 
 fn db() -> (tempfile::TempDir, History) {
     let d = tempfile::tempdir().unwrap();
-    let h = History::open(Some(&d.path().join("new/dir/h.db"))).unwrap();
+    let h = History::open(Some(&d.path().join("h.db"))).unwrap();
     (d, h)
 }
 
@@ -40,7 +40,7 @@ fn save_get_list_remove_prune() {
     assert_eq!(got.key_values, vec!["etcd 0.1 ms"]);
     assert_eq!(got.summary(), "etcd PASS 0.1 ms");
     assert_eq!(h.get(999).unwrap(), None);
-    let ids = |f: ListFilter| -> Vec<i64> { h.list(&f).unwrap().iter().map(|r| r.id).collect() };
+    let ids = |f: ListFilter| -> Vec<i64> { h.list(&f).unwrap().0.iter().map(|r| r.id).collect() };
     assert_eq!(ids(ListFilter::default()), vec![b, c, a]);
     assert_eq!(
         ids(ListFilter {
@@ -49,7 +49,7 @@ fn save_get_list_remove_prune() {
         }),
         vec![c]
     );
-    assert!(h.list(&ListFilter::default()).unwrap()[0]
+    assert!(h.list(&ListFilter::default()).unwrap().0[0]
         .document
         .is_null());
     // Older than a year, but the newest two are kept anyway: only `a` goes.
@@ -88,7 +88,7 @@ fn a_newer_schema_or_a_foreign_database_is_refused_by_name() {
     let c = rusqlite::Connection::open(&p).unwrap();
     c.execute_batch("PRAGMA user_version = 7").unwrap();
     drop(c);
-    let e = History::open(Some(&p)).err().unwrap();
+    let e = History::open(Some(&p)).err().unwrap().message;
     assert!(
         e.starts_with(&format!(
             "{}: written by a newer iogauge (history schema 7; this iogauge reads up to 1)",
@@ -105,11 +105,12 @@ fn a_newer_schema_or_a_foreign_database_is_refused_by_name() {
     assert!(History::open(Some(&q))
         .err()
         .unwrap()
+        .message
         .contains("not an iogauge history"));
 
     let g = d.path().join("garbage.db");
     std::fs::write(&g, vec![0x5a; 4096]).unwrap();
-    let e = History::open(Some(&g)).err().unwrap();
+    let e = History::open(Some(&g)).err().unwrap().message;
     assert_eq!(e, format!("{}: file is not a database", g.display()));
 }
 
@@ -131,7 +132,7 @@ fn threads_saving_at_once_all_land() {
         }
     });
     let h = History::open(Some(&p)).unwrap();
-    assert_eq!(h.list(&ListFilter::default()).unwrap().len(), 80);
+    assert_eq!(h.list(&ListFilter::default()).unwrap().0.len(), 80);
     let ok: String = h
         .conn
         .query_row("PRAGMA integrity_check", [], |r| r.get(0))

@@ -86,14 +86,21 @@ pub(crate) fn main(a: HistoryArgs) -> i32 {
             return EXIT_USAGE;
         }
     };
-    // Reading never creates a database: a path that does not exist yet holds no runs.
+    // Reading never creates a database: a path that does not exist yet holds no runs. Listing
+    // and showing open it read-only; removing needs to write.
+    let write = matches!(
+        a.command,
+        Some(HistoryCommand::Rm { .. } | HistoryCommand::Prune { .. })
+    );
     let history = if path.exists() {
-        match History::open(Some(&path)) {
+        let opened = if write {
+            History::open(Some(&path))
+        } else {
+            History::open_read(&path)
+        };
+        match opened {
             Ok(h) => Some(h),
-            Err(e) => {
-                eprintln!("iogauge history: {e}");
-                return EXIT_ERROR;
-            }
+            Err(e) => return refused(&e),
         }
     } else {
         None
@@ -112,6 +119,17 @@ pub(crate) fn main(a: HistoryArgs) -> i32 {
     })
 }
 
+/// A database that cannot be opened: bad input (2) when it is not an iogauge history this
+/// iogauge reads, else an error (1).
+fn refused(e: &OpenError) -> i32 {
+    eprintln!("iogauge history: {e}");
+    if e.refused {
+        EXIT_USAGE
+    } else {
+        EXIT_ERROR
+    }
+}
+
 fn unknown(id: i64, path: &Path) -> i32 {
     eprintln!(
         "iogauge history: no run with id {id} in {}; 'iogauge history' lists them",
@@ -126,10 +144,17 @@ fn list(h: Option<&History>, path: &Path, a: &HistoryArgs) -> Result<i32, String
         kind: a.kind,
         limit: Some(a.limit.saturating_add(1)),
     };
-    let mut runs = match h {
+    let (mut runs, bad) = match h {
         Some(h) => h.list(&filter)?,
-        None => Vec::new(),
+        None => (Vec::new(), Vec::new()),
     };
+    // A damaged row costs its line only.
+    for b in &bad {
+        eprintln!(
+            "iogauge history: skipped {b}; 'iogauge history rm {}' removes it",
+            b.id
+        );
+    }
     let more = runs.len() > a.limit;
     runs.truncate(a.limit);
     if a.format == Format::Json {
@@ -165,9 +190,9 @@ fn show(h: Option<&History>, path: &Path, id: i64, format: Format) -> Result<i32
         "iogauge history: run {} ({}, {} on {}): {}",
         run.id,
         run.kind,
-        run.started,
-        run.host,
-        run.command.join(" ")
+        printable(&run.started),
+        printable(&run.host),
+        printable(&run.command.join(" "))
     );
     let pretty = || serde_json::to_string_pretty(&run.document).unwrap_or_default();
     if format == Format::Json {
@@ -229,11 +254,11 @@ fn preflight_text(d: &PreflightDocument) -> String {
 }
 
 fn rm(h: Option<&History>, path: &Path, ids: &[i64]) -> Result<i32, String> {
-    // All or nothing: a mistyped id removes none of the others.
-    for &id in ids {
-        if h.map(|h| h.get(id)).transpose()?.flatten().is_none() {
-            return Ok(unknown(id, path));
-        }
+    // All or nothing: a mistyped id removes none of the others. Only whether each id is
+    // there is asked, so that a damaged row can be removed.
+    let there = h.map(|h| h.existing(ids)).transpose()?.unwrap_or_default();
+    if let Some(&id) = ids.iter().find(|id| !there.contains(id)) {
+        return Ok(unknown(id, path));
     }
     let Some(h) = h else { return Ok(EXIT_OK) };
     let n = h.remove(ids)?;

@@ -5,8 +5,10 @@ mod command;
 pub(crate) use command::{main, HistoryArgs};
 
 use super::{EXIT_ERROR, EXIT_OK, EXIT_USAGE};
-use crate::history::listing::{table, Row};
-use crate::history::{location, parse_age, History, ListFilter, NewRun, RunKind};
+use crate::history::listing::{printable, table, Row};
+use crate::history::{
+    location, missing_dir, not_regular, parse_age, History, ListFilter, NewRun, OpenError, RunKind,
+};
 use crate::report::check_text::render_check_text;
 use crate::report::document::{CheckDocument, KubeDocument, PreflightDocument};
 use crate::report::kube_text::render_kube_text;
@@ -61,8 +63,8 @@ fn db_file(v: &str) -> Result<PathBuf, String> {
     db_path(v).map_err(|e| format!("--history-db {v}: {e}"))
 }
 
-/// A history database to save into, checked before the run: the database creates missing
-/// directories, so only a name that can never be a file is refused.
+/// A history database to save into, checked before the run: its directory must exist (iogauge
+/// makes only the default place's), and it must be a regular file if it exists.
 fn db_path(v: &str) -> Result<PathBuf, String> {
     let path = PathBuf::from(v);
     if v.is_empty() {
@@ -71,10 +73,18 @@ fn db_path(v: &str) -> Result<PathBuf, String> {
     if path.is_dir() {
         return Err(format!("'{v}' is a directory; give a file name in it"));
     }
-    if let Some(a) = path.ancestors().skip(1).find(|a| a.exists()) {
-        if !a.is_dir() {
-            return Err(format!("'{}' is a file, not a directory", a.display()));
+    // SQLite would make `/dev/full-journal` beside a device; a FIFO would hang.
+    if let Ok(m) = std::fs::metadata(&path) {
+        if !m.is_file() {
+            return Err(format!("'{v}' {}", not_regular(&m)));
         }
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    if !dir.is_dir() {
+        return Err(missing_dir(dir));
     }
     Ok(path)
 }
@@ -85,7 +95,9 @@ pub(crate) fn save(flags: &HistoryFlags, run: impl FnOnce() -> NewRun) {
     if flags.disabled() {
         return;
     }
-    let saved = History::open(flags.history_db.as_deref()).and_then(|h| h.save(&run()));
+    let saved = History::open(flags.history_db.as_deref())
+        .map_err(String::from)
+        .and_then(|h| h.save(&run()));
     if let Err(e) = saved {
         eprintln!(
             "iogauge: history not saved: {e}; the result above is complete (--no-history to skip saving)"

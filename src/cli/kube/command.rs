@@ -121,11 +121,11 @@ fn check(a: KubeCheckArgs, stop: &Stop) -> i32 {
         let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
         print!("{}", render_kube_text(&doc, color));
     }
-    if let Some(path) = &a.report {
-        write_report("iogauge kube", path, &render_kube_html(&doc));
-    }
+    let report = a.report.as_ref().map_or(EXIT_OK, |path| {
+        write_report("iogauge kube", path, &render_kube_html(&doc))
+    });
     save(&a.history, || NewRun::kube(&doc, &at));
-    match overall_of(&doc.summary, req.check.strict) {
+    let code = match overall_of(&doc.summary, req.check.strict) {
         Overall::Interrupted => {
             eprintln!("iogauge kube: interrupted by {}", stop.reason());
             EXIT_ERROR
@@ -134,7 +134,8 @@ fn check(a: KubeCheckArgs, stop: &Stop) -> i32 {
         Overall::Error => EXIT_ERROR,
         Overall::Warn => EXIT_WARN,
         Overall::Pass => EXIT_OK,
-    }
+    };
+    super::super::report::with_output(code, report)
 }
 
 fn clean(a: CleanupArgs, stop: &Stop) -> i32 {
