@@ -13,6 +13,7 @@ pub(crate) mod history;
 pub(crate) mod input;
 pub mod model;
 pub(crate) mod mounts;
+pub(crate) mod output_file;
 pub mod report;
 pub mod run;
 pub(crate) mod stats;

@@ -143,11 +143,9 @@ pub(crate) fn preflight(
         // The typed document beside troubleshoot's files; a failure to write it is only noted.
         let path = dir.join("preflight.iogauge.json");
         let text = serde_json::to_string_pretty(&document).unwrap_or_default() + "\n";
-        if let Err(e) = std::fs::write(&path, text) {
-            obs.note(&format!(
-                "iogauge preflight: warning: cannot write '{}': {e}",
-                path.display()
-            ));
+        // Complete or not at all, never through a symlink planted in the results directory.
+        if let Err(e) = crate::output_file::write_file(&path, text.as_bytes()) {
+            obs.note(&format!("iogauge preflight: warning: {e}"));
         }
     }
     PreflightResult {
@@ -278,8 +276,8 @@ fn collect_in(
         .map_err(|e| Failure::Other(format!("cannot create '{}': {e}", dir.display())))?;
     let write = |file: String, text: String| {
         let p = dir.join(file);
-        std::fs::write(&p, text)
-            .map_err(|e| Failure::Other(format!("cannot write '{}': {e}", p.display())))
+        crate::output_file::write_file(&p, text.as_bytes())
+            .map_err(|e| Failure::Other(e.to_string()))
     };
     write(format!("{name}.json"), r.to_json())?;
     write(format!("{name}.iogauge.json"), render_json(&report, false))?;

@@ -1,12 +1,12 @@
 //! `iogauge fio …`: parse fio's grammar, run, render fio's output formats.
 
 use super::history::{save, HistoryFlags};
-use super::output_file::{append, write_file, OutputError};
 use super::report::{with_output, write_report};
 use super::{EXIT_ERROR, EXIT_OK, EXIT_USAGE};
 use crate::history::{Invocation, NewRun};
 use crate::input::fio::{parse_fio_args, FioCommand};
 use crate::input::fio::{Eta, FioOutput, OutputFormat};
+use crate::output_file::{append, write_file, OutputError};
 use crate::report::html::render_fio_html;
 use crate::report::{json::render_json, normal::render_normal, terse::render_terse, Report};
 use crate::run::partial::{failure_line, fio_error_line};
@@ -226,7 +226,7 @@ fn write_output(out: &FioOutput, report: &Report) -> i32 {
         Err(e) if out.path.is_some() => {
             eprintln!("iogauge fio: the results were not written: {e}; they follow on stdout");
             let _ = std::io::stdout().lock().write_all(text.as_bytes());
-            e.exit_code()
+            super::output_exit_code(&e)
         }
         Err(e) => {
             eprintln!("iogauge fio: {e}");

@@ -7,7 +7,6 @@ pub(crate) mod compare;
 pub(crate) mod fio;
 pub(crate) mod history;
 pub(crate) mod kube;
-pub(crate) mod output_file;
 pub(crate) mod preflight;
 pub(crate) mod progress;
 pub(crate) mod report;
@@ -141,6 +140,16 @@ fn kubectl_plugin(mut args: Vec<OsString>) -> Vec<OsString> {
     args
 }
 
+/// The exit code of a user-named output file that was not written: 2 when the destination was
+/// refused, 1 when writing failed.
+pub(crate) fn output_exit_code(e: &crate::output_file::OutputError) -> i32 {
+    if e.is_bad_input() {
+        EXIT_USAGE
+    } else {
+        EXIT_ERROR
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -163,3 +172,4 @@ mod tests {
         );
     }
 }
+

@@ -1,8 +1,8 @@
 //! `iogauge report RESULT.json -o FILE.html`: a saved document as an HTML page; and writing the
 //! page that `--report FILE` asks of check, preflight, fio and kube check.
 
-use super::output_file::{check_destination, write_file};
 use super::{EXIT_ERROR, EXIT_OK, EXIT_USAGE, EXIT_WARN};
+use crate::output_file::{check_destination, write_file};
 use crate::report::html::render_json_html;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -59,7 +59,7 @@ pub(crate) fn main(a: ReportArgs) -> i32 {
             Ok(()) => EXIT_OK,
             Err(e) => {
                 eprintln!("iogauge report: {e}");
-                e.exit_code()
+                super::output_exit_code(&e)
             }
         },
         _ => match std::io::stdout().lock().write_all(html.as_bytes()) {
@@ -109,7 +109,7 @@ pub(crate) fn write_report(cmd: &str, path: &Path, html: &str) -> i32 {
         }
         Err(e) => {
             eprintln!("{cmd}: the HTML report was not written: {e}");
-            e.exit_code()
+            super::output_exit_code(&e)
         }
     }
 }

@@ -28,11 +28,9 @@ pub(crate) enum OutputError {
 }
 
 impl OutputError {
-    pub(crate) fn exit_code(&self) -> i32 {
-        match self {
-            OutputError::Refused(_) => super::EXIT_USAGE,
-            OutputError::Failed(_) => super::EXIT_ERROR,
-        }
+    /// Whether the destination was at fault (exit 2) rather than the writing (exit 1).
+    pub(crate) fn is_bad_input(&self) -> bool {
+        matches!(self, OutputError::Refused(_))
     }
 }
 
