@@ -91,7 +91,9 @@ pub(crate) fn read_document(input: &Path) -> Result<String, String> {
     } else {
         let f = std::fs::File::open(input).map_err(|e| e.to_string())?;
         // A regular file's size says it at once; devices and pipes are read up to the cap.
-        if f.metadata().is_ok_and(|m| m.is_file() && m.len() > MAX_DOCUMENT_BYTES) {
+        if f.metadata()
+            .is_ok_and(|m| m.is_file() && m.len() > MAX_DOCUMENT_BYTES)
+        {
             return Err(too_big());
         }
         f.take(MAX_DOCUMENT_BYTES + 1).read_to_end(&mut bytes)

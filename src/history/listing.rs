@@ -46,13 +46,15 @@ pub(crate) fn table(runs: &[SavedRun]) -> String {
     ]
     .map(String::from)];
     for r in runs {
+        // Stored text (host, target, profile names) is shown, never obeyed by the terminal.
+        let t = |s: &str| crate::report::untrusted::term(s).into_owned();
         rows.push([
             r.id.to_string(),
-            r.started.clone(),
+            t(&r.started),
             r.kind.to_string(),
-            r.host.clone(),
-            r.target.clone(),
-            r.summary(),
+            t(&r.host),
+            t(&r.target),
+            t(&r.summary()),
         ]);
     }
     let mut width = [0usize; 6];

@@ -26,7 +26,10 @@ pub(crate) fn schema_version_problem(found: Option<&serde_json::Value>) -> Optio
             let mut shown = v.to_string();
             if shown.len() > 40 {
                 // A huge value would make a huge message; the start says what it is.
-                let cut = (0..=40).rev().find(|i| shown.is_char_boundary(*i)).unwrap_or(0);
+                let cut = (0..=40)
+                    .rev()
+                    .find(|i| shown.is_char_boundary(*i))
+                    .unwrap_or(0);
                 shown.truncate(cut);
                 shown.push('…');
             }
@@ -36,7 +39,9 @@ pub(crate) fn schema_version_problem(found: Option<&serde_json::Value>) -> Optio
 }
 
 /// `schema_version` read by serde: only [`SCHEMA_VERSION`] (see [`schema_version_problem`]).
-pub(crate) fn known_schema_version<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+pub(crate) fn known_schema_version<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<u32, D::Error> {
     let v = serde_json::Value::deserialize(d)?;
     match schema_version_problem(Some(&v)) {
         None => Ok(SCHEMA_VERSION),
@@ -72,7 +77,10 @@ pub(crate) fn fio_document_problem(v: &serde_json::Value) -> Option<String> {
         );
     };
     for (i, j) in jobs.iter().enumerate() {
-        if j.get("jobname").and_then(serde_json::Value::as_str).is_none() {
+        if j.get("jobname")
+            .and_then(serde_json::Value::as_str)
+            .is_none()
+        {
             return Some(format!(
                 "jobs[{i}] has no \"jobname\" string; expected a job as fio \
                  --output-format=json writes it"

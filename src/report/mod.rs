@@ -18,6 +18,7 @@ pub mod steadystate;
 pub(crate) mod terse;
 pub(crate) mod troubleshoot;
 pub(crate) mod units;
+pub(crate) mod untrusted;
 
 #[cfg(test)]
 pub(crate) mod fixtures;

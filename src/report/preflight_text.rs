@@ -2,6 +2,7 @@
 //! text, and the `{"pass": [...], "warn": [...], "fail": [...]}` structure of `--format json|yaml`.
 
 use super::document::{AnalyzerOutcome, CheckVerdict};
+use super::untrusted::term;
 use serde::Serialize;
 use std::fmt::Write;
 
@@ -15,16 +16,17 @@ pub(crate) fn render_human(name: &str, outcomes: &[AnalyzerOutcome]) -> String {
             CheckVerdict::Warn => "WARN:",
             _ => "FAIL:",
         };
-        let _ = writeln!(out, "   --- {label} {}", o.title);
-        let _ = writeln!(out, "      --- {}", o.message);
+        // Titles, messages and the name come from the spec: control characters are shown.
+        let _ = writeln!(out, "   --- {label} {}", term(&o.title));
+        let _ = writeln!(out, "      --- {}", term(&o.message));
         if o.strict {
             let _ = writeln!(out, "      --- Strict: true");
         }
     }
     if outcomes.iter().any(|o| o.verdict == CheckVerdict::Fail) {
-        let _ = writeln!(out, "--- FAIL   {name}\nFAILED");
+        let _ = writeln!(out, "--- FAIL   {}\nFAILED", term(name));
     } else {
-        let _ = writeln!(out, "--- PASS   {name}\nPASS");
+        let _ = writeln!(out, "--- PASS   {}\nPASS", term(name));
     }
     out
 }
