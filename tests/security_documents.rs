@@ -378,3 +378,118 @@ fn check_text_and_history_show_escapes_not_obeyed() {
         assert!(text(&o.stdout).contains("\\x1b["), "{}", text(&o.stdout));
     }
 }
+
+/// `kube check --dry-run` with one argument changed; (exit code, stdout, stderr).
+fn kube_dry_run(extra: &[&str]) -> (i32, String, String) {
+    let o = cmd(env!("CARGO_BIN_EXE_iogauge"))
+        .args([
+            "kube",
+            "check",
+            "etcd",
+            "--storage-class",
+            "fast",
+            "--image",
+            "registry.example/iogauge:0.1",
+            "--dry-run",
+        ])
+        .args(extra)
+        .env_remove("IOGAUGE_IMAGE")
+        .env("KUBECONFIG", "/nonexistent")
+        .output()
+        .unwrap();
+    (
+        o.status.code().unwrap_or(-1),
+        text(&o.stdout),
+        text(&o.stderr),
+    )
+}
+
+#[test]
+fn kube_dry_run_refuses_names_and_sizes_the_api_server_would() {
+    let subdomain = "1 to 253 lowercase letters, digits, '-' and '.', each part between dots \
+                     starting and ending with a letter or digit";
+    let long_ns = "a".repeat(64);
+    let long_sa = "a".repeat(254);
+    let cases: Vec<(Vec<&str>, String)> = vec![
+        (
+            vec!["-n", "Bad_NS"],
+            "iogauge kube check: --namespace 'Bad_NS': expected a namespace name: 1 to 63 \
+             lowercase letters, digits and '-', starting and ending with a letter or digit, e.g. \
+             storage-tests\n"
+                .into(),
+        ),
+        (
+            vec!["--namespace", &long_ns],
+            format!("iogauge kube check: --namespace '{long_ns}': expected a namespace name: 1 to 63 lowercase letters, digits and '-', starting and ending with a letter or digit, e.g. storage-tests\n"),
+        ),
+        (
+            vec!["--namespace", "a.b"],
+            "iogauge kube check: --namespace 'a.b': expected a namespace name: 1 to 63 lowercase \
+             letters, digits and '-', starting and ending with a letter or digit, e.g. \
+             storage-tests\n"
+                .into(),
+        ),
+        (
+            vec!["--service-account", "UP"],
+            format!("iogauge kube check: --service-account 'UP': expected a service account name: {subdomain}, e.g. iogauge\n"),
+        ),
+        (
+            vec!["--service-account", &long_sa],
+            format!("iogauge kube check: --service-account '{long_sa}': expected a service account name: {subdomain}, e.g. iogauge\n"),
+        ),
+        (
+            vec!["--service-account", "a..b"],
+            format!("iogauge kube check: --service-account 'a..b': expected a service account name: {subdomain}, e.g. iogauge\n"),
+        ),
+        (
+            vec!["--image-pull-secret", ""],
+            format!("iogauge kube check: --image-pull-secret '': expected a secret name: {subdomain}, e.g. regcred\n"),
+        ),
+        (
+            vec!["--image-pull-secret", "ok", "--image-pull-secret", "Regcred"],
+            format!("iogauge kube check: --image-pull-secret 'Regcred': expected a secret name: {subdomain}, e.g. regcred\n"),
+        ),
+        (
+            vec!["--size=1Ei"],
+            "error: invalid value '1Ei' for '--size <QUANTITY>': '1Ei' is larger than 1Pi, the \
+             most a claim may ask for here; e.g. 20Gi\n"
+                .into(),
+        ),
+        (
+            vec!["--size=9007199254740993"],
+            "error: invalid value '9007199254740993' for '--size <QUANTITY>': \
+             '9007199254740993' is larger than 1Pi, the most a claim may ask for here; e.g. 20Gi\n"
+                .into(),
+        ),
+    ];
+    for (extra, want) in cases {
+        let (rc, out, err) = kube_dry_run(&extra);
+        assert_eq!(rc, 2, "{extra:?}: {err}");
+        assert!(out.is_empty(), "{extra:?}: no manifest printed: {out}");
+        let first = err.split_once("\n\n").map_or(err.as_str(), |(a, _)| a);
+        assert_eq!(first.trim_end(), want.trim_end(), "{extra:?}");
+    }
+    // The same names as the API server takes them, and the largest size, still print.
+    let (rc, out, err) = kube_dry_run(&[
+        "-n",
+        "storage-tests",
+        "--service-account",
+        "iogauge.runner",
+        "--image-pull-secret",
+        "regcred-1",
+        "--size=1Pi",
+    ]);
+    assert_eq!(rc, 0, "{err}");
+    assert!(out.contains("namespace: storage-tests"), "{out}");
+    assert!(out.contains("serviceAccountName: iogauge.runner"), "{out}");
+    assert!(out.contains("- name: regcred-1"), "{out}");
+    assert!(out.contains("storage: 1024Ti"), "{out}");
+    // cleanup checks the namespace too.
+    let o = cmd(env!("CARGO_BIN_EXE_iogauge"))
+        .args(["kube", "cleanup", "-n", "Bad_NS"])
+        .env("KUBECONFIG", "/nonexistent")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).starts_with("iogauge kube cleanup: --namespace 'Bad_NS': "));
+}
