@@ -493,3 +493,127 @@ fn kube_dry_run_refuses_names_and_sizes_the_api_server_would() {
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stderr).starts_with("iogauge kube cleanup: --namespace 'Bad_NS': "));
 }
+
+/// `v` times `k`, kept finite (as any number a JSON document can hold is).
+fn finite(v: f64, k: f64) -> f64 {
+    let x = v * k;
+    if x.is_finite() {
+        x
+    } else {
+        v.signum() * f64::MAX
+    }
+}
+
+/// A fio JSON document whose every latency, rate and series value is `v` (or a small multiple).
+fn fio_doc_of(v: f64) -> serde_json::Value {
+    let series: Vec<serde_json::Value> = (1..=10)
+        .map(|i| serde_json::json!([i * 500, finite(v, f64::from(1 + i % 3))]))
+        .collect();
+    let lat = serde_json::json!({"N": 10, "mean": v, "max": v, "min": v,
+        "percentile": {"1.000000": v, "50.000000": v, "99.000000": v, "99.900000": v}});
+    serde_json::json!({"fio version": "fio-3.33", "timestamp": 0, "jobs": [{
+        "jobname": "j", "groupid": 0, "error": 0, "job options": {"name": "j", "rw": "randrw"},
+        "read": {"total_ios": 10, "iops": v, "bw": v, "io_bytes": 10, "clat_ns": lat,
+                 "iogauge": {"bw_series": series, "iops_series": series,
+                             "lat_intervals": {"interval_ms": 100, "latency": "clat",
+                                "intervals": [[100, [[v, 5], [finite(v, 2.0), 5]]], [200, [[v, 3]]]]}}},
+        "write": {"total_ios": 0}, "trim": {"total_ios": 0},
+        "sync": {"total_ios": 3, "lat_ns": lat},
+        "latency_us": {"2": v, "4": 50.0}, "latency_ms": {"2": v}}]})
+}
+
+/// Every number in `doc` replaced by `v`.
+fn every_number(doc: &mut serde_json::Value, v: f64) {
+    match doc {
+        serde_json::Value::Number(_) => *doc = serde_json::json!(v),
+        serde_json::Value::Array(a) => a.iter_mut().for_each(|x| every_number(x, v)),
+        serde_json::Value::Object(o) => o.values_mut().for_each(|x| every_number(x, v)),
+        _ => {}
+    }
+}
+
+/// No NaN or infinity anywhere in a page: not in a coordinate, not in a label.
+fn assert_finite_page(html: &str, what: &str) {
+    assert!(!html.contains("NaN"), "{what}: NaN in the page");
+    for (i, _) in html.match_indices("inf") {
+        let before = html[..i].chars().next_back().unwrap_or(' ');
+        let after = html[i + 3..].chars().next().unwrap_or(' ');
+        assert!(
+            before.is_alphabetic() || after.is_alphabetic(),
+            "{what}: 'inf' in the page at {i}: {}",
+            &html[i.saturating_sub(80)..(i + 20).min(html.len())]
+        );
+    }
+}
+
+const EXTREMES: [f64; 7] = [5e-324, 1e-310, 1e308, f64::MAX, -5.0, -1e308, 0.0];
+
+#[test]
+fn charts_stay_finite_for_any_finite_number() {
+    let d = scratch();
+    // fio's JSON, with each extreme alone and all of them in one document's jobs.
+    let mut all = fio_doc_of(1.0);
+    for (i, v) in EXTREMES.iter().enumerate() {
+        let doc = fio_doc_of(*v);
+        let mut job = doc["jobs"][0].clone();
+        job["jobname"] = format!("j{i}").into();
+        all["jobs"].as_array_mut().unwrap().push(job);
+        std::fs::write(d.path().join("f.json"), doc.to_string()).unwrap();
+        let o = iogauge_in(d.path(), &["report", "f.json"]);
+        assert_eq!(o.status.code(), Some(0), "{v}: {}", text(&o.stderr));
+        assert_finite_page(&text(&o.stdout), &format!("fio {v:e}"));
+    }
+    std::fs::write(d.path().join("f.json"), all.to_string()).unwrap();
+    let o = iogauge_in(d.path(), &["report", "f.json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_finite_page(&text(&o.stdout), "fio, every extreme");
+
+    // A real check document with its numbers replaced: metric, thresholds, references, report.
+    let data = d.path().join("data");
+    std::fs::create_dir(&data).unwrap();
+    std::fs::write(
+        d.path().join("p.yaml"),
+        "name: p\ntitle: t\nworkload: [rw=write, ioengine=sync, fdatasync=1, bs=4k, size=256k]\n\
+         metrics:\n  - {key: sync_p99, label: p99, better: lower, pass: 10s, warn: 20s, source: s}\n\
+         references:\n  - {system: a, sync_p99: 1ms}\n  - {system: b, sync_p99: 2ms}\n",
+    )
+    .unwrap();
+    let o = iogauge_in(
+        d.path(),
+        &["check", "p.yaml", "--dir", "data", "--format", "json"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let check: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    for v in EXTREMES {
+        let mut doc = check.clone();
+        let p = &mut doc["profiles"][0];
+        every_number(&mut p["report"], v);
+        every_number(&mut p["metrics"][0]["references"], v);
+        for k in ["value", "threshold", "warn_threshold"] {
+            p["metrics"][0][k] = v.into();
+        }
+        p["value"] = v.into();
+        std::fs::write(d.path().join("c.json"), doc.to_string()).unwrap();
+        let o = iogauge_in(d.path(), &["report", "c.json"]);
+        assert_eq!(o.status.code(), Some(0), "{v}: {}", text(&o.stderr));
+        assert_finite_page(&text(&o.stdout), &format!("check {v:e}"));
+    }
+
+    // A comparison whose ratios and intervals are extreme (its forest plot is log-scaled).
+    for v in EXTREMES {
+        let cmp = serde_json::json!({"schema_version": 1, "iogauge": "0.1.0",
+            "a": [{"source": "a", "kind": "fio", "host": null, "target": null}],
+            "b": [{"source": "b", "kind": "fio", "host": null, "target": null}],
+            "method": "within-run block bootstrap", "notes": [], "unmatched": [],
+            "metrics": [{"key": "k", "label": "l", "unit": "ns", "better": "lower", "a": v,
+                "b": 1.0, "a_values": [v], "b_values": [1.0], "ratio": v, "ci": [v, finite(v, 2.0)],
+                "p_value": null, "verdict": "unknown", "noise": 0.1, "note": null},
+                {"key": "k2", "label": "l2", "unit": "IOPS", "better": "higher", "a": 1.0,
+                "b": v, "a_values": [1.0], "b_values": [v], "ratio": 1.0, "ci": [v, 1.0],
+                "p_value": null, "verdict": "unknown", "noise": 0.1, "note": null}]});
+        std::fs::write(d.path().join("m.json"), cmp.to_string()).unwrap();
+        let o = iogauge_in(d.path(), &["report", "m.json"]);
+        assert_eq!(o.status.code(), Some(0), "{v}: {}", text(&o.stderr));
+        assert_finite_page(&text(&o.stdout), &format!("compare {v:e}"));
+    }
+}

@@ -24,7 +24,14 @@ impl LineChart {
                 .map(|v| (v, (self.x_fmt)(v)))
                 .collect(),
         };
-        let x1 = x_ticks.iter().map(|t| t.0).fold(x1, f64::max);
+        // The axis ends at its last tick (which covers every finite x up to the axis' limit).
+        let x1 = x_ticks
+            .iter()
+            .map(|t| t.0)
+            .filter(|t| t.is_finite())
+            .fold(f64::NEG_INFINITY, f64::max);
+        let x1 = if x1.is_finite() { x1 } else { 1.0 };
+        let x0 = if x0.is_finite() && x0 < x1 { x0 } else { 0.0 };
         let ys = pts().map(|p| p.1).chain(self.lines.iter().map(|l| l.value));
         let y_ticks = if self.y_log {
             let pos: Vec<f64> = ys.filter(|v| *v > 0.0).collect();
