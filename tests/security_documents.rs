@@ -617,3 +617,45 @@ fn charts_stay_finite_for_any_finite_number() {
         assert_finite_page(&text(&o.stdout), &format!("compare {v:e}"));
     }
 }
+
+#[test]
+fn a_big_fio_document_makes_a_bounded_page() {
+    let d = scratch();
+    // 300 jobs (as numjobs=300 without group_reporting writes them), the first with 200,000
+    // periodic samples per series and 5,000 latency intervals: ~7 MB of JSON.
+    let mut doc = fio_doc_of(1000.0);
+    let first = doc["jobs"][0].clone();
+    let jobs = doc["jobs"].as_array_mut().unwrap();
+    for i in 1..300 {
+        let mut j = first.clone();
+        j["jobname"] = format!("j{i}").into();
+        jobs.push(j);
+    }
+    let series: Vec<serde_json::Value> = (1..=200_000u64)
+        .map(|i| serde_json::json!([i * 500, 1000 + i % 97]))
+        .collect();
+    let intervals: Vec<serde_json::Value> = (1..=5_000u64)
+        .map(|i| serde_json::json!([i * 100, [[1000 + i % 50, 7], [90_000, 1]]]))
+        .collect();
+    let ig = &mut jobs[0]["read"]["iogauge"];
+    ig["bw_series"] = series.clone().into();
+    ig["iops_series"] = series.into();
+    ig["lat_intervals"]["intervals"] = intervals.into();
+    let text = doc.to_string();
+    assert!(text.len() > 6 << 20, "{}", text.len());
+    std::fs::write(d.path().join("big.json"), text).unwrap();
+    let o = iogauge_in(d.path(), &["report", "big.json", "-o", "big.html"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text_of(&o));
+    let page = std::fs::read_to_string(d.path().join("big.html")).unwrap();
+    // Every job's numbers, the first 64 with charts, each line thinned to 600 points.
+    assert!(page.len() < 4 << 20, "page of {} bytes", page.len());
+    assert!(page.contains("<h2>Job j299</h2>"));
+    assert!(page
+        .contains("300 jobs: the first 64 with their charts, the others with their numbers only"));
+    assert!(page.contains("Drawn from 600 points per line of up to"));
+    assert_finite_page(&page, "big");
+}
+
+fn text_of(o: &Output) -> String {
+    text(&o.stderr)
+}

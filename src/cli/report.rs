@@ -33,8 +33,12 @@ pub(crate) fn main(a: ReportArgs) -> i32 {
             return EXIT_USAGE;
         }
     };
-    let v: serde_json::Value = match serde_json::from_str(&text) {
+    let v: serde_json::Value = match crate::report::bounded::parse(&text) {
         Ok(v) => v,
+        Err(e) if e.is_data() => {
+            eprintln!("iogauge report: cannot render {name}: {e}");
+            return EXIT_USAGE;
+        }
         Err(e) => {
             eprintln!(
                 "iogauge report: {name} is not JSON ({e}); expected a document iogauge wrote with \
@@ -43,6 +47,8 @@ pub(crate) fn main(a: ReportArgs) -> i32 {
             return EXIT_USAGE;
         }
     };
+    // The text is no longer needed: freed before the page is built, to lower the peak.
+    drop(text);
     let html = match render_json_html(&v) {
         Ok(h) => h,
         Err(e) => {
@@ -91,10 +97,11 @@ pub(crate) fn read_document(input: &Path) -> Result<String, String> {
     } else {
         let f = std::fs::File::open(input).map_err(|e| e.to_string())?;
         // A regular file's size says it at once; devices and pipes are read up to the cap.
-        if f.metadata()
-            .is_ok_and(|m| m.is_file() && m.len() > MAX_DOCUMENT_BYTES)
-        {
-            return Err(too_big());
+        match f.metadata() {
+            Ok(m) if m.is_file() && m.len() > MAX_DOCUMENT_BYTES => return Err(too_big()),
+            // Read into one buffer of the file's size, not a doubling one (twice the peak).
+            Ok(m) if m.is_file() => bytes.reserve_exact(usize::try_from(m.len()).unwrap_or(0) + 1),
+            _ => {}
         }
         f.take(MAX_DOCUMENT_BYTES + 1).read_to_end(&mut bytes)
     };

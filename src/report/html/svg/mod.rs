@@ -10,6 +10,47 @@ mod bars;
 mod forest;
 mod line;
 
+/// The most points a line chart draws per series, and so the most rows its data table has: a
+/// long run's periodic samples (or a crafted document's millions) would otherwise make a page
+/// of hundreds of megabytes. Beyond it, each stretch of points is drawn as its lowest and
+/// highest, so peaks stay visible.
+pub(crate) const MAX_POINTS: usize = 600;
+
+/// The most bars a bar chart or histogram draws (fio has 24 latency buckets; a profile a few
+/// reference systems); the rest are left out, and the caption says so.
+pub(crate) const MAX_BARS: usize = 100;
+
+/// At most [`MAX_POINTS`] of `points`, in order: for each of equal stretches, the lowest and the
+/// highest (by y). The points unchanged when they are few enough.
+pub(crate) fn thin(points: &[(f64, f64)]) -> Vec<(f64, f64)> {
+    if points.len() <= MAX_POINTS {
+        return points.to_vec();
+    }
+    let stretches = MAX_POINTS / 2;
+    let mut out = Vec::with_capacity(MAX_POINTS);
+    for k in 0..stretches {
+        let from = k * points.len() / stretches;
+        let to = ((k + 1) * points.len() / stretches).max(from + 1);
+        let part = &points[from..to.min(points.len())];
+        let lo = part
+            .iter()
+            .enumerate()
+            .min_by(|a, b| a.1 .1.total_cmp(&b.1 .1));
+        let hi = part
+            .iter()
+            .enumerate()
+            .max_by(|a, b| a.1 .1.total_cmp(&b.1 .1));
+        if let (Some((i, p)), Some((j, q))) = (lo, hi) {
+            match i.cmp(&j) {
+                std::cmp::Ordering::Less => out.extend([*p, *q]),
+                std::cmp::Ordering::Greater => out.extend([*q, *p]),
+                std::cmp::Ordering::Equal => out.push(*p),
+            }
+        }
+    }
+    out
+}
+
 /// Formats a value for tick labels and tables (the unit is part of the text).
 pub(crate) type Fmt = fn(f64) -> String;
 
