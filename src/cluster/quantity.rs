@@ -44,10 +44,16 @@ pub(crate) fn parse_bytes(v: &str) -> Result<u64, String> {
     }
     let too_big =
         || format!("'{v}' is larger than 1Pi, the most a claim may ask for here; e.g. 20Gi");
-    // value = digits / 10^scale × mult; 30 digits cannot overflow u128 with any suffix here.
+    let not_whole = || format!("'{v}' is not a whole, positive number of bytes; e.g. 20Gi");
+    // value = digits / 10^len(frac) × mult. Trailing zeros of the fraction change nothing;
+    // more than 18 other fraction digits never make whole bytes (no suffix has 10^19 in it).
+    let frac = frac.trim_end_matches('0');
+    if frac.len() > 18 {
+        return Err(not_whole());
+    }
     let digits = format!("{int}{frac}");
     let digits = digits.trim_start_matches('0');
-    if digits.len() > 30 {
+    if digits.len() > 38 {
         return Err(too_big());
     }
     let n: u128 = if digits.is_empty() {
@@ -55,12 +61,11 @@ pub(crate) fn parse_bytes(v: &str) -> Result<u64, String> {
     } else {
         digits.parse().map_err(|_| not_number())?
     };
-    let scale = 10u128.pow(u32::try_from(frac.len()).unwrap_or(u32::MAX).min(30));
-    let scaled = n * mult;
-    if frac.len() > 30 || scaled % scale != 0 || scaled == 0 {
-        return Err(format!(
-            "'{v}' is not a whole, positive number of bytes; e.g. 20Gi"
-        ));
+    let scale = 10u128.pow(frac.len() as u32);
+    // An overflow here means at least 3.4e38 / 1e18 bytes: far above the limit.
+    let scaled = n.checked_mul(mult).ok_or_else(too_big)?;
+    if scaled == 0 || !scaled.is_multiple_of(scale) {
+        return Err(not_whole());
     }
     let bytes = scaled / scale;
     if bytes > u128::from(MAX_CLAIM_BYTES) {
@@ -154,6 +159,14 @@ mod tests {
             .unwrap_err()
             .contains("a number first"));
         assert!(parse_bytes(".").unwrap_err().contains("a number first"));
+        assert_eq!(
+            parse_bytes("1.000000000000000000000000000Gi").unwrap(),
+            1 << 30
+        );
+        assert!(parse_bytes("1.0000000000000000001Gi")
+            .unwrap_err()
+            .contains("not a whole"));
+        assert!(parse_bytes("0.000Gi").unwrap_err().contains("not a whole"));
         assert_eq!(format_bytes(20 << 30), "20Gi");
         assert_eq!(format_bytes(1536 << 20), "1536Mi");
         assert_eq!(format_bytes(1000), "1000");

@@ -118,7 +118,7 @@ fn is_dns_label(n: &str) -> bool {
 /// (`IsDNS1123Subdomain`): at most 253 characters, labels of lowercase letters, digits and '-'
 /// joined by '.'.
 fn is_object_name(n: &str) -> bool {
-    n.len() <= 253 && n.split('.').all(|l| is_dns_label(l))
+    n.len() <= 253 && n.split('.').all(is_dns_label)
 }
 
 /// The names the pod's objects refer to, checked as the API server would, so that a dry run
