@@ -158,3 +158,28 @@ fn target(out: &mut String, t: &TargetOutcome, color: bool) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn names_from_the_cluster_are_shown_not_obeyed() {
+        let doc: KubeDocument = serde_json::from_value(serde_json::json!({
+            "schema_version": 1, "iogauge": "0.1.0", "run_id": "r", "cluster": "c",
+            "namespace": "n", "profiles": ["etcd\u{1b}[2J"],
+            "targets": [{"target": "node a\u{1b}]0;pwned\u{7}", "kind": "node",
+                "storage_class": null, "provisioner": "p\u{9b}1m", "volume_binding_mode": null,
+                "claim": null, "claim_size": null, "node": "a\u{1b}[31m", "host_path": "/x",
+                "job": "j", "status": "failed", "reason": "no\u{1b}[2Kpe", "check": null}],
+            "summary": {"passed": 0, "warned": 0, "failed": 0, "errors": 1, "interrupted": 0,
+                        "skipped": 0}}))
+        .unwrap();
+        let out = render_kube_text(&doc, false);
+        assert!(!out.contains(['\u{1b}', '\u{7}', '\u{9b}']), "{out}");
+        assert!(out.starts_with("TARGET"), "{out}");
+        assert!(out.contains("etcd\\x1b[2J"), "{out}");
+        assert!(out.contains("node a\\x1b]0;pwned\\x07: p\\u{9b}1m, directory /x, node a\\x1b[31m\n  no\\x1b[2Kpe\n"), "{out}");
+    }
+}

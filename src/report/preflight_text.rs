@@ -72,3 +72,23 @@ pub(crate) fn grouped(outcomes: &[AnalyzerOutcome]) -> Grouped {
         fail: of(CheckVerdict::Fail),
     }
 }
+
+#[cfg(test)]
+mod escape_tests {
+    use super::*;
+
+    #[test]
+    fn spec_text_is_shown_not_obeyed() {
+        let o = AnalyzerOutcome {
+            title: "disk\u{1b}[2J".into(),
+            verdict: CheckVerdict::Pass,
+            message: "ok\u{1b}]0;x\u{7}".into(),
+            uri: None,
+            strict: false,
+        };
+        assert_eq!(
+            render_human("spec\u{1b}[31m", &[o]),
+            "\n   --- PASS disk\\x1b[2J\n      --- ok\\x1b]0;x\\x07\n--- PASS   spec\\x1b[31m\nPASS\n"
+        );
+    }
+}
