@@ -17,5 +17,6 @@ pub(crate) mod output_file;
 pub mod report;
 pub mod run;
 pub(crate) mod stats;
+pub(crate) mod untrusted;
 pub(crate) mod verdict;
 pub mod workload;

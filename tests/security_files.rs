@@ -455,7 +455,7 @@ fn markers_survive_any_byte_in_the_directory_path() {
     // Printed with the control characters escaped.
     assert!(!o.stdout.contains(&0x1b), "{:?}", text(&o.stdout));
     assert!(
-        text(&o.stdout).contains("odd\\nname \\u{1b}[2J"),
+        text(&o.stdout).contains("odd\\nname \\x1b[2J"),
         "{}",
         text(&o.stdout)
     );

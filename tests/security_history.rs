@@ -508,6 +508,6 @@ fn control_characters_in_a_saved_run_are_escaped_in_the_listing() {
     let out = text(&o.stdout);
     assert!(!out.contains('\u{1b}'), "{out:?}");
     assert_eq!(out.lines().count(), 2, "one header, one run: {out:?}");
-    assert!(out.contains(" h\\u{1b}[2J "), "{out:?}");
+    assert!(out.contains(" h\\x1b[2J "), "{out:?}");
     assert!(out.contains(" a\\nb "), "{out:?}");
 }

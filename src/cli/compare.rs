@@ -73,19 +73,13 @@ fn load(run: &str, db: Option<&Path>) -> Result<(String, Value), String> {
         })?;
         return Ok((format!("#{id}"), saved.document));
     }
-    let text = if run == "-" {
-        let mut s = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
-            .map_err(|e| format!("reading stdin: {e}"))?;
-        s
-    } else {
-        std::fs::read_to_string(Path::new(run)).map_err(|e| {
-            format!(
-                "'{run}': {e}; expected a saved JSON document (check or kube --format json, \
-                 fio --output-format=json)"
-            )
-        })?
-    };
+    let text = super::report::read_document(Path::new(run)).map_err(|e| {
+        let what = if run == "-" { "stdin" } else { run };
+        format!(
+            "'{what}': {e}; expected a saved JSON document (check or kube --format json, \
+             fio --output-format=json)"
+        )
+    })?;
     let v: Value = serde_json::from_str(&text).map_err(|e| {
         format!(
             "'{run}': not JSON ({e}); save results with --format json (fio: --output-format=json)"

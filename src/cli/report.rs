@@ -27,18 +27,19 @@ pub(crate) fn main(a: ReportArgs) -> i32 {
     } else {
         a.input.display().to_string()
     };
-    let mut text = String::new();
-    let read = if a.input == Path::new("-") {
-        std::io::stdin().read_to_string(&mut text).map(|_| ())
-    } else {
-        std::fs::read_to_string(&a.input).map(|t| text = t)
+    let text = match read_document(&a.input) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("iogauge report: cannot read {name}: {e}");
+            return EXIT_USAGE;
+        }
     };
-    if let Err(e) = read {
-        eprintln!("iogauge report: cannot read {name}: {e}");
-        return EXIT_USAGE;
-    }
-    let v: serde_json::Value = match serde_json::from_str(&text) {
+    let v: serde_json::Value = match crate::report::bounded::parse(&text) {
         Ok(v) => v,
+        Err(e) if e.is_data() => {
+            eprintln!("iogauge report: cannot render {name}: {e}");
+            return EXIT_USAGE;
+        }
         Err(e) => {
             eprintln!(
                 "iogauge report: {name} is not JSON ({e}); expected a document iogauge wrote with \
@@ -47,6 +48,8 @@ pub(crate) fn main(a: ReportArgs) -> i32 {
             return EXIT_USAGE;
         }
     };
+    // The text is no longer needed: freed before the page is built, to lower the peak.
+    drop(text);
     let html = match render_json_html(&v) {
         Ok(h) => h,
         Err(e) => {
@@ -70,6 +73,49 @@ pub(crate) fn main(a: ReportArgs) -> i32 {
             }
         },
     }
+}
+
+/// The most a saved document may hold. iogauge's own largest (fio's JSON of many jobs with their
+/// per-interval histograms and series, which are bounded as they are recorded) stay well below
+/// it; anything larger is refused before it is read, so `/dev/zero` or a huge file cannot grow
+/// memory without bound.
+pub(crate) const MAX_DOCUMENT_BYTES: u64 = 256 << 20;
+
+/// A saved document's text ('-': stdin), at most [`MAX_DOCUMENT_BYTES`]. Err: why not, in words.
+pub(crate) fn read_document(input: &Path) -> Result<String, String> {
+    let too_big = || {
+        format!(
+            "larger than {} MiB, the most a result document may be; is it the right file?",
+            MAX_DOCUMENT_BYTES >> 20
+        )
+    };
+    let mut bytes = Vec::new();
+    let read = if input == Path::new("-") {
+        std::io::stdin()
+            .lock()
+            .take(MAX_DOCUMENT_BYTES + 1)
+            .read_to_end(&mut bytes)
+    } else {
+        let f = std::fs::File::open(input).map_err(|e| e.to_string())?;
+        // A regular file's size says it at once; devices and pipes are read up to the cap.
+        match f.metadata() {
+            Ok(m) if m.is_file() && m.len() > MAX_DOCUMENT_BYTES => return Err(too_big()),
+            // Read into one buffer of the file's size, not a doubling one (twice the peak).
+            Ok(m) if m.is_file() => bytes.reserve_exact(usize::try_from(m.len()).unwrap_or(0) + 1),
+            _ => {}
+        }
+        f.take(MAX_DOCUMENT_BYTES + 1).read_to_end(&mut bytes)
+    };
+    read.map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > MAX_DOCUMENT_BYTES {
+        return Err(too_big());
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "not UTF-8 text (invalid byte at offset {}); expected a JSON document",
+            e.utf8_error().valid_up_to()
+        )
+    })
 }
 
 /// A file a command writes after its run (`--report`, `--history-db`, fio's `--output`), checked

@@ -102,15 +102,53 @@ impl TargetRequest {
     }
 }
 
-/// A DNS-1123 subdomain, what storage class and claim names must be.
-fn is_object_name(n: &str) -> bool {
+/// An RFC 1123 label, what a namespace name must be (the API server's `IsDNS1123Label`): 1 to 63
+/// lowercase letters, digits and '-', starting and ending with a letter or digit.
+fn is_dns_label(n: &str) -> bool {
     let ok = |c: u8| c.is_ascii_lowercase() || c.is_ascii_digit();
     let b = n.as_bytes();
     !b.is_empty()
-        && b.len() <= 253
+        && b.len() <= 63
         && ok(b[0])
         && ok(b[b.len() - 1])
-        && b.iter().all(|&c| ok(c) || c == b'-' || c == b'.')
+        && b.iter().all(|&c| ok(c) || c == b'-')
+}
+
+/// A DNS-1123 subdomain, what storage class, claim, service account and secret names must be
+/// (`IsDNS1123Subdomain`): at most 253 characters, labels of lowercase letters, digits and '-'
+/// joined by '.'.
+fn is_object_name(n: &str) -> bool {
+    n.len() <= 253 && n.split('.').all(is_dns_label)
+}
+
+/// The names the pod's objects refer to, checked as the API server would, so that a dry run
+/// never prints a manifest it would refuse: the namespace, the service account and the image
+/// pull secrets.
+pub(crate) fn validate_names(
+    namespace: Option<&str>,
+    service_account: Option<&str>,
+    pull_secrets: &[String],
+) -> Result<(), String> {
+    if let Some(ns) = namespace.filter(|n| !is_dns_label(n)) {
+        return Err(format!(
+            "--namespace '{ns}': expected a namespace name: 1 to 63 lowercase letters, digits \
+             and '-', starting and ending with a letter or digit, e.g. storage-tests"
+        ));
+    }
+    let subdomain = "1 to 253 lowercase letters, digits, '-' and '.', each part between dots \
+                     starting and ending with a letter or digit";
+    if let Some(sa) = service_account.filter(|n| !is_object_name(n)) {
+        return Err(format!(
+            "--service-account '{sa}': expected a service account name: {subdomain}, e.g. \
+             iogauge"
+        ));
+    }
+    if let Some(s) = pull_secrets.iter().find(|n| !is_object_name(n)) {
+        return Err(format!(
+            "--image-pull-secret '{s}': expected a secret name: {subdomain}, e.g. regcred"
+        ));
+    }
+    Ok(())
 }
 
 /// The profiles each pod runs: the built-in ones named, or the default suite (without

@@ -94,7 +94,11 @@ pub(crate) struct Sample {
 
 /// Every comparable number in a document (check, kube or fio's JSON), in document order.
 pub(crate) fn samples(doc: &Value) -> Result<Vec<Sample>, String> {
+    use crate::report::document::{fio_document_problem, schema_version_problem};
     if doc.get("targets").is_some() && doc.get("run_id").is_some() {
+        if let Some(p) = schema_version_problem(doc.get("schema_version")) {
+            return Err(format!("a kube document, but {p}"));
+        }
         let k: KubeDocument =
             serde_json::from_value(doc.clone()).map_err(|e| format!("not a kube document: {e}"))?;
         let mut out = Vec::new();
@@ -110,11 +114,17 @@ pub(crate) fn samples(doc: &Value) -> Result<Vec<Sample>, String> {
         return Ok(out);
     }
     if doc.get("profiles").is_some() && doc.get("schema_version").is_some() {
+        if let Some(p) = schema_version_problem(doc.get("schema_version")) {
+            return Err(format!("a check document, but {p}"));
+        }
         let c: CheckDocument = serde_json::from_value(doc.clone())
             .map_err(|e| format!("not a check document: {e}"))?;
         return Ok(check_samples(&c));
     }
     if doc.get("jobs").is_some() && doc.get("fio version").is_some() {
+        if let Some(p) = fio_document_problem(doc) {
+            return Err(format!("fio's JSON output, but {p}"));
+        }
         return Ok(fio_samples(doc));
     }
     Err("not a result iogauge can compare: expected a check, kube or fio JSON document".into())

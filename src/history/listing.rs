@@ -46,13 +46,15 @@ pub(crate) fn table(runs: &[SavedRun]) -> String {
     ]
     .map(String::from)];
     for r in runs {
+        // Stored text (host, target, profile names) is shown, never obeyed by the terminal.
+        let t = |s: &str| crate::untrusted::term(s).into_owned();
         rows.push([
             r.id.to_string(),
-            printable(&r.started),
+            t(&r.started),
             r.kind.to_string(),
-            printable(&r.host),
-            printable(&r.target),
-            printable(&r.summary()),
+            t(&r.host),
+            t(&r.target),
+            t(&r.summary()),
         ]);
     }
     let mut width = [0usize; 6];
@@ -75,33 +77,4 @@ pub(crate) fn table(runs: &[SavedRun]) -> String {
         out.push('\n');
     }
     out
-}
-
-/// `s` with its control characters (an escape sequence in a job name, a newline in a path)
-/// written as `\u{1b}`, so that a stored run cannot drive the terminal or forge table lines.
-pub(crate) fn printable(s: &str) -> String {
-    if !s.chars().any(char::is_control) {
-        return s.to_string();
-    }
-    s.chars()
-        .map(|c| {
-            if c.is_control() {
-                c.escape_default().to_string()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn control_characters_are_escaped() {
-        assert_eq!(super::printable("etcd PASS"), "etcd PASS");
-        assert_eq!(
-            super::printable("a\u{1b}[31mred\nx\u{9b}"),
-            "a\\u{1b}[31mred\\nx\\u{9b}"
-        );
-    }
 }

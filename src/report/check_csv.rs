@@ -3,15 +3,8 @@
 //! and reason.
 
 use super::document::CheckDocument;
+use crate::untrusted::csv_text as q;
 use std::fmt::Write;
-
-fn q(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
 
 /// The CSV output, with a header row.
 pub(crate) fn render_check_csv(doc: &CheckDocument) -> String {
@@ -45,7 +38,7 @@ pub(crate) fn render_check_csv(doc: &CheckDocument) -> String {
                 q(&m.unit),
                 m.threshold,
                 m.warn_threshold.map(|w| w.to_string()).unwrap_or_default(),
-                m.better,
+                q(&m.better),
                 q(&m.source),
                 p.shortened
             );

@@ -3,6 +3,7 @@
 //! what to do next), then the summary line.
 
 use super::document::{CheckDocument, CheckVerdict, ProfileOutcome, RunReport};
+use crate::untrusted::term as t;
 use std::fmt::Write;
 
 /// The text output; `color` adds ANSI colours to the verdict words.
@@ -59,25 +60,33 @@ fn partial_line(o: &ProfileOutcome) -> Option<String> {
 }
 
 fn profile(out: &mut String, o: &ProfileOutcome, color: bool) {
+    // Every string here may come from a user's profile file or a document read back, so each
+    // goes through `t` (control characters shown, never obeyed by the terminal).
     // Writing into a String cannot fail.
-    let _ = writeln!(out, "{} {}: {}", word(o.verdict, color), o.profile, o.title);
+    let _ = writeln!(
+        out,
+        "{} {}: {}",
+        word(o.verdict, color),
+        t(&o.profile),
+        t(&o.title)
+    );
     for m in &o.metrics {
         let label = m
             .verdict_label
             .as_ref()
-            .map(|l| format!(": {l}"))
+            .map(|l| format!(": {}", t(l)))
             .unwrap_or_default();
         let _ = writeln!(
             out,
             "  {}  {} {} (threshold {}){label}",
             m.verdict.word(),
-            m.label,
-            m.value_text,
-            m.threshold_text
+            t(&m.label),
+            t(&m.value_text),
+            t(&m.threshold_text)
         );
-        let _ = writeln!(out, "        source: {}", m.source);
+        let _ = writeln!(out, "        source: {}", t(&m.source));
         if let Some(r) = &m.rank {
-            let _ = writeln!(out, "        rank: {r}");
+            let _ = writeln!(out, "        rank: {}", t(r));
         }
     }
     for i in &o.info {
@@ -86,7 +95,7 @@ fn profile(out: &mut String, o: &ProfileOutcome, color: bool) {
             .iter()
             .map(|g| {
                 let met = if g.met { "met" } else { "NOT met" };
-                format!("{} {} {met}", g.label, g.value)
+                format!("{} {} {met}", t(&g.label), g.value)
             })
             .collect();
         let g = if g.is_empty() {
@@ -94,22 +103,22 @@ fn profile(out: &mut String, o: &ProfileOutcome, color: bool) {
         } else {
             format!(" ({})", g.join("; "))
         };
-        let _ = writeln!(out, "        {}: {}{g}", i.label, i.value_text);
+        let _ = writeln!(out, "        {}: {}{g}", t(&i.label), t(&i.value_text));
     }
     if let Some(n) = &o.not_disk {
-        let _ = writeln!(out, "  WARN  not a disk measurement: {n}");
+        let _ = writeln!(out, "  WARN  not a disk measurement: {}", t(n));
     }
     if let Some(r) = &o.reason {
-        let _ = writeln!(out, "  {r}");
+        let _ = writeln!(out, "  {}", t(r));
     }
     if let Some(line) = partial_line(o) {
         let _ = writeln!(out, "  {line}");
     }
     for w in &o.warnings {
-        let _ = writeln!(out, "  warning: {w}");
+        let _ = writeln!(out, "  warning: {}", t(w));
     }
     for a in &o.advice {
-        let _ = writeln!(out, "  next: {a}");
+        let _ = writeln!(out, "  next: {}", t(a));
     }
 }
 

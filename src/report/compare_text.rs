@@ -2,6 +2,7 @@
 //! table row per metric (A, B, B/A, its interval, the verdict), then what the numbers cover.
 
 use super::comparison::{CompareDocument, MetricComparison, RunRef};
+use crate::untrusted::term;
 use std::fmt::Write;
 
 /// A value in its unit, short: latencies in µs/ms/s, rates as integers.
@@ -39,6 +40,8 @@ fn ratio_text(m: &MetricComparison) -> (String, String) {
     (r, ci)
 }
 
+/// One side's runs in words; names and paths come from the documents, so control characters
+/// are shown (here, in `rows` and in `notes`), never obeyed.
 fn side(r: &[RunRef]) -> String {
     let first = &r[0];
     let mut s = format!("{} {}", first.kind, first.source);
@@ -51,7 +54,7 @@ fn side(r: &[RunRef]) -> String {
     if let Some(h) = &first.host {
         s.push_str(&format!(" on {h}"));
     }
-    s
+    term(&s).into_owned()
 }
 
 fn rows(doc: &CompareDocument) -> Vec<[String; 6]> {
@@ -60,7 +63,7 @@ fn rows(doc: &CompareDocument) -> Vec<[String; 6]> {
         .map(|m| {
             let (r, ci) = ratio_text(m);
             [
-                m.label.clone(),
+                term(&m.label).into_owned(),
                 value_text(m.a, &m.unit),
                 value_text(m.b, &m.unit),
                 r,
@@ -133,6 +136,9 @@ fn notes(doc: &CompareDocument) -> Vec<String> {
             under.push(format!("{:.0} % for {kind}", m.noise * 100.0));
         }
     }
+    for n in &mut v {
+        *n = term(n).into_owned();
+    }
     v.push(format!(
         "~ = no difference beyond noise (a change under {}, or not significant at 95 %); ? = the data cannot tell",
         under.join(" and ")
@@ -165,13 +171,7 @@ pub(crate) fn render_compare_markdown(doc: &CompareDocument) -> String {
 
 /// CSV with one row per metric and raw numbers (RFC 4180 quoting).
 pub(crate) fn render_compare_csv(doc: &CompareDocument) -> String {
-    let q = |s: &str| {
-        if s.contains([',', '"', '\n']) {
-            format!("\"{}\"", s.replace('"', "\"\""))
-        } else {
-            s.to_string()
-        }
-    };
+    use crate::untrusted::csv_text as q;
     let num = |x: f64| {
         if x.is_finite() {
             x.to_string()
@@ -193,7 +193,7 @@ pub(crate) fn render_compare_csv(doc: &CompareDocument) -> String {
             q(&m.key),
             q(&m.label),
             q(&m.unit),
-            m.better,
+            q(&m.better),
             num(m.a),
             num(m.b),
             num(m.ratio),

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CompareDocument {
     /// Layout version of this document (`document::SCHEMA_VERSION`).
+    #[serde(deserialize_with = "super::document::known_schema_version")]
     pub schema_version: u32,
     /// The iogauge version that compared.
     pub iogauge: String,

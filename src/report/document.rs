@@ -10,6 +10,86 @@ use std::collections::BTreeMap;
 /// Raised when a field changes meaning or goes away (adding a field does not raise it).
 pub const SCHEMA_VERSION: u32 = 1;
 
+/// Why a document's `schema_version` is not one this iogauge reads, or None when it is. Every
+/// reader (report, compare, history, the kube controller) refuses the others: a document laid
+/// out differently would otherwise render as wrong numbers or an empty page.
+pub(crate) fn schema_version_problem(found: Option<&serde_json::Value>) -> Option<String> {
+    let expected = format!(
+        "this iogauge ({}) reads schema_version {SCHEMA_VERSION}; read it with the iogauge \
+         version that wrote it (its \"iogauge\" field)",
+        env!("CARGO_PKG_VERSION")
+    );
+    match found {
+        None => Some(format!("schema_version is missing; {expected}")),
+        Some(v) if v.as_u64() == Some(u64::from(SCHEMA_VERSION)) => None,
+        Some(v) => {
+            let mut shown = v.to_string();
+            if shown.len() > 40 {
+                // A huge value would make a huge message; the start says what it is.
+                let cut = (0..=40)
+                    .rev()
+                    .find(|i| shown.is_char_boundary(*i))
+                    .unwrap_or(0);
+                shown.truncate(cut);
+                shown.push('…');
+            }
+            Some(format!("schema_version is {shown}; {expected}"))
+        }
+    }
+}
+
+/// `schema_version` read by serde: only [`SCHEMA_VERSION`] (see [`schema_version_problem`]).
+pub(crate) fn known_schema_version<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<u32, D::Error> {
+    let v = serde_json::Value::deserialize(d)?;
+    match schema_version_problem(Some(&v)) {
+        None => Ok(SCHEMA_VERSION),
+        Some(e) => Err(serde::de::Error::custom(e)),
+    }
+}
+
+/// Why a JSON value that looks like fio's output (`"fio version"` and `jobs`) is not, or None:
+/// fio's JSON has no schema version, so its shape is what is checked: `"fio version"` is fio's
+/// (`fio-3.33`) or iogauge's (`iogauge-0.1.0`) version string and `jobs` a list of objects with
+/// a `jobname`.
+pub(crate) fn fio_document_problem(v: &serde_json::Value) -> Option<String> {
+    let version = v.get("fio version");
+    let ok_version = version
+        .and_then(serde_json::Value::as_str)
+        .is_some_and(|s| s.starts_with("fio-") || s.starts_with("iogauge-"));
+    if !ok_version {
+        let shown = version.map_or("missing".to_string(), |x| {
+            let mut t = x.to_string();
+            t.truncate((0..=40).rev().find(|i| t.is_char_boundary(*i)).unwrap_or(0));
+            t
+        });
+        return Some(format!(
+            "\"fio version\" is {shown}; expected fio's version string such as \"fio-3.33\" \
+             (or iogauge's, \"iogauge-0.1.0\"), as fio --output-format=json writes it"
+        ));
+    }
+    let Some(jobs) = v.get("jobs").and_then(serde_json::Value::as_array) else {
+        return Some(
+            "\"jobs\" is not a list; expected fio's list of jobs, as fio \
+             --output-format=json writes it"
+                .into(),
+        );
+    };
+    for (i, j) in jobs.iter().enumerate() {
+        if j.get("jobname")
+            .and_then(serde_json::Value::as_str)
+            .is_none()
+        {
+            return Some(format!(
+                "jobs[{i}] has no \"jobname\" string; expected a job as fio \
+                 --output-format=json writes it"
+            ));
+        }
+    }
+    None
+}
+
 /// Where a result was measured: enough to tell later whether two results are comparable.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 pub struct Context {
@@ -60,6 +140,7 @@ pub struct DeviceInfo {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CheckDocument {
     /// Layout version of this document ([`SCHEMA_VERSION`]).
+    #[serde(deserialize_with = "known_schema_version")]
     pub schema_version: u32,
     /// The iogauge version (also in `context`; kept at the top for older readers).
     pub iogauge: String,
@@ -356,6 +437,7 @@ impl Summary {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PreflightDocument {
     /// Layout version of this document ([`SCHEMA_VERSION`]).
+    #[serde(deserialize_with = "known_schema_version")]
     pub schema_version: u32,
     /// The iogauge version.
     pub iogauge: String,
@@ -413,6 +495,7 @@ pub struct AnalyzerOutcome {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct KubeDocument {
     /// Layout version of this document ([`SCHEMA_VERSION`]).
+    #[serde(deserialize_with = "known_schema_version")]
     pub schema_version: u32,
     /// The iogauge version that ran the controller.
     pub iogauge: String,

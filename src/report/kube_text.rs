@@ -5,6 +5,7 @@
 
 use super::check_text::word;
 use super::document::{CheckVerdict, KubeDocument, TargetOutcome, TargetStatus, TargetType};
+use crate::untrusted::term;
 use std::fmt::Write;
 
 /// The text output; `color` adds ANSI colours to the verdict words.
@@ -12,12 +13,13 @@ pub(crate) fn render_kube_text(doc: &KubeDocument, color: bool) -> String {
     let mut rows: Vec<Vec<(String, Option<CheckVerdict>)>> = Vec::new();
     let mut head: Vec<(String, Option<CheckVerdict>)> =
         vec![("TARGET".into(), None), ("NODE".into(), None)];
-    head.extend(doc.profiles.iter().map(|p| (p.clone(), None)));
+    // Names come from the cluster and the pods' documents: control characters are shown.
+    head.extend(doc.profiles.iter().map(|p| (term(p).into_owned(), None)));
     rows.push(head);
     for t in &doc.targets {
         let mut row = vec![
-            (t.target.clone(), None),
-            (t.node.clone().unwrap_or_else(|| "-".into()), None),
+            (term(&t.target).into_owned(), None),
+            (term(t.node.as_deref().unwrap_or("-")).into_owned(), None),
         ];
         for p in &doc.profiles {
             row.push(cell(t, p));
@@ -74,7 +76,7 @@ fn cell(t: &TargetOutcome, profile: &str) -> (String, Option<CheckVerdict>) {
             let value = p
                 .metrics
                 .first()
-                .map(|m| format!(" {}", m.value_text))
+                .map(|m| format!(" {}", term(&m.value_text)))
                 .unwrap_or_default();
             (format!("{}{value}", p.verdict.word()), Some(p.verdict))
         }
@@ -117,10 +119,14 @@ fn target(out: &mut String, t: &TargetOutcome, color: bool) {
             .unwrap_or_default();
         about.push(format!("{} from {}{device}", fs.fs_type, fs.source));
     }
-    let _ = writeln!(out, "{}: {}", t.target, about.join(", "));
+    let _ = writeln!(out, "{}: {}", term(&t.target), term(&about.join(", ")));
     match &t.check {
         None => {
-            let _ = writeln!(out, "  {}", t.reason.as_deref().unwrap_or("no result"));
+            let _ = writeln!(
+                out,
+                "  {}",
+                term(t.reason.as_deref().unwrap_or("no result"))
+            );
         }
         Some(doc) => {
             for p in &doc.profiles {
@@ -129,8 +135,8 @@ fn target(out: &mut String, t: &TargetOutcome, color: bool) {
                         out,
                         "  {} {}: {}",
                         word(p.verdict, color),
-                        p.profile,
-                        p.reason.as_deref().unwrap_or("")
+                        term(&p.profile),
+                        term(p.reason.as_deref().unwrap_or(""))
                     );
                 }
                 for m in &p.metrics {
@@ -138,17 +144,42 @@ fn target(out: &mut String, t: &TargetOutcome, color: bool) {
                         out,
                         "  {} {}: {} {} (needs {}; {})",
                         word(m.verdict, color),
-                        p.profile,
-                        m.label,
-                        m.value_text,
-                        m.threshold_text,
-                        m.source
+                        term(&p.profile),
+                        term(&m.label),
+                        term(&m.value_text),
+                        term(&m.threshold_text),
+                        term(&m.source)
                     );
                 }
                 for w in &p.warnings {
-                    let _ = writeln!(out, "    warning: {w}");
+                    let _ = writeln!(out, "    warning: {}", term(w));
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn names_from_the_cluster_are_shown_not_obeyed() {
+        let doc: KubeDocument = serde_json::from_value(serde_json::json!({
+            "schema_version": 1, "iogauge": "0.1.0", "run_id": "r", "cluster": "c",
+            "namespace": "n", "profiles": ["etcd\u{1b}[2J"],
+            "targets": [{"target": "node a\u{1b}]0;pwned\u{7}", "kind": "node",
+                "storage_class": null, "provisioner": "p\u{9b}1m", "volume_binding_mode": null,
+                "claim": null, "claim_size": null, "node": "a\u{1b}[31m", "host_path": "/x",
+                "job": "j", "status": "failed", "reason": "no\u{1b}[2Kpe", "check": null}],
+            "summary": {"passed": 0, "warned": 0, "failed": 0, "errors": 1, "interrupted": 0,
+                        "skipped": 0}}))
+        .unwrap();
+        let out = render_kube_text(&doc, false);
+        assert!(!out.contains(['\u{1b}', '\u{7}', '\u{9b}']), "{out}");
+        assert!(out.starts_with("TARGET"), "{out}");
+        assert!(out.contains("etcd\\x1b[2J"), "{out}");
+        assert!(out.contains("node a\\x1b]0;pwned\\x07: p\\u{9b}1m, directory /x, node a\\x1b[31m\n  no\\x1b[2Kpe\n"), "{out}");
     }
 }

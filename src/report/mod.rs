@@ -1,6 +1,7 @@
 //! `Report`: the one result model. Statistics are computed before a `Report` is built;
 //! renderers (one file per output format) are pure functions of it.
 
+pub(crate) mod bounded;
 pub(crate) mod check_csv;
 pub(crate) mod check_markdown;
 pub(crate) mod check_text;

@@ -6,6 +6,7 @@
 //! differences: syncs are counted in the fourth `issued rwts` column instead of as short reads,
 //! a line says when latency was not measured (gtod_reduce), and iogauge's notes close the output.
 
+use crate::untrusted::term;
 use std::fmt::Write as _;
 
 use super::units::{
@@ -60,7 +61,7 @@ fn preamble(r: &Report, out: &mut String) {
         let _ = writeln!(
             out,
             "{}: (g={}): rw={}, bs=(R) {}, (W) {}, {trim}, ioengine={}, iodepth={}",
-            l.name,
+            term(&l.name),
             l.groupid,
             h.rw,
             range(0),
@@ -87,7 +88,7 @@ fn preamble(r: &Report, out: &mut String) {
             let _ = writeln!(
                 out,
                 "{}: Laying out IO file{} ({} file{} / {}{}MiB)",
-                j.name,
+                term(&j.name),
                 if many { "s" } else { "" },
                 files,
                 if many { "s" } else { "" },
@@ -136,7 +137,7 @@ fn results(r: &Report, out: &mut String) {
     if !r.notes.is_empty() {
         out.push_str("\niogauge notes:\n");
         for n in &r.notes {
-            let _ = writeln!(out, "  {n}");
+            let _ = writeln!(out, "  {}", term(n));
         }
     }
 }
@@ -157,10 +158,16 @@ fn render_job(j: &JobReport, r: &Report, out: &mut String) {
     let _ = writeln!(
         out,
         "{}: (groupid={}, jobs={}): err={:2}{}: pid={}: {}",
-        j.name, j.groupid, j.njobs, j.error, err, j.pid, when
+        term(&j.name),
+        j.groupid,
+        j.njobs,
+        j.error,
+        err,
+        j.pid,
+        when
     );
     if !j.description.is_empty() {
-        let _ = writeln!(out, "  Description  : [{}]", j.description);
+        let _ = writeln!(out, "  Description  : [{}]", term(&j.description));
     }
     let prec = percentile_precision(&j.percentile_list);
     let fmt = (prec, sig_figs(j.sig_figs), j.lat_percentiles, j.units);

@@ -2,6 +2,7 @@
 //! text, and the `{"pass": [...], "warn": [...], "fail": [...]}` structure of `--format json|yaml`.
 
 use super::document::{AnalyzerOutcome, CheckVerdict};
+use crate::untrusted::term;
 use serde::Serialize;
 use std::fmt::Write;
 
@@ -15,16 +16,17 @@ pub(crate) fn render_human(name: &str, outcomes: &[AnalyzerOutcome]) -> String {
             CheckVerdict::Warn => "WARN:",
             _ => "FAIL:",
         };
-        let _ = writeln!(out, "   --- {label} {}", o.title);
-        let _ = writeln!(out, "      --- {}", o.message);
+        // Titles, messages and the name come from the spec: control characters are shown.
+        let _ = writeln!(out, "   --- {label} {}", term(&o.title));
+        let _ = writeln!(out, "      --- {}", term(&o.message));
         if o.strict {
             let _ = writeln!(out, "      --- Strict: true");
         }
     }
     if outcomes.iter().any(|o| o.verdict == CheckVerdict::Fail) {
-        let _ = writeln!(out, "--- FAIL   {name}\nFAILED");
+        let _ = writeln!(out, "--- FAIL   {}\nFAILED", term(name));
     } else {
-        let _ = writeln!(out, "--- PASS   {name}\nPASS");
+        let _ = writeln!(out, "--- PASS   {}\nPASS", term(name));
     }
     out
 }
@@ -68,5 +70,25 @@ pub(crate) fn grouped(outcomes: &[AnalyzerOutcome]) -> Grouped {
         pass: of(CheckVerdict::Pass),
         warn: of(CheckVerdict::Warn),
         fail: of(CheckVerdict::Fail),
+    }
+}
+
+#[cfg(test)]
+mod escape_tests {
+    use super::*;
+
+    #[test]
+    fn spec_text_is_shown_not_obeyed() {
+        let o = AnalyzerOutcome {
+            title: "disk\u{1b}[2J".into(),
+            verdict: CheckVerdict::Pass,
+            message: "ok\u{1b}]0;x\u{7}".into(),
+            uri: None,
+            strict: false,
+        };
+        assert_eq!(
+            render_human("spec\u{1b}[31m", &[o]),
+            "\n   --- PASS disk\\x1b[2J\n      --- ok\\x1b]0;x\\x07\n--- PASS   spec\\x1b[31m\nPASS\n"
+        );
     }
 }

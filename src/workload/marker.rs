@@ -351,7 +351,7 @@ impl Reaped {
 
 /// A path for a terminal: quoted, control characters and other odd bytes escaped.
 pub(crate) fn shown(p: &Path) -> String {
-    format!("'{}'", p.to_string_lossy().escape_debug())
+    format!("'{}'", crate::untrusted::term(&p.to_string_lossy()))
 }
 
 /// Why a marker in the directory is not trusted, or its parsed text.

@@ -190,9 +190,9 @@ fn show(h: Option<&History>, path: &Path, id: i64, format: Format) -> Result<i32
         "iogauge history: run {} ({}, {} on {}): {}",
         run.id,
         run.kind,
-        printable(&run.started),
-        printable(&run.host),
-        printable(&run.command.join(" "))
+        term(&run.started),
+        term(&run.host),
+        term(&run.command.join(" "))
     );
     let pretty = || serde_json::to_string_pretty(&run.document).unwrap_or_default();
     if format == Format::Json {

@@ -34,6 +34,11 @@ impl KubeCheckArgs {
             host_path: self.host_path.clone(),
         };
         targets.validate(mode)?;
+        validate_names(
+            self.connection.namespace.as_deref(),
+            self.service_account.as_deref(),
+            &self.image_pull_secrets,
+        )?;
         let profiles = pod_profiles(&self.profiles, mode)?;
         let image = self.image.clone().filter(|i| !i.is_empty()).ok_or(
             "no image: build one with scripts/build-image TAG, push it to a registry the cluster \
@@ -140,6 +145,10 @@ fn check(a: KubeCheckArgs, stop: &Stop) -> i32 {
 
 fn clean(a: CleanupArgs, stop: &Stop) -> i32 {
     let c = &a.connection;
+    if let Err(e) = validate_names(c.namespace.as_deref(), None, &[]) {
+        eprintln!("iogauge kube cleanup: {e}");
+        return EXIT_USAGE;
+    }
     match cleanup(
         c.kubeconfig.as_deref(),
         c.context.as_deref(),

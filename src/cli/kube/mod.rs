@@ -11,8 +11,8 @@ use super::{Stop, EXIT_ERROR, EXIT_FAIL, EXIT_OK, EXIT_USAGE, EXIT_WARN};
 use crate::cluster::cleanup::cleanup;
 use crate::cluster::quantity::parse_bytes;
 use crate::cluster::request::{
-    pod_profiles, quantities, CheckArgs, KubeRequest, PodOptions, TargetRequest, Toleration,
-    VolumeMode,
+    pod_profiles, quantities, validate_names, CheckArgs, KubeRequest, PodOptions, TargetRequest,
+    Toleration, VolumeMode,
 };
 use crate::cluster::run::{self, Observer};
 use crate::cluster::KubeError;

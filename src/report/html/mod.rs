@@ -68,6 +68,13 @@ pub(crate) fn render_json_html(v: &Value) -> Result<String, String> {
          outcomes), fio's JSON output (\"fio version\", jobs) or a compare document (a, b, \
          method, metrics)",
     )?;
+    let problem = match kind {
+        DocKind::Fio => super::document::fio_document_problem(v),
+        _ => super::document::schema_version_problem(v.get("schema_version")),
+    };
+    if let Some(p) = problem {
+        return Err(format!("looks like {} but {p}", kind.what()));
+    }
     let bad = |e: serde_json::Error| format!("looks like {} but does not parse: {e}", kind.what());
     Ok(match kind {
         DocKind::Check => render_check_html(&CheckDocument::deserialize(v).map_err(bad)?),

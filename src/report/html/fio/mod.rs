@@ -23,6 +23,10 @@ pub(crate) struct Judged {
 
 const DIRS: [&str; 3] = ["read", "write", "trim"];
 
+/// Jobs drawn with their charts (and options); a run without group_reporting lists each of
+/// numjobs' copies (up to fio's 4096), whose charts would make a page of hundreds of MB.
+const MAX_CHARTED_JOBS: usize = crate::report::bounded::CHARTED_JOBS;
+
 /// The run's date from fio's `timestamp` (Unix seconds).
 pub(crate) fn fio_date(v: &Value) -> Option<String> {
     utc_date(v.get("timestamp")?.as_i64()?)
@@ -181,12 +185,16 @@ pub(crate) fn render_fio_html(v: &Value) -> String {
         .unwrap_or_default();
     body.push_str(&notes(&note_list));
     let global = v.get("global options");
-    for job in v
-        .get("jobs")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
+    let jobs = v.get("jobs").and_then(Value::as_array);
+    let count = jobs.map_or(0, Vec::len);
+    if count > MAX_CHARTED_JOBS {
+        let _ = writeln!(
+            body,
+            "<p class=\"muted\">{count} jobs: the first {MAX_CHARTED_JOBS} with their charts, \
+             the others with their numbers only, so that the page stays readable.</p>"
+        );
+    }
+    for (i, job) in jobs.into_iter().flatten().enumerate() {
         let name = job.get("jobname").and_then(Value::as_str).unwrap_or("job");
         let _ = writeln!(body, "<h2>Job {}</h2>", esc(name));
         let err = f(job, "error");
@@ -194,6 +202,9 @@ pub(crate) fn render_fio_html(v: &Value) -> String {
             let _ = writeln!(body, "<p><strong>error {}</strong></p>", sig3(err));
         }
         body.push_str(&job_numbers(job));
+        if i >= MAX_CHARTED_JOBS {
+            continue;
+        }
         body.push_str(&job_charts(job, &Judged::default()));
         let _ = writeln!(
             body,

@@ -6,6 +6,25 @@ use std::fmt::Write;
 
 impl BarChart {
     pub(crate) fn render(&self) -> String {
+        if self.bars.len() > MAX_BARS {
+            return BarChart {
+                title: self.title.clone(),
+                caption: format!(
+                    "{} The first {MAX_BARS} of {} shown.",
+                    self.caption,
+                    self.bars.len()
+                ),
+                x_label: self.x_label.clone(),
+                fmt: self.fmt,
+                bars: self.bars[..MAX_BARS].to_vec(),
+                marker: self.marker.as_ref().map(|m| RefLine {
+                    value: m.value,
+                    label: m.label.clone(),
+                    kind: m.kind,
+                }),
+            }
+            .render();
+        }
         // Each bar has its label above it, so long system names fit on a phone as well; the
         // threshold's label sits between the title and the first bar.
         let row = 36.0;
@@ -116,6 +135,21 @@ impl BarChart {
 
 impl Histogram {
     pub(crate) fn render(&self) -> String {
+        if self.buckets.len() > MAX_BARS {
+            return Histogram {
+                title: self.title.clone(),
+                caption: format!(
+                    "{} The first {MAX_BARS} of {} buckets shown.",
+                    self.caption,
+                    self.buckets.len()
+                ),
+                x_label: self.x_label.clone(),
+                y_label: self.y_label.clone(),
+                buckets: self.buckets[..MAX_BARS].to_vec(),
+                fmt: self.fmt,
+            }
+            .render();
+        }
         let h = 330.0;
         let bottom = h - 80.0;
         let max = self.buckets.iter().map(|b| b.1).fold(0.0, f64::max);

@@ -6,6 +6,53 @@ use std::fmt::Write;
 
 impl LineChart {
     pub(crate) fn render(&self) -> String {
+        let most = self
+            .series
+            .iter()
+            .map(|s| s.points.len())
+            .max()
+            .unwrap_or(0);
+        if most <= MAX_POINTS {
+            return self.render_all();
+        }
+        // Too many points to draw or list: the chart of a thinned copy, which says so.
+        LineChart {
+            title: self.title.clone(),
+            caption: format!(
+                "{} Drawn from {} points per line of up to {most}: each stretch's lowest and \
+                 highest; the JSON document has every point.",
+                self.caption, MAX_POINTS
+            ),
+            x_label: self.x_label.clone(),
+            y_label: self.y_label.clone(),
+            x_fmt: self.x_fmt,
+            y_fmt: self.y_fmt,
+            x_ticks: self.x_ticks.clone(),
+            x_name: self.x_name.clone(),
+            x_table: self.x_table,
+            y_log: self.y_log,
+            series: self
+                .series
+                .iter()
+                .map(|s| Series {
+                    name: s.name.clone(),
+                    points: thin(&s.points),
+                })
+                .collect(),
+            lines: self
+                .lines
+                .iter()
+                .map(|l| RefLine {
+                    value: l.value,
+                    label: l.label.clone(),
+                    kind: l.kind,
+                })
+                .collect(),
+        }
+        .render_all()
+    }
+
+    fn render_all(&self) -> String {
         let h = 300.0;
         let bottom = h - 44.0;
         let pts = || self.series.iter().flat_map(|s| s.points.iter());
@@ -24,7 +71,14 @@ impl LineChart {
                 .map(|v| (v, (self.x_fmt)(v)))
                 .collect(),
         };
-        let x1 = x_ticks.iter().map(|t| t.0).fold(x1, f64::max);
+        // The axis ends at its last tick (which covers every finite x up to the axis' limit).
+        let x1 = x_ticks
+            .iter()
+            .map(|t| t.0)
+            .filter(|t| t.is_finite())
+            .fold(f64::NEG_INFINITY, f64::max);
+        let x1 = if x1.is_finite() { x1 } else { 1.0 };
+        let x0 = if x0.is_finite() && x0 < x1 { x0 } else { 0.0 };
         let ys = pts().map(|p| p.1).chain(self.lines.iter().map(|l| l.value));
         let y_ticks = if self.y_log {
             let pos: Vec<f64> = ys.filter(|v| *v > 0.0).collect();

@@ -10,6 +10,47 @@ mod bars;
 mod forest;
 mod line;
 
+/// The most points a line chart draws per series, and so the most rows its data table has: a
+/// long run's periodic samples (or a crafted document's millions) would otherwise make a page
+/// of hundreds of megabytes. Beyond it, each stretch of points is drawn as its lowest and
+/// highest, so peaks stay visible.
+pub(crate) const MAX_POINTS: usize = 600;
+
+/// The most bars a bar chart or histogram draws (fio has 24 latency buckets; a profile a few
+/// reference systems); the rest are left out, and the caption says so.
+pub(crate) const MAX_BARS: usize = 100;
+
+/// At most [`MAX_POINTS`] of `points`, in order: for each of equal stretches, the lowest and the
+/// highest (by y). The points unchanged when they are few enough.
+pub(crate) fn thin(points: &[(f64, f64)]) -> Vec<(f64, f64)> {
+    if points.len() <= MAX_POINTS {
+        return points.to_vec();
+    }
+    let stretches = MAX_POINTS / 2;
+    let mut out = Vec::with_capacity(MAX_POINTS);
+    for k in 0..stretches {
+        let from = k * points.len() / stretches;
+        let to = ((k + 1) * points.len() / stretches).max(from + 1);
+        let part = &points[from..to.min(points.len())];
+        let lo = part
+            .iter()
+            .enumerate()
+            .min_by(|a, b| a.1 .1.total_cmp(&b.1 .1));
+        let hi = part
+            .iter()
+            .enumerate()
+            .max_by(|a, b| a.1 .1.total_cmp(&b.1 .1));
+        if let (Some((i, p)), Some((j, q))) = (lo, hi) {
+            match i.cmp(&j) {
+                std::cmp::Ordering::Less => out.extend([*p, *q]),
+                std::cmp::Ordering::Greater => out.extend([*q, *p]),
+                std::cmp::Ordering::Equal => out.push(*p),
+            }
+        }
+    }
+    out
+}
+
 /// Formats a value for tick labels and tables (the unit is part of the text).
 pub(crate) type Fmt = fn(f64) -> String;
 
@@ -84,11 +125,17 @@ pub(crate) struct Forest {
 /// A forest plot's row: label, ratio, interval.
 pub(crate) type ForestRow = (String, f64, Option<(f64, f64)>);
 
+/// The magnitudes an axis spans: a document may hold any finite number (5e-324, 1e308), and
+/// outside these an axis' ends or ticks would overflow to infinity or underflow to zero, which
+/// draws as NaN. Values beyond them are drawn at the axis' edge; tables show them as written.
+const AXIS_MIN: f64 = 1e-300;
+const AXIS_MAX: f64 = 1e300;
+
 /// Nice linear ticks (steps of 1, 2 or 5 times a power of ten) from 0 covering `max`; the last
 /// tick is the axis end.
 pub(crate) fn linear_ticks(max: f64) -> Vec<f64> {
-    let max = if max.is_finite() && max > 0.0 {
-        max
+    let max = if max.is_finite() && max >= AXIS_MIN {
+        max.min(AXIS_MAX)
     } else {
         1.0
     };
@@ -99,8 +146,12 @@ pub(crate) fn linear_ticks(max: f64) -> Vec<f64> {
         .map(|m| m * mag)
         .find(|s| max / s <= 6.0)
         .unwrap_or(10.0 * mag);
-    let n = (max / step - 1e-9).ceil() as usize;
-    (0..=n.max(1)).map(|i| i as f64 * step).collect()
+    if !(step.is_finite() && step > 0.0) {
+        return vec![0.0, max];
+    }
+    // At most 7 ticks by the choice of step; the bound keeps a rounding surprise small.
+    let n = ((max / step - 1e-9).ceil() as usize).clamp(1, 12);
+    (0..=n).map(|i| i as f64 * step).collect()
 }
 
 /// Ticks of a log-10 axis covering `min..=max` (both > 0): whole decades from the one at or
@@ -108,12 +159,12 @@ pub(crate) fn linear_ticks(max: f64) -> Vec<f64> {
 /// most two decades. The first and last ticks are the axis ends.
 pub(crate) fn log_ticks(min: f64, max: f64) -> Vec<f64> {
     let min = if min.is_finite() && min > 0.0 {
-        min
+        min.clamp(AXIS_MIN, AXIS_MAX)
     } else {
         1.0
     };
     let max = if max.is_finite() && max > min {
-        max
+        max.min(AXIS_MAX)
     } else {
         min
     };
@@ -147,14 +198,32 @@ struct Scale {
 }
 
 impl Scale {
+    /// Always a finite pixel inside the axis: a value off the axis (negative on a linear one,
+    /// beyond [`AXIS_MAX`], NaN) sits at its nearer end.
     fn at(&self, v: f64) -> f64 {
         let (v, a, b) = if self.log {
             (v.max(self.d0).log10(), self.d0.log10(), self.d1.log10())
         } else {
             (v, self.d0, self.d1)
         };
-        let f = if b > a { (v - a) / (b - a) } else { 0.5 };
-        self.p0 + f * (self.p1 - self.p0)
+        let f = if b > a {
+            let f = (v - a) / (b - a);
+            if f.is_finite() {
+                f
+            } else {
+                // b - a or v - a overflowed: the same fraction at half the magnitude.
+                (v / 2.0 - a / 2.0) / (b / 2.0 - a / 2.0)
+            }
+        } else {
+            0.5
+        };
+        let f = if f.is_nan() { 0.0 } else { f.clamp(0.0, 1.0) };
+        let p = self.p0 + f * (self.p1 - self.p0);
+        if p.is_finite() {
+            p
+        } else {
+            self.p0
+        }
     }
 }
 
