@@ -97,7 +97,8 @@ pub(crate) fn check(
     } else {
         None
     };
-    let planned = plan(req, &token, dev.as_ref(), obs)?;
+    // Profiles are read here (a FIFO may block): a signal while planning ends the process.
+    let planned = stop.before_anything_exists(|| plan(req, &token, dev.as_ref(), obs))?;
     let place = match &dev {
         Some(d) => Place {
             memory: d.memory.clone(),

@@ -1,7 +1,9 @@
 //! Built-in profiles for `iogauge check`: data files in `profiles/` (workload in fio's terms,
 //! criteria with their sources, reference results), compiled in and validated by tests.
 
-use crate::input::fio::apply_option;
+mod allowed;
+
+use crate::input::fio::{apply_option, canonical_option};
 use crate::model::{JobSpec, SizeSpec};
 // A profile and the criteria it states are the verdict's vocabulary; this module loads,
 // validates and builds them into jobs.
@@ -46,11 +48,17 @@ pub(crate) fn resolve(arg: &std::ffi::OsStr) -> Result<Profile, String> {
     }
 }
 
+/// The most a profile file may hold: the built-in ones are about 3 KiB.
+pub(crate) const MAX_PROFILE_BYTES: u64 = 1 << 20;
+
+/// The longest profile name: it names the test file, within a file name's 255 bytes.
+const MAX_NAME: usize = 64;
+
 /// A user's own profile from a YAML file, validated as the built-in ones are.
 pub(crate) fn load_file(path: &Path) -> Result<Profile, String> {
     let at = path.display();
-    let text =
-        std::fs::read_to_string(path).map_err(|e| format!("cannot read profile '{at}': {e}"))?;
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read profile '{at}': {e}"))?;
+    let text = crate::input::read_capped(file, MAX_PROFILE_BYTES, &format!("profile '{at}'"))?;
     from_text(&text, &at.to_string())
 }
 
@@ -82,14 +90,15 @@ impl Profile {
     /// that fio's grammar accepts, and metrics the workload can produce.
     pub(crate) fn validate(&self) -> Result<(), String> {
         if self.name.is_empty()
+            || self.name.len() > MAX_NAME
             || !self
                 .name
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
         {
             return Err(format!(
-                "name '{}': use letters, digits, '-' and '_' only (it names the test file)",
-                self.name
+                "name '{}': use up to {MAX_NAME} letters, digits, '-' and '_' (it names the test file)",
+                crate::input::shorten(&self.name)
             ));
         }
         match (&self.small_files, self.workload.is_empty()) {
@@ -133,14 +142,6 @@ impl Profile {
         if let Some(j) = &job {
             if !matches!(j.size, Some(SizeSpec::Bytes(_))) {
                 return Err("workload: give an absolute size such as 'size=1g'".into());
-            }
-            let chosen_by_check = ["filename", "directory", "filename_format", "opendir"];
-            if let Some(w) = self.workload.iter().find(|w| {
-                chosen_by_check.contains(&w.split_once('=').map_or(w.as_str(), |(k, _)| k))
-            }) {
-                return Err(format!(
-                    "workload: '{w}': where the test file goes is chosen by iogauge check (--dir); remove it"
-                ));
             }
         }
         let keys = self
@@ -229,6 +230,10 @@ impl Profile {
                 Some((k, v)) => (k, Some(v)),
                 None => (opt.as_str(), None),
             };
+            // Checked here, where every profile's job is built (built-in or a user's file, at
+            // load time and again when run), before the option is applied.
+            allowed::check(k, canonical_option(k), v)
+                .map_err(|why| format!("workload: '{}': {why}", crate::input::shorten(opt)))?;
             apply_option(&mut job, k, v).map_err(|e| format!("profile '{}': {e}", self.name))?;
         }
         job.directory = Some(dir.to_path_buf());
@@ -451,12 +456,12 @@ mod tests {
         assert_eq!(
             err(&metric("key: sync_p99, label: l, better: lower, pass: 1s")
                 .replace("name: x", "name: a/b")),
-            "name 'a/b': use letters, digits, '-' and '_' only (it names the test file)"
+            "name 'a/b': use up to 64 letters, digits, '-' and '_' (it names the test file)"
         );
         assert_eq!(
             err(&metric("key: sync_p99, label: l, better: lower, pass: 1s")
                 .replace("size=4m]", "size=4m, filename=/dev/sda]")),
-            "workload: 'filename=/dev/sda': where the test file goes is chosen by iogauge check (--dir); remove it"
+            "workload: 'filename=/dev/sda': a profile may not set filename: it reads or writes files outside the test directory"
         );
         assert!(err(
             &metric("key: sync_p99, label: l, better: lower, pass: 1s").replace("bs=4k", "bs=lots")
