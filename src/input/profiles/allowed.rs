@@ -196,6 +196,8 @@ const ALLOWED: &[&str] = &[
 const EXECUTES: &str = "it executes a command";
 const OUTSIDE: &str = "it reads or writes files outside the test directory";
 const HOST: &str = "it changes host state";
+const PLACE: &str = "it reads or writes files outside the test directory; where the test file \
+                     goes is chosen by iogauge check (--dir)";
 
 /// Options refused with their reason (the rest of fio's options are simply not listed).
 const REFUSED: &[(&str, &str)] = &[
@@ -206,10 +208,10 @@ const REFUSED: &[(&str, &str)] = &[
     ("grace_time", EXECUTES),
     ("std_redirect", EXECUTES),
     ("include", OUTSIDE),
-    ("filename", OUTSIDE),
-    ("directory", OUTSIDE),
-    ("filename_format", OUTSIDE),
-    ("opendir", OUTSIDE),
+    ("filename", PLACE),
+    ("directory", PLACE),
+    ("filename_format", PLACE),
+    ("opendir", PLACE),
     ("allow_mounted_write", OUTSIDE),
     ("write_bw_log", OUTSIDE),
     ("write_lat_log", OUTSIDE),
@@ -242,7 +244,10 @@ const FILE_ENGINES: &[&str] = &[
 pub(super) fn check(key: &str, canonical: Option<&str>, value: Option<&str>) -> Result<(), String> {
     // Names refused by reason include a few iogauge does not support at all (include is a
     // job file directive, read_iolog an unsupported option): the reason is the better message.
-    let name = canonical.unwrap_or(key);
+    let name = match key.split_whitespace().next() {
+        Some("include") => "include",
+        _ => canonical.unwrap_or(key),
+    };
     if let Some((_, why)) = REFUSED.iter().find(|(n, _)| *n == name) {
         return Err(format!("a profile may not set {name}: {why}"));
     }

@@ -461,7 +461,7 @@ mod tests {
         assert_eq!(
             err(&metric("key: sync_p99, label: l, better: lower, pass: 1s")
                 .replace("size=4m]", "size=4m, filename=/dev/sda]")),
-            "workload: 'filename=/dev/sda': a profile may not set filename: it reads or writes files outside the test directory"
+            "workload: 'filename=/dev/sda': a profile may not set filename: it reads or writes files outside the test directory; where the test file goes is chosen by iogauge check (--dir)"
         );
         assert!(err(
             &metric("key: sync_p99, label: l, better: lower, pass: 1s").replace("bs=4k", "bs=lots")
