@@ -680,3 +680,19 @@ fn analyze_only_with_a_corrupt_result_file_exits_2_naming_it() {
         assert_eq!(r.stdout, "");
     }
 }
+
+#[test]
+fn globals_applied_to_every_job_are_bounded() {
+    let d = scratch();
+    // 100000 globals before 1000 jobs: 100 million applications before (minutes), refused
+    // at the third job now.
+    let jobs: String = (0..1000).map(|i| format!("[j{i}]\n")).collect();
+    let text = format!("[global]\n{}size=4k\n{jobs}", "bs=4k\n".repeat(100_000));
+    std::fs::write(d.path().join("j.fio"), text).unwrap();
+    let r = measure(iogauge(&["fio", "j.fio", "--parse-only"], d.path()));
+    refused_fast(
+        &r,
+        "iogauge fio: the jobs apply more than 262144 options in all (each job its own and the \
+         [global] ones in force); put fewer options in [global] or define fewer jobs",
+    );
+}

@@ -106,6 +106,10 @@ impl std::error::Error for FioError {}
 /// The longest option name looked at: fio's longest is under 40 bytes.
 const MAX_OPTION_NAME: usize = 64;
 
+/// The most options all jobs of a run apply together, the globals once per job: 4096 jobs of
+/// 64 options, far beyond real job files (a dozen or two each), a fraction of a second.
+const MAX_APPLIED: usize = 1 << 18;
+
 /// fio's limit on jobs in one run (FIO_MAX_JOBS), numjobs copies counted.
 pub(crate) const MAX_JOBS: u64 = 4096;
 
@@ -350,7 +354,21 @@ pub(crate) fn parse_fio_args(
         global_options: as_written(&c.globals).collect(),
         ..RunSpec::default()
     };
+    // Every job applies the globals in force again: bounded, so that a [global] section of
+    // 200000 options before 4096 jobs is refused instead of applying 800 million options.
+    let mut applied = 0usize;
+    let mut apply_more = |globals: usize, own: usize| -> Result<(), FioError> {
+        applied = applied.saturating_add(globals + own);
+        if applied > MAX_APPLIED {
+            return Err(FioError(format!(
+                "the jobs apply more than {MAX_APPLIED} options in all (each job its own and the \
+                 [global] ones in force); put fewer options in [global] or define fewer jobs"
+            )));
+        }
+        Ok(())
+    };
     for own in &c.jobs {
+        apply_more(c.globals.len(), own.len())?;
         spec.jobs.push(build_job(&c.globals, own, None)?);
     }
     let mut sections_seen = vec![false; c.sections.len()];
@@ -374,6 +392,7 @@ pub(crate) fn parse_fio_args(
                     None => continue,
                 }
             }
+            apply_more(globals.len(), s.entries.len())?;
             let job = build_job(&globals, &s.entries, Some(&s.name))?;
             jobs_in_all += u64::from(job.numjobs.max(1));
             too_many_jobs(jobs_in_all)?;

@@ -38,13 +38,17 @@ pub(crate) fn names() -> impl Iterator<Item = &'static str> {
 /// same format (anything with a '/' or ending in .yaml/.yml).
 pub(crate) fn resolve(arg: &std::ffi::OsStr) -> Result<Profile, String> {
     match arg.to_str() {
-        Some(name)
-            if !(name.contains('/') || name.ends_with(".yaml") || name.ends_with(".yml")) =>
-        {
-            get(name)
-        }
-        // Not UTF-8: not a built-in name, so a path.
+        Some(name) if !is_path(arg) => get(name),
         _ => load_file(Path::new(arg)),
+    }
+}
+
+/// Whether `resolve` reads `arg` from a file (else it is a built-in name).
+pub(crate) fn is_path(arg: &std::ffi::OsStr) -> bool {
+    match arg.to_str() {
+        Some(name) => name.contains('/') || name.ends_with(".yaml") || name.ends_with(".yml"),
+        // Not UTF-8: not a built-in name, so a path.
+        None => true,
     }
 }
 
