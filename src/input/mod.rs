@@ -56,9 +56,9 @@ pub(crate) fn read_capped(r: impl Read, limit: u64, what: &str) -> Result<String
 
 /// `16 MiB (16777216 bytes)`: a limit as people and scripts both read it.
 pub(crate) fn size_words(bytes: u64) -> String {
-    if bytes >= 1 << 20 && bytes % (1 << 20) == 0 {
+    if bytes >= 1 << 20 && bytes.is_multiple_of(1 << 20) {
         format!("{} MiB ({bytes} bytes)", bytes >> 20)
-    } else if bytes >= 1 << 10 && bytes % (1 << 10) == 0 {
+    } else if bytes >= 1 << 10 && bytes.is_multiple_of(1 << 10) {
         format!("{} KiB ({bytes} bytes)", bytes >> 10)
     } else {
         format!("{bytes} bytes")
