@@ -696,3 +696,18 @@ fn globals_applied_to_every_job_are_bounded() {
          [global] ones in force); put fewer options in [global] or define fewer jobs",
     );
 }
+
+#[test]
+fn environment_expansion_counts_against_the_job_text_limit() {
+    let d = scratch();
+    // 200000 references to a 1 KiB variable on one line: 200 MB once expanded.
+    let line = "${BIG}".repeat(200_000);
+    std::fs::write(d.path().join("j.fio"), format!("[a]\ndescription={line}\n")).unwrap();
+    let mut c = iogauge(&["fio", "j.fio", "--parse-only"], d.path());
+    c.env("BIG", "x".repeat(1024));
+    refused_fast(
+        &measure(c),
+        "iogauge fio: j.fio:2: ${BIG} expanded, the job files of one run (with their includes) \
+         hold more than 16 MiB (16777216 bytes) in all",
+    );
+}

@@ -207,23 +207,39 @@ impl Parser<'_> {
 
     /// Replaces `${NAME}` with the environment variable. fio leaves unknown names as text; here an
     /// unset variable is an error, because a literal `${X}` in a path is never what was meant.
-    fn expand(&self, line: &str) -> Result<String, String> {
+    /// What a line grows by counts against the run's text budget: a line of a million
+    /// `${LS_COLORS}` would otherwise expand to gigabytes.
+    fn expand(&mut self, line: &str) -> Result<String, String> {
         let mut out = String::with_capacity(line.len());
         let mut rest = line;
+        let left = MAX_JOB_TEXT.saturating_sub(self.budget.bytes);
         while let Some(start) = rest.find("${") {
             out.push_str(&rest[..start]);
             let after = &rest[start + 2..];
-            let end = after
-                .find('}')
-                .ok_or_else(|| format!("'${{' without a closing '}}' in '{line}'"))?;
+            let end = after.find('}').ok_or_else(|| {
+                format!(
+                    "'${{' without a closing '}}' in '{}'",
+                    crate::input::shorten(line)
+                )
+            })?;
             let name = &after[..end];
             let val = (self.env)(name).ok_or_else(|| {
+                let name = crate::input::shorten(name);
                 format!("${{{name}}} is not set in the environment; export {name}=… before running")
             })?;
             out.push_str(&val);
             rest = &after[end + 1..];
+            if out.len().saturating_sub(line.len()) as u64 > left {
+                return Err(format!(
+                    "${{{}}} expanded, the job files of one run (with their includes) hold more \
+                     than {} in all",
+                    crate::input::shorten(name),
+                    crate::input::size_words(MAX_JOB_TEXT)
+                ));
+            }
         }
         out.push_str(rest);
+        self.budget.bytes += out.len().saturating_sub(line.len()) as u64;
         Ok(out)
     }
 }
