@@ -55,6 +55,10 @@ pub(crate) fn is_path(arg: &std::ffi::OsStr) -> bool {
 /// The most a profile file may hold: the built-in ones are about 3 KiB.
 pub(crate) const MAX_PROFILE_BYTES: u64 = 1 << 20;
 
+/// The small-files test's most files, and the largest of them.
+const MAX_SMALL_FILES: u32 = 1_000_000;
+const MAX_SMALL_FILE_SIZE: usize = 16 << 20;
+
 /// The longest profile name: it names the test file, within a file name's 255 bytes.
 const MAX_NAME: usize = 64;
 
@@ -120,6 +124,14 @@ impl Profile {
         if let Some(sf) = &self.small_files {
             if sf.files == 0 || sf.size == 0 {
                 return Err("small_files: 'files' and 'size' must be above 0".into());
+            }
+            // Bounded like any input: each file's buffer and every latency sample are allocated
+            // up front (GitLab's test is 1000 files of 5 bytes).
+            if sf.files > MAX_SMALL_FILES || sf.size > MAX_SMALL_FILE_SIZE {
+                return Err(format!(
+                    "small_files: at most {MAX_SMALL_FILES} files of at most {} each",
+                    crate::input::size_words(MAX_SMALL_FILE_SIZE as u64)
+                ));
             }
         }
         if self.metrics.is_empty() {
@@ -240,6 +252,7 @@ impl Profile {
                 .map_err(|why| format!("workload: '{}': {why}", crate::input::shorten(opt)))?;
             apply_option(&mut job, k, v).map_err(|e| format!("profile '{}': {e}", self.name))?;
         }
+        crate::input::fio::check_queue(&job).map_err(|e| format!("workload: {e}"))?;
         job.directory = Some(dir.to_path_buf());
         let scaled = |what: &str| t.scale < 1.0 && self.scale.iter().any(|s| s == what);
         if scaled("size") {
@@ -452,6 +465,10 @@ mod tests {
                 "key: sync_p99, label: l, better: lower, pass: soon"
             )),
             "metric 'sync_p99': pass: expected a Go duration such as 90s, 2m, 1m30s, 500ms or 1.5h"
+        );
+        assert_eq!(
+            err("name: s\ntitle: t\nsmall_files: {files: 4000000000, size: 5}\nmetrics:\n  - {key: small_files_total, label: l, better: lower, pass: 10s, source: s}\n"),
+            "small_files: at most 1000000 files of at most 16 MiB (16777216 bytes) each"
         );
         assert_eq!(
             err(&format!("{base}metrics: []\n")),
