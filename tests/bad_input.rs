@@ -400,7 +400,7 @@ static CASES: &[Case] = &[
         args: &["check", "./p.yaml"],
         files: &[("p.yaml", "name: 'bad name!'\ntitle: t\nworkload:\n  - rw=write\n  - bs=4k\n  - size=1m\nmetrics:\n  - key: write_iops\n    label: l\n    better: higher\n    pass: 10\n    source: s\n")],
         stdin: None,
-        err: "iogauge check: profile './p.yaml': name 'bad name!': use letters, digits, '-' and '_' only (it names the test file)",
+        err: "iogauge check: profile './p.yaml': name 'bad name!': use up to 64 letters, digits, '-' and '_' (it names the test file)",
     },
     Case {
         args: &["check", "./p.yaml"],
@@ -430,13 +430,13 @@ static CASES: &[Case] = &[
         args: &["check", "./p.yaml"],
         files: &[("p.yaml", "name: p\ntitle: t\nworkload:\n  - rw=write\n  - directory=/tmp\n  - size=1m\nmetrics:\n  - key: write_iops\n    label: l\n    better: higher\n    pass: 10\n    source: s\n")],
         stdin: None,
-        err: "iogauge check: profile './p.yaml': workload: 'directory=/tmp': where the test file goes is chosen by iogauge check (--dir); remove it",
+        err: "iogauge check: profile './p.yaml': workload: 'directory=/tmp': a profile may not set directory: it reads or writes files outside the test directory; where the test file goes is chosen by iogauge check (--dir)",
     },
     Case {
         args: &["check", "./p.yaml"],
         files: &[("p.yaml", "name: p\ntitle: t\nworkload:\n  - rw=write\n  - filename=x\n  - size=1m\nmetrics:\n  - key: write_iops\n    label: l\n    better: higher\n    pass: 10\n    source: s\n")],
         stdin: None,
-        err: "iogauge check: profile './p.yaml': workload: 'filename=x': where the test file goes is chosen by iogauge check (--dir); remove it",
+        err: "iogauge check: profile './p.yaml': workload: 'filename=x': a profile may not set filename: it reads or writes files outside the test directory; where the test file goes is chosen by iogauge check (--dir)",
     },
     Case {
         args: &["check", "./p.yaml"],

@@ -97,7 +97,7 @@ pub(crate) fn check(
     } else {
         None
     };
-    let planned = plan(req, &token, dev.as_ref(), obs)?;
+    let planned = plan(req, &token, dev.as_ref(), stop, obs)?;
     let place = match &dev {
         Some(d) => Place {
             memory: d.memory.clone(),
@@ -238,6 +238,7 @@ fn plan(
     req: &CheckRequest,
     token: &str,
     dev: Option<&Device>,
+    stop: &Stop,
     obs: &mut dyn Observer,
 ) -> Result<Vec<Planned>, String> {
     let published = Tuning {
@@ -246,7 +247,12 @@ fn plan(
     };
     let mut plan = Vec::new();
     for name in &req.profiles {
-        let p = profiles::resolve(name)?;
+        // A profile file may be a FIFO that blocks: a signal while reading it ends the process.
+        let p = if profiles::is_path(name) {
+            stop.before_anything_exists(|| profiles::resolve(name))?
+        } else {
+            profiles::resolve(name)?
+        };
         let mut work = match (p.small_files(&req.tuning), dev) {
             (Some(_), Some(_)) => Work::Unavailable(NEEDS_FILESYSTEM.to_string()),
             (Some(s), None) => Work::SmallFiles(s),

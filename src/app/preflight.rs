@@ -2,6 +2,7 @@
 //! its timeout (a run-level deadline), write troubleshoot's result files and iogauge's full
 //! report, evaluate the analyzers, and gather everything into a `PreflightDocument`.
 
+use crate::input::read_capped;
 use crate::input::troubleshoot::collector::SyncPolicy;
 use crate::input::troubleshoot::{load, FsPerfCollector, Preflight};
 use crate::model::RunSpec;
@@ -13,7 +14,6 @@ use crate::report::troubleshoot::{results_dir, FsPerfResults, Measure};
 use crate::run::stop::Stop;
 use crate::run::{context, run, RunError, RunOptions};
 use crate::verdict::fsperf::{analyze_all, Verdict};
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// What to run and where the results go.
@@ -42,6 +42,10 @@ pub(crate) trait Observer {
     fn note(&mut self, line: &str);
 }
 
+/// The most one spec file (or stdin) may hold: troubleshoot specs with every collector of a
+/// support bundle are tens of kilobytes.
+pub(crate) const MAX_SPEC_BYTES: u64 = 16 << 20;
+
 /// Reads every document of every spec (`-` is stdin).
 pub(crate) fn load_specs(paths: &[PathBuf]) -> Result<Preflight, String> {
     let mut p = Preflight::default();
@@ -49,17 +53,41 @@ pub(crate) fn load_specs(paths: &[PathBuf]) -> Result<Preflight, String> {
         let stdin = path.as_os_str() == "-";
         let name = path.display().to_string();
         let text = if stdin {
-            let mut s = String::new();
-            std::io::stdin()
-                .read_to_string(&mut s)
-                .map_err(|e| format!("cannot read the spec from stdin: {e}"))?;
-            s
+            read_capped(std::io::stdin(), MAX_SPEC_BYTES, "the spec from stdin")?
         } else {
-            std::fs::read_to_string(path).map_err(|e| format!("cannot read spec '{name}': {e}"))?
+            let f =
+                std::fs::File::open(path).map_err(|e| format!("cannot read spec '{name}': {e}"))?;
+            read_capped(f, MAX_SPEC_BYTES, &format!("spec '{name}'"))?
         };
         load(&text, if stdin { "<stdin>" } else { &name }, &mut p)?;
     }
     Ok(p)
+}
+
+/// The most one result file may hold for `--analyze-only` (troubleshoot's table is a few
+/// hundred bytes, a fio JSON document some kilobytes).
+const MAX_RESULT_BYTES: u64 = 16 << 20;
+
+/// `--analyze-only`: the result files are the input, so each one an analyzer would read must be
+/// a result (troubleshoot's table or fio's JSON), or the whole run is refused as bad input
+/// (exit 2) naming the file and what is wrong, instead of a failed outcome.
+pub(crate) fn check_results(p: &Preflight, dir: &Path) -> Result<(), String> {
+    for an in p.analyzers.iter().filter(|x| !x.exclude) {
+        for (_, path) in crate::report::troubleshoot::find_results(dir, &an.collector_name) {
+            let what = format!("result file '{}'", path.display());
+            let text = std::fs::File::open(&path)
+                .map_err(|e| format!("cannot read {what}: {e}"))
+                .and_then(|f| read_capped(f, MAX_RESULT_BYTES, &what))?;
+            FsPerfResults::from_json(&text).map_err(|e| {
+                format!(
+                    "{what}: {e}; expected the result of collector '{}' (troubleshoot's \
+                     latency table or fio's JSON output)",
+                    an.collector_name
+                )
+            })?;
+        }
+    }
+    Ok(())
 }
 
 /// Runs the collectors (unless analyze-only) and the analyzers.

@@ -24,7 +24,9 @@ pub(crate) fn main(mut args: Vec<String>, stop: &super::Stop) -> i32 {
         }
     };
     let env = |k: &str| std::env::var(k).ok();
-    let cmd = match parse_fio_args(&args, &env, &mut std::io::stdin()) {
+    // Job files may be stdin or a FIFO that never ends: a signal while reading ends the process.
+    let parsed = stop.before_anything_exists(|| parse_fio_args(&args, &env, &mut std::io::stdin()));
+    let cmd = match parsed {
         Ok(c) => c,
         Err(e) => {
             eprintln!("iogauge fio: {e}");

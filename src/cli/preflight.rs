@@ -4,7 +4,7 @@
 use super::history::{save, HistoryFlags};
 use super::report::{with_output, write_report};
 use super::{Stop, EXIT_ERROR, EXIT_FAIL, EXIT_OK, EXIT_USAGE, EXIT_WARN};
-use crate::app::preflight::{load_specs, preflight, Observer, PreflightRequest};
+use crate::app::preflight::{check_results, load_specs, preflight, Observer, PreflightRequest};
 use crate::history::{Invocation, NewRun};
 use crate::report::document::CheckVerdict;
 use crate::report::html::render_preflight_html;
@@ -60,13 +60,20 @@ impl Observer for Stderr {
 }
 
 pub(crate) fn main(a: PreflightArgs, stop: &Stop) -> i32 {
-    let p = match load_specs(&a.specs) {
+    // A spec may be stdin or a FIFO: a signal while reading ends the process.
+    let p = match stop.before_anything_exists(|| load_specs(&a.specs)) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("iogauge preflight: {e}");
             return EXIT_USAGE;
         }
     };
+    if let Some(dir) = &a.analyze_only {
+        if let Err(e) = check_results(&p, dir) {
+            eprintln!("iogauge preflight: --analyze-only {}: {e}", dir.display());
+            return EXIT_USAGE;
+        }
+    }
     for n in &p.notices {
         eprintln!("iogauge preflight: note: {n}");
     }

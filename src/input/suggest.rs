@@ -1,13 +1,23 @@
 //! "Did you mean …": the nearest known name to a misspelt one.
 
+/// Names longer than this get no suggestion: no known name is that long, and the distance
+/// costs time and memory in the product of the lengths (a megabyte-long name took a minute).
+pub(crate) const MAX_SUGGESTED: usize = 128;
+
 /// The candidate closest to `key`, if it is close enough to be a likely typo.
 pub(crate) fn closest<'a>(
     key: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Option<&'a str> {
-    let limit = (key.chars().count() / 3).max(2);
+    if key.len() > MAX_SUGGESTED {
+        return None;
+    }
+    let n = key.chars().count();
+    let limit = (n / 3).max(2);
     candidates
         .into_iter()
+        // The distance is at least the difference in length: skip what cannot be close.
+        .filter(|c| c.len() <= MAX_SUGGESTED && c.chars().count().abs_diff(n) <= limit)
         .map(|c| (edit_distance(key, c), c))
         .filter(|&(d, _)| d <= limit)
         .min_by_key(|&(d, _)| d)
@@ -59,5 +69,10 @@ mod tests {
         assert_eq!(closest("filesize", names), Some("fileSize"));
         assert_eq!(closest("operationsize", names), Some("operationSize"));
         assert_eq!(closest("color", names), None);
+        // A long name is not compared at all: this returns at once.
+        let long = "f".repeat(5 << 20);
+        let t = std::time::Instant::now();
+        assert_eq!(closest(&long, names), None);
+        assert!(t.elapsed() < std::time::Duration::from_millis(100));
     }
 }

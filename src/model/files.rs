@@ -89,9 +89,12 @@ impl FilesSpec {
             ("$clientuid", String::new()),
         ];
         for (key, val) in subs {
-            // Replace every occurrence, keyword by keyword, as fio does.
-            while let Some(at) = out.to_ascii_lowercase().find(key) {
+            // Replace every occurrence, keyword by keyword, as fio does; the search goes on after
+            // the replacement, so a job named "$jobname" cannot make it loop forever.
+            let mut from = 0;
+            while let Some(at) = out[from..].to_ascii_lowercase().find(key).map(|i| from + i) {
                 out.replace_range(at..at + key.len(), &val);
+                from = at + val.len();
             }
         }
         out

@@ -7,6 +7,7 @@ use super::RunError;
 use crate::model::{IoEngine, RunSpec};
 use crate::workload::cleanup::CreatedFiles;
 use crate::workload::layout;
+use std::collections::HashSet;
 use std::path::PathBuf;
 
 /// Memory a run may take for I/O buffers: half of what the kernel says is available (None when
@@ -57,14 +58,31 @@ fn check_buffer_memory(spec: &RunSpec, budget: u64) -> Result<(), RunError> {
     )))
 }
 
+/// fio's limit on the jobs of one run, numjobs copies counted (FIO_MAX_JOBS). Every front end
+/// checks it while parsing; this holds it for any `RunSpec`, before a thread or a file exists.
+const MAX_INSTANCES: u64 = 4096;
+
+fn check_job_count(spec: &RunSpec) -> Result<(), RunError> {
+    let n: u64 = spec.jobs.iter().map(|j| u64::from(j.numjobs.max(1))).sum();
+    if n > MAX_INSTANCES {
+        return Err(RunError::JobSetup(format!(
+            "maximum number of jobs ({MAX_INSTANCES}) reached: the run asks for {n} (numjobs \
+             copies counted); lower numjobs or split the run"
+        )));
+    }
+    Ok(())
+}
+
 pub(super) fn expand(spec: &RunSpec, created: &CreatedFiles) -> Result<Vec<Instance>, RunError> {
+    check_job_count(spec)?;
     if let Some(budget) = buffer_budget() {
         check_buffer_memory(spec, budget)?;
     }
     let gp = plan::group_and_phase(&spec.jobs);
     let mut out = Vec::new();
     let mut new_bytes: Vec<(PathBuf, u64)> = Vec::new();
-    let mut seen: Vec<PathBuf> = Vec::new();
+    // Paths already checked: a set, so that many instances sharing files stay linear.
+    let mut seen: HashSet<PathBuf> = HashSet::new();
     for (ji, job) in spec.jobs.iter().enumerate() {
         for jobnum in 0..job.numjobs.max(1) {
             let files = layout::plan_files(job, jobnum)?;
@@ -87,7 +105,7 @@ pub(super) fn expand(spec: &RunSpec, created: &CreatedFiles) -> Result<Vec<Insta
                     if f.existed && !seen.contains(&f.path) {
                         layout::check_dir_safety(job, op, f, spec.allow_overwrite)?;
                     }
-                    seen.push(f.path.clone());
+                    seen.insert(f.path.clone());
                 } else if !seen.contains(&f.path) {
                     layout::check_safety(job, f, spec.allow_overwrite, created)?;
                     // fio refuses to write a mounted device unless the job allows it.
@@ -105,7 +123,7 @@ pub(super) fn expand(spec: &RunSpec, created: &CreatedFiles) -> Result<Vec<Insta
                     if !f.existed && !job.files.fill_device {
                         new_bytes.push((layout::parent_dir(&f.path), f.size));
                     }
-                    seen.push(f.path.clone());
+                    seen.insert(f.path.clone());
                 }
             }
             out.push(Instance {

@@ -15,48 +15,85 @@ pub(super) struct Section {
 
 const MAX_INCLUDE_DEPTH: usize = 16;
 
+/// The most job file text one run reads: every job file, `-` and include together. Real job
+/// files are kilobytes; this bounds what `include /dev/zero`, an endless pipe or a file
+/// including a big one a thousand times can cost.
+pub(super) const MAX_JOB_TEXT: u64 = 16 << 20;
+
+/// The most sections, option lines and includes one run's job files may hold together: 4096
+/// jobs (fio's limit) of 64 options each. Bounds the memory the parsed entries take, which is
+/// several times the text's.
+pub(super) const MAX_JOB_LINES: usize = 1 << 18;
+
+/// The longest section name: fio reads at most 255 characters of one (`[%255[^\n]]`), and the
+/// name names the job's files, within a file name's 255 bytes.
+pub(super) const MAX_JOB_NAME: usize = 255;
+
+/// What the job files of one run have used of the limits above.
+#[derive(Debug, Default)]
+pub(super) struct Budget {
+    bytes: u64,
+    lines: usize,
+}
+
 struct Parser<'a> {
     env: &'a dyn Fn(&str) -> Option<String>,
     sections: Vec<Section>,
+    budget: &'a mut Budget,
 }
 
-/// Reads and parses the job file `path` (`-` = stdin).
+/// Reads and parses the job file `path` (`-` = stdin), within what `budget` has left.
 pub(super) fn parse(
     path: &str,
     env: &dyn Fn(&str) -> Option<String>,
     stdin: &mut dyn Read,
+    budget: &mut Budget,
 ) -> Result<Vec<Section>, String> {
     let text = if path == "-" {
-        let mut s = String::new();
-        stdin
-            .read_to_string(&mut s)
-            .map_err(|e| format!("cannot read the job file from stdin: {e}"))?;
-        s
+        read_within(stdin, budget, "the job file from stdin")?
     } else {
-        read_file(Path::new(path))?
+        read_file(Path::new(path), budget)?
     };
+    let display: std::sync::Arc<str> = if path == "-" { "<stdin>" } else { path }.into();
     let mut p = Parser {
         env,
         sections: Vec::new(),
+        budget,
     };
-    let display = if path == "-" { "<stdin>" } else { path };
     let base = Path::new(path)
         .parent()
         .map(Path::to_path_buf)
         .unwrap_or_default();
-    p.lines(&text, display, &base, 0)?;
+    p.lines(&text, &display, &base, 0)?;
     Ok(p.sections)
 }
 
-fn read_file(path: &Path) -> Result<String, String> {
-    std::fs::read_to_string(path).map_err(|e| {
+/// Reads text, counting it against the run's budget.
+fn read_within(r: impl Read, budget: &mut Budget, what: &str) -> Result<String, String> {
+    let left = MAX_JOB_TEXT.saturating_sub(budget.bytes);
+    let text = crate::input::read_limited(r, left).map_err(|e| match e {
+        crate::input::ReadError::TooLarge(_) => format!(
+            "{what}: the job files of one run (with their includes) may hold {} in all, and \
+             this one goes beyond it; is it the right file?",
+            crate::input::size_words(MAX_JOB_TEXT)
+        ),
+        e => e.describe(what),
+    })?;
+    budget.bytes += text.len() as u64;
+    Ok(text)
+}
+
+fn read_file(path: &Path, budget: &mut Budget) -> Result<String, String> {
+    let what = format!("job file '{}'", path.display());
+    let file = std::fs::File::open(path).map_err(|e| {
         let hint = if e.kind() == std::io::ErrorKind::NotFound {
             "; check the path (job files are read relative to the current directory)"
         } else {
             ""
         };
-        format!("cannot read job file '{}': {e}{hint}", path.display())
-    })
+        format!("cannot read {what}: {e}{hint}")
+    })?;
+    read_within(file, budget, &what)
 }
 
 /// Removes a `;` or `#` comment, whole-line or inline, as fio does.
@@ -68,7 +105,13 @@ fn strip_comment(line: &str) -> &str {
 }
 
 impl Parser<'_> {
-    fn lines(&mut self, text: &str, file: &str, base: &Path, depth: usize) -> Result<(), String> {
+    fn lines(
+        &mut self,
+        text: &str,
+        file: &std::sync::Arc<str>,
+        base: &Path,
+        depth: usize,
+    ) -> Result<(), String> {
         for (i, raw) in text.lines().enumerate() {
             let lineno = i + 1;
             let at = |msg: String| format!("{file}:{lineno}: {msg}");
@@ -77,6 +120,13 @@ impl Parser<'_> {
             let trimmed = line.trim_start();
             if trimmed.is_empty() {
                 continue;
+            }
+            self.budget.lines += 1;
+            if self.budget.lines > MAX_JOB_LINES {
+                return Err(at(format!(
+                    "the job files of one run may hold at most {MAX_JOB_LINES} sections, options \
+                     and includes in all (4096 jobs of 64 options); split the run"
+                )));
             }
             if let Some(rest) = trimmed.strip_prefix('[') {
                 let name = rest
@@ -88,6 +138,13 @@ impl Parser<'_> {
                             "expected a section header like [job1], found '{trimmed}'"
                         ))
                     })?;
+                if name.len() > MAX_JOB_NAME {
+                    return Err(at(format!(
+                        "section name '{}' is longer than {MAX_JOB_NAME} bytes, the most fio \
+                         reads (it also names the job's files); use a shorter name",
+                        crate::input::shorten(name)
+                    )));
+                }
                 self.sections.push(Section {
                     name: name.to_string(),
                     entries: Vec::new(),
@@ -106,8 +163,8 @@ impl Parser<'_> {
                 } else {
                     base.join(inc)
                 };
-                let text = read_file(&path).map_err(at)?;
-                let shown = path.display().to_string();
+                let text = read_file(&path, self.budget).map_err(at)?;
+                let shown: std::sync::Arc<str> = path.display().to_string().into();
                 let inc_base = path.parent().map(Path::to_path_buf).unwrap_or_default();
                 self.lines(&text, &shown, &inc_base, depth + 1)?;
                 continue;
@@ -140,7 +197,7 @@ impl Parser<'_> {
                 key: key.to_string(),
                 value: value.map(str::to_string),
                 origin: Origin::File {
-                    path: file.to_string(),
+                    path: file.clone(),
                     line: lineno,
                 },
             });
@@ -150,23 +207,39 @@ impl Parser<'_> {
 
     /// Replaces `${NAME}` with the environment variable. fio leaves unknown names as text; here an
     /// unset variable is an error, because a literal `${X}` in a path is never what was meant.
-    fn expand(&self, line: &str) -> Result<String, String> {
+    /// What a line grows by counts against the run's text budget: a line of a million
+    /// `${LS_COLORS}` would otherwise expand to gigabytes.
+    fn expand(&mut self, line: &str) -> Result<String, String> {
         let mut out = String::with_capacity(line.len());
         let mut rest = line;
+        let left = MAX_JOB_TEXT.saturating_sub(self.budget.bytes);
         while let Some(start) = rest.find("${") {
             out.push_str(&rest[..start]);
             let after = &rest[start + 2..];
-            let end = after
-                .find('}')
-                .ok_or_else(|| format!("'${{' without a closing '}}' in '{line}'"))?;
+            let end = after.find('}').ok_or_else(|| {
+                format!(
+                    "'${{' without a closing '}}' in '{}'",
+                    crate::input::shorten(line)
+                )
+            })?;
             let name = &after[..end];
             let val = (self.env)(name).ok_or_else(|| {
+                let name = crate::input::shorten(name);
                 format!("${{{name}}} is not set in the environment; export {name}=… before running")
             })?;
             out.push_str(&val);
             rest = &after[end + 1..];
+            if out.len().saturating_sub(line.len()) as u64 > left {
+                return Err(format!(
+                    "${{{}}} expanded, the job files of one run (with their includes) hold more \
+                     than {} in all",
+                    crate::input::shorten(name),
+                    crate::input::size_words(MAX_JOB_TEXT)
+                ));
+            }
         }
         out.push_str(rest);
+        self.budget.bytes += out.len().saturating_sub(line.len()) as u64;
         Ok(out)
     }
 }
@@ -180,7 +253,7 @@ mod tests {
     }
 
     fn parse_text(text: &str) -> Result<Vec<Section>, String> {
-        parse("-", &no_env, &mut text.as_bytes())
+        parse("-", &no_env, &mut text.as_bytes(), &mut Budget::default())
     }
 
     fn kv(s: &Section) -> Vec<(String, Option<String>)> {
@@ -255,9 +328,21 @@ mod tests {
     #[test]
     fn environment_variables_expand_and_unset_ones_are_errors() {
         let env = |k: &str| (k == "DIR").then(|| "/scratch/h1".to_string());
-        let s = parse("-", &env, &mut "[j]\ndirectory=${DIR}/x\n".as_bytes()).unwrap();
+        let s = parse(
+            "-",
+            &env,
+            &mut "[j]\ndirectory=${DIR}/x\n".as_bytes(),
+            &mut Budget::default(),
+        )
+        .unwrap();
         assert_eq!(s[0].entries[0].value.as_deref(), Some("/scratch/h1/x"));
-        let e = parse("-", &env, &mut "[j]\nfilename=${NOPE}\n".as_bytes()).unwrap_err();
+        let e = parse(
+            "-",
+            &env,
+            &mut "[j]\nfilename=${NOPE}\n".as_bytes(),
+            &mut Budget::default(),
+        )
+        .unwrap_err();
         assert_eq!(
             e,
             "<stdin>:2: ${NOPE} is not set in the environment; export NOPE=… before running"
@@ -275,19 +360,37 @@ mod tests {
         )
         .unwrap();
         let main = d.path().join("main.fio");
-        let s = parse(main.to_str().unwrap(), &no_env, &mut std::io::empty()).unwrap();
+        let s = parse(
+            main.to_str().unwrap(),
+            &no_env,
+            &mut std::io::empty(),
+            &mut Budget::default(),
+        )
+        .unwrap();
         assert_eq!(s.len(), 2);
         assert_eq!(kv(&s[0]), vec![("bs".into(), Some("8k".into()))]);
         // A file including itself stops at the depth limit instead of recursing forever.
         std::fs::write(d.path().join("loop.fio"), "include loop.fio\n").unwrap();
         let lp = d.path().join("loop.fio");
-        let e = parse(lp.to_str().unwrap(), &no_env, &mut std::io::empty()).unwrap_err();
+        let e = parse(
+            lp.to_str().unwrap(),
+            &no_env,
+            &mut std::io::empty(),
+            &mut Budget::default(),
+        )
+        .unwrap_err();
         assert!(e.contains("includes nested deeper than 16"), "{e}");
     }
 
     #[test]
     fn a_missing_file_names_the_path() {
-        let e = parse("/nonexistent/x.fio", &no_env, &mut std::io::empty()).unwrap_err();
+        let e = parse(
+            "/nonexistent/x.fio",
+            &no_env,
+            &mut std::io::empty(),
+            &mut Budget::default(),
+        )
+        .unwrap_err();
         assert!(
             e.starts_with("cannot read job file '/nonexistent/x.fio': "),
             "{e}"

@@ -20,7 +20,11 @@ use std::path::PathBuf;
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Origin {
     CommandLine,
-    File { path: String, line: usize },
+    /// The path is shared by every entry of one file (a line's entry costs no copy of it).
+    File {
+        path: std::sync::Arc<str>,
+        line: usize,
+    },
 }
 
 /// One `key[=value]` as the user wrote it.
@@ -99,6 +103,20 @@ impl fmt::Display for FioError {
 
 impl std::error::Error for FioError {}
 
+/// The longest option name looked at: fio's longest is under 40 bytes.
+const MAX_OPTION_NAME: usize = 64;
+
+/// The most options all jobs of a run apply together, the globals once per job: 4096 jobs of
+/// 64 options, far beyond real job files (a dozen or two each), a fraction of a second.
+const MAX_APPLIED: usize = 1 << 18;
+
+/// fio's limit on jobs in one run (FIO_MAX_JOBS), numjobs copies counted.
+pub(crate) const MAX_JOBS: u64 = 4096;
+
+/// io_uring's most entries in one ring (the kernel's IORING_MAX_ENTRIES): a deeper queue is
+/// refused by io_uring_setup with EINVAL, after its buffers were allocated.
+const IO_URING_MAX_DEPTH: u32 = 32768;
+
 /// Applies one option to `job`, refusing options fio has but iogauge does not, and naming the
 /// closest known option for a typo.
 fn apply(job: &mut JobSpec, e: &Entry) -> Result<(), FioError> {
@@ -113,6 +131,14 @@ fn apply(job: &mut JobSpec, e: &Entry) -> Result<(), FioError> {
         Origin::File { path, line } => format!("{path}:{line}: "),
     };
     let key = &e.key;
+    if key.len() > MAX_OPTION_NAME {
+        // Long before any "did you mean": a megabyte of name would take a minute to compare.
+        return Err(FioError(format!(
+            "{at}unknown option '{}': longer than {MAX_OPTION_NAME} bytes, and fio's option \
+             names are short; run 'iogauge fio --help' for the options iogauge supports",
+            crate::input::shorten(key)
+        )));
+    }
     Err(FioError(if known::is_fio_option(key) {
         format!("{at}{}", unsupported::option_refusal(key))
     } else if let Some(near) = known::closest(key) {
@@ -177,6 +203,26 @@ fn build_job(globals: &[Entry], own: &[Entry], section: Option<&str>) -> Result<
             "--name= needs a job name, e.g. --name=test".into(),
         ));
     }
+    if job.name.len() > jobfile::MAX_JOB_NAME {
+        return Err(FioError(format!(
+            "job name '{}' is longer than {} bytes, the most fio reads (it also names the \
+             job's files); use a shorter name",
+            crate::input::shorten(&job.name),
+            jobfile::MAX_JOB_NAME
+        )));
+    }
+    // Only where the name makes the file names (no filename=, a filename_format with $jobname).
+    let named_by_job = |j: &JobSpec| {
+        j.files.file_name(&j.name, 0, 0) != j.files.file_name(&j.name.replace('/', "_"), 0, 0)
+    };
+    if job.name.contains('/') && job.filename.is_none() && named_by_job(&job) {
+        return Err(FioError(format!(
+            "job '{}': the job name names the job's files ({}), so a '/' in it would put them \
+             in another directory; use a name without '/', or set filename=",
+            job.name,
+            job.files.file_name(&job.name, 0, 0)
+        )));
+    }
     job.options = as_written(own).collect();
     options::logs::settle(&mut job, |k| globals.iter().chain(own).any(|e| e.key == k));
     options::stats::settle(&mut job);
@@ -211,7 +257,21 @@ fn build_job(globals: &[Entry], own: &[Entry], section: Option<&str>) -> Result<
     }
     options::engines::finish_job(&mut job)
         .map_err(|e| FioError(format!("job '{}': {e}", job.name)))?;
+    check_queue(&job).map_err(FioError)?;
     Ok(job)
+}
+
+/// Limits of the engine's queue that fail only after the run allocated for it: checked while
+/// parsing instead (also for a `check` profile's job).
+pub(crate) fn check_queue(job: &JobSpec) -> Result<(), String> {
+    if job.ioengine == IoEngine::IoUring && job.iodepth > IO_URING_MAX_DEPTH {
+        return Err(format!(
+            "job '{}': iodepth={}: an io_uring queue holds at most {IO_URING_MAX_DEPTH} entries \
+             (the kernel's IORING_MAX_ENTRIES); use iodepth={IO_URING_MAX_DEPTH} or less",
+            job.name, job.iodepth
+        ));
+    }
+    Ok(())
 }
 
 /// Things fio accepts silently that change nothing here; said on stderr so that nothing is
@@ -250,6 +310,24 @@ pub(crate) fn apply_option(
     apply(job, &e)
 }
 
+/// The canonical name of the supported fio option `key`, which may be an alias (`fill_fs` is
+/// `fill_device`); None when iogauge does not support it.
+pub(crate) fn canonical_option(key: &str) -> Option<&'static str> {
+    options::find(key).map(|o| o.name)
+}
+
+/// fio's "maximum number of jobs (4096) reached", checked as the jobs are built so that a run
+/// of a million jobs is refused before the millionth is.
+fn too_many_jobs(n: u64) -> Result<(), FioError> {
+    if n > MAX_JOBS {
+        return Err(FioError(format!(
+            "maximum number of jobs ({MAX_JOBS}) reached: the jobs ask for {n} in all (numjobs \
+             copies counted), more than fio runs; lower numjobs or split the run"
+        )));
+    }
+    Ok(())
+}
+
 /// Parses `iogauge fio` arguments. `env` looks up `${NAME}` in job files; `stdin` feeds job file `-`.
 pub(crate) fn parse_fio_args(
     args: &[String],
@@ -276,13 +354,30 @@ pub(crate) fn parse_fio_args(
         global_options: as_written(&c.globals).collect(),
         ..RunSpec::default()
     };
+    // Every job applies the globals in force again: bounded, so that a [global] section of
+    // 200000 options before 4096 jobs is refused instead of applying 800 million options.
+    let mut applied = 0usize;
+    let mut apply_more = |globals: usize, own: usize| -> Result<(), FioError> {
+        applied = applied.saturating_add(globals + own);
+        if applied > MAX_APPLIED {
+            return Err(FioError(format!(
+                "the jobs apply more than {MAX_APPLIED} options in all (each job its own and the \
+                 [global] ones in force); put fewer options in [global] or define fewer jobs"
+            )));
+        }
+        Ok(())
+    };
     for own in &c.jobs {
+        apply_more(c.globals.len(), own.len())?;
         spec.jobs.push(build_job(&c.globals, own, None)?);
     }
     let mut sections_seen = vec![false; c.sections.len()];
+    let mut budget = jobfile::Budget::default();
+    let mut jobs_in_all: u64 = spec.jobs.iter().map(|j| u64::from(j.numjobs.max(1))).sum();
+    too_many_jobs(jobs_in_all)?;
     for path in &c.job_files {
         let mut globals = c.globals.clone();
-        for s in jobfile::parse(path, env, stdin).map_err(FioError)? {
+        for s in jobfile::parse(path, env, stdin, &mut budget).map_err(FioError)? {
             if s.name == "global" {
                 for e in &s.entries {
                     apply(&mut scratch, e)?;
@@ -297,8 +392,11 @@ pub(crate) fn parse_fio_args(
                     None => continue,
                 }
             }
-            spec.jobs
-                .push(build_job(&globals, &s.entries, Some(&s.name))?);
+            apply_more(globals.len(), s.entries.len())?;
+            let job = build_job(&globals, &s.entries, Some(&s.name))?;
+            jobs_in_all += u64::from(job.numjobs.max(1));
+            too_many_jobs(jobs_in_all)?;
+            spec.jobs.push(job);
         }
     }
     for (i, j) in spec.jobs.iter().enumerate() {

@@ -1,7 +1,9 @@
 //! Built-in profiles for `iogauge check`: data files in `profiles/` (workload in fio's terms,
 //! criteria with their sources, reference results), compiled in and validated by tests.
 
-use crate::input::fio::apply_option;
+mod allowed;
+
+use crate::input::fio::{apply_option, canonical_option};
 use crate::model::{JobSpec, SizeSpec};
 // A profile and the criteria it states are the verdict's vocabulary; this module loads,
 // validates and builds them into jobs.
@@ -36,21 +38,35 @@ pub(crate) fn names() -> impl Iterator<Item = &'static str> {
 /// same format (anything with a '/' or ending in .yaml/.yml).
 pub(crate) fn resolve(arg: &std::ffi::OsStr) -> Result<Profile, String> {
     match arg.to_str() {
-        Some(name)
-            if !(name.contains('/') || name.ends_with(".yaml") || name.ends_with(".yml")) =>
-        {
-            get(name)
-        }
-        // Not UTF-8: not a built-in name, so a path.
+        Some(name) if !is_path(arg) => get(name),
         _ => load_file(Path::new(arg)),
     }
 }
 
+/// Whether `resolve` reads `arg` from a file (else it is a built-in name).
+pub(crate) fn is_path(arg: &std::ffi::OsStr) -> bool {
+    match arg.to_str() {
+        Some(name) => name.contains('/') || name.ends_with(".yaml") || name.ends_with(".yml"),
+        // Not UTF-8: not a built-in name, so a path.
+        None => true,
+    }
+}
+
+/// The most a profile file may hold: the built-in ones are about 3 KiB.
+pub(crate) const MAX_PROFILE_BYTES: u64 = 1 << 20;
+
+/// The small-files test's most files, and the largest of them.
+const MAX_SMALL_FILES: u32 = 1_000_000;
+const MAX_SMALL_FILE_SIZE: usize = 16 << 20;
+
+/// The longest profile name: it names the test file, within a file name's 255 bytes.
+const MAX_NAME: usize = 64;
+
 /// A user's own profile from a YAML file, validated as the built-in ones are.
 pub(crate) fn load_file(path: &Path) -> Result<Profile, String> {
     let at = path.display();
-    let text =
-        std::fs::read_to_string(path).map_err(|e| format!("cannot read profile '{at}': {e}"))?;
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read profile '{at}': {e}"))?;
+    let text = crate::input::read_capped(file, MAX_PROFILE_BYTES, &format!("profile '{at}'"))?;
     from_text(&text, &at.to_string())
 }
 
@@ -82,14 +98,15 @@ impl Profile {
     /// that fio's grammar accepts, and metrics the workload can produce.
     pub(crate) fn validate(&self) -> Result<(), String> {
         if self.name.is_empty()
+            || self.name.len() > MAX_NAME
             || !self
                 .name
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
         {
             return Err(format!(
-                "name '{}': use letters, digits, '-' and '_' only (it names the test file)",
-                self.name
+                "name '{}': use up to {MAX_NAME} letters, digits, '-' and '_' (it names the test file)",
+                crate::input::shorten(&self.name)
             ));
         }
         match (&self.small_files, self.workload.is_empty()) {
@@ -107,6 +124,14 @@ impl Profile {
         if let Some(sf) = &self.small_files {
             if sf.files == 0 || sf.size == 0 {
                 return Err("small_files: 'files' and 'size' must be above 0".into());
+            }
+            // Bounded like any input: each file's buffer and every latency sample are allocated
+            // up front (GitLab's test is 1000 files of 5 bytes).
+            if sf.files > MAX_SMALL_FILES || sf.size > MAX_SMALL_FILE_SIZE {
+                return Err(format!(
+                    "small_files: at most {MAX_SMALL_FILES} files of at most {} each",
+                    crate::input::size_words(MAX_SMALL_FILE_SIZE as u64)
+                ));
             }
         }
         if self.metrics.is_empty() {
@@ -133,14 +158,6 @@ impl Profile {
         if let Some(j) = &job {
             if !matches!(j.size, Some(SizeSpec::Bytes(_))) {
                 return Err("workload: give an absolute size such as 'size=1g'".into());
-            }
-            let chosen_by_check = ["filename", "directory", "filename_format", "opendir"];
-            if let Some(w) = self.workload.iter().find(|w| {
-                chosen_by_check.contains(&w.split_once('=').map_or(w.as_str(), |(k, _)| k))
-            }) {
-                return Err(format!(
-                    "workload: '{w}': where the test file goes is chosen by iogauge check (--dir); remove it"
-                ));
             }
         }
         let keys = self
@@ -229,8 +246,13 @@ impl Profile {
                 Some((k, v)) => (k, Some(v)),
                 None => (opt.as_str(), None),
             };
+            // Checked here, where every profile's job is built (built-in or a user's file, at
+            // load time and again when run), before the option is applied.
+            allowed::check(k, canonical_option(k), v)
+                .map_err(|why| format!("workload: '{}': {why}", crate::input::shorten(opt)))?;
             apply_option(&mut job, k, v).map_err(|e| format!("profile '{}': {e}", self.name))?;
         }
+        crate::input::fio::check_queue(&job).map_err(|e| format!("workload: {e}"))?;
         job.directory = Some(dir.to_path_buf());
         let scaled = |what: &str| t.scale < 1.0 && self.scale.iter().any(|s| s == what);
         if scaled("size") {
@@ -445,18 +467,22 @@ mod tests {
             "metric 'sync_p99': pass: expected a Go duration such as 90s, 2m, 1m30s, 500ms or 1.5h"
         );
         assert_eq!(
+            err("name: s\ntitle: t\nsmall_files: {files: 4000000000, size: 5}\nmetrics:\n  - {key: small_files_total, label: l, better: lower, pass: 10s, source: s}\n"),
+            "small_files: at most 1000000 files of at most 16 MiB (16777216 bytes) each"
+        );
+        assert_eq!(
             err(&format!("{base}metrics: []\n")),
             "'metrics' is empty: a profile needs at least one metric to judge"
         );
         assert_eq!(
             err(&metric("key: sync_p99, label: l, better: lower, pass: 1s")
                 .replace("name: x", "name: a/b")),
-            "name 'a/b': use letters, digits, '-' and '_' only (it names the test file)"
+            "name 'a/b': use up to 64 letters, digits, '-' and '_' (it names the test file)"
         );
         assert_eq!(
             err(&metric("key: sync_p99, label: l, better: lower, pass: 1s")
                 .replace("size=4m]", "size=4m, filename=/dev/sda]")),
-            "workload: 'filename=/dev/sda': where the test file goes is chosen by iogauge check (--dir); remove it"
+            "workload: 'filename=/dev/sda': a profile may not set filename: it reads or writes files outside the test directory; where the test file goes is chosen by iogauge check (--dir)"
         );
         assert!(err(
             &metric("key: sync_p99, label: l, better: lower, pass: 1s").replace("bs=4k", "bs=lots")

@@ -46,6 +46,9 @@ pub(crate) struct FsPerfCollector {
 
 pub(crate) const DEFAULT_NAME: &str = "filesystemPerformance";
 
+/// Background jobs one collector may start (fio's 4096 jobs, less the measuring one).
+const MAX_BACKGROUND_JOBS: u64 = 4095;
+
 const KEYS: [&str; 16] = [
     "collectorName",
     "exclude",
@@ -102,9 +105,11 @@ pub(crate) fn parse(
 ) -> Result<FsPerfCollector, String> {
     check_keys(m, &KEYS, at)?;
     let name = get_str(m, "collectorName", at)?.unwrap_or_else(|| DEFAULT_NAME.to_string());
-    if name.is_empty() || name.contains('/') {
+    // It names the result files (<name>.iogauge.json): within a file name's 255 bytes.
+    if name.is_empty() || name.contains('/') || name.len() > 200 {
         return Err(format!(
-            "{at}.collectorName: '{name}' must be a non-empty name without '/'"
+            "{at}.collectorName: '{}' must be a non-empty name without '/', at most 200 bytes",
+            crate::input::shorten(&name)
         ));
     }
     let directory = get_str(m, "directory", at)?
@@ -163,12 +168,24 @@ pub(crate) fn parse(
     }
     let background = if get_bool(m, "enableBackgroundIOPS", at)? == Some(true) {
         let n = |k: &str| get_u64(m, k, at).map(|v| v.unwrap_or(0));
+        let (write_jobs, read_jobs) = (n("backgroundWriteIOPSJobs")?, n("backgroundReadIOPSJobs")?);
+        // Each background job is a thread and a 100 MiB file: at most fio's 4096 jobs in all,
+        // the measuring one included.
+        if write_jobs.saturating_add(read_jobs) > MAX_BACKGROUND_JOBS {
+            return Err(format!(
+                "{at}: backgroundWriteIOPSJobs + backgroundReadIOPSJobs is {}: at most \
+                 {MAX_BACKGROUND_JOBS} background jobs (fio's 4096 jobs, the measuring one \
+                 included)",
+                write_jobs.saturating_add(read_jobs)
+            ));
+        }
+        let warmup = n("backgroundIOPSWarmupSeconds")?;
         Some(Background {
-            warmup: Duration::from_secs(n("backgroundIOPSWarmupSeconds")?),
+            warmup: Duration::from_secs(warmup),
             write_iops: n("backgroundWriteIOPS")?,
             read_iops: n("backgroundReadIOPS")?,
-            write_jobs: n("backgroundWriteIOPSJobs")? as u32,
-            read_jobs: n("backgroundReadIOPSJobs")? as u32,
+            write_jobs: write_jobs as u32,
+            read_jobs: read_jobs as u32,
         })
     } else {
         None
