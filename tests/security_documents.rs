@@ -377,6 +377,24 @@ fn check_text_and_history_show_escapes_not_obeyed() {
         assert!(!o.stdout.contains(&0x1b), "{}", text(&o.stdout));
         assert!(text(&o.stdout).contains("\\x1b["), "{}", text(&o.stdout));
     }
+    // A stored document of a schema this iogauge does not know is refused, not rendered.
+    let c = rusqlite::Connection::open(&db).unwrap();
+    c.execute_batch("UPDATE runs SET document = json_set(document, '$.schema_version', 2);")
+        .unwrap();
+    drop(c);
+    let o = iogauge_in(
+        d.path(),
+        &["history", "show", "1", "--history-db", db.to_str().unwrap()],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert_eq!(text(&o.stdout), "");
+    assert!(
+        text(&o.stderr).contains("schema_version")
+            && text(&o.stderr)
+                .contains("'iogauge history show 1 --format json' prints it as stored"),
+        "{}",
+        text(&o.stderr)
+    );
 }
 
 /// `kube check --dry-run` with one argument changed; (exit code, stdout, stderr).

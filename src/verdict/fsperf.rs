@@ -66,8 +66,7 @@ pub(crate) fn analyze_all(
                     Some(n) => format!("{} - Node {n}", an.check_name),
                     None => an.check_name.clone(),
                 };
-                match read_result(&path).and_then(|t| FsPerfResults::from_json(&t))
-                {
+                match read_result(&path).and_then(|t| FsPerfResults::from_json(&t)) {
                     Ok(r) => v.push((title, Some(r))),
                     Err(e) => verdicts.push(failed(
                         &title,

@@ -220,16 +220,19 @@ fn show(h: Option<&History>, path: &Path, id: i64, format: Format) -> Result<i32
         }
     };
     match text {
-        Ok(t) => print!("{t}"),
+        Ok(t) => {
+            print!("{t}");
+            Ok(EXIT_OK)
+        }
         Err(e) => {
+            // Refused, not guessed at: `--format json` prints it as stored.
             eprintln!(
-                "iogauge history: run {id}'s document does not read as this iogauge's {} document ({e}); here it is as stored",
+                "iogauge history: run {id}'s document does not read as this iogauge's {} document ({e}); 'iogauge history show {id} --format json' prints it as stored",
                 run.kind
             );
-            println!("{}", pretty());
+            Ok(EXIT_USAGE)
         }
     }
-    Ok(EXIT_OK)
 }
 
 /// troubleshoot's human output; a run that only collected has no outcomes, so its collectors.
