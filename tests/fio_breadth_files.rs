@@ -56,7 +56,10 @@ fn open_data_files(pid: u32, dir: &Path) -> BTreeSet<String> {
     std::fs::read_dir(format!("/proc/{pid}/fd"))
         .map(|r| {
             r.filter_map(|e| std::fs::read_link(e.ok()?.path()).ok())
-                .filter(|t| t.starts_with(dir) && !t.to_string_lossy().contains(".iogauge"))
+                // The directory itself is held open too (its handle, for files by identity).
+                .filter(|t| {
+                    t.starts_with(dir) && t != dir && !t.to_string_lossy().contains(".iogauge")
+                })
                 .map(|t| t.to_string_lossy().into_owned())
                 .collect()
         })

@@ -430,8 +430,11 @@ fn openfiles_limit_holds_while_the_job_runs() {
         let open = std::fs::read_dir(&fds)
             .map(|r| {
                 r.filter_map(|e| std::fs::read_link(e.ok()?.path()).ok())
+                    // The directory itself is held open too (its handle).
                     .filter(|t| {
-                        t.starts_with(d.path()) && !t.to_string_lossy().contains(".iogauge")
+                        t.starts_with(d.path())
+                            && t != d.path()
+                            && !t.to_string_lossy().contains(".iogauge")
                     })
                     .count()
             })
