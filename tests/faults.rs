@@ -19,160 +19,42 @@
 #![allow(clippy::unwrap_used)]
 
 mod common;
+use common::loopfs::{can_loop, sh, LoopFs};
 use common::*;
 
 use serde_json::Value;
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Output, Stdio};
 use std::time::{Duration, Instant};
 
-/// Whether loop devices can be made here (root, losetup, mkfs.ext4); with CI=true they must.
-fn can_loop() -> bool {
-    // SAFETY: geteuid has no preconditions.
-    let root = unsafe { libc::geteuid() } == 0;
-    let tools = ["losetup", "mkfs.ext4", "mount", "truncate", "blockdev"]
-        .iter()
-        .all(|t| {
-            common::cmd("sh")
-                .args(["-c", &format!("command -v {t}")])
-                .output()
-                .is_ok_and(|o| o.status.success())
-        });
-    if root && tools {
-        return true;
-    }
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "CI must run the fault tests: they need root, losetup and mkfs.ext4 (root: {root})"
-    );
-    eprintln!("skipping: the fault tests need root, losetup and mkfs.ext4 to make a loop device");
-    false
-}
-
-fn sh(cmd: &str, args: &[&str]) -> String {
-    let o = common::cmd(cmd).args(args).output().expect(cmd);
-    assert!(o.status.success(), "{cmd} {args:?}: {}", text(&o.stderr));
-    text(&o.stdout).trim().to_string()
-}
-
 const MIB: u64 = 1 << 20;
 
-/// ext4 on a 64 MiB loop device, mounted beside its image; unmounted, detached and removed on
-/// drop, also when the test panics.
-struct Disk {
-    dir: tempfile::TempDir,
-    img: PathBuf,
-    dev: String,
-    mnt: PathBuf,
+/// ext4 on a 64 MiB loop device with 1 KiB blocks: 8 MiB groups, so metadata, journal and data
+/// land where the module doc says; every table written now, so nothing is written lazily
+/// afterwards.
+fn disk() -> LoopFs {
+    let d = LoopFs::new(
+        "64M",
+        &["-b", "1024", "-E", "lazy_itable_init=0,lazy_journal_init=0"],
+    );
+    std::fs::remove_dir(d.mnt.join("lost+found")).unwrap();
+    d
 }
 
-impl Disk {
-    fn new() -> Disk {
-        let dir = scratch();
-        let img = dir.path().join("disk.img");
-        sh("truncate", &["-s", "64M", img.to_str().unwrap()]);
-        let dev = sh("losetup", &["-f", "--show", img.to_str().unwrap()]);
-        let mnt = dir.path().join("mnt");
-        std::fs::create_dir(&mnt).unwrap();
-        let d = Disk { dir, img, dev, mnt };
-        // 1 KiB blocks: 8 MiB groups, so metadata, journal and data land where the module doc
-        // says; every table written now, so nothing is written lazily afterwards.
+/// The device shrinks to `bytes` under the mounted filesystem. Writes in flight may extend the
+/// image between the truncate and the size change, so repeat until the device has that size.
+fn shrink(d: &LoopFs, bytes: u64) {
+    for _ in 0..10 {
         sh(
-            "mkfs.ext4",
-            &[
-                "-q",
-                "-b",
-                "1024",
-                "-E",
-                "lazy_itable_init=0,lazy_journal_init=0",
-                &d.dev,
-            ],
+            "truncate",
+            &["-s", &bytes.to_string(), d.img.to_str().unwrap()],
         );
-        sh("mount", &[&d.dev, d.mnt.to_str().unwrap()]);
-        std::fs::remove_dir(d.mnt.join("lost+found")).unwrap();
-        d
-    }
-
-    /// The device shrinks to `bytes` under the mounted filesystem. Writes in flight may extend
-    /// the image between the truncate and the size change, so repeat until the device has
-    /// that size.
-    fn shrink(&self, bytes: u64) {
-        for _ in 0..10 {
-            sh(
-                "truncate",
-                &["-s", &bytes.to_string(), self.img.to_str().unwrap()],
-            );
-            sh("losetup", &["-c", &self.dev]);
-            if sh("blockdev", &["--getsize64", &self.dev]) == bytes.to_string() {
-                return;
-            }
+        sh("losetup", &["-c", &d.dev]);
+        if sh("blockdev", &["--getsize64", &d.dev]) == bytes.to_string() {
+            return;
         }
-        panic!("{} did not shrink to {bytes} bytes", self.dev);
     }
-
-    /// Fills the filesystem with `name` until a write fails with ENOSPC.
-    fn fill(&self, name: &str) {
-        let mut f = std::fs::File::create(self.mnt.join(name)).unwrap();
-        for chunk in [MIB as usize, 4096, 1024] {
-            let buf = vec![0x5au8; chunk];
-            loop {
-                match f.write_all(&buf) {
-                    Ok(()) => {}
-                    Err(e) if e.raw_os_error() == Some(libc::ENOSPC) => break,
-                    Err(e) => panic!("filling {}: {e}", self.mnt.display()),
-                }
-            }
-        }
-        // Delayed allocation may still hold blocks back: the flush also ends at ENOSPC.
-        let _ = f.sync_all();
-    }
-
-    /// What is in the mount point, but `keep`.
-    fn left(&self, keep: &[&str]) -> Vec<String> {
-        files_in(&self.mnt)
-            .into_iter()
-            .filter(|f| !keep.contains(&f.as_str()))
-            .collect()
-    }
-}
-
-impl Drop for Disk {
-    fn drop(&mut self) {
-        // Right after an I/O error the kernel may still be finishing work on the filesystem
-        // (ext4's unwritten-extent conversion), and umount says busy for a moment: try again,
-        // then detach it lazily, so the device never outlives the test.
-        let mut unmounted = false;
-        for _ in 0..50 {
-            let o = common::cmd("umount").arg(&self.mnt).output();
-            if o.as_ref().is_ok_and(|o| o.status.success()) {
-                unmounted = true;
-                break;
-            }
-            if !self.mnt.exists() || !is_mounted(&self.mnt) {
-                unmounted = true;
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        if !unmounted {
-            eprintln!(
-                "{} still busy after 5 s: unmounting it lazily",
-                self.mnt.display()
-            );
-            let _ = common::cmd("umount").arg("-l").arg(&self.mnt).status();
-        }
-        let _ = common::cmd("losetup").args(["-d", &self.dev]).status();
-    }
-}
-
-/// Whether something is mounted on `p`.
-fn is_mounted(p: &Path) -> bool {
-    let p = p.to_string_lossy();
-    std::fs::read_to_string("/proc/self/mountinfo")
-        .unwrap_or_default()
-        .lines()
-        .any(|l| l.split(' ').nth(4) == Some(&*p))
+    panic!("{} did not shrink to {bytes} bytes", d.dev);
 }
 
 fn spawn(args: &[&str], cwd: &Path) -> Child {
@@ -224,7 +106,7 @@ fn fio_eio(extra: &[&str], op: &str) {
     if !can_loop() {
         return;
     }
-    let d = Disk::new();
+    let d = disk();
     let mut args = vec![
         "fio",
         "--name=w",
@@ -241,7 +123,7 @@ fn fio_eio(extra: &[&str], op: &str) {
     let file = wait_for_data_file(&d.mnt, "w.");
     // Some I/O first, so that the error falls in the middle of the run.
     std::thread::sleep(Duration::from_millis(300));
-    d.shrink(24 * MIB);
+    shrink(&d, 24 * MIB);
     let o = finish(child);
     let (out, err) = (text(&o.stdout), text(&o.stderr));
     assert_eq!(o.status.code(), Some(1), "{out}{err}");
@@ -311,7 +193,7 @@ fn fio_disk_full_mid_run_prints_partial_results_and_removes_its_files() {
     if !can_loop() {
         return;
     }
-    let d = Disk::new();
+    let d = disk();
     // A new file of 40 MiB (the filesystem has about 50 MiB free, so the check before the run
     // passes) written at 8 MiB/s, allocating as it goes; the test takes the rest meanwhile.
     let child = spawn(
@@ -358,7 +240,7 @@ fn check_io_error_is_a_partial_unjudged_outcome_and_removes_its_files() {
     if !can_loop() {
         return;
     }
-    let d = Disk::new();
+    let d = disk();
     let child = spawn(
         &[
             "check",
@@ -376,7 +258,7 @@ fn check_io_error_is_a_partial_unjudged_outcome_and_removes_its_files() {
     );
     let file = wait_for_data_file(&d.mnt, "iogauge-sync-iops.");
     std::thread::sleep(Duration::from_millis(300));
-    d.shrink(24 * MIB);
+    shrink(&d, 24 * MIB);
     let o = finish(child);
     let (out, err) = (text(&o.stdout), text(&o.stderr));
     assert_eq!(o.status.code(), Some(1), "{out}{err}");
@@ -417,7 +299,7 @@ fn preflight_io_error_fails_the_collector_as_troubleshoot_and_removes_its_files(
     if !can_loop() {
         return;
     }
-    let d = Disk::new();
+    let d = disk();
     let bench = d.mnt.join("etcd");
     let spec = format!(
         "apiVersion: troubleshoot.sh/v1beta2\nkind: HostPreflight\nmetadata:\n  name: faults\nspec:\n  \
@@ -431,7 +313,7 @@ fn preflight_io_error_fails_the_collector_as_troubleshoot_and_removes_its_files(
     let child = spawn(&["preflight", "--output", "out", "s.yaml"], d.dir.path());
     let file = wait_for_data_file(&bench, "fsperf.");
     std::thread::sleep(Duration::from_millis(300));
-    d.shrink(24 * MIB);
+    shrink(&d, 24 * MIB);
     let o = finish(child);
     let (out, err) = (text(&o.stdout), text(&o.stderr));
     // The collector failed: troubleshoot then has no result file, and the analyzer's outcome
@@ -474,7 +356,7 @@ fn a_shut_down_filesystem_keeps_the_marker_and_cleanup_removes_the_file_later() 
     if !can_loop() {
         return;
     }
-    let d = Disk::new();
+    let d = disk();
     let child = spawn(
         &[
             "fio",

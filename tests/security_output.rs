@@ -8,6 +8,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod common;
+use common::loopfs::LoopFs;
 use common::*;
 
 use serde_json::Value;
@@ -49,77 +50,6 @@ fn null_fio(cwd: &Path, extra: &[&str]) -> Output {
         .unwrap()
 }
 
-/// A 32 MiB ext4 filesystem on a loop device, mounted at `mnt`; unmounted and detached when
-/// dropped.
-struct SmallDisk {
-    mnt: PathBuf,
-    dev: String,
-    _dir: tempfile::TempDir,
-}
-
-fn sh(program: &str, args: &[&str]) -> String {
-    let o = cmd(program).args(args).output().expect(program);
-    assert!(
-        o.status.success(),
-        "{program} {args:?}: {}",
-        text(&o.stderr)
-    );
-    text(&o.stdout).trim().to_string()
-}
-
-impl SmallDisk {
-    fn new() -> SmallDisk {
-        let dir = scratch();
-        let img = dir.path().join("img");
-        let mnt = dir.path().join("mnt");
-        std::fs::create_dir(&mnt).unwrap();
-        sh("truncate", &["-s", "32M", img.to_str().unwrap()]);
-        let dev = sh("losetup", &["-f", "--show", img.to_str().unwrap()]);
-        let disk = SmallDisk {
-            mnt,
-            dev,
-            _dir: dir,
-        };
-        sh("mkfs.ext4", &["-q", &disk.dev]);
-        sh("mount", &[&disk.dev, disk.mnt.to_str().unwrap()]);
-        disk
-    }
-
-    /// Fills the filesystem until a write fails with ENOSPC (root's reserved blocks too).
-    fn fill(&self) {
-        use std::io::Write;
-        let mut f = std::fs::File::create(self.mnt.join("filler")).unwrap();
-        for chunk in [1 << 20, 4096, 512, 1] {
-            let buf = vec![0x5au8; chunk];
-            loop {
-                match f.write_all(&buf) {
-                    Ok(()) => {}
-                    Err(e) if e.raw_os_error() == Some(libc::ENOSPC) => break,
-                    Err(e) => panic!("filling {}: {e}", self.mnt.display()),
-                }
-            }
-        }
-        // Delayed allocation may still hold blocks back: the flush also ends at ENOSPC.
-        let _ = f.sync_all();
-    }
-}
-
-impl Drop for SmallDisk {
-    fn drop(&mut self) {
-        for _ in 0..50 {
-            let ok = cmd("umount")
-                .arg(&self.mnt)
-                .output()
-                .is_ok_and(|o| o.status.success());
-            if ok {
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(100));
-        }
-        let _ = cmd("losetup").args(["-d", &self.dev]).status();
-    }
-}
-
 #[test]
 fn a_full_disk_leaves_no_truncated_file_and_exits_1() {
     if !is_root() {
@@ -128,11 +58,11 @@ fn a_full_disk_leaves_no_truncated_file_and_exits_1() {
     }
     let work = scratch();
     let doc = document(work.path());
-    let disk = SmallDisk::new();
+    let disk = LoopFs::new("32M", &[]);
     let mnt = &disk.mnt;
     // A page written before the disk filled: a failed rewrite must leave it whole.
     std::fs::write(mnt.join("old.html"), b"the old page").unwrap();
-    disk.fill();
+    disk.fill("filler");
 
     // `report -o`: exit 1, the errno, no file (not even an empty one), no temporary left.
     for name in ["page.html", "old.html"] {
