@@ -1,16 +1,83 @@
-//! The short fuzz run CI does on every change (bench/fuzz.sh runs the long one): every target,
-//! fed mutations of its corpus in fuzz/corpus/, must never panic.
+//! The short fuzz run CI does on every change, on stable Rust (the long coverage-guided run is
+//! cargo fuzz's: docs/FUZZING.md, bench/fuzz.sh): every input committed in fuzz/corpus/<target>/
+//! runs, each within libFuzzer's per-input time limit, and mutations of them never panic. The
+//! regressions at the end are the inputs the long run found, each fixed.
 
 // Tests unwrap: a failure is the test failing.
 #![allow(clippy::unwrap_used)]
 
-use iogauge::fuzz::{corpus, fuzz, TARGETS};
-use std::path::Path;
-use std::time::Duration;
+use iogauge::fuzz::{corpus, fuzz, target, TARGETS};
+use std::panic::{self, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+fn fuzz_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz")
+}
+
+/// libFuzzer's -timeout in bench/fuzz.sh; a debug build on a loaded machine gets the same.
+const PER_INPUT: Duration = Duration::from_secs(5);
+
+/// Runs one input; its panic message, or how long it took.
+fn run_one(name: &str, input: &[u8]) -> Result<Duration, String> {
+    let t = target(name).unwrap();
+    let start = Instant::now();
+    panic::catch_unwind(AssertUnwindSafe(|| (t.run)(input)))
+        .map(|()| start.elapsed())
+        .map_err(|e| {
+            e.downcast_ref::<String>()
+                .cloned()
+                .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default()
+        })
+}
+
+#[test]
+fn every_target_has_a_libfuzzer_binary_and_a_corpus() {
+    let manifest = std::fs::read_to_string(fuzz_dir().join("Cargo.toml")).unwrap();
+    for t in TARGETS {
+        let file = format!("fuzz_targets/{}.rs", t.name.replace('-', "_"));
+        let src = std::fs::read_to_string(fuzz_dir().join(&file)).unwrap();
+        assert!(
+            src.contains(&format!("iogauge::fuzz::run(\"{}\", data)", t.name)),
+            "fuzz/{file} must run target {}",
+            t.name
+        );
+        assert!(
+            manifest.contains(&format!("name = \"{}\"\npath = \"{file}\"", t.name)),
+            "fuzz/Cargo.toml has no [[bin]] {} at {file}",
+            t.name
+        );
+        let c = corpus(&fuzz_dir().join("corpus"), t).unwrap();
+        assert!(!c.is_empty(), "fuzz/corpus/{} is empty", t.name);
+    }
+}
+
+#[test]
+fn every_committed_input_runs_without_panic_within_the_time_limit() {
+    let mut bad = Vec::new();
+    for t in TARGETS {
+        let dir = fuzz_dir().join("corpus").join(t.name);
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        files.sort();
+        for f in files {
+            let input = std::fs::read(&f).unwrap();
+            match run_one(t.name, &input) {
+                Ok(took) if took > PER_INPUT => bad.push(format!("{}: took {took:?}", f.display())),
+                Ok(_) => {}
+                Err(msg) => bad.push(format!("{}: panicked: {msg}", f.display())),
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
 
 #[test]
 fn no_parser_panics_on_mutated_input() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus");
+    let root = fuzz_dir().join("corpus");
     // A fixed seed keeps CI repeatable; IOGAUGE_FUZZ_SEED explores elsewhere.
     let seed = std::env::var("IOGAUGE_FUZZ_SEED")
         .ok()
@@ -19,14 +86,21 @@ fn no_parser_panics_on_mutated_input() {
     let mut found = Vec::new();
     for t in TARGETS {
         let c = corpus(&root, t).unwrap();
-        assert!(!c.is_empty(), "fuzz/corpus/{} is empty", t.name);
-        let o = fuzz(t, &c, 3_000, Duration::from_secs(20), seed);
+        let o = fuzz(t, &c, 2_000, Duration::from_secs(15), seed);
         assert!(o.execs > 0);
         for (msg, (n, input)) in &o.panics {
             found.push(format!(
                 "{}: {n} × {msg}\n  input: {:?}",
                 t.name,
                 String::from_utf8_lossy(input)
+            ));
+        }
+        if o.slowest.0 > PER_INPUT {
+            found.push(format!(
+                "{}: an input took {:?}\n  input: {:?}",
+                t.name,
+                o.slowest.0,
+                String::from_utf8_lossy(&o.slowest.1)
             ));
         }
     }

@@ -1,13 +1,24 @@
 //! "Did you mean …": the nearest known name to a misspelt one.
 
+/// Keys longer than this get no suggestion: no known name is near that long, and the distance
+/// costs the key's length times each candidate's (a 1 MB option name took a minute; fuzzing).
+const MAX_KEY: usize = 64;
+
 /// The candidate closest to `key`, if it is close enough to be a likely typo.
 pub(crate) fn closest<'a>(
     key: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Option<&'a str> {
-    let limit = (key.chars().count() / 3).max(2);
+    let len = key.chars().count();
+    if len > MAX_KEY {
+        return None;
+    }
+    let limit = (len / 3).max(2);
     candidates
         .into_iter()
+        // The length difference is a lower bound of the distance: skip the matrix when it is
+        // already too far.
+        .filter(|c| c.chars().count().abs_diff(len) <= limit)
         .map(|c| (edit_distance(key, c), c))
         .filter(|&(d, _)| d <= limit)
         .min_by_key(|&(d, _)| d)
@@ -59,5 +70,15 @@ mod tests {
         assert_eq!(closest("filesize", names), Some("fileSize"));
         assert_eq!(closest("operationsize", names), Some("operationSize"));
         assert_eq!(closest("color", names), None);
+    }
+
+    #[test]
+    fn a_long_key_gets_no_suggestion_and_costs_nothing() {
+        let key = "x".repeat(1 << 20);
+        let start = std::time::Instant::now();
+        assert_eq!(closest(&key, ["fileSize"]), None);
+        let near = format!("{}fileSize", "x".repeat(MAX_KEY - 8));
+        assert_eq!(closest(&near, ["fileSize"]), None);
+        assert!(start.elapsed() < std::time::Duration::from_millis(100));
     }
 }
