@@ -4,10 +4,11 @@
 # nice 19, with per-input limits so that hangs and memory blow-ups are findings, not only panics.
 # Prints the table docs/FUZZING.md keeps (Markdown) and writes each target's log.
 #
-#   bench/fuzz.sh [-t SECONDS | -r RUNS] [-l LOGDIR] [TARGET...]
+#   bench/fuzz.sh [-t SECONDS | -r RUNS] [-l LOGDIR] [-n] [TARGET...]
 #     -t SECONDS  each target runs this long (default 60)
 #     -r RUNS     each target runs this many inputs instead
 #     -l LOGDIR   where the logs go (default fuzz/logs/<UTC time>)
+#     -n          do not build: run the binaries fuzz/target holds
 #   Limits (environment): FUZZ_TIMEOUT=5 (s per input), FUZZ_RSS_MB=1024 (resident memory),
 #   FUZZ_MALLOC_MB=512 (one allocation), FUZZ_RESTARTS=5 (restarts after a finding).
 #
@@ -18,13 +19,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-seconds=60 runs="" logdir=""
-while getopts "t:r:l:h" o; do
+seconds=60 runs="" logdir="" build=1
+while getopts "t:r:l:nh" o; do
     case $o in
     t) seconds=$OPTARG ;;
     r) runs=$OPTARG ;;
     l) logdir=$OPTARG ;;
-    *) sed -n '2,17p' "$0" >&2; exit 2 ;;
+    n) build="" ;;
+    *) sed -n '2,18p' "$0" >&2; exit 2 ;;
     esac
 done
 shift $((OPTIND - 1))
@@ -32,7 +34,7 @@ timeout=${FUZZ_TIMEOUT:-5} rss=${FUZZ_RSS_MB:-1024} malloc=${FUZZ_MALLOC_MB:-512
 restarts=${FUZZ_RESTARTS:-5}
 
 command -v cargo-fuzz >/dev/null || { echo "fuzz.sh: cargo-fuzz missing: cargo install cargo-fuzz" >&2; exit 2; }
-(cd fuzz && nice -n 19 cargo +nightly fuzz build >&2)
+[[ -z $build ]] || (cd fuzz && nice -n 19 cargo +nightly fuzz build >&2)
 bin=fuzz/target/x86_64-unknown-linux-gnu/release
 if (($# == 0)); then
     mapfile -t targets < <(cd fuzz && cargo +nightly fuzz list)
