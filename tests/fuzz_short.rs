@@ -6,6 +6,8 @@
 // Tests unwrap: a failure is the test failing.
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use iogauge::fuzz::{corpus, fuzz, target, TARGETS};
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
@@ -105,4 +107,55 @@ fn no_parser_panics_on_mutated_input() {
         }
     }
     assert!(found.is_empty(), "seed {seed}:\n{}", found.join("\n"));
+}
+
+// Regressions: what the long run found, each fixed.
+
+/// Found by fio-args and fio-jobfile (slow units of 0.3 s and more under libFuzzer): the "did you
+/// mean" search filled an edit-distance matrix of the unknown name's length times every known
+/// name's, for each of about a thousand names, so a 20 kB name took seconds and a 1 MB one a
+/// minute. Long names now get no suggestion and candidates too different in length are skipped.
+#[test]
+fn a_long_unknown_option_is_refused_at_once_and_a_typo_still_gets_its_suggestion() {
+    let name = "x".repeat(20_000);
+    let job = format!("[j]\nrw=read\n{name}=1\n");
+    assert!(run_one("fio-jobfile", job.as_bytes()).unwrap() < Duration::from_secs(1));
+    let args = format!("--name=j\n--{name}=1\n");
+    assert!(run_one("fio-args", args.as_bytes()).unwrap() < Duration::from_secs(1));
+
+    let dir = common::scratch();
+    let file = dir.path().join("long.fio");
+    std::fs::write(&file, &job).unwrap();
+    let start = Instant::now();
+    let out = common::cmd(env!("CARGO_BIN_EXE_iogauge"))
+        .args(["fio", "--parse-only"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(start.elapsed() < Duration::from_secs(5));
+    assert_eq!(out.status.code(), Some(2));
+    let err = common::text(&out.stderr);
+    assert!(
+        err.starts_with(&format!(
+            "iogauge fio: {}:3: unknown option 'xxxx",
+            file.display()
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("did you mean"), "{err}");
+
+    std::fs::write(&file, "[j]\nrw=read\nfilesiz=1m\n").unwrap();
+    let out = common::cmd(env!("CARGO_BIN_EXE_iogauge"))
+        .args(["fio", "--parse-only"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        common::text(&out.stderr).trim_end(),
+        format!(
+            "iogauge fio: {}:3: unknown option 'filesiz'; did you mean 'filesize'?",
+            file.display()
+        )
+    );
 }
