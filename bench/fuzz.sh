@@ -9,6 +9,9 @@
 #     -r RUNS     each target runs this many inputs instead
 #     -l LOGDIR   where the logs go (default fuzz/logs/<UTC time>)
 #     -n          do not build: run the binaries fuzz/target holds
+#     -m          no fuzzing: minimize the committed corpus fuzz/corpus/<target>/ with what
+#                 fuzz/corpus.tmp/<target>/ found (libFuzzer -merge=1, as cargo fuzz cmin does;
+#                 regress-* inputs keep their names)
 #   Limits (environment): FUZZ_TIMEOUT=5 (s per input), FUZZ_RSS_MB=1024 (resident memory),
 #   FUZZ_MALLOC_MB=512 (one allocation), FUZZ_RESTARTS=5 (restarts after a finding).
 #
@@ -19,14 +22,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-seconds=60 runs="" logdir="" build=1
-while getopts "t:r:l:nh" o; do
+seconds=60 runs="" logdir="" build=1 merge=""
+while getopts "t:r:l:nmh" o; do
     case $o in
     t) seconds=$OPTARG ;;
     r) runs=$OPTARG ;;
     l) logdir=$OPTARG ;;
     n) build="" ;;
-    *) sed -n '2,18p' "$0" >&2; exit 2 ;;
+    m) merge=1 ;;
+    *) sed -n '2,21p' "$0" >&2; exit 2 ;;
     esac
 done
 shift $((OPTIND - 1))
@@ -43,6 +47,19 @@ else
 fi
 logdir=${logdir:-fuzz/logs/$(date -u +%Y%m%dT%H%M%SZ)}
 mkdir -p "$logdir"
+
+if [[ -n $merge ]]; then
+    for t in "${targets[@]}"; do
+        new=$(mktemp -d fuzz/corpus.new.XXXXXX)
+        cp fuzz/corpus/"$t"/regress-* "$new"/ 2>/dev/null || true
+        nice -n 19 "$bin/$t" -merge=1 -timeout="${FUZZ_TIMEOUT:-5}" -rss_limit_mb="${FUZZ_RSS_MB:-1024}" \
+            -close_fd_mask=1 "$new" "fuzz/corpus/$t" "fuzz/corpus.tmp/$t" >"$logdir/$t.merge.log" 2>&1 \
+            || { echo "fuzz.sh: merging $t failed: $logdir/$t.merge.log" >&2; rm -rf "$new"; exit 1; }
+        rm -rf "fuzz/corpus/$t" && mv "$new" "fuzz/corpus/$t"
+        echo "$t: $(ls "fuzz/corpus/$t" | wc -l) inputs, $(du -sk --apparent-size "fuzz/corpus/$t" | cut -f1) kB"
+    done
+    exit 0
+fi
 
 # The last value of "KEY: N" in a libFuzzer log (its status lines and final stats).
 last() { grep -o "$1 *[0-9]*" "$2" | tail -1 | grep -o '[0-9]*$' || echo 0; }
