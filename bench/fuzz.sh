@@ -61,8 +61,8 @@ if [[ -n $merge ]]; then
     exit 0
 fi
 
-# The last value of "KEY: N" in a libFuzzer log (its status lines and final stats).
-last() { grep -o "$1 *[0-9]*" "$2" | tail -1 | grep -o '[0-9]*$' || echo 0; }
+# The last value of "KEY: N" in a libFuzzer log's status lines ("#N ... cov: ... ft: ...").
+last() { grep '^#[0-9]' "$2" | grep -o "$1 *[0-9]*" | tail -1 | grep -o '[0-9]*$' || echo 0; }
 # The sum of a final stat over the log's runs (one per restart).
 sum() { grep "^stat::$1:" "$2" | awk '{s += $2} END {print s + 0}'; }
 

@@ -159,3 +159,31 @@ fn a_long_unknown_option_is_refused_at_once_and_a_typo_still_gets_its_suggestion
         )
     );
 }
+
+/// Found by history-row (six crashes in five minutes): a preflight document whose result table
+/// has a key starting with 'P' and a multi-byte character (`P9é99`) panicked the page's
+/// percentile parser, which sliced the key by byte: `iogauge report` and `history show` died
+/// with "byte index is not a char boundary". Such a key is now just not a percentile.
+#[test]
+fn a_preflight_document_with_a_non_ascii_percentile_key_renders() {
+    let doc = fuzz_dir().join("corpus/result-doc/regress-preflight-percentile-key.json");
+    assert!(std::fs::read_to_string(&doc)
+        .unwrap()
+        .contains("P9\\u00e999"));
+    let row = fuzz_dir().join("corpus/history-row/regress-preflight-percentile-key");
+    run_one("history-row", &std::fs::read(row).unwrap()).unwrap();
+
+    let dir = common::scratch();
+    let page = dir.path().join("page.html");
+    let out = common::cmd(env!("CARGO_BIN_EXE_iogauge"))
+        .arg("report")
+        .arg(&doc)
+        .arg("-o")
+        .arg(&page)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", common::text(&out.stderr));
+    assert!(out.stderr.is_empty(), "{}", common::text(&out.stderr));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("iogauge preflight: seed"), "{html}");
+}
