@@ -11,7 +11,8 @@
 #     -n          do not build: run the binaries fuzz/target holds
 #     -m          no fuzzing: minimize the committed corpus fuzz/corpus/<target>/ with what
 #                 fuzz/corpus.tmp/<target>/ found (libFuzzer -merge=1, as cargo fuzz cmin does;
-#                 regress-* inputs keep their names)
+#                 regress-* inputs keep their names; inputs of FUZZ_CORPUS_MAX_KB=12 kB or more
+#                 are left out)
 #   Limits (environment): FUZZ_TIMEOUT=5 (s per input), FUZZ_RSS_MB=1024 (resident memory),
 #   FUZZ_MALLOC_MB=512 (one allocation), FUZZ_RESTARTS=5 (restarts after a finding).
 #
@@ -30,7 +31,7 @@ while getopts "t:r:l:nmh" o; do
     l) logdir=$OPTARG ;;
     n) build="" ;;
     m) merge=1 ;;
-    *) sed -n '2,21p' "$0" >&2; exit 2 ;;
+    *) sed -n '2,22p' "$0" >&2; exit 2 ;;
     esac
 done
 shift $((OPTIND - 1))
@@ -50,12 +51,15 @@ mkdir -p "$logdir"
 
 if [[ -n $merge ]]; then
     for t in "${targets[@]}"; do
-        new=$(mktemp -d fuzz/corpus.new.XXXXXX)
+        new=$(mktemp -d fuzz/corpus.new.XXXXXX) small=$(mktemp -d fuzz/corpus.new.XXXXXX)
         cp fuzz/corpus/"$t"/regress-* "$new"/ 2>/dev/null || true
+        # Inputs under FUZZ_CORPUS_MAX_KB (12) only: the committed corpus stays a few MB.
+        find "fuzz/corpus/$t" "fuzz/corpus.tmp/$t" -type f -size -"${FUZZ_CORPUS_MAX_KB:-12}"k \
+            -exec cp {} "$small"/ \; 2>/dev/null || true
         nice -n 19 "$bin/$t" -merge=1 -timeout="${FUZZ_TIMEOUT:-5}" -rss_limit_mb="${FUZZ_RSS_MB:-1024}" \
-            -close_fd_mask=1 "$new" "fuzz/corpus/$t" "fuzz/corpus.tmp/$t" >"$logdir/$t.merge.log" 2>&1 \
-            || { echo "fuzz.sh: merging $t failed: $logdir/$t.merge.log" >&2; rm -rf "$new"; exit 1; }
-        rm -rf "fuzz/corpus/$t" && mv "$new" "fuzz/corpus/$t"
+            -close_fd_mask=1 "$new" "$small" >"$logdir/$t.merge.log" 2>&1 \
+            || { echo "fuzz.sh: merging $t failed: $logdir/$t.merge.log" >&2; rm -rf "$new" "$small"; exit 1; }
+        rm -rf "fuzz/corpus/$t" "$small" && mv "$new" "fuzz/corpus/$t"
         echo "$t: $(ls "fuzz/corpus/$t" | wc -l) inputs, $(du -sk --apparent-size "fuzz/corpus/$t" | cut -f1) kB"
     done
     exit 0
