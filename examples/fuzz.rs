@@ -1,7 +1,9 @@
 //! The fuzzer: `cargo run --release --example fuzz -- [TARGET|all] [--execs N] [--seconds S]
 //! [--seed N]`. Feeds each target mutated inputs from `fuzz/corpus/<target>/`, reports executions
 //! and panics per target, writes each panicking input to `fuzz/crashes/<target>/`, and exits 1
-//! if anything panicked. `bench/fuzz.sh` runs it for the long count.
+//! if anything panicked. This is the stable-Rust, coverage-blind fuzzer (no nightly needed);
+//! the coverage-guided long run with time and memory limits is cargo fuzz's (bench/fuzz.sh,
+//! docs/FUZZING.md).
 
 use iogauge::fuzz::{corpus, fuzz, TARGETS};
 use std::path::Path;
@@ -49,8 +51,8 @@ fn main() {
         std::process::exit(2);
     }
     println!(
-        "{:<18} {:>12} {:>10} {:>8} {:>8} {:>7}",
-        "target", "execs", "execs/s", "corpus", "panics", "unique"
+        "{:<18} {:>12} {:>10} {:>8} {:>8} {:>7} {:>10}",
+        "target", "execs", "execs/s", "corpus", "panics", "unique", "slowest"
     );
     let (mut total, mut panics) = (0u64, 0u64);
     for t in targets {
@@ -61,13 +63,14 @@ fn main() {
         let o = fuzz(t, &c, execs, Duration::from_secs(seconds), seed);
         let rate = o.execs as f64 / o.elapsed.as_secs_f64().max(1e-9);
         println!(
-            "{:<18} {:>12} {:>10.0} {:>8} {:>8} {:>7}",
+            "{:<18} {:>12} {:>10.0} {:>8} {:>8} {:>7} {:>8.3} s",
             t.name,
             o.execs,
             rate,
             c.len(),
             o.panic_count(),
-            o.panics.len()
+            o.panics.len(),
+            o.slowest.0.as_secs_f64()
         );
         for (i, (msg, (n, input))) in o.panics.iter().enumerate() {
             let dir = root.join("crashes").join(t.name);

@@ -1,16 +1,85 @@
-//! The short fuzz run CI does on every change (bench/fuzz.sh runs the long one): every target,
-//! fed mutations of its corpus in fuzz/corpus/, must never panic.
+//! The short fuzz run CI does on every change, on stable Rust (the long coverage-guided run is
+//! cargo fuzz's: docs/FUZZING.md, bench/fuzz.sh): every input committed in fuzz/corpus/<target>/
+//! runs, each within libFuzzer's per-input time limit, and mutations of them never panic. The
+//! regressions at the end are the inputs the long run found, each fixed.
 
 // Tests unwrap: a failure is the test failing.
 #![allow(clippy::unwrap_used)]
 
-use iogauge::fuzz::{corpus, fuzz, TARGETS};
-use std::path::Path;
-use std::time::Duration;
+mod common;
+
+use iogauge::fuzz::{corpus, fuzz, target, TARGETS};
+use std::panic::{self, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+fn fuzz_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz")
+}
+
+/// libFuzzer's -timeout in bench/fuzz.sh; a debug build on a loaded machine gets the same.
+const PER_INPUT: Duration = Duration::from_secs(5);
+
+/// Runs one input; its panic message, or how long it took.
+fn run_one(name: &str, input: &[u8]) -> Result<Duration, String> {
+    let t = target(name).unwrap();
+    let start = Instant::now();
+    panic::catch_unwind(AssertUnwindSafe(|| (t.run)(input)))
+        .map(|()| start.elapsed())
+        .map_err(|e| {
+            e.downcast_ref::<String>()
+                .cloned()
+                .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default()
+        })
+}
+
+#[test]
+fn every_target_has_a_libfuzzer_binary_and_a_corpus() {
+    let manifest = std::fs::read_to_string(fuzz_dir().join("Cargo.toml")).unwrap();
+    for t in TARGETS {
+        let file = format!("fuzz_targets/{}.rs", t.name.replace('-', "_"));
+        let src = std::fs::read_to_string(fuzz_dir().join(&file)).unwrap();
+        assert!(
+            src.contains(&format!("iogauge::fuzz::run(\"{}\", data)", t.name)),
+            "fuzz/{file} must run target {}",
+            t.name
+        );
+        assert!(
+            manifest.contains(&format!("name = \"{}\"\npath = \"{file}\"", t.name)),
+            "fuzz/Cargo.toml has no [[bin]] {} at {file}",
+            t.name
+        );
+        let c = corpus(&fuzz_dir().join("corpus"), t).unwrap();
+        assert!(!c.is_empty(), "fuzz/corpus/{} is empty", t.name);
+    }
+}
+
+#[test]
+fn every_committed_input_runs_without_panic_within_the_time_limit() {
+    let mut bad = Vec::new();
+    for t in TARGETS {
+        let dir = fuzz_dir().join("corpus").join(t.name);
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        files.sort();
+        for f in files {
+            let input = std::fs::read(&f).unwrap();
+            match run_one(t.name, &input) {
+                Ok(took) if took > PER_INPUT => bad.push(format!("{}: took {took:?}", f.display())),
+                Ok(_) => {}
+                Err(msg) => bad.push(format!("{}: panicked: {msg}", f.display())),
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
 
 #[test]
 fn no_parser_panics_on_mutated_input() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus");
+    let root = fuzz_dir().join("corpus");
     // A fixed seed keeps CI repeatable; IOGAUGE_FUZZ_SEED explores elsewhere.
     let seed = std::env::var("IOGAUGE_FUZZ_SEED")
         .ok()
@@ -19,8 +88,7 @@ fn no_parser_panics_on_mutated_input() {
     let mut found = Vec::new();
     for t in TARGETS {
         let c = corpus(&root, t).unwrap();
-        assert!(!c.is_empty(), "fuzz/corpus/{} is empty", t.name);
-        let o = fuzz(t, &c, 3_000, Duration::from_secs(20), seed);
+        let o = fuzz(t, &c, 2_000, Duration::from_secs(15), seed);
         assert!(o.execs > 0);
         for (msg, (n, input)) in &o.panics {
             found.push(format!(
@@ -29,6 +97,93 @@ fn no_parser_panics_on_mutated_input() {
                 String::from_utf8_lossy(input)
             ));
         }
+        if o.slowest.0 > PER_INPUT {
+            found.push(format!(
+                "{}: an input took {:?}\n  input: {:?}",
+                t.name,
+                o.slowest.0,
+                String::from_utf8_lossy(&o.slowest.1)
+            ));
+        }
     }
     assert!(found.is_empty(), "seed {seed}:\n{}", found.join("\n"));
+}
+
+// Regressions: what the long run found, each fixed.
+
+/// Found by fio-args and fio-jobfile (slow units of 0.3 s and more under libFuzzer): the "did you
+/// mean" search filled an edit-distance matrix of the unknown name's length times every known
+/// name's, for each of about a thousand names, so a 20 kB name took seconds and a 1 MB one a
+/// minute. Long names now get no suggestion and candidates too different in length are skipped.
+#[test]
+fn a_long_unknown_option_is_refused_at_once_and_a_typo_still_gets_its_suggestion() {
+    let name = "x".repeat(20_000);
+    let job = format!("[j]\nrw=read\n{name}=1\n");
+    assert!(run_one("fio-jobfile", job.as_bytes()).unwrap() < Duration::from_secs(1));
+    let args = format!("--name=j\n--{name}=1\n");
+    assert!(run_one("fio-args", args.as_bytes()).unwrap() < Duration::from_secs(1));
+
+    let dir = common::scratch();
+    let file = dir.path().join("long.fio");
+    std::fs::write(&file, &job).unwrap();
+    let start = Instant::now();
+    let out = common::cmd(env!("CARGO_BIN_EXE_iogauge"))
+        .args(["fio", "--parse-only"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(start.elapsed() < Duration::from_secs(5));
+    assert_eq!(out.status.code(), Some(2));
+    let err = common::text(&out.stderr);
+    assert!(
+        err.starts_with(&format!(
+            "iogauge fio: {}:3: unknown option 'xxxx",
+            file.display()
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("did you mean"), "{err}");
+
+    std::fs::write(&file, "[j]\nrw=read\nfilesiz=1m\n").unwrap();
+    let out = common::cmd(env!("CARGO_BIN_EXE_iogauge"))
+        .args(["fio", "--parse-only"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        common::text(&out.stderr).trim_end(),
+        format!(
+            "iogauge fio: {}:3: unknown option 'filesiz'; did you mean 'filesize'?",
+            file.display()
+        )
+    );
+}
+
+/// Found by history-row (six crashes in five minutes): a preflight document whose result table
+/// has a key starting with 'P' and a multi-byte character (`P9é99`) panicked the page's
+/// percentile parser, which sliced the key by byte: `iogauge report` and `history show` died
+/// with "byte index is not a char boundary". Such a key is now just not a percentile.
+#[test]
+fn a_preflight_document_with_a_non_ascii_percentile_key_renders() {
+    let doc = fuzz_dir().join("corpus/result-doc/regress-preflight-percentile-key.json");
+    assert!(std::fs::read_to_string(&doc)
+        .unwrap()
+        .contains("P9\\u00e999"));
+    let row = fuzz_dir().join("corpus/history-row/regress-preflight-percentile-key");
+    run_one("history-row", &std::fs::read(row).unwrap()).unwrap();
+
+    let dir = common::scratch();
+    let page = dir.path().join("page.html");
+    let out = common::cmd(env!("CARGO_BIN_EXE_iogauge"))
+        .arg("report")
+        .arg(&doc)
+        .arg("-o")
+        .arg(&page)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", common::text(&out.stderr));
+    assert!(out.stderr.is_empty(), "{}", common::text(&out.stderr));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("iogauge preflight: seed"), "{html}");
 }

@@ -2,7 +2,9 @@
 //! 1 to 8 stacked mutations (bit flips, interesting bytes, inserted, deleted, duplicated or spliced
 //! ranges, and tokens of the target's grammar), fed to the target under `catch_unwind`. It finds
 //! what a parser does with almost-valid input, which is where parsers panic (slicing, unwraps,
-//! overflow); it does not steer towards new code the way libFuzzer does.
+//! overflow); it does not steer towards new code the way libFuzzer does, and it has no memory
+//! limit. It is the quick stable-Rust run (tests/fuzz_short.rs); the long coverage-guided run
+//! with time and memory limits is cargo fuzz's (fuzz/, docs/FUZZING.md).
 
 use super::Target;
 use std::collections::BTreeMap;
@@ -18,6 +20,9 @@ pub struct Outcome {
     pub elapsed: Duration,
     /// Panics, by message and location, with the first input that caused each.
     pub panics: BTreeMap<String, (u64, Vec<u8>)>,
+    /// The slowest input and how long it took: a hang shows here (libFuzzer's -timeout stops
+    /// at one; this engine has no watchdog, so a real hang hangs it).
+    pub slowest: (Duration, Vec<u8>),
 }
 
 impl Outcome {
@@ -190,6 +195,27 @@ const TOKENS: &[&[u8]] = &[
     b"true",
     b"1.5",
     b"-5",
+    b"--storage-class\n",
+    b"--size\n",
+    b"--namespace\n",
+    b"--node-selector\n",
+    b"--toleration\n",
+    b"--cpu-limit\n",
+    b"--memory-request\n",
+    b"1Ei",
+    b"250m",
+    b"\"schema_version\":",
+    b"\"targets\":",
+    b"\"run_id\":",
+    b"\"profiles\":",
+    b"\"dir\":",
+    b"\"collectors\":",
+    b"\"outcomes\":",
+    b"\"fio version\":",
+    b"\"metrics\":",
+    b"5e-324",
+    b"1e309",
+    b"\x00",
 ];
 
 fn mutate(rng: &mut Rng, data: &mut Vec<u8>, corpus: &[Vec<u8>]) {
@@ -301,7 +327,13 @@ pub fn fuzz(
             mutate(&mut rng, &mut input, &seeds);
         }
         out.execs += 1;
-        if panic::catch_unwind(AssertUnwindSafe(|| (target.run)(&input))).is_err() {
+        let t0 = Instant::now();
+        let r = panic::catch_unwind(AssertUnwindSafe(|| (target.run)(&input)));
+        let took = t0.elapsed();
+        if took > out.slowest.0 {
+            out.slowest = (took, input.clone());
+        }
+        if r.is_err() {
             let key = last.lock().map(|l| l.clone()).unwrap_or_default();
             let e = out.panics.entry(key).or_insert((0, input.clone()));
             e.0 += 1;

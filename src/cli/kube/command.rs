@@ -20,7 +20,7 @@ pub(crate) fn main(a: KubeArgs, stop: &Stop) -> i32 {
 
 impl KubeCheckArgs {
     /// The request, or what is wrong with the arguments (exit 2).
-    fn request(&self) -> Result<KubeRequest, String> {
+    pub(super) fn request(&self) -> Result<KubeRequest, String> {
         let mode = if self.volume_mode == Mode::Block {
             VolumeMode::Block
         } else {

@@ -235,3 +235,25 @@ fn run_id(v: &str) -> Result<String, String> {
     }
     Ok(v.to_string())
 }
+
+/// For src/fuzz: `iogauge kube ARGS` parsed as the command line is; for `check`, the request
+/// and, when no cluster must be asked, the dry run's manifests. Never connects to a cluster.
+#[doc(hidden)]
+pub(crate) fn fuzz_args(args: &[String]) -> Result<String, String> {
+    use clap::{FromArgMatches, Subcommand};
+    let cmd = KubeCommand::augment_subcommands(clap::Command::new("kube"));
+    let m = cmd
+        .try_get_matches_from(std::iter::once("kube".to_string()).chain(args.iter().cloned()))
+        .map_err(|e| e.to_string())?;
+    let KubeCommand::Check(c) = KubeCommand::from_arg_matches(&m).map_err(|e| e.to_string())?
+    else {
+        return Ok(String::new());
+    };
+    let req = c.request()?;
+    if req.targets.needs_discovery() || !req.targets.claims.is_empty() {
+        return Ok(String::new());
+    }
+    run::dry_run(&req)
+        .map(|(_, yaml)| yaml)
+        .map_err(|e| e.to_string())
+}

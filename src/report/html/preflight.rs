@@ -10,6 +10,10 @@ use std::fmt::Write;
 /// troubleshoot's percentile keys: `P1` → 1, `P99` → 99, `P995` → 99.5, `P9999` → 99.99.
 fn percentile_of(key: &str) -> Option<f64> {
     let d = key.strip_prefix('P')?;
+    // Digits only: the slicing below is by byte (a saved document's key can be any text; fuzzing).
+    if d.is_empty() || !d.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
     if d.len() <= 2 {
         d.parse().ok()
     } else {
