@@ -711,3 +711,23 @@ fn environment_expansion_counts_against_the_job_text_limit() {
          hold more than 16 MiB (16777216 bytes) in all",
     );
 }
+
+#[test]
+fn nrfiles_is_bounded_like_the_job_count() {
+    let o = cmd(env!("CARGO_BIN_EXE_iogauge"))
+        .args([
+            "fio",
+            "--name=a",
+            "--nrfiles=2000000",
+            "--size=1g",
+            "--parse-only",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        "iogauge fio: --nrfiles=2000000: nrfiles=2000000 is more than iogauge plans per job \
+         (1000000); use fewer, larger files\n"
+    );
+}

@@ -298,6 +298,9 @@ fn set_randseed(j: &mut JobSpec, v: &str) -> Result<(), String> {
 
 /// The options of iogauge's first releases; each later group of options has its own file below
 /// and its own table in [`TABLES`].
+/// The most files one job may have (`nrfiles`): a million, as the small-files test's cap.
+const MAX_NRFILES: u32 = 1_000_000;
+
 static CORE: &[Opt] = &[
     opt!(
         "name",
@@ -374,7 +377,15 @@ static CORE: &[Opt] = &[
         false,
         "Number of files per job",
         |j, v| {
-            j.nrfiles = positive_u32(v)?;
+            let n = positive_u32(v)?;
+            // Every file is planned (and tracked) up front: bound it as the job count is.
+            if n > MAX_NRFILES {
+                return Err(format!(
+                    "nrfiles={n} is more than iogauge plans per job ({MAX_NRFILES}); use fewer, \
+                     larger files"
+                ));
+            }
+            j.nrfiles = n;
             Ok(())
         }
     ),
