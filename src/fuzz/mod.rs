@@ -276,11 +276,10 @@ fn marker(data: &[u8]) {
     let _ = marker::parse(data);
     static DIR: OnceLock<Option<Mutex<MarkerDir>>> = OnceLock::new();
     let Some(d) = DIR.get_or_init(|| {
-        let dir = std::env::temp_dir().join(format!("iogauge-fuzz-marker.{}", std::process::id()));
-        std::fs::create_dir_all(&dir).ok()?;
+        let dir = private_dir("marker").ok()?;
         // A directory with a file in it: even an entry that guessed its identity (libFuzzer
         // learns compared integers) could only rmdir it, which fails while it is not empty.
-        std::fs::create_dir_all(dir.join("keep")).ok()?;
+        std::fs::create_dir(dir.join("keep")).ok()?;
         std::fs::write(dir.join("keep").join("data"), b"not the run's").ok()?;
         Some(Mutex::new(MarkerDir { dir }))
     }) else {
@@ -342,7 +341,7 @@ fn column(c: &[u8]) -> rusqlite::types::Value {
 
 impl Db {
     fn new() -> Result<Db, String> {
-        let path = db_dir()?.join("history.db");
+        let path = private_dir("history")?.join("history.db");
         let history = History::open(Some(&path))?;
         let raw = rusqlite::Connection::open(&path).map_err(|e| e.to_string())?;
         // Nothing here needs to survive a crash; the fuzzer's speed does matter.
@@ -351,24 +350,29 @@ impl Db {
     }
 }
 
-/// The history target's temp dir, removed at exit (libFuzzer ends with `exit`, which drops no
-/// static; a crash leaves it, named by pid, in $TMPDIR).
-static DB_DIR: OnceLock<std::path::PathBuf> = OnceLock::new();
+/// The targets' private temp dirs, removed at exit (libFuzzer ends with `exit`, which drops no
+/// static; a crash leaves them, named by pid, in $TMPDIR).
+static PRIVATE_DIRS: Mutex<Vec<std::path::PathBuf>> = Mutex::new(Vec::new());
 
-extern "C" fn remove_db_dir() {
-    if let Some(d) = DB_DIR.get() {
+extern "C" fn remove_private_dirs() {
+    let dirs = PRIVATE_DIRS.lock().unwrap_or_else(|p| p.into_inner());
+    for d in dirs.iter() {
         let _ = std::fs::remove_dir_all(d);
     }
 }
 
-fn db_dir() -> Result<std::path::PathBuf, String> {
-    let base = std::env::temp_dir();
-    let path = base.join(format!("iogauge-fuzz-history.{}", std::process::id()));
-    // create_dir, not create_dir_all: a name someone else made first is not ours.
+/// A new directory `iogauge-fuzz-WHAT.PID` under $TMPDIR, for one target's files.
+fn private_dir(what: &str) -> Result<std::path::PathBuf, String> {
+    let path = std::env::temp_dir().join(format!("iogauge-fuzz-{what}.{}", std::process::id()));
+    // create_dir, not create_dir_all: a name someone else made first (in a shared /tmp, a
+    // symlink to elsewhere) is not ours.
     std::fs::create_dir(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let _ = DB_DIR.set(path.clone());
-    // SAFETY: registers a plain function with no arguments; it only reads a set OnceLock.
-    unsafe { libc::atexit(remove_db_dir) };
+    let mut dirs = PRIVATE_DIRS.lock().unwrap_or_else(|p| p.into_inner());
+    if dirs.is_empty() {
+        // SAFETY: registers a plain function with no arguments; it only reads a static.
+        unsafe { libc::atexit(remove_private_dirs) };
+    }
+    dirs.push(path.clone());
     Ok(path)
 }
 

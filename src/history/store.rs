@@ -544,17 +544,9 @@ pub(super) fn insert(conn: &Connection, run: &NewRun) -> Result<i64, String> {
     .map_err(words)
 }
 
-/// The summary columns a row is read with, in [`row`]'s order.
-const SUMMARY: [&str; 8] = [
-    "kind",
-    "started",
-    "host",
-    "target",
-    "profiles",
-    "verdicts",
-    "key_values",
-    "command",
-];
+/// The summary columns a row is read with, in [`row`]'s order: `ALL_COLUMNS` from `kind` to
+/// `command` (without `id`, `iogauge` and `document`).
+const SUMMARY: &[&str] = ALL_COLUMNS.split_at(1).1.split_at(8).0;
 
 /// `id`, then each column as its value (NULL when over its cap: never read) and its size.
 fn select(with_document: bool) -> String {
