@@ -1,0 +1,138 @@
+//! fio's own regression checks, run on fio 3.33 and iogauge side by side: the same job file
+//! in two scratch directories, the same checks on both JSON documents and logs, and iogauge
+//! must do whatever fio does (exit status, counts, the I/O pattern read from the logs).
+
+// Tests unwrap: a failure is the test failing.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+use common::*;
+
+use std::path::Path;
+
+/// One run of `job` (a job file's text) by fio or iogauge in `dir`, JSON on stdout.
+fn run(program: &str, job: &str, dir: &Path) -> Out {
+    std::fs::write(dir.join("job.fio"), job).unwrap();
+    let mut c = cmd(program);
+    if program != "fio" {
+        c.arg("fio");
+    }
+    let out = c
+        .args(["job.fio", "--output-format=json"])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    std::fs::remove_file(dir.join("job.fio")).unwrap();
+    let stdout = text(&out.stdout);
+    let stderr = text(&out.stderr);
+    let start = stdout
+        .find('{')
+        .unwrap_or_else(|| panic!("{program}: no JSON on stdout: {stdout}\n{stderr}"));
+    Out {
+        code: out.status.code().unwrap_or(-1),
+        json: serde_json::from_str(&stdout[start..])
+            .unwrap_or_else(|e| panic!("{program}: {e}\n{stdout}\n{stderr}")),
+        stderr,
+    }
+}
+
+/// One log entry with `log_offset=1`: time, value, direction, size, offset.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    dir: u64,
+    size: u64,
+    offset: u64,
+}
+
+fn log(path: &Path) -> Vec<Entry> {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .map(|l| {
+            let f: Vec<u64> = l.split(',').map(|x| x.trim().parse().unwrap()).collect();
+            Entry {
+                dir: f[2],
+                size: f[3],
+                offset: f[4],
+            }
+        })
+        .collect()
+}
+
+/// fio's trimwrite check: every trim is followed by a write of the same size at the same
+/// offset, and (with a random map) the pairs cover every sector of the file once.
+fn assert_trim_then_write(who: &str, entries: &[Entry], size: u64, cover: bool) {
+    assert!(!entries.is_empty(), "{who}: an empty log");
+    assert_eq!(entries.len() % 2, 0, "{who}: {entries:?}");
+    let mut covered = vec![false; (size / 512) as usize];
+    for pair in entries.chunks(2) {
+        let (t, w) = (pair[0], pair[1]);
+        assert_eq!(
+            (t.dir, w.dir),
+            (2, 1),
+            "{who}: a trim then a write: {pair:?}"
+        );
+        assert_eq!((t.offset, t.size), (w.offset, w.size), "{who}: {pair:?}");
+        for s in t.offset / 512..(t.offset + t.size) / 512 {
+            if cover {
+                assert!(!covered[s as usize], "{who}: sector {s} twice");
+            }
+            covered[s as usize] = true;
+        }
+    }
+    if cover {
+        let missed = covered.iter().filter(|c| !**c).count();
+        assert_eq!(
+            missed, 0,
+            "{who}: {missed} sectors never trimmed and written"
+        );
+    }
+}
+
+#[test]
+fn trimwrite_jobs_with_bw_logs_pair_each_trim_with_a_write() {
+    if !have_fio() {
+        return;
+    }
+    let size = 1 << 20;
+    for (rw, extra, cover) in [
+        ("trimwrite", "bs=4k", true),
+        ("trimwrite", "bsrange=512-64k", true),
+        ("trimwrite", "bssplit=4k/50:64k/50", true),
+        ("randtrimwrite", "bs=4k", true),
+        ("randtrimwrite", "bsrange=512-64k", true),
+        ("randtrimwrite", "bssplit=4k/50:64k/50", true),
+        ("randtrimwrite", "bs=4k\nnorandommap=1", false),
+    ] {
+        let job = format!(
+            "[t]\nioengine=null\nsize={size}\nrw={rw}\n{extra}\nwrite_bw_log=t\nlog_offset=1\n"
+        );
+        let (fd, gd) = (scratch(), scratch());
+        let f = run("fio", &job, fd.path());
+        let g = run(env!("CARGO_BIN_EXE_iogauge"), &job, gd.path());
+        let what = format!("rw={rw} {extra}");
+        assert_eq!(f.code, 0, "fio, {what}: {}", f.stderr);
+        assert_eq!(g.code, 0, "iogauge, {what}: {}", g.stderr);
+        assert_eq!(g.stderr, f.stderr, "{what}: stderr");
+        for d in ["trim", "write"] {
+            let (fb, gb) = (
+                u(&f.json, &["jobs", "0", d, "io_bytes"]),
+                u(&g.json, &["jobs", "0", d, "io_bytes"]),
+            );
+            if cover {
+                assert_eq!((fb, gb), (size, size), "{what}: {d} io_bytes");
+            }
+            if extra == "bs=4k" {
+                assert_eq!(
+                    u(&g.json, &["jobs", "0", d, "total_ios"]),
+                    u(&f.json, &["jobs", "0", d, "total_ios"]),
+                    "{what}: {d} total_ios"
+                );
+            }
+        }
+        for (who, dir) in [("fio", fd.path()), ("iogauge", gd.path())] {
+            let entries = log(&dir.join("t_bw.1.log"));
+            assert_trim_then_write(&format!("{who}, {what}"), &entries, size, cover);
+        }
+    }
+}
