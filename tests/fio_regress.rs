@@ -136,3 +136,58 @@ fn trimwrite_jobs_with_bw_logs_pair_each_trim_with_a_write() {
         }
     }
 }
+
+/// The offsets of a job's iops log (`log_offset=1`), in KiB, in order.
+fn offsets(dir: &Path, name: &str) -> Vec<u64> {
+    log(&dir.join(format!("{name}_iops.1.log")))
+        .iter()
+        .map(|e| e.offset / 1024)
+        .collect()
+}
+
+/// `rw=read:N` and `rw=read:-N`: fio's holes forwards and backwards, its wrap, its end of a
+/// pass where the next I/O no longer fits (`read:512k` with 1 MiB I/Os reads 85 of 128 MiB),
+/// and its quirks with `offset=`: the very offsets fio reads, in fio's order, and its counts.
+#[test]
+fn holes_forward_and_backward_walk_fios_offsets() {
+    if !have_fio() {
+        return;
+    }
+    for spec in [
+        "rw=read:512k\nbs=1m\nsize=128m",
+        "rw=read:128k\nbs=256k\nsize=32m\nrw_sequencer=identical",
+        "rw=write:128k\nbs=256k\nsize=16m",
+        "rw=read:4k\nbs=4k\nsize=30k",
+        "rw=read:8k\nbs=4k\nsize=32k\noffset=8k",
+        "rw=read:8k\nbs=4k\nsize=32k\noffset=8k\nloops=2",
+        "rw=read:8k\nbs=4k\nsize=32k\nio_size=64k",
+        "rw=read:-8k\nbs=4k\nsize=32k",
+        "rw=read:-8k\nbs=4k\nsize=30k",
+        "rw=read:-12k\nbs=4k\nsize=32k",
+        "rw=read:-2k\nbs=4k\nsize=32k",
+        "rw=read:-4k\nbs=4k\nsize=32k",
+        "rw=write:-8k\nbs=4k\nsize=32k\noffset=8k",
+    ] {
+        let job = format!("[h]\nfilename=h.dat\nwrite_iops_log=h\nlog_offset=1\n{spec}\n");
+        let (fd, gd) = (scratch(), scratch());
+        let f = run("fio", &job, fd.path());
+        let g = run(env!("CARGO_BIN_EXE_iogauge"), &job, gd.path());
+        let what = spec.replace('\n', " ");
+        assert_eq!((f.code, g.code), (0, 0), "{what}: {}", g.stderr);
+        assert_eq!(g.stderr, f.stderr, "{what}: stderr");
+        for d in ["read", "write"] {
+            for k in ["total_ios", "io_bytes"] {
+                assert_eq!(
+                    u(&g.json, &["jobs", "0", d, k]),
+                    u(&f.json, &["jobs", "0", d, k]),
+                    "{what}: {d} {k}"
+                );
+            }
+        }
+        assert_eq!(
+            offsets(gd.path(), "h"),
+            offsets(fd.path(), "h"),
+            "{what}: offsets (KiB)"
+        );
+    }
+}
