@@ -191,3 +191,27 @@ fn holes_forward_and_backward_walk_fios_offsets() {
         );
     }
 }
+
+/// The null engine creates no file: a job far larger than any disk here runs (fio's flow
+/// tests use size=100g), and options fio accepts silently (iodepth on a synchronous engine)
+/// leave stderr as empty as fio's; the note goes with the results instead.
+#[test]
+fn null_jobs_need_no_space_and_print_nothing_on_stderr() {
+    if !have_fio() {
+        return;
+    }
+    let job = "[global]\nioengine=null\nsize=100t\nrw=read\nruntime=300ms\ntime_based\n\
+               [flow1]\nflow_id=1\nflow=1\nrate_iops=2000\niodepth=16\n\
+               [flow2]\nflow_id=1\nflow=2\n";
+    let (fd, gd) = (scratch(), scratch());
+    let f = run("fio", job, fd.path());
+    let g = run(env!("CARGO_BIN_EXE_iogauge"), job, gd.path());
+    assert_eq!((f.code, f.stderr.as_str()), (0, ""));
+    assert_eq!((g.code, g.stderr.as_str()), (0, ""));
+    assert_empty(gd.path());
+    let notes = g.json["iogauge"]["notes"].to_string();
+    assert!(
+        notes.contains("iodepth=16 has no effect with the synchronous engine 'null'"),
+        "{notes}"
+    );
+}

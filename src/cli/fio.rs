@@ -54,9 +54,6 @@ pub(crate) fn main(mut args: Vec<String>, stop: &super::Stop) -> i32 {
             }
         }
     }
-    for w in &out.warnings {
-        eprintln!("iogauge fio: note: {w}");
-    }
     if out.parse_only {
         return EXIT_OK;
     }
@@ -65,7 +62,14 @@ pub(crate) fn main(mut args: Vec<String>, stop: &super::Stop) -> i32 {
         status: status_interval(&out, stop.flag()),
         ..RunOptions::default()
     };
-    match run(&spec, &opts, stop.flag()) {
+    // Notes on options fio accepts silently go with the results (the text output's "iogauge
+    // notes", the JSON's iogauge section), not to stderr, where fio is silent and scripts
+    // take any line for a failure.
+    let noted = |mut r: Report| {
+        r.notes.extend(out.warnings.iter().cloned());
+        r
+    };
+    match run(&spec, &opts, stop.flag()).map(noted) {
         // Like fio, an interrupted run prints what it measured until then.
         Ok(report) if stop.is_set() => {
             eprintln!(
