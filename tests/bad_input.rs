@@ -595,10 +595,10 @@ static CASES: &[Case] = &[
         err: "iogauge check: cannot read profile './p.yml.txt/': No such file or directory (os error 2)",
     },
     Case {
-        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--size=1x"],
+        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--size=x1"],
         files: &[],
         stdin: None,
-        err: "iogauge fio: --size=1x: expected a size such as 4096, 4k, 64KiB or 1g",
+        err: "iogauge fio: --size=x1: expected a size such as 4096, 4k, 64KiB or 1g",
     },
     Case {
         args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--size=0%"],
@@ -631,10 +631,10 @@ static CASES: &[Case] = &[
         err: "iogauge fio: --bs=0: a block size must be at least 1 byte",
     },
     Case {
-        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--bs=4x"],
+        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--bs=k4"],
         files: &[],
         stdin: None,
-        err: "iogauge fio: --bs=4x: expected a size such as 4096, 4k, 64KiB or 1g",
+        err: "iogauge fio: --bs=k4: expected a size such as 4096, 4k, 64KiB or 1g",
     },
     Case {
         args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--bs="],
@@ -643,10 +643,10 @@ static CASES: &[Case] = &[
         err: "iogauge fio: --bs=: needs a value, e.g. bs=4k",
     },
     Case {
-        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--bs=4k,8x"],
+        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--bs=4k,x8"],
         files: &[],
         stdin: None,
-        err: "iogauge fio: --bs=4k,8x: expected a size such as 4096, 4k, 64KiB or 1g",
+        err: "iogauge fio: --bs=4k,x8: expected a size such as 4096, 4k, 64KiB or 1g",
     },
     Case {
         args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--bssplit=4k/x"],
@@ -655,10 +655,10 @@ static CASES: &[Case] = &[
         err: "iogauge fio: --bssplit=4k/x: bssplit: expected a whole percentage after '/' (got x), e.g. bssplit=4k/10:64k/50:32k/40",
     },
     Case {
-        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--bssplit=4k/50:8x/50"],
+        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--bssplit=4k/50:x8/50"],
         files: &[],
         stdin: None,
-        err: "iogauge fio: --bssplit=4k/50:8x/50: bssplit: expected a size such as 4096, 4k, 64KiB or 1g, e.g. bssplit=4k/10:64k/50:32k/40",
+        err: "iogauge fio: --bssplit=4k/50:x8/50: bssplit: expected a size such as 4096, 4k, 64KiB or 1g, e.g. bssplit=4k/10:64k/50:32k/40",
     },
     Case {
         args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--bssplit="],
@@ -1009,10 +1009,10 @@ static CASES: &[Case] = &[
         err: "iogauge fio: --startdelay=x: expected a time such as 30, 30s, 500ms, 2m or 1h",
     },
     Case {
-        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--rate=1x"],
+        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--rate=x1"],
         files: &[],
         stdin: None,
-        err: "iogauge fio: --rate=1x: expected a size such as 4096, 4k, 64KiB or 1g",
+        err: "iogauge fio: --rate=x1: expected a size such as 4096, 4k, 64KiB or 1g",
     },
     Case {
         args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--rate=x,"],
@@ -1051,10 +1051,10 @@ static CASES: &[Case] = &[
         err: "iogauge fio: --direct=: needs a value, e.g. direct=1",
     },
     Case {
-        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--offset=1x"],
+        args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--offset=x1"],
         files: &[],
         stdin: None,
-        err: "iogauge fio: --offset=1x: expected a size such as 4096, 4k, 64KiB or 1g",
+        err: "iogauge fio: --offset=x1: expected a size such as 4096, 4k, 64KiB or 1g",
     },
     Case {
         args: &["fio", "--name=t", "--ioengine=null", "--size=1m", "--offset=101%"],
@@ -1538,9 +1538,9 @@ static CASES: &[Case] = &[
     },
     Case {
         args: &["fio", "job.fio"],
-        files: &[("job.fio", "[a]\nsize=1m\nbs=4x\n")],
+        files: &[("job.fio", "[a]\nsize=1m\nbs=k4\n")],
         stdin: None,
-        err: "iogauge fio: job.fio:3: bs=4x: expected a size such as 4096, 4k, 64KiB or 1g",
+        err: "iogauge fio: job.fio:3: bs=k4: expected a size such as 4096, 4k, 64KiB or 1g",
     },
     Case {
         args: &["fio", "job.fio"],

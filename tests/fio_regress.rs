@@ -215,3 +215,44 @@ fn null_jobs_need_no_space_and_print_nothing_on_stderr() {
         "{notes}"
     );
 }
+
+/// Values fio 3.33 reads by ignoring what follows the number (`bsrange=512/25:1k:…` is
+/// 512-1k, `filesize=65536)` is 65536): read the same, stderr as empty as fio's, a note in the
+/// results saying how each was read.
+#[test]
+fn values_fio_reads_leniently_are_read_alike() {
+    if !have_fio() {
+        return;
+    }
+    let job = "[x]\nioengine=null\nfilesize=65536)\nbsrange=512/25:1k:25:2k:25:4k/25\nrw=read\n";
+    let (fd, gd) = (scratch(), scratch());
+    let f = run("fio", job, fd.path());
+    let g = run(env!("CARGO_BIN_EXE_iogauge"), job, gd.path());
+    assert_eq!((f.code, f.stderr.as_str()), (0, ""));
+    assert_eq!((g.code, g.stderr.as_str()), (0, ""));
+    // Sequential 512..1k sizes over 64 KiB: the same bytes; a size outside 512-1k would not
+    // have let fio and iogauge agree on the count of I/Os' bounds.
+    assert_eq!(
+        u(&g.json, &["jobs", "0", "read", "io_bytes"]),
+        u(&f.json, &["jobs", "0", "read", "io_bytes"])
+    );
+    let ios = u(&g.json, &["jobs", "0", "read", "total_ios"]);
+    assert!(
+        (64..=128).contains(&ios),
+        "{ios} I/Os of 512 B to 1 KiB over 64 KiB"
+    );
+    let notes: Vec<String> = g.json["iogauge"]["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        notes,
+        [
+            "job.fio:3: filesize=65536): '65536)' read as 65536 bytes ('65536'), as fio 3.33 reads it: fio ignores what follows",
+            "job.fio:4: bsrange=512/25:1k:25:2k:25:4k/25: '512/25' read as 512 bytes ('512'), as fio 3.33 reads it: fio ignores what follows",
+            "job.fio:4: bsrange=512/25:1k:25:2k:25:4k/25: '1k:25:2k:25:4k/25' read as 1024 bytes ('1k'), as fio 3.33 reads it: fio ignores what follows",
+        ]
+    );
+}

@@ -119,12 +119,30 @@ const IO_URING_MAX_DEPTH: u32 = 32768;
 
 /// Applies one option to `job`, refusing options fio has but iogauge does not, and naming the
 /// closest known option for a typo.
-fn apply(job: &mut JobSpec, e: &Entry) -> Result<(), FioError> {
+/// `lenient`: values are read as fio 3.33 reads them where iogauge's grammar is stricter (for
+/// `iogauge fio`'s own input; profiles and specs stay strict).
+fn apply(job: &mut JobSpec, e: &Entry, lenient: bool) -> Result<(), FioError> {
     if let Some(opt) = options::find(&e.key) {
-        return crate::model::units::with_kb_base(job.reporting.kb_base, || {
-            opt.apply(job, e.value.as_deref())
-        })
-        .map_err(|msg| FioError(format!("{e}: {msg}")));
+        let kb = job.reporting.kb_base;
+        let mut set = || crate::model::units::with_kb_base(kb, || opt.apply(job, e.value.as_deref()));
+        let (r, notes) = if lenient {
+            crate::model::units::fio_lenient(set)
+        } else {
+            (set(), Vec::new())
+        };
+        if r.is_ok() {
+            PARSE_NOTES.with(|n| {
+                let mut n = n.borrow_mut();
+                for note in notes {
+                    // One note per value, not per direction it was applied to.
+                    let note = format!("{e}: {note}");
+                    if !n.contains(&note) {
+                        n.push(note);
+                    }
+                }
+            });
+        }
+        return r.map_err(|msg| FioError(format!("{e}: {msg}")));
     }
     let at = match &e.origin {
         Origin::CommandLine => String::new(),
@@ -148,6 +166,12 @@ fn apply(job: &mut JobSpec, e: &Entry) -> Result<(), FioError> {
             "{at}unknown option '{key}'; run 'iogauge fio --help' for the options iogauge supports"
         )
     }))
+}
+
+thread_local! {
+    /// Values read the way fio reads them where iogauge's grammar is stricter (`65536)`), noted
+    /// while one command line is parsed and handed to its output's notes.
+    static PARSE_NOTES: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// Options as written, under their canonical names (fio's JSON says `rw` for `readwrite`).
@@ -196,7 +220,7 @@ fn build_job(globals: &[Entry], own: &[Entry], section: Option<&str>) -> Result<
         ..JobSpec::default()
     };
     for e in fio_order(globals).chain(fio_order(own)) {
-        apply(&mut job, e)?;
+        apply(&mut job, e, true)?;
     }
     if job.name.is_empty() {
         return Err(FioError(
@@ -307,7 +331,7 @@ pub(crate) fn apply_option(
         value: value.map(str::to_string),
         origin: Origin::CommandLine,
     };
-    apply(job, &e)
+    apply(job, &e, false)
 }
 
 /// The canonical name of the supported fio option `key`, which may be an alias (`fill_fs` is
@@ -334,6 +358,7 @@ pub(crate) fn parse_fio_args(
     env: &dyn Fn(&str) -> Option<String>,
     stdin: &mut dyn Read,
 ) -> Result<FioCommand, FioError> {
+    PARSE_NOTES.with(|n| n.borrow_mut().clear());
     let c = cmdline::parse(args).map_err(FioError)?;
     if c.version {
         return Ok(FioCommand::Version);
@@ -348,7 +373,7 @@ pub(crate) fn parse_fio_args(
     // Check every global now, even if no job uses it, so a typo never passes unnoticed.
     let mut scratch = JobSpec::default();
     for e in &c.globals {
-        apply(&mut scratch, e)?;
+        apply(&mut scratch, e, true)?;
     }
     let mut spec = RunSpec {
         global_options: as_written(&c.globals).collect(),
@@ -380,7 +405,7 @@ pub(crate) fn parse_fio_args(
         for s in jobfile::parse(path, env, stdin, &mut budget).map_err(FioError)? {
             if s.name == "global" {
                 for e in &s.entries {
-                    apply(&mut scratch, e)?;
+                    apply(&mut scratch, e, true)?;
                 }
                 spec.global_options.extend(as_written(&s.entries));
                 globals.extend(s.entries);
@@ -416,7 +441,11 @@ pub(crate) fn parse_fio_args(
         ));
     }
     let output = FioOutput {
-        warnings: spec.jobs.iter().flat_map(warnings).collect(),
+        warnings: PARSE_NOTES
+            .with(|n| std::mem::take(&mut *n.borrow_mut()))
+            .into_iter()
+            .chain(spec.jobs.iter().flat_map(warnings))
+            .collect(),
         formats: if c.output_formats.is_empty() {
             vec![OutputFormat::Normal]
         } else {

@@ -159,8 +159,8 @@ fn unsupported_and_misspelt_options_are_refused_by_name() {
         "unknown option 'zzzzzzzzzzzz'; run 'iogauge fio --help' for the options iogauge supports"
     );
     assert_eq!(
-        err(&["--name=t", "--bs=4x"]),
-        "--bs=4x: expected a size such as 4096, 4k, 64KiB or 1g"
+        err(&["--name=t", "--bs=k4"]),
+        "--bs=k4: expected a size such as 4096, 4k, 64KiB or 1g"
     );
     assert_eq!(
         err(&["--direct=true", "--name=t"]),
