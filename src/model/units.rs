@@ -145,7 +145,7 @@ fn fio_bytes(s: &str) -> Option<(u64, &str)> {
         return Some((n, &s[..sign + digits]));
     }
     let unit_len = rest
-        .find(|c: char| matches!(c, ':' | '-' | ',' | '/'))
+        .find([':', '-', ',', '/'])
         .unwrap_or(rest.len());
     let unit = rest[..unit_len].to_ascii_lowercase();
     let kb = KB_BASE.with(|c| c.get());
