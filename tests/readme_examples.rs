@@ -39,7 +39,9 @@ fn parse_attrs(s: &str) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     let mut rest = s.trim();
     while !rest.is_empty() {
-        let (key, after) = rest.split_once('=').expect("marker attributes are key=value");
+        let (key, after) = rest
+            .split_once('=')
+            .expect("marker attributes are key=value");
         let (value, after) = if let Some(q) = after.strip_prefix('"') {
             let end = q.find('"').expect("a closing quote");
             (&q[..end], &q[end + 1..])
@@ -119,7 +121,11 @@ fn subcommand(command: &str) -> Option<&str> {
 fn append_args(command: &str, extra: &str) -> String {
     let at = command.find("iogauge ").unwrap();
     let tail = &command[at..];
-    match [" > ", " | ", " 2>"].iter().filter_map(|s| tail.find(s)).min() {
+    match [" > ", " | ", " 2>"]
+        .iter()
+        .filter_map(|s| tail.find(s))
+        .min()
+    {
         Some(cut) => format!("{} {extra}{}", &command[..at + cut], &tail[cut..]),
         None => format!("{command} {extra}"),
     }
@@ -172,21 +178,28 @@ impl Sandbox {
 
 #[test]
 fn every_readme_example_that_can_run_here_exits_as_documented() {
-    let text = readme();
-    let all = examples(&text);
+    let all = examples(&readme());
     assert!(all.len() >= 5, "too few examples found: {all:?}");
     let sb = sandbox();
     let mut ran = 0;
     for ex in &all {
         if let Some(why) = ex.attrs.get("skip") {
-            assert!(!why.is_empty(), "README.md line {}: skip needs a reason", ex.line);
+            assert!(
+                !why.is_empty(),
+                "README.md line {}: skip needs a reason",
+                ex.line
+            );
             continue;
         }
         let default = ex
             .attrs
             .get("exit")
             .unwrap_or_else(|| panic!("README.md line {}: no exit= in the marker", ex.line));
-        assert!(!ex.commands.is_empty(), "README.md line {}: empty block", ex.line);
+        assert!(
+            !ex.commands.is_empty(),
+            "README.md line {}: empty block",
+            ex.line
+        );
         for c in &ex.commands {
             let sub = subcommand(c);
             let mut run = c.clone();
@@ -220,7 +233,11 @@ fn every_readme_example_that_can_run_here_exits_as_documented() {
         );
     }
     let page = std::fs::read_to_string(sb.work.join("after.html")).unwrap();
-    assert!(page.starts_with("<!DOCTYPE html>"), "{}", &page[..page.len().min(200)]);
+    assert!(
+        page.starts_with("<!DOCTYPE html>"),
+        "{}",
+        &page[..page.len().min(200)]
+    );
     // The test files are gone: only what the examples wrote on purpose stays.
     let mut left = files_in(&sb.work);
     left.sort();
@@ -263,7 +280,10 @@ fn markers_are_read_and_arguments_appended_before_redirections() {
         append_args("mkdir -p d && iogauge fio --name=x", "--size=1k"),
         "mkdir -p d && iogauge fio --name=x --size=1k"
     );
-    assert_eq!(subcommand("mkdir -p d && iogauge fio --name=x"), Some("fio"));
+    assert_eq!(
+        subcommand("mkdir -p d && iogauge fio --name=x"),
+        Some("fio")
+    );
 }
 
 #[test]
@@ -296,11 +316,17 @@ fn every_example_file_the_readme_names_exists_and_loads() {
         "examples/etcd-disk.yaml",
         "examples/vendor-db.yaml",
     ] {
-        assert!(names.iter().any(|n| n == want), "README no longer names {want}: {names:?}");
+        assert!(
+            names.iter().any(|n| n == want),
+            "README no longer names {want}: {names:?}"
+        );
     }
     let sb = sandbox();
     for n in &names {
-        assert!(repo().join(n).is_file(), "README names {n}, which does not exist");
+        assert!(
+            repo().join(n).is_file(),
+            "README names {n}, which does not exist"
+        );
         let (command, allowed): (String, &[i32]) = if n.ends_with(".fio") {
             (format!("iogauge fio --parse-only {n}"), &[0])
         } else if n.ends_with("-disk.yaml") {
@@ -354,7 +380,12 @@ fn the_manetu_job_file_runs_shortened_with_one_fdatasync_per_write() {
     assert_eq!(j["jobname"], "sequential_write_iops");
     let writes = j["write"]["total_ios"].as_u64().unwrap();
     assert!(writes > 0, "{j}");
-    assert_eq!(j["sync"]["total_ios"].as_u64(), Some(writes), "{}", j["sync"]);
+    assert_eq!(
+        j["sync"]["total_ios"].as_u64(),
+        Some(writes),
+        "{}",
+        j["sync"]
+    );
     assert_empty(&sb.work.join("disk"));
 }
 
@@ -365,7 +396,10 @@ fn the_etcd_disk_spec_runs_in_a_temporary_directory() {
     let spec = shortened(
         "etcd-disk.yaml",
         &[
-            ("directory: /var/lib/etcd", &format!("directory: {}", dir.display())),
+            (
+                "directory: /var/lib/etcd",
+                &format!("directory: {}", dir.display()),
+            ),
             ("fileSize: 22Mi", "fileSize: 256Ki"),
         ],
     );
@@ -380,11 +414,15 @@ fn the_etcd_disk_spec_runs_in_a_temporary_directory() {
     );
     assert!(out.contains("etcd disk write latency"), "{out}");
     assert!(out.contains("p99 target < 10ms, actual: "), "{out}");
-    let result = Path::new(&sb.work).join("results/host-collectors/filesystemPerformance/etcd-disk.json");
+    let result =
+        Path::new(&sb.work).join("results/host-collectors/filesystemPerformance/etcd-disk.json");
     let table: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&result).unwrap()).unwrap();
     assert!(table["P99"].as_u64().is_some_and(|p| p > 0), "{table}");
-    assert!(!dir.exists(), "the test directory iogauge made is removed again");
+    assert!(
+        !dir.exists(),
+        "the test directory iogauge made is removed again"
+    );
 }
 
 #[test]
@@ -407,7 +445,12 @@ fn source_document_words(text: &str) -> Vec<String> {
         }
         let after = &lower[i + 4..];
         let numbered = after.starts_with(' ')
-            && after[1..].chars().take(3).filter(char::is_ascii_digit).count() == 3;
+            && after[1..]
+                .chars()
+                .take(3)
+                .filter(char::is_ascii_digit)
+                .count()
+                == 3;
         if numbered || after.starts_with("'s") || after.starts_with("s/") {
             let end = (i + 40..text.len())
                 .find(|&e| text.is_char_boundary(e))
