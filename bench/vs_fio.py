@@ -17,7 +17,7 @@ Usage: bench/vs-fio.sh [ROUNDS] [SET]
                  32 MiB time-based 2 s; and disk util of O_DIRECT 4 KiB random reads over 1 s
                  and 4 s (util's window differs from fio's by a fixed stretch, so short jobs differ)
           async  io_uring / libaio rows: page-cache 4 KiB randread at iodepth 1/16/64,
-                 O_DIRECT 4 KiB randwrite at iodepth 16, seed 003's GitLab randrw recipe
+                 O_DIRECT 4 KiB randwrite at iodepth 16, GitLab docs' randrw recipe
           all    both
   Page-cache rows (psync, io_uring, libaio) measure memory on purpose: both tools get
   --invalidate=0 --fadvise_hint=0, and the row names say so.
@@ -171,7 +171,7 @@ def build_runs(row_set, work, pc_file):
         os.mkdir(etcd_dir)
         scratch.append(etcd_dir)
         for name, better, args, metric, unit in [
-            ("etcd recipe (seed 004): p99 sync latency", "lower",
+            ("etcd recipe (IBM): p99 sync latency", "lower",
              ["--rw=write", "--ioengine=sync", "--fdatasync=1", f"--directory={etcd_dir}",
               "--size=22m", "--bs=2300", "--name=mytest"], p99_sync, "ns"),
             ("ioengine=null 4 KiB: read IOPS", "higher",
@@ -250,7 +250,7 @@ def build_runs(row_set, work, pc_file):
         gl_dir = os.path.join(work, "gitlab")
         os.mkdir(gl_dir)
         scratch.append(gl_dir)
-        gl = "GitLab recipe (seed 003), libaio randrw qd64"
+        gl = "GitLab recipe (GitLab docs), libaio randrw qd64"
         runs.append(run(gl,
                         ["--randrepeat=1", "--ioengine=libaio", "--direct=1", "--gtod_reduce=1",
                          "--name=test", "--bs=4k", "--iodepth=64", "--readwrite=randrw",
