@@ -2038,7 +2038,7 @@ static CASES: &[Case] = &[
         args: &["history", "prune"],
         files: &[],
         stdin: None,
-        err: "iogauge history prune: say what to remove: --older-than AGE (e.g. 30d), --keep N, or both",
+        err: "iogauge history prune: say what to remove: --older-than AGE (e.g. 30d), --keep N, or both (--all: every run)",
     },
     Case {
         args: &["history", "prune", "--older-than", "x"],
