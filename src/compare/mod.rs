@@ -171,20 +171,29 @@ pub(crate) fn compare(
     if a.is_empty() || b.is_empty() {
         return Err("compare needs at least one run on each side".into());
     }
-    let cut_short: Vec<String> = a
+    let cut_short: Vec<(String, String)> = a
         .iter()
         .chain(b)
-        .filter_map(|(src, doc)| Some(format!("{src} ({})", interrupted(doc)?)))
+        .filter_map(|(src, doc)| Some((src.clone(), interrupted(doc)?)))
         .collect();
-    if !cut_short.is_empty() && !include_interrupted {
-        return Err(format!(
-            "{} {} interrupted, so {} numbers cover only part of the run: compare complete runs, \
-             or add --include-interrupted to compare {} anyway (marked as interrupted)",
-            cut_short.join(", "),
-            if cut_short.len() == 1 { "was" } else { "were" },
-            if cut_short.len() == 1 { "its" } else { "their" },
-            if cut_short.len() == 1 { "it" } else { "them" },
-        ));
+    match cut_short.as_slice() {
+        _ if include_interrupted => {}
+        [] => {}
+        [(src, why)] => {
+            return Err(format!(
+                "{src} was {why}, so its numbers cover only part of the run: compare complete \
+                 runs, or add --include-interrupted to compare it anyway (it is then marked)"
+            ))
+        }
+        many => {
+            let list: Vec<String> = many.iter().map(|(s, w)| format!("{s} ({w})")).collect();
+            return Err(format!(
+                "{} were interrupted, so their numbers cover only part of each run: compare \
+                 complete runs, or add --include-interrupted to compare them anyway (they are \
+                 then marked)",
+                list.join(", ")
+            ));
+        }
     }
     let load = |runs: &Runs| -> Result<Vec<Vec<Sample>>, String> {
         runs.iter()
