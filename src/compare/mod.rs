@@ -533,6 +533,36 @@ mod tests {
     }
 
     #[test]
+    fn interrupted_runs_are_found_in_every_kind_of_document() {
+        let mut fio = fio_doc(1000.0, 1e5, 10, 1);
+        assert_eq!(interrupted(&fio), None);
+        // Saved by an older iogauge: only the history's note says so.
+        fio["iogauge"] = json!({"notes": ["interrupted by SIGTERM; results so far"]});
+        assert_eq!(interrupted(&fio).as_deref(), Some("interrupted by SIGTERM"));
+        fio["iogauge"]["interrupted"] = json!("interrupted by SIGINT");
+        assert_eq!(interrupted(&fio).as_deref(), Some("interrupted by SIGINT"));
+        let check = json!({"schema_version": 1, "dir": ".", "context": {"hostname": "h",
+            "directory": "/srv/data"},
+            "profiles": [{"profile": "etcd", "verdict": "pass"},
+                         {"profile": "sync-iops", "verdict": "interrupted"}]});
+        assert_eq!(
+            interrupted(&check).as_deref(),
+            Some("interrupted during sync-iops")
+        );
+        // A document that says "." is shown with its absolute directory.
+        assert_eq!(run_ref("r.json", &check).target.as_deref(), Some("/srv/data"));
+        let a = [("a".to_string(), fio_doc(1000.0, 1e5, 10, 1))];
+        let b = [("b".to_string(), fio)];
+        assert_eq!(
+            compare(&a, &b, &Noise::default(), false).unwrap_err(),
+            "b was interrupted by SIGINT, so its numbers cover only part of the run: compare \
+             complete runs, or add --include-interrupted to compare it anyway (it is then marked)"
+        );
+        let d = compare(&a, &b, &Noise::default(), true).unwrap();
+        assert_eq!(d.b[0].interrupted.as_deref(), Some("interrupted by SIGINT"));
+    }
+
+    #[test]
     fn too_few_intervals_and_noise_thresholds() {
         let a = [("a".to_string(), fio_doc(1000.0, 1e5, 3, 1))];
         let b = [("b".to_string(), fio_doc(1020.0, 1e5, 3, 2))];
