@@ -152,7 +152,7 @@ fn rows(doc: &CompareDocument) -> Vec<[String; 6]> {
         .collect()
 }
 
-const HEAD: [&str; 6] = ["METRIC", "A", "B", "B/A", "95% CI", ""];
+const HEAD: [&str; 6] = ["METRIC", "A", "B", "B/A", "95% CI", "VERDICT"];
 
 /// The text table.
 pub(crate) fn render_compare_text(doc: &CompareDocument) -> String {
@@ -215,10 +215,18 @@ fn notes(doc: &CompareDocument) -> Vec<String> {
                 .into(),
         );
     }
+    // The same note on several metrics (too few runs) is said once, naming them all.
+    let mut by_note: Vec<(&str, Vec<&str>)> = Vec::new();
     for m in &doc.metrics {
         if let Some(n) = &m.note {
-            v.push(format!("{}: {n}", m.label));
+            match by_note.iter_mut().find(|(t, _)| t == n) {
+                Some((_, labels)) => labels.push(&m.label),
+                None => by_note.push((n, vec![&m.label])),
+            }
         }
+    }
+    for (n, labels) in by_note {
+        v.push(format!("{}: {n}", labels.join("; ")));
     }
     if !doc.unmatched.is_empty() {
         v.push(format!("not compared: {}", doc.unmatched.join(", ")));
