@@ -33,7 +33,8 @@ pub(crate) fn value_text(v: f64, unit: &str) -> String {
 /// How B moved from A, in words: "rose about 16×", "fell 23 %", "did not change".
 fn change_words(a: f64, b: f64) -> String {
     let r = b / a;
-    if !r.is_finite() || r <= 0.0 {
+    // 1/r too: a ratio near zero must not read "fell about inf×".
+    if !r.is_finite() || r <= 0.0 || !(1.0 / r).is_finite() {
         return "could not be compared".into();
     }
     // Large changes read best as a factor, small ones as a percentage.
@@ -338,6 +339,7 @@ mod tests {
         assert_eq!(change_words(100.0, 77.0), "fell 23 %");
         assert_eq!(change_words(100.0, 100.0), "did not change");
         assert_eq!(change_words(0.0, 1.0), "could not be compared");
+        assert_eq!(change_words(1.0, 5e-324), "could not be compared");
         assert_eq!(runs_words(4, 4), "4 runs each");
         assert_eq!(runs_words(1, 1), "1 run each");
         assert_eq!(runs_words(3, 5), "3 runs against 5");
