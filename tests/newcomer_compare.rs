@@ -35,7 +35,9 @@ fn fio_run(path: &Path, rate: &str, secs: &str, db: Option<&Path>) {
         "--output-format=json",
     ]);
     if let Some(db) = db {
-        c.env_remove("IOGAUGE_NO_HISTORY").arg("--history-db").arg(db);
+        c.env_remove("IOGAUGE_NO_HISTORY")
+            .arg("--history-db")
+            .arg(db);
     }
     let o = c.output().unwrap();
     assert!(o.status.success(), "{}", text(&o.stderr));
@@ -192,8 +194,12 @@ fn compare_leads_with_a_sentence_says_what_a_verdict_needs_and_exits_4_without_o
         fio_run(&p, rate, "1", None);
         p.to_str().unwrap().to_string()
     };
-    let a: Vec<String> = (0..4).map(|i| run(&format!("a{i}.json"), "50000")).collect();
-    let b: Vec<String> = (0..4).map(|i| run(&format!("b{i}.json"), "10000")).collect();
+    let a: Vec<String> = (0..4)
+        .map(|i| run(&format!("a{i}.json"), "50000"))
+        .collect();
+    let b: Vec<String> = (0..4)
+        .map(|i| run(&format!("b{i}.json"), "10000"))
+        .collect();
     let groups = |n: usize, extra: &[&str]| {
         let mut args = vec!["compare", "--a"];
         args.extend(a[..n].iter().map(String::as_str));
@@ -232,7 +238,11 @@ fn compare_leads_with_a_sentence_says_what_a_verdict_needs_and_exits_4_without_o
         doc.needs,
         "A verdict needs at least 4 runs per side; here 4 against 4."
     );
-    let m = doc.metrics.iter().find(|m| m.key == "n/write/iops").unwrap();
+    let m = doc
+        .metrics
+        .iter()
+        .find(|m| m.key == "n/write/iops")
+        .unwrap();
     assert_eq!(m.verdict, ChangeVerdict::Worse);
     assert_eq!(m.ratio, m.b / m.a);
     let est = m.estimate.unwrap();
@@ -267,7 +277,12 @@ fn prune_takes_bare_seconds_says_what_it_removed_and_will_not_empty_without_all(
     let d = scratch();
     let db = d.path().join("h.db");
     for i in 0..3 {
-        fio_run(&d.path().join(format!("r{i}.json")), "50000", "1", Some(&db));
+        fio_run(
+            &d.path().join(format!("r{i}.json")),
+            "50000",
+            "1",
+            Some(&db),
+        );
     }
     // Run 1 an hour old: 600 is ten minutes, so it goes (as days, nothing went).
     let c = rusqlite::Connection::open(&db).unwrap();

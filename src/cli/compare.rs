@@ -132,21 +132,23 @@ pub(crate) fn main(a: CompareArgs) -> i32 {
             .map(|r| load(r, db))
             .collect::<Result<Vec<_>, _>>()
     };
-    let compared = read(&sa).and_then(|ra| Ok((ra, read(&sb)?))).and_then(|(ra, rb)| {
-        let docs = |r: &[(String, Value, Option<String>)]| -> Vec<(String, Value)> {
-            r.iter().map(|(s, v, _)| (s.clone(), v.clone())).collect()
-        };
-        let mut doc = compare(&docs(&ra), &docs(&rb), &a.noise, a.include_interrupted)?;
-        // A history id's start time is the run's own; it beats what the document says.
-        for (refs, runs) in [(&mut doc.a, &ra), (&mut doc.b, &rb)] {
-            for (r, (_, _, started)) in refs.iter_mut().zip(runs) {
-                if started.is_some() {
-                    r.started.clone_from(started);
+    let compared = read(&sa)
+        .and_then(|ra| Ok((ra, read(&sb)?)))
+        .and_then(|(ra, rb)| {
+            let docs = |r: &[(String, Value, Option<String>)]| -> Vec<(String, Value)> {
+                r.iter().map(|(s, v, _)| (s.clone(), v.clone())).collect()
+            };
+            let mut doc = compare(&docs(&ra), &docs(&rb), &a.noise, a.include_interrupted)?;
+            // A history id's start time is the run's own; it beats what the document says.
+            for (refs, runs) in [(&mut doc.a, &ra), (&mut doc.b, &rb)] {
+                for (r, (_, _, started)) in refs.iter_mut().zip(runs) {
+                    if started.is_some() {
+                        r.started.clone_from(started);
+                    }
                 }
             }
-        }
-        Ok(doc)
-    });
+            Ok(doc)
+        });
     let doc = match compared {
         Ok(d) => d,
         Err(e) => {

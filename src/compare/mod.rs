@@ -237,8 +237,20 @@ pub(crate) fn compare(
         b.iter().map(|(s, d)| run_ref(s, d)).collect(),
     );
     let mut notes = Vec::new();
-    for r in ra.iter().map(|r| ("A", r)).chain(rb.iter().map(|r| ("B", r))) {
-        if let (side, RunRef { source, interrupted: Some(why), .. }) = r {
+    for r in ra
+        .iter()
+        .map(|r| ("A", r))
+        .chain(rb.iter().map(|r| ("B", r)))
+    {
+        if let (
+            side,
+            RunRef {
+                source,
+                interrupted: Some(why),
+                ..
+            },
+        ) = r
+        {
             notes.push(format!(
                 "{side}'s {source} was {why}: its numbers cover only part of the run \
                  (--include-interrupted)"
@@ -517,7 +529,10 @@ mod tests {
         assert!(lo < est && est < hi && hi < 1.0, "{iops:?}");
         // The ratio shown is that of the medians shown.
         assert_eq!(iops.ratio, iops.b / iops.a);
-        assert_eq!(d.needs, "A verdict needs at least 4 runs per side; here 5 against 5.");
+        assert_eq!(
+            d.needs,
+            "A verdict needs at least 4 runs per side; here 5 against 5."
+        );
         let d = compare(&side(1000.0, 0..3), &side(700.0, 10..13), &n, false).unwrap();
         assert_eq!(d.metrics[0].verdict, ChangeVerdict::Unknown);
         assert_eq!(
@@ -550,7 +565,10 @@ mod tests {
             Some("interrupted during sync-iops")
         );
         // A document that says "." is shown with its absolute directory.
-        assert_eq!(run_ref("r.json", &check).target.as_deref(), Some("/srv/data"));
+        assert_eq!(
+            run_ref("r.json", &check).target.as_deref(),
+            Some("/srv/data")
+        );
         let a = [("a".to_string(), fio_doc(1000.0, 1e5, 10, 1))];
         let b = [("b".to_string(), fio)];
         assert_eq!(

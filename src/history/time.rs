@@ -27,10 +27,7 @@ pub(crate) fn parse_age(s: &str) -> Result<Duration, String> {
     let bad = || format!("'{s}': expected an age such as 30d, 12h, 2w or 1d12h");
     let t = s.trim();
     if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) {
-        return t
-            .parse::<u64>()
-            .map(Duration::from_secs)
-            .map_err(|_| bad());
+        return t.parse::<u64>().map(Duration::from_secs).map_err(|_| bad());
     }
     let mut total = 0u64;
     let mut rest = t;

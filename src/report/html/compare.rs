@@ -86,7 +86,11 @@ pub(crate) fn render_compare_html(doc: &CompareDocument) -> String {
                 td(&m.label),
                 td_num(&value_text(m.a, &m.unit)),
                 td_num(&value_text(m.b, &m.unit)),
-                td(if m.better == "lower" { "higher" } else { "lower" }),
+                td(if m.better == "lower" {
+                    "higher"
+                } else {
+                    "lower"
+                }),
                 td_num(&match m.estimate {
                     Some(e) => format!("{:.3} (estimate {e:.3})", m.ratio),
                     None => format!("{:.3}", m.ratio),
@@ -111,7 +115,7 @@ pub(crate) fn render_compare_html(doc: &CompareDocument) -> String {
             "B/A",
             "95% interval",
             "p",
-            "",
+            "verdict",
             "note",
         ],
         &rows,
@@ -124,7 +128,13 @@ pub(crate) fn render_compare_html(doc: &CompareDocument) -> String {
         rows: doc
             .metrics
             .iter()
-            .map(|m| (m.label.clone(), m.estimate.unwrap_or(m.ratio), m.ci.map(|[l, h]| (l, h))))
+            .map(|m| {
+                (
+                    m.label.clone(),
+                    m.estimate.unwrap_or(m.ratio),
+                    m.ci.map(|[l, h]| (l, h)),
+                )
+            })
             .collect(),
     };
     body.push_str("<div class=\"charts\">\n");
