@@ -50,8 +50,8 @@ AGE is a number with a unit: 45s, 90m, 12h, 30d, 2w, or combined (1d12h); a bare
 seconds, as for every other duration. How many runs were removed and how many are left is said
 on stderr.
 
-A prune that would remove every run (--older-than 0, --keep 0, or an age older than all of
-them) removes nothing and exits 2, unless --all is given: a history is not emptied by a typo.
+A prune that would remove every run (--older-than 0, --keep 0, or an age that every run is
+older than) removes nothing and exits 2 unless --all is given: no typo empties the history.
 Exit codes: 0 done, 1 the history could not be written, 2 bad input or an emptying prune
 without --all.")]
     Prune {
