@@ -1888,7 +1888,7 @@ static CASES: &[Case] = &[
         args: &["compare", "a", "b", "c"],
         files: &[],
         stdin: None,
-        err: "error: unexpected value 'c' for '[RUN]...' found; no more were expected",
+        err: "iogauge compare: 3 runs given (a b c); compare A B takes two. For groups of repeated runs name each side: compare --a a --b b c",
     },
     Case {
         args: &["compare", "/nonexistent1.json", "/nonexistent2.json"],
@@ -2038,7 +2038,7 @@ static CASES: &[Case] = &[
         args: &["history", "prune"],
         files: &[],
         stdin: None,
-        err: "iogauge history prune: say what to remove: --older-than AGE (e.g. 30d), --keep N, or both",
+        err: "iogauge history prune: say what to remove: --older-than AGE (e.g. 30d), --keep N, or both (--all: every run)",
     },
     Case {
         args: &["history", "prune", "--older-than", "x"],

@@ -116,10 +116,13 @@ fn a_throttled_disk_is_worse_with_an_interval_that_excludes_no_change() {
     assert!(doc.notes[0].contains("run-to-run variance was not assessed"));
     // The same comparison reads the same in every format.
     let t = text(&iogauge(&["compare", a.to_str().unwrap(), b.to_str().unwrap()]).stdout);
-    let row = t
-        .lines()
-        .find(|l| l.starts_with("sync-iops: synchronous write IOPS"))
-        .unwrap();
+    // The sentence leads; the table row follows.
+    let label = "sync-iops: synchronous write IOPS";
+    let mut lines = t.lines().filter(|l| l.starts_with(label));
+    let lead = lines.next().unwrap();
+    assert!(lead.starts_with(&format!("{label} fell ")), "{t}");
+    assert!(lead.ends_with("): worse, 1 run each"), "{t}");
+    let row = lines.next().unwrap();
     assert!(row.ends_with("  worse"), "{t}");
     let md = text(
         &iogauge(&[
@@ -148,7 +151,7 @@ fn a_throttled_disk_is_worse_with_an_interval_that_excludes_no_change() {
     let mut lines = csv.lines();
     assert_eq!(
         lines.next(),
-        Some("key,label,unit,better,a,b,ratio,ci_low,ci_high,p_value,verdict,noise,note")
+        Some("key,label,unit,better,a,b,ratio,ci_low,ci_high,p_value,verdict,noise,note,estimate")
     );
     let row: Vec<&str> = lines.next().unwrap().split(',').collect();
     assert_eq!(row[0], "sync-iops/write_iops");

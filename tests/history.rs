@@ -441,8 +441,14 @@ fn rm_and_prune_remove_what_they_say() {
     assert_eq!(ids(&e), vec![4, 2]);
 
     // Both are from just now: none is a day old.
+    let left = |removed: &str, n: usize| {
+        format!(
+            "iogauge history: removed {removed}; {n} left in {}\n",
+            e.db.display()
+        )
+    };
     let o = history(&e.home, &e.db, &["prune", "--older-than", "1d"]);
-    assert_eq!(text(&o.stderr), "iogauge history: removed 0 runs\n");
+    assert_eq!(text(&o.stderr), left("0 runs", 2));
     // Age one of them.
     let c = rusqlite::Connection::open(&e.db).unwrap();
     c.execute(
@@ -456,12 +462,16 @@ fn rm_and_prune_remove_what_they_say() {
         &e.db,
         &["prune", "--older-than", "30d", "--keep", "2"],
     );
-    assert_eq!(text(&o.stderr), "iogauge history: removed 0 runs\n");
+    assert_eq!(text(&o.stderr), left("0 runs", 2));
     let o = history(&e.home, &e.db, &["prune", "--older-than", "30d"]);
-    assert_eq!(text(&o.stderr), "iogauge history: removed 1 run\n");
+    assert_eq!(text(&o.stderr), left("1 run", 1));
     assert_eq!(ids(&e), vec![4]);
+    // Emptying the history needs --all.
     let o = history(&e.home, &e.db, &["prune", "--keep", "0"]);
-    assert_eq!(text(&o.stderr), "iogauge history: removed 1 run\n");
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(ids(&e), vec![4]);
+    let o = history(&e.home, &e.db, &["prune", "--keep", "0", "--all"]);
+    assert_eq!(text(&o.stderr), left("1 run", 0));
     assert!(ids(&e).is_empty());
     let o = history(&e.home, &e.db, &["prune"]);
     assert_eq!(o.status.code(), Some(2));

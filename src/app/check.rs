@@ -129,7 +129,12 @@ pub(crate) fn check(
         } else {
             context::describe(Some(&req.dir))
         },
-        dir: req.dir.display().to_string(),
+        // Absolute, so that no output says "." (issue 22), yet as typed otherwise: symlinks
+        // are not resolved here (`context.directory` has the resolved path).
+        dir: std::path::absolute(&req.dir)
+            .unwrap_or_else(|_| req.dir.clone())
+            .display()
+            .to_string(),
         device: req.device,
         summary: Summary::of(&outcomes),
         profiles: outcomes,

@@ -71,19 +71,25 @@ pub(crate) fn main(mut args: Vec<String>, stop: &super::Stop) -> i32 {
     };
     match run(&spec, &opts, stop.flag()).map(noted) {
         // Like fio, an interrupted run prints what it measured until then.
-        Ok(report) if stop.is_set() => {
+        // The document says so (`iogauge.interrupted`, and a note), as check's does, so that
+        // neither a reader nor `compare` takes it for a whole run.
+        Ok(mut report) if stop.is_set() => {
             eprintln!(
                 "iogauge fio: interrupted by {}; removed the files iogauge created; results so far follow",
                 reason(stop)
             );
+            let why = format!("interrupted by {}", reason(stop));
+            report
+                .notes
+                .push(format!("{why}: the results cover the run until then only"));
+            report.interrupted = Some(why);
             write_output(&out, &report);
-            let note = format!("interrupted by {}; results so far", reason(stop));
-            save(&history, || saved(&report, &out, Some(note), &at));
+            save(&history, || saved(&report, &out, &at));
             EXIT_ERROR
         }
         Ok(report) => {
             let code = write_output(&out, &report);
-            save(&history, || saved(&report, &out, None, &at));
+            save(&history, || saved(&report, &out, &at));
             // Like fio, a job that ended with an error (a verify mismatch, a missed rate_min)
             // makes the exit code 1. Errors survived under continue_on_error (reported as the
             // job's error) are not a failure: fio exits 0 then.
@@ -112,7 +118,7 @@ pub(crate) fn main(mut args: Vec<String>, stop: &super::Stop) -> i32 {
             );
             write_output(&out, &report);
             // The report's notes already say it is partial, and why.
-            save(&history, || saved(&report, &out, None, &at));
+            save(&history, || saved(&report, &out, &at));
             EXIT_ERROR
         }
         Err(e) if e.is_bad_input() => {
@@ -144,16 +150,9 @@ fn reason(stop: &super::Stop) -> &'static str {
 
 /// The history's copy: fio's JSON output of the same report, whatever format was printed (one
 /// document for every group and job); an interrupted or partial run says so in its notes.
-fn saved(report: &Report, out: &FioOutput, interrupted: Option<String>, at: &Invocation) -> NewRun {
-    let mut json: serde_json::Value =
+fn saved(report: &Report, out: &FioOutput, at: &Invocation) -> NewRun {
+    let json: serde_json::Value =
         serde_json::from_str(&render_json(report, false)).unwrap_or_default();
-    if let (Some(note), Some(notes)) = (
-        interrupted,
-        json.pointer_mut("/iogauge/notes")
-            .and_then(|n| n.as_array_mut()),
-    ) {
-        notes.push(note.into());
-    }
     NewRun::fio(json, &out.job_files, at)
 }
 

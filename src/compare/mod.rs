@@ -10,6 +10,11 @@ use crate::report::document::SCHEMA_VERSION;
 use crate::workload::rng::Rng;
 use samples::{samples, Direction, Sample, Within};
 use serde_json::Value;
+use std::time::Duration;
+
+/// The fewest runs per side with which Mann–Whitney can reach p < 0.05 (2/70 with 4 and 4;
+/// 3 and 3 can give no less than 0.1).
+pub(crate) const MIN_RUNS: usize = 4;
 
 /// Intervals needed on each side for a within-run interval: fewer cannot show how a run varies.
 pub(crate) const MIN_INTERVALS: usize = 5;
@@ -73,8 +78,37 @@ impl std::str::FromStr for Noise {
 /// One side's runs: where each came from, and its document.
 pub(crate) type Runs = [(String, Value)];
 
+/// Why a run stopped before its end, when its document says it did: fio's `iogauge.interrupted`
+/// (or, in runs saved before that field, the note the history added), a check's or kube run's
+/// interrupted profile or target.
+pub(crate) fn interrupted(doc: &Value) -> Option<String> {
+    let s = |v: &Value| v.as_str().map(str::to_string);
+    if let Some(why) = s(&doc["iogauge"]["interrupted"]) {
+        return Some(why);
+    }
+    let listed = |list: &Value, field: &str, name: &str| {
+        list.as_array()?
+            .iter()
+            .find(|x| x[field] == "interrupted")
+            .map(|x| format!("interrupted during {}", s(&x[name]).unwrap_or_default()))
+    };
+    if doc.get("profiles").is_some() && doc.get("run_id").is_none() {
+        return listed(&doc["profiles"], "verdict", "profile");
+    }
+    if doc.get("run_id").is_some() {
+        return listed(&doc["targets"], "status", "target");
+    }
+    doc["iogauge"]["notes"]
+        .as_array()?
+        .iter()
+        .filter_map(Value::as_str)
+        .find(|n| n.starts_with("interrupted by "))
+        .map(|n| n.split(';').next().unwrap_or(n).to_string())
+}
+
 fn run_ref(source: &str, doc: &Value) -> RunRef {
     let s = |v: &Value| v.as_str().map(str::to_string);
+    let interrupted = interrupted(doc);
     if doc.get("run_id").is_some() {
         let targets: Vec<String> = doc["targets"]
             .as_array()
@@ -87,13 +121,23 @@ fn run_ref(source: &str, doc: &Value) -> RunRef {
             kind: "kube".into(),
             host: s(&doc["cluster"]),
             target: Some(targets.join(", ")),
+            started: None,
+            interrupted,
         }
     } else if doc.get("profiles").is_some() {
+        // Older documents hold the directory as typed ("."): the context's is absolute.
+        let dir = s(&doc["dir"]);
+        let target = match (dir, s(&doc["context"]["directory"])) {
+            (Some(d), Some(abs)) if !d.starts_with('/') && doc["device"] != true => Some(abs),
+            (d, _) => d,
+        };
         RunRef {
             source: source.into(),
             kind: "check".into(),
             host: s(&doc["context"]["hostname"]),
-            target: s(&doc["dir"]),
+            target,
+            started: None,
+            interrupted,
         }
     } else {
         let jobs: Vec<String> = doc["jobs"]
@@ -107,14 +151,49 @@ fn run_ref(source: &str, doc: &Value) -> RunRef {
             kind: "fio".into(),
             host: s(&doc["iogauge"]["context"]["hostname"]),
             target: Some(jobs.join(", ")),
+            // fio stamps the document when the last job ended.
+            started: doc["timestamp"]
+                .as_u64()
+                .map(|t| crate::history::rfc3339(std::time::UNIX_EPOCH + Duration::from_secs(t))),
+            interrupted,
         }
     }
 }
 
-/// Compares B's runs with A's. Err: a document that cannot be compared, or nothing in common.
-pub(crate) fn compare(a: &Runs, b: &Runs, noise: &Noise) -> Result<CompareDocument, String> {
+/// Compares B's runs with A's. Err: a document that cannot be compared, nothing in common, or
+/// an interrupted run without `include_interrupted`.
+pub(crate) fn compare(
+    a: &Runs,
+    b: &Runs,
+    noise: &Noise,
+    include_interrupted: bool,
+) -> Result<CompareDocument, String> {
     if a.is_empty() || b.is_empty() {
         return Err("compare needs at least one run on each side".into());
+    }
+    let cut_short: Vec<(String, String)> = a
+        .iter()
+        .chain(b)
+        .filter_map(|(src, doc)| Some((src.clone(), interrupted(doc)?)))
+        .collect();
+    match cut_short.as_slice() {
+        _ if include_interrupted => {}
+        [] => {}
+        [(src, why)] => {
+            return Err(format!(
+                "{src} was {why}, so its numbers cover only part of the run: compare complete \
+                 runs, or add --include-interrupted to compare it anyway (it is then marked)"
+            ))
+        }
+        many => {
+            let list: Vec<String> = many.iter().map(|(s, w)| format!("{s} ({w})")).collect();
+            return Err(format!(
+                "{} were interrupted, so their numbers cover only part of each run: compare \
+                 complete runs, or add --include-interrupted to compare them anyway (they are \
+                 then marked)",
+                list.join(", ")
+            ));
+        }
     }
     let load = |runs: &Runs| -> Result<Vec<Vec<Sample>>, String> {
         runs.iter()
@@ -158,6 +237,48 @@ pub(crate) fn compare(a: &Runs, b: &Runs, noise: &Noise) -> Result<CompareDocume
         b.iter().map(|(s, d)| run_ref(s, d)).collect(),
     );
     let mut notes = Vec::new();
+    for r in ra
+        .iter()
+        .map(|r| ("A", r))
+        .chain(rb.iter().map(|r| ("B", r)))
+    {
+        if let (
+            side,
+            RunRef {
+                source,
+                interrupted: Some(why),
+                ..
+            },
+        ) = r
+        {
+            notes.push(format!(
+                "{side}'s {source} was {why}: its numbers cover only part of the run \
+                 (--include-interrupted)"
+            ));
+        }
+    }
+    let floor = stats::smallest_p(a.len(), b.len());
+    let needs = if single {
+        format!(
+            "One run per side: a verdict rests on how each run varied within itself (at least \
+             {MIN_INTERVALS} intervals each); whether a repeat would differ is not assessed: for \
+             that, repeat each side at least {MIN_RUNS} times and pass them with --a and --b."
+        )
+    } else if floor >= stats::ALPHA {
+        format!(
+            "No verdict is possible with {} run{} against {}: a difference needs at least \
+             {MIN_RUNS} runs per side to reach 95 % confidence; run each side again.",
+            a.len(),
+            if a.len() == 1 { "" } else { "s" },
+            b.len()
+        )
+    } else {
+        format!(
+            "A verdict needs at least {MIN_RUNS} runs per side; here {} against {}.",
+            a.len(),
+            b.len()
+        )
+    };
     let method = if single {
         let ms = metrics
             .iter()
@@ -198,6 +319,7 @@ pub(crate) fn compare(a: &Runs, b: &Runs, noise: &Noise) -> Result<CompareDocume
         a: ra,
         b: rb,
         method,
+        needs,
         notes,
         metrics,
         unmatched,
@@ -249,6 +371,7 @@ fn base(a: &Sample, noise: f64) -> MetricComparison {
         a_values: vec![a.value],
         b_values: Vec::new(),
         ratio: f64::NAN,
+        estimate: None,
         ci: None,
         p_value: None,
         verdict: ChangeVerdict::Unknown,
@@ -308,7 +431,10 @@ fn groups(a: &[Sample], b: &[Sample], noise: &Noise) -> MetricComparison {
     let (_, p) = stats::mann_whitney(&va, &vb);
     m.p_value = Some(p);
     let (est, ci) = stats::hodges_lehmann_ratio(&va, &vb);
-    m.ratio = est;
+    // The ratio shown beside A and B is theirs; the estimate the interval and the verdict use
+    // is kept apart, so that "3.98 → 8.68 ms" never reads as 1.509.
+    m.ratio = m.b / m.a;
+    m.estimate = Some(est);
     m.ci = ci.map(|(l, h)| [l, h]);
     let floor = stats::smallest_p(va.len(), vb.len());
     if floor >= stats::ALPHA {
@@ -356,7 +482,7 @@ mod tests {
         let n = Noise::default();
         let a = [("a.json".to_string(), fio_doc(1000.0, 100_000.0, 40, 1))];
         let same = [("b.json".to_string(), fio_doc(1000.0, 100_000.0, 40, 2))];
-        let d = compare(&a, &same, &n).unwrap();
+        let d = compare(&a, &same, &n, false).unwrap();
         assert_eq!(d.method, "within-run block bootstrap");
         assert!(d.notes[0].contains("run-to-run variance was not assessed"));
         for m in &d.metrics {
@@ -365,7 +491,7 @@ mod tests {
             assert!(lo <= m.ratio && m.ratio <= hi, "{m:?}");
         }
         let slow = [("c.json".to_string(), fio_doc(500.0, 300_000.0, 40, 3))];
-        let d = compare(&a, &slow, &n).unwrap();
+        let d = compare(&a, &slow, &n, false).unwrap();
         let by = |k: &str| d.metrics.iter().find(|m| m.key == k).unwrap();
         let iops = by("w/write/iops");
         assert_eq!(iops.verdict, ChangeVerdict::Worse);
@@ -375,9 +501,9 @@ mod tests {
         assert_eq!(p99.verdict, ChangeVerdict::Worse);
         assert!(p99.ci.unwrap()[0] > 1.0);
         // Faster is better, and the same seed gives the same report.
-        let d2 = compare(&slow, &a, &n).unwrap();
+        let d2 = compare(&slow, &a, &n, false).unwrap();
         assert_eq!(d2.metrics[0].verdict, ChangeVerdict::Better);
-        assert_eq!(compare(&a, &slow, &n).unwrap(), d);
+        assert_eq!(compare(&a, &slow, &n, false).unwrap(), d);
     }
 
     #[test]
@@ -393,15 +519,27 @@ mod tests {
                 })
                 .collect()
         };
-        let d = compare(&side(1000.0, 0..5), &side(700.0, 10..15), &n).unwrap();
+        let d = compare(&side(1000.0, 0..5), &side(700.0, 10..15), &n, false).unwrap();
         let iops = &d.metrics[0];
         assert_eq!(d.method, "Mann-Whitney U");
         assert_eq!(iops.verdict, ChangeVerdict::Worse);
         assert!(iops.p_value.unwrap() < 0.05);
         let [lo, hi] = iops.ci.unwrap();
-        assert!(lo < iops.ratio && iops.ratio < hi && hi < 1.0, "{iops:?}");
-        let d = compare(&side(1000.0, 0..3), &side(700.0, 10..13), &n).unwrap();
+        let est = iops.estimate.unwrap();
+        assert!(lo < est && est < hi && hi < 1.0, "{iops:?}");
+        // The ratio shown is that of the medians shown.
+        assert_eq!(iops.ratio, iops.b / iops.a);
+        assert_eq!(
+            d.needs,
+            "A verdict needs at least 4 runs per side; here 5 against 5."
+        );
+        let d = compare(&side(1000.0, 0..3), &side(700.0, 10..13), &n, false).unwrap();
         assert_eq!(d.metrics[0].verdict, ChangeVerdict::Unknown);
+        assert_eq!(
+            d.needs,
+            "No verdict is possible with 3 runs against 3: a difference needs at least 4 runs \
+             per side to reach 95 % confidence; run each side again."
+        );
         assert!(d.metrics[0]
             .note
             .as_deref()
@@ -410,10 +548,43 @@ mod tests {
     }
 
     #[test]
+    fn interrupted_runs_are_found_in_every_kind_of_document() {
+        let mut fio = fio_doc(1000.0, 1e5, 10, 1);
+        assert_eq!(interrupted(&fio), None);
+        // Saved by an older iogauge: only the history's note says so.
+        fio["iogauge"] = json!({"notes": ["interrupted by SIGTERM; results so far"]});
+        assert_eq!(interrupted(&fio).as_deref(), Some("interrupted by SIGTERM"));
+        fio["iogauge"]["interrupted"] = json!("interrupted by SIGINT");
+        assert_eq!(interrupted(&fio).as_deref(), Some("interrupted by SIGINT"));
+        let check = json!({"schema_version": 1, "dir": ".", "context": {"hostname": "h",
+            "directory": "/srv/data"},
+            "profiles": [{"profile": "etcd", "verdict": "pass"},
+                         {"profile": "sync-iops", "verdict": "interrupted"}]});
+        assert_eq!(
+            interrupted(&check).as_deref(),
+            Some("interrupted during sync-iops")
+        );
+        // A document that says "." is shown with its absolute directory.
+        assert_eq!(
+            run_ref("r.json", &check).target.as_deref(),
+            Some("/srv/data")
+        );
+        let a = [("a".to_string(), fio_doc(1000.0, 1e5, 10, 1))];
+        let b = [("b".to_string(), fio)];
+        assert_eq!(
+            compare(&a, &b, &Noise::default(), false).unwrap_err(),
+            "b was interrupted by SIGINT, so its numbers cover only part of the run: compare \
+             complete runs, or add --include-interrupted to compare it anyway (it is then marked)"
+        );
+        let d = compare(&a, &b, &Noise::default(), true).unwrap();
+        assert_eq!(d.b[0].interrupted.as_deref(), Some("interrupted by SIGINT"));
+    }
+
+    #[test]
     fn too_few_intervals_and_noise_thresholds() {
         let a = [("a".to_string(), fio_doc(1000.0, 1e5, 3, 1))];
         let b = [("b".to_string(), fio_doc(1020.0, 1e5, 3, 2))];
-        let d = compare(&a, &b, &Noise::default()).unwrap();
+        let d = compare(&a, &b, &Noise::default(), false).unwrap();
         assert_eq!(d.metrics[0].verdict, ChangeVerdict::Unknown);
         assert_eq!(
             d.metrics[0].note.as_deref(),

@@ -193,7 +193,8 @@ fn result_doc(data: &[u8]) {
     };
     let ra = [("a".to_string(), va)];
     let rb = [("b".to_string(), vb)];
-    if let Ok(doc) = compare(&ra, &rb, &Noise::default()) {
+    // Interrupted documents too: they must render like any other.
+    if let Ok(doc) = compare(&ra, &rb, &Noise::default(), true) {
         let _ = render_compare_text(&doc);
         let _ = render_compare_markdown(&doc);
         let _ = render_compare_csv(&doc);

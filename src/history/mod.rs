@@ -216,12 +216,14 @@ impl History {
     }
 
     /// Removes runs that started more than `older_than` ago (any age when it is zero), except
-    /// the newest `keep_last`; how many were removed.
+    /// the newest `keep_last`. Removing every run needs `every`: without it nothing is removed
+    /// and the answer says how many runs there are.
     pub(crate) fn prune(
         &self,
         older_than: Duration,
         keep_last: Option<usize>,
-    ) -> Result<usize, String> {
+        every: bool,
+    ) -> Result<Pruned, String> {
         let cutoff = (!older_than.is_zero()).then(|| {
             rfc3339(
                 std::time::SystemTime::now()
@@ -229,7 +231,7 @@ impl History {
                     .unwrap_or(std::time::UNIX_EPOCH),
             )
         });
-        store::prune(&self.conn, cutoff.as_deref(), keep_last).map_err(|e| self.err(e))
+        store::prune(&self.conn, cutoff.as_deref(), keep_last, every).map_err(|e| self.err(e))
     }
 
     pub fn path(&self) -> &Path {
@@ -239,6 +241,15 @@ impl History {
     fn err(&self, e: String) -> String {
         format!("{}: {e}", self.path.display())
     }
+}
+
+/// What `History::prune` did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Pruned {
+    /// Removed this many runs; this many are left.
+    Removed { removed: usize, left: usize },
+    /// Nothing removed: every run (this many) would have gone, and that was not asked for.
+    WouldEmpty(usize),
 }
 
 #[cfg(test)]

@@ -693,14 +693,32 @@ pub(super) fn prune(
     conn: &Connection,
     cutoff: Option<&str>,
     keep: Option<usize>,
-) -> Result<usize, String> {
+    every: bool,
+) -> Result<super::Pruned, String> {
     let keep = keep.map(|k| i64::try_from(k).unwrap_or(i64::MAX));
+    const WHERE: &str = "(?1 IS NULL OR started < ?1) AND (?2 IS NULL OR id NOT IN \
+         (SELECT id FROM runs ORDER BY started DESC, id DESC LIMIT ?2))";
+    // Counted and removed in one transaction, so the refusal to empty the history judges the
+    // very rows that would go.
     write(conn, |c| {
-        c.execute(
-            "DELETE FROM runs WHERE (?1 IS NULL OR started < ?1) AND (?2 IS NULL OR id NOT IN \
-             (SELECT id FROM runs ORDER BY started DESC, id DESC LIMIT ?2))",
+        let total: i64 = c.query_row("SELECT count(*) FROM runs", [], |r| r.get(0))?;
+        let matched: i64 = c.query_row(
+            &format!("SELECT count(*) FROM runs WHERE {WHERE}"),
             params![cutoff, keep],
-        )
+            |r| r.get(0),
+        )?;
+        let n = |v: i64| usize::try_from(v).unwrap_or(0);
+        if matched == total && total > 0 && !every {
+            return Ok(super::Pruned::WouldEmpty(n(total)));
+        }
+        let removed = c.execute(
+            &format!("DELETE FROM runs WHERE {WHERE}"),
+            params![cutoff, keep],
+        )?;
+        Ok(super::Pruned::Removed {
+            removed,
+            left: n(total).saturating_sub(removed),
+        })
     })
     .map_err(words)
 }

@@ -54,12 +54,28 @@ fn save_get_list_remove_prune() {
         .is_null());
     // Older than a year, but the newest two are kept anyway: only `a` goes.
     assert_eq!(
-        h.prune(Duration::from_secs(365 * 86400), Some(2)).unwrap(),
-        1
+        h.prune(Duration::from_secs(365 * 86400), Some(2), false)
+            .unwrap(),
+        Pruned::Removed {
+            removed: 1,
+            left: 2
+        }
     );
     assert_eq!(ids(ListFilter::default()), vec![b, c]);
     assert_eq!(h.remove(&[c, 12345]).unwrap(), 1);
-    assert_eq!(h.prune(Duration::ZERO, Some(0)).unwrap(), 1);
+    // Emptying the history needs `every`; without it nothing goes.
+    assert_eq!(
+        h.prune(Duration::ZERO, Some(0), false).unwrap(),
+        Pruned::WouldEmpty(1)
+    );
+    assert_eq!(ids(ListFilter::default()), vec![b]);
+    assert_eq!(
+        h.prune(Duration::ZERO, Some(0), true).unwrap(),
+        Pruned::Removed {
+            removed: 1,
+            left: 0
+        }
+    );
     assert!(ids(ListFilter::default()).is_empty());
 }
 

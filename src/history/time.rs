@@ -21,15 +21,13 @@ pub(crate) fn rfc3339(t: SystemTime) -> String {
     }
 }
 
-/// An age such as `30d`, `12h`, `2w`, `90m`, `45s` or `1d12h`; a bare number is days.
+/// An age such as `30d`, `12h`, `2w`, `90m`, `45s` or `1d12h`; a bare number is seconds, as in
+/// every other duration iogauge takes (`--duration 30`, fio's `runtime=30`).
 pub(crate) fn parse_age(s: &str) -> Result<Duration, String> {
     let bad = || format!("'{s}': expected an age such as 30d, 12h, 2w or 1d12h");
     let t = s.trim();
     if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) {
-        return t
-            .parse::<u64>()
-            .map(|d| Duration::from_secs(d * 86400))
-            .map_err(|_| bad());
+        return t.parse::<u64>().map(Duration::from_secs).map_err(|_| bad());
     }
     let mut total = 0u64;
     let mut rest = t;
@@ -74,7 +72,8 @@ mod tests {
     fn ages() {
         let d = |s| parse_age(s).map(|d| d.as_secs());
         assert_eq!(d("30d"), Ok(30 * 86400));
-        assert_eq!(d("30"), Ok(30 * 86400));
+        assert_eq!(d("30"), Ok(30));
+        assert_eq!(d("600"), Ok(600));
         assert_eq!(d("12h"), Ok(12 * 3600));
         assert_eq!(d("2w"), Ok(14 * 86400));
         assert_eq!(d("1d12h"), Ok(36 * 3600));

@@ -1,5 +1,7 @@
-//! `iogauge compare`'s text, Markdown and CSV outputs, from the comparison document alone: one
-//! table row per metric (A, B, B/A, its interval, the verdict), then what the numbers cover.
+//! `iogauge compare`'s text, Markdown and CSV outputs, from the comparison document alone: what a
+//! verdict needs, one plain sentence per metric ("p99 fdatasync rose about 16× (5.97 → 95.96 ms):
+//! worse, 4 runs each"), the table (A, B, B/A, its interval, the verdict), then what the numbers
+//! cover.
 
 use super::comparison::{CompareDocument, MetricComparison, RunRef};
 use crate::untrusted::term;
@@ -28,6 +30,73 @@ pub(crate) fn value_text(v: f64, unit: &str) -> String {
     }
 }
 
+/// How B moved from A, in words: "rose about 16×", "fell 23 %", "did not change".
+fn change_words(a: f64, b: f64) -> String {
+    let r = b / a;
+    // 1/r too: a ratio near zero must not read "fell about inf×".
+    if !r.is_finite() || r <= 0.0 || !(1.0 / r).is_finite() {
+        return "could not be compared".into();
+    }
+    // Large changes read best as a factor, small ones as a percentage.
+    let factor = |f: f64| {
+        if f >= 10.0 {
+            format!("about {f:.0}×")
+        } else {
+            format!("about {f:.1}×")
+        }
+    };
+    let pct = |p: f64| {
+        if p >= 1.0 {
+            format!("{p:.0} %")
+        } else {
+            format!("{p:.1} %")
+        }
+    };
+    if (r - 1.0).abs() < 0.0005 {
+        "did not change".into()
+    } else if r >= 1.5 {
+        format!("rose {}", factor(r))
+    } else if r > 1.0 {
+        format!("rose {}", pct((r - 1.0) * 100.0))
+    } else if r <= 1.0 / 1.5 {
+        format!("fell {}", factor(1.0 / r))
+    } else {
+        format!("fell {}", pct((1.0 - r) * 100.0))
+    }
+}
+
+/// "4 runs each", "1 run each", "3 runs against 5".
+fn runs_words(na: usize, nb: usize) -> String {
+    match (na, nb) {
+        (1, 1) => "1 run each".into(),
+        (x, y) if x == y => format!("{x} runs each"),
+        (x, y) => format!("{x} run{} against {y}", if x == 1 { "" } else { "s" }),
+    }
+}
+
+/// The sentence that leads a metric: "etcd: p99 fdatasync rose about 16× (5.97 → 95.96 ms):
+/// worse, 4 runs each". Its numbers are the A and B shown, and the change is theirs.
+pub(crate) fn sentence(m: &MetricComparison, na: usize, nb: usize) -> String {
+    term(&format!(
+        "{} {} ({} → {}): {}, {}",
+        m.label,
+        change_words(m.a, m.b),
+        value_text(m.a, &m.unit),
+        value_text(m.b, &m.unit),
+        m.verdict.words(),
+        runs_words(na, nb)
+    ))
+    .into_owned()
+}
+
+/// One sentence per metric, in the document's order.
+fn sentences(doc: &CompareDocument) -> Vec<String> {
+    doc.metrics
+        .iter()
+        .map(|m| sentence(m, doc.a.len(), doc.b.len()))
+        .collect()
+}
+
 fn ratio_text(m: &MetricComparison) -> (String, String) {
     let r = if m.ratio.is_finite() {
         format!("{:.3}", m.ratio)
@@ -54,6 +123,16 @@ fn side(r: &[RunRef]) -> String {
     if let Some(h) = &first.host {
         s.push_str(&format!(" on {h}"));
     }
+    let dates: Vec<&str> = r.iter().filter_map(|x| x.started.as_deref()).collect();
+    match dates.as_slice() {
+        [] => {}
+        [one] => s.push_str(&format!(", {one}")),
+        [first, .., last] => s.push_str(&format!(", {first} to {last}")),
+    }
+    let cut = r.iter().filter(|x| x.interrupted.is_some()).count();
+    if cut > 0 {
+        s.push_str(&format!(" ({cut} interrupted)"));
+    }
     term(&s).into_owned()
 }
 
@@ -74,13 +153,20 @@ fn rows(doc: &CompareDocument) -> Vec<[String; 6]> {
         .collect()
 }
 
-const HEAD: [&str; 6] = ["METRIC", "A", "B", "B/A", "95% CI", ""];
+const HEAD: [&str; 6] = ["METRIC", "A", "B", "B/A", "95% CI", "VERDICT"];
 
 /// The text table.
 pub(crate) fn render_compare_text(doc: &CompareDocument) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "A: {}", side(&doc.a));
     let _ = writeln!(out, "B: {}", side(&doc.b));
+    out.push('\n');
+    if !doc.needs.is_empty() {
+        let _ = writeln!(out, "{}\n", term(&doc.needs));
+    }
+    for l in sentences(doc) {
+        let _ = writeln!(out, "{l}");
+    }
     out.push('\n');
     let rows = rows(doc);
     let mut w = HEAD.map(|h| h.chars().count());
@@ -122,10 +208,26 @@ pub(crate) fn render_compare_text(doc: &CompareDocument) -> String {
 /// The notes under the table: the method's limits, per-metric notes, unmatched metrics.
 fn notes(doc: &CompareDocument) -> Vec<String> {
     let mut v: Vec<String> = doc.notes.iter().map(|n| format!("note: {n}")).collect();
+    if doc.metrics.iter().any(|m| m.estimate.is_some()) {
+        v.push(
+            "note: A and B are the medians of each side's runs and B/A their ratio; the 95 % \
+             interval surrounds the Hodges–Lehmann estimate (the median of all pairwise ratios, \
+             `estimate` in JSON and CSV), which the verdict judges"
+                .into(),
+        );
+    }
+    // The same note on several metrics (too few runs) is said once, naming them all.
+    let mut by_note: Vec<(&str, Vec<&str>)> = Vec::new();
     for m in &doc.metrics {
         if let Some(n) = &m.note {
-            v.push(format!("{}: {n}", m.label));
+            match by_note.iter_mut().find(|(t, _)| t == n) {
+                Some((_, labels)) => labels.push(&m.label),
+                None => by_note.push((n, vec![&m.label])),
+            }
         }
+    }
+    for (n, labels) in by_note {
+        v.push(format!("{}: {n}", labels.join("; ")));
     }
     if !doc.unmatched.is_empty() {
         v.push(format!("not compared: {}", doc.unmatched.join(", ")));
@@ -156,6 +258,13 @@ pub(crate) fn render_compare_markdown(doc: &CompareDocument) -> String {
         esc(&side(&doc.a)),
         esc(&side(&doc.b))
     );
+    if !doc.needs.is_empty() {
+        let _ = writeln!(out, "{}\n", esc(&term(&doc.needs)));
+    }
+    for l in sentences(doc) {
+        let _ = writeln!(out, "- {}", esc(&l));
+    }
+    out.push('\n');
     let _ = writeln!(out, "| metric | A | B | B/A | 95% CI | |");
     let _ = writeln!(out, "|---|---:|---:|---:|---|---|");
     for r in rows(doc) {
@@ -179,8 +288,10 @@ pub(crate) fn render_compare_csv(doc: &CompareDocument) -> String {
             String::new()
         }
     };
-    let mut out =
-        String::from("key,label,unit,better,a,b,ratio,ci_low,ci_high,p_value,verdict,noise,note\n");
+    // `estimate` came later: it is last, so readers by position keep working.
+    let mut out = String::from(
+        "key,label,unit,better,a,b,ratio,ci_low,ci_high,p_value,verdict,noise,note,estimate\n",
+    );
     for m in &doc.metrics {
         let (lo, hi) = m.ci.map(|[l, h]| (num(l), num(h))).unwrap_or_default();
         let verdict = serde_json::to_value(m.verdict)
@@ -189,7 +300,7 @@ pub(crate) fn render_compare_csv(doc: &CompareDocument) -> String {
             .unwrap_or_default();
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{},{},{lo},{hi},{},{verdict},{},{}",
+            "{},{},{},{},{},{},{},{lo},{hi},{},{verdict},{},{},{}",
             q(&m.key),
             q(&m.label),
             q(&m.unit),
@@ -199,7 +310,8 @@ pub(crate) fn render_compare_csv(doc: &CompareDocument) -> String {
             num(m.ratio),
             m.p_value.map(num).unwrap_or_default(),
             num(m.noise),
-            q(m.note.as_deref().unwrap_or(""))
+            q(m.note.as_deref().unwrap_or("")),
+            m.estimate.map(num).unwrap_or_default()
         );
     }
     out
@@ -215,5 +327,21 @@ mod tests {
         assert_eq!(value_text(2_410_000.0, "ns"), "2.41 ms");
         assert_eq!(value_text(4573.2, "IOPS"), "4573 IOPS");
         assert_eq!(value_text(f64::NAN, "IOPS"), "-");
+    }
+
+    #[test]
+    fn changes_read_as_factors_or_percentages() {
+        assert_eq!(change_words(5.97, 95.96), "rose about 16×");
+        assert_eq!(change_words(3.98, 8.68), "rose about 2.2×");
+        assert_eq!(change_words(100.0, 112.0), "rose 12 %");
+        assert_eq!(change_words(100.0, 100.4), "rose 0.4 %");
+        assert_eq!(change_words(4573.0, 1090.0), "fell about 4.2×");
+        assert_eq!(change_words(100.0, 77.0), "fell 23 %");
+        assert_eq!(change_words(100.0, 100.0), "did not change");
+        assert_eq!(change_words(0.0, 1.0), "could not be compared");
+        assert_eq!(change_words(1.0, 5e-324), "could not be compared");
+        assert_eq!(runs_words(4, 4), "4 runs each");
+        assert_eq!(runs_words(1, 1), "1 run each");
+        assert_eq!(runs_words(3, 5), "3 runs against 5");
     }
 }

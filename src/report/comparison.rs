@@ -19,6 +19,10 @@ pub struct CompareDocument {
     /// How the uncertainty was estimated: `within-run block bootstrap` (one run per side) or
     /// `Mann-Whitney U` (several).
     pub method: String,
+    /// What a verdict needs (runs per side, intervals per run) and whether these runs can
+    /// give one, in one sentence.
+    #[serde(default)]
+    pub needs: String,
     /// What the numbers do not cover (e.g. run-to-run variance with one run per side).
     pub notes: Vec<String>,
     /// One entry per metric found on both sides, in A's order.
@@ -38,6 +42,14 @@ pub struct RunRef {
     pub host: Option<String>,
     /// What it measured (directory, device, targets), when the document says.
     pub target: Option<String>,
+    /// When it ran (RFC 3339, UTC): the history's start time for a history id, else what the
+    /// document says (fio's end `timestamp`); absent when unknown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started: Option<String>,
+    /// Why the run stopped early, when it did ("interrupted by SIGINT"): such runs are compared
+    /// only with `--include-interrupted`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interrupted: Option<String>,
 }
 
 /// B against A for one metric.
@@ -59,9 +71,14 @@ pub struct MetricComparison {
     pub a_values: Vec<f64>,
     /// B's runs' values.
     pub b_values: Vec<f64>,
-    /// B/A: the plain ratio for one run per side, the Hodges–Lehmann estimate for several.
+    /// B/A of the values shown (`b / a`: with several runs per side, the ratio of the medians).
     pub ratio: f64,
-    /// The 95 % confidence interval of the ratio, when it could be estimated.
+    /// With several runs per side, the Hodges–Lehmann estimate of B/A (the median of all
+    /// pairwise ratios), which `ci` surrounds and the verdict judges.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimate: Option<f64>,
+    /// The 95 % confidence interval of B/A (around `ratio` with one run per side, around
+    /// `estimate` with several), when it could be estimated.
     pub ci: Option<[f64; 2]>,
     /// Mann–Whitney's two-sided p-value (several runs per side).
     pub p_value: Option<f64>,
@@ -88,6 +105,16 @@ pub enum ChangeVerdict {
 }
 
 impl ChangeVerdict {
+    /// In the sentence that leads each metric.
+    pub(crate) fn words(self) -> &'static str {
+        match self {
+            ChangeVerdict::Better => "better",
+            ChangeVerdict::Worse => "worse",
+            ChangeVerdict::Same => "no change beyond noise",
+            ChangeVerdict::Unknown => "cannot tell",
+        }
+    }
+
     /// The word or sign in the text table.
     pub(crate) fn sign(self) -> &'static str {
         match self {

@@ -147,7 +147,8 @@ pub struct CheckDocument {
     /// Where it was measured.
     pub context: Context,
     /// The directory the profiles ran in, or with `--device` the block device they wrote
-    /// over, as given on the command line.
+    /// over, as given on the command line made absolute (symlinks not resolved; older
+    /// documents may hold a relative path, `context.directory` is always absolute).
     pub dir: String,
     /// `dir` is a block device (`check --device`), not a directory.
     #[serde(default)]

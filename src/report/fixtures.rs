@@ -141,6 +141,7 @@ fn report(jobs: Vec<JobReport>, groups: Vec<GroupReport>, disks: Vec<DiskReport>
         disks,
         notes: vec![],
         job_lines: vec![],
+        interrupted: None,
     }
 }
 
@@ -615,5 +616,6 @@ pub fn from_fio_json(text: &str) -> Report {
         disks,
         notes: vec![],
         job_lines: vec![],
+        interrupted: None,
     }
 }

@@ -125,6 +125,9 @@ fn document(r: &Report, plus: bool) -> J {
         "notes",
         J::Arr(r.notes.iter().map(|n| J::Str(n.clone())).collect()),
     );
+    if let Some(why) = &r.interrupted {
+        ig.str("interrupted", why);
+    }
     if let Some(c) = &r.context {
         ig.val(
             "context",

@@ -273,6 +273,9 @@ pub struct Report {
     pub disks: Vec<DiskReport>,
     /// Human notes shown after the run (e.g. "latency was not measured (gtod_reduce=1)").
     pub notes: Vec<String>,
+    /// Why the run stopped before its end ("interrupted by SIGINT"), when it did: its numbers
+    /// cover only part of it (`iogauge.interrupted` in the JSON; `compare` refuses such runs).
+    pub interrupted: Option<String>,
     /// Job definitions for the header lines of the text output, in job-file order. When empty,
     /// the text renderer derives them from `jobs` (one line per entry, `...` when njobs > 1).
     pub job_lines: Vec<JobLine>,

@@ -659,5 +659,6 @@ pub(crate) fn report(
         groups,
         disks,
         notes,
+        interrupted: None,
     }
 }

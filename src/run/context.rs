@@ -69,7 +69,9 @@ pub(crate) fn describe(dir: Option<&Path>) -> Context {
     };
     if let Some(dir) = dir {
         c.directory = Some(
+            // Absolute even when it cannot be resolved (a directory gone by the end).
             std::fs::canonicalize(dir)
+                .or_else(|_| std::path::absolute(dir))
                 .unwrap_or_else(|_| dir.to_path_buf())
                 .display()
                 .to_string(),

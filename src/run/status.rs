@@ -234,6 +234,7 @@ pub(super) fn report_so_far(
         context: None,
         global_options: spec.global_options.clone(),
         job_lines: job_lines(spec),
+        interrupted: None,
         jobs,
         groups,
         disks: Vec::new(),

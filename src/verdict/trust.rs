@@ -108,6 +108,7 @@ mod tests {
             disks: Vec::new(),
             notes: Vec::new(),
             job_lines: Vec::new(),
+            interrupted: None,
         };
         let job = JobSpec {
             direct,

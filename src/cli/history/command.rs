@@ -46,13 +46,26 @@ enum HistoryCommand {
         ids: Vec<i64>,
     },
     /// Remove old runs: those older than --older-than, except the newest --keep
+    #[command(after_help = "\
+AGE is a number with a unit: 45s, 90m, 12h, 30d, 2w, or combined (1d12h); a bare number is
+seconds, as for every other duration. How many runs were removed and how many are left is said
+on stderr.
+
+A prune that would remove every run (--older-than 0, --keep 0, or an age that every run is
+older than) removes nothing and exits 2 unless --all is given: no typo empties the history.
+Exit codes: 0 done, 1 the history could not be written, 2 bad input or an emptying prune
+without --all.")]
     Prune {
-        /// Remove runs that started longer ago than this: 30d, 12h, 2w, 1d12h
+        /// Remove runs that started longer ago than this: 30d, 12h, 2w, 1d12h (bare number:
+        /// seconds)
         #[arg(long, value_name = "AGE", value_parser = parse_age)]
         older_than: Option<Duration>,
         /// Keep the newest N runs whatever their age
         #[arg(long, value_name = "N", value_parser = parse_count)]
         keep: Option<usize>,
+        /// Allow removing every run (alone: remove them all)
+        #[arg(long)]
+        all: bool,
     },
 }
 
@@ -110,9 +123,11 @@ pub(crate) fn main(a: HistoryArgs) -> i32 {
         None => list(history.as_ref(), &path, &a),
         Some(HistoryCommand::Show { id, format }) => show(history.as_ref(), &path, id, format),
         Some(HistoryCommand::Rm { ids }) => rm(history.as_ref(), &path, &ids),
-        Some(HistoryCommand::Prune { older_than, keep }) => {
-            prune(history.as_ref(), older_than, keep)
-        }
+        Some(HistoryCommand::Prune {
+            older_than,
+            keep,
+            all,
+        }) => prune(history.as_ref(), &path, older_than, keep, all),
     };
     r.unwrap_or_else(|e| {
         eprintln!("iogauge history: {e}");
@@ -269,19 +284,40 @@ fn rm(h: Option<&History>, path: &Path, ids: &[i64]) -> Result<i32, String> {
 
 fn prune(
     h: Option<&History>,
+    path: &Path,
     older_than: Option<Duration>,
     keep: Option<usize>,
+    all: bool,
 ) -> Result<i32, String> {
-    if older_than.is_none() && keep.is_none() {
-        eprintln!("iogauge history prune: say what to remove: --older-than AGE (e.g. 30d), --keep N, or both");
+    if older_than.is_none() && keep.is_none() && !all {
+        eprintln!("iogauge history prune: say what to remove: --older-than AGE (e.g. 30d), --keep N, or both (--all: every run)");
         return Ok(EXIT_USAGE);
     }
-    let n = match h {
-        Some(h) => h.prune(older_than.unwrap_or(Duration::ZERO), keep)?,
-        None => 0,
+    let done = match h {
+        Some(h) => h.prune(older_than.unwrap_or(Duration::ZERO), keep, all)?,
+        None => Pruned::Removed {
+            removed: 0,
+            left: 0,
+        },
     };
-    eprintln!("iogauge history: removed {n} run{}", plural(n));
-    Ok(EXIT_OK)
+    match done {
+        Pruned::Removed { removed, left } => {
+            eprintln!(
+                "iogauge history: removed {removed} run{}; {left} left in {}",
+                plural(removed),
+                path.display()
+            );
+            Ok(EXIT_OK)
+        }
+        Pruned::WouldEmpty(n) => {
+            eprintln!(
+                "iogauge history prune: this would remove every run ({n}) in {}; nothing was \
+                 removed. Add --all to empty the history, or --keep N to keep the newest N",
+                path.display()
+            );
+            Ok(EXIT_USAGE)
+        }
+    }
 }
 
 fn plural(n: usize) -> &'static str {

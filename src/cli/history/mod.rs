@@ -7,7 +7,8 @@ pub(crate) use command::{main, HistoryArgs};
 use super::{EXIT_ERROR, EXIT_OK, EXIT_USAGE};
 use crate::history::listing::{table, Row};
 use crate::history::{
-    location, missing_dir, not_regular, parse_age, History, ListFilter, NewRun, OpenError, RunKind,
+    location, missing_dir, not_regular, parse_age, History, ListFilter, NewRun, OpenError, Pruned,
+    RunKind,
 };
 use crate::report::check_text::render_check_text;
 use crate::report::document::{CheckDocument, KubeDocument, PreflightDocument};
