@@ -31,6 +31,25 @@ pub(crate) fn render_human(name: &str, outcomes: &[AnalyzerOutcome]) -> String {
     out
 }
 
+/// troubleshoot's `human` text ends in `--- PASS` and `PASS` whenever no outcome failed, a
+/// warning included (pkg/preflight/text_results.go); iogauge prints that text unchanged for
+/// whoever parses it, and this line on stderr so that a warning is not read as a pass.
+pub(crate) fn warning_summary(outcomes: &[AnalyzerOutcome]) -> Option<String> {
+    let count = |k: CheckVerdict| outcomes.iter().filter(|o| o.verdict == k).count();
+    let (warn, fail) = (count(CheckVerdict::Warn), count(CheckVerdict::Fail));
+    if warn == 0 || fail > 0 {
+        return None;
+    }
+    let of = if warn == 1 {
+        "1 outcome is a warning".to_string()
+    } else {
+        format!("{warn} outcomes are warnings")
+    };
+    Some(format!(
+        "WARN: {of} and none failed (exit 4); the text above ends in PASS because troubleshoot's          does whenever nothing failed"
+    ))
+}
+
 /// One entry of troubleshoot's structured output.
 #[derive(Debug, Serialize)]
 pub(crate) struct Item {
