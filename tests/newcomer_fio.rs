@@ -245,7 +245,7 @@ fn job_blocks<'a>(out: &'a str, job: &str) -> Vec<&'a str> {
 }
 
 fn pid_of(block: &str) -> u32 {
-    let p = &block[block.find("pid=").unwrap() + 4..];
+    let p = &block[block.find(": pid=").unwrap() + 6..];
     p[..p.find(':').unwrap()].parse().unwrap()
 }
 

@@ -46,7 +46,8 @@ pub(crate) fn warning_summary(outcomes: &[AnalyzerOutcome]) -> Option<String> {
         format!("{warn} outcomes are warnings")
     };
     Some(format!(
-        "WARN: {of} and none failed (exit 4); the text above ends in PASS because troubleshoot's          does whenever nothing failed"
+        "WARN: {of} and none failed (exit 4); the text above ends in PASS because troubleshoot's \
+         does whenever nothing failed"
     ))
 }
 

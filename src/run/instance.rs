@@ -380,9 +380,24 @@ impl WorkerResult {
         }
     }
 
+    /// [`tick`](Self::tick) for the queueing worker, whose depth counters are its own until
+    /// the end: a `--status-interval` snapshot copies them at the boundary.
+    #[inline(always)]
+    pub(super) fn tick_queued(&mut self, t: u64, depth: &DepthCounters) {
+        if self.intervals.due(t) {
+            self.close_intervals_at(t, Some(depth));
+        }
+    }
+
     #[cold]
     #[inline(never)]
     fn close_intervals(&mut self, t: u64) {
+        self.close_intervals_at(t, None);
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn close_intervals_at(&mut self, t: u64, depth: Option<&DepthCounters>) {
         let dirs = if self.intervals_from_lat {
             &self.lat
         } else {
@@ -393,7 +408,7 @@ impl WorkerResult {
         if let Some(s) = &self.status_lat {
             let state = super::status::WorkerState {
                 cpu_start: &self.cpu,
-                depth: self.depth.as_ref(),
+                depth: depth.or(self.depth.as_ref()),
             };
             s.publish(&recs, self.intervals_from_lat, !self.lat.is_empty(), state);
         }

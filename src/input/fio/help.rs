@@ -26,7 +26,7 @@ pub(super) fn usage() -> String {
            --allow-overwrite        allow writing into files iogauge did not create\n  \
            --report=FILE            also write a self-contained HTML page of the run (charts)\n  \
            --no-history             do not save this run in the history (or IOGAUGE_NO_HISTORY=1)\n  \
-           --history-db=FILE        the history database to save to (default $IOGAUGE_HISTORY, else\n                             \
+           --history-db=FILE        the history database to save to (default $IOGAUGE_HISTORY, else\n                           \
            $XDG_DATA_HOME/iogauge/history.db); 'iogauge history' lists the runs\n\
          \n\
          Job options (--option=value on the command line, option=value in job files):\n",

@@ -164,7 +164,9 @@ impl Preflight {
                 format!("{at}: ")
             };
             return Err(format!(
-                "{name}analyzer '{}': collectorName '{}' matches no collector; {have}. Use one                  of those names, add the collector, or pass --analyze-only DIR to evaluate                  results collected elsewhere",
+                "{name}analyzer '{}': collectorName '{}' matches no collector; {have}. Use one \
+                 of those names, add the collector, or pass --analyze-only DIR to evaluate \
+                 results collected elsewhere",
                 an.check_name, an.collector_name
             ));
         }
