@@ -33,14 +33,20 @@ fn fio_available() -> bool {
 fn listed(list: &str) -> BTreeSet<String> {
     list.replace(" or ", ", ")
         .split(", ")
-        .flat_map(|item| item.split(" (").map(|n| n.trim_end_matches(')').to_string()))
+        .flat_map(|item| {
+            item.split(" (")
+                .map(|n| n.trim_end_matches(')').to_string())
+        })
         .filter(|n| !n.is_empty())
         .collect()
 }
 
 /// The value list in a help line `  NAME ...  Text: a, b or c[ (...)]`.
 fn values_after(line: &str, lead: &str) -> BTreeSet<String> {
-    let rest = &line[line.find(lead).unwrap_or_else(|| panic!("{lead} in {line}")) + lead.len()..];
+    let rest = &line[line
+        .find(lead)
+        .unwrap_or_else(|| panic!("{lead} in {line}"))
+        + lead.len()..];
     // rw's line ends with an example in parentheses after the list.
     let rest = rest.split(" (rw=").next().unwrap();
     listed(rest.trim_end_matches(" |").trim())
@@ -75,11 +81,8 @@ fn accepts(option: &str, value: &str, cwd: &Path) -> bool {
 fn help_cmdhelp_and_docs_list_exactly_the_engines_and_rw_values_iogauge_accepts() {
     let d = scratch();
     let help = text(&iogauge("fio", &["--help"], d.path()).stdout);
-    let docs = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/docs/FIO-OPTIONS.md"
-    ))
-    .unwrap();
+    let docs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/FIO-OPTIONS.md"))
+        .unwrap();
     for (option, help_start, lead, docs_start, fio_values) in [
         (
             "ioengine",
@@ -88,13 +91,53 @@ fn help_cmdhelp_and_docs_list_exactly_the_engines_and_rw_values_iogauge_accepts(
             "| `ioengine` |",
             // fio 3.33's engines (fio --enghelp here adds what this build of fio has).
             vec![
-                "sync", "psync", "vsync", "pvsync", "pvsync2", "mmap", "null", "libaio",
-                "io_uring", "io_uring_cmd", "posixaio", "filecreate", "filestat", "filedelete",
-                "falloc", "ftruncate", "cpuio", "exec", "net", "netsplice", "splice", "e4defrag",
-                "sg", "rdma", "rbd", "rados", "gfapi", "gfapi_async", "mtd", "nbd", "pmemblk",
-                "dev-dax", "libpmem", "http", "windowsaio", "solarisaio", "libhdfs", "libcufile",
-                "nfs", "xnvme", "libzbc", "guasi", "external", "dircreate", "dirstat",
-                "dirdelete", "bogus",
+                "sync",
+                "psync",
+                "vsync",
+                "pvsync",
+                "pvsync2",
+                "mmap",
+                "null",
+                "libaio",
+                "io_uring",
+                "io_uring_cmd",
+                "posixaio",
+                "filecreate",
+                "filestat",
+                "filedelete",
+                "falloc",
+                "ftruncate",
+                "cpuio",
+                "exec",
+                "net",
+                "netsplice",
+                "splice",
+                "e4defrag",
+                "sg",
+                "rdma",
+                "rbd",
+                "rados",
+                "gfapi",
+                "gfapi_async",
+                "mtd",
+                "nbd",
+                "pmemblk",
+                "dev-dax",
+                "libpmem",
+                "http",
+                "windowsaio",
+                "solarisaio",
+                "libhdfs",
+                "libcufile",
+                "nfs",
+                "xnvme",
+                "libzbc",
+                "guasi",
+                "external",
+                "dircreate",
+                "dirstat",
+                "dirdelete",
+                "bogus",
             ],
         ),
         (
@@ -155,7 +198,10 @@ fn help_cmdhelp_and_docs_list_exactly_the_engines_and_rw_values_iogauge_accepts(
     let err = text(&o.stderr);
     let lead = "iogauge fio: --ioengine=bogus: expected ";
     assert!(err.starts_with(lead), "{err}");
-    let engines = values_after(line_starting(&help, "  ioengine "), "How the job does its I/O: ");
+    let engines = values_after(
+        line_starting(&help, "  ioengine "),
+        "How the job does its I/O: ",
+    );
     assert_eq!(listed(err[lead.len()..].trim()), engines);
 }
 
@@ -254,7 +300,11 @@ fn status_interval_blocks_carry_the_pid_cpu_and_depths_so_far() {
     let d = scratch();
     let f = d.path().join("data");
     for (engine, depth, want_depth) in [
-        ("psync", "1", "  IO depths    : 1=100.0%, 2=0.0%, 4=0.0%, 8=0.0%, 16=0.0%, 32=0.0%, >=64=0.0%"),
+        (
+            "psync",
+            "1",
+            "  IO depths    : 1=100.0%, 2=0.0%, 4=0.0%, 8=0.0%, 16=0.0%, 32=0.0%, >=64=0.0%",
+        ),
         ("io_uring", "4", "  IO depths    : "),
     ] {
         let o = iogauge(
@@ -275,7 +325,11 @@ fn status_interval_blocks_carry_the_pid_cpu_and_depths_so_far() {
         assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
         let out = text(&o.stdout);
         let blocks = job_blocks(&out, "s");
-        assert_eq!(blocks.len(), 3, "two reports so far and the end report:\n{out}");
+        assert_eq!(
+            blocks.len(),
+            3,
+            "two reports so far and the end report:\n{out}"
+        );
         let end_pid = pid_of(blocks[2]);
         assert_ne!(end_pid, 0);
         for b in &blocks[..2] {
@@ -291,7 +345,10 @@ fn status_interval_blocks_carry_the_pid_cpu_and_depths_so_far() {
             assert!(ctx > 0, "{cpu}");
             let depths = b.lines().find(|l| l.starts_with("  IO depths")).unwrap();
             assert!(depths.starts_with(want_depth), "{depths}");
-            assert!(!depths.starts_with("  IO depths    : 1=0.0%, 2=0.0%, 4=0.0%"), "{depths}");
+            assert!(
+                !depths.starts_with("  IO depths    : 1=0.0%, 2=0.0%, 4=0.0%"),
+                "{depths}"
+            );
         }
     }
     // Reports so far taken before a worker's first snapshot (every 100 ms) leave the CPU and
@@ -315,7 +372,10 @@ fn status_interval_blocks_carry_the_pid_cpu_and_depths_so_far() {
     assert!(job_blocks(&out, "s").len() > 3, "{out}");
     assert!(!out.contains("pid=0:"), "{out}");
     assert!(!out.contains("IO depths    : 1=0.0%"), "{out}");
-    assert!(!out.contains("cpu          : usr=0.00%, sys=0.00%, ctx=0,"), "{out}");
+    assert!(
+        !out.contains("cpu          : usr=0.00%, sys=0.00%, ctx=0,"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -326,7 +386,12 @@ fn a_directory_where_the_data_file_belongs_is_called_a_directory() {
     for rw in ["write", "read"] {
         let o = iogauge(
             "fio",
-            &["--name=t", "--filename=sub", &format!("--rw={rw}"), "--size=1m"],
+            &[
+                "--name=t",
+                "--filename=sub",
+                &format!("--rw={rw}"),
+                "--size=1m",
+            ],
             d.path(),
         );
         assert_eq!(o.status.code(), Some(2));
@@ -339,7 +404,13 @@ fn a_directory_where_the_data_file_belongs_is_called_a_directory() {
         // --allow-overwrite does not make a directory a file.
         let o = iogauge(
             "fio",
-            &["--allow-overwrite", "--name=t", "--filename=sub", &format!("--rw={rw}"), "--size=1m"],
+            &[
+                "--allow-overwrite",
+                "--name=t",
+                "--filename=sub",
+                &format!("--rw={rw}"),
+                "--size=1m",
+            ],
             d.path(),
         );
         assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
@@ -347,7 +418,12 @@ fn a_directory_where_the_data_file_belongs_is_called_a_directory() {
         assert_empty(&sub);
         if fio_available() {
             let f = std::process::Command::new("fio")
-                .args(["--name=t", "--filename=sub", &format!("--rw={rw}"), "--size=1m"])
+                .args([
+                    "--name=t",
+                    "--filename=sub",
+                    &format!("--rw={rw}"),
+                    "--size=1m",
+                ])
                 .current_dir(d.path())
                 .output()
                 .unwrap();
@@ -426,11 +502,7 @@ fn preflight_a_warning_keeps_troubleshoots_text_and_says_it_is_a_warning() {
 fn preflight_an_analyzer_naming_no_collector_is_refused_before_anything_runs() {
     let d = scratch();
     let bench = d.path().join("b");
-    std::fs::write(
-        d.path().join("s.yaml"),
-        spec(&bench, "etcd-perff", WARN),
-    )
-    .unwrap();
+    std::fs::write(d.path().join("s.yaml"), spec(&bench, "etcd-perff", WARN)).unwrap();
     let t0 = std::time::Instant::now();
     let o = iogauge("preflight", &["--output", "out", "s.yaml"], d.path());
     assert_eq!(o.status.code(), Some(2));

@@ -633,7 +633,8 @@ pub(crate) fn report(
         if let Some(g) = groups.iter().find(|g| g.groupid == j.groupid) {
             for (d, dir) in j.dirs.iter_mut().enumerate() {
                 if dir.bw_samples.samples > 0 {
-                    dir.bw_agg_pct = share_of_aggregate(dir.bw_samples.mean, g.dirs[d].agg_bw_bytes);
+                    dir.bw_agg_pct =
+                        share_of_aggregate(dir.bw_samples.mean, g.dirs[d].agg_bw_bytes);
                 }
             }
             if let (Some(m), Some(gm)) = (j.mixed.as_mut(), g.mixed.as_ref()) {

@@ -13,10 +13,10 @@
 //!   interval histograms count) lags its counts by up to 100 ms, and its percentiles come from
 //!   the histogram (within its bucket width), not from exact samples;
 //! - the worker's thread id (fio's pid), published when it starts;
-//! - the same snapshot carries the worker's CPU use since
-//!   measurement started (one getrusage per boundary) and its queue depth counters, so CPU and
-//!   IO depths are the figures so far as of the last boundary. Before a worker's first boundary
-//!   they are not known: the text leaves the cpu and IO depths lines out then (JSON has zeros);
+//! - the same snapshot carries the worker's CPU use since measurement started (one getrusage
+//!   per boundary) and its queue depth counters, so CPU and IO depths are the figures so far as
+//!   of the last boundary. Before a worker's first boundary they are not known: the text leaves
+//!   the cpu and IO depths lines out then (JSON has zeros);
 //! - left empty (zeros in JSON, lines absent in the text): slat, latency buckets, periodic bw/iops
 //!   samples and disk stats.
 //!
@@ -28,7 +28,6 @@ use super::instance::{Published, PHASE_MEASURING};
 use super::plan::Instance;
 use crate::model::RunSpec;
 use crate::report::{DepthReport, DirReport, GroupDirReport, GroupReport, JobReport, Report};
-
 use crate::stats::{CpuTimes, DepthCounters, LatRecorder};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -183,11 +182,11 @@ pub(super) fn report_so_far(
                 jobs.len() - 1
             }
         };
-        let snapshot = lats.get(i).and_then(|l| l.as_ref());
-        if let Some(sl) = snapshot {
+        // CPU and depth so far: known once every member of the entry has left a snapshot.
+        let mut state = None;
+        if let Some(sl) = lats.get(i).and_then(|l| l.as_ref()) {
             if phase >= PHASE_MEASURING {
                 let snap = sl.snap.lock().unwrap_or_else(|p| p.into_inner());
-                let recs = &snap.recs;
                 let flags = (
                     sl.from_lat.load(Ordering::Relaxed),
                     sl.queued.load(Ordering::Relaxed),
@@ -199,18 +198,12 @@ pub(super) fn report_so_far(
                         flags.1,
                     )
                 });
-                for (m, r) in e.0.iter_mut().zip(recs.iter()) {
+                for (m, r) in e.0.iter_mut().zip(snap.recs.iter()) {
                     m.merge(r);
                 }
+                state = Some((snap.cpu, snap.depth.clone()));
             }
         }
-        // CPU and depth so far: known once every member of the entry has left a snapshot.
-        let state = snapshot
-            .filter(|_| phase >= PHASE_MEASURING)
-            .map(|sl| {
-                let snap = sl.snap.lock().unwrap_or_else(|p| p.into_inner());
-                (snap.cpu, snap.depth.clone())
-            });
         let seen = &mut entry_state[idx];
         match (state, seen.as_mut()) {
             (Some((Some(cpu), depth)), Some(Some(st))) => {

@@ -101,7 +101,10 @@ mod tests {
         let u = usage();
         let line = u.lines().find(|l| l.starts_with("  ioengine ")).unwrap();
         let shown = names_in(line, "How the job does its I/O: ");
-        let accepted: Vec<String> = options::ENGINES.iter().map(|(n, _)| n.to_string()).collect();
+        let accepted: Vec<String> = options::ENGINES
+            .iter()
+            .map(|(n, _)| n.to_string())
+            .collect();
         assert_eq!(shown, accepted);
         let refused = options::OTHER_FIO_ENGINES
             .iter()
@@ -109,9 +112,15 @@ mod tests {
         for r in refused {
             assert!(!shown.iter().any(|s| s == r), "{r} is refused but listed");
         }
-        let line = u.lines().find(|l| l.starts_with("  rw (readwrite) ")).unwrap();
+        let line = u
+            .lines()
+            .find(|l| l.starts_with("  rw (readwrite) "))
+            .unwrap();
         let shown = names_in(line, "The I/O pattern: ");
-        let accepted: Vec<String> = options::RW_VALUES.iter().map(|(n, ..)| n.to_string()).collect();
+        let accepted: Vec<String> = options::RW_VALUES
+            .iter()
+            .map(|(n, ..)| n.to_string())
+            .collect();
         assert_eq!(shown, accepted);
     }
 

@@ -363,13 +363,7 @@ static CORE: &[Opt] = &[
         }
     ),
     // workload
-    opt!(
-        "rw",
-        ["readwrite"],
-        false,
-        "The I/O pattern",
-        set_rw
-    ),
+    opt!("rw", ["readwrite"], false, "The I/O pattern", set_rw),
     opt!(
         "rwmixread",
         [],
