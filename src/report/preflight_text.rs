@@ -112,3 +112,32 @@ mod escape_tests {
         );
     }
 }
+
+#[cfg(test)]
+mod warning_tests {
+    use super::*;
+
+    fn outcome(verdict: CheckVerdict) -> AnalyzerOutcome {
+        AnalyzerOutcome {
+            title: "t".into(),
+            verdict,
+            message: "m".into(),
+            uri: None,
+            strict: false,
+        }
+    }
+
+    #[test]
+    fn only_a_warning_without_a_failure_gets_the_line() {
+        use CheckVerdict::{Fail, Pass, Warn};
+        assert_eq!(warning_summary(&[outcome(Pass)]), None);
+        assert_eq!(warning_summary(&[outcome(Warn), outcome(Fail)]), None);
+        assert_eq!(
+            warning_summary(&[outcome(Warn), outcome(Pass), outcome(Warn)]).unwrap(),
+            "WARN: 2 outcomes are warnings and none failed (exit 4); the text above ends in PASS \
+             because troubleshoot's does whenever nothing failed"
+        );
+        // troubleshoot's own text is unchanged.
+        assert!(render_human("n", &[outcome(Warn)]).ends_with("--- PASS   n\nPASS\n"));
+    }
+}

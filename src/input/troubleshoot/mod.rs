@@ -151,10 +151,11 @@ impl Preflight {
                 .map(|c| format!("'{}'", c.collector_name))
                 .collect();
             let have = if names.is_empty() {
-                "the specs have no filesystemPerformance collector".to_string()
+                "the specs have no filesystemPerformance collector. Add one".to_string()
             } else {
                 format!(
-                    "the specs' filesystemPerformance collectors are {}",
+                    "the specs' filesystemPerformance collectors are {}. Use one of those names, \
+                     add the collector",
                     names.join(", ")
                 )
             };
@@ -164,9 +165,8 @@ impl Preflight {
                 format!("{at}: ")
             };
             return Err(format!(
-                "{name}analyzer '{}': collectorName '{}' matches no collector; {have}. Use one \
-                 of those names, add the collector, or pass --analyze-only DIR to evaluate \
-                 results collected elsewhere",
+                "{name}analyzer '{}': collectorName '{}' matches no collector; {have}, or pass \
+                 --analyze-only DIR to evaluate results collected elsewhere",
                 an.check_name, an.collector_name
             ));
         }
