@@ -9,7 +9,7 @@ use crate::app::preflight::{check_results, load_specs, preflight, Observer, Pref
 use crate::history::{Invocation, NewRun};
 use crate::report::document::CheckVerdict;
 use crate::report::html::render_preflight_html;
-use crate::report::preflight_text::{grouped, render_human};
+use crate::report::preflight_text::{grouped, render_human, warning_summary};
 use crate::run::context::hostname;
 use std::path::PathBuf;
 
@@ -28,7 +28,7 @@ pub(crate) struct PreflightArgs {
     /// collecting nothing
     #[arg(long, value_name = "DIR", value_parser = results_dir)]
     analyze_only: Option<PathBuf>,
-    /// Output format
+    /// Output format (text is another name for human, as `iogauge check` calls its text)
     #[arg(long, value_enum, default_value_t = Format::Human)]
     format: Format,
     /// Leave the benchmark files in place
@@ -74,6 +74,10 @@ pub(crate) fn main(a: PreflightArgs, stop: &Stop) -> i32 {
             eprintln!("iogauge preflight: --analyze-only {}: {e}", dir.display());
             return EXIT_USAGE;
         }
+    } else if let Err(e) = p.check_analyzers_have_collectors() {
+        // Before any collector runs: a misspelt name costs no benchmark.
+        eprintln!("iogauge preflight: {e}");
+        return EXIT_USAGE;
     }
     for n in &p.notices {
         eprintln!("iogauge preflight: note: {n}");
@@ -133,6 +137,9 @@ pub(crate) fn main(a: PreflightArgs, stop: &Stop) -> i32 {
         }
     }
     keep();
+    if let Some(line) = warning_summary(outcomes) {
+        eprintln!("iogauge preflight: {line}");
+    }
     // troubleshoot's order: a failed outcome, then a warning (an analyzer's decision, which
     // may already account for a collector that produced nothing), then a collector error.
     let code = match outcomes.iter().map(|o| o.verdict).max() {

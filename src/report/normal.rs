@@ -203,27 +203,32 @@ fn render_job(j: &JobReport, r: &Report, out: &mut String) {
         display_lat("sync", &j.sync.lat, out);
         percentile_block("sync", &j.sync.lat.percentiles, prec, out);
     }
-    let c = &j.cpu;
-    let _ = writeln!(
-        out,
-        "  cpu          : usr={:.2}%, sys={:.2}%, ctx={}, majf={}, minf={}",
-        c.usr_pct, c.sys_pct, c.ctx, c.majf, c.minf
-    );
-    let l = j.depths.level.map(depth_share);
-    let _ = writeln!(
-        out,
-        "  IO depths    : 1={:.1}%, 2={:.1}%, 4={:.1}%, 8={:.1}%, 16={:.1}%, 32={:.1}%, >=64={:.1}%",
-        l[0], l[1], l[2], l[3], l[4], l[5], l[6]
-    );
-    for (label, v) in [
-        ("     submit    ", j.depths.submit.map(depth_share)),
-        ("     complete  ", j.depths.complete.map(depth_share)),
-    ] {
+    // A job that did I/O always has a depth distribution, except in a `--status-interval`
+    // report so far whose workers have not yet left a snapshot (run/status.rs): its CPU and
+    // depth figures are not known then, and the lines are left out rather than printed as 0.
+    if j.depths.level.iter().any(|&v| v > 0.0) {
+        let c = &j.cpu;
         let _ = writeln!(
             out,
-            "{label}: 0={:.1}%, 4={:.1}%, 8={:.1}%, 16={:.1}%, 32={:.1}%, 64={:.1}%, >=64={:.1}%",
-            v[0], v[1], v[2], v[3], v[4], v[5], v[6]
+            "  cpu          : usr={:.2}%, sys={:.2}%, ctx={}, majf={}, minf={}",
+            c.usr_pct, c.sys_pct, c.ctx, c.majf, c.minf
         );
+        let l = j.depths.level.map(depth_share);
+        let _ = writeln!(
+            out,
+            "  IO depths    : 1={:.1}%, 2={:.1}%, 4={:.1}%, 8={:.1}%, 16={:.1}%, 32={:.1}%, >=64={:.1}%",
+            l[0], l[1], l[2], l[3], l[4], l[5], l[6]
+        );
+        for (label, v) in [
+            ("     submit    ", j.depths.submit.map(depth_share)),
+            ("     complete  ", j.depths.complete.map(depth_share)),
+        ] {
+            let _ = writeln!(
+                out,
+                "{label}: 0={:.1}%, 4={:.1}%, 8={:.1}%, 16={:.1}%, 32={:.1}%, 64={:.1}%, >=64={:.1}%",
+                v[0], v[1], v[2], v[3], v[4], v[5], v[6]
+            );
+        }
     }
     let [rd, wr, tr] = &j.dirs;
     // The fourth column counts fsync/fdatasync calls (fio 3.33 miscounts fdatasync as short

@@ -31,6 +31,26 @@ pub(crate) fn render_human(name: &str, outcomes: &[AnalyzerOutcome]) -> String {
     out
 }
 
+/// troubleshoot's `human` text ends in `--- PASS` and `PASS` whenever no outcome failed, a
+/// warning included (pkg/preflight/text_results.go); iogauge prints that text unchanged for
+/// whoever parses it, and this line on stderr so that a warning is not read as a pass.
+pub(crate) fn warning_summary(outcomes: &[AnalyzerOutcome]) -> Option<String> {
+    let count = |k: CheckVerdict| outcomes.iter().filter(|o| o.verdict == k).count();
+    let (warn, fail) = (count(CheckVerdict::Warn), count(CheckVerdict::Fail));
+    if warn == 0 || fail > 0 {
+        return None;
+    }
+    let of = if warn == 1 {
+        "1 outcome is a warning".to_string()
+    } else {
+        format!("{warn} outcomes are warnings")
+    };
+    Some(format!(
+        "WARN: {of} and none failed (exit 4); the text above ends in PASS because troubleshoot's \
+         does whenever nothing failed"
+    ))
+}
+
 /// One entry of troubleshoot's structured output.
 #[derive(Debug, Serialize)]
 pub(crate) struct Item {
@@ -90,5 +110,34 @@ mod escape_tests {
             render_human("spec\u{1b}[31m", &[o]),
             "\n   --- PASS disk\\x1b[2J\n      --- ok\\x1b]0;x\\x07\n--- PASS   spec\\x1b[31m\nPASS\n"
         );
+    }
+}
+
+#[cfg(test)]
+mod warning_tests {
+    use super::*;
+
+    fn outcome(verdict: CheckVerdict) -> AnalyzerOutcome {
+        AnalyzerOutcome {
+            title: "t".into(),
+            verdict,
+            message: "m".into(),
+            uri: None,
+            strict: false,
+        }
+    }
+
+    #[test]
+    fn only_a_warning_without_a_failure_gets_the_line() {
+        use CheckVerdict::{Fail, Pass, Warn};
+        assert_eq!(warning_summary(&[outcome(Pass)]), None);
+        assert_eq!(warning_summary(&[outcome(Warn), outcome(Fail)]), None);
+        assert_eq!(
+            warning_summary(&[outcome(Warn), outcome(Pass), outcome(Warn)]).unwrap(),
+            "WARN: 2 outcomes are warnings and none failed (exit 4); the text above ends in PASS \
+             because troubleshoot's does whenever nothing failed"
+        );
+        // troubleshoot's own text is unchanged.
+        assert!(render_human("n", &[outcome(Warn)]).ends_with("--- PASS   n\nPASS\n"));
     }
 }

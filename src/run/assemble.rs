@@ -632,15 +632,14 @@ pub(crate) fn report(
     for j in jobs.iter_mut() {
         if let Some(g) = groups.iter().find(|g| g.groupid == j.groupid) {
             for (d, dir) in j.dirs.iter_mut().enumerate() {
-                let agg_kib = g.dirs[d].agg_bw_bytes as f64 / 1024.0;
-                if agg_kib > 0.0 && dir.bw_samples.samples > 0 {
-                    dir.bw_agg_pct = dir.bw_samples.mean / agg_kib * 100.0;
+                if dir.bw_samples.samples > 0 {
+                    dir.bw_agg_pct =
+                        share_of_aggregate(dir.bw_samples.mean, g.dirs[d].agg_bw_bytes);
                 }
             }
             if let (Some(m), Some(gm)) = (j.mixed.as_mut(), g.mixed.as_ref()) {
-                let agg_kib = gm.agg_bw_bytes as f64 / 1024.0;
-                if agg_kib > 0.0 && m.bw_samples.samples > 0 {
-                    m.bw_agg_pct = m.bw_samples.mean / agg_kib * 100.0;
+                if m.bw_samples.samples > 0 {
+                    m.bw_agg_pct = share_of_aggregate(m.bw_samples.mean, gm.agg_bw_bytes);
                 }
             }
         }
@@ -660,5 +659,32 @@ pub(crate) fn report(
         disks,
         notes,
         interrupted: None,
+    }
+}
+
+/// fio's per= (stat.c, convert_agg_kbytes_percent): the mean of the periodic bandwidth samples,
+/// in whole KiB/s, as a percentage of the group's aggregate bandwidth, capped at 100 (samples of
+/// a job's busy intervals can average above the whole run's rate); 100 when the aggregate is
+/// at most 1 KiB/s.
+fn share_of_aggregate(mean_kib: f64, agg_bytes: u64) -> f64 {
+    if agg_bytes <= 1024 {
+        return 100.0;
+    }
+    // fio passes the mean as an int.
+    (mean_kib.trunc() * 100.0 / (agg_bytes as f64 / 1024.0)).min(100.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::share_of_aggregate;
+
+    #[test]
+    fn per_is_capped_at_100_as_fio_does() {
+        // The case: a single job whose samples average 0.84 % above the group's rate.
+        assert_eq!(share_of_aggregate(10_084.7, 10_000 * 1024), 100.0);
+        // Below the aggregate: the whole-KiB mean over the aggregate in KiB/s.
+        assert_eq!(share_of_aggregate(2_500.9, 10_000 * 1024), 25.0);
+        // An aggregate of at most 1 KiB/s: fio says 100.
+        assert_eq!(share_of_aggregate(0.5, 1024), 100.0);
     }
 }

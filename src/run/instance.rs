@@ -30,6 +30,8 @@ pub(crate) struct Published {
     pub ios: [AtomicU64; 3],
     /// The worker ended with an error (for exitall_on_error).
     pub failed: std::sync::atomic::AtomicBool,
+    /// The worker's thread id (fio's pid), for `--status-interval` reports.
+    pub tid: std::sync::atomic::AtomicU32,
 }
 
 /// Everything a worker needs, prepared by the orchestrator (files are open).
@@ -378,9 +380,24 @@ impl WorkerResult {
         }
     }
 
+    /// [`tick`](Self::tick) for the queueing worker, whose depth counters are its own until
+    /// the end: a `--status-interval` snapshot copies them at the boundary.
+    #[inline(always)]
+    pub(super) fn tick_queued(&mut self, t: u64, depth: &DepthCounters) {
+        if self.intervals.due(t) {
+            self.close_intervals_at(t, Some(depth));
+        }
+    }
+
     #[cold]
     #[inline(never)]
     fn close_intervals(&mut self, t: u64) {
+        self.close_intervals_at(t, None);
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn close_intervals_at(&mut self, t: u64, depth: Option<&DepthCounters>) {
         let dirs = if self.intervals_from_lat {
             &self.lat
         } else {
@@ -389,7 +406,11 @@ impl WorkerResult {
         let recs = [&dirs[0], &dirs[1], &dirs[2], &self.sync_lat];
         self.intervals.advance(t, &recs);
         if let Some(s) = &self.status_lat {
-            s.publish(&recs, self.intervals_from_lat, !self.lat.is_empty());
+            let state = super::status::WorkerState {
+                cpu_start: &self.cpu,
+                depth: depth.or(self.depth.as_ref()),
+            };
+            s.publish(&recs, self.intervals_from_lat, !self.lat.is_empty(), state);
         }
     }
 
@@ -484,6 +505,7 @@ impl Timeline {
             published.phase.store(PHASE_MEASURING, Ordering::Release);
         }
         res.cpu = CpuTimes::now_thread().unwrap_or_default();
+        published.tid.store(res.tid, Ordering::Relaxed);
         tl
     }
 

@@ -468,7 +468,7 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
                 }
                 let s1 = now_ns();
                 if timed {
-                    res.tick(s1);
+                    res.tick_queued(s1, &depth);
                     res.sync_lat.record(s1 - s0);
                 }
                 res.syncs += 1;
@@ -607,7 +607,7 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
             }
             let d = s.dir;
             if timed {
-                res.tick(t);
+                res.tick_queued(t, &depth);
                 let c = t.saturating_sub(s.t_sub);
                 let l = t.saturating_sub(s.t_prep);
                 let sl = s.t_sub.saturating_sub(s.t_prep);

@@ -12,8 +12,13 @@
 //!   synchronous engines, which is also their lat; clat or lat for queueing engines, as their
 //!   interval histograms count) lags its counts by up to 100 ms, and its percentiles come from
 //!   the histogram (within its bucket width), not from exact samples;
+//! - the worker's thread id (fio's pid), published when it starts;
+//! - the same snapshot carries the worker's CPU use since measurement started (one getrusage
+//!   per boundary) and its queue depth counters, so CPU and IO depths are the figures so far as
+//!   of the last boundary. Before a worker's first boundary they are not known: the text leaves
+//!   the cpu and IO depths lines out then (JSON has zeros);
 //! - left empty (zeros in JSON, lines absent in the text): slat, latency buckets, periodic bw/iops
-//!   samples, CPU, IO depths, disk stats, and the job's pid.
+//!   samples and disk stats.
 //!
 //! The end report is the usual, complete one. A dump covers the running phase's jobs only
 //! (earlier stonewall phases are not repeated).
@@ -22,37 +27,71 @@ use super::assemble::{header, job_lines, runtime_ms, text_units};
 use super::instance::{Published, PHASE_MEASURING};
 use super::plan::Instance;
 use crate::model::RunSpec;
-use crate::report::{DirReport, GroupDirReport, GroupReport, JobReport, Report};
-use crate::stats::LatRecorder;
+use crate::report::{DepthReport, DirReport, GroupDirReport, GroupReport, JobReport, Report};
+use crate::stats::{CpuTimes, DepthCounters, LatRecorder};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::SystemTime;
 
-/// A worker's latency snapshot for the dumps: its four interval recorders (read, write, trim,
-/// sync), copied at a 100 ms boundary.
+/// A worker's snapshot for the dumps: its four interval recorders (read, write, trim, sync),
+/// its CPU use and queue depth counters since measurement started, copied at a 100 ms
+/// boundary.
 pub(crate) struct StatusLat {
-    recs: std::sync::Mutex<[LatRecorder; 4]>,
+    snap: std::sync::Mutex<Snapshot>,
     /// The recorders are queueing engines' `lat` (else `clat`).
     from_lat: std::sync::atomic::AtomicBool,
     /// The worker uses a queueing engine.
     queued: std::sync::atomic::AtomicBool,
 }
 
+struct Snapshot {
+    recs: [LatRecorder; 4],
+    /// None until the first boundary: then the dump has no CPU or depth figures to show.
+    cpu: Option<CpuTimes>,
+    /// Queueing engines' counters (synchronous engines have none: one I/O at a time).
+    depth: Option<DepthCounters>,
+}
+
+/// What a worker hands over at a boundary besides its recorders.
+pub(crate) struct WorkerState<'a> {
+    /// CPU use at measurement start (the worker's baseline for its end report).
+    pub cpu_start: &'a CpuTimes,
+    pub depth: Option<&'a DepthCounters>,
+}
+
 impl StatusLat {
     /// Empty recorders, allocated once before the run.
     pub(crate) fn new() -> Self {
         StatusLat {
-            recs: std::sync::Mutex::new(std::array::from_fn(|_| LatRecorder::new(0))),
+            snap: std::sync::Mutex::new(Snapshot {
+                recs: std::array::from_fn(|_| LatRecorder::new(0)),
+                cpu: None,
+                depth: None,
+            }),
             from_lat: false.into(),
             queued: false.into(),
         }
     }
 
-    /// Worker side, at an interval boundary: copy the recorders unless the reader holds them.
-    pub(crate) fn publish(&self, recs: &[&LatRecorder; 4], from_lat: bool, queued: bool) {
-        if let Ok(mut mine) = self.recs.try_lock() {
-            for (m, r) in mine.iter_mut().zip(recs) {
+    /// Worker side, at an interval boundary (every 100 ms, never per I/O): copy the recorders
+    /// and counters unless the reader holds them. The CPU figure costs one getrusage here.
+    pub(crate) fn publish(
+        &self,
+        recs: &[&LatRecorder; 4],
+        from_lat: bool,
+        queued: bool,
+        state: WorkerState,
+    ) {
+        if let Ok(mut mine) = self.snap.try_lock() {
+            for (m, r) in mine.recs.iter_mut().zip(recs) {
                 m.copy_stats_from(r);
+            }
+            mine.cpu = CpuTimes::now_thread()
+                .ok()
+                .map(|now| now.delta(state.cpu_start));
+            match (&mut mine.depth, state.depth) {
+                (Some(m), Some(d)) => m.clone_from(d),
+                (m, d) => *m = d.cloned(),
             }
             self.from_lat.store(from_lat, Ordering::Relaxed);
             self.queued.store(queued, Ordering::Relaxed);
@@ -88,6 +127,8 @@ pub(super) fn report_so_far(
     // Per entry: merged latency recorders per direction, and (from_lat, queued).
     let mut entry_lat: Vec<Option<([LatRecorder; 3], bool, bool)>> = Vec::new();
     let mut entry_job: Vec<usize> = Vec::new();
+    // Per entry: None before its first member, Some(None) when a member has no snapshot yet.
+    let mut entry_state: Vec<Option<Option<SoFar>>> = Vec::new();
     for (i, (inst, pb)) in instances.iter().zip(published).enumerate() {
         let job = &spec.jobs[inst.job];
         let phase = pb.phase.load(Ordering::Acquire);
@@ -120,6 +161,8 @@ pub(super) fn report_so_far(
                         clat_percentiles: job.clat_percentiles,
                         lat_percentiles: job.lat_percentiles,
                         iodepth: job.iodepth,
+                        // The entry's first worker, as the end report (fio: the first job's).
+                        pid: pb.tid.load(Ordering::Relaxed),
                         nr_files: inst.files.len() as u32,
                         unified_rw: job.reporting.unified_rw,
                         sig_figs: job.reporting.sig_figs,
@@ -134,13 +177,16 @@ pub(super) fn report_so_far(
                     },
                 ));
                 entry_lat.push(None);
+                entry_state.push(None);
                 entry_job.push(inst.job);
                 jobs.len() - 1
             }
         };
+        // CPU and depth so far: known once every member of the entry has left a snapshot.
+        let mut state = None;
         if let Some(sl) = lats.get(i).and_then(|l| l.as_ref()) {
             if phase >= PHASE_MEASURING {
-                let recs = sl.recs.lock().unwrap_or_else(|p| p.into_inner());
+                let snap = sl.snap.lock().unwrap_or_else(|p| p.into_inner());
                 let flags = (
                     sl.from_lat.load(Ordering::Relaxed),
                     sl.queued.load(Ordering::Relaxed),
@@ -152,10 +198,30 @@ pub(super) fn report_so_far(
                         flags.1,
                     )
                 });
-                for (m, r) in e.0.iter_mut().zip(recs.iter()) {
+                for (m, r) in e.0.iter_mut().zip(snap.recs.iter()) {
                     m.merge(r);
                 }
+                state = Some((snap.cpu, snap.depth.clone()));
             }
+        }
+        let seen = &mut entry_state[idx];
+        match (state, seen.as_mut()) {
+            (Some((Some(cpu), depth)), Some(Some(st))) => {
+                st.cpu = add_cpu(&st.cpu, &cpu);
+                st.wall_ns += measured_ns;
+                if let (Some(acc), Some(d)) = (st.depth.as_mut(), depth.as_ref()) {
+                    acc.merge(d);
+                }
+            }
+            (Some((Some(cpu), depth)), None) => {
+                *seen = Some(Some(SoFar {
+                    cpu,
+                    wall_ns: measured_ns,
+                    depth,
+                }));
+            }
+            // A member without a snapshot yet: the entry's figures are not known.
+            _ => *seen = Some(None),
         }
         let j = &mut jobs[idx].1;
         j.njobs += 1;
@@ -169,6 +235,25 @@ pub(super) fn report_so_far(
         }
     }
     let mut jobs: Vec<JobReport> = jobs.into_iter().map(|(_, j)| j).collect();
+    for (j, st) in jobs.iter_mut().zip(entry_state) {
+        if let Some(Some(st)) = st {
+            j.cpu = st.cpu.report(st.wall_ns);
+            let any_io = j.dirs.iter().any(|d| d.total_ios > 0);
+            // As the end report: synchronous engines have one I/O in flight, one at a time.
+            // An empty distribution tells the text renderer the figures are not known yet.
+            j.depths = match st.depth {
+                Some(d) if any_io => d.report(),
+                None if any_io => {
+                    let mut d = DepthReport::default();
+                    d.level[0] = 100.0;
+                    d.submit[1] = 100.0;
+                    d.complete[1] = 100.0;
+                    d
+                }
+                _ => DepthReport::default(),
+            };
+        }
+    }
     for ((j, lat), ji) in jobs.iter_mut().zip(entry_lat).zip(entry_job) {
         let job = &spec.jobs[ji];
         let (clat_p, lat_p, gtod_reduce) =
@@ -239,6 +324,25 @@ pub(super) fn report_so_far(
         groups,
         disks: Vec::new(),
         notes: Vec::new(),
+    }
+}
+
+/// One report entry's figures so far, from its members' snapshots.
+struct SoFar {
+    cpu: CpuTimes,
+    /// Measured time of the members, the CPU percentages' denominator (as the end report's).
+    wall_ns: u64,
+    depth: Option<DepthCounters>,
+}
+
+fn add_cpu(a: &CpuTimes, b: &CpuTimes) -> CpuTimes {
+    CpuTimes {
+        utime_ns: a.utime_ns + b.utime_ns,
+        stime_ns: a.stime_ns + b.stime_ns,
+        nvcsw: a.nvcsw + b.nvcsw,
+        nivcsw: a.nivcsw + b.nivcsw,
+        majflt: a.majflt + b.majflt,
+        minflt: a.minflt + b.minflt,
     }
 }
 

@@ -17,7 +17,7 @@ fn render() -> String {
                 } else {
                     format!(" (also `{}`)", o.aliases.join("`, `"))
                 };
-                supported.push(format!("| `{name}`{aliases} | {} |", o.help));
+                supported.push(format!("| `{name}`{aliases} | {} |", &o.describe()));
             }
         } else if let Some(why) = unsupported::option_reason(name) {
             impossible.push(format!("| `{name}` | {why} |"));

@@ -81,7 +81,7 @@ static OPTIONS: &[(&str, &str)] = &[
 ];
 
 /// Engines that cannot work in iogauge, and why.
-static ENGINES: &[(&str, &str)] = &[
+pub(super) static ENGINES: &[(&str, &str)] = &[
     ("dev-dax", PMEM),
     ("dfs", CLUSTER),
     ("external", PLUGIN),

@@ -20,6 +20,9 @@ pub(crate) struct Preflight {
     pub name: Option<String>,
     pub collectors: Vec<FsPerfCollector>,
     pub analyzers: Vec<FsPerfAnalyzer>,
+    /// Where each of `analyzers` is in the specs ("spec.yaml (document 1):
+    /// spec.hostAnalyzers[2].filesystemPerformance"), for messages.
+    pub analyzer_at: Vec<String>,
     /// Collector and analyzer kinds iogauge does not run, each once ("hostCollectors: cpu").
     pub skipped: Vec<String>,
     /// Things accepted with a remark (e.g. the misspelt `operationSizeBytes`).
@@ -107,6 +110,7 @@ pub(crate) fn load(text: &str, name: &str, into: &mut Preflight) -> Result<(), S
             for (j, entry) in entries(spec, list, &at)? {
                 let where_ = format!("{at}: spec.{list}[{j}].{ENTRY}");
                 into.analyzers.push(analyzer::parse(entry, &where_)?);
+                into.analyzer_at.push(where_);
             }
         }
         for list in COLLECTOR_LISTS.iter().chain(&ANALYZER_LISTS) {
@@ -125,6 +129,49 @@ pub(crate) fn load(text: &str, name: &str, into: &mut Preflight) -> Result<(), S
         ));
     }
     Ok(())
+}
+
+impl Preflight {
+    /// Every analyzer (excluded ones too: excluding is a toggle, not a typo) must read the
+    /// results of a collector the specs define, or it could only ever report "not collected",
+    /// and only after every benchmark has run. Checked once all specs are loaded, unless the
+    /// results come from elsewhere (`--analyze-only`).
+    pub(crate) fn check_analyzers_have_collectors(&self) -> Result<(), String> {
+        for (an, at) in self.analyzers.iter().zip(&self.analyzer_at) {
+            if self
+                .collectors
+                .iter()
+                .any(|c| c.collector_name == an.collector_name)
+            {
+                continue;
+            }
+            let names: Vec<String> = self
+                .collectors
+                .iter()
+                .map(|c| format!("'{}'", c.collector_name))
+                .collect();
+            let have = if names.is_empty() {
+                "the specs have no filesystemPerformance collector. Add one".to_string()
+            } else {
+                format!(
+                    "the specs' filesystemPerformance collectors are {}. Use one of those names, \
+                     add the collector",
+                    names.join(", ")
+                )
+            };
+            let name = if at.is_empty() {
+                String::new()
+            } else {
+                format!("{at}: ")
+            };
+            return Err(format!(
+                "{name}analyzer '{}': collectorName '{}' matches no collector; {have}, or pass \
+                 --analyze-only DIR to evaluate results collected elsewhere",
+                an.check_name, an.collector_name
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// The `filesystemPerformance` entries of `spec.<list>`, with their index.

@@ -277,3 +277,36 @@ fn several_documents_accumulate() {
     assert_eq!(p.collectors.len(), 2);
     assert_eq!(p.analyzers.len(), 1);
 }
+
+#[test]
+fn an_analyzer_must_name_a_collector_of_the_specs() {
+    let analyzer = |name: &str| {
+        format!(
+            "apiVersion: troubleshoot.sh/v1beta2\nkind: HostPreflight\nspec:\n  hostAnalyzers:\n    \
+             - filesystemPerformance:\n        collectorName: {name}\n        outcomes:\n          \
+             - pass: {{message: ok}}\n"
+        )
+    };
+    let collector = "apiVersion: troubleshoot.sh/v1beta2\nkind: HostPreflight\nspec:\n  \
+                     hostCollectors:\n    - filesystemPerformance:\n        collectorName: a\n        \
+                     directory: /tmp/x\n        exclude: true\n";
+    // Analyzers only: nothing could ever be collected for them.
+    let p = load_one(&analyzer("a")).unwrap();
+    assert_eq!(
+        p.check_analyzers_have_collectors().unwrap_err(),
+        "spec.yaml (document 1): spec.hostAnalyzers[0].filesystemPerformance: analyzer \
+         'Filesystem Performance': collectorName 'a' matches no collector; the specs have no \
+         filesystemPerformance collector. Add one, or pass --analyze-only DIR to evaluate results \
+         collected elsewhere"
+    );
+    // The collector may come from another spec file, and may be excluded (a toggle, not a typo).
+    let mut p = Preflight::default();
+    load(collector, "c.yaml", &mut p).unwrap();
+    load(&analyzer("a"), "a.yaml", &mut p).unwrap();
+    assert_eq!(p.check_analyzers_have_collectors(), Ok(()));
+    load(&analyzer("b"), "b.yaml", &mut p).unwrap();
+    assert!(p
+        .check_analyzers_have_collectors()
+        .unwrap_err()
+        .starts_with("b.yaml (document 1): spec.hostAnalyzers[0].filesystemPerformance: analyzer"));
+}

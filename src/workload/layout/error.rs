@@ -110,6 +110,16 @@ pub enum LayoutError {
         /// What is mounted where ("it is mounted on /mnt").
         mounted: String,
     },
+    /// A directory where a job needs its data file.
+    #[error("job '{job}': '{path}' is a directory, not a data file; fio stops there with 'Is a directory' (error 21): {fix}")]
+    IsADirectory {
+        /// The job.
+        job: String,
+        /// The directory.
+        path: PathBuf,
+        /// How to get what was meant.
+        fix: &'static str,
+    },
     /// A directory engine's path exists: dircreate makes new ones; dirdelete would remove the
     /// user's without --allow-overwrite.
     #[error("job '{job}': '{path}' already exists; {why}")]

@@ -38,6 +38,23 @@ pub(crate) fn check_safety(
         }
         return Ok(());
     }
+    // A directory where the job needs its data file: fio fails there with EISDIR ("Is a
+    // directory", error 21); say what is in the way and how to get what was meant.
+    let file_op = job.ioengine.file_op();
+    if job.ioengine != crate::model::IoEngine::Null
+        && file_op != Some(crate::model::engines::FileOp::Stat)
+        && std::fs::metadata(&plan.path).is_ok_and(|m| m.is_dir())
+    {
+        return Err(LayoutError::IsADirectory {
+            job: job.name.clone(),
+            path: plan.path.clone(),
+            fix: if job.filename.is_some() {
+                "to create the job's files inside it, give it as directory= instead of filename="
+            } else {
+                "remove or rename it, or choose another directory="
+            },
+        });
+    }
     if allow_overwrite || created.contains(&plan.path) {
         return Ok(());
     }

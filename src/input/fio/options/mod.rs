@@ -19,6 +19,20 @@ pub(super) struct Opt {
 }
 
 impl Opt {
+    /// The help line's text: `help`, and for the options that take one of a fixed set of
+    /// values, that set, written from the table the parser reads (so it cannot go stale).
+    pub(super) fn describe(&self) -> String {
+        match self.name {
+            "rw" => format!(
+                "{}: {} (rw=randread:8: a new random offset every 8 I/Os)",
+                self.help,
+                rw_values()
+            ),
+            "ioengine" => format!("{}: {}", self.help, engine_names()),
+            _ => self.help.to_string(),
+        }
+    }
+
     /// Applies the value (None for a valueless flag) to `job`.
     pub(super) fn apply(&self, job: &mut JobSpec, value: Option<&str>) -> Result<(), String> {
         match value {
@@ -72,7 +86,7 @@ macro_rules! opt {
 }
 
 /// Other engine names fio 3.33 accepts.
-const OTHER_FIO_ENGINES: [&str; 17] = [
+pub(super) const OTHER_FIO_ENGINES: [&str; 17] = [
     "rbd",
     "splice",
     "netsplice",
@@ -92,71 +106,97 @@ const OTHER_FIO_ENGINES: [&str; 17] = [
     "windowsaio",
 ];
 
+/// Every `rw` value iogauge accepts, in the order they are listed: the parser, its error,
+/// `--help`, `--cmdhelp` and docs/FIO-OPTIONS.md all read this one table. An entry with the same
+/// meaning as the one before it is that one's alias.
+pub(super) const RW_VALUES: &[(&str, RwKind, bool)] = &[
+    ("read", RwKind::Read, false),
+    ("write", RwKind::Write, false),
+    ("randread", RwKind::Read, true),
+    ("randwrite", RwKind::Write, true),
+    ("rw", RwKind::ReadWrite, false),
+    ("readwrite", RwKind::ReadWrite, false),
+    ("randrw", RwKind::ReadWrite, true),
+    ("trim", RwKind::Trim, false),
+    ("randtrim", RwKind::Trim, true),
+    ("trimwrite", RwKind::TrimWrite, false),
+    ("randtrimwrite", RwKind::TrimWrite, true),
+];
+
+/// Every engine iogauge accepts, in the order they are listed (the same readers as
+/// [`RW_VALUES`]).
+pub(super) const ENGINES: &[(&str, IoEngine)] = &[
+    ("sync", IoEngine::Sync),
+    ("psync", IoEngine::Psync),
+    ("vsync", IoEngine::Vsync),
+    ("pvsync", IoEngine::Pvsync),
+    ("pvsync2", IoEngine::Pvsync2),
+    ("mmap", IoEngine::Mmap),
+    ("null", IoEngine::Null),
+    ("libaio", IoEngine::Libaio),
+    ("io_uring", IoEngine::IoUring),
+    ("posixaio", IoEngine::Posixaio),
+    ("filecreate", IoEngine::Filecreate),
+    ("filestat", IoEngine::Filestat),
+    ("filedelete", IoEngine::Filedelete),
+    // fio 3.37's directory engines (no fio 3.33 equivalent).
+    ("dircreate", IoEngine::Dircreate),
+    ("dirstat", IoEngine::Dirstat),
+    ("dirdelete", IoEngine::Dirdelete),
+    ("falloc", IoEngine::Falloc),
+    ("ftruncate", IoEngine::Ftruncate),
+    ("cpuio", IoEngine::Cpuio),
+    ("exec", IoEngine::Exec),
+];
+
+/// "a, b (b2), c or d": a value table as one list, aliases in parentheses.
+fn one_of<T: PartialEq>(values: &[(&str, T)]) -> String {
+    let mut shown: Vec<String> = Vec::new();
+    for (i, (name, meaning)) in values.iter().enumerate() {
+        match (i.checked_sub(1).map(|p| &values[p].1), shown.last_mut()) {
+            (Some(prev), Some(last)) if prev == meaning => last.push_str(&format!(" ({name})")),
+            _ => shown.push(name.to_string()),
+        }
+    }
+    match shown.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => shown.join(""),
+    }
+}
+
+/// The `rw` values, as the help and the error list them.
+pub(super) fn rw_values() -> String {
+    let v: Vec<(&str, (RwKind, bool))> = RW_VALUES.iter().map(|&(n, k, r)| (n, (k, r))).collect();
+    one_of(&v)
+}
+
+/// The engine names, as the help and the error list them.
+pub(super) fn engine_names() -> String {
+    one_of(ENGINES)
+}
+
 fn set_rw(j: &mut JobSpec, v: &str) -> Result<(), String> {
     // `rw=randread:8`, `rw=write:4k`: the offset modifier (options/blocks.rs).
     let (v, modifier) = match v.split_once(':') {
         Some((base, m)) => (base, Some(m)),
         None => (v, None),
     };
-    let (kind, random) = match v {
-        "read" => (RwKind::Read, false),
-        "write" => (RwKind::Write, false),
-        "randread" => (RwKind::Read, true),
-        "randwrite" => (RwKind::Write, true),
-        "rw" | "readwrite" => (RwKind::ReadWrite, false),
-        "randrw" => (RwKind::ReadWrite, true),
-        "trim" => (RwKind::Trim, false),
-        "randtrim" => (RwKind::Trim, true),
-        "trimwrite" => (RwKind::TrimWrite, false),
-        "randtrimwrite" => (RwKind::TrimWrite, true),
-        _ => {
-            return Err(
-                "expected read, write, randread, randwrite, rw (readwrite), randrw, trim, \
-                 randtrim, trimwrite or randtrimwrite"
-                    .into(),
-            )
-        }
+    let Some(&(_, kind, random)) = RW_VALUES.iter().find(|(name, ..)| *name == v) else {
+        return Err(format!("expected {}", rw_values()));
     };
     j.rw = RwMode { kind, random };
     blocks::set_rw_modifier(j, modifier)
 }
 
 fn set_ioengine(j: &mut JobSpec, v: &str) -> Result<(), String> {
-    j.ioengine = match v {
-        "sync" => IoEngine::Sync,
-        "psync" => IoEngine::Psync,
-        "null" => IoEngine::Null,
-        "io_uring" => IoEngine::IoUring,
-        "libaio" => IoEngine::Libaio,
-        "vsync" => IoEngine::Vsync,
-        "pvsync" => IoEngine::Pvsync,
-        "pvsync2" => IoEngine::Pvsync2,
-        "mmap" => IoEngine::Mmap,
-        "posixaio" => IoEngine::Posixaio,
-        "filecreate" => IoEngine::Filecreate,
-        "filestat" => IoEngine::Filestat,
-        "filedelete" => IoEngine::Filedelete,
-        "falloc" => IoEngine::Falloc,
-        "ftruncate" => IoEngine::Ftruncate,
-        "cpuio" => IoEngine::Cpuio,
-        "exec" => IoEngine::Exec,
-        // fio 3.37's directory engines (no fio 3.33 equivalent).
-        "dircreate" => IoEngine::Dircreate,
-        "dirstat" => IoEngine::Dirstat,
-        "dirdelete" => IoEngine::Dirdelete,
-        _ if OTHER_FIO_ENGINES.contains(&v) || super::unsupported::is_engine(v) => {
-            return Err(super::unsupported::engine_refusal(v))
-        }
-        _ => {
-            return Err(
-                "expected sync, psync, vsync, pvsync, pvsync2, mmap, null, libaio, io_uring, \
-                 posixaio, filecreate, filestat, filedelete, dircreate, dirstat, dirdelete, \
-                 falloc, ftruncate, cpuio or exec"
-                    .into(),
-            )
-        }
-    };
-    Ok(())
+    if let Some(&(_, engine)) = ENGINES.iter().find(|(name, _)| *name == v) {
+        j.ioengine = engine;
+        return Ok(());
+    }
+    if OTHER_FIO_ENGINES.contains(&v) || super::unsupported::is_engine(v) {
+        return Err(super::unsupported::engine_refusal(v));
+    }
+    Err(format!("expected {}", engine_names()))
 }
 
 fn set_bs(j: &mut JobSpec, v: &str) -> Result<(), String> {
@@ -323,13 +363,7 @@ static CORE: &[Opt] = &[
         }
     ),
     // workload
-    opt!(
-        "rw",
-        ["readwrite"],
-        false,
-        "read, write, randread, randwrite, rw/readwrite, randrw",
-        set_rw
-    ),
+    opt!("rw", ["readwrite"], false, "The I/O pattern", set_rw),
     opt!(
         "rwmixread",
         [],
@@ -433,7 +467,7 @@ static CORE: &[Opt] = &[
         "ioengine",
         [],
         false,
-        "sync, psync, null, libaio or io_uring",
+        "How the job does its I/O",
         set_ioengine
     ),
     opt!(
