@@ -297,7 +297,7 @@ fn a_profile_that_cannot_run_is_listed_as_an_error() {
         "{why}"
     );
     assert!(
-        why.ends_with("use a smaller --size or --scale, or another --dir"),
+        why.ends_with("or choose a --dir on a filesystem with more free space"),
         "{why}"
     );
     assert_eq!(ps[1]["verdict"], "pass");
@@ -366,8 +366,8 @@ fn runs_never_collide_and_leftovers_are_named() {
         assert_eq!(judged.iter().sum::<u64>(), 2, "{v}");
         assert!(
             text(&o.stderr).contains(&format!(
-                "note: 1 file(s) in '{dir}' look like an earlier iogauge run's that was killed \
-                 (e.g. '{}'), but no marker of yours proves it, so they are not removed",
+                "note: 1 file(s) in '{dir}' are named like an earlier iogauge check's test files \
+                 (e.g. '{}'), but no marker of yours lists them, so they are not removed",
                 dead.display()
             )),
             "{}",

@@ -43,7 +43,7 @@ pub(crate) fn run_small_files(
     let created = CreatedFiles::new();
     let res = phases(dir, name, count, size, &created, stop);
     if keep {
-        created.release();
+        super::cleanup::keep_all(&created);
     } else {
         created.remove_all();
     }
