@@ -168,20 +168,13 @@ fn kept_files_are_named_and_cleanup_removes_them_when_asked() {
         let p = rest.find("(pid ").unwrap() + 5;
         rest[p..].split(',').next().unwrap().to_string()
     };
-    let pid = pid_of(&e, &format!("note: '{dir}/{}' kept on purpose", etcd[0]));
+    // One line per earlier run (one process here): its files counted, one named.
+    let pid = pid_of(&e, "kept on purpose by an earlier iogauge run");
     assert!(
         e.contains(&format!(
-            "iogauge check: note: '{dir}/{}' kept on purpose by an earlier iogauge run (pid {pid}, \
-             --keep-files); `iogauge cleanup --kept '{dir}'` removes it\n",
-            etcd[0]
-        )),
-        "{e}"
-    );
-    assert!(
-        e.contains(&format!(
-            "iogauge check: note: 10 files (e.g. '{dir}/{}') kept on purpose by an earlier \
+            "iogauge check: note: 11 files (e.g. '{dir}/{}') kept on purpose by an earlier \
              iogauge run (pid {pid}, --keep-files); `iogauge cleanup --kept '{dir}'` removes them\n",
-            small[0]
+            etcd[0]
         )),
         "{e}"
     );
@@ -453,7 +446,8 @@ fn the_free_space_error_is_in_human_units_and_its_fix_works() {
 #[test]
 fn completions_offer_the_built_in_profile_names() {
     let d = scratch();
-    for shell in ["bash", "zsh", "fish"] {
+    // (clap_complete's fish script completes no positional argument at all.)
+    for shell in ["bash", "zsh"] {
         let o = iogauge(&["completions", shell], d.path());
         assert_eq!(o.status.code(), Some(0));
         let script = text(&o.stdout);
