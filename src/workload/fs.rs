@@ -154,7 +154,7 @@ pub(crate) fn human_bytes(b: u64) -> String {
 /// free space, in whole MiB), or another directory.
 pub(crate) fn no_space_message(dir: &Path, need: u64, avail: u64) -> String {
     let shown = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
-    let fits = avail / 10 * 9 >> 20;
+    let fits = (avail / 10 * 9) >> 20;
     let fix = if fits > 0 {
         format!(
             "cap the test file with --max-size {fits}m (the run is then marked as shortened), or \
@@ -208,7 +208,7 @@ mod tests {
     #[test]
     fn the_free_space_message_is_in_human_units_with_the_fix() {
         assert_eq!(human_bytes(1 << 30), "1.0 GiB");
-        assert_eq!(human_bytes(312 << 20 | 1 << 19), "312.5 MiB");
+        assert_eq!(human_bytes((312 << 20) + (1 << 19)), "312.5 MiB");
         assert_eq!(human_bytes(1000), "1000 bytes");
         assert_eq!(
             no_space_message(Path::new("/nonexistent/d"), 1 << 30, 300 << 20),
