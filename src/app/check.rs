@@ -36,6 +36,8 @@ pub(crate) struct CheckRequest {
     pub tuning: Tuning,
     pub strict: bool,
     pub keep_files: bool,
+    /// Lines for the user once the request is known to be good (before the plan lines).
+    pub notes: Vec<String>,
 }
 
 /// What the caller shows while the check runs (the CLI: lines and a progress bar on stderr).
@@ -106,6 +108,9 @@ pub(crate) fn check(
         },
         None => check_dir_place(req, obs)?,
     };
+    for n in &req.notes {
+        obs.note(n);
+    }
     for pl in &planned {
         obs.note(&plan_line(&pl.profile, &pl.work, &req.dir, req.device));
     }

@@ -166,12 +166,6 @@ pub(crate) fn main(a: CheckArgs, stop: &Stop) -> i32 {
         print!("{}", list_profiles());
         return EXIT_OK;
     }
-    if a.profiles.is_empty() && a.device.is_some() {
-        eprintln!(
-            "iogauge check: {SMALL_FILES} is left out of the default suite on a device (it creates \
-             files, so it needs a filesystem: run it with --dir)"
-        );
-    }
     let at = Invocation::now();
     let req = CheckRequest {
         profiles: a.profiles(),
@@ -181,6 +175,15 @@ pub(crate) fn main(a: CheckArgs, stop: &Stop) -> i32 {
         tuning: a.tuning(),
         strict: a.strict,
         keep_files: a.keep_files,
+        // Said once the device is known to be one.
+        notes: if a.profiles.is_empty() && a.device.is_some() {
+            vec![format!(
+                "iogauge check: {SMALL_FILES} is left out of the default suite on a device (it \
+                 creates files, so it needs a filesystem: run it with --dir)"
+            )]
+        } else {
+            Vec::new()
+        },
     };
     let doc = match check(&req, stop, &mut Terminal::default()) {
         Ok(d) => d,

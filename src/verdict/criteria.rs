@@ -111,13 +111,20 @@ impl Amount {
                     .map_err(|e| format!("{field}: {e}; units: {DURATION_UNITS}"))
             }
             Amount::Text(t) => rate_text(t).ok_or_else(|| {
-                format!(
-                    "{field}: '{}': {} is a rate in {unit}, so write a number such as 1000 (or \
-                     1000 {unit}), not a duration",
-                    crate::input::shorten(t),
-                    key.name(),
-                    unit = key.unit()
-                )
+                let shown = crate::input::shorten(t);
+                let unit = key.unit();
+                if parse_go_duration(t).is_ok() {
+                    format!(
+                        "{field}: '{shown}': {} is a rate in {unit}, so write a number such as \
+                         1000 (or 1000 {unit}), not a duration",
+                        key.name()
+                    )
+                } else {
+                    format!(
+                        "{field}: '{shown}': expected a rate in {unit}: a number such as 1000 (or \
+                         1000 {unit})"
+                    )
+                }
             }),
         }
     }
