@@ -30,7 +30,8 @@ YAML file in the same format (docs/PROFILES.md). fio's own options go to 'iogaug
 Exit codes: 0 all passed, 1 could not run or interrupted, 2 bad input, 3 a profile failed,
 4 the worst was a warning. Interrupted wins; then a failure, then a profile that could not run.")]
 pub(crate) struct CheckArgs {
-    /// Built-in profile names or profile files [default: etcd sync-iops small-files gitlab]
+    /// Built-in profile names or profile files [default: etcd sync-iops small-files gitlab;
+    /// with --device: etcd sync-iops gitlab]
     #[arg(value_name = "PROFILE|FILE", value_parser = ProfileArg, hide_possible_values = true)]
     profiles: Vec<OsString>,
     /// Where to write the test files: a directory on the disk you mean
@@ -60,7 +61,8 @@ pub(crate) struct CheckArgs {
     /// Warnings fail too, and a shortened run is at best a warning
     #[arg(long)]
     strict: bool,
-    /// Leave the test files in place
+    /// Leave the test files in place (named on stderr; 'iogauge cleanup --kept DIR' removes
+    /// them later)
     #[arg(long)]
     keep_files: bool,
     /// Also write the result as a self-contained HTML page (charts, verdicts, the jobs)

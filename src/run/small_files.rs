@@ -183,7 +183,10 @@ mod tests {
         assert_eq!(names.len(), 4, "{names:?}");
         assert!(names[0].starts_with(".iogauge-run."), "{names:?}");
         let marker = std::fs::read_to_string(d.path().join(&names[0])).unwrap();
-        assert!(marker.ends_with("kept iogauge-t.1.2.2 keep-files\n"), "{marker}");
+        assert!(
+            marker.ends_with("kept iogauge-t.1.2.2 keep-files\n"),
+            "{marker}"
+        );
     }
 
     #[test]
