@@ -496,7 +496,7 @@ static CASES: &[Case] = &[
         args: &["check", "./p.yaml"],
         files: &[("p.yaml", "name: p\ntitle: t\nworkload:\n  - rw=write\n  - bs=4k\n  - size=1m\nmetrics:\n  - key: write_iops\n    label: l\n    better: higher\n    pass: ten\n    source: s\n")],
         stdin: None,
-        err: "iogauge check: profile './p.yaml': metric 'write_iops': pass: expected a Go duration such as 90s, 2m, 1m30s, 500ms or 1.5h",
+        err: "iogauge check: profile './p.yaml': metric 'write_iops': pass: 'ten': expected a rate in IOPS: a number such as 1000 (or 1000 IOPS)",
     },
     Case {
         args: &["check", "./p.yaml"],
@@ -586,7 +586,7 @@ static CASES: &[Case] = &[
         args: &["check", "./p.yaml"],
         files: &[("p.yaml", "name: p\ntitle: t\nsmall_files: {files: 10, size: 5}\nmetrics:\n  - key: small_files_total\n    label: l\n    better: lower\n    pass: 10 parsecs\n    source: s\n")],
         stdin: None,
-        err: "iogauge check: profile './p.yaml': metric 'small_files_total': pass: expected a Go duration such as 90s, 2m, 1m30s, 500ms or 1.5h",
+        err: "iogauge check: profile './p.yaml': metric 'small_files_total': pass: expected a Go duration such as 90s, 2m, 1m30s, 500ms or 1.5h; units: ns, us or µs, ms, s, m, h",
     },
     Case {
         args: &["check", "./p.yml.txt/"],

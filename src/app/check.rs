@@ -36,6 +36,8 @@ pub(crate) struct CheckRequest {
     pub tuning: Tuning,
     pub strict: bool,
     pub keep_files: bool,
+    /// Lines for the user once the request is known to be good (before the plan lines).
+    pub notes: Vec<String>,
 }
 
 /// What the caller shows while the check runs (the CLI: lines and a progress bar on stderr).
@@ -106,6 +108,9 @@ pub(crate) fn check(
         },
         None => check_dir_place(req, obs)?,
     };
+    for n in &req.notes {
+        obs.note(n);
+    }
     for pl in &planned {
         obs.note(&plan_line(&pl.profile, &pl.work, &req.dir, req.device));
     }
@@ -144,16 +149,21 @@ pub(crate) fn check(
 /// The directory checked and what it is on; a killed run's leftovers there are pointed out.
 fn check_dir_place(req: &CheckRequest, obs: &mut dyn Observer) -> Result<Place, String> {
     fs::check_dir(&req.dir, "--dir")?;
-    // Killed runs' files listed in their markers go first; older leftovers are pointed out.
-    for line in crate::workload::marker::reap(&req.dir).describe() {
+    // Killed runs' files listed in their markers go first; files kept on purpose are named as
+    // such; other files with check's names are pointed out.
+    let reaped = crate::workload::marker::reap(&req.dir);
+    for line in reaped.describe().into_iter().chain(reaped.describe_kept()) {
         obs.note(&format!("iogauge check: {line}"));
     }
-    let left = cleanup::leftovers(&req.dir);
+    let mut left = cleanup::leftovers(&req.dir);
+    left.retain(|f| !reaped.kept.iter().any(|(k, _, _)| k == f));
     if let Some(first) = left.first() {
+        // A name proves nothing, and such a file may have been kept on purpose by an iogauge
+        // that did not record it: never called a killed run's.
         obs.note(&format!(
-            "iogauge check: note: {} file(s) in {} look like an earlier iogauge run's that was \
-             killed (e.g. {}), but no marker of yours proves it, so they are not removed; if \
-             they are yours, they hold only test data: remove them with rm {}/iogauge-*",
+            "iogauge check: note: {} file(s) in {} are named like an earlier iogauge check's \
+             test files (e.g. {}), but no marker of yours lists them, so they are not removed; \
+             if they are yours, they hold only test data: remove them with rm {}/iogauge-*",
             left.len(),
             crate::workload::marker::shown(&req.dir),
             crate::workload::marker::shown(first),
@@ -219,11 +229,9 @@ fn plan_line(p: &Profile, work: &Work, dir: &Path, device: bool) -> String {
 /// A run error in check's words: check has no fio options to point at.
 fn reason(e: &RunError) -> String {
     match e {
-        RunError::Layout(LayoutError::NoSpace { dir, need, avail }) => format!(
-            "not enough free space in '{}': the test file needs {need} bytes, {avail} are available; \
-             use a smaller --size or --scale, or another --dir",
-            dir.display()
-        ),
+        RunError::Layout(LayoutError::NoSpace { dir, need, avail }) => {
+            fs::no_space_message(dir, *need, *avail)
+        }
         RunError::Layout(LayoutError::DirectRefused { source, .. }) => format!(
             "the filesystem under --dir refused direct I/O ({source}), which this profile needs; \
              choose a --dir on a disk filesystem (tmpfs does not support it)"
@@ -251,6 +259,8 @@ fn plan(
         ..Tuning::default()
     };
     let mut plan = Vec::new();
+    // Profiles an option given does not change, with why, said in one line each.
+    let (mut no_duration, mut no_size) = (Vec::new(), Vec::new());
     for name in &req.profiles {
         // A profile file may be a FIFO that blocks: a signal while reading it ends the process.
         let p = if profiles::is_path(name) {
@@ -282,6 +292,18 @@ fn plan(
                     p.name
                 ));
             }
+        }
+        const FILES: &str = "it makes a fixed number of files: --scale changes that";
+        match &work {
+            Work::SmallFiles(_) => {
+                no_duration.push(format!("{} ({FILES})", p.name));
+                no_size.push(format!("{} ({FILES})", p.name));
+            }
+            Work::Job(j) if !j.time_based => no_duration.push(format!(
+                "{} (it writes a fixed size: --size changes that)",
+                p.name
+            )),
+            _ => {}
         }
         // Marked as shortened only if the tuning actually changed this profile's run.
         // A device smaller than the file is a cap like --max-size's, so it counts too.
@@ -318,7 +340,28 @@ fn plan(
             shortened,
         });
     }
+    for (flag, given, unused) in [
+        ("--duration", req.tuning.duration.is_some(), no_duration),
+        ("--size", req.tuning.size.is_some(), no_size),
+    ] {
+        if given && !unused.is_empty() {
+            obs.note(&unused_option_line(flag, &unused));
+        }
+    }
     Ok(plan)
+}
+
+/// The line saying that `flag` does not change some profiles' runs, each with why.
+fn unused_option_line(flag: &str, unused: &[String]) -> String {
+    format!(
+        "iogauge check: note: {flag} does not apply to {}; {} without it",
+        unused.join(", "),
+        if unused.len() == 1 {
+            "it runs"
+        } else {
+            "they run"
+        }
+    )
 }
 
 /// Points a profile's job at the block device `path` of `size` bytes: the device is the file,
@@ -351,6 +394,8 @@ fn run_job(
 ) -> Result<Report, RunError> {
     let opts = RunOptions {
         progress_sink: obs.progress(&job.name),
+        // check's file names are its own: a kept one is named, and recorded as kept.
+        record_kept: true,
         ..RunOptions::default()
     };
     let spec = RunSpec {

@@ -15,7 +15,7 @@ use crate::report::check_markdown::render_check_markdown;
 use crate::report::check_text::render_check_text;
 use crate::report::document::CheckVerdict;
 use crate::report::html::render_check_html;
-use crate::verdict::check::{overall, Overall};
+use crate::verdict::check::{overall, strict_reasons, Overall};
 use std::ffi::OsString;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -31,8 +31,9 @@ YAML file in the same format (docs/PROFILES.md). fio's own options go to 'iogaug
 Exit codes: 0 all passed, 1 could not run or interrupted, 2 bad input, 3 a profile failed,
 4 the worst was a warning. Interrupted wins; then a failure, then a profile that could not run.")]
 pub(crate) struct CheckArgs {
-    /// Built-in profile names or profile files [default: etcd sync-iops small-files gitlab]
-    #[arg(value_name = "PROFILE|FILE")]
+    /// Built-in profile names or profile files [default: etcd sync-iops small-files gitlab;
+    /// with --device: etcd sync-iops gitlab]
+    #[arg(value_name = "PROFILE|FILE", value_parser = ProfileArg, hide_possible_values = true)]
     profiles: Vec<OsString>,
     /// Where to write the test files: a directory on the disk you mean
     #[arg(long, value_name = "DIR", default_value = ".")]
@@ -61,7 +62,8 @@ pub(crate) struct CheckArgs {
     /// Warnings fail too, and a shortened run is at best a warning
     #[arg(long)]
     strict: bool,
-    /// Leave the test files in place
+    /// Leave the test files in place (named on stderr; 'iogauge cleanup --kept DIR' removes
+    /// them later)
     #[arg(long)]
     keep_files: bool,
     /// Also write the result as a self-contained HTML page (charts, verdicts, the jobs)
@@ -72,6 +74,33 @@ pub(crate) struct CheckArgs {
     list: bool,
     #[command(flatten)]
     history: HistoryFlags,
+}
+
+/// A profile argument: any built-in name or file is taken as given (`app::check` resolves it);
+/// the built-in names are its possible values, so that `iogauge completions SHELL` completes
+/// them.
+#[derive(Clone)]
+struct ProfileArg;
+
+impl clap::builder::TypedValueParser for ProfileArg {
+    type Value = OsString;
+
+    fn parse_ref(
+        &self,
+        _cmd: &clap::Command,
+        _arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<OsString, clap::Error> {
+        Ok(value.to_owned())
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            crate::input::profiles::names().map(clap::builder::PossibleValue::new),
+        ))
+    }
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq)]
@@ -117,14 +146,23 @@ impl CheckArgs {
         }
     }
 
+    /// The profiles named, or the default suite: without small-files on a device, where it can
+    /// only be an error (it creates files), as `kube --volume-mode Block` does.
     fn profiles(&self) -> Vec<OsString> {
         if self.profiles.is_empty() {
-            DEFAULT_SUITE.iter().map(OsString::from).collect()
+            DEFAULT_SUITE
+                .iter()
+                .filter(|p| !(self.device.is_some() && **p == SMALL_FILES))
+                .map(OsString::from)
+                .collect()
         } else {
             self.profiles.clone()
         }
     }
 }
+
+/// The default suite's profile that needs a filesystem.
+const SMALL_FILES: &str = "small-files";
 
 pub(crate) fn main(a: CheckArgs, stop: &Stop) -> i32 {
     if a.list {
@@ -140,6 +178,15 @@ pub(crate) fn main(a: CheckArgs, stop: &Stop) -> i32 {
         tuning: a.tuning(),
         strict: a.strict,
         keep_files: a.keep_files,
+        // Said once the device is known to be one.
+        notes: if a.profiles.is_empty() && a.device.is_some() {
+            vec![format!(
+                "iogauge check: {SMALL_FILES} is left out of the default suite on a device (it \
+                 creates files, so it needs a filesystem: run it with --dir)"
+            )]
+        } else {
+            Vec::new()
+        },
     };
     let doc = match check(&req, stop, &mut Terminal::default()) {
         Ok(d) => d,
@@ -180,7 +227,16 @@ pub(crate) fn main(a: CheckArgs, stop: &Stop) -> i32 {
             );
             EXIT_ERROR
         }
-        Overall::Fail => EXIT_FAIL,
+        Overall::Fail => {
+            // "0 failed" with exit 3: the warnings that --strict turned into a failure.
+            if a.strict && doc.summary.failed == 0 && doc.summary.warned > 0 {
+                eprintln!(
+                    "iogauge check: --strict counts warnings as failures (exit 3): {}",
+                    crate::untrusted::term(&strict_reasons(&doc.profiles).join("; "))
+                );
+            }
+            EXIT_FAIL
+        }
         Overall::Error => EXIT_ERROR,
         Overall::Warn => EXIT_WARN,
         Overall::Pass => EXIT_OK,
@@ -245,5 +301,19 @@ mod tests {
             .unwrap_err()
             .starts_with("error: unexpected argument '--bs' found"));
         assert!(a(&["--list"]).unwrap().list);
+        // On a device the default suite leaves small-files out; named, it is kept (and is an
+        // error there, with its reason).
+        assert_eq!(
+            a(&["--device", "/dev/sdz", "--allow-overwrite"])
+                .unwrap()
+                .profiles(),
+            ["etcd", "sync-iops", "gitlab"].map(OsString::from).to_vec()
+        );
+        assert_eq!(
+            a(&["small-files", "--device", "/dev/sdz"])
+                .unwrap()
+                .profiles(),
+            [OsString::from("small-files")]
+        );
     }
 }

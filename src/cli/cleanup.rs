@@ -1,5 +1,6 @@
 //! `iogauge cleanup DIR…`: remove the files that killed iogauge runs left in each directory
-//! (`workload/marker.rs`: only files a run's marker lists, with proof the run created them).
+//! (`workload/marker.rs`: only files a run's marker lists, with proof the run created them);
+//! with `--kept` also the files `check --keep-files` kept; `--dry-run` only says what would go.
 
 use super::stdout;
 use super::{EXIT_OK, EXIT_USAGE};
@@ -15,12 +16,19 @@ removes the files it lists that the dead run provably created: a marker counts o
 regular file of yours that no one else can write, its entries are names in that directory, and a \
 file goes only while it is the very file the run recorded (device, inode, owner, birth time, size). \
 Anything else is left in place and named. Runs still going, and markers of other hosts on shared \
-storage, are left alone. docs/SECURITY.md says what this guards against."
+storage, are left alone. Files 'iogauge check --keep-files' kept are recorded in its marker as \
+kept: they stay until you ask with --kept. docs/SECURITY.md says what this guards against."
 )]
 pub(crate) struct CleanupArgs {
     /// Directories to clean (where fio jobs, check or preflight ran)
     #[arg(value_name = "DIR", required = true)]
     dirs: Vec<PathBuf>,
+    /// Also remove the files 'iogauge check --keep-files' kept (recorded in its marker)
+    #[arg(long)]
+    kept: bool,
+    /// List what would be removed (on stdout), and remove nothing
+    #[arg(long)]
+    dry_run: bool,
 }
 
 pub(crate) fn main(a: CleanupArgs) -> i32 {
@@ -31,16 +39,43 @@ pub(crate) fn main(a: CleanupArgs) -> i32 {
         );
         return EXIT_USAGE;
     }
+    let opts = marker::ReapOptions {
+        kept: a.kept,
+        dry_run: a.dry_run,
+    };
     let mut removed = 0;
     for d in &a.dirs {
-        let r = marker::reap(d);
+        let r = marker::reap_with(d, opts);
         for (f, pid) in &r.removed {
+            if a.dry_run {
+                stdout::println(&format!(
+                    "would remove {} (left by iogauge pid {pid}, killed)",
+                    marker::shown(f)
+                ));
+                continue;
+            }
             stdout::println(&format!(
                 "removed {} (left by iogauge pid {pid}, killed)",
                 marker::shown(f)
             ));
         }
-        removed += r.removed.len();
+        for (f, pid, by) in &r.removed_kept {
+            let verb = if a.dry_run { "would remove" } else { "removed" };
+            stdout::println(&format!(
+                "{verb} {} (kept by iogauge pid {pid} with {})",
+                marker::shown(f),
+                by.flag()
+            ));
+        }
+        removed += r.removed.len() + r.removed_kept.len();
+        for (f, pid, by) in &r.kept {
+            eprintln!(
+                "iogauge cleanup: kept {} in place: iogauge pid {pid} kept it on purpose ({}); \
+                 add --kept to remove it",
+                marker::shown(f),
+                by.flag()
+            );
+        }
         for (f, why) in &r.left {
             eprintln!("iogauge cleanup: left {} in place: {why}", marker::shown(f));
         }
@@ -58,6 +93,12 @@ pub(crate) fn main(a: CleanupArgs) -> i32 {
             );
         }
     }
-    eprintln!("iogauge cleanup: {removed} file(s) removed");
+    if a.dry_run {
+        eprintln!(
+            "iogauge cleanup: dry run: {removed} file(s) would be removed; nothing was removed"
+        );
+    } else {
+        eprintln!("iogauge cleanup: {removed} file(s) removed");
+    }
     EXIT_OK
 }

@@ -44,12 +44,11 @@ use crate::report::Report;
 use crate::stats::DEFAULT_SAMPLE_BUDGET;
 use crate::workload::cleanup::CreatedFiles;
 use crate::workload::layout::{self, LayoutError};
-use cleanup::{kept_by_unlink, reap_dead_runs};
+use cleanup::{keep, reap_dead_runs};
 use instance::{IoFailure, WorkerResult};
 use monitor::Trace;
 use phases::run_phases;
 use plan::Instance;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Why a run produced no report.
@@ -120,6 +119,9 @@ pub struct RunOptions {
     pub deadline: Option<std::time::Instant>,
     /// fio `--status-interval`: the results so far, every interval (see `status`).
     pub status: Option<status::StatusInterval>,
+    /// With `keep_files`: record the kept files in the run's marker, which then stays, and name
+    /// them on stderr (`check`, whose file names the user did not choose); see `cleanup::keep`.
+    pub record_kept: bool,
 }
 
 impl Default for RunOptions {
@@ -130,6 +132,7 @@ impl Default for RunOptions {
             sample_budget: DEFAULT_SAMPLE_BUDGET,
             deadline: None,
             status: None,
+            record_kept: false,
         }
     }
 }
@@ -207,15 +210,7 @@ fn run_until(spec: &RunSpec, opts: &RunOptions, stop: &AtomicBool) -> Result<Rep
         run_phases(spec, opts, stop, &created, &mut disks)
     }));
     // Cleanup happens on every path: success, error, interrupt and panic.
-    let kept: Vec<PathBuf> = if spec.keep_files {
-        created.list()
-    } else {
-        kept_by_unlink(spec, &created)
-    };
-    for p in &kept {
-        created.forget(p);
-        layout::untag(p);
-    }
+    keep(spec, &created, opts.record_kept);
     let failed = created.remove_all();
     for (p, e) in &failed {
         eprintln!("iogauge: warning: could not remove '{}': {e}", p.display());

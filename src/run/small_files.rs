@@ -43,7 +43,7 @@ pub(crate) fn run_small_files(
     let created = CreatedFiles::new();
     let res = phases(dir, name, count, size, &created, stop);
     if keep {
-        created.release();
+        super::cleanup::keep_all(&created);
     } else {
         created.remove_all();
     }
@@ -174,7 +174,19 @@ mod tests {
         )
         .unwrap();
         assert_eq!(kept.files, 3);
-        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 3);
+        // The files, and the marker that records them as kept (for `iogauge cleanup --kept`).
+        let mut names: Vec<String> = std::fs::read_dir(d.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names.len(), 4, "{names:?}");
+        assert!(names[0].starts_with(".iogauge-run."), "{names:?}");
+        let marker = std::fs::read_to_string(d.path().join(&names[0])).unwrap();
+        assert!(
+            marker.ends_with("kept iogauge-t.1.2.2 keep-files\n"),
+            "{marker}"
+        );
     }
 
     #[test]

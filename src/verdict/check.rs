@@ -270,6 +270,34 @@ pub(crate) fn overall_of(s: &Summary, strict: bool) -> Overall {
     }
 }
 
+/// Under `--strict`, why each warned profile counts as a failure, one phrase per profile: its
+/// metrics that warned, a result that is not a disk measurement, a shortened run. (The summary
+/// says "0 failed", so the exit code 3 needs its reason.)
+pub(crate) fn strict_reasons(outcomes: &[ProfileOutcome]) -> Vec<String> {
+    outcomes
+        .iter()
+        .filter(|o| o.verdict == CheckVerdict::Warn)
+        .map(|o| {
+            let mut why: Vec<String> = o
+                .metrics
+                .iter()
+                .filter(|m| m.verdict == CheckVerdict::Warn)
+                .map(|m| format!("{} {} ({})", m.label, m.value_text, m.threshold_text))
+                .collect();
+            if o.not_disk.is_some() {
+                why.push("not a disk measurement".into());
+            }
+            if o.shortened {
+                why.push("a shortened run".into());
+            }
+            if why.is_empty() {
+                why.push("a warning".into());
+            }
+            format!("{} warned: {}", o.profile, why.join(", "))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -381,9 +409,37 @@ mod tests {
             strict: true,
             ..Judging::default()
         };
+        let o = evaluate(&p, &t, None, &small_files(1000), &strict);
+        assert_eq!(o.verdict, CheckVerdict::Warn);
+        // What --strict's exit 3 names, since the summary says "0 failed".
         assert_eq!(
-            evaluate(&p, &t, None, &small_files(1000), &strict).verdict,
-            CheckVerdict::Warn
+            strict_reasons(&[o, evaluate(&p, &t, None, &small_files(1000), &tmpfs)]),
+            [
+                "small-files warned: a shortened run",
+                "small-files warned: not a disk measurement"
+            ]
+        );
+        let s = get("sync-iops").unwrap();
+        let mut o = not_measured(&s, CheckVerdict::Warn, String::new());
+        o.metrics.push(MetricOutcome {
+            metric: "write_iops".into(),
+            label: "synchronous write IOPS".into(),
+            verdict: CheckVerdict::Warn,
+            value: 900.0,
+            unit: "IOPS".into(),
+            threshold: 1000.0,
+            warn_threshold: Some(750.0),
+            better: "higher".into(),
+            source: String::new(),
+            references: Vec::new(),
+            rank: None,
+            value_text: "900 IOPS".into(),
+            threshold_text: threshold_text(&s.metrics[0]),
+            verdict_label: None,
+        });
+        assert_eq!(
+            strict_reasons(&[o]),
+            ["sync-iops warned: synchronous write IOPS 900 IOPS (≥ 1000 IOPS to pass, ≥ 750 IOPS to avoid failing)"]
         );
     }
 

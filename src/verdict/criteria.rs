@@ -70,14 +70,76 @@ pub(crate) enum Amount {
     Text(String),
 }
 
+/// The units a latency threshold takes (Go's duration units).
+pub(crate) const DURATION_UNITS: &str = "ns, us or µs, ms, s, m, h";
+
 impl Amount {
-    /// The value in the metric's unit (ns or IOPS).
+    /// The value in the metric's unit (ns or IOPS). Lenient: [`Amount::value_for`] is the check
+    /// that a profile's amount has the unit its metric takes, done when the profile is loaded.
     pub(crate) fn value(&self) -> Result<f64, String> {
         match self {
             Amount::Number(n) => Ok(*n),
-            Amount::Text(t) => parse_go_duration(t).map(|d| d.as_nanos() as f64),
+            Amount::Text(t) => match rate_text(t) {
+                Some(n) => Ok(n),
+                None => parse_go_duration(t).map(|d| d.as_nanos() as f64),
+            },
         }
     }
+
+    /// The value for metric `key`, refused unless written in the unit `key` takes: a latency
+    /// needs a duration with its unit (a bare `5` would be read as 5 ns); a rate is a number,
+    /// bare or with its unit (`1000`, `1000 IOPS`, `50 files/s`), never a duration. `field`
+    /// names the key in messages (`pass`, `warn`, `sync_p99`).
+    pub(crate) fn value_for(&self, key: MetricKey, field: &str) -> Result<f64, String> {
+        let latency = key.is_latency();
+        match self {
+            Amount::Number(n) if latency => Err(format!(
+                "{field}: {n} has no unit; a latency takes a duration with its unit \
+                 ({DURATION_UNITS}), e.g. {field}: {n}ms"
+            )),
+            Amount::Number(n) => Ok(*n),
+            Amount::Text(t) if latency => {
+                if rate_text(t).is_some() {
+                    return Err(format!(
+                        "{field}: '{}' has no time unit; a latency takes a duration with its \
+                         unit ({DURATION_UNITS}), e.g. {field}: 10ms",
+                        crate::input::shorten(t)
+                    ));
+                }
+                parse_go_duration(t)
+                    .map(|d| d.as_nanos() as f64)
+                    .map_err(|e| format!("{field}: {e}; units: {DURATION_UNITS}"))
+            }
+            Amount::Text(t) => rate_text(t).ok_or_else(|| {
+                let shown = crate::input::shorten(t);
+                let unit = key.unit();
+                if parse_go_duration(t).is_ok() {
+                    format!(
+                        "{field}: '{shown}': {} is a rate in {unit}, so write a number such as \
+                         1000 (or 1000 {unit}), not a duration",
+                        key.name()
+                    )
+                } else {
+                    format!(
+                        "{field}: '{shown}': expected a rate in {unit}: a number such as 1000 (or \
+                         1000 {unit})"
+                    )
+                }
+            }),
+        }
+    }
+}
+
+/// A rate written as text: `1000`, `1000 IOPS`, `1000iops`, `50 files/s`.
+fn rate_text(t: &str) -> Option<f64> {
+    let t = t.trim();
+    let lower = t.to_ascii_lowercase();
+    let num = ["iops", "files/s"]
+        .iter()
+        .find_map(|u| lower.strip_suffix(u))
+        .unwrap_or(&lower)
+        .trim_end();
+    num.parse::<f64>().ok().filter(|n| n.is_finite())
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]

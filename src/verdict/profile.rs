@@ -154,9 +154,9 @@ pub(crate) fn rank_line(p: &Profile, m: &Metric, value: f64) -> Option<String> {
         return None;
     }
     let n = refs.len();
-    let (word, limit_word) = match m.better {
-        Better::Lower => ("faster", "under"),
-        Better::Higher => ("more", "over"),
+    let word = match m.better {
+        Better::Lower => "faster",
+        Better::Higher => "more",
     };
     let mut s = format!("{}: ", show(m.key, value));
     let worse = if word == "faster" { "slower" } else { "fewer" };
@@ -168,15 +168,9 @@ pub(crate) fn rank_line(p: &Profile, m: &Metric, value: f64) -> Option<String> {
         (b, n) => format!("{word} than {b} of {n} reference systems"),
     });
     let limit = m.pass.value().ok()?;
-    let ratio = match m.better {
-        Better::Lower => limit / value,
-        Better::Higher => value / limit,
-    };
-    if ratio >= 1.0 && ratio.is_finite() {
-        s.push_str(&format!(
-            "; {ratio:.0}× {limit_word} the {} limit",
-            show(m.key, limit)
-        ));
+    if let Some(margin) = margin(m, value, limit) {
+        s.push_str("; ");
+        s.push_str(&margin);
     }
     // With two references of different kinds (GitLab's SSD vs spinning disk), say which is nearer.
     if n == 2 {
@@ -189,6 +183,46 @@ pub(crate) fn rank_line(p: &Profile, m: &Metric, value: f64) -> Option<String> {
         s.push_str(&format!("; closer to the {}", near.system));
     }
     Some(s)
+}
+
+/// How far `value` is from the pass limit, in plain words: "37× under the 10 ms limit" when
+/// it is at least twice as good, else the difference and its share of the limit, "2 ms (20 %)
+/// under the 10 ms limit" (a ratio of 1.25 would read "1×"). A failing value is "over" a
+/// latency limit and "under" a rate's.
+fn margin(m: &Metric, value: f64, limit: f64) -> Option<String> {
+    if !(value.is_finite() && limit.is_finite() && value > 0.0 && limit > 0.0) {
+        return None;
+    }
+    let lim = show(m.key, limit);
+    let (ratio, good_word, bad_word) = match m.better {
+        Better::Lower => (limit / value, "under", "over"),
+        Better::Higher => (value / limit, "over", "under"),
+    };
+    if value == limit {
+        return Some(format!("at the {lim} limit"));
+    }
+    let word = if ratio > 1.0 { good_word } else { bad_word };
+    if ratio >= 2.0 || ratio <= 0.5 {
+        let r = ratio.max(1.0 / ratio);
+        let r = if r < 10.0 {
+            format!("{r:.1}").replace(".0", "")
+        } else {
+            format!("{r:.0}")
+        };
+        return Some(format!("{r}× {word} the {lim} limit"));
+    }
+    let diff = (value - limit).abs();
+    let pct = 100.0 * diff / limit;
+    // Below 1 %, "0 %" would read as no margin at all.
+    let pct = if pct < 1.0 {
+        format!("{pct:.1}")
+    } else {
+        format!("{pct:.0}")
+    };
+    Some(format!(
+        "{} ({pct} %) {word} the {lim} limit",
+        show(m.key, diff)
+    ))
 }
 
 #[cfg(test)]
@@ -227,7 +261,20 @@ mod tests {
         );
         assert_eq!(
             rank_line(&p, m, 40_000_000.0).unwrap(),
-            "40 ms: slower than all 7 reference systems"
+            "40 ms: slower than all 7 reference systems; 4× over the 10 ms limit"
+        );
+        // Under 2×, the margin itself: 8 ms was "1× under the 10 ms limit".
+        assert_eq!(
+            rank_line(&p, m, 8_000_000.0).unwrap(),
+            "8 ms: faster than 2 of 7 reference systems; 2 ms (20 %) under the 10 ms limit"
+        );
+        assert_eq!(
+            rank_line(&p, m, 12_500_000.0).unwrap(),
+            "12.5 ms: faster than 2 of 7 reference systems; 2.50 ms (25 %) over the 10 ms limit"
+        );
+        assert_eq!(
+            rank_line(&p, m, 4_000_000.0).unwrap(),
+            "4 ms: faster than all 7 reference systems; 2.5× under the 10 ms limit"
         );
         let (refs, _) = rank(&p, m.key, m.better, 1.0);
         assert_eq!(
@@ -248,7 +295,11 @@ mod tests {
         let s = get("sync-iops").unwrap();
         assert_eq!(
             rank_line(&s, &s.metrics[0], 640.0).unwrap(),
-            "640 IOPS: fewer than the one reference system"
+            "640 IOPS: fewer than the one reference system; 360 IOPS (36 %) under the 1000 IOPS limit"
+        );
+        assert_eq!(
+            rank_line(&s, &s.metrics[0], 1128.0).unwrap(),
+            "1128 IOPS: more than the one reference system; 128 IOPS (13 %) over the 1000 IOPS limit"
         );
     }
 

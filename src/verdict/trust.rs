@@ -64,9 +64,10 @@ pub(crate) fn assess(job: Option<&JobSpec>, measured: &Measured, place: &Place) 
                     dir.runtime_ms as f64 / 1000.0
                 )
             };
+            let n = s.samples;
             t.warnings.push(format!(
-                "the {word} run gave {} periodic samples (under 3): too short to show variation; {how}",
-                s.samples
+                "the {word} run gave {n} periodic sample{} (under 3): too short to show variation; {how}",
+                if n == 1 { "" } else { "s" }
             ));
         } else if s.mean > 0.0 && s.stddev / s.mean > 0.3 {
             t.warnings.push(format!(
@@ -175,6 +176,10 @@ mod tests {
             t.warnings[0].ends_with("; run longer with --duration"),
             "{t:?}"
         );
+        // One sample is singular ("1 periodic samples" before).
+        r.jobs[0].dirs[DDIR_READ].iops_samples.samples = 1;
+        let t = assess(Some(&job), &Measured::Fio(r.clone()), &Place::default());
+        assert!(t.warnings[0].contains("gave 1 periodic sample (under 3)"));
         r.jobs[0].dirs[DDIR_READ].iops_samples.samples = 3;
         r.jobs[0].dirs[DDIR_READ].iops_samples.stddev = 31.0;
         let t = assess(Some(&job), &Measured::Fio(r), &Place::default());

@@ -6,7 +6,7 @@
 //! the first file was made there.
 
 use super::identity::{self, FileId, Reopen};
-use super::marker::MarkerFile;
+use super::marker::{KeptBy, MarkerFile};
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::os::fd::{AsFd, AsRawFd, OwnedFd};
@@ -19,6 +19,11 @@ struct Dir {
     path: PathBuf,
     fd: OwnedFd,
     marker: Option<MarkerFile>,
+    /// The run keeps files here on purpose: the marker stays, saying so.
+    kept: bool,
+    /// Writing that failed: the marker goes, so that no later run takes the kept files for a
+    /// killed run's (they are then simply not tracked, as a user's files are not).
+    keep_failed: bool,
 }
 
 /// One file or directory the run created.
@@ -320,7 +325,23 @@ impl CreatedFiles {
         Ok(())
     }
 
-    /// Stop tracking `path`: it stays on disk (the user asked to keep it).
+    /// Stop tracking `path`: it stays on disk, kept on purpose (`by`). Its marker says so and
+    /// stays, so that later runs call it kept rather than a killed run's leftover, and
+    /// `iogauge cleanup --kept` can remove it with the same proof as a leftover.
+    pub fn keep(&self, path: &Path, by: KeptBy) {
+        let mut st = self.lock();
+        if let Some(i) = st.find(path) {
+            let (d, name) = (st.made[i].dir, st.made[i].name.clone());
+            keep_in(&mut st.dirs[d], [name.as_os_str()], by);
+        }
+        st.made.retain(|m| m.path != path);
+        st.index = (0..st.made.len())
+            .map(|i| (st.made[i].path.clone(), i))
+            .collect();
+    }
+
+    /// Stop tracking `path`: it stays on disk (the user asked to keep it), and nothing records
+    /// that it was the run's.
     pub fn forget(&self, path: &Path) {
         let mut st = self.lock();
         st.made.retain(|m| m.path != path);
@@ -329,11 +350,18 @@ impl CreatedFiles {
             .collect();
     }
 
-    /// Keep every file (they are the user's now) and remove the run's markers.
-    pub fn release(&self) {
+    /// Keep every file (they are the user's now, `by`); the markers stay, saying so.
+    pub fn keep_all(&self, by: KeptBy) {
         let mut st = self.lock();
-        st.made.clear();
+        let made = std::mem::take(&mut st.made);
         st.index.clear();
+        for d in 0..st.dirs.len() {
+            let names = made
+                .iter()
+                .filter(|m| m.dir == d)
+                .map(|m| m.name.as_os_str());
+            keep_in(&mut st.dirs[d], names, by);
+        }
         remove_markers(&mut st);
     }
 
@@ -417,6 +445,8 @@ fn locate(st: &mut State, path: &Path) -> std::io::Result<(usize, OsString)> {
         path: dir,
         fd,
         marker: None,
+        kept: false,
+        keep_failed: false,
     });
     Ok((st.dirs.len() - 1, name))
 }
@@ -446,10 +476,28 @@ impl State {
     }
 }
 
+/// Records in `d`'s marker that `names` are kept. If the marker cannot take the lines, it is
+/// removed at the end instead, so that its list never makes a kept file look like a leftover.
+fn keep_in<'a>(d: &mut Dir, names: impl IntoIterator<Item = &'a OsStr>, by: KeptBy) {
+    let mut names = names.into_iter().peekable();
+    if names.peek().is_none() {
+        return;
+    }
+    if let Some(m) = d.marker.as_mut() {
+        d.kept = true;
+        if m.keep(names, by).and_then(|()| m.sync()).is_err() {
+            d.keep_failed = true;
+        }
+    }
+}
+
+/// Removes the run's markers, but for those of directories where it kept files: they stay.
 fn remove_markers(st: &mut State) {
     for d in &mut st.dirs {
         if let Some(m) = d.marker.take() {
-            m.remove(d.fd.as_fd());
+            if !d.kept || d.keep_failed {
+                m.remove(d.fd.as_fd());
+            }
         }
     }
 }
@@ -487,9 +535,9 @@ pub(crate) fn run_token() -> String {
     format!("{}.{nanos:08x}", std::process::id())
 }
 
-/// Files in `dir` that an earlier `check` left because it was killed: named
-/// `iogauge-<profile>.<pid>.<token>[.<n>]` by a process that no longer runs. Only pointed out
-/// to the user: a name proves nothing, so nothing is removed on it.
+/// Files in `dir` named as an earlier `check`'s (`iogauge-<profile>.<pid>.<token>[.<n>]`) by a
+/// process that no longer runs: killed, or kept without a record. Only pointed out to the user:
+/// a name proves nothing, so nothing is removed on it.
 pub(crate) fn leftovers(dir: &Path) -> Vec<PathBuf> {
     let Ok(rd) = std::fs::read_dir(dir) else {
         return Vec::new();

@@ -133,6 +133,44 @@ pub(crate) fn check_dir(dir: &Path, flag: &str) -> Result<(), String> {
     }
 }
 
+/// Bytes in binary units a person reads at a glance: `1.0 GiB`, `312.5 MiB`, `12.0 KiB`.
+pub(crate) fn human_bytes(b: u64) -> String {
+    const UNITS: [(u64, &str); 4] = [
+        (1 << 40, "TiB"),
+        (1 << 30, "GiB"),
+        (1 << 20, "MiB"),
+        (1 << 10, "KiB"),
+    ];
+    for (size, unit) in UNITS {
+        if b >= size {
+            return format!("{:.1} {unit}", b as f64 / size as f64);
+        }
+    }
+    format!("{b} bytes")
+}
+
+/// The message when the test files do not fit: the directory (absolute), what is needed and
+/// what is free in human units, and the fixes: a `--max-size` that fits (nine tenths of the
+/// free space, in whole MiB), or another directory.
+pub(crate) fn no_space_message(dir: &Path, need: u64, avail: u64) -> String {
+    let shown = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let fits = (avail / 10 * 9) >> 20;
+    let fix = if fits > 0 {
+        format!(
+            "cap the test file with --max-size {fits}m (the run is then marked as shortened), or \
+             choose a --dir on a filesystem with more free space"
+        )
+    } else {
+        "choose a --dir on a filesystem with more free space".to_string()
+    };
+    format!(
+        "not enough free space in '{}': the test file needs {}, only {} is free; {fix}",
+        shown.display(),
+        human_bytes(need),
+        human_bytes(avail)
+    )
+}
+
 /// Opens a file iogauge writes beside the run (fio's logs, exec output) for writing from the
 /// start: created if missing, truncated if it is a regular file, and never written through a
 /// symlink someone put at its name (O_NOFOLLOW: ELOOP, "Too many levels of symbolic links").
@@ -165,6 +203,24 @@ mod tests {
         let m = mount_of(d.path()).unwrap();
         assert!(d.path().canonicalize().unwrap().starts_with(&m.mount_point));
         assert!(!m.fs_type.is_empty());
+    }
+
+    #[test]
+    fn the_free_space_message_is_in_human_units_with_the_fix() {
+        assert_eq!(human_bytes(1 << 30), "1.0 GiB");
+        assert_eq!(human_bytes((312 << 20) + (1 << 19)), "312.5 MiB");
+        assert_eq!(human_bytes(1000), "1000 bytes");
+        assert_eq!(
+            no_space_message(Path::new("/nonexistent/d"), 1 << 30, 300 << 20),
+            "not enough free space in '/nonexistent/d': the test file needs 1.0 GiB, only 300.0 MiB \
+             is free; cap the test file with --max-size 270m (the run is then marked as shortened), \
+             or choose a --dir on a filesystem with more free space"
+        );
+        assert_eq!(
+            no_space_message(Path::new("/nonexistent/d"), 1 << 30, 100 << 10),
+            "not enough free space in '/nonexistent/d': the test file needs 1.0 GiB, only 100.0 KiB \
+             is free; choose a --dir on a filesystem with more free space"
+        );
     }
 
     #[test]

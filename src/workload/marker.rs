@@ -11,6 +11,10 @@
 //! inode, owner, birth time, and a size the run could have given it). Anything else is left
 //! alone and reported. Names are written with every byte outside printable ASCII (and `%`) as
 //! `%XX`, so any name survives.
+//!
+//! A run that keeps files on purpose (`--keep-files`, a job's `unlink=0`) writes `kept NAME WHY`
+//! lines and leaves its marker: later runs then call those files kept rather than a killed
+//! run's, never remove them, and `iogauge cleanup --kept DIR` removes them, with the same proof.
 
 use super::identity::{self, FileId, Seen};
 use std::ffi::{OsStr, OsString};
@@ -133,11 +137,46 @@ pub(crate) struct MarkerFile {
     id: FileId,
 }
 
+/// Why a run kept a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum KeptBy {
+    /// `--keep-files`.
+    KeepFiles,
+    /// The job's `unlink=0`.
+    Unlink,
+}
+
+impl KeptBy {
+    /// As written in the marker.
+    fn word(self) -> &'static str {
+        match self {
+            KeptBy::KeepFiles => "keep-files",
+            KeptBy::Unlink => "unlink=0",
+        }
+    }
+
+    /// As the user gave it.
+    pub(crate) fn flag(self) -> &'static str {
+        match self {
+            KeptBy::KeepFiles => "--keep-files",
+            KeptBy::Unlink => "unlink=0",
+        }
+    }
+}
+
+/// Markers this process made so far: a process that runs several times in one directory
+/// (`check`'s profiles) and keeps files leaves one marker per run, each under its own name.
+static MADE: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
 impl MarkerFile {
     /// Creates this run's marker in the directory `dir` (a handle), synced with its name.
     pub(crate) fn create(dir: BorrowedFd<'_>) -> std::io::Result<MarkerFile> {
         let me = Owner::me();
-        let name = OsString::from(format!("{PREFIX}{}.{}", me.pid, me.start));
+        let n = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let name = OsString::from(match n {
+            0 => format!("{PREFIX}{}.{}", me.pid, me.start),
+            n => format!("{PREFIX}{}.{}.{n}", me.pid, me.start),
+        });
         // 0644 via the mode; the umask may only take bits away. O_EXCL|O_NOFOLLOW: never
         // through something already there.
         let mut file = identity::create_at(dir, &name, 0o644)?;
@@ -172,29 +211,50 @@ impl MarkerFile {
         id: &FileId,
         size: Option<u64>,
     ) -> std::io::Result<()> {
-        let line = format!(
-            "file {} {} {}:{} {} {} {} {}\n",
-            escape(name.as_bytes()),
-            if id.is_dir { 'd' } else { 'f' },
-            id.dev.0,
-            id.dev.1,
-            id.ino,
-            id.uid,
-            id.btime
-                .map_or("-".to_string(), |(s, ns)| format!("{s}.{ns:09}")),
-            size.map_or("-".to_string(), |s| s.to_string()),
-        );
-        self.file.write_all(line.as_bytes())
+        self.file.write_all(file_line(name, id, size).as_bytes())
     }
 
     pub(crate) fn sync(&self) -> std::io::Result<()> {
         self.file.sync_data()
     }
 
+    /// Records that the run keeps `names` on purpose (one write); the marker then stays.
+    pub(crate) fn keep<'a>(
+        &mut self,
+        names: impl IntoIterator<Item = &'a OsStr>,
+        by: KeptBy,
+    ) -> std::io::Result<()> {
+        let mut text = String::new();
+        for n in names {
+            text.push_str("kept ");
+            text.push_str(&escape(n.as_bytes()));
+            text.push(' ');
+            text.push_str(by.word());
+            text.push('\n');
+        }
+        self.file.write_all(text.as_bytes())
+    }
+
     /// Removes the marker from `dir` (its files are gone or were kept on purpose).
     pub(crate) fn remove(self, dir: BorrowedFd<'_>) {
         let _ = identity::remove_verified(dir, &self.name, &self.id);
     }
+}
+
+/// A marker's line for a file that exists: its name, identity and the size the run gives it.
+fn file_line(name: &OsStr, id: &FileId, size: Option<u64>) -> String {
+    format!(
+        "file {} {} {}:{} {} {} {} {}\n",
+        escape(name.as_bytes()),
+        if id.is_dir { 'd' } else { 'f' },
+        id.dev.0,
+        id.dev.1,
+        id.ino,
+        id.uid,
+        id.btime
+            .map_or("-".to_string(), |(s, ns)| format!("{s}.{ns:09}")),
+        size.map_or("-".to_string(), |s| s.to_string()),
+    )
 }
 
 /// One file a marker lists, as recorded once it existed.
@@ -214,6 +274,8 @@ pub(crate) struct Parsed {
     pub files: Vec<Entry>,
     /// Names that were about to be created but have no identity recorded.
     pub intended: Vec<OsString>,
+    /// Names the run kept on purpose, and why.
+    pub kept: Vec<(OsString, KeptBy)>,
 }
 
 /// Why a marker's text is not read.
@@ -255,6 +317,7 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Parsed, Unreadable> {
         },
         files: Vec::new(),
         intended: Vec::new(),
+        kept: Vec::new(),
     };
     for (i, l) in lines {
         let bad = Unreadable::Bad(i + 1);
@@ -268,6 +331,17 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Parsed, Unreadable> {
             .ok_or(Unreadable::Bad(i + 1))?;
         match kind {
             Some("intend") if parts.next().is_none() => out.intended.push(name),
+            Some("kept") => {
+                let by = match parts.next() {
+                    Some("keep-files") => KeptBy::KeepFiles,
+                    Some("unlink=0") => KeptBy::Unlink,
+                    _ => return Err(bad),
+                };
+                if parts.next().is_some() {
+                    return Err(bad);
+                }
+                out.kept.push((name, by));
+            }
             Some("file") => {
                 let entry = file_entry(name, &mut parts).ok_or(Unreadable::Bad(i + 1))?;
                 out.files.push(entry);
@@ -317,11 +391,25 @@ fn file_entry<'a>(name: OsString, parts: &mut impl Iterator<Item = &'a str>) -> 
     })
 }
 
+/// What `reap_with` does beyond removing killed runs' files.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct ReapOptions {
+    /// Also remove the files runs kept on purpose (`iogauge cleanup --kept`).
+    pub kept: bool,
+    /// Remove nothing: say what would be removed (`iogauge cleanup --dry-run`).
+    pub dry_run: bool,
+}
+
 /// What cleaning a directory of dead runs' files did.
 #[derive(Debug, Default, PartialEq)]
 pub(crate) struct Reaped {
-    /// Files removed, each with the pid of the run that left it.
+    /// Files removed (or, in a dry run, that would be), each with the pid of the killed run that
+    /// left it.
     pub removed: Vec<(PathBuf, u32)>,
+    /// Files a run kept on purpose, removed (or that would be) as asked: pid and why kept.
+    pub removed_kept: Vec<(PathBuf, u32, KeptBy)>,
+    /// Files a run kept on purpose, left in place (not asked to remove them).
+    pub kept: Vec<(PathBuf, u32, KeptBy)>,
     /// Files (or markers) left alone, and why.
     pub left: Vec<(PathBuf, String)>,
     /// Markers of runs that are still going (pid), or of other hosts (a shared filesystem).
@@ -347,6 +435,35 @@ impl Reaped {
                 .iter()
                 .map(|(f, why)| format!("note: left {} in place: {why}", shown(f))),
         );
+        out
+    }
+
+    /// One line per run whose kept files are still there: they are the user's, not a killed
+    /// run's (said where a user looks at the directory: `check`, not every fio run).
+    pub(crate) fn describe_kept(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut runs: Vec<(u32, KeptBy, &Path, usize)> = Vec::new();
+        for (f, pid, by) in &self.kept {
+            match runs.iter_mut().find(|r| r.0 == *pid) {
+                Some(r) => r.3 += 1,
+                None => runs.push((*pid, *by, f, 1)),
+            }
+        }
+        for (pid, by, first, n) in runs {
+            let dir = first.parent().unwrap_or(Path::new("."));
+            let what = if n == 1 {
+                shown(first)
+            } else {
+                format!("{n} files (e.g. {})", shown(first))
+            };
+            out.push(format!(
+                "note: {what} kept on purpose by an earlier iogauge run (pid {pid}, {}); \
+                 `iogauge cleanup --kept {}` removes {}",
+                by.flag(),
+                shown(dir),
+                if n == 1 { "it" } else { "them" }
+            ));
+        }
         out
     }
 }
@@ -431,8 +548,13 @@ fn not_theirs(now: &Seen, e: &Entry) -> Option<String> {
 }
 
 /// Removes the files that dead iogauge runs left in `dir` (as their markers list them, with
-/// proof that each is theirs), then the markers.
+/// proof that each is theirs), then the markers; files kept on purpose stay, with their marker.
 pub(crate) fn reap(dir: &Path) -> Reaped {
+    reap_with(dir, ReapOptions::default())
+}
+
+/// [`reap`], also removing kept files (`kept`), or removing nothing (`dry_run`).
+pub(crate) fn reap_with(dir: &Path, opts: ReapOptions) -> Reaped {
     let mut out = Reaped::default();
     let Ok(dfd) = identity::open_dir(dir) else {
         return out;
@@ -462,6 +584,8 @@ pub(crate) fn reap(dir: &Path) -> Reaped {
             continue;
         }
         let mut keep_marker = false;
+        let kept_names: std::collections::HashMap<&OsString, KeptBy> =
+            parsed.kept.iter().map(|(n, by)| (n, *by)).collect();
         for e in &parsed.files {
             let path = dir.join(&e.name);
             let now = match identity::seen_at(dfd.as_fd(), &e.name) {
@@ -472,12 +596,32 @@ pub(crate) fn reap(dir: &Path) -> Reaped {
                     continue;
                 }
             };
+            let kept = kept_names.get(&e.name).copied();
             if let Some(why) = not_theirs(&now, e) {
-                out.left.push((path, why));
+                // A kept file replaced since is simply not the run's any more.
+                if kept.is_none() || opts.kept {
+                    out.left.push((path, why));
+                }
+                continue;
+            }
+            if let (Some(by), false) = (kept, opts.kept) {
+                out.kept.push((path, owner.pid, by));
+                keep_marker = true;
+                continue;
+            }
+            if opts.dry_run {
+                keep_marker = true;
+                match kept {
+                    Some(by) => out.removed_kept.push((path, owner.pid, by)),
+                    None => out.removed.push((path, owner.pid)),
+                }
                 continue;
             }
             match identity::unlink(dfd.as_fd(), &e.name, e.id.is_dir) {
-                Ok(()) => out.removed.push((path, owner.pid)),
+                Ok(()) => match kept {
+                    Some(by) => out.removed_kept.push((path, owner.pid, by)),
+                    None => out.removed.push((path, owner.pid)),
+                },
                 Err(err) => {
                     // Try again later (a filesystem that failed): the marker stays.
                     keep_marker = true;
@@ -496,7 +640,7 @@ pub(crate) fn reap(dir: &Path) -> Reaped {
                 ));
             }
         }
-        if !keep_marker {
+        if !keep_marker && !opts.dry_run {
             let _ = identity::remove_verified(dfd.as_fd(), &m, &mseen.id);
         }
     }
@@ -576,6 +720,82 @@ mod tests {
             Err(Unreadable::Old)
         );
         assert_eq!(parse(b"\xff"), Err(Unreadable::Bad(0)));
+    }
+
+    #[test]
+    fn kept_files_stay_until_asked_and_a_dry_run_removes_nothing() {
+        let d = tempfile::tempdir_in(env!("CARGO_MANIFEST_DIR")).unwrap();
+        let dfd = identity::open_dir(d.path()).unwrap();
+        for n in ["kept", "left"] {
+            std::fs::write(d.path().join(n), b"data").unwrap();
+        }
+        let id = |n: &str| {
+            identity::seen_at(dfd.as_fd(), OsStr::new(n))
+                .unwrap()
+                .unwrap()
+                .id
+        };
+        // A dead run (pid above pid_max) that kept one file and was killed with the other.
+        let dead = Owner {
+            pid: 4_194_305,
+            start: 1,
+            ..Owner::me()
+        };
+        let text = format!(
+            "{}{}{}kept kept keep-files\n",
+            dead.header(),
+            file_line(OsStr::new("kept"), &id("kept"), Some(4)),
+            file_line(OsStr::new("left"), &id("left"), Some(4)),
+        );
+        let p = parse(text.as_bytes()).unwrap();
+        assert_eq!(p.kept, [(OsString::from("kept"), KeptBy::KeepFiles)]);
+        for bad in ["kept a", "kept a why", "kept a unlink=0 x"] {
+            assert!(parse(format!("{}{bad}\n", dead.header()).as_bytes()).is_err());
+        }
+        let marker = d.path().join(".iogauge-run.4194305.1");
+        std::fs::write(&marker, &text).unwrap();
+        let kept = d.path().join("kept");
+        let left = d.path().join("left");
+        // A dry run: what would go, and nothing goes.
+        let dry = ReapOptions {
+            kept: true,
+            dry_run: true,
+        };
+        let r = reap_with(d.path(), dry);
+        assert_eq!(r.removed, [(left.clone(), 4_194_305)]);
+        assert_eq!(
+            r.removed_kept,
+            [(kept.clone(), 4_194_305, KeptBy::KeepFiles)]
+        );
+        assert!(kept.exists() && left.exists() && marker.exists());
+        // Unasked, the killed run's file goes; the kept one and the marker stay.
+        let r = reap(d.path());
+        assert_eq!(r.removed, [(left.clone(), 4_194_305)]);
+        assert_eq!(r.kept, [(kept.clone(), 4_194_305, KeptBy::KeepFiles)]);
+        assert!(r.describe().iter().all(|l| !l.contains("kept")));
+        assert_eq!(
+            r.describe_kept(),
+            [format!(
+                "note: {} kept on purpose by an earlier iogauge run (pid 4194305, --keep-files); \
+                 `iogauge cleanup --kept {}` removes it",
+                shown(&kept),
+                shown(d.path())
+            )]
+        );
+        assert!(kept.exists() && !left.exists() && marker.exists());
+        // Asked: it goes, with the marker.
+        let r = reap_with(
+            d.path(),
+            ReapOptions {
+                kept: true,
+                dry_run: false,
+            },
+        );
+        assert_eq!(
+            r.removed_kept,
+            [(kept.clone(), 4_194_305, KeptBy::KeepFiles)]
+        );
+        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0);
     }
 
     #[test]

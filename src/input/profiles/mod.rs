@@ -75,6 +75,15 @@ pub(crate) fn from_text(text: &str, at: &str) -> Result<Profile, String> {
     let p: Profile = yaml_serde::from_str(text)
         .map_err(|e| format!("profile '{at}': {e}; the format is described in docs/PROFILES.md"))?;
     p.validate().map_err(|e| format!("profile '{at}': {e}"))?;
+    // History and compare know a profile by its name: two different workloads under one name
+    // would be compared as if they were the same test.
+    if names().any(|n| n == p.name) {
+        return Err(format!(
+            "profile '{at}': name '{0}' is a built-in profile's; give your profile a name of its \
+             own (e.g. name: {0}-custom), so that history and compare never mix the two",
+            p.name
+        ));
+    }
     Ok(p)
 }
 
@@ -197,19 +206,15 @@ impl Profile {
         for m in &self.metrics {
             let parse = |a: &Amount, what: &str| {
                 let v = a
-                    .value()
-                    .map_err(|e| format!("metric '{}': {what}: {e}", m.key.name()))?;
+                    .value_for(m.key, what)
+                    .map_err(|e| format!("metric '{}': {e}", m.key.name()))?;
                 if v.is_finite() && v > 0.0 {
                     Ok(v)
                 } else {
                     Err(format!(
                         "metric '{}': {what}: expected a threshold above 0, e.g. {what}: {}",
                         m.key.name(),
-                        if matches!(a, Amount::Text(_)) {
-                            "10ms"
-                        } else {
-                            "500"
-                        }
+                        if m.key.is_latency() { "10ms" } else { "500" }
                     ))
                 }
             };
@@ -231,6 +236,13 @@ impl Profile {
                         }
                     ));
                 }
+            }
+        }
+        for r in &self.references {
+            if let Some(a) = &r.sync_p99 {
+                a.value_for(MetricKey::SyncP99, "sync_p99").map_err(|e| {
+                    format!("references: '{}': {e}", crate::input::shorten(&r.system))
+                })?;
             }
         }
         Ok(())
@@ -464,7 +476,40 @@ mod tests {
             err(&metric(
                 "key: sync_p99, label: l, better: lower, pass: soon"
             )),
-            "metric 'sync_p99': pass: expected a Go duration such as 90s, 2m, 1m30s, 500ms or 1.5h"
+            "metric 'sync_p99': pass: expected a Go duration such as 90s, 2m, 1m30s, 500ms or 1.5h; units: ns, us or µs, ms, s, m, h"
+        );
+        // A latency without a unit would be nanoseconds; a rate given as a duration, nonsense.
+        assert_eq!(
+            err(&metric("key: sync_p99, label: l, better: lower, pass: 5")),
+            "metric 'sync_p99': pass: 5 has no unit; a latency takes a duration with its unit (ns, us or µs, ms, s, m, h), e.g. pass: 5ms"
+        );
+        assert_eq!(
+            err(&metric("key: sync_p99, label: l, better: lower, pass: 5ms, warn: \"20\"")),
+            "metric 'sync_p99': warn: '20' has no time unit; a latency takes a duration with its unit (ns, us or µs, ms, s, m, h), e.g. warn: 10ms"
+        );
+        assert_eq!(
+            err(&metric("key: write_iops, label: l, better: higher, pass: 10ms")),
+            "metric 'write_iops': pass: '10ms': write_iops is a rate in IOPS, so write a number such as 1000 (or 1000 IOPS), not a duration"
+        );
+        assert_eq!(
+            err(&format!(
+                "{}references:\n  - {{system: disk, sync_p99: 4.2}}\n",
+                metric("key: sync_p99, label: l, better: lower, pass: 5ms")
+            )),
+            "references: 'disk': sync_p99: 4.2 has no unit; a latency takes a duration with its unit (ns, us or µs, ms, s, m, h), e.g. sync_p99: 4.2ms"
+        );
+        // A rate may carry its unit.
+        std::fs::write(
+            &f,
+            metric("key: write_iops, label: l, better: higher, pass: 1000 IOPS, warn: 750"),
+        )
+        .unwrap();
+        assert_eq!(load_file(&f).unwrap().metrics[0].pass.value(), Ok(1000.0));
+        // A built-in profile's name is refused: compare would mix two different tests.
+        assert_eq!(
+            err(&metric("key: sync_p99, label: l, better: lower, pass: 1s")
+                .replace("name: x", "name: etcd")),
+            "name 'etcd' is a built-in profile's; give your profile a name of its own (e.g. name: etcd-custom), so that history and compare never mix the two"
         );
         assert_eq!(
             err("name: s\ntitle: t\nsmall_files: {files: 4000000000, size: 5}\nmetrics:\n  - {key: small_files_total, label: l, better: lower, pass: 10s, source: s}\n"),
