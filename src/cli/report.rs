@@ -34,7 +34,43 @@ pub(crate) fn main(a: ReportArgs) -> i32 {
             return EXIT_USAGE;
         }
     };
-    let v: serde_json::Value = match crate::report::bounded::parse(&text) {
+    // fio's --status-interval writes one whole document per interval, then the run's result:
+    // the last complete one is what the run measured.
+    let (range, found) = match documents(&text) {
+        Ok((ranges, cut)) if ranges.len() > 1 || (cut && !ranges.is_empty()) => {
+            let n = ranges.len();
+            let last = ranges[n - 1].clone();
+            let what = if cut {
+                format!(
+                    "{n} complete JSON documents and an incomplete one after them (a \
+                     --status-interval stream cut short?); rendering the last complete one, \
+                     the results as of its interval, not the run's end"
+                )
+            } else {
+                format!(
+                    "{n} JSON documents, one after another (fio's --status-interval output); \
+                     rendering the last, the run's result"
+                )
+            };
+            (last, Some(what))
+        }
+        // JSON documents, then something else (text output mixed in): say what was found.
+        Err((n, e)) if n > 0 => {
+            eprintln!(
+                "iogauge report: {name} holds {n} JSON document{}, then something that is not \
+                 JSON ({e}); expected JSON documents only, as --output-format=json writes them \
+                 (with several formats, fio mixes text in: use json alone)",
+                if n == 1 { "" } else { "s" }
+            );
+            return EXIT_USAGE;
+        }
+        // One document, nothing at all, or not JSON: parsed whole, for its own message.
+        _ => (0..text.len(), None),
+    };
+    if let Some(what) = &found {
+        eprintln!("iogauge report: {name} holds {what}");
+    }
+    let v: serde_json::Value = match crate::report::bounded::parse(&text[range]) {
         Ok(v) => v,
         Err(e) if e.is_data() => {
             eprintln!("iogauge report: cannot render {name}: {e}");
@@ -72,6 +108,29 @@ pub(crate) fn main(a: ReportArgs) -> i32 {
                 EXIT_ERROR
             }
         },
+    }
+}
+
+/// The byte ranges of the complete JSON values `text` holds one after another (whitespace
+/// between them), and whether an incomplete one follows: the shape of fio's --status-interval
+/// JSON output, and of one cut short. Values are skipped, not built, so this costs no memory.
+/// Err: something that is not JSON, after how many complete values.
+fn documents(text: &str) -> Result<(Vec<std::ops::Range<usize>>, bool), (usize, serde_json::Error)> {
+    let mut values =
+        serde_json::Deserializer::from_str(text).into_iter::<serde::de::IgnoredAny>();
+    let mut ranges = Vec::new();
+    let mut start = 0;
+    loop {
+        match values.next() {
+            None => return Ok((ranges, false)),
+            Some(Ok(_)) => {
+                let end = values.byte_offset();
+                ranges.push(start..end);
+                start = end;
+            }
+            Some(Err(e)) if e.is_eof() => return Ok((ranges, true)),
+            Some(Err(e)) => return Err((ranges.len(), e)),
+        }
     }
 }
 

@@ -21,6 +21,9 @@ pub(super) fn usage() -> String {
            --readonly               refuse every job that writes and every file layout\n  \
            --max-jobs=N             accepted and ignored, as fio 3.33 does\n  \
            --report=FILE            also write a self-contained HTML page of the run (charts)\n  \
+           --json-intervals         add iogauge's per-interval data to json/json+ output: IOPS and\n  \
+                                    bandwidth series and latency histograms per 100 ms (what the\n  \
+                                    report's over-time charts need; the history keeps them anyway)\n  \
            --cmdhelp[=OPTION]       describe one job option, or all of them\n  \
            --version, --help\n\
          \n\

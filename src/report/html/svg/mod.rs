@@ -84,6 +84,9 @@ pub(crate) struct LineChart {
     pub y_fmt: Fmt,
     /// Ticks placed by the caller (e.g. percentiles on a "nines" axis); None: linear ticks.
     pub x_ticks: Option<Vec<(f64, String)>>,
+    /// Where a linear x axis ends (a time axis: the job's runtime), its ticks kept within it;
+    /// None: at the tick covering the largest x.
+    pub x_end: Option<f64>,
     /// Column header of x in the data table, and how x is written there.
     pub x_name: String,
     pub x_table: Fmt,
@@ -343,6 +346,7 @@ mod tests {
             x_fmt: |v| format!("{v}"),
             y_fmt: fmt_ns,
             x_ticks: None,
+            x_end: None,
             x_name: "x".into(),
             x_table: |v| format!("{v}"),
             y_log: true,
