@@ -367,6 +367,8 @@ fn an_iogauge_fio_run_as_a_page() {
         "--runtime=2",
         &format!("--directory={}", dir.path().display()),
         "--output-format=json",
+        // The --report page always has the intervals; the saved JSON with this flag.
+        "--json-intervals",
         &format!("--output={}", json.display()),
         "--report",
         page.to_str().unwrap(),
@@ -585,6 +587,8 @@ fn a_comparison_as_a_page() {
             "--runtime=3",
             &format!("--rate_iops={rate}"),
             "--output-format=json",
+            // One run per side: compare resamples the runs' intervals.
+            "--json-intervals",
         ]);
         assert!(o.status.success(), "{}", text(&o.stderr));
         let p = d.path().join(name);

@@ -236,9 +236,9 @@ fn over_time(sec: &Value, series: &str, tail: &str) -> Vec<(f64, f64)> {
     pts
 }
 
-/// The rate the section's table shows: all I/Os over the runtime (fio's `iops`, and `bw` in
-/// KiB/s, from `bw_bytes` when present for the fraction).
-fn table_rate(sec: &Value, iops: bool) -> f64 {
+/// The rate a section's table shows and its over-time chart's mean line: all I/Os over the
+/// runtime (fio's `iops`, and `bw` in KiB/s, from `bw_bytes` when present for the fraction).
+pub(super) fn table_rate(sec: &Value, iops: bool) -> f64 {
     if iops {
         f(sec, "iops")
     } else {
