@@ -39,7 +39,6 @@ fn io_uring_works(cwd: &Path) -> bool {
     o.status.success()
 }
 
-
 /// Checks one section's `lat_intervals` against the section itself: the counts add up to
 /// `total_ios`, ends increase on the grid, the last ends within one interval of `runtime_ms`,
 /// and the percentiles of all intervals merged match `percentiles` (the section's table) within

@@ -53,7 +53,8 @@ fn number(text: &str) -> (f64, String) {
     let text = text.trim().replace(',', "");
     let (n, unit) = text.split_once(' ').unwrap_or((&text, ""));
     (
-        n.parse().unwrap_or_else(|_| panic!("not a number: {text:?}")),
+        n.parse()
+            .unwrap_or_else(|_| panic!("not a number: {text:?}")),
         unit.to_string(),
     )
 }
@@ -110,7 +111,13 @@ fn last_point_x(figure: &str) -> Vec<f64> {
         .split("<polyline class=\"line")
         .skip(1)
         .map(|p| {
-            let pts = p.split("points=\"").nth(1).unwrap().split('"').next().unwrap();
+            let pts = p
+                .split("points=\"")
+                .nth(1)
+                .unwrap()
+                .split('"')
+                .next()
+                .unwrap();
             let last = pts.split(' ').next_back().unwrap();
             last.split(',').next().unwrap().parse().unwrap()
         })
@@ -133,11 +140,7 @@ fn data_table(html: &str) -> (Vec<String>, Vec<Vec<String>>) {
             .collect()
     };
     let (head, body) = t.split_once("</thead>").unwrap();
-    let rows = body
-        .split("<tr>")
-        .skip(1)
-        .map(|r| cells(r, "td"))
-        .collect();
+    let rows = body.split("<tr>").skip(1).map(|r| cells(r, "td")).collect();
     (cells(head, "th"), rows)
 }
 
@@ -154,7 +157,9 @@ fn numbers_row(html: &str, after: &str, section: &str) -> Vec<String> {
 /// The legend entry of a mean line: `{dir} mean {value}`.
 fn legend_mean(figure: &str, dir: &str) -> String {
     let key = format!("<span class=\"key mean\"></span>{dir} mean ");
-    let at = figure.find(&key).unwrap_or_else(|| panic!("no {dir} mean in {figure}"));
+    let at = figure
+        .find(&key)
+        .unwrap_or_else(|| panic!("no {dir} mean in {figure}"));
     let rest = &figure[at + key.len()..];
     rest[..rest.find('<').unwrap()].to_string()
 }
@@ -186,22 +191,38 @@ fn assert_agrees(html: &str, job: &Value, after: &str) {
         let iops = sec["iops"].as_f64().unwrap();
         let fig = chart(html, "IOPS over time").expect("an IOPS chart");
         let mean = legend_mean(fig, d);
-        assert_eq!(mean, row[2], "{d}: the chart's mean is not the table's IOPS");
+        assert_eq!(
+            mean, row[2],
+            "{d}: the chart's mean is not the table's IOPS"
+        );
         let (v, unit) = number(&mean);
         assert_eq!(unit, "IOPS");
-        assert!(close(v, iops, 0.0051), "{d}: {mean} against the document's {iops}");
+        assert!(
+            close(v, iops, 0.0051),
+            "{d}: {mean} against the document's {iops}"
+        );
         // Bandwidth: in KiB/s or MiB/s, each within its three figures of the document's.
         let bw = sec["bw_bytes"].as_f64().unwrap() / 1024.0;
         let fig = chart(html, "Bandwidth over time").expect("a bandwidth chart");
         let mean = kib_s(&legend_mean(fig, d));
         let table = kib_s(&row[3]);
-        assert!(close(mean, bw, 0.0051), "{d}: chart {mean} KiB/s, document {bw}");
-        assert!(close(table, bw, 0.0051), "{d}: table {table} KiB/s, document {bw}");
+        assert!(
+            close(mean, bw, 0.0051),
+            "{d}: chart {mean} KiB/s, document {bw}"
+        );
+        assert!(
+            close(table, bw, 0.0051),
+            "{d}: table {table} KiB/s, document {bw}"
+        );
         // p50 and p99: the table's cells are the document's percentiles.
         let pct = &sec["clat_ns"]["percentile"];
         for (col, key) in [(5, "50.000000"), (6, "99.000000")] {
             let want = pct[key].as_f64().unwrap();
-            assert!(close(ns(&row[col]), want, 0.0051), "{d} p{key}: {}", row[col]);
+            assert!(
+                close(ns(&row[col]), want, 0.0051),
+                "{d} p{key}: {}",
+                row[col]
+            );
         }
         over_time += 1;
     }
@@ -262,7 +283,9 @@ fn a_short_check_run_charts_agree_with_its_tables() {
     assert_agrees(&html, job, "<h3>Measurements</h3>");
     // The sync row's p99 is the judged number, and the percentile chart's p99 point is it.
     let row = numbers_row(&html, "<h3>Measurements</h3>", "sync");
-    let p99 = job["sync"]["lat_ns"]["percentile"]["99.000000"].as_f64().unwrap();
+    let p99 = job["sync"]["lat_ns"]["percentile"]["99.000000"]
+        .as_f64()
+        .unwrap();
     assert!(close(ns(&row[6]), p99, 0.0051), "{row:?} against {p99}");
     let (head, rows) = data_table(chart(&html, "Latency percentiles").unwrap());
     let col = head
@@ -386,7 +409,10 @@ fn fios_json_is_lean_unless_the_intervals_are_asked_for() {
     // Same keys as the full document but the per-direction `iogauge`.
     let mut stripped = fv.clone();
     for dir in ["read", "write", "trim"] {
-        stripped["jobs"][0][dir].as_object_mut().unwrap().remove("iogauge");
+        stripped["jobs"][0][dir]
+            .as_object_mut()
+            .unwrap()
+            .remove("iogauge");
     }
     let paths = |v: &Value| {
         let mut out = std::collections::BTreeSet::new();
@@ -430,10 +456,14 @@ fn fios_json_is_lean_unless_the_intervals_are_asked_for() {
                 none; <code>iogauge fio</code> adds it to its JSON output with \
                 <code>--json-intervals</code>";
     let (l, f) = (page("lean.json"), page("full.json"));
-    assert!(l.contains(&note), "{l}");
-    assert!(!titles(&l).iter().any(|t| t.contains("over time")), "{:?}", titles(&l));
+    assert!(l.contains(note), "{l}");
+    assert!(
+        !titles(&l).iter().any(|t| t.contains("over time")),
+        "{:?}",
+        titles(&l)
+    );
     assert!(titles(&l).iter().any(|t| t == "Latency percentiles"));
-    assert!(!f.contains(&note));
+    assert!(!f.contains(note));
     assert!(titles(&f).iter().any(|t| t == "IOPS over time"));
 }
 

@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 #[derive(clap::Args, Debug)]
 #[command(after_help = "\
 Reads what 'check --format json', 'kube check --format json', preflight (preflight.iogauge.json)
-or 'fio --output-format=json' wrote. Exit codes: 0 written, 1 cannot write, 2 bad input.")]
+or 'fio --output-format=json' wrote; of a '--status-interval' stream (one document per interval,
+then the run's), the last. 'iogauge fio' JSON has the charts over time with --json-intervals.
+Exit codes: 0 written, 1 cannot write, 2 bad input.")]
 pub(crate) struct ReportArgs {
     /// The JSON document; '-' reads stdin
     #[arg(value_name = "RESULT.json")]
@@ -111,13 +113,16 @@ pub(crate) fn main(a: ReportArgs) -> i32 {
     }
 }
 
-/// The byte ranges of the complete JSON values `text` holds one after another (whitespace
-/// between them), and whether an incomplete one follows: the shape of fio's --status-interval
-/// JSON output, and of one cut short. Values are skipped, not built, so this costs no memory.
-/// Err: something that is not JSON, after how many complete values.
-fn documents(text: &str) -> Result<(Vec<std::ops::Range<usize>>, bool), (usize, serde_json::Error)> {
-    let mut values =
-        serde_json::Deserializer::from_str(text).into_iter::<serde::de::IgnoredAny>();
+/// The byte ranges of the complete JSON documents in a text, and whether an incomplete one
+/// follows them.
+type Documents = (Vec<std::ops::Range<usize>>, bool);
+
+/// The complete JSON values `text` holds one after another (whitespace between them) and
+/// whether an incomplete one follows: the shape of fio's --status-interval JSON output, and of
+/// one cut short. Values are skipped, not built, so this costs no memory. Err: something that
+/// is not JSON, after how many complete values.
+fn documents(text: &str) -> Result<Documents, (usize, serde_json::Error)> {
+    let mut values = serde_json::Deserializer::from_str(text).into_iter::<serde::de::IgnoredAny>();
     let mut ranges = Vec::new();
     let mut start = 0;
     loop {

@@ -197,7 +197,12 @@ fn job(j: &JobReport, plus: bool, detail: Detail) -> J {
             lat_object(&j.sync.write_and_sync, plus),
         );
     }
-    if let Some(li) = j.sync.lat_intervals.as_ref().filter(|_| detail == Detail::Intervals) {
+    if let Some(li) = j
+        .sync
+        .lat_intervals
+        .as_ref()
+        .filter(|_| detail == Detail::Intervals)
+    {
         extra.val("lat_intervals", lat_intervals(li));
     }
     if !extra.0.is_empty() {
@@ -938,7 +943,10 @@ mod tests {
         for plus in [false, true] {
             let full = parse(&render_json_with(&r, plus, Detail::Intervals));
             let lean = parse(&render_json_with(&r, plus, Detail::Lean));
-            assert_eq!(render_json(&r, plus), render_json_with(&r, plus, Detail::Intervals));
+            assert_eq!(
+                render_json(&r, plus),
+                render_json_with(&r, plus, Detail::Intervals)
+            );
             let mut stripped = full.clone();
             for d in ["read", "write", "trim"] {
                 stripped["jobs"][0][d]
@@ -947,7 +955,9 @@ mod tests {
                     .remove("iogauge");
             }
             if let Some(sync) = stripped["jobs"][0]["sync"].get_mut("iogauge") {
-                sync.as_object_mut().expect("sync's iogauge").remove("lat_intervals");
+                sync.as_object_mut()
+                    .expect("sync's iogauge")
+                    .remove("lat_intervals");
                 if sync.as_object().is_some_and(|o| o.is_empty()) {
                     stripped["jobs"][0]["sync"]
                         .as_object_mut()

@@ -26,13 +26,13 @@ pub(crate) mod fixtures;
 use std::time::SystemTime;
 
 // The statistics' own summaries, defined beside the code that computes them.
+/// fio's percentile rank, the one rule of every percentile (the integration tests check
+/// documents with it).
+pub use crate::stats::latency::fio_rank;
 pub use crate::stats::summary::{
     CpuReport, DepthReport, DiskReport, IntervalLatency, LatIntervals, LatSummary, LatencyBuckets,
     PercentileMethod, SampleSummary, SeriesPoint,
 };
-/// fio's percentile rank, the one rule of every percentile (the integration tests check
-/// documents with it).
-pub use crate::stats::latency::fio_rank;
 
 /// Statistics of one direction (read, write or trim) of a job or group.
 #[derive(Debug, Clone, PartialEq, Default)]

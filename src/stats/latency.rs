@@ -306,7 +306,7 @@ pub fn fio_rank(p: f64, n: u64) -> u64 {
         return 0;
     }
     // Also NaN, which percentile lists never hold (they are validated when parsed).
-    if !(p > 0.0) {
+    if p.is_nan() || p <= 0.0 {
         return 1;
     }
     if p >= 100.0 {

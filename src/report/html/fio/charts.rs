@@ -437,10 +437,7 @@ pub(crate) fn job_charts(job: &Value, judged: &Judged) -> String {
              switches latency collection off).</p>\n"
         );
     }
-    format!(
-        "{note}<div class=\"charts\">\n{}</div>\n",
-        charts.concat()
-    )
+    format!("{note}<div class=\"charts\">\n{}</div>\n", charts.concat())
 }
 
 /// A job with I/O whose document carries none of iogauge's per-interval data (a lean

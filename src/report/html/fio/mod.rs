@@ -10,8 +10,8 @@ use serde_json::Value;
 use std::fmt::Write;
 
 mod charts;
-pub(crate) use charts::{job_charts, percentile_chart, percentiles};
 use charts::table_rate;
+pub(crate) use charts::{job_charts, percentile_chart, percentiles};
 
 /// What a check adds to a job's charts: its thresholds drawn where they apply.
 #[derive(Default)]
