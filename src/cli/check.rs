@@ -4,6 +4,7 @@
 use super::history::{save, HistoryFlags};
 use super::progress::Terminal;
 use super::report::{with_output, write_report};
+use super::stdout;
 use super::{Stop, EXIT_ERROR, EXIT_FAIL, EXIT_OK, EXIT_USAGE, EXIT_WARN};
 use crate::app::check::{check, list_profiles, CheckRequest};
 use crate::history::{Invocation, NewRun};
@@ -127,7 +128,7 @@ impl CheckArgs {
 
 pub(crate) fn main(a: CheckArgs, stop: &Stop) -> i32 {
     if a.list {
-        print!("{}", list_profiles());
+        stdout::print(&list_profiles());
         return EXIT_OK;
     }
     let at = Invocation::now();
@@ -148,14 +149,14 @@ pub(crate) fn main(a: CheckArgs, stop: &Stop) -> i32 {
         }
     };
     match a.format {
-        Format::Json => println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default()),
-        Format::JsonLine => println!("{}", serde_json::to_string(&doc).unwrap_or_default()),
-        Format::Markdown => print!("{}", render_check_markdown(&doc)),
-        Format::Csv => print!("{}", render_check_csv(&doc)),
+        Format::Json => stdout::println(&serde_json::to_string_pretty(&doc).unwrap_or_default()),
+        Format::JsonLine => stdout::println(&serde_json::to_string(&doc).unwrap_or_default()),
+        Format::Markdown => stdout::print(&render_check_markdown(&doc)),
+        Format::Csv => stdout::print(&render_check_csv(&doc)),
         Format::Text => {
             // Colour only on a terminal, and never with NO_COLOR set (no-color.org).
             let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-            print!("{}", render_check_text(&doc, color));
+            stdout::print(&render_check_text(&doc, color));
         }
     }
     let report = a.report.as_ref().map_or(EXIT_OK, |path| {

@@ -1,6 +1,7 @@
 //! `iogauge cleanup DIR…`: remove the files that killed iogauge runs left in each directory
 //! (`workload/marker.rs`: only files a run's marker lists, with proof the run created them).
 
+use super::stdout;
 use super::{EXIT_OK, EXIT_USAGE};
 use crate::workload::marker;
 use std::path::PathBuf;
@@ -34,10 +35,10 @@ pub(crate) fn main(a: CleanupArgs) -> i32 {
     for d in &a.dirs {
         let r = marker::reap(d);
         for (f, pid) in &r.removed {
-            println!(
+            stdout::println(&format!(
                 "removed {} (left by iogauge pid {pid}, killed)",
                 marker::shown(f)
-            );
+            ));
         }
         removed += r.removed.len();
         for (f, why) in &r.left {

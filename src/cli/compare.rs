@@ -1,6 +1,7 @@
 //! `iogauge compare A B` (or `--a RUN… --b RUN…`): loads the results, compares them, prints the
 //! table (text, JSON, Markdown or CSV) and exits 3 when something got worse.
 
+use super::stdout;
 use super::{EXIT_FAIL, EXIT_OK, EXIT_USAGE};
 use crate::compare::{compare, Noise};
 use crate::history::History;
@@ -120,10 +121,10 @@ pub(crate) fn main(a: CompareArgs) -> i32 {
         }
     };
     match a.format {
-        Format::Text => print!("{}", render_compare_text(&doc)),
-        Format::Json => println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default()),
-        Format::Markdown => print!("{}", render_compare_markdown(&doc)),
-        Format::Csv => print!("{}", render_compare_csv(&doc)),
+        Format::Text => stdout::print(&render_compare_text(&doc)),
+        Format::Json => stdout::println(&serde_json::to_string_pretty(&doc).unwrap_or_default()),
+        Format::Markdown => stdout::print(&render_compare_markdown(&doc)),
+        Format::Csv => stdout::print(&render_compare_csv(&doc)),
     }
     let report = a.report.as_ref().map_or(EXIT_OK, |path| {
         super::report::write_report(

@@ -2,6 +2,7 @@
 
 use super::history::{save, HistoryFlags};
 use super::report::{with_output, write_report};
+use super::stdout;
 use super::{EXIT_ERROR, EXIT_OK, EXIT_USAGE};
 use crate::history::{Invocation, NewRun};
 use crate::input::fio::{parse_fio_args, FioCommand};
@@ -12,7 +13,7 @@ use crate::report::json::{render_json, render_json_with, Detail};
 use crate::report::{normal::render_normal, terse::render_terse, Report};
 use crate::run::partial::{failure_line, fio_error_line};
 use crate::run::{run, RunError, RunOptions};
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 pub(crate) fn main(mut args: Vec<String>, stop: &super::Stop) -> i32 {
@@ -36,11 +37,11 @@ pub(crate) fn main(mut args: Vec<String>, stop: &super::Stop) -> i32 {
     };
     let (spec, out) = match cmd {
         FioCommand::Version => {
-            println!("{}", Report::version_string());
+            stdout::println(&Report::version_string());
             return EXIT_OK;
         }
         FioCommand::Help(text) => {
-            print!("{text}");
+            stdout::print(&text);
             return EXIT_OK;
         }
         FioCommand::Run(spec, out) => (spec, out),
@@ -54,26 +55,30 @@ pub(crate) fn main(mut args: Vec<String>, stop: &super::Stop) -> i32 {
             }
         }
     }
-    for w in &out.warnings {
-        eprintln!("iogauge fio: note: {w}");
-    }
     if out.parse_only {
         return EXIT_OK;
     }
     let opts = RunOptions {
         progress: show_progress(&out),
-        status: status_interval(&out),
+        status: status_interval(&out, stop.flag()),
         ..RunOptions::default()
     };
-    match run(&spec, &opts, stop.flag()) {
+    // Notes on options fio accepts silently go with the results (the text output's "iogauge
+    // notes", the JSON's iogauge section), not to stderr, where fio is silent and scripts
+    // take any line for a failure.
+    let noted = |mut r: Report| {
+        r.notes.extend(out.warnings.iter().cloned());
+        r
+    };
+    match run(&spec, &opts, stop.flag()).map(noted) {
         // Like fio, an interrupted run prints what it measured until then.
         Ok(report) if stop.is_set() => {
             eprintln!(
                 "iogauge fio: interrupted by {}; removed the files iogauge created; results so far follow",
-                stop.reason()
+                reason(stop)
             );
             write_output(&out, &report);
-            let note = format!("interrupted by {}; results so far", stop.reason());
+            let note = format!("interrupted by {}; results so far", reason(stop));
             save(&history, || saved(&report, &out, Some(note), &at));
             EXIT_ERROR
         }
@@ -118,7 +123,7 @@ pub(crate) fn main(mut args: Vec<String>, stop: &super::Stop) -> i32 {
         Err(e) if stop.is_set() => {
             eprintln!(
                 "iogauge fio: interrupted by {} ({e}); removed the files iogauge created",
-                stop.reason()
+                reason(stop)
             );
             EXIT_ERROR
         }
@@ -126,6 +131,15 @@ pub(crate) fn main(mut args: Vec<String>, stop: &super::Stop) -> i32 {
             eprintln!("iogauge fio: {e}");
             EXIT_ERROR
         }
+    }
+}
+
+/// Why the run stopped early: a signal, or a `--status-interval` stream nobody reads any more.
+fn reason(stop: &super::Stop) -> &'static str {
+    if stdout::closed() {
+        "a closed stdout"
+    } else {
+        stop.reason()
     }
 }
 
@@ -185,7 +199,10 @@ static PREAMBLE_SHOWN: AtomicBool = AtomicBool::new(false);
 /// `--status-interval`: each report so far in every selected format, as fio (a whole JSON
 /// document per interval, the text results block without the header), to stdout or appended to
 /// `--output` (which is emptied first; the end report is then appended too).
-fn status_interval(out: &FioOutput) -> Option<crate::run::status::StatusInterval> {
+fn status_interval(
+    out: &FioOutput,
+    stop: &std::sync::Arc<AtomicBool>,
+) -> Option<crate::run::status::StatusInterval> {
     let every = out.status_interval?;
     if let Some(p) = &out.path {
         // Created empty, as a new file (see output_file); the dumps are then appended.
@@ -194,6 +211,7 @@ fn status_interval(out: &FioOutput) -> Option<crate::run::status::StatusInterval
         }
     }
     let how = out.clone();
+    let stop = stop.clone();
     let sink = move |r: &Report| {
         let mut text = String::new();
         for f in &how.formats {
@@ -209,6 +227,10 @@ fn status_interval(out: &FioOutput) -> Option<crate::run::status::StatusInterval
             });
         }
         let _ = emit(&how, &text);
+        // Nobody reads the dumps any more (`| head`): the run stops as on Ctrl-C, cleaning up.
+        if stdout::closed() {
+            stop.store(true, Ordering::Relaxed);
+        }
     };
     Some(crate::run::status::StatusInterval {
         every,
@@ -221,10 +243,10 @@ fn emit(out: &FioOutput, text: &str) -> Result<(), OutputError> {
     match &out.path {
         Some(path) if out.status_interval.is_some() => append(path, text.as_bytes()),
         Some(path) => write_file(path, text.as_bytes()),
-        None => std::io::stdout()
-            .lock()
-            .write_all(text.as_bytes())
-            .map_err(|e| OutputError::Failed(format!("cannot write stdout: {e}"))),
+        None => {
+            stdout::write(text.as_bytes());
+            Ok(())
+        }
     }
 }
 
@@ -238,7 +260,7 @@ fn write_output(out: &FioOutput, report: &Report) -> i32 {
         Ok(()) => EXIT_OK,
         Err(e) if out.path.is_some() => {
             eprintln!("iogauge fio: the results were not written: {e}; they follow on stdout");
-            let _ = std::io::stdout().lock().write_all(text.as_bytes());
+            stdout::write(text.as_bytes());
             super::output_exit_code(&e)
         }
         Err(e) => {

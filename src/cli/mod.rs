@@ -10,6 +10,7 @@ pub(crate) mod kube;
 pub(crate) mod preflight;
 pub(crate) mod progress;
 pub(crate) mod report;
+pub(crate) mod stdout;
 
 pub(crate) use crate::run::stop::Stop;
 use clap::{CommandFactory, Parser, Subcommand};
@@ -94,7 +95,7 @@ pub fn main() -> i32 {
             return if e.use_stderr() { EXIT_USAGE } else { EXIT_OK };
         }
     };
-    match cli.command {
+    let code = match cli.command {
         Command::Check(a) => check::main(a, &stop),
         Command::Fio { args } => {
             let args: Result<Vec<String>, OsString> =
@@ -116,15 +117,14 @@ pub fn main() -> i32 {
         Command::History(a) => history::main(a),
         Command::Cleanup(a) => cleanup::main(a),
         Command::Completions { shell } => {
-            clap_complete::generate(
-                shell,
-                &mut Cli::command(),
-                "iogauge",
-                &mut std::io::stdout(),
-            );
+            // Rendered first: clap_complete panics on a write error, and stdout may be a closed pipe.
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "iogauge", &mut script);
+            stdout::write(&script);
             EXIT_OK
         }
-    }
+    };
+    stdout::exit_code(code)
 }
 
 /// Installed as `kubectl-iogauge`, the binary is a kubectl plugin: `kubectl iogauge check …`

@@ -3,6 +3,7 @@
 
 use super::history::{save, HistoryFlags};
 use super::report::{with_output, write_report};
+use super::stdout;
 use super::{Stop, EXIT_ERROR, EXIT_FAIL, EXIT_OK, EXIT_USAGE, EXIT_WARN};
 use crate::app::preflight::{check_results, load_specs, preflight, Observer, PreflightRequest};
 use crate::history::{Invocation, NewRun};
@@ -123,15 +124,13 @@ pub(crate) fn main(a: PreflightArgs, stop: &Stop) -> i32 {
     }
     let outcomes = &r.document.outcomes;
     match a.format {
-        Format::Human => print!("{}", render_human(&r.document.name, outcomes)),
-        Format::Json => println!(
-            "{}",
-            serde_json::to_string_pretty(&grouped(outcomes)).unwrap_or_default()
-        ),
-        Format::Yaml => print!(
-            "{}",
-            yaml_serde::to_string(&grouped(outcomes)).unwrap_or_default()
-        ),
+        Format::Human => stdout::print(&render_human(&r.document.name, outcomes)),
+        Format::Json => {
+            stdout::println(&serde_json::to_string_pretty(&grouped(outcomes)).unwrap_or_default())
+        }
+        Format::Yaml => {
+            stdout::print(&yaml_serde::to_string(&grouped(outcomes)).unwrap_or_default())
+        }
     }
     keep();
     // troubleshoot's order: a failed outcome, then a warning (an analyzer's decision, which

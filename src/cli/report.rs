@@ -1,10 +1,10 @@
 //! `iogauge report RESULT.json -o FILE.html`: a saved document as an HTML page; and writing the
 //! page that `--report FILE` asks of check, preflight, fio and kube check.
 
-use super::{EXIT_ERROR, EXIT_OK, EXIT_USAGE, EXIT_WARN};
+use super::{EXIT_OK, EXIT_USAGE, EXIT_WARN};
 use crate::output_file::{check_destination, write_file};
 use crate::report::html::render_json_html;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// Renders a saved JSON document as one self-contained HTML file.
@@ -103,13 +103,10 @@ pub(crate) fn main(a: ReportArgs) -> i32 {
                 super::output_exit_code(&e)
             }
         },
-        _ => match std::io::stdout().lock().write_all(html.as_bytes()) {
-            Ok(()) => EXIT_OK,
-            Err(e) => {
-                eprintln!("iogauge report: cannot write stdout: {e}");
-                EXIT_ERROR
-            }
-        },
+        _ => {
+            super::stdout::write(html.as_bytes());
+            EXIT_OK
+        }
     }
 }
 

@@ -58,8 +58,9 @@ pub struct BlocksSpec {
     /// `rw=randread:N`: a new random offset every N I/Os (1 = every I/O; 0 = never after
     /// the first, as fio's counter never fires).
     pub rw_seq_nr: u32,
-    /// `rw=read:N`: bytes skipped after each sequential I/O (holes).
-    pub rw_seq_add: u64,
+    /// `rw=read:N`: bytes skipped after each sequential I/O (holes); negative for
+    /// `rw=read:-N`, which steps backwards.
+    pub rw_seq_add: i64,
     /// `rw_sequencer=identical`: the I/Os between new random offsets repeat the last offset
     /// (the default, `sequential`, continues after the last I/O).
     pub rw_seq_identical: bool,
@@ -191,7 +192,7 @@ impl JobSpec {
     }
 
     /// The one size of every I/O the job transfers, if it has one.
-    fn one_transfer_size(&self) -> Option<u64> {
+    pub(crate) fn one_transfer_size(&self) -> Option<u64> {
         let dirs: &[usize] = match self.rw.kind {
             RwKind::Read => &[DDIR_READ],
             RwKind::Write => &[DDIR_WRITE],

@@ -186,7 +186,7 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
             dir.iops_samples = stats(&iops);
             // fio: with a per-I/O bw/iops log, its JSON statistics are per I/O too.
             for (k, per_io) in job.logs.per_io_stats.iter().enumerate() {
-                if *per_io && d < 2 {
+                if *per_io {
                     let parts: Vec<SampleStats> = f
                         .members
                         .iter()

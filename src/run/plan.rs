@@ -3,6 +3,7 @@
 
 use crate::model::{JobSpec, SizeSpec};
 use crate::workload::layout::FilePlan;
+use crate::workload::offsets::holed_pass_bytes;
 use crate::workload::rng::Rng;
 
 /// One thread's worth of work.
@@ -42,7 +43,15 @@ pub(crate) fn io_limit(job: &JobSpec, files: &[FilePlan]) -> Option<u64> {
         return None;
     }
     let bs = job.unit_bs();
-    let mut per_pass: u64 = files.iter().map(|f| f.region / bs * bs).sum();
+    let holes = job.blocks.rw_seq_add != 0 && !job.rw.random;
+    let mut per_pass: u64 = match job.one_transfer_size() {
+        // rw=read:N: fio's pass ends where the next I/O no longer fits in the file.
+        Some(bs) if holes => files
+            .iter()
+            .map(|f| holed_pass_bytes(f.offset, f.region, bs, job.blocks.rw_seq_add))
+            .sum(),
+        _ => files.iter().map(|f| f.region / bs * bs).sum(),
+    };
     // fio: with filesize= setting the files, size= caps the job's I/O when it is smaller than
     // the files together (I/O still goes round the files).
     if let (Some(_), Some(SizeSpec::Bytes(size))) = (job.filesize, job.size) {

@@ -159,8 +159,8 @@ pub(crate) struct OffsetGen {
     /// Percent of a random job's I/Os at random offsets (100 unless `percentage_random`).
     perc_random: u32,
     covered: Option<Covered>,
-    /// Bytes skipped after each sequential I/O (`rw=read:N`).
-    seq_add: u64,
+    /// Bytes skipped after each sequential I/O (`rw=read:N`; negative steps backwards).
+    seq_add: i64,
     /// `rw_sequencer=identical`: I/Os between new random offsets repeat the last one.
     identical: bool,
     /// The last I/O's offset, relative to `start` (fio's `last_start`).
@@ -192,7 +192,7 @@ pub(crate) struct GenParams<'a> {
     pub zones: &'a [crate::model::Zone],
     pub center: Option<f64>,
     pub perc_random: u32,
-    pub seq_add: u64,
+    pub seq_add: i64,
     pub identical: bool,
 }
 
@@ -231,7 +231,6 @@ impl<'a> GenParams<'a> {
     }
 
     /// Fixed-size I/Os of `bs` bytes with a distribution (and a map unless `norandommap`).
-    #[cfg(test)]
     pub(crate) fn fixed(bs: u64, random: bool, norandommap: bool, dist: Distribution) -> Self {
         GenParams {
             random,
@@ -251,6 +250,37 @@ impl<'a> GenParams<'a> {
             identical: false,
         }
     }
+}
+
+/// Bytes one pass of `rw=read:N` (or `:-N`) with `bs`-byte I/Os transfers over the region
+/// `[start, start + len)`: fio's file is done when the next I/O no longer fits (`rw=read:512k`
+/// with 1 MiB I/Os over 128 MiB reads 85 MiB), else the job issues until `len` bytes are done,
+/// the last I/O possibly past it, as fio's do_io does. Walks the offsets (at most 16 M of them;
+/// a longer pass is taken as never done).
+pub(crate) fn holed_pass_bytes(start: u64, len: u64, bs: u64, seq_add: i64) -> u64 {
+    let bs = bs.max(1);
+    let whole = len.div_ceil(bs).saturating_mul(bs);
+    if len < bs {
+        return 0;
+    }
+    let p = GenParams {
+        seq_add,
+        ..GenParams::fixed(bs, false, true, Distribution::Random)
+    };
+    let mut g = OffsetGen::new(start, len, &p, 0);
+    let mut rng = Rng::new(0);
+    let mut bytes = 0;
+    for i in 0..(1u64 << 24) {
+        if bytes >= len {
+            return bytes;
+        }
+        let at = g.place(&mut rng, true);
+        if at.new_pass && i > 0 {
+            return bytes;
+        }
+        bytes += g.commit(&at, bs);
+    }
+    whole
 }
 
 /// fio's `last_block`: random offsets are whole units that leave room for the smallest I/O.
@@ -411,13 +441,23 @@ impl OffsetGen {
         };
         if sequential {
             let mut new_pass = false;
-            if self.pos != 0 && self.seq_add != 0 {
-                // fio's holes: skip, and past the region's end start again at its beginning.
-                self.pos += self.seq_add;
-                if self.pos >= self.len {
-                    self.pos = 0;
-                    new_pass = true;
-                }
+            if self.seq_add != 0 {
+                let rel = match self.holed_offset() {
+                    Some(rel) => rel,
+                    None => {
+                        // fio's file is done for this pass; the next one starts afresh.
+                        self.pos = 0;
+                        new_pass = true;
+                        self.holed_offset().unwrap_or(0)
+                    }
+                };
+                self.pos = rel;
+                return Placement {
+                    offset: self.start + rel,
+                    room: self.len - rel,
+                    random: false,
+                    new_pass,
+                };
             }
             if self.pos + self.seq_min > self.len && self.pos > 0 {
                 self.pos = 0;
@@ -461,6 +501,37 @@ impl OffsetGen {
             random: true,
             new_pass,
         }
+    }
+
+    /// The next offset (relative) of `rw=read:N` / `rw=read:-N`, or None when fio's file is
+    /// done for this pass: fio's get_next_seq_offset and get_next_offset, quirks included
+    /// (its wrap compares a relative position with the file's absolute end, and a backward job
+    /// with an offset starts from `io_size`). The file's end is taken as the region's end.
+    fn holed_offset(&self) -> Option<u64> {
+        let (fo, io) = (self.start, self.len);
+        let real = fo + io;
+        let add = self.seq_add as u64;
+        let mut last = fo + self.pos;
+        if last >= real {
+            return None;
+        }
+        let end = if real > io { io } else { real };
+        if last == fo && fo != 0 && self.seq_add < 0 {
+            last = end;
+        }
+        let mut pos = last.wrapping_sub(fo);
+        if pos != 0 {
+            pos = pos.wrapping_add(add);
+            if pos >= real {
+                pos = if self.seq_add > 0 {
+                    fo
+                } else {
+                    end.wrapping_add(add)
+                };
+            }
+        }
+        // The smallest I/O must fit in the file (fio's fill_io_u), and start in the region.
+        (pos < io && pos.checked_add(self.seq_min).is_some_and(|e| e <= io)).then_some(pos)
     }
 
     /// Records an I/O of `len` bytes at `p` and returns its length: `len`, or shorter when it
@@ -749,8 +820,23 @@ mod tests {
     }
 
     #[test]
+    fn a_holed_pass_ends_where_fios_file_is_done() {
+        // read:512k, 1 MiB I/Os over 128 MiB: 85 fit before the next no longer does.
+        assert_eq!(holed_pass_bytes(0, 128 << 20, 1 << 20, 512 << 10), 85 << 20);
+        // read:4k over 30 KiB wraps exactly at the end: never done, 8 I/Os (past the 30 KiB).
+        assert_eq!(holed_pass_bytes(0, 30 << 10, 4096, 4096), 32 << 10);
+        // With offset=8k, fio's wrap goes to the relative position 8k: 3 I/Os, then done.
+        assert_eq!(holed_pass_bytes(8 << 10, 32 << 10, 4096, 8192), 12 << 10);
+        // Backwards: 0, 24k, 20k, … never done.
+        assert_eq!(holed_pass_bytes(0, 32 << 10, 4096, -8192), 32 << 10);
+        // A region smaller than one I/O has no pass.
+        assert_eq!(holed_pass_bytes(0, 2048, 4096, 4096), 0);
+    }
+
+    #[test]
     fn holes_skip_bytes_after_each_sequential_io_and_wrap() {
-        // rw=read:4k with 4 KiB I/Os over 32 KiB: 0, 8k, 16k, 24k, then back to 0.
+        // rw=read:4k with 4 KiB I/Os over 32 KiB: 0, 8k, 16k, 24k, then back to 0 (within the
+        // pass, as fio's wrap is).
         let mut j = random_job(32 << 10);
         j.rw.random = false;
         j.blocks.rw_seq_add = 4096;
@@ -763,7 +849,7 @@ mod tests {
                 (8, false),
                 (16, false),
                 (24, false),
-                (0, true),
+                (0, false),
                 (8, false)
             ]
         );

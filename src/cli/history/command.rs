@@ -2,6 +2,7 @@
 //! and pruning.
 
 use super::*;
+use crate::cli::stdout;
 
 /// Lists saved runs; `show`, `rm` and `prune` act on them.
 #[derive(clap::Args, Debug)]
@@ -159,10 +160,7 @@ fn list(h: Option<&History>, path: &Path, a: &HistoryArgs) -> Result<i32, String
     runs.truncate(a.limit);
     if a.format == Format::Json {
         let rows: Vec<Row> = runs.iter().map(Row::from).collect();
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&rows).unwrap_or_default()
-        );
+        stdout::println(&serde_json::to_string_pretty(&rows).unwrap_or_default());
     }
     if runs.is_empty() {
         let kind = a.kind.map(|k| format!("{k} ")).unwrap_or_default();
@@ -171,7 +169,7 @@ fn list(h: Option<&History>, path: &Path, a: &HistoryArgs) -> Result<i32, String
         return Ok(EXIT_OK);
     }
     if a.format == Format::Text {
-        print!("{}", table(&runs));
+        stdout::print(&table(&runs));
     }
     if more {
         eprintln!(
@@ -196,7 +194,7 @@ fn show(h: Option<&History>, path: &Path, id: i64, format: Format) -> Result<i32
     );
     let pretty = || serde_json::to_string_pretty(&run.document).unwrap_or_default();
     if format == Format::Json {
-        println!("{}", pretty());
+        stdout::println(&pretty());
         return Ok(EXIT_OK);
     }
     let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
@@ -221,7 +219,7 @@ fn show(h: Option<&History>, path: &Path, id: i64, format: Format) -> Result<i32
     };
     match text {
         Ok(t) => {
-            print!("{t}");
+            stdout::print(&t);
             Ok(EXIT_OK)
         }
         Err(e) => {

@@ -2,6 +2,7 @@
 //! document as a table or JSON, and the exit code (the arguments are the parent's).
 
 use super::*;
+use crate::cli::stdout;
 
 struct Notes;
 
@@ -104,7 +105,7 @@ fn check(a: KubeCheckArgs, stop: &Stop) -> i32 {
     if a.dry_run {
         return match run::dry_run(&req) {
             Ok((plan, yaml)) => {
-                print!("{yaml}");
+                stdout::print(&yaml);
                 eprintln!(
                     "iogauge kube: dry run: {} target(s), nothing created. A real run also gives \
                      each fresh claim an ownerReference to its Job (the Job's uid exists only \
@@ -121,10 +122,10 @@ fn check(a: KubeCheckArgs, stop: &Stop) -> i32 {
         Err(e) => return failed(&e),
     };
     if a.format == Format::Json {
-        println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+        stdout::println(&serde_json::to_string_pretty(&doc).unwrap_or_default());
     } else {
         let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-        print!("{}", render_kube_text(&doc, color));
+        stdout::print(&render_kube_text(&doc, color));
     }
     let report = a.report.as_ref().map_or(EXIT_OK, |path| {
         write_report("iogauge kube", path, &render_kube_html(&doc))
@@ -158,7 +159,7 @@ fn clean(a: CleanupArgs, stop: &Stop) -> i32 {
     ) {
         Ok(done) => {
             for d in &done.deleted {
-                println!("deleted {d}");
+                stdout::println(&format!("deleted {d}"));
             }
             for f in &done.failed {
                 eprintln!("iogauge kube cleanup: {f}");

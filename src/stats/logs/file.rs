@@ -32,8 +32,8 @@ impl Window {
 /// One log file and its averaging windows per direction.
 pub(super) struct LogFile {
     out: Sink,
-    pub(super) win: [Window; 2],
-    pub(super) last: [u64; 2],
+    pub(super) win: [Window; super::DIRS],
+    pub(super) last: [u64; super::DIRS],
     /// Latency logs close a window exactly at its end; bw/iops allow fio's slack.
     inline: bool,
 }
@@ -68,8 +68,8 @@ impl LogFile {
         })?;
         Ok(LogFile {
             out: Sink::new(f, path, "log file"),
-            win: [Window::default(); 2],
-            last: [0; 2],
+            win: [Window::default(); super::DIRS],
+            last: [0; super::DIRS],
             inline,
         })
     }

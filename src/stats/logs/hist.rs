@@ -30,9 +30,9 @@ pub(super) struct HistLog {
     pub(super) file: LogFile,
     pub(super) msec: u64,
     pub(super) stride: usize,
-    pub(super) cum: Box<[[u64; PLAT_NR]; 2]>,
-    pub(super) prev: Box<[[u64; PLAT_NR]; 2]>,
-    pub(super) last: [u64; 2],
+    pub(super) cum: Box<[[u64; PLAT_NR]; super::DIRS]>,
+    pub(super) prev: Box<[[u64; PLAT_NR]; super::DIRS]>,
+    pub(super) last: [u64; super::DIRS],
     pub(super) text: Vec<u8>,
     /// As `Format::time_ms`.
     pub(super) time_ms: u64,

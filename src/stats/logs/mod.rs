@@ -33,9 +33,9 @@ struct Rates {
     avg_ns: u64,
     next: u64,
     last_t: u64,
-    bytes: [u64; 2],
-    ios: [u64; 2],
-    at_last: [(u64, u64); 2],
+    bytes: [u64; DIRS],
+    ios: [u64; DIRS],
+    at_last: [(u64, u64); DIRS],
 }
 
 /// Every log file of one job instance.
@@ -65,9 +65,12 @@ pub(crate) struct JobLogs {
     epoch_clock: Option<i32>,
 }
 
+/// The directions a log tells apart: read, write and trim (fio's ddir 0, 1, 2).
+pub(crate) const DIRS: usize = 3;
+
 /// Per-I/O bandwidth (KiB/s, fio's bytes·10^6/clat) and IOPS (1 per I/O) statistics, [bw, iops]
 /// by direction: what fio's JSON bw/iops fields hold when a per-I/O log is written.
-pub(crate) type PerIoStats = [[super::periodic::SampleStats; 2]; 2];
+pub(crate) type PerIoStats = [[super::periodic::SampleStats; DIRS]; 2];
 
 impl JobLogs {
     /// Creates the job's log files (None when it writes no log). A file that cannot be created
@@ -125,9 +128,9 @@ impl JobLogs {
                         file: f,
                         msec: l.hist_msec,
                         stride: 1 << l.hist_coarseness,
-                        cum: Box::new([[0; PLAT_NR]; 2]),
-                        prev: Box::new([[0; PLAT_NR]; 2]),
-                        last: [0; 2],
+                        cum: Box::new([[0; PLAT_NR]; DIRS]),
+                        prev: Box::new([[0; PLAT_NR]; DIRS]),
+                        last: [0; DIRS],
                         text: Vec::with_capacity(PLAT_NR * 4 + 64),
                         time_ms: 0,
                     })
@@ -139,9 +142,9 @@ impl JobLogs {
                 avg_ns: l.avg_msec * 1_000_000,
                 next: 0,
                 last_t: 0,
-                bytes: [0; 2],
-                ios: [0; 2],
-                at_last: [(0, 0); 2],
+                bytes: [0; DIRS],
+                ios: [0; DIRS],
+                at_last: [(0, 0); DIRS],
             });
         }
         Ok(Some(logs))
@@ -174,15 +177,15 @@ impl JobLogs {
         .into_iter()
         .flatten()
         {
-            f.win = [Window::default(); 2];
-            f.last = [0; 2];
+            f.win = [Window::default(); DIRS];
+            f.last = [0; DIRS];
         }
         if let Some(r) = self.rates.as_mut() {
             r.next = epoch + r.avg_ns;
             r.last_t = epoch;
-            r.bytes = [0; 2];
-            r.ios = [0; 2];
-            r.at_last = [(0, 0); 2];
+            r.bytes = [0; DIRS];
+            r.ios = [0; DIRS];
+            r.at_last = [(0, 0); DIRS];
         }
     }
 
@@ -269,7 +272,7 @@ impl JobLogs {
         };
         let spent = (t - r.last_t) / 1_000_000;
         let ms = (t - self.epoch) / 1_000_000;
-        for d in 0..2 {
+        for d in 0..DIRS {
             let (b0, i0) = r.at_last[d];
             let (db, di) = (r.bytes[d] - b0, r.ios[d] - i0);
             if db == 0 {
@@ -309,7 +312,7 @@ impl JobLogs {
             .into_iter()
             .flatten()
             {
-                for d in 0..2 {
+                for d in 0..DIRS {
                     l.close_window(f, d, ms);
                 }
             }

@@ -300,15 +300,17 @@ pub(super) fn set_rw_modifier(j: &mut JobSpec, m: Option<&str>) -> Result<(), St
                 .len();
         j.blocks.rw_seq_nr = m.trim()[..digits].parse::<u32>().unwrap_or(0);
     } else {
-        if m.trim_start().starts_with('-') {
-            return Err(
-                "backwards holes (a negative offset modifier) are not supported by iogauge yet"
-                    .into(),
-            );
-        }
-        j.blocks.rw_seq_add = parse_bytes(m).map_err(|e| {
-            format!("the offset modifier after ':' must be a size, e.g. rw=write:4k ({e})")
+        // fio: a leading '-' steps backwards (`rw=read:-8k`).
+        let (back, size) = match m.trim_start().strip_prefix('-') {
+            Some(rest) => (true, rest),
+            None => (false, m),
+        };
+        let add = parse_bytes(size).map_err(|e| {
+            format!("the offset modifier after ':' must be a size, e.g. rw=write:4k or rw=read:-8k ({e})")
         })?;
+        let add = i64::try_from(add)
+            .map_err(|_| format!("the offset modifier after ':' is too large: {add} bytes"))?;
+        j.blocks.rw_seq_add = if back { -add } else { add };
     }
     Ok(())
 }
