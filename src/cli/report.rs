@@ -232,3 +232,30 @@ pub(crate) fn with_output(run: i32, output: i32) -> i32 {
         run
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn documents_one_after_another_are_found_by_their_ranges() {
+        let ok = |t: &str| documents(t).unwrap();
+        assert_eq!(ok(""), (vec![], false));
+        assert_eq!(ok(" \n"), (vec![], false));
+        assert_eq!(ok("{\"a\": 1}\n"), (vec![0..8], false));
+        let two = "{\"a\": 1}\n{\"b\": [2]}\n";
+        let (r, cut) = ok(two);
+        assert!(!cut);
+        assert_eq!(r.len(), 2);
+        assert_eq!(two[r[1].clone()].trim(), "{\"b\": [2]}");
+        // Cut short inside the second: one complete, and the rest incomplete.
+        assert_eq!(ok("{\"a\": 1}\n{\"b\": [2"), (vec![0..8], true));
+        assert_eq!(ok("{\"a\": "), (vec![], true));
+        // Text after a document: not JSON, after one.
+        let (n, e) = documents("{\"a\": 1}\nRun status group 0").unwrap_err();
+        assert_eq!(n, 1);
+        assert_eq!(e.to_string(), "expected value at line 2 column 1");
+        assert_eq!(documents("jobs").unwrap_err().0, 0);
+    }
+}

@@ -320,6 +320,43 @@ mod tests {
         assert_eq!(linear_ticks(0.0), linear_ticks(1.0));
     }
 
+    /// A time axis given its end (the runtime) ends there, its ticks within it, and the last
+    /// point on it is drawn at the axis' right end.
+    #[test]
+    fn an_axis_given_its_end_ends_there() {
+        let chart = |end: Option<f64>| {
+            LineChart {
+                title: "IOPS over time".into(),
+                caption: String::new(),
+                x_label: "time".into(),
+                y_label: "IOPS".into(),
+                x_fmt: |v| format!("{v} s"),
+                y_fmt: |v| format!("{v}"),
+                x_ticks: None,
+                x_end: end,
+                x_name: "time".into(),
+                x_table: |v| format!("{v} s"),
+                y_log: false,
+                series: vec![Series {
+                    name: "write".into(),
+                    points: vec![(0.5, 10.0), (1.0, 12.0), (3.001, 30.0)],
+                }],
+                lines: vec![],
+            }
+            .render()
+        };
+        // Without an end, the axis runs to the next round tick: 4 s for a 3.001 s job.
+        assert!(chart(None).contains(">4 s</text>"));
+        let c = chart(Some(3.001));
+        assert!(
+            !c.contains(">4 s</text>") && c.contains(">3 s</text>"),
+            "{c}"
+        );
+        assert!(c.contains(&format!(" {:.1},", W - RIGHT)), "{c}");
+        // An end before the last point does not hide it.
+        assert!(chart(Some(2.0)).contains(&format!(" {:.1},", W - RIGHT)));
+    }
+
     #[test]
     fn a_log_scale_places_decades_evenly() {
         let s = Scale {
