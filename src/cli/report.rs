@@ -243,14 +243,15 @@ mod tests {
         let ok = |t: &str| documents(t).unwrap();
         assert_eq!(ok(""), (vec![], false));
         assert_eq!(ok(" \n"), (vec![], false));
-        assert_eq!(ok("{\"a\": 1}\n"), (vec![0..8], false));
+        let one: Vec<std::ops::Range<usize>> = std::iter::once(0..8).collect();
+        assert_eq!(ok("{\"a\": 1}\n"), (one.clone(), false));
         let two = "{\"a\": 1}\n{\"b\": [2]}\n";
         let (r, cut) = ok(two);
         assert!(!cut);
         assert_eq!(r.len(), 2);
         assert_eq!(two[r[1].clone()].trim(), "{\"b\": [2]}");
         // Cut short inside the second: one complete, and the rest incomplete.
-        assert_eq!(ok("{\"a\": 1}\n{\"b\": [2"), (vec![0..8], true));
+        assert_eq!(ok("{\"a\": 1}\n{\"b\": [2"), (one, true));
         assert_eq!(ok("{\"a\": "), (vec![], true));
         // Text after a document: not JSON, after one.
         let (n, e) = documents("{\"a\": 1}\nRun status group 0").unwrap_err();
