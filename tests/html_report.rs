@@ -210,8 +210,8 @@ fn a_real_check_run_as_a_page() {
     let dom = dump_dom(&page);
     let titles = chart_titles(&dom);
     // Per profile: percentile curve, latency buckets, p50/p99 per interval, the rank, and IOPS
-    // and bandwidth over time
-    // when the run lasted a sampling interval (a fast disk does etcd's 1 MiB in less).
+    // and bandwidth over time when there is a point to draw (a sample, or the trailing interval:
+    // a fast disk does etcd's 1 MiB in less than a sampling interval).
     let mut expected: Vec<String> = Vec::new();
     for p in doc["profiles"].as_array().unwrap() {
         expected.extend(
@@ -269,11 +269,11 @@ fn intervals(job: &Value) -> Vec<String> {
     t
 }
 
-/// Whether a profile's run lasted long enough for a periodic sample.
+/// Whether a profile's run has anything to draw over time: a periodic sample, or the trailing
+/// interval (the whole of a run shorter than a sampling interval).
 fn has_series(p: &Value) -> bool {
-    p["report"]["jobs"][0]["write"]["iogauge"]["iops_series"]
-        .as_array()
-        .is_some_and(|a| !a.is_empty())
+    let ig = &p["report"]["jobs"][0]["write"]["iogauge"];
+    ig["iops_series"].as_array().is_some_and(|a| !a.is_empty()) || !ig["iops_tail"].is_null()
 }
 
 fn class(word: &str) -> &'static str {
@@ -367,6 +367,8 @@ fn an_iogauge_fio_run_as_a_page() {
         "--runtime=2",
         &format!("--directory={}", dir.path().display()),
         "--output-format=json",
+        // The --report page always has the intervals; the saved JSON with this flag.
+        "--json-intervals",
         &format!("--output={}", json.display()),
         "--report",
         page.to_str().unwrap(),
@@ -585,6 +587,8 @@ fn a_comparison_as_a_page() {
             "--runtime=3",
             &format!("--rate_iops={rate}"),
             "--output-format=json",
+            // One run per side: compare resamples the runs' intervals.
+            "--json-intervals",
         ]);
         assert!(o.status.success(), "{}", text(&o.stderr));
         let p = d.path().join(name);

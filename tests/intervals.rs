@@ -11,12 +11,13 @@ use common::*;
 use serde_json::Value;
 use std::path::Path;
 
-/// `iogauge fio ARGS --output-format=json` in `cwd`; the first job of the document.
+/// `iogauge fio ARGS --output-format=json --json-intervals` in `cwd`; the first job of the
+/// document.
 fn fio_job(args: &[&str], cwd: &Path) -> Value {
     let o = cmd(env!("CARGO_BIN_EXE_iogauge"))
         .arg("fio")
         .args(args)
-        .arg("--output-format=json")
+        .args(["--output-format=json", "--json-intervals"])
         .current_dir(cwd)
         .output()
         .unwrap();
@@ -36,12 +37,6 @@ fn io_uring_works(cwd: &Path) -> bool {
         eprintln!("io_uring unavailable, skipped: {}", text(&o.stderr));
     }
     o.status.success()
-}
-
-/// 1-based nearest rank, as the recorder computes it.
-fn nearest_rank(p: f64, n: u64) -> u64 {
-    let x = p * n as f64 / 100.0;
-    ((x - x.abs() * 1e-12).ceil() as u64).clamp(1, n)
 }
 
 /// Checks one section's `lat_intervals` against the section itself: the counts add up to
@@ -90,7 +85,7 @@ fn check_intervals(
     assert_eq!(n, sec["total_ios"].as_u64().unwrap(), "counts ≠ total_ios");
     all.sort_unstable();
     for (p, want) in percentiles.as_object().unwrap() {
-        let rank = nearest_rank(p.parse().unwrap(), n);
+        let rank = iogauge::report::fio_rank(p.parse().unwrap(), n);
         let mut cum = 0;
         let got = all
             .iter()

@@ -9,7 +9,8 @@ use crate::input::fio::{parse_fio_args, FioCommand};
 use crate::input::fio::{Eta, FioOutput, OutputFormat};
 use crate::output_file::{append, write_file, OutputError};
 use crate::report::html::render_fio_html;
-use crate::report::{json::render_json, normal::render_normal, terse::render_terse, Report};
+use crate::report::json::{render_json, render_json_with, Detail};
+use crate::report::{normal::render_normal, terse::render_terse, Report};
 use crate::run::partial::{failure_line, fio_error_line};
 use crate::run::{run, RunError, RunOptions};
 use std::io::IsTerminal;
@@ -173,12 +174,22 @@ fn render(how: &FioOutput, report: &Report) -> String {
                 crate::report::normal::render_normal_status(report)
             }
             OutputFormat::Normal => render_normal(report),
-            OutputFormat::Json => render_json(report, false),
-            OutputFormat::JsonPlus => render_json(report, true),
+            OutputFormat::Json => render_json_with(report, false, detail(how)),
+            OutputFormat::JsonPlus => render_json_with(report, true, detail(how)),
             OutputFormat::Terse => render_terse(report),
         });
     }
     out
+}
+
+/// The printed JSON's per-interval data: only with `--json-intervals` (the history's copy and
+/// the `--report` page always have it).
+fn detail(out: &FioOutput) -> Detail {
+    if out.json_intervals {
+        Detail::Intervals
+    } else {
+        Detail::Lean
+    }
 }
 
 /// The text output's header lines were printed with a `--status-interval` dump.
@@ -209,8 +220,8 @@ fn status_interval(
                     render_normal(r)
                 }
                 OutputFormat::Normal => crate::report::normal::render_normal_status(r),
-                OutputFormat::Json => render_json(r, false),
-                OutputFormat::JsonPlus => render_json(r, true),
+                OutputFormat::Json => render_json_with(r, false, detail(&how)),
+                OutputFormat::JsonPlus => render_json_with(r, true, detail(&how)),
                 OutputFormat::Terse => render_terse(r),
             });
         }

@@ -2,6 +2,7 @@
 //! fio's percentile rule on a histogram: what the HTML report's p50/p99-over-time chart and
 //! `compare`'s block bootstrap both need.
 
+use crate::stats::latency::fio_rank;
 use serde_json::Value;
 
 /// One section's interval histograms.
@@ -47,7 +48,8 @@ pub(crate) fn read_lat_intervals(section: &Value) -> Option<LatIntervals> {
 }
 
 /// fio's rule on a histogram given as (value, count) in ascending value with `total` counts:
-/// the smallest value with at least `p` % of the counts at or below it. None when empty.
+/// the value holding the rank [`fio_rank`] gives, the one rule of every percentile iogauge
+/// reports (`stats::latency`). None when empty.
 pub(crate) fn percentile(
     hist: impl IntoIterator<Item = (f64, u64)>,
     total: u64,
@@ -56,7 +58,7 @@ pub(crate) fn percentile(
     if total == 0 {
         return None;
     }
-    let need = ((p / 100.0) * total as f64).ceil().max(1.0) as u64;
+    let need = fio_rank(p, total);
     let mut seen = 0;
     let mut last = None;
     for (v, c) in hist {
@@ -82,6 +84,45 @@ mod tests {
         assert_eq!(percentile(h, 100, 99.0), Some(2000.0));
         assert_eq!(percentile(h, 100, 99.5), Some(90000.0));
         assert_eq!(percentile([], 0, 50.0), None);
+    }
+
+    /// The rank is the recorder's (`fio_rank`): p99.9 of 1,000 counts is the 1,000th, p99.9 of
+    /// 1,001 the 1,000th too, p50 of 1,001 the 501st.
+    #[test]
+    fn the_same_rank_as_the_recorders() {
+        let h = [(1.0, 499), (2.0, 1), (3.0, 499), (4.0, 1), (5.0, 1)];
+        assert_eq!(percentile(h[..4].iter().copied(), 1000, 99.9), Some(4.0));
+        assert_eq!(percentile(h[..4].iter().copied(), 1000, 99.0), Some(3.0));
+        assert_eq!(percentile(h[..4].iter().copied(), 1000, 50.0), Some(2.0));
+        assert_eq!(percentile(h[..4].iter().copied(), 1000, 100.0), Some(4.0));
+        assert_eq!(percentile(h, 1001, 99.9), Some(4.0));
+        assert_eq!(percentile(h, 1001, 50.0), Some(3.0));
+        assert_eq!(percentile(h, 1001, 100.0), Some(5.0));
+        assert_eq!(percentile([(7.0, 1)], 1, 99.9), Some(7.0));
+    }
+
+    /// The two rules that once differed (the recorder's p99.9 of 1,000 samples was the 999th,
+    /// this one's the 1,000th; p30 of 100,000 the other way round) agree on every percentile.
+    #[test]
+    fn a_histogram_and_the_recorder_agree() {
+        use crate::stats::LatRecorder;
+        let pcts = [
+            1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9,
+            99.95, 99.99, 100.0,
+        ];
+        for n in [1u64, 2, 3, 999, 1000, 1001, 10_000, 100_000] {
+            let mut r = LatRecorder::new(n as usize);
+            (1..=n).for_each(|v| r.record(v));
+            let s = r.summary(&pcts, true, false);
+            let hist: Vec<(f64, u64)> = (1..=n).map(|v| (v as f64, 1)).collect();
+            for (p, v) in s.percentiles {
+                assert_eq!(
+                    percentile(hist.iter().copied(), n, p),
+                    Some(v as f64),
+                    "p{p} of {n}"
+                );
+            }
+        }
     }
 
     #[test]

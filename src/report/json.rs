@@ -6,10 +6,11 @@
 //! as `.jobs[0].sync.lat_ns.percentile["99.000000"]`) therefore work unchanged.
 //!
 //! iogauge's own additions live under one `iogauge` key per object, always the last key:
-//! top level (version, notes, where it ran), each job (whether latency was measured), each direction (the
-//! periodic bandwidth/IOPS series and the uncounted tail, the per-interval latency histograms) and
-//! `sync` (the write+sync latency, the per-interval histograms), and each latency object that has
-//! percentiles (how they were computed). Deliberate differences: syncs are counted in `sync.total_ios`, never as short reads;
+//! top level (version, notes, where it ran), each job (whether latency was measured), `sync` (the
+//! write+sync latency), and each latency object that has percentiles (how they were computed).
+//! With [`Detail::Intervals`] also each direction (the periodic bandwidth/IOPS series and the
+//! uncounted tail, the per-interval latency histograms) and `sync` (its per-interval histograms):
+//! most of a document's bytes, so `iogauge fio` prints them only with `--json-intervals`. Deliberate differences: syncs are counted in `sync.total_ios`, never as short reads;
 //! `eta` is 0 because the report is written after every job finished.
 
 use std::fmt::Write as _;
@@ -88,15 +89,35 @@ impl Obj {
     }
 }
 
-/// The whole JSON document; `plus` selects `json+` (latency histogram `bins`).
+/// How much of iogauge's per-interval data a document carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Detail {
+    /// fio's fields and iogauge's small sections (version, notes, where it ran, how percentiles
+    /// were computed, write+sync latency): what `iogauge fio` prints by default, a few times
+    /// fio's size rather than 30–50 times.
+    Lean,
+    /// Also each direction's periodic IOPS/bandwidth series with its trailing interval, and
+    /// the per-interval latency histograms (`lat_intervals`): what the over-time charts and
+    /// `compare`'s within-run resampling need. `--json-intervals`; the history's copy, the
+    /// `--report` page and check documents always have them.
+    Intervals,
+}
+
+/// The whole JSON document with every interval; `plus` selects `json+` (latency histogram
+/// `bins`).
 pub(crate) fn render_json(r: &Report, plus: bool) -> String {
+    render_json_with(r, plus, Detail::Intervals)
+}
+
+/// The whole JSON document with the per-interval data `detail` asks for.
+pub(crate) fn render_json_with(r: &Report, plus: bool, detail: Detail) -> String {
     let mut out = String::new();
-    write_value(&document(r, plus), 0, &mut out);
+    write_value(&document(r, plus, detail), 0, &mut out);
     out.push('\n');
     out
 }
 
-fn document(r: &Report, plus: bool) -> J {
+fn document(r: &Report, plus: bool, detail: Detail) -> J {
     // fio stamps the document when it prints it, i.e. when the last job finished.
     let stamp = r
         .jobs
@@ -115,7 +136,7 @@ fn document(r: &Report, plus: bool) -> J {
     }
     o.val(
         "jobs",
-        J::Arr(r.jobs.iter().map(|j| job(j, plus)).collect()),
+        J::Arr(r.jobs.iter().map(|j| job(j, plus, detail)).collect()),
     );
     if !r.disks.is_empty() {
         o.val("disk_util", J::Arr(r.disks.iter().map(disk).collect()));
@@ -146,7 +167,7 @@ fn options(opts: &[(String, String)]) -> J {
     )
 }
 
-fn job(j: &JobReport, plus: bool) -> J {
+fn job(j: &JobReport, plus: bool, detail: Detail) -> J {
     let mut o = Obj::default();
     // fio leaves out an empty name: only stats=0's empty entry has none.
     if !j.name.is_empty() {
@@ -165,7 +186,7 @@ fn job(j: &JobReport, plus: bool) -> J {
     let mixed_only = j.unified_rw == crate::model::UnifiedRw::Mixed && j.mixed.is_some();
     if !mixed_only {
         for (name, d) in ["read", "write", "trim"].iter().zip(&j.dirs) {
-            o.val(name, direction(d, plus, j.lat_percentiles));
+            o.val(name, direction(d, plus, j.lat_percentiles, detail));
         }
     }
     let mut sync = Obj::default();
@@ -179,7 +200,12 @@ fn job(j: &JobReport, plus: bool) -> J {
             lat_object(&j.sync.write_and_sync, plus),
         );
     }
-    if let Some(li) = &j.sync.lat_intervals {
+    if let Some(li) = j
+        .sync
+        .lat_intervals
+        .as_ref()
+        .filter(|_| detail == Detail::Intervals)
+    {
         extra.val("lat_intervals", lat_intervals(li));
     }
     if !extra.0.is_empty() {
@@ -189,7 +215,7 @@ fn job(j: &JobReport, plus: bool) -> J {
         o.val("sync", sync.done());
     }
     if let Some(m) = &j.mixed {
-        o.val("mixed", direction(m, plus, j.lat_percentiles));
+        o.val("mixed", direction(m, plus, j.lat_percentiles, detail));
     }
 
     o.int("job_runtime", j.job_runtime_ms)
@@ -251,7 +277,7 @@ fn floats(keys: &[&str], vals: &[f64]) -> J {
     )
 }
 
-fn direction(d: &DirReport, plus: bool, lat_pcts: bool) -> J {
+fn direction(d: &DirReport, plus: bool, lat_pcts: bool, detail: Detail) -> J {
     let mut o = Obj::default();
     o.int("io_bytes", d.io_bytes)
         .int("io_kbytes", d.io_bytes >> 10)
@@ -297,15 +323,18 @@ fn direction(d: &DirReport, plus: bool, lat_pcts: bool) -> J {
         .float("iops_mean", if has_io { io.mean } else { 0.0 })
         .float("iops_stddev", if has_io { io.stddev } else { 0.0 })
         .int("iops_samples", io.samples);
-    let mut ig = Obj::default();
-    ig.val("bw_series", series(&d.bw_series))
-        .val("iops_series", series(&d.iops_series))
-        .val("bw_tail", d.bw_tail.map_or(J::Null, point))
-        .val("iops_tail", d.iops_tail.map_or(J::Null, point));
-    if let Some(li) = &d.lat_intervals {
-        ig.val("lat_intervals", lat_intervals(li));
+    // Lean: nothing of iogauge's per direction (fio's keys only).
+    if detail == Detail::Intervals {
+        let mut ig = Obj::default();
+        ig.val("bw_series", series(&d.bw_series))
+            .val("iops_series", series(&d.iops_series))
+            .val("bw_tail", d.bw_tail.map_or(J::Null, point))
+            .val("iops_tail", d.iops_tail.map_or(J::Null, point));
+        if let Some(li) = &d.lat_intervals {
+            ig.val("lat_intervals", lat_intervals(li));
+        }
+        o.val("iogauge", ig.done());
     }
-    o.val("iogauge", ig.done());
     o.done()
 }
 
@@ -892,6 +921,58 @@ mod tests {
         // Percentile keys and integers as fio prints them.
         assert!(text.contains("\"99.000000\" : "));
         assert!(text.contains("\"iops\" : 23228.354329,"));
+    }
+
+    /// Lean leaves out exactly the per-interval data: the series, tails and interval
+    /// histograms, and with them each direction's `iogauge` key; fio's keys and iogauge's small
+    /// sections stay, in the same order.
+    #[test]
+    fn lean_leaves_out_the_intervals_only() {
+        let mut r = fixtures::run2();
+        r.jobs[0].dirs[0].bw_series = vec![SeriesPoint {
+            t_ms: 500,
+            value: 1.0,
+        }];
+        r.jobs[0].dirs[0].lat_intervals = Some(LatIntervals {
+            interval_ms: 100,
+            latency: IntervalLatency::Clat,
+            intervals: vec![(100, vec![(250, 3)])],
+        });
+        r.jobs[0].sync.lat_intervals = Some(LatIntervals {
+            interval_ms: 100,
+            latency: IntervalLatency::Lat,
+            intervals: vec![(100, vec![(1000, 2)])],
+        });
+        for plus in [false, true] {
+            let full = parse(&render_json_with(&r, plus, Detail::Intervals));
+            let lean = parse(&render_json_with(&r, plus, Detail::Lean));
+            assert_eq!(
+                render_json(&r, plus),
+                render_json_with(&r, plus, Detail::Intervals)
+            );
+            let mut stripped = full.clone();
+            for d in ["read", "write", "trim"] {
+                stripped["jobs"][0][d]
+                    .as_object_mut()
+                    .expect("a direction")
+                    .remove("iogauge");
+            }
+            if let Some(sync) = stripped["jobs"][0]["sync"].get_mut("iogauge") {
+                sync.as_object_mut()
+                    .expect("sync's iogauge")
+                    .remove("lat_intervals");
+                if sync.as_object().is_some_and(|o| o.is_empty()) {
+                    stripped["jobs"][0]["sync"]
+                        .as_object_mut()
+                        .expect("sync")
+                        .remove("iogauge");
+                }
+            }
+            assert_eq!(lean, stripped, "json+ {plus}");
+            assert!(lean["jobs"][0]["read"].get("iogauge").is_none());
+            assert_eq!(lean["iogauge"]["version"], "iogauge-0.1.0");
+            assert!(lean["jobs"][0]["read"]["clat_ns"]["percentile"].is_object());
+        }
     }
 
     #[test]

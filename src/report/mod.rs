@@ -26,6 +26,9 @@ pub(crate) mod fixtures;
 use std::time::SystemTime;
 
 // The statistics' own summaries, defined beside the code that computes them.
+/// fio's percentile rank, the one rule of every percentile (the integration tests check
+/// documents with it).
+pub use crate::stats::latency::fio_rank;
 pub use crate::stats::summary::{
     CpuReport, DepthReport, DiskReport, IntervalLatency, LatIntervals, LatSummary, LatencyBuckets,
     PercentileMethod, SampleSummary, SeriesPoint,

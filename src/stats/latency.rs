@@ -228,9 +228,9 @@ impl LatRecorder {
     }
 
     /// Summarise. `percentiles` are in percent (99.9 = p99.9), reported in the given order.
-    /// Percentile rule: nearest rank, rank = ceil(p/100·n) clamped to 1..n. Exact recorders
-    /// report the sample at that rank; others the midpoint of the histogram bucket holding that
-    /// rank, clamped into [min, max] (so, unlike fio, never above the true max).
+    /// Percentile rule: fio's ([`fio_rank`]). Exact recorders report the sample at that rank;
+    /// others the midpoint of the histogram bucket holding that rank, clamped into [min, max]
+    /// (so, unlike fio, never above the true max).
     pub fn summary(
         &self,
         percentiles: &[f64],
@@ -251,7 +251,7 @@ impl LatRecorder {
         if with_percentiles && !percentiles.is_empty() {
             let ranks: Vec<u64> = percentiles
                 .iter()
-                .map(|&p| nearest_rank(p, self.count))
+                .map(|&p| fio_rank(p, self.count))
                 .collect();
             let values = if self.is_exact() {
                 s.method = Some(PercentileMethod::Exact);
@@ -290,20 +290,80 @@ impl LatRecorder {
     }
 }
 
-/// 1-based nearest rank: ceil(p/100·n), clamped to 1..=n (p ≤ 0 → 1, p ≥ 100 → n).
-/// Percentiles are decimal numbers (99.9) that binary floating point cannot hold exactly, so
-/// p·n/100 may land a hair above an integer (999.0000000000001 for p99.9 of 1000) and ceil would
-/// skip a rank; a relative tolerance of 1e-12 absorbs that.
-fn nearest_rank(p: f64, n: u64) -> u64 {
-    let x = p * n as f64 / 100.0;
-    let x = (x - x.abs() * 1e-12).ceil();
-    if x.is_nan() || x < 1.0 {
-        1
-    } else if x >= n as f64 {
-        n
-    } else {
-        x as u64
+/// The 1-based rank of percentile `p` (in percent) among `n` sorted values, by fio's rule: the
+/// smallest rank whose cumulative count reaches p/100·n, clamped to 1..=n (p ≤ 0 → 1, p ≥ 100 →
+/// n; n = 0 → 0). Every percentile iogauge reports, charts or compares is ranked here.
+///
+/// fio 3.33 (stat.c `calc_clat_percentiles`) compares `sum >= (long double)p / 100.0 * nr`: the
+/// binary value of `p`, divided and multiplied in x86-64's 80-bit `long double` (a 64-bit
+/// significand), each step rounded to nearest. This computes the same threshold exactly, in
+/// integers, so that the ranks are fio's to the last one: 99.9 is stored as
+/// 99.900000000000005684…, so p99.9 of 1,000 values is the 1,000th (fio prints the maximum's
+/// bucket there; checked against its per-I/O latency log), and p30 of 100,000 is the 30,001st
+/// (0.3 rounds up in 80 bits). A decimal rule would differ from fio at exactly such boundaries.
+pub fn fio_rank(p: f64, n: u64) -> u64 {
+    if n == 0 {
+        return 0;
     }
+    // Also NaN, which percentile lists never hold (they are validated when parsed).
+    if p.is_nan() || p <= 0.0 {
+        return 1;
+    }
+    if p >= 100.0 {
+        return n;
+    }
+    // p = m · 2^-s exactly, m normalized to 53 bits (a subnormal p shifted up).
+    let bits = p.to_bits();
+    let biased = ((bits >> 52) & 0x7ff) as i64;
+    let frac = u128::from(bits & ((1u64 << 52) - 1));
+    let (mut m, mut s) = if biased == 0 {
+        (frac, 1074i64)
+    } else {
+        (frac | (1u128 << 52), 1075 - biased)
+    };
+    while m < 1 << 52 {
+        m <<= 1;
+        s += 1;
+    }
+    // q = p / 100 rounded to a 64-bit significand: Q · 2^-(s+k), 2^63 ≤ Q < 2^64.
+    let mut k = 18i64;
+    if (m << k) / 100 >= 1 << 64 {
+        k = 17;
+    }
+    let (mut q, r) = ((m << k) / 100, (m << k) % 100);
+    if 2 * r > 100 || (2 * r == 100 && q & 1 == 1) {
+        q += 1;
+    }
+    if q == 1 << 64 {
+        q = 1 << 63;
+        k -= 1;
+    }
+    // t = q · n rounded to a 64-bit significand: T · 2^-e.
+    let prod = q * u128::from(n);
+    let len = 128 - i64::from(prod.leading_zeros());
+    let (mut t, mut shift) = (prod, 0i64);
+    if len > 64 {
+        shift = len - 64;
+        t = prod >> shift;
+        let rem = prod & ((1u128 << shift) - 1);
+        let half = 1u128 << (shift - 1);
+        if rem > half || (rem == half && t & 1 == 1) {
+            t += 1;
+        }
+        if t == 1 << 64 {
+            t = 1 << 63;
+            shift += 1;
+        }
+    }
+    let e = s + k - shift;
+    // The smallest integer ≥ T · 2^-e. T < 2^64, so past e = 64 the threshold is below 1.
+    let rank = match e {
+        ..=0 => t.checked_shl((-e) as u32).unwrap_or(u128::MAX),
+        1..=63 => t.div_ceil(1u128 << e),
+        _ => 1,
+    };
+    let rank = u64::try_from(rank).unwrap_or(u64::MAX);
+    rank.clamp(1, n)
 }
 
 #[cfg(test)]
@@ -332,12 +392,11 @@ mod tests {
         }
     }
 
+    /// The sample at fio's rank (checked on its own in `ranks_are_fios_at_the_boundaries`).
     fn brute(samples: &[u64], p: f64) -> u64 {
         let mut v = samples.to_vec();
         v.sort_unstable();
-        let n = v.len() as f64;
-        let idx = ((p / 100.0 * n).ceil() as i64 - 1).clamp(0, v.len() as i64 - 1);
-        v[idx as usize]
+        v[(fio_rank(p, v.len() as u64) - 1) as usize]
     }
 
     fn brute_stats(samples: &[u64]) -> (f64, f64) {
@@ -520,28 +579,59 @@ mod tests {
         assert!((r.stddev() - expected).abs() < 1e-9, "{}", r.stddev());
     }
 
+    /// fio 3.33's own ranks: its comparison `sum >= (long double)p / 100.0 * nr` evaluated in C
+    /// (gcc, x86-64) for the default percentile list and p100, at the boundaries.
     #[test]
-    fn nearest_rank_is_robust_to_decimal_percentiles() {
-        assert_eq!(nearest_rank(99.9, 1000), 999);
-        assert_eq!(nearest_rank(99.99, 10_000), 9999);
-        assert_eq!(nearest_rank(99.95, 10_000), 9995);
-        assert_eq!(nearest_rank(1.0, 100), 1);
-        assert_eq!(nearest_rank(5.0, 20), 1);
-        assert_eq!(nearest_rank(50.0, 3), 2);
-        assert_eq!(nearest_rank(99.0, 911), 902);
-        assert_eq!(nearest_rank(0.0, 5), 1);
-        assert_eq!(nearest_rank(100.0, 5), 5);
-        for n in 1..2000u64 {
-            for &p in &PCTS {
-                let r = nearest_rank(p, n);
-                // exact rational check: r−1 < p·n/100 ≤ r, with p given to 2 decimals
-                let pn = (p * 100.0).round() as u64 * n; // = p·n·100
-                assert!(
-                    (r - 1) * 10_000 < pn && pn <= r * 10_000 || r == 1,
-                    "p{p} n{n} r{r}"
-                );
+    fn ranks_are_fios_at_the_boundaries() {
+        #[rustfmt::skip]
+        let fio: [(u64, [u64; 18]); 12] = [
+            (1, [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]),
+            (2, [1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2]),
+            (3, [1, 1, 1, 1, 1, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3]),
+            (999, [10, 50, 100, 200, 300, 400, 500, 600, 700, 800, 900, 950, 990, 995, 999, 999, 999, 999]),
+            (1000, [10, 50, 100, 200, 300, 400, 500, 600, 700, 800, 900, 950, 990, 995, 1000, 1000, 1000, 1000]),
+            (1001, [11, 51, 101, 201, 301, 401, 501, 601, 701, 801, 901, 951, 991, 996, 1000, 1001, 1001, 1001]),
+            (9999, [100, 500, 1000, 2000, 3000, 4000, 5000, 6000, 7000, 8000, 9000, 9500, 9900, 9950, 9990, 9995, 9999, 9999]),
+            (10000, [100, 500, 1000, 2000, 3000, 4000, 5000, 6000, 7000, 8000, 9000, 9500, 9900, 9950, 9991, 9996, 9999, 10000]),
+            (10001, [101, 501, 1001, 2001, 3001, 4001, 5001, 6001, 7001, 8001, 9001, 9501, 9901, 9951, 9991, 9996, 10000, 10001]),
+            (100000, [1000, 5000, 10000, 20000, 30001, 40000, 50000, 60001, 70000, 80000, 90000, 95000, 99000, 99500, 99901, 99951, 99990, 100000]),
+            (131072, [1311, 6554, 13108, 26215, 39322, 52429, 65536, 78644, 91751, 104858, 117965, 124519, 129762, 130417, 130941, 131007, 131059, 131072]),
+            (1000001, [10001, 50001, 100001, 200001, 300001, 400001, 500001, 600001, 700001, 800001, 900001, 950001, 990001, 995001, 999001, 999501, 999901, 1000001]),
+        ];
+        for (n, ranks) in fio {
+            for (&p, &want) in PCTS.iter().chain(&[100.0]).zip(&ranks) {
+                assert_eq!(fio_rank(p, n), want, "p{p} of {n}");
             }
         }
+        // The brief's boundaries spelled out: p50, p99, p99.9 and p100 of 1, 999, 1000, 1001.
+        let at = |n| [50.0, 99.0, 99.9, 100.0].map(|p| fio_rank(p, n));
+        assert_eq!(at(1), [1, 1, 1, 1]);
+        assert_eq!(at(999), [500, 990, 999, 999]);
+        assert_eq!(at(1000), [500, 990, 1000, 1000]);
+        assert_eq!(at(1001), [501, 991, 1000, 1001]);
+        // Outside the range, and nothing to rank.
+        assert_eq!(fio_rank(0.0, 5), 1);
+        assert_eq!(fio_rank(-1.0, 5), 1);
+        assert_eq!(fio_rank(f64::NAN, 5), 1);
+        assert_eq!(fio_rank(250.0, 5), 5);
+        assert_eq!(fio_rank(f64::MIN_POSITIVE / 4.0, 5), 1);
+        assert_eq!(fio_rank(1e-300, u64::MAX), 1);
+        assert_eq!(fio_rank(99.99, u64::MAX), 18_444_899_399_302_179_716);
+        assert_eq!(fio_rank(50.0, 0), 0);
+    }
+
+    /// The recorder's exact percentiles are the samples at fio's ranks: p99.9 of 1,000 is the
+    /// largest (the rule stats and report once disagreed on).
+    #[test]
+    fn the_recorder_reports_the_sample_at_fios_rank() {
+        let mut r = LatRecorder::new(2000);
+        (1..=1000u64).for_each(|x| r.record(x * 1000));
+        let s = r.summary(&[50.0, 99.0, 99.9, 100.0], true, false);
+        let v: Vec<u64> = s.percentiles.iter().map(|p| p.1).collect();
+        assert_eq!(v, [500_000, 990_000, 1_000_000, 1_000_000]);
+        r.record(1_001_000);
+        let s = r.summary(&[99.9], true, false);
+        assert_eq!(s.percentiles[0].1, 1_000_000);
     }
 
     #[test]

@@ -5,7 +5,7 @@
 /// How a percentile table was computed (iogauge's honesty note; goes under the `iogauge` JSON key).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PercentileMethod {
-    /// Sorted samples, nearest rank (idx = ceil(p·n) − 1): exact.
+    /// Sorted samples, the value at fio's rank (`stats::latency::fio_rank`): exact.
     Exact,
     /// Log-linear histogram, relative error ≤ 0.5 % (value reported is the bucket midpoint,
     /// clamped into min..max).

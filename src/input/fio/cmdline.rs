@@ -26,6 +26,8 @@ pub(super) struct CmdLine {
     pub readonly: bool,
     /// `--report=FILE`: iogauge's HTML page of the run.
     pub report: Option<String>,
+    /// `--json-intervals`: the JSON output with iogauge's per-interval data.
+    pub json_intervals: bool,
     /// `--status-interval=TIME`: the results so far every TIME (bare number: seconds).
     pub status_interval: Option<std::time::Duration>,
 }
@@ -144,6 +146,10 @@ pub(super) fn parse(args: &[String]) -> Result<CmdLine, String> {
                 c.keep_files = true
             }
             "report" => c.report = Some(required("report.html")?),
+            "json-intervals" => {
+                no_value(&value)?;
+                c.json_intervals = true
+            }
             "readonly" => {
                 no_value(&value)?;
                 c.readonly = true

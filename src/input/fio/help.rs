@@ -25,6 +25,9 @@ pub(super) fn usage() -> String {
            --keep-files             leave the data files in place (iogauge removes them by default)\n  \
            --allow-overwrite        allow writing into files iogauge did not create\n  \
            --report=FILE            also write a self-contained HTML page of the run (charts)\n  \
+           --json-intervals         add iogauge's per-interval data to json/json+ output: IOPS and\n                           \
+           bandwidth series and latency histograms per 100 ms (what the\n                           \
+           report's over-time charts need; the history keeps them anyway)\n  \
            --no-history             do not save this run in the history (or IOGAUGE_NO_HISTORY=1)\n  \
            --history-db=FILE        the history database to save to (default $IOGAUGE_HISTORY, else\n                           \
            $XDG_DATA_HOME/iogauge/history.db); 'iogauge history' lists the runs\n\

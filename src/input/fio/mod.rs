@@ -83,6 +83,9 @@ pub(crate) struct FioOutput {
     pub parse_only: bool,
     /// `--report`: also write iogauge's HTML page of the run here.
     pub report: Option<PathBuf>,
+    /// `--json-intervals`: json/json+ output with iogauge's per-interval data (series and
+    /// latency histograms per interval); without it, fio's document and a small `iogauge` part.
+    pub json_intervals: bool,
     /// Options accepted that have no effect here, to be said on stderr before the run.
     pub warnings: Vec<String>,
     /// The job files named, as given (what the history calls the run's target).
@@ -455,6 +458,7 @@ pub(crate) fn parse_fio_args(
         eta: c.eta.unwrap_or(Eta::Auto),
         parse_only: c.parse_only,
         report: c.report.map(Into::into),
+        json_intervals: c.json_intervals,
         job_files: c.job_files.clone(),
         status_interval: c.status_interval,
     };

@@ -58,6 +58,7 @@ pub(crate) fn percentile_chart(
             x_fmt: nines_label,
             y_fmt: fmt_ns,
             x_ticks: Some(ticks),
+            x_end: None,
             x_name: "percentile".into(),
             x_table: nines_label,
             y_log: true,
@@ -131,7 +132,12 @@ pub(super) fn buckets(job: &Value) -> Vec<(String, f64)> {
 }
 
 /// p50 and p99 per interval from `iogauge.lat_intervals`, None when the key is absent.
-fn intervals_chart(name: &str, sec: &Value, threshold: Option<&(f64, String)>) -> Option<String> {
+fn intervals_chart(
+    name: &str,
+    sec: &Value,
+    threshold: Option<&(f64, String)>,
+    runtime: Option<f64>,
+) -> Option<String> {
     let li = read_lat_intervals(sec)?;
     let which = li.latency.as_str();
     let every = li.interval_ms as f64;
@@ -157,8 +163,9 @@ fn intervals_chart(name: &str, sec: &Value, threshold: Option<&(f64, String)>) -
         LineChart {
             title: format!("{what} latency p50 and p99 over time"),
             caption: format!(
-                "p50 and p99 of each {} ms interval (its end on the x axis); a rising p99 with a \
-                 flat p50 means occasional stalls, both rising means the device slowed down.",
+                "p50 and p99 of each {} ms interval (its end on the x axis; the last one, shorter, \
+                 ends with the run); a rising p99 with a flat p50 means occasional stalls, both \
+                 rising means the device slowed down.",
                 sig3(every)
             ),
             x_label: "time since the measured period started (s)".into(),
@@ -166,6 +173,7 @@ fn intervals_chart(name: &str, sec: &Value, threshold: Option<&(f64, String)>) -
             x_fmt: fmt_s,
             y_fmt: fmt_ns,
             x_ticks: None,
+            x_end: runtime,
             x_name: "interval end".into(),
             x_table: fmt_s,
             y_log: true,
@@ -192,30 +200,68 @@ fn intervals_chart(name: &str, sec: &Value, threshold: Option<&(f64, String)>) -
     )
 }
 
+/// Where a job's time axis ends, in seconds: its measured period, the longest direction's
+/// `runtime` (a group's is its longest member's; `job_runtime` is a group's sum), else
+/// `job_runtime`. None when the document has neither.
+fn runtime_s(job: &Value) -> Option<f64> {
+    let longest = DIRS
+        .iter()
+        .filter_map(|d| job.get(*d))
+        .map(|s| f(s, "runtime"))
+        .fold(0.0, f64::max);
+    let ms = if longest > 0.0 {
+        longest
+    } else {
+        f(job, "job_runtime")
+    };
+    (ms > 0.0).then_some(ms / 1000.0)
+}
+
+/// A direction's points over time in its unit: the periodic series, then the trailing partial
+/// interval (`bw_tail`/`iops_tail`: its I/Os over its real length, labelled with the runtime),
+/// so that the line covers the whole measured period, as fio's logs do.
+fn over_time(sec: &Value, series: &str, tail: &str) -> Vec<(f64, f64)> {
+    let point = |p: &Value| Some((p.get(0)?.as_f64()? / 1000.0, p.get(1)?.as_f64()?));
+    let ig = sec.get("iogauge");
+    let mut pts: Vec<(f64, f64)> = ig
+        .and_then(|i| i.get(series))
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(point).collect())
+        .unwrap_or_default();
+    if let Some(t) = ig.and_then(|i| i.get(tail)).and_then(point) {
+        if pts.last().is_none_or(|last| t.0 > last.0) {
+            pts.push(t);
+        }
+    }
+    pts
+}
+
+/// The rate a section's table shows and its over-time chart's mean line: all I/Os over the
+/// runtime (fio's `iops`, and `bw` in KiB/s, from `bw_bytes` when present for the fraction).
+pub(super) fn table_rate(sec: &Value, iops: bool) -> f64 {
+    if iops {
+        f(sec, "iops")
+    } else {
+        match sec.get("bw_bytes").and_then(Value::as_f64) {
+            Some(b) => b / 1024.0,
+            None => f(sec, "bw"),
+        }
+    }
+}
+
 /// IOPS or bandwidth over time for every direction with a series.
 fn series_chart(job: &Value, iops: bool, judged: &Judged) -> Option<String> {
-    let (key, mean, min, max) = if iops {
-        ("iops_series", "iops_mean", "iops_min", "iops_max")
+    let (key, tail, min, max) = if iops {
+        ("iops_series", "iops_tail", "iops_min", "iops_max")
     } else {
-        ("bw_series", "bw_mean", "bw_min", "bw_max")
-    };
-    let points = |sec: &Value| -> Vec<(f64, f64)> {
-        sec.get("iogauge")
-            .and_then(|i| i.get(key))
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(|p| Some((p.get(0)?.as_f64()? / 1000.0, p.get(1)?.as_f64()?)))
-                    .collect()
-            })
-            .unwrap_or_default()
+        ("bw_series", "bw_tail", "bw_min", "bw_max")
     };
     // Bandwidth is in KiB/s; shown in MiB/s when that is the scale, so that the axis ticks
     // are round in the unit they are written in.
     let peak = DIRS
         .iter()
         .filter_map(|d| job.get(*d))
-        .flat_map(|s| points(s).into_iter().map(|p| p.1))
+        .flat_map(|s| over_time(s, key, tail).into_iter().map(|p| p.1))
         .fold(0.0, f64::max);
     let (div, fmt): (f64, fn(f64) -> String) = if iops {
         (1.0, |v| format!("{} IOPS", sig3(v)))
@@ -227,28 +273,45 @@ fn series_chart(job: &Value, iops: bool, judged: &Judged) -> Option<String> {
     let mut series = Vec::new();
     let mut lines = Vec::new();
     let mut spread = Vec::new();
+    let mut has_tail = false;
     for d in DIRS {
         let Some(sec) = job.get(d) else { continue };
-        let pts: Vec<(f64, f64)> = points(sec).into_iter().map(|(t, v)| (t, v / div)).collect();
-        if pts.is_empty() {
+        let raw = over_time(sec, key, tail);
+        if raw.is_empty() {
             continue;
         }
+        has_tail |= sec
+            .get("iogauge")
+            .and_then(|i| i.get(tail))
+            .is_some_and(|t| !t.is_null());
+        let pts: Vec<(f64, f64)> = raw.into_iter().map(|(t, v)| (t, v / div)).collect();
         series.push(Series {
             name: d.to_string(),
             points: pts,
         });
-        let m = f(sec, mean) / div;
+        // The table's number, so that chart and table agree (fio's iops_mean/bw_mean average
+        // the periodic samples only, without the last partial interval).
+        let m = table_rate(sec, iops) / div;
         lines.push(RefLine {
             value: m,
             label: format!("{d} mean {}", fmt(m)),
             kind: "mean",
         });
-        spread.push(format!(
-            "{d}: mean {}, samples from {} to {}",
-            fmt(m),
-            fmt(f(sec, min) / div),
-            fmt(f(sec, max) / div)
-        ));
+        let samples = if iops { "iops_samples" } else { "bw_samples" };
+        spread.push(if f(sec, samples) > 0.0 {
+            format!(
+                "{d}: mean {} (all I/Os over the runtime, as in the table), periodic samples \
+                 from {} to {}",
+                fmt(m),
+                fmt(f(sec, min) / div),
+                fmt(f(sec, max) / div)
+            )
+        } else {
+            format!(
+                "{d}: mean {} (all I/Os over the runtime, as in the table)",
+                fmt(m)
+            )
+        });
         if iops {
             for (dir, v, label) in &judged.iops {
                 if dir == d {
@@ -276,12 +339,18 @@ fn series_chart(job: &Value, iops: bool, judged: &Judged) -> Option<String> {
             },
         )
     };
+    let last = if has_tail {
+        " The last point is the partial interval after the last sample, its I/Os over its real \
+         length (fio's sample statistics leave it out)."
+    } else {
+        ""
+    };
     Some(
         LineChart {
             title: title.into(),
             caption: format!(
-                "One point per sampling interval (its end on the x axis). {}. A steady line is a \
-                 steady device; dips are stalls.",
+                "One point per sampling interval (its end on the x axis). {}.{last} A steady \
+                 line is a steady device; dips are stalls.",
                 spread.join("; ")
             ),
             x_label: "time since the measured period started (s)".into(),
@@ -289,6 +358,7 @@ fn series_chart(job: &Value, iops: bool, judged: &Judged) -> Option<String> {
             x_fmt: fmt_s,
             y_fmt: fmt,
             x_ticks: None,
+            x_end: runtime_s(job),
             x_name: "time".into(),
             x_table: fmt_s,
             y_log: false,
@@ -351,12 +421,36 @@ pub(crate) fn job_charts(job: &Value, judged: &Judged) -> String {
     charts.extend(series_chart(job, false, judged));
     for (name, s) in &secs {
         let t = lat_threshold(name);
-        charts.extend(intervals_chart(name, s, t.as_ref()));
+        charts.extend(intervals_chart(name, s, t.as_ref(), runtime_s(job)));
     }
+    let note = if without_intervals(job) {
+        "<p class=\"muted\">No charts over time: this document has no per-interval data \
+         (fio's JSON has none; <code>iogauge fio</code> adds it to its JSON output with \
+         <code>--json-intervals</code>, and its <code>--report</code> page and the history's \
+         copy always have it).</p>\n"
+    } else {
+        ""
+    };
     if charts.is_empty() {
-        return "<p class=\"muted\">No latency or time series in this run (gtod_reduce=1 \
-                switches latency collection off).</p>\n"
-            .into();
+        return format!(
+            "{note}<p class=\"muted\">No latency or time series in this run (gtod_reduce=1 \
+             switches latency collection off).</p>\n"
+        );
     }
-    format!("<div class=\"charts\">\n{}</div>\n", charts.concat())
+    format!("{note}<div class=\"charts\">\n{}</div>\n", charts.concat())
+}
+
+/// A job with I/O whose document carries none of iogauge's per-interval data (a lean
+/// `iogauge fio` document, or fio's own): its over-time charts cannot be drawn.
+fn without_intervals(job: &Value) -> bool {
+    let busy: Vec<&Value> = DIRS
+        .iter()
+        .filter_map(|d| job.get(*d))
+        .filter(|s| f(s, "total_ios") > 0.0)
+        .collect();
+    !busy.is_empty()
+        && busy.iter().all(|s| {
+            s.get("iogauge")
+                .is_none_or(|i| i.get("iops_series").is_none() && i.get("lat_intervals").is_none())
+        })
 }

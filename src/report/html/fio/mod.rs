@@ -10,6 +10,7 @@ use serde_json::Value;
 use std::fmt::Write;
 
 mod charts;
+use charts::table_rate;
 pub(crate) use charts::{job_charts, percentile_chart, percentiles};
 
 /// What a check adds to a job's charts: its thresholds drawn where they apply.
@@ -77,8 +78,8 @@ pub(crate) fn job_numbers(job: &Value) -> String {
                 ("-".to_string(), "-".to_string())
             } else {
                 (
-                    format!("{} IOPS", sig3(f(s, "iops"))),
-                    fmt_kib_s(f(s, "bw")),
+                    format!("{} IOPS", sig3(table_rate(s, true))),
+                    fmt_kib_s(table_rate(s, false)),
                 )
             };
             vec![

@@ -28,6 +28,7 @@ impl LineChart {
             x_fmt: self.x_fmt,
             y_fmt: self.y_fmt,
             x_ticks: self.x_ticks.clone(),
+            x_end: self.x_end,
             x_name: self.x_name.clone(),
             x_table: self.x_table,
             y_log: self.y_log,
@@ -64,19 +65,33 @@ impl LineChart {
             ),
             _ => (0.0, xs.iter().copied().fold(0.0, f64::max)),
         };
-        let x_ticks: Vec<(f64, String)> = match &self.x_ticks {
-            Some(t) => t.clone(),
-            None => linear_ticks(x1)
+        // A given end (the job's runtime) covers every point: a partial last interval ends
+        // there, and a 3 s job's axis ends at 3 s, not at the next round tick.
+        let end = self
+            .x_end
+            .filter(|e| e.is_finite() && *e > 0.0)
+            .map(|e| e.max(x1));
+        let x_ticks: Vec<(f64, String)> = match (&self.x_ticks, end) {
+            (Some(t), _) => t.clone(),
+            (None, Some(e)) => linear_ticks(e)
+                .into_iter()
+                .filter(|v| *v <= e * (1.0 + 1e-9))
+                .map(|v| (v, (self.x_fmt)(v)))
+                .collect(),
+            (None, None) => linear_ticks(x1)
                 .into_iter()
                 .map(|v| (v, (self.x_fmt)(v)))
                 .collect(),
         };
-        // The axis ends at its last tick (which covers every finite x up to the axis' limit).
-        let x1 = x_ticks
-            .iter()
-            .map(|t| t.0)
-            .filter(|t| t.is_finite())
-            .fold(f64::NEG_INFINITY, f64::max);
+        // Else the axis ends at its last tick (which covers every finite x up to the axis'
+        // limit).
+        let x1 = end.unwrap_or_else(|| {
+            x_ticks
+                .iter()
+                .map(|t| t.0)
+                .filter(|t| t.is_finite())
+                .fold(f64::NEG_INFINITY, f64::max)
+        });
         let x1 = if x1.is_finite() { x1 } else { 1.0 };
         let x0 = if x0.is_finite() && x0 < x1 { x0 } else { 0.0 };
         let ys = pts().map(|p| p.1).chain(self.lines.iter().map(|l| l.value));

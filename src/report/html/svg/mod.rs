@@ -84,6 +84,9 @@ pub(crate) struct LineChart {
     pub y_fmt: Fmt,
     /// Ticks placed by the caller (e.g. percentiles on a "nines" axis); None: linear ticks.
     pub x_ticks: Option<Vec<(f64, String)>>,
+    /// Where a linear x axis ends (a time axis: the job's runtime), its ticks kept within it;
+    /// None: at the tick covering the largest x.
+    pub x_end: Option<f64>,
     /// Column header of x in the data table, and how x is written there.
     pub x_name: String,
     pub x_table: Fmt,
@@ -317,6 +320,43 @@ mod tests {
         assert_eq!(linear_ticks(0.0), linear_ticks(1.0));
     }
 
+    /// A time axis given its end (the runtime) ends there, its ticks within it, and the last
+    /// point on it is drawn at the axis' right end.
+    #[test]
+    fn an_axis_given_its_end_ends_there() {
+        let chart = |end: Option<f64>| {
+            LineChart {
+                title: "IOPS over time".into(),
+                caption: String::new(),
+                x_label: "time".into(),
+                y_label: "IOPS".into(),
+                x_fmt: |v| format!("{v} s"),
+                y_fmt: |v| format!("{v}"),
+                x_ticks: None,
+                x_end: end,
+                x_name: "time".into(),
+                x_table: |v| format!("{v} s"),
+                y_log: false,
+                series: vec![Series {
+                    name: "write".into(),
+                    points: vec![(0.5, 10.0), (1.0, 12.0), (3.001, 30.0)],
+                }],
+                lines: vec![],
+            }
+            .render()
+        };
+        // Without an end, the axis runs to the next round tick: 4 s for a 3.001 s job.
+        assert!(chart(None).contains(">4 s</text>"));
+        let c = chart(Some(3.001));
+        assert!(
+            !c.contains(">4 s</text>") && c.contains(">3 s</text>"),
+            "{c}"
+        );
+        assert!(c.contains(&format!(" {:.1},", W - RIGHT)), "{c}");
+        // An end before the last point does not hide it.
+        assert!(chart(Some(2.0)).contains(&format!(" {:.1},", W - RIGHT)));
+    }
+
     #[test]
     fn a_log_scale_places_decades_evenly() {
         let s = Scale {
@@ -343,6 +383,7 @@ mod tests {
             x_fmt: |v| format!("{v}"),
             y_fmt: fmt_ns,
             x_ticks: None,
+            x_end: None,
             x_name: "x".into(),
             x_table: |v| format!("{v}"),
             y_log: true,
