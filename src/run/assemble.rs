@@ -106,13 +106,13 @@ fn elapsed_s(run_start_ns: u64) -> u64 {
 fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
     let job = f.job;
     let pcts = &job.percentile_list;
-    let measured_ns = f
-        .members
-        .iter()
-        .map(|m| m.result.measured_ns)
-        .max()
-        .unwrap_or(0);
-    let run_ms = runtime_ms(measured_ns);
+    // Each direction's runtime: the longest member's (a read-back counts in reads alone).
+    let dir_ms = |d: usize| {
+        let ns = f.members.iter().map(|m| m.result.runtime_ns[d]).max();
+        runtime_ms(ns.unwrap_or(0))
+    };
+    // unified_rw_reporting's mixed entry: the whole measured period.
+    let run_ms = runtime_ms(f.members.iter().map(|m| m.result.measured_ns).max().unwrap_or(0));
     let mut dirs: [DirReport; 3] = Default::default();
     let mut clats: Vec<Cow<LatRecorder>> = Vec::with_capacity(3);
     // Every direction's bw and iops sample statistics, for unified_rw_reporting's mixed entry.
@@ -123,8 +123,8 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
         dir.total_ios = f.members.iter().map(|m| m.result.ios[d]).sum();
         dir.short_ios = f.members.iter().map(|m| m.result.short[d]).sum();
         if dir.total_ios > 0 {
-            dir.runtime_ms = run_ms;
-            let ms = run_ms.max(1);
+            dir.runtime_ms = dir_ms(d);
+            let ms = dir.runtime_ms.max(1);
             dir.bw_bytes = (dir.io_bytes as u128 * 1000 / ms as u128) as u64;
             dir.iops = dir.total_ios as f64 * 1000.0 / ms as f64;
         }
@@ -519,7 +519,7 @@ fn group_reports(spec: &RunSpec, results: &[InstanceResult]) -> Vec<GroupReport>
             let active: Vec<(u64, u64)> = members
                 .iter()
                 .filter(|m| m.result.ios[d] > 0 && spec.jobs[m.instance.job].reporting.record.stats)
-                .map(|m| (m.result.bytes[d], runtime_ms(m.result.measured_ns).max(1)))
+                .map(|m| (m.result.bytes[d], runtime_ms(m.result.runtime_ns[d]).max(1)))
                 .collect();
             if active.is_empty() {
                 continue;

@@ -261,6 +261,16 @@ pub struct WorkerResult {
     pub syncs: u64,
     /// Length of the measured period (after ramp) in ns.
     pub measured_ns: u64,
+    /// Per direction, the part of the measured period fio reports as its runtime (set at the
+    /// end): the whole period, except after a read-back (see [`dir_runtimes`]).
+    pub runtime_ns: [u64; 3],
+    /// Time spent in read-back phases (fio's do_verify): fio counts it in the read runtime
+    /// only, never in the write runtime.
+    pub read_back_ns: u64,
+    /// Writes done when the files were last synced for end_fsync/fsync_on_close before a
+    /// read-back (fio syncs at the end of each write phase): the end of the job then syncs
+    /// again only if more writes followed.
+    pub(super) end_synced_at: Option<u64>,
     pub cpu: CpuTimes,
     pub error: Option<IoFailure>,
     /// errno of a failure that ends the job but keeps its report and the run (fio's job `error`:
@@ -325,6 +335,9 @@ impl WorkerResult {
             short: [0; 3],
             syncs: 0,
             measured_ns: 0,
+            runtime_ns: [0; 3],
+            read_back_ns: 0,
+            end_synced_at: None,
             cpu: CpuTimes::default(),
             error: None,
             job_error: 0,
@@ -435,6 +448,7 @@ impl WorkerResult {
         self.ios = [0; 3];
         self.short = [0; 3];
         self.syncs = 0;
+        self.read_back_ns = 0;
         if let Some(d) = self.depth.as_mut() {
             d.reset();
         }
@@ -450,6 +464,21 @@ impl WorkerResult {
         published.phase.store(PHASE_MEASURING, Ordering::Release);
         self.cpu = CpuTimes::now_thread().unwrap_or_default();
     }
+}
+
+/// Each direction's runtime, as fio's update_runtime accumulates it: a direction's clock runs
+/// during the write phases (do_io) of a job that does that direction; the read-back phases
+/// (do_verify) add to the read clock alone. So the write runtime of a write-then-verify job
+/// leaves the read-back out, and a job that only writes has the read-back as its read runtime
+/// (verify_backlog's reads during the writes included in its count, not in its time).
+pub(super) fn dir_runtimes(job: &JobSpec, measured_ns: u64, read_back_ns: u64) -> [u64; 3] {
+    let io_ns = measured_ns.saturating_sub(read_back_ns);
+    let reads = matches!(job.rw.kind, RwKind::Read | RwKind::ReadWrite);
+    [
+        if reads { measured_ns } else { read_back_ns },
+        io_ns,
+        io_ns,
+    ]
 }
 
 /// The measurement clock both worker loops share: the ramp, when measurement started, and the
@@ -521,7 +550,9 @@ impl Timeline {
         mut fsync: impl FnMut(usize) -> std::io::Result<()>,
     ) -> u64 {
         let job = &input.job;
-        if job.end_fsync && res.error.is_none() {
+        // Not again when a read-back came last: its write phase ended with this sync.
+        let synced = res.end_synced_at == Some(res.ios[crate::model::DDIR_WRITE]);
+        if job.end_fsync && res.error.is_none() && !synced {
             res.fsync_files(input, &mut fsync);
         }
         let end = now_ns();
@@ -531,6 +562,7 @@ impl Timeline {
         } else {
             end.saturating_sub(self.meas_start)
         };
+        res.runtime_ns = dir_runtimes(job, res.measured_ns, res.read_back_ns);
         // Never started during a ramp: then this does nothing.
         res.finish_intervals(end);
         res.cpu = CpuTimes::now_thread().unwrap_or_default().delta(&res.cpu);
