@@ -301,3 +301,36 @@ fn nothing_syncs_before_the_read_back_unless_the_job_asks_as_in_fio() {
         assert_eq!(iog, want, "iogauge {extra:?}");
     }
 }
+
+/// verify_only issues no write: fio gives its writes no runtime (update_runtime skips them),
+/// so no rate in JSON, and neither a `write:` line nor a `WRITE:` group line in text. Before,
+/// iogauge gave them the whole job's runtime (then, with the read-back timed apart, 1 ms and
+/// 1024k IOPS).
+#[test]
+fn verify_only_writes_have_no_runtime_as_in_fio() {
+    if !have_fio() {
+        return;
+    }
+    let _g = serial();
+    let d = scratch();
+    let mut a = job_args("1m", &["--ioengine=psync"]);
+    a.push(format!("--directory={}", d.path().display()));
+    let mut write = a.clone();
+    write.push("--do_verify=0".into());
+    run_json("fio", &[], &write, d.path());
+    a.push("--verify_only=1".into());
+    for (tool, pre) in [("fio", vec![]), (IOGAUGE, vec!["fio"])] {
+        let j = run_json(tool, &pre, &a, d.path())["jobs"][0].clone();
+        assert_eq!(n(&j, &["write", "total_ios"]), 256, "{tool}");
+        assert_eq!(n(&j, &["read", "total_ios"]), 256, "{tool}");
+        assert!(n(&j, &["read", "runtime"]) > 0, "{tool}");
+        for k in ["runtime", "bw", "iops"] {
+            assert_eq!(j["write"][k].as_f64(), Some(0.0), "{tool}: write {k}");
+        }
+        let out = cmd(tool).args(&pre).args(&a).current_dir(d.path()).output().unwrap();
+        assert!(out.status.success(), "{tool}: {}", text(&out.stderr));
+        let t = text(&out.stdout);
+        assert!(t.contains("  read: IOPS=") && t.contains("   READ: bw="), "{tool}:\n{t}");
+        assert!(!t.contains("write: IOPS=") && !t.contains("WRITE: bw="), "{tool}:\n{t}");
+    }
+}

@@ -122,9 +122,12 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
         dir.io_bytes = f.members.iter().map(|m| m.result.bytes[d]).sum();
         dir.total_ios = f.members.iter().map(|m| m.result.ios[d]).sum();
         dir.short_ios = f.members.iter().map(|m| m.result.short[d]).sum();
+        // No runtime (verify_only's writes), no rate: fio's 0.
         if dir.total_ios > 0 {
             dir.runtime_ms = dir_ms(d);
-            let ms = dir.runtime_ms.max(1);
+        }
+        if dir.runtime_ms > 0 {
+            let ms = dir.runtime_ms;
             dir.bw_bytes = (dir.io_bytes as u128 * 1000 / ms as u128) as u64;
             dir.iops = dir.total_ios as f64 * 1000.0 / ms as f64;
         }
@@ -518,7 +521,12 @@ fn group_reports(spec: &RunSpec, results: &[InstanceResult]) -> Vec<GroupReport>
             // stats=0 jobs keep their group's block but add nothing to it, as fio's.
             let active: Vec<(u64, u64)> = members
                 .iter()
-                .filter(|m| m.result.ios[d] > 0 && spec.jobs[m.instance.job].reporting.record.stats)
+                // A direction without runtime (verify_only's writes) is left out, as fio's.
+                .filter(|m| {
+                    m.result.ios[d] > 0
+                        && runtime_ms(m.result.runtime_ns[d]) > 0
+                        && spec.jobs[m.instance.job].reporting.record.stats
+                })
                 .map(|m| (m.result.bytes[d], runtime_ms(m.result.runtime_ns[d]).max(1)))
                 .collect();
             if active.is_empty() {

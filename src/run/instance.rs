@@ -471,12 +471,14 @@ impl WorkerResult {
 /// (do_verify) add to the read clock alone. So the write runtime of a write-then-verify job
 /// leaves the read-back out, and a job that only writes has the read-back as its read runtime
 /// (verify_backlog's reads during the writes included in its count, not in its time).
+/// verify_only's writes, never issued, have no runtime (fio's update_runtime skips them).
 pub(super) fn dir_runtimes(job: &JobSpec, measured_ns: u64, read_back_ns: u64) -> [u64; 3] {
     let io_ns = measured_ns.saturating_sub(read_back_ns);
     let reads = matches!(job.rw.kind, RwKind::Read | RwKind::ReadWrite);
+    let dry = job.verify.only && job.rw.kind != RwKind::Read;
     [
         if reads { measured_ns } else { read_back_ns },
-        io_ns,
+        if dry { 0 } else { io_ns },
         io_ns,
     ]
 }
