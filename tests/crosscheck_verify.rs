@@ -102,7 +102,11 @@ fn runtimes(j: &Value) -> (u64, u64, u64) {
 /// from fio, at least half the job. Before the fix, iogauge gave both directions the whole job.
 fn assert_phases_split(tool: &str, j: &Value) {
     let (w, r, job) = runtimes(j);
-    let least = if tool == "fio" { job / 2 } else { job.saturating_sub(3) };
+    let least = if tool == "fio" {
+        job / 2
+    } else {
+        job.saturating_sub(3)
+    };
     assert!(
         w + r <= job + 3 && w + r >= least,
         "{tool}: write runtime {w} ms + read runtime {r} ms should make the job's {job} ms"
@@ -123,7 +127,11 @@ fn assert_phases_split(tool: &str, j: &Value) {
 /// neighbour only ever slows a run down.
 fn assert_near_fio(what: &str, dir: &str, fio: &[Value], iog: &[Value], band: u64) {
     let best = |v: &[Value]| v.iter().map(|j| n(j, &[dir, "runtime"])).min().unwrap();
-    let all = |v: &[Value]| v.iter().map(|j| n(j, &[dir, "runtime"])).collect::<Vec<_>>();
+    let all = |v: &[Value]| {
+        v.iter()
+            .map(|j| n(j, &[dir, "runtime"]))
+            .collect::<Vec<_>>()
+    };
     let (f, g) = (best(fio), best(iog));
     eprintln!(
         "{what}: {dir} runtime, best of iogauge {g} ms, of fio {f} ms (iogauge {:?}, fio {:?})",
@@ -154,11 +162,18 @@ fn crosscheck(engine: &[&str], size: &str, blocks: u64) {
     let what = format!("{engine:?} {size}");
     let (fio, iog) = both(&job_args(size, engine), 2);
     for j in &fio {
-        assert_eq!(counts(j), [blocks, blocks * 4096, blocks, blocks * 4096, blocks]);
+        assert_eq!(
+            counts(j),
+            [blocks, blocks * 4096, blocks, blocks * 4096, blocks]
+        );
         assert_phases_split("fio", j);
     }
     for j in &iog {
-        assert_eq!(counts(j), counts(&fio[0]), "{what}: iogauge's counts against fio's");
+        assert_eq!(
+            counts(j),
+            counts(&fio[0]),
+            "{what}: iogauge's counts against fio's"
+        );
         assert_phases_split("iogauge", j);
     }
     assert_near_fio(&what, "write", &fio, &iog, WRITE_BAND);
@@ -194,12 +209,19 @@ fn verify_backlog_is_accounted_as_fio() {
         return;
     }
     let _g = serial();
-    for engine in [["--ioengine=psync", "--iodepth=1"], ["--ioengine=io_uring", "--iodepth=8"]] {
+    for engine in [
+        ["--ioengine=psync", "--iodepth=1"],
+        ["--ioengine=io_uring", "--iodepth=8"],
+    ] {
         let mut extra = engine.to_vec();
         extra.push("--verify_backlog=16");
         let (fio, iog) = both(&job_args("8m", &extra), 1);
         for (tool, j) in [("fio", &fio[0]), ("iogauge", &iog[0])] {
-            assert_eq!(counts(j), [2048, 2048 * 4096, 2048, 2048 * 4096, 2048], "{tool}");
+            assert_eq!(
+                counts(j),
+                [2048, 2048 * 4096, 2048, 2048 * 4096, 2048],
+                "{tool}"
+            );
             assert_phases_split(tool, j);
         }
     }
@@ -216,7 +238,10 @@ fn a_mixed_job_reads_for_the_whole_job_and_writes_for_its_write_phase() {
     let (fio, iog) = both(&job_args("4m", &["--rw=randrw", "--ioengine=psync"]), 1);
     for (tool, j) in [("fio", &fio[0]), ("iogauge", &iog[0])] {
         let (w, r, job) = runtimes(j);
-        assert!(r.abs_diff(job) <= 3, "{tool}: read runtime {r} ms, job {job} ms");
+        assert!(
+            r.abs_diff(job) <= 3,
+            "{tool}: read runtime {r} ms, job {job} ms"
+        );
         assert!(w < r, "{tool}: write runtime {w} ms, read runtime {r} ms");
         // Every block the job wrote is read back once, besides the job's own reads.
         assert!(n(j, &["read", "total_ios"]) > n(j, &["write", "total_ios"]));
@@ -257,9 +282,18 @@ fn between_phases(tool: &str, extra: &[&str]) -> Vec<String> {
         .filter_map(|l| l.split_once(' ').map(|(_, rest)| rest.trim()))
         .filter(|l| l.contains("v.0.0>"))
         .collect();
-    let last_write = calls.iter().rposition(|l| l.starts_with("pwrite64(")).unwrap();
-    let first_read = calls.iter().position(|l| l.starts_with("pread64(")).unwrap();
-    assert!(last_write < first_read, "{tool}: reads before the last write");
+    let last_write = calls
+        .iter()
+        .rposition(|l| l.starts_with("pwrite64("))
+        .unwrap();
+    let first_read = calls
+        .iter()
+        .position(|l| l.starts_with("pread64("))
+        .unwrap();
+    assert!(
+        last_write < first_read,
+        "{tool}: reads before the last write"
+    );
     calls[last_write + 1..first_read]
         .iter()
         // fio opens the file again and so repeats its fadvise hint, which iogauge's open
@@ -288,10 +322,16 @@ fn nothing_syncs_before_the_read_back_unless_the_job_asks_as_in_fio() {
     }
     let _g = serial();
     for (extra, want) in [
-        (vec![], vec!["fadvise64(0, 1048576, POSIX_FADV_DONTNEED) = 0"]),
+        (
+            vec![],
+            vec!["fadvise64(0, 1048576, POSIX_FADV_DONTNEED) = 0"],
+        ),
         (
             vec!["--end_fsync=1"],
-            vec!["fsync() = 0", "fadvise64(0, 1048576, POSIX_FADV_DONTNEED) = 0"],
+            vec![
+                "fsync() = 0",
+                "fadvise64(0, 1048576, POSIX_FADV_DONTNEED) = 0",
+            ],
         ),
         (vec!["--invalidate=0"], vec![]),
     ] {
@@ -327,10 +367,21 @@ fn verify_only_writes_have_no_runtime_as_in_fio() {
         for k in ["runtime", "bw", "iops"] {
             assert_eq!(j["write"][k].as_f64(), Some(0.0), "{tool}: write {k}");
         }
-        let out = cmd(tool).args(&pre).args(&a).current_dir(d.path()).output().unwrap();
+        let out = cmd(tool)
+            .args(&pre)
+            .args(&a)
+            .current_dir(d.path())
+            .output()
+            .unwrap();
         assert!(out.status.success(), "{tool}: {}", text(&out.stderr));
         let t = text(&out.stdout);
-        assert!(t.contains("  read: IOPS=") && t.contains("   READ: bw="), "{tool}:\n{t}");
-        assert!(!t.contains("write: IOPS=") && !t.contains("WRITE: bw="), "{tool}:\n{t}");
+        assert!(
+            t.contains("  read: IOPS=") && t.contains("   READ: bw="),
+            "{tool}:\n{t}"
+        );
+        assert!(
+            !t.contains("write: IOPS=") && !t.contains("WRITE: bw="),
+            "{tool}:\n{t}"
+        );
     }
 }

@@ -112,7 +112,13 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
         runtime_ms(ns.unwrap_or(0))
     };
     // unified_rw_reporting's mixed entry: the whole measured period.
-    let run_ms = runtime_ms(f.members.iter().map(|m| m.result.measured_ns).max().unwrap_or(0));
+    let run_ms = runtime_ms(
+        f.members
+            .iter()
+            .map(|m| m.result.measured_ns)
+            .max()
+            .unwrap_or(0),
+    );
     let mut dirs: [DirReport; 3] = Default::default();
     let mut clats: Vec<Cow<LatRecorder>> = Vec::with_capacity(3);
     // Every direction's bw and iops sample statistics, for unified_rw_reporting's mixed entry.
