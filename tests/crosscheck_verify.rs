@@ -333,6 +333,14 @@ fn nothing_syncs_before_the_read_back_unless_the_job_asks_as_in_fio() {
                 "fadvise64(0, 1048576, POSIX_FADV_DONTNEED) = 0",
             ],
         ),
+        (
+            vec!["--fsync_on_close=1"],
+            vec![
+                "fsync() = 0",
+                "fsync() = 0",
+                "fadvise64(0, 1048576, POSIX_FADV_DONTNEED) = 0",
+            ],
+        ),
         (vec!["--invalidate=0"], vec![]),
     ] {
         let fio = between_phases("fio", &extra);

@@ -267,9 +267,9 @@ pub struct WorkerResult {
     /// Time spent in read-back phases (fio's do_verify): fio counts it in the read runtime
     /// only, never in the write runtime.
     pub read_back_ns: u64,
-    /// Writes done when the files were last synced for end_fsync/fsync_on_close before a
-    /// read-back (fio syncs at the end of each write phase): the end of the job then syncs
-    /// again only if more writes followed.
+    /// Writes done when the last write phase before a read-back ended (with end_fsync's or
+    /// fsync_on_close's sync, when set: fio syncs at the end of each write phase): the end of
+    /// the job syncs for end_fsync only if more writes followed.
     pub(super) end_synced_at: Option<u64>,
     pub cpu: CpuTimes,
     pub error: Option<IoFailure>,

@@ -339,17 +339,26 @@ pub(crate) fn phase_due(d: &Data, res: &WorkerResult, stop: &AtomicBool, deadlin
 /// do_verify has a "sync and invalidate" loop, but it skips files that are not open: all.)
 /// Returns when the read-back started, or the failed sync.
 fn prepare(
+    d: &Data,
     input: &WorkerInput,
     res: &mut WorkerResult,
     mut sync: impl FnMut(usize) -> std::io::Result<()>,
 ) -> Result<u64, IoFailure> {
     let job = &input.job;
-    if job.end_fsync || job.fsync_on_close {
+    // verify_only wrote nothing: fio's dry run has no write phase to end, and no end_fsync
+    // at the end of the job either (marked as done).
+    if !d.only {
+        // fio: end_fsync or fsync_on_close syncs at the end of do_io, fsync_on_close again
+        // when the file is closed (nothing left to write then: a cheap call).
+        let times =
+            usize::from(job.end_fsync || job.fsync_on_close) + usize::from(job.fsync_on_close);
         for f in 0..input.paths.len() {
-            sync(f).map_err(|e| IoFailure::new(input, "fsync", f, 0, errno(&e)))?;
+            for _ in 0..times {
+                sync(f).map_err(|e| IoFailure::new(input, "fsync", f, 0, errno(&e)))?;
+            }
         }
-        res.end_synced_at = Some(res.ios[DDIR_WRITE]);
     }
+    res.end_synced_at = Some(res.ios[DDIR_WRITE]);
     let start = now_ns();
     for f in 0..input.paths.len() {
         input.start_pass(f);
@@ -369,7 +378,7 @@ pub(crate) fn run_sync<E: Engine>(
     stop: &AtomicBool,
     deadline: u64,
 ) {
-    let start = match prepare(input, res, |f| engine.sync(f, SyncOp::Fsync)) {
+    let start = match prepare(d, input, res, |f| engine.sync(f, SyncOp::Fsync)) {
         Ok(t) => t,
         Err(f) => {
             res.error = Some(f);
@@ -514,7 +523,7 @@ pub(crate) fn run_queue<E: QueueEngine>(
     stop: &AtomicBool,
     deadline: u64,
 ) -> usize {
-    let start = match prepare(input, res, |f| engine.sync(f, SyncOp::Fsync)) {
+    let start = match prepare(d, input, res, |f| engine.sync(f, SyncOp::Fsync)) {
         Ok(t) => t,
         Err(f) => {
             res.error = Some(f);
