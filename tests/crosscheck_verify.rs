@@ -393,3 +393,31 @@ fn verify_only_writes_have_no_runtime_as_in_fio() {
         );
     }
 }
+
+/// fio leaves the read-back's reads out of its periodic bandwidth and IOPS samples (its
+/// this_io_bytes skips them): a job that only writes has no read samples, however long its
+/// read-back. Before, iogauge sampled them (35 read samples at this 2 ms interval).
+#[test]
+fn read_backs_are_not_in_the_periodic_samples_as_in_fio() {
+    if !have_fio() {
+        return;
+    }
+    let _g = serial();
+    for engine in [
+        vec!["--ioengine=psync"],
+        vec!["--ioengine=io_uring", "--iodepth=8", "--verify_backlog=16"],
+    ] {
+        let mut extra = engine.clone();
+        // Samples every 2 ms, with the cache dropped (end_fsync) so the read-back lasts.
+        extra.extend(["--bwavgtime=2", "--iopsavgtime=2", "--end_fsync=1"]);
+        let (fio, iog) = both(&job_args("4m", &extra), 1);
+        for (tool, j) in [("fio", &fio[0]), ("iogauge", &iog[0])] {
+            // The reads (at the end, or with verify_backlog all along) span several intervals.
+            let t = n(j, &["job_runtime"]);
+            assert!(t > 4, "{tool} {engine:?}: a job of {t} ms samples nothing");
+            for k in ["bw_samples", "iops_samples"] {
+                assert_eq!(n(j, &["read", k]), 0, "{tool} {engine:?}: read {k}");
+            }
+        }
+    }
+}

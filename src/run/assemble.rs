@@ -85,6 +85,16 @@ fn sampler(
     PeriodicSampler::from_trace(interval_ms, unit, readings, end, final_value)
 }
 
+/// A direction's count as periodic samples see it: fio leaves verify read-backs out of them
+/// (its this_io_bytes), so the reads' count is without them.
+fn sampled(d: usize, count: u64, read_back: u64) -> u64 {
+    if d == crate::model::DDIR_READ {
+        count.saturating_sub(read_back)
+    } else {
+        count
+    }
+}
+
 /// The members' per-interval histograms of recorder `i` (0–2 directions, 3 sync), merged as
 /// group_reporting merges recorders.
 fn intervals(f: &Folded, i: usize, latency: IntervalLatency) -> Option<LatIntervals> {
@@ -174,7 +184,7 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
                     job.bwavgtime_ms,
                     SampleUnit::KiBPerSec,
                     end,
-                    m.result.bytes[d],
+                    sampled(d, m.result.bytes[d], m.result.read_back_bytes),
                 );
                 let i = sampler(
                     &m.trace.iops.points(),
@@ -182,7 +192,7 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
                     job.iopsavgtime_ms,
                     SampleUnit::PerSec,
                     end,
-                    m.result.ios[d],
+                    sampled(d, m.result.ios[d], m.result.read_back_ios),
                 );
                 bw.push(b);
                 iops.push(i);

@@ -28,6 +28,9 @@ pub(crate) struct Published {
     /// Bytes and I/Os completed since measurement start, per direction.
     pub bytes: [AtomicU64; 3],
     pub ios: [AtomicU64; 3],
+    /// Of the reads counted above, the bytes and I/Os of the verify read-backs (and backlog),
+    /// which periodic samples leave out, as fio's (its this_io_bytes skips them).
+    pub read_back: [AtomicU64; 2],
     /// The worker ended with an error (for exitall_on_error).
     pub failed: std::sync::atomic::AtomicBool,
 }
@@ -267,6 +270,9 @@ pub struct WorkerResult {
     /// Time spent in read-back phases (fio's do_verify): fio counts it in the read runtime
     /// only, never in the write runtime.
     pub read_back_ns: u64,
+    /// Of the reads counted in `bytes` and `ios`, the verify read-backs' (and backlog's).
+    pub read_back_bytes: u64,
+    pub read_back_ios: u64,
     /// Writes done when the last write phase before a read-back ended (with end_fsync's or
     /// fsync_on_close's sync, when set: fio syncs at the end of each write phase): the end of
     /// the job syncs for end_fsync only if more writes followed.
@@ -337,6 +343,8 @@ impl WorkerResult {
             measured_ns: 0,
             runtime_ns: [0; 3],
             read_back_ns: 0,
+            read_back_bytes: 0,
+            read_back_ios: 0,
             end_synced_at: None,
             cpu: CpuTimes::default(),
             error: None,
@@ -449,6 +457,11 @@ impl WorkerResult {
         self.short = [0; 3];
         self.syncs = 0;
         self.read_back_ns = 0;
+        self.read_back_bytes = 0;
+        self.read_back_ios = 0;
+        for c in &published.read_back {
+            c.store(0, Ordering::Relaxed);
+        }
         if let Some(d) = self.depth.as_mut() {
             d.reset();
         }

@@ -209,13 +209,14 @@ impl Data {
         }
     }
 
-    /// After a read in queue `slot` completed: a backlog read is checked against its write,
-    /// any other read as [`Data::after_read`] does.
+    /// After a read of `n` bytes in queue `slot` completed: a backlog read is checked against
+    /// its write, any other read as [`Data::after_read`] does.
     #[inline]
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn after_queued_read(
         &mut self,
         slot: usize,
+        n: u64,
         buf: &mut [u8],
         input: &WorkerInput,
         file: usize,
@@ -226,6 +227,9 @@ impl Data {
             Some(b) => match b.slots.get_mut(slot).and_then(|s| s.take()) {
                 Some(w) => {
                     b.reading -= 1;
+                    // A read-back: left out of the periodic samples (the loop publishes it).
+                    res.read_back_bytes += n;
+                    res.read_back_ios += 1;
                     w
                 }
                 None => return self.after_read(buf, input, file, offset, res, true),
@@ -505,6 +509,12 @@ fn count(
     }
     res.bytes[d] += n as u64;
     res.ios[d] += 1;
+    res.read_back_bytes += n as u64;
+    res.read_back_ios += 1;
+    // The read-back counts first: the monitor, which loads them after the reads, then never
+    // sees a read-back in the reads without it in these.
+    published.read_back[0].store(res.read_back_bytes, Ordering::Relaxed);
+    published.read_back[1].store(res.read_back_ios, Ordering::Relaxed);
     published.bytes[d].store(res.bytes[d], Ordering::Relaxed);
     published.ios[d].store(res.ios[d], Ordering::Relaxed);
 }
