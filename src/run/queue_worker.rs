@@ -677,8 +677,10 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
         if n > 0 {
             depth.on_complete(n as u32);
             // verify_backlog's reads, left out of the periodic samples (before the reads).
-            published.read_back[0].store(res.read_back_bytes, Ordering::Relaxed);
-            published.read_back[1].store(res.read_back_ios, Ordering::Relaxed);
+            if res.read_back_ios > 0 {
+                published.read_back[0].store(res.read_back_bytes, Ordering::Relaxed);
+                published.read_back[1].store(res.read_back_ios, Ordering::Relaxed);
+            }
             for d in [DDIR_READ, DDIR_WRITE] {
                 published.bytes[d].store(res.bytes[d], Ordering::Relaxed);
                 published.ios[d].store(res.ios[d], Ordering::Relaxed);
