@@ -251,37 +251,7 @@ fn a_mixed_job_reads_for_the_whole_job_and_writes_for_its_write_phase() {
 /// The calls on the data file between the last write and the first read-back read: syncs and
 /// cache drops, as `name(args) = result` without the fd.
 fn between_phases(tool: &str, extra: &[&str]) -> Vec<String> {
-    let d = scratch();
-    let log = d.path().join("strace.log");
-    let mut a = job_args("1m", &["--ioengine=psync"]);
-    a.extend(extra.iter().map(|s| s.to_string()));
-    let data = d.path().join("data");
-    std::fs::create_dir(&data).unwrap();
-    a.push(format!("--directory={}", data.display()));
-    let mut c = cmd("strace");
-    c.args(["-f", "-qq", "-y", "-e"])
-        .arg("trace=pwrite64,pread64,fsync,fdatasync,fadvise64,sync_file_range")
-        .arg("-o")
-        .arg(&log);
-    if tool == "fio" {
-        c.arg("fio");
-    } else {
-        c.args([IOGAUGE, "fio"]);
-    }
-    let out = c
-        .args(&a)
-        .arg("--output-format=json")
-        .current_dir(d.path())
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{tool}: {}", text(&out.stderr));
-    let text = std::fs::read_to_string(&log).unwrap();
-    // Only the calls on the job's file (strace -y names it: "v.0.0>").
-    let calls: Vec<&str> = text
-        .lines()
-        .filter_map(|l| l.split_once(' ').map(|(_, rest)| rest.trim()))
-        .filter(|l| l.contains("v.0.0>"))
-        .collect();
+    let calls = traced(tool, extra);
     let last_write = calls
         .iter()
         .rposition(|l| l.starts_with("pwrite64("))
@@ -309,6 +279,40 @@ fn between_phases(tool: &str, extra: &[&str]) -> Vec<String> {
             };
             format!("{name}({args}")
         })
+        .collect()
+}
+
+/// The 1 MiB psync job under strace: its calls on the data file, in order.
+fn traced(tool: &str, extra: &[&str]) -> Vec<String> {
+    let d = scratch();
+    let log = d.path().join("strace.log");
+    let mut a = job_args("1m", &["--ioengine=psync"]);
+    a.extend(extra.iter().map(|s| s.to_string()));
+    let data = d.path().join("data");
+    std::fs::create_dir(&data).unwrap();
+    a.push(format!("--directory={}", data.display()));
+    let mut c = cmd("strace");
+    c.args(["-f", "-qq", "-y", "-e"])
+        .arg("trace=pwrite64,pread64,fsync,fdatasync,fadvise64,sync_file_range")
+        .arg("-o")
+        .arg(&log);
+    if tool == "fio" {
+        c.arg("fio");
+    } else {
+        c.args([IOGAUGE, "fio"]);
+    }
+    let out = c
+        .args(&a)
+        .arg("--output-format=json")
+        .current_dir(d.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{tool}: {}", text(&out.stderr));
+    let text = std::fs::read_to_string(&log).unwrap();
+    // Only the calls on the job's file (strace -y names it: "v.0.0>").
+    text.lines()
+        .filter_map(|l| l.split_once(' ').map(|(_, rest)| rest.trim().to_string()))
+        .filter(|l| l.contains("v.0.0>"))
         .collect()
 }
 
@@ -419,5 +423,34 @@ fn read_backs_are_not_in_the_periodic_samples_as_in_fio() {
                 assert_eq!(n(j, &["read", k]), 0, "{tool} {engine:?}: read {k}");
             }
         }
+    }
+}
+
+/// fio reads a random job's blocks back in the order it wrote them (its list of written blocks;
+/// sorted by offset only without a random map). Before, iogauge read them in offset order.
+#[test]
+fn a_random_job_reads_back_in_write_order_as_fio() {
+    if !have_fio() || !strace::have_strace() {
+        return;
+    }
+    let _g = serial();
+    // The offset of each write and each read, in order.
+    let offsets = |calls: &[String], call: &str| -> Vec<u64> {
+        calls
+            .iter()
+            .filter(|l| l.starts_with(call))
+            .map(|l| {
+                let args = l.rsplit_once(") = ").unwrap().0;
+                args.rsplit_once(", ").unwrap().1.parse().unwrap()
+            })
+            .collect()
+    };
+    for tool in ["fio", "iogauge"] {
+        let calls = traced(tool, &[]);
+        let (w, r) = (offsets(&calls, "pwrite64("), offsets(&calls, "pread64("));
+        assert_eq!(w.len(), 256, "{tool}");
+        assert_eq!(r, w, "{tool}: the read-back's order");
+        // (A random order: not the offset order the old read-back used.)
+        assert!(w.windows(2).any(|p| p[0] > p[1]), "{tool}");
     }
 }
