@@ -246,10 +246,10 @@ pub(crate) fn monitor(
 
 /// Read the counters now, for the latest deadline passed (one reading even when the monitor
 /// overslept several deadlines: the interval's rate stays right, see `stats::periodic`).
-/// The counters for a periodic sample: the reads less the verify read-backs among them, which
-/// fio's samples leave out. Loaded after the reads, which the worker stores after them: a
-/// read-back in the reads is in the count subtracted (at worst one too many is, for one
-/// sample, never one too few).
+/// The reads are counted without the verify read-backs among them, which fio's samples leave
+/// out. The worker stores the read-back count before the reads and this loads it after them,
+/// so a read-back already in the reads is always subtracted: a sample can miss a read for a
+/// moment, never count a read-back.
 fn read(
     meas_start: u64,
     interval_ns: u64,

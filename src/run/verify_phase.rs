@@ -3,8 +3,9 @@
 //! the check of every read of a read job, `verify_only`'s dry run, and the read-back phase
 //! (fio's do_verify) on a synchronous or a queueing engine. Reads of the read-back phase are
 //! counted in the read direction, as fio counts them, and timed apart: the read-back's time
-//! is the read runtime, never the write runtime (see `instance::dir_runtimes`). Nothing here runs for a job without
-//! these options: the worker loops hold `None` and skip it with one check per I/O.
+//! is the read runtime, never the write runtime (see `instance::dir_runtimes`). Nothing here
+//! runs for a job without these options: the worker loops hold `None` and skip it with one
+//! check per I/O.
 
 use super::clock::now_ns;
 use super::instance::{errno, IoFailure, Published, WorkerInput, WorkerResult};
