@@ -152,9 +152,10 @@ fn assert_near_fio(what: &str, dir: &str, fio: &[Value], iog: &[Value], band: u6
     );
 }
 
-// Bounds, from runs on the development VM (2 cores shared with other builds, virtio disk):
-// write runtime, iogauge's best over fio's, 0.8-1.6 after the fix; 4-8 before it (the write
-// phase was the whole job). Read runtimes of either tool range over 10x, cached or not.
+// Bounds, from runs on the development VM (2 cores shared with other builds, virtio disk),
+// optimized build: write runtime, iogauge's best over fio's, 0.5-1.0 after the fix (4 MiB and
+// 16 MiB, psync and io_uring); 8-12 before it at 32 MiB (the write phase was the whole job).
+// Read runtimes: 0.6-0.8 of fio's here, but either tool's range over 10x, cached or not.
 const WRITE_BAND: u64 = 3;
 const READ_BAND: u64 = 12;
 
