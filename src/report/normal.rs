@@ -173,7 +173,8 @@ fn render_job(j: &JobReport, r: &Report, out: &mut String) {
     let fmt = (prec, sig_figs(j.sig_figs), j.lat_percentiles, j.units);
     let mixed_only = j.unified_rw == crate::model::UnifiedRw::Mixed && j.mixed.is_some();
     for (d, dir) in j.dirs.iter().enumerate() {
-        if dir.io_bytes > 0 && !mixed_only {
+        // fio's show_ddir_status: a direction without runtime (verify_only's writes) is not shown.
+        if dir.io_bytes > 0 && dir.runtime_ms > 0 && !mixed_only {
             render_dir(DIR_NAMES[d], d == 1, dir, fmt, out);
         }
     }

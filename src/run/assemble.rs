@@ -85,6 +85,16 @@ fn sampler(
     PeriodicSampler::from_trace(interval_ms, unit, readings, end, final_value)
 }
 
+/// A direction's count as periodic samples see it: fio leaves verify read-backs out of them
+/// (its this_io_bytes), so the reads' count is without them.
+fn sampled(d: usize, count: u64, read_back: u64) -> u64 {
+    if d == crate::model::DDIR_READ {
+        count.saturating_sub(read_back)
+    } else {
+        count
+    }
+}
+
 /// The members' per-interval histograms of recorder `i` (0–2 directions, 3 sync), merged as
 /// group_reporting merges recorders.
 fn intervals(f: &Folded, i: usize, latency: IntervalLatency) -> Option<LatIntervals> {
@@ -106,13 +116,19 @@ fn elapsed_s(run_start_ns: u64) -> u64 {
 fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
     let job = f.job;
     let pcts = &job.percentile_list;
-    let measured_ns = f
-        .members
-        .iter()
-        .map(|m| m.result.measured_ns)
-        .max()
-        .unwrap_or(0);
-    let run_ms = runtime_ms(measured_ns);
+    // Each direction's runtime: the longest member's (a read-back counts in reads alone).
+    let dir_ms = |d: usize| {
+        let ns = f.members.iter().map(|m| m.result.runtime_ns[d]).max();
+        runtime_ms(ns.unwrap_or(0))
+    };
+    // unified_rw_reporting's mixed entry: the whole measured period.
+    let run_ms = runtime_ms(
+        f.members
+            .iter()
+            .map(|m| m.result.measured_ns)
+            .max()
+            .unwrap_or(0),
+    );
     let mut dirs: [DirReport; 3] = Default::default();
     let mut clats: Vec<Cow<LatRecorder>> = Vec::with_capacity(3);
     // Every direction's bw and iops sample statistics, for unified_rw_reporting's mixed entry.
@@ -122,9 +138,12 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
         dir.io_bytes = f.members.iter().map(|m| m.result.bytes[d]).sum();
         dir.total_ios = f.members.iter().map(|m| m.result.ios[d]).sum();
         dir.short_ios = f.members.iter().map(|m| m.result.short[d]).sum();
+        // No runtime (verify_only's writes), no rate: fio's 0.
         if dir.total_ios > 0 {
-            dir.runtime_ms = run_ms;
-            let ms = run_ms.max(1);
+            dir.runtime_ms = dir_ms(d);
+        }
+        if dir.runtime_ms > 0 {
+            let ms = dir.runtime_ms;
             dir.bw_bytes = (dir.io_bytes as u128 * 1000 / ms as u128) as u64;
             dir.iops = dir.total_ios as f64 * 1000.0 / ms as f64;
         }
@@ -165,7 +184,7 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
                     job.bwavgtime_ms,
                     SampleUnit::KiBPerSec,
                     end,
-                    m.result.bytes[d],
+                    sampled(d, m.result.bytes[d], m.result.read_back_bytes),
                 );
                 let i = sampler(
                     &m.trace.iops.points(),
@@ -173,7 +192,7 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
                     job.iopsavgtime_ms,
                     SampleUnit::PerSec,
                     end,
-                    m.result.ios[d],
+                    sampled(d, m.result.ios[d], m.result.read_back_ios),
                 );
                 bw.push(b);
                 iops.push(i);
@@ -518,8 +537,13 @@ fn group_reports(spec: &RunSpec, results: &[InstanceResult]) -> Vec<GroupReport>
             // stats=0 jobs keep their group's block but add nothing to it, as fio's.
             let active: Vec<(u64, u64)> = members
                 .iter()
-                .filter(|m| m.result.ios[d] > 0 && spec.jobs[m.instance.job].reporting.record.stats)
-                .map(|m| (m.result.bytes[d], runtime_ms(m.result.measured_ns).max(1)))
+                // A direction without runtime (verify_only's writes) is left out, as fio's.
+                .filter(|m| {
+                    m.result.ios[d] > 0
+                        && runtime_ms(m.result.runtime_ns[d]) > 0
+                        && spec.jobs[m.instance.job].reporting.record.stats
+                })
+                .map(|m| (m.result.bytes[d], runtime_ms(m.result.runtime_ns[d]).max(1)))
                 .collect();
             if active.is_empty() {
                 continue;

@@ -28,6 +28,9 @@ pub(crate) struct Published {
     /// Bytes and I/Os completed since measurement start, per direction.
     pub bytes: [AtomicU64; 3],
     pub ios: [AtomicU64; 3],
+    /// Of the reads counted above, the bytes and I/Os of the verify read-backs (and backlog),
+    /// which periodic samples leave out, as fio's (its this_io_bytes skips them).
+    pub read_back: [AtomicU64; 2],
     /// The worker ended with an error (for exitall_on_error).
     pub failed: std::sync::atomic::AtomicBool,
     /// The worker's thread id (fio's pid), for `--status-interval` reports.
@@ -263,6 +266,19 @@ pub struct WorkerResult {
     pub syncs: u64,
     /// Length of the measured period (after ramp) in ns.
     pub measured_ns: u64,
+    /// Per direction, the part of the measured period fio reports as its runtime (set at the
+    /// end): the whole period, except after a read-back (see [`dir_runtimes`]).
+    pub runtime_ns: [u64; 3],
+    /// Time spent in read-back phases (fio's do_verify): fio counts it in the read runtime
+    /// only, never in the write runtime.
+    pub read_back_ns: u64,
+    /// Of the reads counted in `bytes` and `ios`, the verify read-backs' (and backlog's).
+    pub read_back_bytes: u64,
+    pub read_back_ios: u64,
+    /// Writes done when the last write phase before a read-back ended (with end_fsync's or
+    /// fsync_on_close's sync, when set: fio syncs at the end of each write phase): the end of
+    /// the job syncs for end_fsync only if more writes followed.
+    pub(super) end_synced_at: Option<u64>,
     pub cpu: CpuTimes,
     pub error: Option<IoFailure>,
     /// errno of a failure that ends the job but keeps its report and the run (fio's job `error`:
@@ -327,6 +343,11 @@ impl WorkerResult {
             short: [0; 3],
             syncs: 0,
             measured_ns: 0,
+            runtime_ns: [0; 3],
+            read_back_ns: 0,
+            read_back_bytes: 0,
+            read_back_ios: 0,
+            end_synced_at: None,
             cpu: CpuTimes::default(),
             error: None,
             job_error: 0,
@@ -456,6 +477,12 @@ impl WorkerResult {
         self.ios = [0; 3];
         self.short = [0; 3];
         self.syncs = 0;
+        self.read_back_ns = 0;
+        self.read_back_bytes = 0;
+        self.read_back_ios = 0;
+        for c in &published.read_back {
+            c.store(0, Ordering::Relaxed);
+        }
         if let Some(d) = self.depth.as_mut() {
             d.reset();
         }
@@ -471,6 +498,23 @@ impl WorkerResult {
         published.phase.store(PHASE_MEASURING, Ordering::Release);
         self.cpu = CpuTimes::now_thread().unwrap_or_default();
     }
+}
+
+/// Each direction's runtime, as fio's update_runtime accumulates it: a direction's clock runs
+/// during the write phases (do_io) of a job that does that direction; the read-back phases
+/// (do_verify) add to the read clock alone. So the write runtime of a write-then-verify job
+/// leaves the read-back out, and a job that only writes has the read-back as its read runtime
+/// (verify_backlog's reads during the writes included in its count, not in its time).
+/// verify_only's writes, never issued, have no runtime (fio's update_runtime skips them).
+pub(super) fn dir_runtimes(job: &JobSpec, measured_ns: u64, read_back_ns: u64) -> [u64; 3] {
+    let io_ns = measured_ns.saturating_sub(read_back_ns);
+    let reads = matches!(job.rw.kind, RwKind::Read | RwKind::ReadWrite);
+    let dry = job.verify.only && job.rw.kind != RwKind::Read;
+    [
+        if reads { measured_ns } else { read_back_ns },
+        if dry { 0 } else { io_ns },
+        io_ns,
+    ]
 }
 
 /// The measurement clock both worker loops share: the ramp, when measurement started, and the
@@ -543,7 +587,9 @@ impl Timeline {
         mut fsync: impl FnMut(usize) -> std::io::Result<()>,
     ) -> u64 {
         let job = &input.job;
-        if job.end_fsync && res.error.is_none() {
+        // Not again when a read-back came last: its write phase ended with this sync.
+        let synced = res.end_synced_at == Some(res.ios[crate::model::DDIR_WRITE]);
+        if job.end_fsync && res.error.is_none() && !synced {
             res.fsync_files(input, &mut fsync);
         }
         let end = now_ns();
@@ -553,6 +599,7 @@ impl Timeline {
         } else {
             end.saturating_sub(self.meas_start)
         };
+        res.runtime_ns = dir_runtimes(job, res.measured_ns, res.read_back_ns);
         // Never started during a ramp: then this does nothing.
         res.finish_intervals(end);
         res.cpu = CpuTimes::now_thread().unwrap_or_default().delta(&res.cpu);

@@ -187,16 +187,22 @@ pub(crate) fn monitor(
             }
             let bw_ns = w.bw_ms.max(1) * 1_000_000;
             if now >= s.next_bw {
-                s.trace
-                    .bw
-                    .push(read(s.meas_start, bw_ns, &w.published.bytes));
+                s.trace.bw.push(read(
+                    s.meas_start,
+                    bw_ns,
+                    &w.published.bytes,
+                    &w.published.read_back[0],
+                ));
                 s.next_bw = next_deadline(s.meas_start, bw_ns);
             }
             let iops_ns = w.iops_ms.max(1) * 1_000_000;
             if now >= s.next_iops {
-                s.trace
-                    .iops
-                    .push(read(s.meas_start, iops_ns, &w.published.ios));
+                s.trace.iops.push(read(
+                    s.meas_start,
+                    iops_ns,
+                    &w.published.ios,
+                    &w.published.read_back[1],
+                ));
                 s.next_iops = next_deadline(s.meas_start, iops_ns);
             }
             wake = wake.min(s.next_bw).min(s.next_iops);
@@ -240,9 +246,19 @@ pub(crate) fn monitor(
 
 /// Read the counters now, for the latest deadline passed (one reading even when the monitor
 /// overslept several deadlines: the interval's rate stays right, see `stats::periodic`).
-fn read(meas_start: u64, interval_ns: u64, counters: &[AtomicU64; 3]) -> TracePoint {
+/// The reads are counted without the verify read-backs among them, which fio's samples leave
+/// out. The worker stores the read-back count before the reads and this loads it after them,
+/// so a read-back already in the reads is always subtracted: a sample can miss a read for a
+/// moment, never count a read-back.
+fn read(
+    meas_start: u64,
+    interval_ns: u64,
+    counters: &[AtomicU64; 3],
+    read_back: &AtomicU64,
+) -> TracePoint {
     let at_ns = now_ns().saturating_sub(meas_start);
-    let values = load3(counters);
+    let mut values = load3(counters);
+    values[0] = values[0].saturating_sub(read_back.load(Ordering::Relaxed));
     TracePoint {
         t_ms: at_ns / interval_ns * interval_ns / 1_000_000,
         at_ns,

@@ -658,7 +658,8 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
             if let Some(v) = data.as_mut().filter(|_| d == DDIR_READ) {
                 // SAFETY: the read into this slot's buffer has completed.
                 let b = unsafe { std::slice::from_raw_parts_mut(regions[slot as usize].0, s.len) };
-                if v.after_queued_read(slot as usize, b, input, s.file, s.offset, &mut res)
+                let n = r as u64;
+                if v.after_queued_read(slot as usize, n, b, input, s.file, s.offset, &mut res)
                     .is_err()
                 {
                     bad_read = true;
@@ -675,6 +676,11 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
         };
         if n > 0 {
             depth.on_complete(n as u32);
+            // verify_backlog's reads, left out of the periodic samples (before the reads).
+            if res.read_back_ios > 0 {
+                published.read_back[0].store(res.read_back_bytes, Ordering::Relaxed);
+                published.read_back[1].store(res.read_back_ios, Ordering::Relaxed);
+            }
             for d in [DDIR_READ, DDIR_WRITE] {
                 published.bytes[d].store(res.bytes[d], Ordering::Relaxed);
                 published.ios[d].store(res.ios[d], Ordering::Relaxed);

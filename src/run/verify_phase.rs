@@ -2,8 +2,10 @@
 //! buffer options, or a verify header and checksum per interval), the log of written blocks,
 //! the check of every read of a read job, `verify_only`'s dry run, and the read-back phase
 //! (fio's do_verify) on a synchronous or a queueing engine. Reads of the read-back phase are
-//! counted in the read direction, as fio counts them. Nothing here runs for a job without
-//! these options: the worker loops hold `None` and skip it with one check per I/O.
+//! counted in the read direction, as fio counts them, and timed apart: the read-back's time
+//! is the read runtime, never the write runtime (see `instance::dir_runtimes`). Nothing here
+//! runs for a job without these options: the worker loops hold `None` and skip it with one
+//! check per I/O.
 
 use super::clock::now_ns;
 use super::instance::{errno, IoFailure, Published, WorkerInput, WorkerResult};
@@ -208,13 +210,14 @@ impl Data {
         }
     }
 
-    /// After a read in queue `slot` completed: a backlog read is checked against its write,
-    /// any other read as [`Data::after_read`] does.
+    /// After a read of `n` bytes in queue `slot` completed: a backlog read is checked against
+    /// its write, any other read as [`Data::after_read`] does.
     #[inline]
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn after_queued_read(
         &mut self,
         slot: usize,
+        n: u64,
         buf: &mut [u8],
         input: &WorkerInput,
         file: usize,
@@ -225,6 +228,9 @@ impl Data {
             Some(b) => match b.slots.get_mut(slot).and_then(|s| s.take()) {
                 Some(w) => {
                     b.reading -= 1;
+                    // A read-back: left out of the periodic samples (the loop publishes it).
+                    res.read_back_bytes += n;
+                    res.read_back_ios += 1;
                     w
                 }
                 None => return self.after_read(buf, input, file, offset, res, true),
@@ -330,16 +336,39 @@ pub(crate) fn phase_due(d: &Data, res: &WorkerResult, stop: &AtomicBool, deadlin
         && now_ns() < deadline
 }
 
-/// fio's do_verify start: sync each file and drop its cache, so reads come from the device.
+/// The end of a write phase before its read-back, and the read-back's start: fio ends each
+/// write phase (do_io) with end_fsync's or fsync_on_close's sync, counted in the write time,
+/// then closes every file and reads back through files it opens again. Opening drops the
+/// cache (invalidate=1, as at any open), which keeps dirty pages: nothing syncs the writes
+/// first, so the reads find whatever of them is still cached, as fio's do. (fio 3.33's
+/// do_verify has a "sync and invalidate" loop, but it skips files that are not open: all.)
+/// Returns when the read-back started, or the failed sync.
 fn prepare(
+    d: &Data,
     input: &WorkerInput,
+    res: &mut WorkerResult,
     mut sync: impl FnMut(usize) -> std::io::Result<()>,
-) -> Result<(), IoFailure> {
+) -> Result<u64, IoFailure> {
+    let job = &input.job;
+    // verify_only wrote nothing: fio's dry run has no write phase to end, and no end_fsync
+    // at the end of the job either (marked as done).
+    if !d.only {
+        // fio: end_fsync or fsync_on_close syncs at the end of do_io, fsync_on_close again
+        // when the file is closed (nothing left to write then: a cheap call).
+        let times =
+            usize::from(job.end_fsync || job.fsync_on_close) + usize::from(job.fsync_on_close);
+        for f in 0..input.paths.len() {
+            for _ in 0..times {
+                sync(f).map_err(|e| IoFailure::new(input, "fsync", f, 0, errno(&e)))?;
+            }
+        }
+    }
+    res.end_synced_at = Some(res.ios[DDIR_WRITE]);
+    let start = now_ns();
     for f in 0..input.paths.len() {
-        sync(f).map_err(|e| IoFailure::new(input, "fsync", f, 0, errno(&e)))?;
         input.start_pass(f);
     }
-    Ok(())
+    Ok(start)
 }
 
 /// The read-back on a synchronous engine, into `buf` (max_bs bytes).
@@ -354,16 +383,20 @@ pub(crate) fn run_sync<E: Engine>(
     stop: &AtomicBool,
     deadline: u64,
 ) {
-    if let Err(f) = prepare(input, |f| engine.sync(f, SyncOp::Fsync)) {
-        res.error = Some(f);
-        return;
-    }
+    let start = match prepare(d, input, res, |f| engine.sync(f, SyncOp::Fsync)) {
+        Ok(t) => t,
+        Err(f) => {
+            res.error = Some(f);
+            return;
+        }
+    };
     let rb = ReadBack {
         input,
         published,
         buf,
     };
     rb.run(engine, d, res, usize::MAX, |l| l.next(), stop, deadline);
+    res.read_back_ns += now_ns().saturating_sub(start);
 }
 
 impl Data {
@@ -477,6 +510,12 @@ fn count(
     }
     res.bytes[d] += n as u64;
     res.ios[d] += 1;
+    res.read_back_bytes += n as u64;
+    res.read_back_ios += 1;
+    // The read-back counts first: the monitor, which loads them after the reads, then never
+    // sees a read-back in the reads without it in these.
+    published.read_back[0].store(res.read_back_bytes, Ordering::Relaxed);
+    published.read_back[1].store(res.read_back_ios, Ordering::Relaxed);
     published.bytes[d].store(res.bytes[d], Ordering::Relaxed);
     published.ios[d].store(res.ios[d], Ordering::Relaxed);
 }
@@ -495,10 +534,30 @@ pub(crate) fn run_queue<E: QueueEngine>(
     stop: &AtomicBool,
     deadline: u64,
 ) -> usize {
-    if let Err(f) = prepare(input, |f| engine.sync(f, SyncOp::Fsync)) {
-        res.error = Some(f);
-        return 0;
-    }
+    let start = match prepare(d, input, res, |f| engine.sync(f, SyncOp::Fsync)) {
+        Ok(t) => t,
+        Err(f) => {
+            res.error = Some(f);
+            return 0;
+        }
+    };
+    let left = queue_read_back(engine, d, input, res, published, regions, stop, deadline);
+    res.read_back_ns += now_ns().saturating_sub(start);
+    left
+}
+
+/// [`run_queue`]'s reads.
+#[allow(clippy::too_many_arguments)]
+fn queue_read_back<E: QueueEngine>(
+    engine: &mut E,
+    d: &mut Data,
+    input: &WorkerInput,
+    res: &mut WorkerResult,
+    published: &Published,
+    regions: &[(*mut u8, usize)],
+    stop: &AtomicBool,
+    deadline: u64,
+) -> usize {
     let timed = input.job.timed();
     let Some(v) = d.ver.as_mut() else { return 0 };
     let depth = regions.len();

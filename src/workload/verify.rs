@@ -239,6 +239,11 @@ pub(crate) struct WriteLog {
     /// Queueing engines with verify_backlog: count the writes in flight per block, so that the
     /// backlog reads a block only after its write completed (fio's IP_F_IN_FLIGHT).
     track: bool,
+    /// A random job with a random map: the blocks in the order they were written (file, slot),
+    /// which is the order fio reads them back in (its io_hist_list; other jobs' blocks it
+    /// sorts by offset). At most one entry per block: a job that writes more (a block twice,
+    /// possible only after its map was reset) falls back to offset order.
+    order: Option<VecDeque<(u32, u32)>>,
 }
 
 struct FileLog {
@@ -265,7 +270,14 @@ impl WriteLog {
             fifo: backlog.then(|| VecDeque::with_capacity(blocks.max(1))),
             fifo_cap: blocks.max(1),
             track: false,
+            order: None,
         }
+    }
+
+    /// Read back in write order (a random job with a random map, as fio's list).
+    fn in_write_order(mut self) -> WriteLog {
+        self.order = Some(VecDeque::with_capacity(self.fifo_cap));
+        self
     }
 
     /// A write recorded earlier at `offset` of `file` completed (with in-flight tracking).
@@ -324,11 +336,36 @@ impl WriteLog {
                 }
                 q.push_back((w.file as u32, i as u32, w.numberio));
             }
+            if let Some(o) = self.order.as_mut() {
+                if o.len() == self.fifo_cap {
+                    self.order = None; // cold: more writes than blocks since the last read-back
+                } else {
+                    o.push_back((w.file as u32, i as u32));
+                }
+            }
         }
     }
 
-    /// The next written block to read back, in file then offset order; each is returned once.
+    /// The next written block to read back, in write order (see `order`) or else in file then
+    /// offset order; each is returned once.
     pub(crate) fn next(&mut self) -> Option<Written> {
+        if let Some(o) = self.order.as_mut() {
+            while let Some((f, i)) = o.pop_front() {
+                let fl = &mut self.files[f as usize];
+                let (n, len, busy) = fl.slots[i as usize];
+                // Empty: read back already (by verify_backlog).
+                if n != 0 {
+                    fl.slots[i as usize] = (0, 0, busy);
+                    return Some(Written {
+                        file: f as usize,
+                        offset: fl.start + i as u64 * self.unit,
+                        len: len as usize,
+                        numberio: n - 1,
+                    });
+                }
+            }
+            return None;
+        }
         let (mut f, mut i) = self.cursor;
         while f < self.files.len() {
             let fl = &mut self.files[f];
@@ -415,6 +452,9 @@ impl Verifier {
             log: (writes && v.do_verify && v.kind != VerifyKind::Null).then(|| {
                 let mut l = WriteLog::new(regions, job.bs[DDIR_WRITE], v.backlog > 0);
                 l.track = v.backlog > 0 && job.ioengine.is_async();
+                if job.rw.random && job.uses_random_map() {
+                    l = l.in_write_order();
+                }
                 l
             }),
             backlog: (
@@ -817,6 +857,36 @@ mod tests {
         assert!(v
             .check(&mut moved, Path::new("f"), 4096, Some(&w), 0x88)
             .is_err());
+    }
+
+    #[test]
+    fn write_log_of_a_random_job_returns_each_block_once_in_write_order() {
+        let mut l = WriteLog::new(&[(0, 16384), (4096, 8192)], 4096, false).in_write_order();
+        let writes = [(0, 8192, 0), (1, 4096, 1), (0, 0, 2), (0, 8192, 3)];
+        let rec = |l: &mut WriteLog, (f, o, n): (usize, u64, u64)| {
+            l.record(Written {
+                file: f,
+                offset: o,
+                len: 4096,
+                numberio: n,
+            })
+        };
+        for w in writes {
+            rec(&mut l, w);
+        }
+        let got: Vec<_> = std::iter::from_fn(|| l.next())
+            .map(|w| (w.file, w.offset, w.numberio))
+            .collect();
+        // As fio's list: in write order, a block rewritten read once, with its last write.
+        assert_eq!(got, [(0, 8192, 3), (1, 4096, 1), (0, 0, 2)]);
+        // More writes than blocks (6 here): the rest in offset order, none lost.
+        for (k, w) in writes.iter().cycle().take(7).enumerate() {
+            rec(&mut l, (w.0, w.1, 10 + k as u64));
+        }
+        let got: Vec<_> = std::iter::from_fn(|| l.next())
+            .map(|w| (w.file, w.offset, w.numberio))
+            .collect();
+        assert_eq!(got, [(0, 0, 16), (0, 8192, 14), (1, 4096, 15)]);
     }
 
     #[test]
