@@ -144,9 +144,7 @@ fn fio_bytes(s: &str) -> Option<(u64, &str)> {
     if !rest.starts_with(|c: char| c.is_ascii_alphabetic()) {
         return Some((n, &s[..sign + digits]));
     }
-    let unit_len = rest
-        .find([':', '-', ',', '/'])
-        .unwrap_or(rest.len());
+    let unit_len = rest.find([':', '-', ',', '/']).unwrap_or(rest.len());
     let unit = rest[..unit_len].to_ascii_lowercase();
     let kb = KB_BASE.with(|c| c.get());
     let other = if kb == 1000 { 1024 } else { 1000 };

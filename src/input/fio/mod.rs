@@ -127,7 +127,8 @@ const IO_URING_MAX_DEPTH: u32 = 32768;
 fn apply(job: &mut JobSpec, e: &Entry, lenient: bool) -> Result<(), FioError> {
     if let Some(opt) = options::find(&e.key) {
         let kb = job.reporting.kb_base;
-        let mut set = || crate::model::units::with_kb_base(kb, || opt.apply(job, e.value.as_deref()));
+        let mut set =
+            || crate::model::units::with_kb_base(kb, || opt.apply(job, e.value.as_deref()));
         let (r, notes) = if lenient {
             crate::model::units::fio_lenient(set)
         } else {
