@@ -105,6 +105,8 @@ impl clap::builder::TypedValueParser for ProfileArg {
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq)]
 enum Format {
+    /// Also `human`, preflight's (troubleshoot's) name for it.
+    #[value(alias = "human")]
     Text,
     Json,
     /// A Markdown table, for tickets and reviews.
@@ -301,6 +303,8 @@ mod tests {
             .unwrap_err()
             .starts_with("error: unexpected argument '--bs' found"));
         assert!(a(&["--list"]).unwrap().list);
+        // preflight's name for the text format is accepted too.
+        assert!(a(&["--format", "human"]).unwrap().format == Format::Text);
         // On a device the default suite leaves small-files out; named, it is kept (and is an
         // error there, with its reason).
         assert_eq!(

@@ -234,7 +234,7 @@ pub struct MetricOutcome {
     pub value_text: String,
     /// The threshold as a condition ("< 10 ms", "≥ 1000 IOPS to pass, ≥ 750 IOPS to avoid failing").
     pub threshold_text: String,
-    /// The profile's words for this verdict ("recommended (NVMe class)").
+    /// The profile's words for this verdict ("at Manetu's recommended level (1000 or more)").
     pub verdict_label: Option<String>,
 }
 

@@ -80,16 +80,16 @@ impl Amount {
         match self {
             Amount::Number(n) => Ok(*n),
             Amount::Text(t) => match rate_text(t) {
-                Some(n) => Ok(n),
+                Some((n, _)) => Ok(n),
                 None => parse_go_duration(t).map(|d| d.as_nanos() as f64),
             },
         }
     }
 
     /// The value for metric `key`, refused unless written in the unit `key` takes: a latency
-    /// needs a duration with its unit (a bare `5` would be read as 5 ns); a rate is a number,
-    /// bare or with its unit (`1000`, `1000 IOPS`, `50 files/s`), never a duration. `field`
-    /// names the key in messages (`pass`, `warn`, `sync_p99`).
+    /// needs a duration with its unit (a bare `5` would be read as 5 ns); a rate needs its
+    /// unit too (`1000 IOPS`, `50 files/s`), never a duration. `field` names the key in
+    /// messages (`pass`, `warn`, `sync_p99`).
     pub(crate) fn value_for(&self, key: MetricKey, field: &str) -> Result<f64, String> {
         let latency = key.is_latency();
         match self {
@@ -97,7 +97,11 @@ impl Amount {
                 "{field}: {n} has no unit; a latency takes a duration with its unit \
                  ({DURATION_UNITS}), e.g. {field}: {n}ms"
             )),
-            Amount::Number(n) => Ok(*n),
+            Amount::Number(n) => Err(format!(
+                "{field}: {n} has no unit; {} is a rate in {unit}, e.g. {field}: {n} {unit}",
+                key.name(),
+                unit = key.unit()
+            )),
             Amount::Text(t) if latency => {
                 if rate_text(t).is_some() {
                     return Err(format!(
@@ -110,36 +114,45 @@ impl Amount {
                     .map(|d| d.as_nanos() as f64)
                     .map_err(|e| format!("{field}: {e}; units: {DURATION_UNITS}"))
             }
-            Amount::Text(t) => rate_text(t).ok_or_else(|| {
+            Amount::Text(t) => {
                 let shown = crate::input::shorten(t);
                 let unit = key.unit();
-                if parse_go_duration(t).is_ok() {
-                    format!(
-                        "{field}: '{shown}': {} is a rate in {unit}, so write a number such as \
-                         1000 (or 1000 {unit}), not a duration",
+                match rate_text(t) {
+                    Some((v, Some(u))) if u.eq_ignore_ascii_case(unit) => Ok(v),
+                    Some((v, Some(u))) => Err(format!(
+                        "{field}: '{shown}': {} is a rate in {unit}, not {u}, e.g. {field}: {v} \
+                         {unit}",
                         key.name()
-                    )
-                } else {
-                    format!(
-                        "{field}: '{shown}': expected a rate in {unit}: a number such as 1000 (or \
-                         1000 {unit})"
-                    )
+                    )),
+                    Some((v, None)) => Err(format!(
+                        "{field}: '{shown}' has no unit; {} is a rate in {unit}, e.g. {field}: {v} \
+                         {unit}",
+                        key.name()
+                    )),
+                    None if parse_go_duration(t).is_ok() => Err(format!(
+                        "{field}: '{shown}': {} is a rate in {unit}, so write a number with its \
+                         unit such as 1000 {unit}, not a duration",
+                        key.name()
+                    )),
+                    None => Err(format!(
+                        "{field}: '{shown}': expected a rate in {unit}, e.g. {field}: 1000 {unit}"
+                    )),
                 }
-            }),
+            }
         }
     }
 }
 
-/// A rate written as text: `1000`, `1000 IOPS`, `1000iops`, `50 files/s`.
-fn rate_text(t: &str) -> Option<f64> {
+/// A rate written as text: `1000 IOPS`, `1000iops`, `50 files/s`, or `1000` (no unit: None).
+fn rate_text(t: &str) -> Option<(f64, Option<&'static str>)> {
     let t = t.trim();
     let lower = t.to_ascii_lowercase();
-    let num = ["iops", "files/s"]
+    let (num, unit) = [("iops", "IOPS"), ("files/s", "files/s")]
         .iter()
-        .find_map(|u| lower.strip_suffix(u))
-        .unwrap_or(&lower)
-        .trim_end();
-    num.parse::<f64>().ok().filter(|n| n.is_finite())
+        .find_map(|(u, shown)| lower.strip_suffix(u).map(|n| (n, Some(*shown))))
+        .unwrap_or((&lower, None));
+    let n = num.trim_end().parse::<f64>().ok().filter(|n| n.is_finite())?;
+    Some((n, unit))
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]

@@ -214,7 +214,7 @@ impl Profile {
                     Err(format!(
                         "metric '{}': {what}: expected a threshold above 0, e.g. {what}: {}",
                         m.key.name(),
-                        if m.key.is_latency() { "10ms" } else { "500" }
+                        if m.key.is_latency() { "10ms" } else { "500 IOPS" }
                     ))
                 }
             };
@@ -469,7 +469,7 @@ mod tests {
             "metric 'sync_p99': warn must be higher than pass (it is the second step)"
         );
         assert_eq!(
-            err(&metric("key: read_iops, label: l, better: higher, pass: 10")),
+            err(&metric("key: read_iops, label: l, better: higher, pass: 10 IOPS")),
             "metric 'read_iops' (l) is not measured by this workload (sync_p99 needs fsync= or fdatasync=; read_iops a read, write_iops a write)"
         );
         assert_eq!(
@@ -498,10 +498,22 @@ mod tests {
             )),
             "references: 'disk': sync_p99: 4.2 has no unit; a latency takes a duration with its unit (ns, us or µs, ms, s, m, h), e.g. sync_p99: 4.2ms"
         );
-        // A rate may carry its unit.
+        // A rate needs its unit too, and only its own.
+        assert_eq!(
+            err(&metric("key: write_iops, label: l, better: higher, pass: 1000")),
+            "metric 'write_iops': pass: 1000 has no unit; write_iops is a rate in IOPS, e.g. pass: 1000 IOPS"
+        );
+        assert_eq!(
+            err(&metric("key: write_iops, label: l, better: higher, pass: 1000 IOPS, warn: \"750\"")),
+            "metric 'write_iops': warn: '750' has no unit; write_iops is a rate in IOPS, e.g. warn: 750 IOPS"
+        );
+        assert_eq!(
+            err(&metric("key: write_iops, label: l, better: higher, pass: 50 files/s")),
+            "metric 'write_iops': pass: '50 files/s': write_iops is a rate in IOPS, not files/s, e.g. pass: 50 IOPS"
+        );
         std::fs::write(
             &f,
-            metric("key: write_iops, label: l, better: higher, pass: 1000 IOPS, warn: 750"),
+            metric("key: write_iops, label: l, better: higher, pass: 1000 IOPS, warn: 750iops"),
         )
         .unwrap();
         assert_eq!(load_file(&f).unwrap().metrics[0].pass.value(), Ok(1000.0));
