@@ -496,7 +496,7 @@ static CASES: &[Case] = &[
         args: &["check", "./p.yaml"],
         files: &[("p.yaml", "name: p\ntitle: t\nworkload:\n  - rw=write\n  - bs=4k\n  - size=1m\nmetrics:\n  - key: write_iops\n    label: l\n    better: higher\n    pass: ten\n    source: s\n")],
         stdin: None,
-        err: "iogauge check: profile './p.yaml': metric 'write_iops': pass: 'ten': expected a rate in IOPS: a number such as 1000 (or 1000 IOPS)",
+        err: "iogauge check: profile './p.yaml': metric 'write_iops': pass: 'ten': expected a rate in IOPS, e.g. pass: 1000 IOPS",
     },
     Case {
         args: &["check", "./p.yaml"],

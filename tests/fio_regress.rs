@@ -256,3 +256,35 @@ fn values_fio_reads_leniently_are_read_alike() {
         ]
     );
 }
+
+/// The options of fio's built-in profiles (fio's examples write `threads=1`) are taken by fio
+/// 3.33 in any job and do nothing there: run alike, a note says they were ignored.
+#[test]
+fn profile_options_in_a_plain_job_are_ignored_as_fio_ignores_them() {
+    if !have_fio() {
+        return;
+    }
+    let job = "[global]\nthreads=1\nioengine=null\n[j]\nsize=1m\nrw=read\nblock=4k\nnumruns=2\n\
+               load=3\nprep\n";
+    let (fd, gd) = (scratch(), scratch());
+    let f = run("fio", job, fd.path());
+    let g = run(env!("CARGO_BIN_EXE_iogauge"), job, gd.path());
+    assert_eq!((f.code, f.stderr.as_str()), (0, ""));
+    assert_eq!((g.code, g.stderr.as_str()), (0, ""));
+    for k in ["total_ios", "io_bytes"] {
+        assert_eq!(
+            u(&g.json, &["jobs", "0", "read", k]),
+            u(&f.json, &["jobs", "0", "read", k]),
+            "read {k}"
+        );
+    }
+    let notes = g.json["iogauge"]["notes"].to_string();
+    for o in ["threads=1", "block=4k", "numruns=2", "load=3", "prep"] {
+        assert!(
+            notes.contains(&format!(
+                "{o}: an option of fio's built-in tiobench/act profiles, which does nothing in a plain job"
+            )),
+            "{o}: {notes}"
+        );
+    }
+}

@@ -78,7 +78,7 @@ fn a_latency_threshold_without_a_unit_is_refused_with_the_units_it_takes() {
         err(&o),
         format!(
             "iogauge check: profile '{f}': metric 'write_iops': pass: '2ms': write_iops is a rate \
-             in IOPS, so write a number such as 1000 (or 1000 IOPS), not a duration\n"
+             in IOPS, so write a number with its unit such as 1000 IOPS, not a duration\n"
         )
     );
     assert_empty(&data);

@@ -151,7 +151,11 @@ fn rate_text(t: &str) -> Option<(f64, Option<&'static str>)> {
         .iter()
         .find_map(|(u, shown)| lower.strip_suffix(u).map(|n| (n, Some(*shown))))
         .unwrap_or((&lower, None));
-    let n = num.trim_end().parse::<f64>().ok().filter(|n| n.is_finite())?;
+    let n = num
+        .trim_end()
+        .parse::<f64>()
+        .ok()
+        .filter(|n| n.is_finite())?;
     Some((n, unit))
 }
 

@@ -134,10 +134,15 @@ fn apply(job: &mut JobSpec, e: &Entry, lenient: bool) -> Result<(), FioError> {
         } else {
             (set(), Vec::new())
         };
+        let ignored = options::profile_opts::NAMES.contains(&opt.name).then(|| {
+            "an option of fio's built-in tiobench/act profiles, which does nothing in a plain \
+                 job: ignored, as fio 3.33 ignores it"
+                .to_string()
+        });
         if r.is_ok() {
             PARSE_NOTES.with(|n| {
                 let mut n = n.borrow_mut();
-                for note in notes {
+                for note in notes.into_iter().chain(ignored) {
                     // One note per value, not per direction it was applied to.
                     let note = format!("{e}: {note}");
                     if !n.contains(&note) {

@@ -214,7 +214,11 @@ impl Profile {
                     Err(format!(
                         "metric '{}': {what}: expected a threshold above 0, e.g. {what}: {}",
                         m.key.name(),
-                        if m.key.is_latency() { "10ms" } else { "500 IOPS" }
+                        if m.key.is_latency() {
+                            "10ms"
+                        } else {
+                            "500 IOPS"
+                        }
                     ))
                 }
             };
@@ -489,7 +493,7 @@ mod tests {
         );
         assert_eq!(
             err(&metric("key: write_iops, label: l, better: higher, pass: 10ms")),
-            "metric 'write_iops': pass: '10ms': write_iops is a rate in IOPS, so write a number such as 1000 (or 1000 IOPS), not a duration"
+            "metric 'write_iops': pass: '10ms': write_iops is a rate in IOPS, so write a number with its unit such as 1000 IOPS, not a duration"
         );
         assert_eq!(
             err(&format!(

@@ -894,6 +894,7 @@ mod io;
 mod latency;
 pub(super) mod logs;
 mod prio;
+pub(super) mod profile_opts;
 mod reporting;
 pub(super) mod stats;
 pub(super) mod timing;
@@ -915,6 +916,7 @@ static TABLES: &[&[Opt]] = &[
     host::OPTIONS,
     latency::OPTIONS,
     io::OPTIONS,
+    profile_opts::OPTIONS,
 ];
 
 /// Every supported option, group by group.
