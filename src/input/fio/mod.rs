@@ -139,7 +139,8 @@ fn apply(job: &mut JobSpec, e: &Entry, lenient: bool) -> Result<(), FioError> {
                  job: ignored, as fio 3.33 ignores it"
                 .to_string()
         });
-        if r.is_ok() {
+        // Notes only for `iogauge fio`'s own input, which hands them to its results.
+        if r.is_ok() && lenient {
             PARSE_NOTES.with(|n| {
                 let mut n = n.borrow_mut();
                 for note in notes.into_iter().chain(ignored) {
