@@ -8,6 +8,7 @@ pub mod files;
 pub mod host;
 pub mod io;
 pub(crate) mod latency;
+pub(crate) mod lenient;
 pub(crate) mod logs;
 pub mod numa;
 pub(crate) mod prio;

@@ -61,6 +61,11 @@ thread_local! {
     static KB_BASE: std::cell::Cell<u64> = const { std::cell::Cell::new(1024) };
 }
 
+/// The `kb_base` sizes are read in now (1024 unless [`with_kb_base`] set another).
+pub(super) fn kb_base() -> u64 {
+    KB_BASE.with(|c| c.get())
+}
+
 /// Runs `f` with sizes read in fio's `kb_base` = `kb` (1024 or 1000).
 pub(crate) fn with_kb_base<R>(kb: u64, f: impl FnOnce() -> R) -> R {
     let before = KB_BASE.with(|c| c.replace(kb));
@@ -98,88 +103,16 @@ fn size_multiplier(suffix: &str) -> Option<u64> {
 }
 
 /// A byte count: `4096`, `4k`, `0x1000`, `1.5g`, `4KiB` (= 4000, fio's quirk). Inside
-/// [`fio_lenient`], what fio's own parser makes of a value this grammar refuses is taken
-/// instead, with a note.
+/// [`super::lenient::fio_lenient`], what fio's own parser makes of a value this grammar
+/// refuses is taken instead, with a note.
 pub(crate) fn parse_bytes(s: &str) -> Result<u64, String> {
     let strict = split_number(s).ok_or(SIZE_HINT).and_then(|(num, suffix)| {
         let n = parse_number(num).ok_or(SIZE_HINT)?;
         let mult = size_multiplier(suffix).ok_or(SIZE_HINT)?;
         scale(n, mult).ok_or("value too large")
     });
-    match strict {
-        Ok(v) => Ok(v),
-        Err(e) => match LENIENT
-            .with(|l| l.borrow().is_some())
-            .then(|| fio_bytes(s))
-            .flatten()
-        {
-            Some((v, read)) => {
-                LENIENT.with(|l| {
-                    if let Some(notes) = l.borrow_mut().as_mut() {
-                        notes.push(format!(
-                            "'{s}' read as {v} bytes ('{read}'), as fio 3.33 reads it: fio ignores what follows"
-                        ));
-                    }
-                });
-                Ok(v)
-            }
-            None => Err(e.to_string()),
-        },
-    }
-}
-
-/// fio's str_to_decimal for sizes: the leading integer (strtoll), then a unit only if a letter
-/// follows it directly, matched by its first letters up to a separator (`:`, `-`, `,`, `/`),
-/// and anything else ignored: `65536)` is 65536, `1k:25:2k` is 1024. Returns the value and
-/// the part read.
-fn fio_bytes(s: &str) -> Option<(u64, &str)> {
-    let b = s.as_bytes();
-    let sign = usize::from(matches!(b.first(), Some(b'+')));
-    let digits = b[sign..].iter().take_while(|c| c.is_ascii_digit()).count();
-    if digits == 0 {
-        return None;
-    }
-    let n: u64 = s[sign..sign + digits].parse().ok()?;
-    let rest = &s[sign + digits..];
-    if !rest.starts_with(|c: char| c.is_ascii_alphabetic()) {
-        return Some((n, &s[..sign + digits]));
-    }
-    let unit_len = rest.find([':', '-', ',', '/']).unwrap_or(rest.len());
-    let unit = rest[..unit_len].to_ascii_lowercase();
-    let kb = KB_BASE.with(|c| c.get());
-    let other = if kb == 1000 { 1024 } else { 1000 };
-    // fio compares "kib" over three letters first, then "k" over one: "kx" is k, "kibi" kib.
-    let (pow, base, used) = ["p", "t", "g", "m", "k"]
-        .iter()
-        .zip([5u32, 4, 3, 2, 1])
-        .find_map(|(p, pow)| {
-            if unit.starts_with(&format!("{p}ib")) {
-                Some((pow, other, 3))
-            } else if unit.starts_with(p) {
-                Some((pow, kb, 1))
-            } else {
-                None
-            }
-        })
-        // Any other letter: fio's multiplier 1.
-        .unwrap_or((0, 1, 0));
-    let v = n.checked_mul(base.checked_pow(pow)?)?;
-    let end = sign + digits + used.min(unit_len);
-    Some((v, &s[..end]))
-}
-
-thread_local! {
-    /// Notes of values read leniently, while [`fio_lenient`] runs (None otherwise: strict).
-    static LENIENT: std::cell::RefCell<Option<Vec<String>>> = const { std::cell::RefCell::new(None) };
-}
-
-/// Runs `f` reading sizes as fio 3.33 does where this grammar is stricter (trailing characters
-/// ignored); returns what `f` returned and a note for each value read that way.
-pub(crate) fn fio_lenient<R>(f: impl FnOnce() -> R) -> (R, Vec<String>) {
-    let before = LENIENT.with(|l| l.replace(Some(Vec::new())));
-    let r = f();
-    let notes = LENIENT.with(|l| l.replace(before)).unwrap_or_default();
-    (r, notes)
+    // Only inside `fio_lenient` does a refused value get fio's reading instead.
+    strict.or_else(|e| super::lenient::read(s).ok_or_else(|| e.to_string()))
 }
 
 /// A size that may also be a percentage of the file or device (`50%`).
@@ -409,42 +342,6 @@ pub(crate) fn parse_k8s_bytes(s: &str) -> Result<u64, String> {
 
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn fio_leniency_reads_what_fio_reads_and_notes_it() {
-        use super::{fio_lenient, parse_bytes};
-        // Outside fio_lenient: refused, as before.
-        assert!(parse_bytes("65536)").is_err());
-        let (r, notes) = fio_lenient(|| {
-            [
-                "65536)", "512/25", "1k:25:2k", "4kx", "2kib/x", "8bytes", "4k", "x1", "1.5g",
-            ]
-            .map(|s| parse_bytes(s).ok())
-        });
-        assert_eq!(
-            r,
-            [
-                Some(65536),
-                Some(512),
-                Some(1024),
-                Some(4096),
-                Some(2000),
-                Some(8),
-                Some(4096),
-                None,
-                Some(1_610_612_736)
-            ]
-        );
-        assert_eq!(notes.len(), 6, "{notes:?}");
-        assert_eq!(
-            notes[0],
-            "'65536)' read as 65536 bytes ('65536'), as fio 3.33 reads it: fio ignores what follows"
-        );
-        assert!(
-            notes[2].contains("'1k:25:2k' read as 1024 bytes ('1k')"),
-            "{notes:?}"
-        );
-    }
-
     use super::*;
 
     #[test]

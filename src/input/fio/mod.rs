@@ -130,7 +130,7 @@ fn apply(job: &mut JobSpec, e: &Entry, lenient: bool) -> Result<(), FioError> {
         let mut set =
             || crate::model::units::with_kb_base(kb, || opt.apply(job, e.value.as_deref()));
         let (r, notes) = if lenient {
-            crate::model::units::fio_lenient(set)
+            crate::model::lenient::fio_lenient(set)
         } else {
             (set(), Vec::new())
         };
