@@ -207,7 +207,7 @@ pub(super) fn report_so_far(
         let seen = &mut entry_state[idx];
         match (state, seen.as_mut()) {
             (Some((Some(cpu), depth)), Some(Some(st))) => {
-                st.cpu = add_cpu(&st.cpu, &cpu);
+                st.cpu += cpu;
                 st.wall_ns += measured_ns;
                 if let (Some(acc), Some(d)) = (st.depth.as_mut(), depth.as_ref()) {
                     acc.merge(d);
@@ -333,17 +333,6 @@ struct SoFar {
     /// Measured time of the members, the CPU percentages' denominator (as the end report's).
     wall_ns: u64,
     depth: Option<DepthCounters>,
-}
-
-fn add_cpu(a: &CpuTimes, b: &CpuTimes) -> CpuTimes {
-    CpuTimes {
-        utime_ns: a.utime_ns + b.utime_ns,
-        stime_ns: a.stime_ns + b.stime_ns,
-        nvcsw: a.nvcsw + b.nvcsw,
-        nivcsw: a.nivcsw + b.nivcsw,
-        majflt: a.majflt + b.majflt,
-        minflt: a.minflt + b.minflt,
-    }
 }
 
 /// Bandwidth and IOPS of a direction from its bytes, I/Os and runtime (as fio: per ms).
