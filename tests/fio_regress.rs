@@ -288,3 +288,50 @@ fn profile_options_in_a_plain_job_are_ignored_as_fio_ignores_them() {
         );
     }
 }
+
+// --- mixed block sizes verified by a later job ---
+
+/// fio's t0002 (scaled down): a writer with `bssplit=512/50:1M/50` and md5 headers at two
+/// offsets of one file (a sequential job and a mixed one), then a reader with the same options
+/// checking every block. fio draws write sizes from the read sizes' seed when a job verifies
+/// and puts a header in every smallest block (verify_interval = the smallest write size), so a
+/// reader finds every header whatever it draws; the second job grows the file the first one
+/// made. Each tool reads the other's file, and its own.
+#[test]
+fn mixed_size_verify_by_a_later_job_reads_either_tools_file() {
+    if !have_fio() {
+        return;
+    }
+    let job = |rw: &str, verify: &str| {
+        format!(
+            "[global]\nioengine=libaio\ndirect=1\nfilename=t0002file\niodepth=16\nsize=4M\n\
+             readwrite={rw}\n{verify}verify=md5\nthread\nunlink=0\nbssplit=512/50:1M/50\n\
+             [thread0]\noffset=0\n\
+             [thread-mix0]\noffset=16M\nreadwrite=rw\nbsrange=512:1M\n"
+        )
+    };
+    let pre = job("write", "do_verify=0\n");
+    let post = job("read", "do_verify=1\nverify_fatal=1\n");
+    let iogauge = env!("CARGO_BIN_EXE_iogauge");
+    for (writer, reader) in [("fio", iogauge), (iogauge, "fio"), (iogauge, iogauge)] {
+        let d = scratch();
+        let w = run(writer, &pre, d.path());
+        assert_eq!((w.code, w.stderr.as_str()), (0, ""), "{writer} writing");
+        let len = std::fs::metadata(d.path().join("t0002file")).unwrap().len();
+        assert_eq!(
+            len,
+            20 << 20,
+            "{writer}: the file ends where thread-mix0's region does"
+        );
+        let r = run(reader, &post, d.path());
+        assert_eq!(
+            (r.code, r.stderr.as_str()),
+            (0, ""),
+            "{reader} verifying what {writer} wrote"
+        );
+        let job0 = &r.json["jobs"][0];
+        assert_eq!(job0["jobname"], "thread0");
+        assert_eq!(job0["read"]["io_bytes"], 4 << 20, "{reader} after {writer}");
+        assert_eq!(job0["error"], 0);
+    }
+}

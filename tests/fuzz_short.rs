@@ -187,3 +187,21 @@ fn a_preflight_document_with_a_non_ascii_percentile_key_renders() {
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.contains("iogauge preflight: seed"), "{html}");
 }
+
+/// The fio-run target runs its job (a parser-only target would return at once), so that a
+/// job thread's panic reaches the fuzzer: issue 23's trimwrite panic was in a job thread.
+#[test]
+fn the_fio_run_target_runs_the_job_for_real() {
+    let took = run_one(
+        "fio-run",
+        b"[t]\nrw=read\nbs=4k\nsize=64k\ntime_based\nruntime=20ms\n",
+    )
+    .unwrap();
+    assert!(took >= Duration::from_millis(20), "{took:?}");
+    let took = run_one(
+        "fio-run",
+        b"[t]\nrw=trimwrite\nbs=4k\nsize=64k\nwrite_bw_log=t\n",
+    )
+    .unwrap();
+    assert!(took < PER_INPUT, "{took:?}");
+}

@@ -7,6 +7,7 @@
 //! `include`).
 
 mod engine;
+mod run_job;
 
 pub use engine::{fuzz, Outcome};
 
@@ -52,6 +53,12 @@ pub static TARGETS: &[Target] = &[
         name: "fio-jobfile",
         about: "fio job files (iogauge fio -)",
         run: fio_jobfile,
+    },
+    Target {
+        name: "fio-run",
+        about: "fio job files run for real, each job confined to a private temporary directory, \
+                256 KiB and 30 ms (run_job.rs): panics in the job threads",
+        run: run_job::fio_run,
     },
     Target {
         name: "troubleshoot-spec",

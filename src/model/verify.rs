@@ -322,21 +322,38 @@ impl VerifySpec {
     }
 }
 
-/// fio's verify_interval as fixed up in init.c: at most the smallest write (or, for a job that
-/// reads, read) block, and a divisor of the write block size (else the write block size).
+/// fio's verify_interval as fixed up in init.c: the smallest write block when write sizes vary
+/// and none was given; at most the smallest write (or, for a job that reads, read) block; a
+/// divisor of the smallest and largest write block (else their gcd). With `bs_unaligned` the
+/// block is one interval whatever its size (fio's get_hdr_inc): [`usize::MAX`].
 pub(crate) fn resolve_interval(job: &JobSpec) -> usize {
-    let w = job.bs[DDIR_WRITE].max(1);
-    let r = job.bs[DDIR_READ].max(1);
-    let mut iv = job.verify.interval as u64;
-    if iv > w {
-        iv = w;
-    } else if job.rw.kind != RwKind::Write && iv > r {
-        iv = r;
+    if job.blocks.unaligned {
+        return usize::MAX;
     }
-    if iv == 0 || !w.is_multiple_of(iv) {
-        iv = w;
+    let (wmin, wmax) = job.bs_range(DDIR_WRITE);
+    let (wmin, wmax) = (wmin.max(1), wmax.max(1));
+    let rmin = job.bs_range(DDIR_READ).0.max(1);
+    let reads = matches!(job.rw.kind, RwKind::Read | RwKind::ReadWrite);
+    let mut iv = job.verify.interval as u64;
+    if wmin != wmax && iv == 0 {
+        iv = wmin;
+    }
+    if iv > wmin {
+        iv = wmin;
+    } else if reads && iv > rmin {
+        iv = rmin;
+    }
+    if iv == 0 || !wmin.is_multiple_of(iv) || !wmax.is_multiple_of(iv) {
+        iv = gcd(wmin, wmax);
     }
     iv as usize
+}
+
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
 }
 
 /// Verify settings that cannot work, refused before anything runs (the message names the job's
@@ -346,7 +363,11 @@ pub(crate) fn check_job(job: &JobSpec) -> Result<(), String> {
     if !v.enabled() {
         return Ok(());
     }
-    let iv = resolve_interval(job);
+    let iv = match resolve_interval(job) {
+        // bs_unaligned: each block is one interval, the smallest must hold the header.
+        usize::MAX => job.bs_range(DDIR_WRITE).0 as usize,
+        iv => iv,
+    };
     let hs = v.kind.hdr_size();
     if v.kind != VerifyKind::Null && hs > 0 && iv <= hs {
         return Err(format!(
@@ -389,6 +410,54 @@ pub(crate) fn check_job(job: &JobSpec) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// fio 3.33 init.c's fix-ups, case by case.
+    #[test]
+    fn verify_interval_is_fios() {
+        use crate::model::{BsSplit, DDIR_READ};
+        let iv = |f: &dyn Fn(&mut JobSpec)| {
+            let mut j = JobSpec::default();
+            j.verify.kind = VerifyKind::Md5;
+            f(&mut j);
+            resolve_interval(&j)
+        };
+        assert_eq!(iv(&|_| {}), 4096);
+        assert_eq!(iv(&|j| j.verify.interval = 512), 512);
+        // Not a divisor of the block: the block.
+        assert_eq!(iv(&|j| j.verify.interval = 1000), 4096);
+        // Larger than the block: the block.
+        assert_eq!(iv(&|j| j.verify.interval = 8192), 4096);
+        // Mixed write sizes: the smallest, a divisor of both ends (else their gcd).
+        let split = |j: &mut JobSpec| {
+            j.blocks.split[DDIR_WRITE] = vec![
+                BsSplit { bs: 512, perc: 50 },
+                BsSplit {
+                    bs: 1 << 20,
+                    perc: 50,
+                },
+            ]
+        };
+        assert_eq!(iv(&split), 512);
+        assert_eq!(
+            iv(&|j| j.blocks.range[DDIR_WRITE] = Some((4096, 6144))),
+            2048
+        );
+        assert_eq!(
+            iv(&|j| j.blocks.range[DDIR_WRITE] = Some((4096, 16384))),
+            4096
+        );
+        // A job that reads: at most the smallest read.
+        assert_eq!(
+            iv(&|j| {
+                j.rw.kind = RwKind::ReadWrite;
+                j.bs[DDIR_READ] = 1024;
+                j.verify.interval = 2048;
+            }),
+            1024
+        );
+        // bs_unaligned: one interval per block, whatever its size.
+        assert_eq!(iv(&|j| j.blocks.unaligned = true), usize::MAX);
+    }
 
     #[test]
     fn fio_pattern_examples() {

@@ -7,7 +7,7 @@ use super::RunError;
 use crate::model::{IoEngine, RunSpec};
 use crate::workload::cleanup::CreatedFiles;
 use crate::workload::layout;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
 /// Memory a run may take for I/O buffers: half of what the kernel says is available (None when
@@ -83,6 +83,8 @@ pub(super) fn expand(spec: &RunSpec, created: &CreatedFiles) -> Result<Vec<Insta
     let mut new_bytes: Vec<(PathBuf, u64)> = Vec::new();
     // Paths already checked: a set, so that many instances sharing files stay linear.
     let mut seen: HashSet<PathBuf> = HashSet::new();
+    // New files' sizes as planned so far (the largest any job gives them).
+    let mut planned: HashMap<PathBuf, u64> = HashMap::new();
     for (ji, job) in spec.jobs.iter().enumerate() {
         for jobnum in 0..job.numjobs.max(1) {
             let files = layout::plan_files(job, jobnum)?;
@@ -106,7 +108,15 @@ pub(super) fn expand(spec: &RunSpec, created: &CreatedFiles) -> Result<Vec<Insta
                         layout::check_dir_safety(job, op, f, spec.allow_overwrite)?;
                     }
                     seen.insert(f.path.clone());
-                } else if !seen.contains(&f.path) {
+                } else if seen.contains(&f.path) {
+                    // A later job that needs a new file larger grows it (layout's `grow`).
+                    if let Some(m) = planned.get_mut(&f.path) {
+                        if f.size > *m {
+                            new_bytes.push((layout::parent_dir(&f.path), f.size - *m));
+                            *m = f.size;
+                        }
+                    }
+                } else {
                     layout::check_safety(job, f, spec.allow_overwrite, created)?;
                     // fio refuses to write a mounted device unless the job allows it.
                     if f.is_block && layout::job_writes(job) && !job.files.allow_mounted_write {
@@ -126,6 +136,7 @@ pub(super) fn expand(spec: &RunSpec, created: &CreatedFiles) -> Result<Vec<Insta
                         && job.ioengine.file_op() != Some(crate::model::engines::FileOp::Create);
                     if !f.existed && !job.files.fill_device && data {
                         new_bytes.push((layout::parent_dir(&f.path), f.size));
+                        planned.insert(f.path.clone(), f.size);
                     }
                     seen.insert(f.path.clone());
                 }

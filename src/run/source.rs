@@ -5,6 +5,7 @@
 //! direction; `trimwrite` alternates a trim and a write of the same block.
 
 use super::instance::WorkerInput;
+use crate::model::verify::VerifyKind;
 use crate::model::{RwKind, Strided, DDIR_READ, DDIR_TRIM, DDIR_WRITE};
 use crate::workload::bsize::BlockSizer;
 use crate::workload::fileservice::FileChooser;
@@ -123,6 +124,13 @@ impl IoSource {
         ];
         let window = input.open_window.lock().ok().and_then(|mut w| w.take());
         let slots = window.as_ref().map_or(input.regions.len(), OpenWindow::len);
+        // fio seeds the write sizes as the read sizes when the job verifies: a later read job
+        // (or verify_only) with the same options draws each block at the size it was written.
+        let write_bs_seed = if job.verify.kind == VerifyKind::None {
+            seed.wrapping_add(1)
+        } else {
+            seed
+        };
         let mut s = IoSource {
             gens,
             rng: Rng::new(seed),
@@ -137,7 +145,7 @@ impl IoSource {
             pacers,
             sizers: [
                 BlockSizer::new(job, DDIR_READ, seed),
-                BlockSizer::new(job, DDIR_WRITE, seed.wrapping_add(1)),
+                BlockSizer::new(job, DDIR_WRITE, write_bs_seed),
                 BlockSizer::new(job, DDIR_TRIM, seed.wrapping_add(2)),
             ],
             fixed: !job.blocks.is_seq_rand

@@ -319,6 +319,7 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Parsed, Unreadable> {
         intended: Vec::new(),
         kept: Vec::new(),
     };
+    let mut latest: std::collections::HashMap<OsString, usize> = std::collections::HashMap::new();
     for (i, l) in lines {
         let bad = Unreadable::Bad(i + 1);
         let mut parts = l.split(' ');
@@ -344,7 +345,15 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Parsed, Unreadable> {
             }
             Some("file") => {
                 let entry = file_entry(name, &mut parts).ok_or(Unreadable::Bad(i + 1))?;
-                out.files.push(entry);
+                // A later line for the same name supersedes (a file grown by a later job, a
+                // file replaced by unlink_each_loop): the marker is appended to, never edited.
+                match latest.entry(entry.name.clone()) {
+                    std::collections::hash_map::Entry::Occupied(o) => out.files[*o.get()] = entry,
+                    std::collections::hash_map::Entry::Vacant(v) => {
+                        v.insert(out.files.len());
+                        out.files.push(entry);
+                    }
+                }
             }
             _ => return Err(bad),
         }
@@ -659,6 +668,22 @@ mod tests {
             btime: Some((1_700_000_000, 5)),
             is_dir: false,
         }
+    }
+
+    /// A file grown by a later job of the run is recorded again: the last line is the file.
+    #[test]
+    fn a_later_line_for_a_name_supersedes_the_earlier_one() {
+        let mut text = Owner::me().header();
+        text.push_str("file a f 8:1 7 0 - 4096\nfile b f 8:1 8 0 - 10\nfile a f 8:1 7 0 - 8192\n");
+        let p = parse(text.as_bytes()).unwrap();
+        let got: Vec<_> = p.files.iter().map(|e| (e.name.clone(), e.size)).collect();
+        assert_eq!(
+            got,
+            [
+                (OsString::from("a"), Some(8192)),
+                (OsString::from("b"), Some(10))
+            ]
+        );
     }
 
     #[test]

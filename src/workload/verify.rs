@@ -8,7 +8,7 @@
 use super::buffers::{fill_pattern, fill_percentage};
 use super::rng::Rng;
 use crate::model::verify::{resolve_interval, VerifyKind, VerifySpec};
-use crate::model::{JobSpec, RwKind, DDIR_WRITE};
+use crate::model::{JobSpec, RwKind, DDIR_READ, DDIR_TRIM, DDIR_WRITE};
 use sha2::Digest;
 use std::collections::VecDeque;
 use std::path::Path;
@@ -442,7 +442,10 @@ impl Verifier {
             hoff: v.offset as usize,
             fatal: v.fatal,
             dump: v.dump,
-            check_numberio: writes && !job.time_based && !v.only,
+            // fio checks numberio only where it is sure of the last write to a block: a
+            // writing job, not time based, not verify_only, one block size (td_min_bs ==
+            // td_max_bs over all directions).
+            check_numberio: writes && !job.time_based && !v.only && one_block_size(job),
             pattern: pattern.map(|p| p.bytes.clone()),
             pattern_offsets: pattern.map(|p| p.offsets_at.clone()).unwrap_or_default(),
             compress: job.buffers.compress_percentage,
@@ -779,6 +782,14 @@ fn log_failure(what: &str, ctx: &Ctx, len: u32) {
 
 fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// fio's td_min_bs == td_max_bs: every direction's every I/O has the same size.
+fn one_block_size(job: &JobSpec) -> bool {
+    let ranges = [DDIR_READ, DDIR_WRITE, DDIR_TRIM].map(|d| job.bs_range(d));
+    let lo = ranges.iter().map(|r| r.0).min();
+    let hi = ranges.iter().map(|r| r.1).max();
+    lo == hi
 }
 
 /// fio's memswp: the header moves to `at` within the interval (and back).

@@ -21,7 +21,11 @@ pub(crate) fn lay_out(
     created: &CreatedFiles,
     stop: &AtomicBool,
 ) -> Result<bool, LayoutError> {
-    if plan.existed || created.contains(&plan.path) {
+    if plan.existed {
+        return Ok(false);
+    }
+    if created.contains(&plan.path) {
+        grow(job, plan, created, stop)?;
         return Ok(false);
     }
     // Recorded before it exists, so that even a SIGKILL between the two leaves a trace.
@@ -32,14 +36,8 @@ pub(crate) fn lay_out(
         .create_file(&plan.path, 0o644)
         .map_err(io_err("cannot create", &plan.path))?;
     // The largest size the run gives it, for a later cleanup's proof (growing files: none).
-    let grows = job.files.create_on_open
-        || job.files.fill_device
-        || matches!(
-            job.ioengine,
-            crate::model::IoEngine::Ftruncate | crate::model::IoEngine::Falloc
-        );
     created
-        .record(&plan.path, &f, (!grows).then_some(plan.size), true)
+        .record(&plan.path, &f, (!grows(job)).then_some(plan.size), true)
         .map_err(io_err("cannot create", &plan.path))?;
     tag_created(&f);
     if job.files.create_on_open || job.files.fill_device {
@@ -50,11 +48,57 @@ pub(crate) fn lay_out(
     }
     // fio's overwrite=1 lays out a write-only job's files too (reads always need data).
     if job_reads(job) || job.files.overwrite {
-        write_out(&f, job, plan, stop)?;
+        write_out(&f, job, plan, 0, stop)?;
     } else {
         preallocate(&f, plan.size, job.fallocate).map_err(io_err("cannot allocate", &plan.path))?;
     }
     Ok(true)
+}
+
+/// Files whose size the run does not set: the writes (or the engine) make it.
+fn grows(job: &JobSpec) -> bool {
+    job.files.create_on_open
+        || job.files.fill_device
+        || matches!(
+            job.ioengine,
+            crate::model::IoEngine::Ftruncate | crate::model::IoEngine::Falloc
+        )
+}
+
+/// A file an earlier job of this run created, which this job needs larger (two jobs sharing a
+/// `filename=` at different offsets, fio's t0002): what is missing is written out with fresh
+/// data for a job that reads (preallocated for one that only writes), after the marker records
+/// the new size. fio unlinks and lays out the whole file again there (`extend_file`), which
+/// destroys what the earlier job wrote (a later verify of it fails) and races with a job
+/// still running on it; growing gives the same file size and keeps the earlier job's data.
+fn grow(
+    job: &JobSpec,
+    plan: &FilePlan,
+    created: &CreatedFiles,
+    stop: &AtomicBool,
+) -> Result<(), LayoutError> {
+    if grows(job) {
+        return Ok(());
+    }
+    let Some(f) = created.reopen(&plan.path, libc::O_RDWR | libc::O_CLOEXEC) else {
+        return Ok(());
+    };
+    let f = f.map_err(io_err("cannot reopen", &plan.path))?;
+    let len = f
+        .metadata()
+        .map_err(io_err("cannot look at", &plan.path))?
+        .len();
+    if len >= plan.size {
+        return Ok(());
+    }
+    created
+        .record(&plan.path, &f, Some(plan.size), true)
+        .map_err(io_err("cannot grow", &plan.path))?;
+    if job_reads(job) || job.files.overwrite {
+        write_out(&f, job, plan, len, stop)
+    } else {
+        preallocate(&f, plan.size, job.fallocate).map_err(io_err("cannot allocate", &plan.path))
+    }
 }
 
 fn preallocate(f: &File, size: u64, how: Fallocate) -> std::io::Result<()> {
@@ -101,18 +145,19 @@ fn write_out(
     f: &File,
     job: &JobSpec,
     plan: &FilePlan,
+    from: u64,
     stop: &AtomicBool,
 ) -> Result<(), LayoutError> {
-    use std::io::Write;
+    use std::os::unix::fs::FileExt;
     preallocate(f, plan.size, job.fallocate).map_err(io_err("cannot allocate", &plan.path))?;
     let bs = job.bs_range(DDIR_WRITE).1.clamp(1, plan.size.max(1)) as usize;
     let mut buf = AlignedBuf::new(bs);
-    let mut rng = Rng::new(0x1a7e);
+    let mut rng = Rng::new(0x1a7e ^ from);
     if job.zero_buffers {
         buf.fill(&mut rng, true);
     }
-    let mut out = f;
-    let mut left = plan.size;
+    let mut at = from;
+    let mut left = plan.size - from;
     while left > 0 {
         // One relaxed load per write: a signal stops even a 4 KiB-chunk layout at once.
         if stop.load(Ordering::Relaxed) {
@@ -125,8 +170,9 @@ fn write_out(
         if !job.zero_buffers {
             rng.fill(chunk);
         }
-        out.write_all(chunk)
+        f.write_all_at(chunk, at)
             .map_err(io_err("cannot lay out", &plan.path))?;
+        at += n as u64;
         left -= n as u64;
     }
     // Written data must reach the disk, or no cache drop could remove it; create_fsync=0
@@ -137,8 +183,8 @@ fn write_out(
     // Advisory, as in fio, which only logs a failure; with invalidate=1 the open warns anyway.
     let _ = CacheDrop {
         fd: f.as_raw_fd(),
-        offset: 0,
-        len: plan.size,
+        offset: from,
+        len: plan.size - from,
         is_block: false,
     }
     .drop_cache();
