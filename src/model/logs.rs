@@ -40,8 +40,9 @@ pub struct LogSpec {
     pub alternate_epoch: bool,
     /// `log_alternate_epoch_clock_id`: the clock_gettime clock of either epoch (0, CLOCK_REALTIME).
     pub alternate_clock_id: i32,
-    /// `log_entries`: fio's initial in-memory log size; iogauge streams its logs, so this is
-    /// checked and kept for the job options only.
+    /// `log_entries`: fio's initial in-memory log size; iogauge streams its logs, so it only
+    /// sizes the chunks of log_store_compressed files without log_compression (fio's first
+    /// chunk holds this many samples).
     pub entries: u64,
     /// `log_compression`: bytes of samples per compressed chunk (0: off). Only the stored
     /// compressed logs are chunked by it: iogauge streams its text logs, so it has no

@@ -220,7 +220,7 @@ pub(super) static OPTIONS: &[Opt] = &[
         "log_entries",
         [],
         false,
-        "fio's initial in-memory log size, 1024 to 1048576 (iogauge streams logs: no effect)",
+        "fio's initial in-memory log size, 1024 to 1048576 (iogauge: samples per .fz chunk)",
         |j, v| {
             j.logs.entries = parse_int_in(v, 1024, 1024 * 1024)?;
             Ok(())
