@@ -276,8 +276,8 @@ fn bad_log_values_exit_2_naming_the_option() {
         ("--busy_poll=1", "storage cluster"),
         ("--stream_id=1", "passthrough"),
         (
-            "--log_compression_cpus=1",
-            "compressed logs are not supported",
+            "--log_compression_cpus=99999",
+            "log_compression_cpus=99999: CPU 99999 does not exist",
         ),
     ] {
         let out = cmd(iogauge())

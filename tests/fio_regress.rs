@@ -335,3 +335,238 @@ fn mixed_size_verify_by_a_later_job_reads_either_tools_file() {
         assert_eq!(job0["error"], 0);
     }
 }
+
+// --- log compression ---
+
+/// The logs of the compression tests: bandwidth, latency (lat, clat, slat) and IOPS, one entry
+/// per I/O with its offset, over 1024 sequential 4 KiB writes of the null engine.
+const LOGGED: &str = "[z]\nioengine=null\nsize=4m\nbs=4k\nrw=write\nwrite_bw_log=z\n\
+                      write_lat_log=z\nwrite_iops_log=z\nlog_offset=1\n";
+
+/// The logs that get an entry per I/O (slat stays empty with a synchronous engine, as fio's).
+const PER_IO: [&str; 4] = ["bw", "lat", "clat", "iops"];
+
+/// The names of the files in `d`, sorted.
+fn sorted_files(d: &Path) -> Vec<String> {
+    let mut f = files_in(d);
+    f.sort();
+    f
+}
+
+/// `log`'s entries are the 1024 writes in order: offsets 0, 4k, 8k, …
+fn assert_in_order(who: &str, entries: &[Entry]) {
+    assert_eq!(entries.len(), 1024, "{who}: entries");
+    for (i, e) in entries.iter().enumerate() {
+        assert_eq!(
+            (e.dir, e.size, e.offset),
+            (1, 4096, i as u64 * 4096),
+            "{who}: entry {i}"
+        );
+    }
+}
+
+/// `fio --inflate-log=FILE` or `iogauge fio --inflate-log=FILE`: (exit code, stdout, stderr).
+fn inflate(program: &str, file: &Path) -> (i32, String, String) {
+    let mut c = cmd(program);
+    if program != "fio" {
+        c.arg("fio");
+    }
+    let out = c
+        .arg(format!("--inflate-log={}", file.display()))
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        text(&out.stdout),
+        text(&out.stderr),
+    )
+}
+
+/// log_compression keeps the logs fio writes: the same text files as without it (iogauge
+/// streams its text logs, so there is no in-memory log to compress), each entry in order.
+#[test]
+fn log_compression_writes_the_same_text_logs_as_without_it() {
+    if !have_fio() {
+        return;
+    }
+    let job = format!("{LOGGED}log_compression=4k\n");
+    let (fd, gd, plain) = (scratch(), scratch(), scratch());
+    let f = run("fio", &job, fd.path());
+    let g = run(env!("CARGO_BIN_EXE_iogauge"), &job, gd.path());
+    let p = run(env!("CARGO_BIN_EXE_iogauge"), LOGGED, plain.path());
+    assert_eq!((f.code, f.stderr.as_str()), (0, ""));
+    assert_eq!((g.code, g.stderr.as_str()), (0, ""));
+    assert_eq!(p.code, 0);
+    assert_eq!(sorted_files(gd.path()), sorted_files(fd.path()));
+    assert_eq!(sorted_files(gd.path()), sorted_files(plain.path()));
+    for k in PER_IO {
+        let name = format!("z_{k}.1.log");
+        assert_in_order(&format!("iogauge {name}"), &log(&gd.path().join(&name)));
+        assert_in_order(&format!("fio {name}"), &log(&fd.path().join(&name)));
+        assert_in_order(&format!("plain {name}"), &log(&plain.path().join(&name)));
+    }
+    for d in [&fd, &gd] {
+        let slat = std::fs::read(d.path().join("z_slat.1.log")).unwrap();
+        assert!(slat.is_empty());
+    }
+}
+
+/// log_store_compressed: fio's `.log.fz` names; fio inflates iogauge's files and iogauge
+/// fio's, each to the very text the other prints, every entry there in order.
+#[test]
+fn log_store_compressed_fz_files_are_read_by_fio_and_iogauge_alike() {
+    if !have_fio() {
+        return;
+    }
+    let iogauge = env!("CARGO_BIN_EXE_iogauge");
+    // log_compression chunks the streams: 4k of 40-byte samples is 102 a stream, 11 streams;
+    // without it, fio's 1024 samples a stream.
+    for extra in ["log_compression=4k\n", ""] {
+        let job = format!("{LOGGED}log_store_compressed=1\n{extra}");
+        let (fd, gd) = (scratch(), scratch());
+        let f = run("fio", &job, fd.path());
+        let g = run(iogauge, &job, gd.path());
+        assert_eq!((f.code, f.stderr.as_str()), (0, ""), "{extra}");
+        assert_eq!((g.code, g.stderr.as_str()), (0, ""), "{extra}");
+        assert_eq!(
+            sorted_files(gd.path()),
+            [
+                "z_bw.1.log.fz",
+                "z_clat.1.log.fz",
+                "z_iops.1.log.fz",
+                "z_lat.1.log.fz",
+                "z_slat.1.log.fz"
+            ]
+        );
+        assert_eq!(sorted_files(gd.path()), sorted_files(fd.path()));
+        for k in PER_IO {
+            let name = format!("z_{k}.1.log.fz");
+            let (ours, theirs) = (gd.path().join(&name), fd.path().join(&name));
+            for (file, whose) in [(&ours, "iogauge's"), (&theirs, "fio's")] {
+                let by_fio = inflate("fio", file);
+                let by_us = inflate(iogauge, file);
+                let what = format!("{whose} {name} {extra}");
+                assert_eq!(by_fio.0, 0, "fio --inflate-log {what}: {}", by_fio.2);
+                assert_eq!(by_us, by_fio, "iogauge --inflate-log {what}");
+                let path = gd.path().join("inflated");
+                std::fs::write(&path, &by_us.1).unwrap();
+                assert_in_order(&what, &log(&path));
+                std::fs::remove_file(path).unwrap();
+            }
+        }
+        // A synchronous engine has no submission latency: an empty file, as fio's.
+        for d in [&fd, &gd] {
+            let slat = std::fs::read(d.path().join("z_slat.1.log.fz")).unwrap();
+            assert!(slat.is_empty());
+        }
+    }
+}
+
+/// fio 3.33 stores memory addresses in place of the histogram log's bins under
+/// log_store_compressed: iogauge keeps that log as text, and says so in the results.
+#[test]
+fn histogram_log_stays_text_under_log_store_compressed() {
+    let d = scratch();
+    let job = "[h]\nioengine=null\nsize=1m\nbs=4k\nrw=read\nwrite_hist_log=h\nlog_hist_msec=1\n\
+               write_iops_log=h\nlog_store_compressed=1\n";
+    let g = run(env!("CARGO_BIN_EXE_iogauge"), job, d.path());
+    assert_eq!((g.code, g.stderr.as_str()), (0, ""));
+    assert_eq!(
+        sorted_files(d.path()),
+        ["h_clat_hist.1.log", "h_iops.1.log.fz"]
+    );
+    assert_eq!(
+        g.json["iogauge"]["notes"][0],
+        "job 'h': log_store_compressed: the histogram log is written as text (_clat_hist.N.log), \
+         since fio 3.33 stores memory addresses in place of its bins"
+    );
+}
+
+/// Values fio refuses are refused (exit 2, nothing on stdout, no file), and `--inflate-log`
+/// names what is wrong with its file; the entries before damage are printed.
+#[test]
+fn bad_compression_values_and_files_exit_2_with_exact_messages() {
+    let d = scratch();
+    let iogauge = env!("CARGO_BIN_EXE_iogauge");
+    for (arg, want) in [
+        (
+            "--log_compression=100",
+            "--log_compression=100: 100 bytes is out of range; expected a size from 1k to 512m, \
+             e.g. log_compression=4k",
+        ),
+        (
+            "--log_compression=1g",
+            "--log_compression=1g: 1073741824 bytes is out of range; expected a size from 1k to \
+             512m, e.g. log_compression=4k",
+        ),
+        (
+            "--log_compression=abc",
+            "--log_compression=abc: expected a size from 1k to 512m, e.g. log_compression=4k",
+        ),
+        (
+            "--log_store_compressed=2",
+            "--log_store_compressed=2: expected 0 or 1",
+        ),
+        (
+            "--inflate-log",
+            "--inflate-log needs a value, e.g. --inflate-log=job_bw.1.log.fz",
+        ),
+        (
+            "--inflate-log=none.fz",
+            "--inflate-log=none.fz: cannot open it: No such file or directory (os error 2)",
+        ),
+    ] {
+        let out = cmd(iogauge)
+            .args(["fio", "--name=x", "--size=64k", "--ioengine=null", arg])
+            .current_dir(d.path())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{arg}");
+        assert_eq!(text(&out.stderr), format!("iogauge fio: {want}\n"), "{arg}");
+        assert!(out.stdout.is_empty(), "{arg}");
+        assert_empty(d.path());
+    }
+
+    // A text log, an empty file, and a compressed log cut short.
+    let plain = d.path().join("z_bw.1.log");
+    std::fs::write(&plain, "0, 1, 1, 4096, 0, 0\n").unwrap();
+    let (code, out, err) = inflate(iogauge, &plain);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert!(
+        err.starts_with(&format!(
+            "iogauge fio: --inflate-log={}: the zlib stream at byte 0 is not valid (",
+            plain.display()
+        )) && err.ends_with(
+            "); expected a .fz file that fio or iogauge wrote with log_store_compressed=1, \
+             e.g. job_bw.1.log.fz\n"
+        ),
+        "{err}"
+    );
+    std::fs::write(&plain, "").unwrap();
+    let (code, out, err) = inflate(iogauge, &plain);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert_eq!(
+        err,
+        format!(
+            "iogauge fio: --inflate-log={}: the file is empty: it holds no log entry; expected \
+             a .fz file that fio or iogauge wrote with log_store_compressed=1, e.g. \
+             job_bw.1.log.fz\n",
+            plain.display()
+        )
+    );
+    let job = format!("{LOGGED}log_store_compressed=1\nlog_compression=4k\n");
+    let g = run(iogauge, &job, d.path());
+    assert_eq!(g.code, 0, "{}", g.stderr);
+    let fz = d.path().join("z_bw.1.log.fz");
+    let whole = std::fs::read(&fz).unwrap();
+    std::fs::write(&fz, &whole[..whole.len() - 6]).unwrap();
+    let (code, out, err) = inflate(iogauge, &fz);
+    assert_eq!(code, 2);
+    // Every whole stream but the last (102 samples a stream), and what the last gave so far.
+    assert!(out.lines().count() >= 1020 - 102, "{out}");
+    assert!(
+        err.contains("the file ends inside the zlib stream that starts at byte ")
+            && err.ends_with("(cut short?); the entries before that were printed\n"),
+        "{err}"
+    );
+}

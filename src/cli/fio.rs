@@ -44,6 +44,7 @@ pub(crate) fn main(mut args: Vec<String>, stop: &super::Stop) -> i32 {
             stdout::print(&text);
             return EXIT_OK;
         }
+        FioCommand::Inflate(path) => return inflate_log(&path),
         FioCommand::Run(spec, out) => (spec, out),
     };
     // Files written after the run are checked before it, so a typo costs no measurement.
@@ -136,6 +137,18 @@ pub(crate) fn main(mut args: Vec<String>, stop: &super::Stop) -> i32 {
         Err(e) => {
             eprintln!("iogauge fio: {e}");
             EXIT_ERROR
+        }
+    }
+}
+
+/// `--inflate-log=FILE`: the compressed log's entries on stdout, as fio prints them. A file
+/// that is not one (or is cut short) exits 2 after the entries before the damage.
+fn inflate_log(path: &std::path::Path) -> i32 {
+    match crate::stats::logs::inflate(path, &mut |text| stdout::write(text)) {
+        Ok(()) => EXIT_OK,
+        Err(e) => {
+            eprintln!("iogauge fio: --inflate-log={}: {e}", path.display());
+            EXIT_USAGE
         }
     }
 }

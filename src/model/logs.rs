@@ -40,9 +40,17 @@ pub struct LogSpec {
     pub alternate_epoch: bool,
     /// `log_alternate_epoch_clock_id`: the clock_gettime clock of either epoch (0, CLOCK_REALTIME).
     pub alternate_clock_id: i32,
-    /// `log_entries`: fio's initial in-memory log size; iogauge streams its logs, so this is
-    /// checked and kept for the job options only.
+    /// `log_entries`: fio's initial in-memory log size; iogauge streams its logs, so it only
+    /// sizes the chunks of log_store_compressed files without log_compression (fio's first
+    /// chunk holds this many samples).
     pub entries: u64,
+    /// `log_compression`: bytes of samples per compressed chunk (0: off). Only the stored
+    /// compressed logs are chunked by it: iogauge streams its text logs, so it has no
+    /// in-memory log to compress.
+    pub compression: u64,
+    /// `log_store_compressed`: write fio's compressed logs (`NAME_KIND.N.log.fz`, zlib streams
+    /// of fio's binary samples) instead of text (the histogram log stays text).
+    pub store_compressed: bool,
     /// `write_iolog`: the text I/O log's path (fio's "version 3" iolog), appended to by every
     /// instance that names it.
     pub iolog: Option<String>,
@@ -67,6 +75,8 @@ impl Default for LogSpec {
             alternate_epoch: false,
             alternate_clock_id: 0,
             entries: 1024,
+            compression: 0,
+            store_compressed: false,
             iolog: None,
         }
     }

@@ -30,10 +30,12 @@ pub(super) struct CmdLine {
     pub json_intervals: bool,
     /// `--status-interval=TIME`: the results so far every TIME (bare number: seconds).
     pub status_interval: Option<std::time::Duration>,
+    /// `--inflate-log=FILE`: print a compressed log's entries as text, and do nothing else.
+    pub inflate_log: Option<String>,
 }
 
 /// fio program flags iogauge does not have.
-const UNSUPPORTED_FLAGS: [&str; 24] = [
+const UNSUPPORTED_FLAGS: [&str; 23] = [
     "debug",
     "bandwidth-log",
     "cpuclock-test",
@@ -49,7 +51,6 @@ const UNSUPPORTED_FLAGS: [&str; 24] = [
     "client",
     "remote-config",
     "idle-prof",
-    "inflate-log",
     "trigger-file",
     "trigger-timeout",
     "trigger",
@@ -170,6 +171,7 @@ pub(super) fn parse(args: &[String]) -> Result<CmdLine, String> {
                 }
                 c.status_interval = Some(t);
             }
+            "inflate-log" => c.inflate_log = Some(required("job_bw.1.log.fz")?),
             "allow-overwrite" => {
                 no_value(&value)?;
                 c.allow_overwrite = true

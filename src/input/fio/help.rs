@@ -17,6 +17,7 @@ pub(super) fn usage() -> String {
            --section=NAME           run only this job file section (repeatable)\n  \
            --parse-only             check the options and exit\n  \
            --readonly               refuse every job that writes and every file layout\n  \
+           --inflate-log=FILE       print a compressed log (log_store_compressed's .log.fz) as text\n  \
            --max-jobs=N             accepted and ignored, as fio 3.33 does\n  \
            --cmdhelp[=OPTION]       describe one job option, or all of them\n  \
            --version, --help\n\

@@ -55,6 +55,8 @@ pub(crate) enum FioCommand {
     Run(RunSpec, FioOutput),
     Version,
     Help(String),
+    /// `--inflate-log=FILE`: print the compressed log's entries (fio ignores any job then).
+    Inflate(std::path::PathBuf),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -326,6 +328,13 @@ fn warnings(job: &JobSpec) -> Vec<String> {
             job.name
         ));
     }
+    if job.logs.store_compressed && job.logs.hist.is_some() {
+        w.push(format!(
+            "job '{}': log_store_compressed: the histogram log is written as text \
+             (_clat_hist.N.log), since fio 3.33 stores memory addresses in place of its bins",
+            job.name
+        ));
+    }
     w
 }
 
@@ -375,6 +384,9 @@ pub(crate) fn parse_fio_args(
     }
     if c.help {
         return Ok(FioCommand::Help(help::usage()));
+    }
+    if let Some(f) = c.inflate_log {
+        return Ok(FioCommand::Inflate(f.into()));
     }
     if let Some(topic) = &c.cmdhelp {
         return help::cmdhelp(topic).map(FioCommand::Help).map_err(FioError);

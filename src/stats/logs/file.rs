@@ -1,7 +1,9 @@
 //! One log file written as the job runs: a fixed buffer per file, entries formatted on the
-//! stack (`time, value, direction, block size[, offset], priority`), fio's averaging windows
-//! (mean or maximum per log_avg_msec), and the first write error kept to name the file.
+//! stack (`time, value, direction, block size[, offset], priority`) or, with
+//! log_store_compressed, packed as fio's binary samples ([`super::packed`]), fio's averaging
+//! windows (mean or maximum per log_avg_msec), and the first write error kept to name the file.
 
+use super::packed::Packer;
 use crate::stats::sink::{Line, Sink};
 use std::fs::OpenOptions;
 use std::io;
@@ -29,9 +31,24 @@ impl Window {
     }
 }
 
+/// Where a file's entries go: text lines, or fio's compressed samples (`.log.fz`).
+enum Out {
+    Text(Sink),
+    Packed(Packer),
+}
+
+/// log_store_compressed: how a file's samples are chunked (see [`Packer::new`]).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Pack {
+    /// log_compression in bytes (0: unset).
+    pub(super) chunk_bytes: u64,
+    /// log_entries.
+    pub(super) entries: u64,
+}
+
 /// One log file and its averaging windows per direction.
 pub(super) struct LogFile {
-    out: Sink,
+    out: Out,
     pub(super) win: [Window; super::DIRS],
     pub(super) last: [u64; super::DIRS],
     /// Latency logs close a window exactly at its end; bw/iops allow fio's slack.
@@ -50,7 +67,13 @@ pub(super) struct Format {
 }
 
 impl LogFile {
-    pub(super) fn open(path: PathBuf, per_job: bool, inline: bool) -> io::Result<Self> {
+    /// `pack`: written as fio's compressed samples, with the entry layout of `f`.
+    pub(super) fn open(
+        path: PathBuf,
+        per_job: bool,
+        inline: bool,
+        pack: Option<(Pack, Format)>,
+    ) -> io::Result<Self> {
         let mut o = OpenOptions::new();
         // fio: "w" for per-job files, "a" when every instance shares one file. Never through a
         // symlink planted at the name (docs/SECURITY.md).
@@ -66,23 +89,44 @@ impl LogFile {
                 format!("cannot create log file '{}': {e}", path.display()),
             )
         })?;
+        let out = match pack {
+            None => Out::Text(Sink::new(f, path, "log file")),
+            Some((p, fmt)) => Out::Packed(Packer::new(
+                Sink::new(f, path.clone(), "log file"),
+                path,
+                fmt.offset,
+                fmt.prio,
+                p.chunk_bytes,
+                p.entries,
+            )),
+        };
         Ok(LogFile {
-            out: Sink::new(f, path, "log file"),
+            out,
             win: [Window::default(); super::DIRS],
             last: [0; super::DIRS],
             inline,
         })
     }
 
+    /// Text as it is (the histogram log, which is always text).
     #[inline]
     pub(super) fn write(&mut self, bytes: &[u8]) {
-        self.out.write(bytes);
+        if let Out::Text(s) = &mut self.out {
+            s.write(bytes);
+        }
     }
 
     /// One entry: `time, value, dir, bs[, offset], prio`.
     #[inline]
     #[allow(clippy::too_many_arguments)]
     fn entry(&mut self, f: Format, ms: u64, val: u64, dir: usize, bs: u64, off: u64, prio: u64) {
+        let out = match &mut self.out {
+            Out::Text(s) => s,
+            Out::Packed(p) => {
+                p.sample(ms + f.time_ms, val, dir, bs, off, prio);
+                return;
+            }
+        };
         let mut l = Line::<LINE>::new();
         l.num(ms + f.time_ms)
             .sep()
@@ -102,7 +146,7 @@ impl LogFile {
             l.num(u64::from(prio >> 13 == 1));
         }
         l.bytes(b"\n");
-        self.out.write(l.as_bytes());
+        out.write(l.as_bytes());
     }
 
     /// fio's add_log_sample: one entry per sample, or averaged over `avg_ms` windows.
@@ -149,7 +193,10 @@ impl LogFile {
     }
 
     pub(super) fn finish(self) -> Result<(), String> {
-        self.out.finish()
+        match self.out {
+            Out::Text(s) => s.finish(),
+            Out::Packed(p) => p.finish(),
+        }
     }
 }
 
@@ -167,7 +214,7 @@ mod tests {
             avg_ms: 100,
             max_value,
         };
-        let mut l = LogFile::open(path.clone(), true, true).unwrap();
+        let mut l = LogFile::open(path.clone(), true, true, None).unwrap();
         // Window 1 (ms 10..99): 10 and 21 ns; at 100 ms it closes with the sample taken then.
         for (ms, v) in [(10, 10), (50, 21), (100, 30), (150, 7), (199, 8)] {
             l.sample(f, ms, v, 0, 4096, 0, 0);
@@ -196,11 +243,50 @@ mod tests {
         );
     }
 
+    /// The same entries as text, and packed then inflated (fio's `--inflate-log`), are the
+    /// same lines: per I/O and averaged, every column layout.
+    #[test]
+    fn packed_entries_inflate_to_the_text_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        for (offset, prio, avg_ms) in [(false, false, 0), (true, true, 0), (true, false, 100)] {
+            let f = Format {
+                time_ms: 7,
+                offset,
+                prio,
+                avg_ms,
+                max_value: false,
+            };
+            let pack = Pack {
+                chunk_bytes: 1024,
+                entries: 1024,
+            };
+            let (t, z) = (dir.path().join("t.log"), dir.path().join("t.log.fz"));
+            let mut text = LogFile::open(t.clone(), true, true, None).unwrap();
+            let mut packed = LogFile::open(z.clone(), true, true, Some((pack, f))).unwrap();
+            for l in [&mut text, &mut packed] {
+                for i in 0..500u64 {
+                    l.sample(f, i, i * 3, (i % 3) as usize, 4096, i << 12, 0x2001 + i);
+                }
+                l.close_window(f, 0, 600);
+            }
+            text.finish().unwrap();
+            packed.finish().unwrap();
+            let mut out = Vec::new();
+            super::super::inflate(&z, &mut |b| out.extend_from_slice(b)).unwrap();
+            let want = std::fs::read(&t).unwrap();
+            assert!(!want.is_empty());
+            assert_eq!(
+                String::from_utf8(out).unwrap(),
+                String::from_utf8(want).unwrap()
+            );
+        }
+    }
+
     #[test]
     fn entry_columns_with_offset_and_prio() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("x_clat.1.log");
-        let mut l = LogFile::open(path.clone(), true, true).unwrap();
+        let mut l = LogFile::open(path.clone(), true, true, None).unwrap();
         let plain = Format {
             time_ms: 0,
             offset: false,

@@ -17,16 +17,24 @@
 //! each `log_avg_msec` boundary (fio's helper thread samples on a timer), so a stall longer
 //! than the window gives one entry over the whole stall.
 //!
+//! With `log_store_compressed` the files are fio's `.log.fz` (zlib streams of fio's binary
+//! samples, `packed`), compressed a chunk at a time at the file's flush point, on the job's
+//! thread: never per I/O. `log_compression` chunks them; it changes nothing else, since the
+//! text logs are streamed and no log is held in memory to compress.
+//!
 //! `names` says which files a job writes, `file` writes one of them (buffer, entries, averaging
-//! windows), `hist` is the clat histogram log; this file holds every log of one job instance.
+//! windows), `hist` is the clat histogram log, `packed` fio's compressed format (and
+//! `--inflate-log`); this file holds every log of one job instance.
 
 mod file;
 mod hist;
 mod names;
+mod packed;
 
-use file::{Format, LogFile, Window};
+use file::{Format, LogFile, Pack, Window};
 use hist::{HistLog, PLAT_NR};
 use names::plan;
+pub(crate) use packed::inflate;
 
 /// Averaged bandwidth/IOPS: the counters at the previous sample.
 struct Rates {
@@ -107,9 +115,14 @@ impl JobLogs {
             epoch_clock: l.epoch_clock(),
         };
         let r = job.reporting.record;
+        let pack = Pack {
+            chunk_bytes: l.compression,
+            entries: l.entries,
+        };
         for (kind, path) in plan(job, thread_number).files {
             let inline = matches!(kind, "lat" | "slat" | "clat");
-            let f = LogFile::open(path, l.per_job_logs, inline).map_err(|e| e.to_string())?;
+            let pack = names::packed(job, kind).then_some((pack, logs.fmt));
+            let f = LogFile::open(path, l.per_job_logs, inline, pack).map_err(|e| e.to_string())?;
             let idle = !r.stats
                 || (kind == "clat_hist" && !r.clat)
                 || (kind == "bw" && !r.bw && l.avg_msec == 0);

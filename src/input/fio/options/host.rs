@@ -9,7 +9,7 @@ use crate::model::numa::{host_nodes, parse_list, parse_mem_policy};
 use crate::model::units::{parse_bool, parse_bytes, parse_int_in};
 
 /// CPUs the host has configured (fio's cpus_configured), for checking CPU numbers.
-fn ncpus() -> usize {
+pub(super) fn ncpus() -> usize {
     // SAFETY: sysconf takes an integer and touches no memory of ours.
     let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_CONF) };
     usize::try_from(n).unwrap_or(1).max(1)

@@ -2,7 +2,7 @@
 //! `write_hist_log`, the `log_*` settings and `write_iolog` (model: [`crate::model::LogSpec`]).
 
 use super::Opt;
-use crate::model::units::{parse_bool, parse_int, parse_int_in};
+use crate::model::units::{parse_bool, parse_bytes, parse_int, parse_int_in};
 use crate::model::JobSpec;
 use crate::stats::log_time::epoch_ms;
 
@@ -67,12 +67,15 @@ fn set_clock_id(j: &mut JobSpec, v: &str) -> Result<(), String> {
     Ok(())
 }
 
-fn compression_refused(_: &mut JobSpec, _: &str) -> Result<(), String> {
-    Err(
-        "compressed logs are not supported by iogauge: it streams plain-text logs \
-         to disk as the job runs (compress them afterwards, e.g. with gzip)"
-            .into(),
-    )
+/// log_compression: fio's range, 1 KiB to 512 MiB.
+fn set_compression(j: &mut JobSpec, v: &str) -> Result<(), String> {
+    const HINT: &str = "expected a size from 1k to 512m, e.g. log_compression=4k";
+    let n = parse_bytes(v).map_err(|_| HINT.to_string())?;
+    if !(1024..=512 << 20).contains(&n) {
+        return Err(format!("{n} bytes is out of range; {HINT}"));
+    }
+    j.logs.compression = n;
+    Ok(())
 }
 
 pub(super) static OPTIONS: &[Opt] = &[
@@ -217,7 +220,7 @@ pub(super) static OPTIONS: &[Opt] = &[
         "log_entries",
         [],
         false,
-        "fio's initial in-memory log size, 1024 to 1048576 (iogauge streams logs: no effect)",
+        "fio's initial in-memory log size, 1024 to 1048576 (iogauge: samples per .fz chunk)",
         |j, v| {
             j.logs.entries = parse_int_in(v, 1024, 1024 * 1024)?;
             Ok(())
@@ -240,21 +243,27 @@ pub(super) static OPTIONS: &[Opt] = &[
         "log_compression",
         [],
         false,
-        "Compress logs in memory (not supported)",
-        compression_refused
+        "Compressed chunk size of log_store_compressed logs, 1k to 512m (text logs are streamed)",
+        set_compression
     ),
     opt!(
         "log_compression_cpus",
         [],
         false,
-        "CPUs of log compression (not supported, as log_compression)",
-        compression_refused
+        "CPUs of fio's log compression thread (checked; iogauge compresses on the job's thread)",
+        |_, v| {
+            crate::model::host::parse_cpu_list(v, super::host::ncpus())?;
+            Ok(())
+        }
     ),
     opt!(
         "log_store_compressed",
         [],
         true,
-        "Store logs compressed (not supported)",
-        compression_refused
+        "Store the logs as fio's compressed .log.fz files (read them with --inflate-log)",
+        |j, v| {
+            j.logs.store_compressed = parse_bool(v)?;
+            Ok(())
+        }
     ),
 ];
