@@ -528,3 +528,29 @@ fn preflight_an_analyzer_naming_no_collector_is_refused_before_anything_runs() {
     );
     assert_ne!(o.status.code(), Some(2), "{}", text(&o.stderr));
 }
+
+/// `--keep-files` keeps the data file as fio does and says so in the results (not on stderr,
+/// where fio is silent): text and JSON name the file.
+#[test]
+fn keep_files_names_the_kept_file_in_the_results() {
+    let d = scratch();
+    let args = ["--name=j", "--size=64k", "--rw=write", "--keep-files"];
+    let out = iogauge(
+        "fio",
+        &[&args[..], &["--output-format=json"]].concat(),
+        d.path(),
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(text(&out.stderr), "");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let note =
+        "kept 'j.0.0' as asked (--keep-files); it is yours now (iogauge no longer tracks it)";
+    assert_eq!(json["iogauge"]["notes"], serde_json::json!([note]));
+    assert_eq!(
+        std::fs::metadata(d.path().join("j.0.0")).unwrap().len(),
+        64 << 10
+    );
+    std::fs::remove_file(d.path().join("j.0.0")).unwrap();
+    let out = iogauge("fio", &args, d.path());
+    assert!(text(&out.stdout).contains(&format!("iogauge notes:\n  {note}\n")));
+}

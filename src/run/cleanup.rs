@@ -35,8 +35,9 @@ pub(super) fn reap_dead_runs(spec: &RunSpec) {
 /// whose job said `unlink=0`. They are the user's now (untagged). With `record` (`check`, whose
 /// names the user did not choose) `--keep-files`' files are recorded as kept in the run's
 /// marker, which stays, and named on stderr with how to remove them later; `iogauge fio` keeps
-/// them as fio does, leaving nothing else in the directory.
-pub(super) fn keep(spec: &RunSpec, created: &CreatedFiles, record: bool) {
+/// them as fio does, leaving nothing else in the directory, and returns a note naming them for
+/// the report (fio says nothing on stderr there, and scripts read stderr).
+pub(super) fn keep(spec: &RunSpec, created: &CreatedFiles, record: bool) -> Vec<String> {
     let (kept, by) = if spec.keep_files {
         (created.list(), KeptBy::KeepFiles)
     } else {
@@ -55,7 +56,28 @@ pub(super) fn keep(spec: &RunSpec, created: &CreatedFiles, record: bool) {
         for line in kept_lines(&kept) {
             eprintln!("iogauge: {line}");
         }
+        return Vec::new();
     }
+    if by != KeptBy::KeepFiles {
+        return Vec::new();
+    }
+    let mut notes: Vec<String> = kept
+        .iter()
+        .take(NAMED)
+        .map(|p| {
+            format!(
+                "kept {} as asked (--keep-files); it is yours now (iogauge no longer tracks it)",
+                shown(p)
+            )
+        })
+        .collect();
+    if kept.len() > NAMED {
+        notes.push(format!(
+            "kept {} more files as asked (--keep-files)",
+            kept.len() - NAMED
+        ));
+    }
+    notes
 }
 
 /// `--keep-files` for the small-files test: every file stays.

@@ -210,7 +210,7 @@ fn run_until(spec: &RunSpec, opts: &RunOptions, stop: &AtomicBool) -> Result<Rep
         run_phases(spec, opts, stop, &created, &mut disks)
     }));
     // Cleanup happens on every path: success, error, interrupt and panic.
-    keep(spec, &created, opts.record_kept);
+    let kept = keep(spec, &created, opts.record_kept);
     let failed = created.remove_all();
     for (p, e) in &failed {
         eprintln!("iogauge: warning: could not remove '{}': {e}", p.display());
@@ -232,7 +232,8 @@ fn run_until(spec: &RunSpec, opts: &RunOptions, stop: &AtomicBool) -> Result<Rep
     if stop.load(Ordering::Relaxed) && results.is_empty() {
         return Err(RunError::Interrupted);
     }
-    let report = assemble::report(spec, results, started_at, run_start, disks.reports());
+    let mut report = assemble::report(spec, results, started_at, run_start, disks.reports());
+    report.notes.extend(kept);
     match failure {
         // The results so far are still reported, marked by the failed job's error.
         Some(failure) => Err(RunError::Io {
