@@ -223,6 +223,9 @@ pub(crate) struct Written {
     pub len: usize,
     /// The write's number (fio's numberio: writes issued before it).
     pub numberio: u64,
+    /// The seed its data was drawn from (checked only by an experimental_verify replay of a
+    /// mixed workload, as fio checks it; 0 otherwise).
+    pub seed: u64,
 }
 
 /// The blocks a job instance wrote, newest write per block: one slot per `unit` bytes of each
@@ -316,7 +319,7 @@ impl WriteLog {
                     file: f as usize,
                     offset: fl.start + i as u64 * self.unit,
                     len: len as usize,
-                    numberio: n,
+                    numberio: n, seed: 0,
                 });
             }
         }
@@ -360,7 +363,7 @@ impl WriteLog {
                         file: f as usize,
                         offset: fl.start + i as u64 * self.unit,
                         len: len as usize,
-                        numberio: n - 1,
+                        numberio: n - 1, seed: 0,
                     });
                 }
             }
@@ -379,7 +382,7 @@ impl WriteLog {
                         file: f,
                         offset: fl.start + (i as u64 - 1) * self.unit,
                         len: len as usize,
-                        numberio: n - 1,
+                        numberio: n - 1, seed: 0,
                     });
                 }
             }
@@ -401,6 +404,11 @@ pub(crate) struct Verifier {
     dump: bool,
     /// fio checks numberio for write jobs with one block size that are not time based.
     check_numberio: bool,
+    /// experimental_verify on a mixed workload: the header's seed is checked against the
+    /// replayed write's (fio checks it for rw jobs, taking the header's own otherwise).
+    check_seed: bool,
+    /// experimental_verify: the write seeds drawn again, in write order, for the replay.
+    replay_seeds: Option<Rng>,
     pattern: Option<Vec<u8>>,
     pattern_offsets: Vec<usize>,
     compress: u32,
@@ -436,20 +444,29 @@ impl Verifier {
         let writes = job.rw.kind != RwKind::Read;
         let interval = resolve_interval(job);
         let pattern = v.pattern.as_ref();
+        let rng = Rng::new(seed ^ 0x7e51_f1ed_0000_0001);
+        // experimental_verify: no log; the read-back replays the workload (run/verify_phase.rs).
+        let replay = v.experimental && writes && v.do_verify && v.kind != VerifyKind::Null;
         Some(Verifier {
             kind: v.kind,
             interval,
             hoff: v.offset as usize,
             fatal: v.fatal,
             dump: v.dump,
-            check_numberio: writes && !job.time_based && !v.only,
+            // fio 3.33 checks it with experimental_verify only when every block has one size.
+            check_numberio: writes
+                && !job.time_based
+                && !v.only
+                && (!replay || job.min_bs() == job.max_bs()),
+            check_seed: replay && job.rw.kind == RwKind::ReadWrite,
+            replay_seeds: replay.then(|| rng.clone()),
             pattern: pattern.map(|p| p.bytes.clone()),
             pattern_offsets: pattern.map(|p| p.offsets_at.clone()).unwrap_or_default(),
             compress: job.buffers.compress_percentage,
             buf_pattern: job.buffers.pattern.as_ref().map(|p| p.bytes.clone()),
             thread,
-            rng: Rng::new(seed ^ 0x7e51_f1ed_0000_0001),
-            log: (writes && v.do_verify && v.kind != VerifyKind::Null).then(|| {
+            rng,
+            log: (writes && v.do_verify && v.kind != VerifyKind::Null && !replay).then(|| {
                 let mut l = WriteLog::new(regions, job.bs[DDIR_WRITE], v.backlog > 0);
                 l.track = v.backlog > 0 && job.ioengine.is_async();
                 if job.rw.random && job.uses_random_map() {
@@ -467,6 +484,23 @@ impl Verifier {
             ),
             check_reads: job.rw.kind == RwKind::Read && v.kind != VerifyKind::Null,
         })
+    }
+
+    /// experimental_verify: the seed of the next replayed write (the writes drew theirs from
+    /// the same sequence, one per write).
+    #[inline]
+    pub(crate) fn replayed_seed(&mut self) -> u64 {
+        self.replay_seeds.as_mut().map_or(0, Rng::next_u64)
+    }
+
+    /// experimental_verify on a workload that may write a block more than once (no random map,
+    /// or more bytes per loop than its region): the replay reads such a block back at its first
+    /// write, holding the last one's header, so the header's write number and seed are not
+    /// checked (fio 3.33 checks them and reports intact blocks as corrupt). The offset, length,
+    /// header checksum and data checksum still are.
+    pub(crate) fn replay_may_rewrite(&mut self) {
+        self.check_numberio = false;
+        self.check_seed = false;
     }
 
     /// How many written blocks to read back now (fio: every `verify_backlog` logged writes,
@@ -666,6 +700,14 @@ impl Verifier {
                 h.len, ctx.iv
             ));
         }
+        if let (true, Some(w)) = (self.check_seed, expect) {
+            if h.rand_seed != w.seed {
+                return Err(format!(
+                    "verify: bad header rand_seed {}, wanted {}",
+                    h.rand_seed, w.seed
+                ));
+            }
+        }
         let want = ctx.offset + (ctx.n * self.interval) as u64;
         if h.offset != want {
             return Err(format!(
@@ -842,7 +884,7 @@ mod tests {
             file: 0,
             offset: 8192,
             len: 4096,
-            numberio: 2,
+            numberio: 2, seed: 0,
         };
         assert_eq!(u16_at(&buf, 0), MAGIC);
         assert!(v
@@ -868,7 +910,7 @@ mod tests {
                 file: f,
                 offset: o,
                 len: 4096,
-                numberio: n,
+                numberio: n, seed: 0,
             })
         };
         for w in writes {
@@ -897,7 +939,8 @@ mod tests {
                 file: f,
                 offset: o,
                 len: 4096,
-                numberio: n,
+                numberio: n, seed: 0,
+                seed: 0,
             });
         }
         let got: Vec<_> = std::iter::from_fn(|| l.next())
@@ -911,7 +954,8 @@ mod tests {
                 file: 0,
                 offset: o,
                 len: 4096,
-                numberio: n,
+                numberio: n, seed: 0,
+                seed: 0,
             });
         }
         assert_eq!(l.pending(), 4);
@@ -930,7 +974,7 @@ mod tests {
             file: 0,
             offset,
             len: 4096,
-            numberio,
+            numberio, seed: 0,
         };
         l.record(w(0, 0));
         l.record(w(4096, 1));
