@@ -288,3 +288,201 @@ fn profile_options_in_a_plain_job_are_ignored_as_fio_ignores_them() {
         );
     }
 }
+
+// --- experimental verify / debug ---
+
+const IOGAUGE: &str = env!("CARGO_BIN_EXE_iogauge");
+
+/// `job` run by iogauge and (when installed) fio, each in its own scratch directory.
+fn both_runs(job: &str) -> (Out, Option<Out>) {
+    let (gd, fd) = (scratch(), scratch());
+    let g = run(IOGAUGE, job, gd.path());
+    let f = have_fio().then(|| run("fio", job, fd.path()));
+    (g, f)
+}
+
+/// Read and write KiB and I/O counts of job `n`.
+fn rw_counts(o: &Out, n: usize) -> [u64; 4] {
+    let n = n.to_string();
+    [
+        u(&o.json, &["jobs", &n, "read", "io_kbytes"]),
+        u(&o.json, &["jobs", &n, "read", "total_ios"]),
+        u(&o.json, &["jobs", &n, "write", "io_kbytes"]),
+        u(&o.json, &["jobs", &n, "write", "total_ios"]),
+    ]
+}
+
+/// stderr with fio's `pid=N` (a thread id) blanked.
+fn without_pids(s: &str) -> String {
+    s.lines()
+        .map(|l| match l.find("pid=") {
+            Some(i) => {
+                let rest = &l[i + 4..];
+                let end = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+                format!("{}pid=N{}", &l[..i], &rest[end..])
+            }
+            None => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn experimental_verify_t0025_reads_back_what_it_wrote_as_fio() {
+    // fio's t/jobs/t0025.fio; its check: read io_kbytes == 128.
+    let job = "[job]\nfilename=t0025file\nsize=128k\nreadwrite=write\ndo_verify=1\nverify=md5\n\
+               experimental_verify=1\n";
+    let (g, f) = both_runs(job);
+    assert_eq!((g.code, g.stderr.as_str()), (0, ""));
+    assert_eq!(rw_counts(&g, 0), [128, 32, 128, 32]);
+    if let Some(f) = f {
+        assert_eq!((f.code, f.stderr.as_str()), (0, ""));
+        assert_eq!(rw_counts(&f, 0), rw_counts(&g, 0));
+    }
+}
+
+#[test]
+fn experimental_verify_t0026_randwrite_loops_then_randrw_time_based_exit_0() {
+    // fio's t/jobs/t0026.fio with runtime=5 shortened to 1.
+    let job = "[job1]\nfilename=t0026file\nsize=1M\nreadwrite=randwrite\nloops=8\ndo_verify=1\n\
+               verify=md5\nexperimental_verify=1\n\n[job2]\nstonewall=1\nfilename=t0026file\n\
+               size=1M\nreadwrite=randrw\ntime_based\nruntime=1\ndo_verify=1\nverify=md5\n\
+               experimental_verify=1\n";
+    let (g, f) = both_runs(job);
+    assert_eq!((g.code, g.stderr.as_str()), (0, ""));
+    // iogauge writes the 8 loops and reads each back after it (see docs/FIO.md); fio 3.33
+    // writes 7 and reads back the first only.
+    assert_eq!(rw_counts(&g, 0), [8192, 2048, 8192, 2048]);
+    // time_based: the runtime is over when the read-back would start (fio: runtime_exceeded in
+    // do_verify), so the job ends after its reads and writes, without an error.
+    let c = rw_counts(&g, 1);
+    assert!(c[1] > 0 && c[3] > 0, "{c:?}");
+    assert_eq!(g.json["jobs"][1]["error"], 0);
+    if let Some(f) = f {
+        assert_eq!((f.code, f.stderr.as_str()), (0, ""));
+        assert_eq!(rw_counts(&f, 0), [1024, 256, 7168, 1792]);
+    }
+}
+
+#[test]
+fn experimental_verify_counts_match_fio_for_mixed_and_sequential_jobs() {
+    for (what, extra, counts) in [
+        // A random map: each block once, replayed in the order written.
+        ("randwrite", "rw=randwrite", [128, 32, 128, 32]),
+        // Mixed: the replay skips the workload's reads; reads in all = every block once.
+        ("randrw", "rw=randrw", [128, 32, 0, 0]),
+        ("randrw libaio", "rw=randrw\nioengine=libaio\niodepth=8", [128, 32, 0, 0]),
+        ("rw", "rw=rw", [128, 32, 0, 0]),
+        // Several block sizes: numberio is not checked (fio checks it for one size only).
+        ("bsrange", "rw=write\nbsrange=4k-16k", [128, 0, 128, 0]),
+        ("io_size", "rw=write\nsize=1m\nio_size=512k", [512, 128, 512, 128]),
+        // verify_backlog reads from the log, not kept: only the final read-back runs.
+        ("verify_backlog", "rw=write\nverify_backlog=4", [128, 32, 128, 32]),
+    ] {
+        let job = format!(
+            "[j]\nfilename=evfile\nsize=128k\nverify=crc32c\nexperimental_verify=1\n{extra}\n"
+        );
+        let (g, f) = both_runs(&job);
+        assert_eq!((g.code, g.stderr.as_str()), (0, ""), "{what}");
+        let gc = rw_counts(&g, 0);
+        // Mixed jobs: reads plus writes read back cover the file once, 4 KiB each.
+        let mixed = counts[2] == 0;
+        if mixed {
+            assert_eq!([gc[0], gc[1]], [128, 32], "{what}");
+            assert_eq!(gc[2] * 32, gc[3] * 128, "{what}");
+        } else if counts[1] == 0 {
+            assert_eq!([gc[0], gc[2]], [counts[0], counts[2]], "{what}");
+            assert_eq!(gc[1], gc[3], "{what}: one read per write");
+        } else {
+            assert_eq!(gc, counts, "{what}");
+        }
+        if let Some(f) = f {
+            assert_eq!((f.code, f.stderr.as_str()), (0, ""), "fio, {what}");
+            let fc = rw_counts(&f, 0);
+            assert_eq!(fc[0], gc[0], "{what}: read io_kbytes");
+            if !mixed {
+                assert_eq!(fc[2], gc[2], "{what}: write io_kbytes");
+            }
+        }
+    }
+}
+
+#[test]
+fn experimental_verify_catches_a_block_overwritten_before_the_read_back_as_fio() {
+    // Written with headers, one block zeroed by a second job, then read back by a replay
+    // (verify_only: no write, the workload's offsets generated again).
+    let job = "[global]\nfilename=evfile\nsize=128k\nverify=md5\nexperimental_verify=1\n\n\
+               [write]\nrw=write\ndo_verify=0\n\n[corrupt]\nstonewall\nrw=write\nverify=0\n\
+               offset=8k\nsize=4k\nzero_buffers=1\n\n[check]\nstonewall\nrw=write\n\
+               verify_only=1\n";
+    let (g, f) = both_runs(job);
+    let want = "verify: bad magic header 0, wanted acca at file evfile offset 8192, length 4096 \
+                (requested block: offset=8192, length=4096)\nfio: pid=N, err=84/file:io_u.c:2152, \
+                func=io_u_sync_complete, error=Invalid or incomplete multibyte or wide character";
+    assert_eq!((g.code, without_pids(g.stderr.trim()).as_str()), (1, want));
+    assert_eq!(g.json["jobs"][2]["error"], 84);
+    // Blocks 0 and 4k read intact, the third is the zeroed one.
+    assert_eq!(rw_counts(&g, 2)[..2], [12, 3]);
+    if let Some(f) = f {
+        // fio prints its `fio: pid=` line on stdout, before the JSON (docs/FIO.md).
+        let first = want.lines().next().unwrap();
+        assert_eq!((f.code, without_pids(f.stderr.trim())), (1, first.to_string()));
+        assert_eq!(rw_counts(&f, 2), rw_counts(&g, 2));
+    }
+}
+
+#[test]
+fn experimental_verify_where_fio_misreports_iogauge_reads_back_every_write() {
+    // norandommap: a block written twice is read back at its first write, holding the second:
+    // fio 3.33 fails on the header's write number; iogauge checks the rest of the header and
+    // the data, and passes.
+    let job = "[j]\nfilename=evfile\nsize=128k\nrw=randwrite\nverify=md5\nexperimental_verify=1\n\
+               norandommap\n";
+    let (g, f) = both_runs(job);
+    assert_eq!((g.code, g.stderr.as_str()), (0, ""));
+    assert_eq!(rw_counts(&g, 0), [128, 32, 128, 32]);
+    if let Some(f) = f {
+        assert_eq!(f.code, 1);
+        assert!(
+            f.stderr.starts_with("verify: bad header numberio "),
+            "{}",
+            f.stderr
+        );
+    }
+    // loops > 1: fio 3.33 writes one loop less and reads back the first loop only; iogauge
+    // writes every loop and reads each back after it, as its verify without the option does.
+    let job = "[j]\nfilename=evfile\nsize=128k\nrw=write\nverify=md5\nexperimental_verify=1\n\
+               loops=3\n";
+    let (g, f) = both_runs(job);
+    assert_eq!((g.code, g.stderr.as_str()), (0, ""));
+    assert_eq!(rw_counts(&g, 0), [384, 96, 384, 96]);
+    if let Some(f) = f {
+        assert_eq!((f.code, f.stderr.as_str()), (0, ""));
+        assert_eq!(rw_counts(&f, 0), [128, 32, 256, 64]);
+    }
+}
+
+#[test]
+fn experimental_verify_refuses_what_it_cannot_replay() {
+    let d = scratch();
+    let out = cmd(IOGAUGE)
+        .args([
+            "fio",
+            "--name=t",
+            "--size=64k",
+            "--rw=trimwrite",
+            "--verify=crc32c",
+            "--experimental_verify=1",
+        ])
+        .arg(format!("--directory={}", d.path().display()))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr).trim(),
+        "iogauge fio: job 't': experimental_verify=1 with this job is not supported: trims are \
+         not replayed as reads by iogauge; write experimental_verify=0 (the default verify reads \
+         back every written block)"
+    );
+    assert_empty(d.path());
+}
