@@ -30,11 +30,12 @@ pub(super) struct CmdLine {
     pub json_intervals: bool,
     /// `--status-interval=TIME`: the results so far every TIME (bare number: seconds).
     pub status_interval: Option<std::time::Duration>,
+    /// `--debug=LIST` (see debug.rs).
+    pub debug: Option<String>,
 }
 
 /// fio program flags iogauge does not have.
-const UNSUPPORTED_FLAGS: [&str; 24] = [
-    "debug",
+const UNSUPPORTED_FLAGS: [&str; 23] = [
     "bandwidth-log",
     "cpuclock-test",
     "crctest",
@@ -134,6 +135,7 @@ pub(super) fn parse(args: &[String]) -> Result<CmdLine, String> {
                 })
             }
             "section" => c.sections.push(required("job1")?),
+            "debug" => c.debug = Some(required("parse")?),
             "parse-only" => {
                 no_value(&value)?;
                 c.parse_only = true

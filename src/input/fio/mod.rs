@@ -5,6 +5,8 @@
 #[cfg(test)]
 mod catalog;
 mod cmdline;
+mod debug;
+mod debug_types;
 mod help;
 mod jobfile;
 mod known;
@@ -126,6 +128,9 @@ const IO_URING_MAX_DEPTH: u32 = 32768;
 /// `iogauge fio`'s own input; profiles and specs stay strict).
 fn apply(job: &mut JobSpec, e: &Entry, lenient: bool) -> Result<(), FioError> {
     if let Some(opt) = options::find(&e.key) {
+        if lenient {
+            debug::option(opt.name, e.value.as_deref());
+        }
         let kb = job.reporting.kb_base;
         let mut set =
             || crate::model::units::with_kb_base(kb, || opt.apply(job, e.value.as_deref()));
@@ -229,7 +234,9 @@ fn build_job(globals: &[Entry], own: &[Entry], section: Option<&str>) -> Result<
         name: section.unwrap_or_default().to_string(),
         ..JobSpec::default()
     };
-    for e in fio_order(globals).chain(fio_order(own)) {
+    // The globals were traced for --debug=parse when first applied.
+    debug::muted(|| fio_order(globals).try_for_each(|e| apply(&mut job, e, true)))?;
+    for e in fio_order(own) {
         apply(&mut job, e, true)?;
     }
     if job.name.is_empty() {
@@ -369,6 +376,7 @@ pub(crate) fn parse_fio_args(
     stdin: &mut dyn Read,
 ) -> Result<FioCommand, FioError> {
     PARSE_NOTES.with(|n| n.borrow_mut().clear());
+    debug::reset();
     let c = cmdline::parse(args).map_err(FioError)?;
     if c.version {
         return Ok(FioCommand::Version);
@@ -378,6 +386,11 @@ pub(crate) fn parse_fio_args(
     }
     if let Some(topic) = &c.cmdhelp {
         return help::cmdhelp(topic).map(FioCommand::Help).map_err(FioError);
+    }
+    match c.debug.as_deref() {
+        Some(d) if debug::is_help(d) => return Ok(FioCommand::Help(debug::help())),
+        Some(d) => debug::enable(d).map_err(FioError)?,
+        None => {}
     }
 
     // Check every global now, even if no job uses it, so a typo never passes unnoticed.
@@ -443,7 +456,8 @@ pub(crate) fn parse_fio_args(
             c.sections[i]
         )));
     }
-    if spec.jobs.is_empty() {
+    // fio --parse-only without a job reads the options and exits 0 (t/steadystate_tests.py).
+    if spec.jobs.is_empty() && !c.parse_only {
         return Err(FioError(
             "no jobs defined: give a job file or start a job with --name=NAME (options before the \
              first --name apply to every job)"
