@@ -318,7 +318,9 @@ fn without_pids(s: &str) -> String {
         .map(|l| match l.find("pid=") {
             Some(i) => {
                 let rest = &l[i + 4..];
-                let end = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+                let end = rest
+                    .find(|c: char| !c.is_ascii_digit())
+                    .unwrap_or(rest.len());
                 format!("{}pid=N{}", &l[..i], &rest[end..])
             }
             None => l.to_string(),
@@ -371,13 +373,25 @@ fn experimental_verify_counts_match_fio_for_mixed_and_sequential_jobs() {
         ("randwrite", "rw=randwrite", [128, 32, 128, 32]),
         // Mixed: the replay skips the workload's reads; reads in all = every block once.
         ("randrw", "rw=randrw", [128, 32, 0, 0]),
-        ("randrw libaio", "rw=randrw\nioengine=libaio\niodepth=8", [128, 32, 0, 0]),
+        (
+            "randrw libaio",
+            "rw=randrw\nioengine=libaio\niodepth=8",
+            [128, 32, 0, 0],
+        ),
         ("rw", "rw=rw", [128, 32, 0, 0]),
         // Several block sizes: numberio is not checked (fio checks it for one size only).
         ("bsrange", "rw=write\nbsrange=4k-16k", [128, 0, 128, 0]),
-        ("io_size", "rw=write\nsize=1m\nio_size=512k", [512, 128, 512, 128]),
+        (
+            "io_size",
+            "rw=write\nsize=1m\nio_size=512k",
+            [512, 128, 512, 128],
+        ),
         // verify_backlog reads from the log, not kept: only the final read-back runs.
-        ("verify_backlog", "rw=write\nverify_backlog=4", [128, 32, 128, 32]),
+        (
+            "verify_backlog",
+            "rw=write\nverify_backlog=4",
+            [128, 32, 128, 32],
+        ),
     ] {
         let job = format!(
             "[j]\nfilename=evfile\nsize=128k\nverify=crc32c\nexperimental_verify=1\n{extra}\n"
@@ -426,7 +440,10 @@ fn experimental_verify_catches_a_block_overwritten_before_the_read_back_as_fio()
     if let Some(f) = f {
         // fio prints its `fio: pid=` line on stdout, before the JSON (docs/FIO.md).
         let first = want.lines().next().unwrap();
-        assert_eq!((f.code, without_pids(f.stderr.trim())), (1, first.to_string()));
+        assert_eq!(
+            (f.code, without_pids(f.stderr.trim())),
+            (1, first.to_string())
+        );
         assert_eq!(rw_counts(&f, 2), rw_counts(&g, 2));
     }
 }
@@ -485,4 +502,212 @@ fn experimental_verify_refuses_what_it_cannot_replay() {
          back every written block)"
     );
     assert_empty(d.path());
+}
+
+/// `program` (fio or iogauge fio) with `args` in `dir`: exit code, stdout, stderr.
+fn run_args(program: &str, args: &[&str], dir: &Path) -> (i32, String, String) {
+    let mut c = cmd(program);
+    if program != "fio" {
+        c.arg("fio");
+    }
+    let out = c.args(args).current_dir(dir).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        text(&out.stdout),
+        text(&out.stderr),
+    )
+}
+
+/// fio's debug lines (`parse    PID text`, the PID padded to 5) with the PID replaced by `PID`.
+fn debug_lines(stdout: &str) -> String {
+    stdout
+        .lines()
+        .map(|l| match l.strip_prefix("parse    ") {
+            Some(rest) => {
+                let digits = rest.chars().take_while(char::is_ascii_digit).count();
+                assert!(digits > 0, "no PID: {l}");
+                format!("parse    PID {}", &rest[digits.max(5) + 1..])
+            }
+            None => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// fio 3.33's `--parse-only --debug=parse` for DEBUG_JOB.
+const DEBUG_JOB: &str = "[global]\nioengine=psync\nbs=4k\n[j]\nrw=randread\nsize=1m\ndirect=1\n\
+                         iodepth=4\nruntime=2\ntime_based\nverify=md5\nrwmixread=70\n";
+
+#[test]
+fn debug_parse_prints_fios_parser_lines_for_a_job_file() {
+    let want = [
+        "fio: set debug option parse",
+        "parse    PID Parsing ini file p.fio",
+        "parse    PID [global]",
+        "parse    PID Parsing section [global]",
+        "parse    PID ioengine=psync",
+        "parse    PID bs=4k",
+        "parse    PID [j]",
+        "parse    PID handle_option=ioengine, ptr=psync",
+        "parse    PID __handle_option=ioengine, type=OPT_STR_STORE, ptr=psync",
+        "parse    PID handle_option=bs, ptr=4k",
+        "parse    PID __handle_option=bs, type=OPT_ULL, ptr=4k",
+        "parse    PID   ret=0, out=4096",
+        "parse    PID [j]",
+        "parse    PID Parsing section [j]",
+        "parse    PID dup options",
+        "parse    PID rw=randread",
+        "parse    PID size=1m",
+        "parse    PID direct=1",
+        "parse    PID iodepth=4",
+        "parse    PID runtime=2",
+        "parse    PID time_based",
+        "parse    PID verify=md5",
+        "parse    PID rwmixread=70",
+        "parse    PID handle_option=rw, ptr=randread",
+        "parse    PID __handle_option=rw, type=OPT_STR, ptr=randread",
+        "parse    PID handle_option=size, ptr=1m",
+        "parse    PID __handle_option=size, type=OPT_STR_VAL_ZONE, ptr=1m",
+        "parse    PID   ret=0, out=1048576",
+        "parse    PID handle_option=direct, ptr=1",
+        "parse    PID __handle_option=direct, type=OPT_BOOL, ptr=1",
+        "parse    PID   ret=0, out=1",
+        "parse    PID handle_option=iodepth, ptr=4",
+        "parse    PID __handle_option=iodepth, type=OPT_INT, ptr=4",
+        "parse    PID   ret=0, out=4",
+        "parse    PID handle_option=runtime, ptr=2",
+        "parse    PID __handle_option=runtime, type=OPT_STR_VAL_TIME, ptr=2",
+        "parse    PID   ret=0, out=2000000",
+        "parse    PID handle_option=time_based, ptr=(null)",
+        "parse    PID __handle_option=time_based, type=OPT_STR_SET, ptr=(null)",
+        "parse    PID   ret=0, out=1",
+        "parse    PID handle_option=verify, ptr=md5",
+        "parse    PID __handle_option=verify, type=OPT_STR, ptr=md5",
+        "parse    PID handle_option=rwmixread, ptr=70",
+        "parse    PID __handle_option=rwmixread, type=OPT_INT, ptr=70",
+        "parse    PID   ret=0, out=70",
+        "parse    PID free options",
+        "parse    PID free options",
+        "parse    PID free options",
+    ]
+    .join("\n");
+    let d = scratch();
+    std::fs::write(d.path().join("p.fio"), DEBUG_JOB).unwrap();
+    let args = ["--parse-only", "--debug=parse", "p.fio"];
+    let (code, out, err) = run_args(IOGAUGE, &args, d.path());
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert_eq!(debug_lines(&out), want);
+    if have_fio() {
+        let (code, out, err) = run_args("fio", &args, d.path());
+        assert_eq!((code, err.as_str(), debug_lines(&out)), (0, "", want));
+    }
+    // Command-line jobs: a copy of the defaults per --name, comma values part by part.
+    let args = [
+        "--parse-only",
+        "--debug=parse",
+        "--name=a",
+        "--bs=4k,8k",
+        "--name=b",
+        "--thinktime=5",
+    ];
+    let (code, out, _) = run_args(IOGAUGE, &args, d.path());
+    assert_eq!(code, 0);
+    assert!(
+        debug_lines(&out).contains(
+            "parse    PID __handle_option=bs, type=OPT_ULL, ptr=8k\nparse    PID   ret=0, out=8192\n\
+             parse    PID free options\nparse    PID dup options\n"
+        ),
+        "{out}"
+    );
+    if have_fio() {
+        let (fcode, fout, _) = run_args("fio", &args, d.path());
+        assert_eq!((fcode, debug_lines(&fout)), (0, debug_lines(&out)));
+    }
+}
+
+#[test]
+fn debug_parse_prints_the_steady_state_lines_fios_script_reads() {
+    // fio's t/steadystate_tests.py: each command must exit 0 and print its line on stdout.
+    let d = scratch();
+    for (ss, line) in [
+        ("iops:10", "set steady state IOPS threshold to 10.000000"),
+        ("iops:10%", "set steady state threshold to 10.000000%"),
+        ("iops:.1%", "set steady state threshold to 0.100000%"),
+        ("bw:10%", "set steady state threshold to 10.000000%"),
+        ("bw:.1%", "set steady state threshold to 0.100000%"),
+        ("bw:12", "set steady state BW threshold to 12"),
+    ] {
+        let ss = format!("--ss={ss}");
+        let args = [
+            "--parse-only",
+            "--debug=parse",
+            "--ss_dur=10s",
+            &ss,
+            "--ss_ramp=5",
+        ];
+        let (code, out, err) = run_args(IOGAUGE, &args, d.path());
+        assert_eq!((code, err.as_str()), (0, ""), "{ss}");
+        let want = format!(
+            "fio: set debug option parse\n\
+             parse    PID handle_option=steadystate_duration, ptr=10s\n\
+             parse    PID __handle_option=steadystate_duration, type=OPT_STR_VAL_TIME, ptr=10s\n\
+             parse    PID   ret=0, out=10000000\n\
+             parse    PID handle_option=steadystate, ptr={v}\n\
+             parse    PID __handle_option=steadystate, type=OPT_STR, ptr={v}\n\
+             parse    PID {line}\n\
+             parse    PID handle_option=steadystate_ramp_time, ptr=5\n\
+             parse    PID __handle_option=steadystate_ramp_time, type=OPT_STR_VAL_TIME, ptr=5\n\
+             parse    PID   ret=0, out=5000000\n\
+             parse    PID free options\n\
+             parse    PID free options",
+            v = &ss[5..]
+        );
+        assert_eq!(debug_lines(&out), want, "{ss}");
+        if have_fio() {
+            let (code, fout, err) = run_args("fio", &args, d.path());
+            assert_eq!(
+                (code, err.as_str(), debug_lines(&fout)),
+                (0, "", want),
+                "{ss}"
+            );
+        }
+    }
+}
+
+#[test]
+fn debug_categories_help_and_unknown_ones_as_fio() {
+    let d = scratch();
+    let help = "fio: dumping debug options:process,file,io,mem,blktrace,verify,random,parse,\
+                diskutil,job,mutex,profile,time,net,rate,compress,steadystate,helperthread,zbd,all\n";
+    assert_eq!(
+        run_args(IOGAUGE, &["--debug=help"], d.path()),
+        (0, help.to_string(), String::new())
+    );
+    if have_fio() {
+        assert_eq!(run_args("fio", &["--debug=help"], d.path()).1, help);
+    }
+    // Categories iogauge has no trace for: fio's confirmation lines only.
+    let (code, out, err) = run_args(
+        IOGAUGE,
+        &["--debug=io,verify", "--parse-only", "--name=a"],
+        d.path(),
+    );
+    assert_eq!(
+        (code, out.as_str(), err.as_str()),
+        (
+            0,
+            "fio: set debug option io\nfio: set debug option verify\n",
+            ""
+        )
+    );
+    // fio prints "debug mask foo not found" and goes on; iogauge refuses the typo.
+    let (code, out, err) = run_args(IOGAUGE, &["--debug=parse,foo", "--parse-only"], d.path());
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert_eq!(
+        err.trim(),
+        "iogauge fio: --debug=parse,foo: unknown debug category 'foo'; expected one or more of \
+         process,file,io,mem,blktrace,verify,random,parse,diskutil,job,mutex,profile,time,net,\
+         rate,compress,steadystate,helperthread,zbd,all separated by commas, e.g. --debug=parse \
+         (--debug=help lists them)"
+    );
 }

@@ -152,7 +152,8 @@ impl Data {
                 file,
                 offset,
                 len,
-                numberio: self.writes, seed: 0,
+                numberio: self.writes,
+                seed: 0,
             });
         }
     }
@@ -648,7 +649,8 @@ fn queue_read_back<E: QueueEngine>(
                 file: 0,
                 offset: 0,
                 len: 0,
-                numberio: 0, seed: 0
+                numberio: 0,
+                seed: 0
             },
             0,
             0
@@ -752,7 +754,9 @@ fn queue_read_back<E: QueueEngine>(
             );
             // SAFETY: the read into this slot's buffer has completed.
             let b = unsafe { std::slice::from_raw_parts_mut(regions[slot as usize].0, w.len) };
-            let Some(v) = d.ver.as_mut() else { return inflight };
+            let Some(v) = d.ver.as_mut() else {
+                return inflight;
+            };
             if v.check(b, &input.paths[w.file], w.offset, Some(&w), FLAGS_READ_BACK)
                 .is_err()
             {

@@ -319,7 +319,8 @@ impl WriteLog {
                     file: f as usize,
                     offset: fl.start + i as u64 * self.unit,
                     len: len as usize,
-                    numberio: n, seed: 0,
+                    numberio: n,
+                    seed: 0,
                 });
             }
         }
@@ -363,7 +364,8 @@ impl WriteLog {
                         file: f as usize,
                         offset: fl.start + i as u64 * self.unit,
                         len: len as usize,
-                        numberio: n - 1, seed: 0,
+                        numberio: n - 1,
+                        seed: 0,
                     });
                 }
             }
@@ -382,7 +384,8 @@ impl WriteLog {
                         file: f,
                         offset: fl.start + (i as u64 - 1) * self.unit,
                         len: len as usize,
-                        numberio: n - 1, seed: 0,
+                        numberio: n - 1,
+                        seed: 0,
                     });
                 }
             }
@@ -884,7 +887,8 @@ mod tests {
             file: 0,
             offset: 8192,
             len: 4096,
-            numberio: 2, seed: 0,
+            numberio: 2,
+            seed: 0,
         };
         assert_eq!(u16_at(&buf, 0), MAGIC);
         assert!(v
@@ -902,6 +906,44 @@ mod tests {
     }
 
     #[test]
+    fn experimental_replay_of_a_mixed_job_checks_the_seed_and_write_number() {
+        let mut job = JobSpec::default();
+        job.rw.kind = RwKind::ReadWrite;
+        job.rw.random = true;
+        job.verify.kind = VerifyKind::Crc32c;
+        job.verify.experimental = true;
+        let mut v = Verifier::new(&job, &[(0, 1 << 20)], 7, 1).unwrap();
+        assert!(v.log.is_none(), "no log of written blocks");
+        let (mut a, mut b) = (vec![0u8; 4096], vec![0u8; 4096]);
+        v.fill_write(&mut a, 0, 0, 5);
+        v.fill_write(&mut b, 0, 1, 6);
+        // The replay draws the seeds again, in write order.
+        let w = |numberio, seed| Written {
+            file: 0,
+            offset: 0,
+            len: 4096,
+            numberio,
+            seed,
+        };
+        let (s0, s1) = (v.replayed_seed(), v.replayed_seed());
+        let p = Path::new("f");
+        assert!(v.check(&mut a.clone(), p, 0, Some(&w(0, s0)), 0x88).is_ok());
+        // The block holds the second write while the replay expects the first.
+        assert!(v
+            .check(&mut b.clone(), p, 0, Some(&w(0, s0)), 0x88)
+            .is_err());
+        assert!(v
+            .check(&mut b.clone(), p, 0, Some(&w(1, s0)), 0x88)
+            .is_err());
+        assert!(v.check(&mut b.clone(), p, 0, Some(&w(1, s1)), 0x88).is_ok());
+        // A workload that may rewrite a block: neither is checked, the data still is.
+        v.replay_may_rewrite();
+        assert!(v.check(&mut b.clone(), p, 0, Some(&w(0, s0)), 0x88).is_ok());
+        b[100] ^= 1;
+        assert!(v.check(&mut b, p, 0, Some(&w(1, s1)), 0x88).is_err());
+    }
+
+    #[test]
     fn write_log_of_a_random_job_returns_each_block_once_in_write_order() {
         let mut l = WriteLog::new(&[(0, 16384), (4096, 8192)], 4096, false).in_write_order();
         let writes = [(0, 8192, 0), (1, 4096, 1), (0, 0, 2), (0, 8192, 3)];
@@ -910,7 +952,8 @@ mod tests {
                 file: f,
                 offset: o,
                 len: 4096,
-                numberio: n, seed: 0,
+                numberio: n,
+                seed: 0,
             })
         };
         for w in writes {
@@ -939,7 +982,7 @@ mod tests {
                 file: f,
                 offset: o,
                 len: 4096,
-                numberio: n, seed: 0,
+                numberio: n,
                 seed: 0,
             });
         }
@@ -954,7 +997,7 @@ mod tests {
                 file: 0,
                 offset: o,
                 len: 4096,
-                numberio: n, seed: 0,
+                numberio: n,
                 seed: 0,
             });
         }
@@ -974,7 +1017,8 @@ mod tests {
             file: 0,
             offset,
             len: 4096,
-            numberio, seed: 0,
+            numberio,
+            seed: 0,
         };
         l.record(w(0, 0));
         l.record(w(4096, 1));

@@ -100,6 +100,30 @@ pub(super) fn muted<T>(f: impl FnOnce() -> T) -> T {
     r
 }
 
+/// A parser line of fio's job file reader (parse_jobs_ini), when parse is on.
+pub(super) fn text(t: &str) {
+    if PARSE.with(Cell::get) {
+        line(t);
+    }
+}
+
+/// A job file section as fio's reader traces it: its name, and its option lines as written.
+pub(super) fn section<'a>(name: &str, entries: impl Iterator<Item = (&'a str, Option<&'a str>)>) {
+    if !PARSE.with(Cell::get) {
+        return;
+    }
+    line(&format!("Parsing section [{name}]"));
+    if name != "global" {
+        line("dup options");
+    }
+    for (k, v) in entries {
+        match v {
+            Some(v) => line(&format!("{k}={v}")),
+            None => line(k),
+        }
+    }
+}
+
 /// One parser line, as fio's log_prevalist formats it: category, thread id, text.
 fn line(text: &str) {
     let _ = writeln!(
@@ -131,7 +155,10 @@ pub(super) fn option(name: &str, value: Option<&str>) {
         None => line("  ret=1, out=0"),
     };
     match (ty, value) {
-        ("OPT_STR_VAL_TIME" | "OPT_INT" | "OPT_ULL" | "OPT_STR_VAL" | "OPT_STR_VAL_ZONE", Some(v)) => {
+        (
+            "OPT_STR_VAL_TIME" | "OPT_INT" | "OPT_ULL" | "OPT_STR_VAL" | "OPT_STR_VAL_ZONE",
+            Some(v),
+        ) => {
             // fio reads `4k,8k` (one value per direction) part by part, each on its own line.
             let mut parts = v.split(',');
             out(number(parts.next().unwrap_or(v)));
@@ -157,7 +184,11 @@ pub(super) fn option(name: &str, value: Option<&str>) {
 /// `is_seconds` options, else in microseconds.
 fn time_us(v: &str, seconds: bool) -> Option<u64> {
     if let Ok(n) = v.trim().parse::<u64>() {
-        return Some(if seconds { n.saturating_mul(1_000_000) } else { n });
+        return Some(if seconds {
+            n.saturating_mul(1_000_000)
+        } else {
+            n
+        });
     }
     crate::model::units::parse_time(v, crate::model::units::TimeUnit::Seconds)
         .ok()
@@ -194,7 +225,10 @@ mod tests {
         let e = enable("parse,bogus").unwrap_err();
         assert!(e.contains("unknown debug category 'bogus'"), "{e}");
         assert!(e.contains("process,file,io,mem,blktrace,verify,random,parse,diskutil,job,"));
-        assert_eq!(enable("job").unwrap_err(), "--debug=job: missing job number; expected job:N, e.g. job:1");
+        assert_eq!(
+            enable("job").unwrap_err(),
+            "--debug=job: missing job number; expected job:N, e.g. job:1"
+        );
         reset();
     }
 

@@ -415,7 +415,12 @@ pub(crate) fn parse_fio_args(
         }
         Ok(())
     };
-    for own in &c.jobs {
+    for (i, own) in c.jobs.iter().enumerate() {
+        // --debug=parse: fio copies the defaults for each --name (and frees the job before).
+        if i > 0 {
+            debug::text("free options");
+        }
+        debug::text("dup options");
         apply_more(c.globals.len(), own.len())?;
         spec.jobs.push(build_job(&c.globals, own, None)?);
     }
@@ -425,26 +430,46 @@ pub(crate) fn parse_fio_args(
     too_many_jobs(jobs_in_all)?;
     for path in &c.job_files {
         let mut globals = c.globals.clone();
-        for s in jobfile::parse(path, env, stdin, &mut budget).map_err(FioError)? {
-            if s.name == "global" {
-                for e in &s.entries {
-                    apply(&mut scratch, e, true)?;
-                }
-                spec.global_options.extend(as_written(&s.entries));
-                globals.extend(s.entries);
-                continue;
+        let sections = jobfile::parse(path, env, stdin, &mut budget).map_err(FioError)?;
+        debug::text(&format!("Parsing ini file {path}"));
+        // --debug=parse: fio applies a section's options when it reads the next header (or the
+        // end of the file), so each header is traced before the section above it is applied.
+        let mut pending: Option<jobfile::Section> = None;
+        for next in sections.into_iter().map(Some).chain([None]) {
+            if let Some(n) = &next {
+                debug::text(&format!("[{}]", n.name));
             }
-            if !c.sections.is_empty() {
-                match c.sections.iter().position(|n| *n == s.name) {
-                    Some(i) => sections_seen[i] = true,
-                    None => continue,
+            if let Some(s) = pending.take() {
+                if s.name == "global" {
+                    for e in &s.entries {
+                        apply(&mut scratch, e, true)?;
+                    }
+                    spec.global_options.extend(as_written(&s.entries));
+                    globals.extend(s.entries);
+                } else if c.sections.is_empty() || c.sections.contains(&s.name) {
+                    if let Some(i) = c.sections.iter().position(|n| *n == s.name) {
+                        sections_seen[i] = true;
+                    }
+                    apply_more(globals.len(), s.entries.len())?;
+                    let job = build_job(&globals, &s.entries, Some(&s.name))?;
+                    jobs_in_all += u64::from(job.numjobs.max(1));
+                    too_many_jobs(jobs_in_all)?;
+                    spec.jobs.push(job);
+                    if next.is_some() {
+                        debug::text("free options");
+                    }
+                }
+                if let Some(n) = &next {
+                    debug::text(&format!("[{}]", n.name));
                 }
             }
-            apply_more(globals.len(), s.entries.len())?;
-            let job = build_job(&globals, &s.entries, Some(&s.name))?;
-            jobs_in_all += u64::from(job.numjobs.max(1));
-            too_many_jobs(jobs_in_all)?;
-            spec.jobs.push(job);
+            if let Some(n) = &next {
+                debug::section(
+                    &n.name,
+                    n.entries.iter().map(|e| (&*e.key, e.value.as_deref())),
+                );
+            }
+            pending = next;
         }
     }
     for (i, j) in spec.jobs.iter().enumerate() {
@@ -463,6 +488,12 @@ pub(crate) fn parse_fio_args(
              first --name apply to every job)"
                 .into(),
         ));
+    }
+    if c.parse_only {
+        // What fio frees as it exits: its defaults, the command line's, and the last job's.
+        for _ in 0..2 + usize::from(!spec.jobs.is_empty()) {
+            debug::text("free options");
+        }
     }
     let output = FioOutput {
         warnings: PARSE_NOTES
