@@ -1,7 +1,8 @@
 //! Data verification and buffer contents in both worker loops: the per-write fill (fio's
 //! buffer options, or a verify header and checksum per interval), the log of written blocks,
 //! the check of every read of a read job, `verify_only`'s dry run, and the read-back phase
-//! (fio's do_verify) on a synchronous or a queueing engine. Reads of the read-back phase are
+//! (fio's do_verify: from the log, or with experimental_verify from a replay of the workload)
+//! on a synchronous or a queueing engine. Reads of the read-back phase are
 //! counted in the read direction, as fio counts them, and timed apart: the read-back's time
 //! is the read runtime, never the write runtime (see `instance::dir_runtimes`). Nothing here
 //! runs for a job without these options: the worker loops hold `None` and skip it with one
