@@ -570,3 +570,426 @@ fn bad_compression_values_and_files_exit_2_with_exact_messages() {
         "{err}"
     );
 }
+
+// --- experimental verify / debug ---
+
+const IOGAUGE: &str = env!("CARGO_BIN_EXE_iogauge");
+
+/// `job` run by iogauge and (when installed) fio, each in its own scratch directory.
+fn both_runs(job: &str) -> (Out, Option<Out>) {
+    let (gd, fd) = (scratch(), scratch());
+    let g = run(IOGAUGE, job, gd.path());
+    let f = have_fio().then(|| run("fio", job, fd.path()));
+    (g, f)
+}
+
+/// Read and write KiB and I/O counts of job `n`.
+fn rw_counts(o: &Out, n: usize) -> [u64; 4] {
+    let n = n.to_string();
+    [
+        u(&o.json, &["jobs", &n, "read", "io_kbytes"]),
+        u(&o.json, &["jobs", &n, "read", "total_ios"]),
+        u(&o.json, &["jobs", &n, "write", "io_kbytes"]),
+        u(&o.json, &["jobs", &n, "write", "total_ios"]),
+    ]
+}
+
+/// stderr with fio's `pid=N` (a thread id) blanked.
+fn without_pids(s: &str) -> String {
+    s.lines()
+        .map(|l| match l.find("pid=") {
+            Some(i) => {
+                let rest = &l[i + 4..];
+                let end = rest
+                    .find(|c: char| !c.is_ascii_digit())
+                    .unwrap_or(rest.len());
+                format!("{}pid=N{}", &l[..i], &rest[end..])
+            }
+            None => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn experimental_verify_t0025_reads_back_what_it_wrote_as_fio() {
+    // fio's t/jobs/t0025.fio; its check: read io_kbytes == 128.
+    let job = "[job]\nfilename=t0025file\nsize=128k\nreadwrite=write\ndo_verify=1\nverify=md5\n\
+               experimental_verify=1\n";
+    let (g, f) = both_runs(job);
+    assert_eq!((g.code, g.stderr.as_str()), (0, ""));
+    assert_eq!(rw_counts(&g, 0), [128, 32, 128, 32]);
+    if let Some(f) = f {
+        assert_eq!((f.code, f.stderr.as_str()), (0, ""));
+        assert_eq!(rw_counts(&f, 0), rw_counts(&g, 0));
+    }
+}
+
+#[test]
+fn experimental_verify_t0026_randwrite_loops_then_randrw_time_based_exit_0() {
+    // fio's t/jobs/t0026.fio with runtime=5 shortened to 1.
+    let job = "[job1]\nfilename=t0026file\nsize=1M\nreadwrite=randwrite\nloops=8\ndo_verify=1\n\
+               verify=md5\nexperimental_verify=1\n\n[job2]\nstonewall=1\nfilename=t0026file\n\
+               size=1M\nreadwrite=randrw\ntime_based\nruntime=1\ndo_verify=1\nverify=md5\n\
+               experimental_verify=1\n";
+    let (g, f) = both_runs(job);
+    assert_eq!((g.code, g.stderr.as_str()), (0, ""));
+    // iogauge writes the 8 loops and reads each back after it (see docs/FIO.md); fio 3.33
+    // writes 7 and reads back the first only.
+    assert_eq!(rw_counts(&g, 0), [8192, 2048, 8192, 2048]);
+    // time_based: the runtime is over when the read-back would start (fio: runtime_exceeded in
+    // do_verify), so the job ends after its reads and writes, without an error.
+    let c = rw_counts(&g, 1);
+    assert!(c[1] > 0 && c[3] > 0, "{c:?}");
+    assert_eq!(g.json["jobs"][1]["error"], 0);
+    if let Some(f) = f {
+        assert_eq!((f.code, f.stderr.as_str()), (0, ""));
+        assert_eq!(rw_counts(&f, 0), [1024, 256, 7168, 1792]);
+    }
+}
+
+#[test]
+fn experimental_verify_counts_match_fio_for_mixed_and_sequential_jobs() {
+    for (what, extra, counts) in [
+        // A random map: each block once, replayed in the order written.
+        ("randwrite", "rw=randwrite", [128, 32, 128, 32]),
+        // Mixed: the replay skips the workload's reads; reads in all = every block once.
+        ("randrw", "rw=randrw", [128, 32, 0, 0]),
+        (
+            "randrw libaio",
+            "rw=randrw\nioengine=libaio\niodepth=8",
+            [128, 32, 0, 0],
+        ),
+        ("rw", "rw=rw", [128, 32, 0, 0]),
+        // Several block sizes: numberio is not checked (fio checks it for one size only).
+        ("bsrange", "rw=write\nbsrange=4k-16k", [128, 0, 128, 0]),
+        (
+            "io_size",
+            "rw=write\nsize=1m\nio_size=512k",
+            [512, 128, 512, 128],
+        ),
+        // verify_backlog reads from the log, not kept: only the final read-back runs.
+        (
+            "verify_backlog",
+            "rw=write\nverify_backlog=4",
+            [128, 32, 128, 32],
+        ),
+    ] {
+        let job = format!(
+            "[j]\nfilename=evfile\nsize=128k\nverify=crc32c\nexperimental_verify=1\n{extra}\n"
+        );
+        let (g, f) = both_runs(&job);
+        assert_eq!((g.code, g.stderr.as_str()), (0, ""), "{what}");
+        let gc = rw_counts(&g, 0);
+        // Mixed jobs: reads plus writes read back cover the file once, 4 KiB each.
+        let mixed = counts[2] == 0;
+        if mixed {
+            assert_eq!([gc[0], gc[1]], [128, 32], "{what}");
+            assert_eq!(gc[2] * 32, gc[3] * 128, "{what}");
+        } else if counts[1] == 0 {
+            assert_eq!([gc[0], gc[2]], [counts[0], counts[2]], "{what}");
+            assert_eq!(gc[1], gc[3], "{what}: one read per write");
+        } else {
+            assert_eq!(gc, counts, "{what}");
+        }
+        if let Some(f) = f {
+            assert_eq!((f.code, f.stderr.as_str()), (0, ""), "fio, {what}");
+            let fc = rw_counts(&f, 0);
+            assert_eq!(fc[0], gc[0], "{what}: read io_kbytes");
+            if !mixed {
+                assert_eq!(fc[2], gc[2], "{what}: write io_kbytes");
+            }
+        }
+    }
+}
+
+#[test]
+fn experimental_verify_catches_a_block_overwritten_before_the_read_back_as_fio() {
+    // Written with headers, one block zeroed by a second job, then read back by a replay
+    // (verify_only: no write, the workload's offsets generated again).
+    let job = "[global]\nfilename=evfile\nsize=128k\nverify=md5\nexperimental_verify=1\n\n\
+               [write]\nrw=write\ndo_verify=0\n\n[corrupt]\nstonewall\nrw=write\nverify=0\n\
+               offset=8k\nsize=4k\nzero_buffers=1\n\n[check]\nstonewall\nrw=write\n\
+               verify_only=1\n";
+    let (g, f) = both_runs(job);
+    let want = "verify: bad magic header 0, wanted acca at file evfile offset 8192, length 4096 \
+                (requested block: offset=8192, length=4096)\nfio: pid=N, err=84/file:io_u.c:2152, \
+                func=io_u_sync_complete, error=Invalid or incomplete multibyte or wide character";
+    assert_eq!((g.code, without_pids(g.stderr.trim()).as_str()), (1, want));
+    assert_eq!(g.json["jobs"][2]["error"], 84);
+    // Blocks 0 and 4k read intact, the third is the zeroed one.
+    assert_eq!(rw_counts(&g, 2)[..2], [12, 3]);
+    if let Some(f) = f {
+        // fio prints its `fio: pid=` line on stdout, before the JSON (docs/FIO.md).
+        let first = want.lines().next().unwrap();
+        assert_eq!(
+            (f.code, without_pids(f.stderr.trim())),
+            (1, first.to_string())
+        );
+        assert_eq!(rw_counts(&f, 2), rw_counts(&g, 2));
+    }
+}
+
+#[test]
+fn experimental_verify_where_fio_misreports_iogauge_reads_back_every_write() {
+    // norandommap: a block written twice is read back at its first write, holding the second:
+    // fio 3.33 fails on the header's write number; iogauge checks the rest of the header and
+    // the data, and passes.
+    let job = "[j]\nfilename=evfile\nsize=128k\nrw=randwrite\nverify=md5\nexperimental_verify=1\n\
+               norandommap\n";
+    let (g, f) = both_runs(job);
+    assert_eq!((g.code, g.stderr.as_str()), (0, ""));
+    assert_eq!(rw_counts(&g, 0), [128, 32, 128, 32]);
+    if let Some(f) = f {
+        assert_eq!(f.code, 1);
+        assert!(
+            f.stderr.starts_with("verify: bad header numberio "),
+            "{}",
+            f.stderr
+        );
+    }
+    // loops > 1: fio 3.33 writes one loop less and reads back the first loop only; iogauge
+    // writes every loop and reads each back after it, as its verify without the option does.
+    let job = "[j]\nfilename=evfile\nsize=128k\nrw=write\nverify=md5\nexperimental_verify=1\n\
+               loops=3\n";
+    let (g, f) = both_runs(job);
+    assert_eq!((g.code, g.stderr.as_str()), (0, ""));
+    assert_eq!(rw_counts(&g, 0), [384, 96, 384, 96]);
+    if let Some(f) = f {
+        assert_eq!((f.code, f.stderr.as_str()), (0, ""));
+        assert_eq!(rw_counts(&f, 0), [128, 32, 256, 64]);
+    }
+}
+
+#[test]
+fn experimental_verify_refuses_what_it_cannot_replay() {
+    let d = scratch();
+    let out = cmd(IOGAUGE)
+        .args([
+            "fio",
+            "--name=t",
+            "--size=64k",
+            "--rw=trimwrite",
+            "--verify=crc32c",
+            "--experimental_verify=1",
+        ])
+        .arg(format!("--directory={}", d.path().display()))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr).trim(),
+        "iogauge fio: job 't': experimental_verify=1 with this job is not supported: trims are \
+         not replayed as reads by iogauge; write experimental_verify=0 (the default verify reads \
+         back every written block)"
+    );
+    assert_empty(d.path());
+}
+
+/// `program` (fio or iogauge fio) with `args` in `dir`: exit code, stdout, stderr.
+fn run_args(program: &str, args: &[&str], dir: &Path) -> (i32, String, String) {
+    let mut c = cmd(program);
+    if program != "fio" {
+        c.arg("fio");
+    }
+    let out = c.args(args).current_dir(dir).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        text(&out.stdout),
+        text(&out.stderr),
+    )
+}
+
+/// fio's debug lines (`parse    PID text`, the PID padded to 5) with the PID replaced by `PID`.
+fn debug_lines(stdout: &str) -> String {
+    stdout
+        .lines()
+        .map(|l| match l.strip_prefix("parse    ") {
+            Some(rest) => {
+                let digits = rest.chars().take_while(char::is_ascii_digit).count();
+                assert!(digits > 0, "no PID: {l}");
+                format!("parse    PID {}", &rest[digits.max(5) + 1..])
+            }
+            None => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// fio 3.33's `--parse-only --debug=parse` for DEBUG_JOB.
+const DEBUG_JOB: &str = "[global]\nioengine=psync\nbs=4k\n[j]\nrw=randread\nsize=1m\ndirect=1\n\
+                         iodepth=4\nruntime=2\ntime_based\nverify=md5\nrwmixread=70\n";
+
+#[test]
+fn debug_parse_prints_fios_parser_lines_for_a_job_file() {
+    let want = [
+        "fio: set debug option parse",
+        "parse    PID Parsing ini file p.fio",
+        "parse    PID [global]",
+        "parse    PID Parsing section [global]",
+        "parse    PID ioengine=psync",
+        "parse    PID bs=4k",
+        "parse    PID [j]",
+        "parse    PID handle_option=ioengine, ptr=psync",
+        "parse    PID __handle_option=ioengine, type=OPT_STR_STORE, ptr=psync",
+        "parse    PID handle_option=bs, ptr=4k",
+        "parse    PID __handle_option=bs, type=OPT_ULL, ptr=4k",
+        "parse    PID   ret=0, out=4096",
+        "parse    PID [j]",
+        "parse    PID Parsing section [j]",
+        "parse    PID dup options",
+        "parse    PID rw=randread",
+        "parse    PID size=1m",
+        "parse    PID direct=1",
+        "parse    PID iodepth=4",
+        "parse    PID runtime=2",
+        "parse    PID time_based",
+        "parse    PID verify=md5",
+        "parse    PID rwmixread=70",
+        "parse    PID handle_option=rw, ptr=randread",
+        "parse    PID __handle_option=rw, type=OPT_STR, ptr=randread",
+        "parse    PID handle_option=size, ptr=1m",
+        "parse    PID __handle_option=size, type=OPT_STR_VAL_ZONE, ptr=1m",
+        "parse    PID   ret=0, out=1048576",
+        "parse    PID handle_option=direct, ptr=1",
+        "parse    PID __handle_option=direct, type=OPT_BOOL, ptr=1",
+        "parse    PID   ret=0, out=1",
+        "parse    PID handle_option=iodepth, ptr=4",
+        "parse    PID __handle_option=iodepth, type=OPT_INT, ptr=4",
+        "parse    PID   ret=0, out=4",
+        "parse    PID handle_option=runtime, ptr=2",
+        "parse    PID __handle_option=runtime, type=OPT_STR_VAL_TIME, ptr=2",
+        "parse    PID   ret=0, out=2000000",
+        "parse    PID handle_option=time_based, ptr=(null)",
+        "parse    PID __handle_option=time_based, type=OPT_STR_SET, ptr=(null)",
+        "parse    PID   ret=0, out=1",
+        "parse    PID handle_option=verify, ptr=md5",
+        "parse    PID __handle_option=verify, type=OPT_STR, ptr=md5",
+        "parse    PID handle_option=rwmixread, ptr=70",
+        "parse    PID __handle_option=rwmixread, type=OPT_INT, ptr=70",
+        "parse    PID   ret=0, out=70",
+        "parse    PID free options",
+        "parse    PID free options",
+        "parse    PID free options",
+    ]
+    .join("\n");
+    let d = scratch();
+    std::fs::write(d.path().join("p.fio"), DEBUG_JOB).unwrap();
+    let args = ["--parse-only", "--debug=parse", "p.fio"];
+    let (code, out, err) = run_args(IOGAUGE, &args, d.path());
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert_eq!(debug_lines(&out), want);
+    if have_fio() {
+        let (code, out, err) = run_args("fio", &args, d.path());
+        assert_eq!((code, err.as_str(), debug_lines(&out)), (0, "", want));
+    }
+    // Command-line jobs: a copy of the defaults per --name, comma values part by part.
+    let args = [
+        "--parse-only",
+        "--debug=parse",
+        "--name=a",
+        "--bs=4k,8k",
+        "--name=b",
+        "--thinktime=5",
+    ];
+    let (code, out, _) = run_args(IOGAUGE, &args, d.path());
+    assert_eq!(code, 0);
+    assert!(
+        debug_lines(&out).contains(
+            "parse    PID __handle_option=bs, type=OPT_ULL, ptr=8k\nparse    PID   ret=0, out=8192\n\
+             parse    PID free options\nparse    PID dup options\n"
+        ),
+        "{out}"
+    );
+    if have_fio() {
+        let (fcode, fout, _) = run_args("fio", &args, d.path());
+        assert_eq!((fcode, debug_lines(&fout)), (0, debug_lines(&out)));
+    }
+}
+
+#[test]
+fn debug_parse_prints_the_steady_state_lines_fios_script_reads() {
+    // fio's t/steadystate_tests.py: each command must exit 0 and print its line on stdout.
+    let d = scratch();
+    for (ss, line) in [
+        ("iops:10", "set steady state IOPS threshold to 10.000000"),
+        ("iops:10%", "set steady state threshold to 10.000000%"),
+        ("iops:.1%", "set steady state threshold to 0.100000%"),
+        ("bw:10%", "set steady state threshold to 10.000000%"),
+        ("bw:.1%", "set steady state threshold to 0.100000%"),
+        ("bw:12", "set steady state BW threshold to 12"),
+    ] {
+        let ss = format!("--ss={ss}");
+        let args = [
+            "--parse-only",
+            "--debug=parse",
+            "--ss_dur=10s",
+            &ss,
+            "--ss_ramp=5",
+        ];
+        let (code, out, err) = run_args(IOGAUGE, &args, d.path());
+        assert_eq!((code, err.as_str()), (0, ""), "{ss}");
+        let want = format!(
+            "fio: set debug option parse\n\
+             parse    PID handle_option=steadystate_duration, ptr=10s\n\
+             parse    PID __handle_option=steadystate_duration, type=OPT_STR_VAL_TIME, ptr=10s\n\
+             parse    PID   ret=0, out=10000000\n\
+             parse    PID handle_option=steadystate, ptr={v}\n\
+             parse    PID __handle_option=steadystate, type=OPT_STR, ptr={v}\n\
+             parse    PID {line}\n\
+             parse    PID handle_option=steadystate_ramp_time, ptr=5\n\
+             parse    PID __handle_option=steadystate_ramp_time, type=OPT_STR_VAL_TIME, ptr=5\n\
+             parse    PID   ret=0, out=5000000\n\
+             parse    PID free options\n\
+             parse    PID free options",
+            v = &ss[5..]
+        );
+        assert_eq!(debug_lines(&out), want, "{ss}");
+        if have_fio() {
+            let (code, fout, err) = run_args("fio", &args, d.path());
+            assert_eq!(
+                (code, err.as_str(), debug_lines(&fout)),
+                (0, "", want),
+                "{ss}"
+            );
+        }
+    }
+}
+
+#[test]
+fn debug_categories_help_and_unknown_ones_as_fio() {
+    let d = scratch();
+    let help = "fio: dumping debug options:process,file,io,mem,blktrace,verify,random,parse,\
+                diskutil,job,mutex,profile,time,net,rate,compress,steadystate,helperthread,zbd,all\n";
+    assert_eq!(
+        run_args(IOGAUGE, &["--debug=help"], d.path()),
+        (0, help.to_string(), String::new())
+    );
+    if have_fio() {
+        assert_eq!(run_args("fio", &["--debug=help"], d.path()).1, help);
+    }
+    // Categories iogauge has no trace for: fio's confirmation lines only.
+    let (code, out, err) = run_args(
+        IOGAUGE,
+        &["--debug=io,verify", "--parse-only", "--name=a"],
+        d.path(),
+    );
+    assert_eq!(
+        (code, out.as_str(), err.as_str()),
+        (
+            0,
+            "fio: set debug option io\nfio: set debug option verify\n",
+            ""
+        )
+    );
+    // fio prints "debug mask foo not found" and goes on; iogauge refuses the typo.
+    let (code, out, err) = run_args(IOGAUGE, &["--debug=parse,foo", "--parse-only"], d.path());
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert_eq!(
+        err.trim(),
+        "iogauge fio: --debug=parse,foo: unknown debug category 'foo'; expected one or more of \
+         process,file,io,mem,blktrace,verify,random,parse,diskutil,job,mutex,profile,time,net,\
+         rate,compress,steadystate,helperthread,zbd,all separated by commas, e.g. --debug=parse \
+         (--debug=help lists them)"
+    );
+}

@@ -294,6 +294,9 @@ pub struct VerifySpec {
     /// block inline on the job's thread, which gives fio's results (the same reads, the same
     /// blocks caught); only the CPU time moves. Kept to echo in the job's options.
     pub async_threads: u32,
+    /// `experimental_verify`: keep no log of written blocks; the read-back replays the write
+    /// workload's offsets from its start (its generators reset) and reads its writes back.
+    pub experimental: bool,
 }
 
 impl Default for VerifySpec {
@@ -311,6 +314,7 @@ impl Default for VerifySpec {
             backlog_batch: 0,
             dump: false,
             async_threads: 0,
+            experimental: false,
         }
     }
 }
@@ -404,7 +408,28 @@ pub(crate) fn check_job(job: &JobSpec) -> Result<(), String> {
             .into(),
         );
     }
+    if v.experimental && v.do_verify && v.kind != VerifyKind::Null {
+        check_experimental(job)?;
+    }
     Ok(())
+}
+
+/// experimental_verify's replay needs a workload it can generate again from the start on its
+/// own: the combinations below are refused rather than replayed wrong.
+fn check_experimental(job: &JobSpec) -> Result<(), String> {
+    // (verify_backlog is accepted: its reads come from the log, which is not kept, so only
+    // the final read-back runs, as in fio 3.33.)
+    let why = if matches!(job.rw.kind, RwKind::Trim | RwKind::TrimWrite) {
+        "trims are not replayed as reads by iogauge"
+    } else if job.files.open_files > 0 {
+        "the openfiles window is not replayed by iogauge"
+    } else {
+        return Ok(());
+    };
+    Err(format!(
+        "experimental_verify=1 with this job is not supported: {why}; write \
+         experimental_verify=0 (the default verify reads back every written block)"
+    ))
 }
 
 #[cfg(test)]

@@ -179,7 +179,7 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
     res.prio_lat = cmdprio.as_ref().map(|c| Box::new(c.recorders()));
     let prio_by_lat = job.lat_percentiles;
     // Verify and buffer options (None without them: one check per I/O).
-    let mut data = Data::new(input);
+    let mut data = Data::new(input, &src);
     // verify with loops > 1: one loop at a time, each read back (else the whole size).
     let per_loop = verify_phase::loop_limit(data.as_ref(), input, total);
     let mut limit = per_loop;

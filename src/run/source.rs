@@ -15,6 +15,7 @@ use crate::workload::rate::Pacer;
 use crate::workload::rng::Rng;
 
 /// `zonemode=strided` in progress: the zone the (single) file's generators are in.
+#[derive(Clone, Copy)]
 struct ZoneWalk {
     z: Strided,
     /// Bytes transferred in the current zone.
@@ -323,6 +324,39 @@ impl IoSource {
             len: len as usize,
             new_pass: p.new_pass || opened,
         }
+    }
+
+    /// experimental_verify: a copy of this source as it is now (before the workload's first
+    /// I/O), which generates the same I/Os again for the read-back: fio's generators reset
+    /// to their seeds and its files reopened with fresh random maps. None with an openfiles
+    /// window (refused with experimental_verify). Made once per job instance.
+    pub(crate) fn replay_copy(&self) -> Option<IoSource> {
+        if self.window.is_some() {
+            return None;
+        }
+        Some(IoSource {
+            gens: self.gens.clone(),
+            rng: self.rng.clone(),
+            fixed_dir: self.fixed_dir,
+            mix: self.mix,
+            pacers: self.pacers,
+            paced: self.paced,
+            sizers: self.sizers.clone(),
+            fixed: self.fixed,
+            seq_rand: self.seq_rand,
+            seq_nr: self.seq_nr,
+            seq_left: self.seq_left,
+            strided: self.strided,
+            files: self.files.clone(),
+            shared_map: self.shared_map,
+            trimmed: self.trimmed,
+            trimwrite: self.trimwrite,
+            simple: self.simple,
+            rr: self.rr,
+            window: None,
+            window_rotates: self.window_rotates,
+            open_error: None,
+        })
     }
 
     /// openfiles: the file that could not be reopened, and why (checked on `new_pass`).

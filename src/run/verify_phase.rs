@@ -1,7 +1,8 @@
 //! Data verification and buffer contents in both worker loops: the per-write fill (fio's
 //! buffer options, or a verify header and checksum per interval), the log of written blocks,
 //! the check of every read of a read job, `verify_only`'s dry run, and the read-back phase
-//! (fio's do_verify) on a synchronous or a queueing engine. Reads of the read-back phase are
+//! (fio's do_verify: from the log, or with experimental_verify from a replay of the workload)
+//! on a synchronous or a queueing engine. Reads of the read-back phase are
 //! counted in the read direction, as fio counts them, and timed apart: the read-back's time
 //! is the read runtime, never the write runtime (see `instance::dir_runtimes`). Nothing here
 //! runs for a job without these options: the worker loops hold `None` and skip it with one
@@ -13,7 +14,7 @@ use super::source::IoSource;
 use crate::engine::{Engine, Op, QueueEngine, SyncOp};
 use crate::model::{DDIR_READ, DDIR_WRITE};
 use crate::workload::buffers::Filler;
-use crate::workload::verify::{reads_back, Mismatch, Verifier, WriteLog, Written, EILSEQ};
+use crate::workload::verify::{reads_back, Mismatch, Verifier, Written, EILSEQ};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// fio's io_u flags printed with a checksum failure: IO_U_F_VER_LIST | IO_U_F_IN_CUR_DEPTH for
@@ -31,6 +32,22 @@ pub(crate) struct Data {
     writes: u64,
     /// verify_backlog on a queueing engine (None otherwise).
     backlog: Option<Box<QueuedBacklog>>,
+    /// experimental_verify: the workload generated again for the read-back (None otherwise).
+    replay: Option<Box<Replay>>,
+}
+
+/// experimental_verify (fio's do_verify without a log): the read-back replays the workload from
+/// its start and reads back each write, skipping its reads, until it has replayed as many
+/// writes as the job issued. The memory is the workload generator's own (its random maps), not
+/// a per-block log. fio resets its generators to their seeds at each loop; iogauge's workload
+/// goes on from loop to loop, and so does the replay, which stays in step with it.
+struct Replay {
+    src: IoSource,
+    /// Writes replayed so far: the next one's numberio.
+    writes: u64,
+    /// refill_buffers: each write drew its bytes from the source's generator before it was
+    /// filled; the replay draws the same bytes into this buffer to stay in step.
+    refill: Option<Vec<u8>>,
 }
 
 /// verify_backlog on a queueing engine: the backlog's reads go through the job's own queue,
@@ -48,10 +65,25 @@ struct QueuedBacklog {
 
 impl Data {
     /// None when the job has no verify or buffer option (the loops then do nothing extra).
-    pub(crate) fn new(input: &WorkerInput) -> Option<Data> {
+    /// `src` is the workload's source before its first I/O (experimental_verify replays it).
+    pub(crate) fn new(input: &WorkerInput, src: &IoSource) -> Option<Data> {
         let job = &input.job;
         let thread = (input.jobnum + 1) as u16;
-        let ver = Verifier::new(job, &input.regions, input.seed, thread);
+        let mut ver = Verifier::new(job, &input.regions, input.seed, thread);
+        let replay = ver
+            .as_mut()
+            .filter(|v| v.log.is_none() && job.verify.experimental && reads_back(job))
+            .and_then(|v| {
+                if may_rewrite(input) {
+                    v.replay_may_rewrite();
+                }
+                let refill = job.refill_buffers && !job.zero_buffers;
+                Some(Box::new(Replay {
+                    src: src.replay_copy()?,
+                    writes: 0,
+                    refill: refill.then(|| vec![0u8; job.max_bs() as usize]),
+                }))
+            });
         let filler = match ver {
             Some(_) => None,
             None => {
@@ -75,6 +107,7 @@ impl Data {
             });
         Some(Data {
             backlog,
+            replay,
             only: ver.is_some() && job.verify.only && job.rw.kind != crate::model::RwKind::Read,
             read_back: reads_back(job),
             ver,
@@ -121,6 +154,7 @@ impl Data {
                 offset,
                 len,
                 numberio: self.writes,
+                seed: 0,
             });
         }
     }
@@ -251,6 +285,48 @@ impl Data {
             fail(res, true);
         }
         r
+    }
+}
+
+/// Whether a loop of the workload may write a block twice: random offsets without a random
+/// map (lfsr visits each block once per pass), or more bytes per loop than the region holds.
+fn may_rewrite(input: &WorkerInput) -> bool {
+    use crate::model::{blocks::RandomGenerator, Distribution};
+    let job = &input.job;
+    let region: u64 = input.regions.iter().map(|r| r.1).sum();
+    let loops = u64::from(job.loops.max(1));
+    let per_loop = input.io_limit.map_or(region, |t| t / loops);
+    let lfsr = job.blocks.generator == RandomGenerator::Lfsr
+        && job.random_distribution == Distribution::Random;
+    (job.rw.random && !job.uses_random_map() && !lfsr) || per_loop > region
+}
+
+impl Data {
+    /// The next written block of the read-back: the log's next, or the replay's next write.
+    fn next_back(&mut self) -> Option<Written> {
+        let v = self.ver.as_mut()?;
+        let Some(r) = self.replay.as_mut() else {
+            return v.log.as_mut()?.next();
+        };
+        while r.writes < self.writes {
+            let dir = r.src.pick_dir();
+            let io = r.src.next(dir);
+            if dir != DDIR_WRITE {
+                continue; // fio: a read of the workload is skipped
+            }
+            if let Some(b) = r.refill.as_mut() {
+                r.src.rng.fill(&mut b[..io.len]);
+            }
+            r.writes += 1;
+            return Some(Written {
+                file: io.file,
+                offset: io.offset,
+                len: io.len,
+                numberio: r.writes - 1,
+                seed: v.replayed_seed(),
+            });
+        }
+        None
     }
 }
 
@@ -395,7 +471,7 @@ pub(crate) fn run_sync<E: Engine>(
         published,
         buf,
     };
-    rb.run(engine, d, res, usize::MAX, |l| l.next(), stop, deadline);
+    rb.run(engine, d, res, usize::MAX, false, stop, deadline);
     res.read_back_ns += now_ns().saturating_sub(start);
 }
 
@@ -425,7 +501,7 @@ pub(crate) fn backlog_sync<E: Engine>(
         published,
         buf,
     };
-    rb.run(engine, d, res, n, |l| l.next_oldest(), stop, u64::MAX);
+    rb.run(engine, d, res, n, true, stop, u64::MAX);
 }
 
 /// Reads back written blocks on a synchronous engine into one buffer.
@@ -443,16 +519,19 @@ impl ReadBack<'_> {
         d: &mut Data,
         res: &mut WorkerResult,
         max: usize,
-        mut next: impl FnMut(&mut WriteLog) -> Option<Written>,
+        backlog: bool,
         stop: &AtomicBool,
         deadline: u64,
     ) {
         let input = self.input;
         let timed = input.job.timed();
-        let Some(v) = d.ver.as_mut() else { return };
         let mut done = 0;
         while done < max {
-            let Some(w) = v.log.as_mut().and_then(&mut next) else {
+            let next = match backlog {
+                true => d.ver.as_mut().and_then(|v| v.log.as_mut()?.next_oldest()),
+                false => d.next_back(),
+            };
+            let Some(w) = next else {
                 break;
             };
             done += 1;
@@ -473,6 +552,7 @@ impl ReadBack<'_> {
             count(res, self.published, timed, n, w.len, t1, t1 - t0, None);
             // SAFETY: as above; the read is complete.
             let b = unsafe { std::slice::from_raw_parts_mut(self.buf, w.len) };
+            let Some(v) = d.ver.as_mut() else { return };
             if v.check(b, &input.paths[w.file], w.offset, Some(&w), FLAGS_READ_BACK)
                 .is_err()
             {
@@ -559,7 +639,9 @@ fn queue_read_back<E: QueueEngine>(
     deadline: u64,
 ) -> usize {
     let timed = input.job.timed();
-    let Some(v) = d.ver.as_mut() else { return 0 };
+    if d.ver.is_none() {
+        return 0;
+    }
     let depth = regions.len();
     // Per slot: the block, prepared and submitted instants (sized once for the phase).
     let mut slots: Vec<(Written, u64, u64)> = vec![
@@ -568,7 +650,8 @@ fn queue_read_back<E: QueueEngine>(
                 file: 0,
                 offset: 0,
                 len: 0,
-                numberio: 0
+                numberio: 0,
+                seed: 0
             },
             0,
             0
@@ -586,7 +669,7 @@ fn queue_read_back<E: QueueEngine>(
             exhausted = true;
         }
         while !exhausted && !failed && !free.is_empty() {
-            let Some(w) = v.log.as_mut().and_then(|l| l.next()) else {
+            let Some(w) = d.next_back() else {
                 exhausted = true;
                 break;
             };
@@ -672,6 +755,9 @@ fn queue_read_back<E: QueueEngine>(
             );
             // SAFETY: the read into this slot's buffer has completed.
             let b = unsafe { std::slice::from_raw_parts_mut(regions[slot as usize].0, w.len) };
+            let Some(v) = d.ver.as_mut() else {
+                return inflight;
+            };
             if v.check(b, &input.paths[w.file], w.offset, Some(&w), FLAGS_READ_BACK)
                 .is_err()
             {

@@ -77,7 +77,7 @@ impl<E: Engine> Loop<'_, E> {
         let mut iolog = self.input.take_iolog();
         res.error = super::instance::set_ioprio(self.input);
         // Verify and buffer options (None without them: one check per I/O).
-        let mut data = Data::new(self.input);
+        let mut data = Data::new(self.input, &src);
         // verify with loops > 1: one loop at a time, each read back (else the whole size).
         let per_loop = verify_phase::loop_limit(data.as_ref(), self.input, total);
         let mut limit = per_loop;

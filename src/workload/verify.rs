@@ -223,6 +223,9 @@ pub(crate) struct Written {
     pub len: usize,
     /// The write's number (fio's numberio: writes issued before it).
     pub numberio: u64,
+    /// The seed its data was drawn from (checked only by an experimental_verify replay of a
+    /// mixed workload, as fio checks it; 0 otherwise).
+    pub seed: u64,
 }
 
 /// The blocks a job instance wrote, newest write per block: one slot per `unit` bytes of each
@@ -317,6 +320,7 @@ impl WriteLog {
                     offset: fl.start + i as u64 * self.unit,
                     len: len as usize,
                     numberio: n,
+                    seed: 0,
                 });
             }
         }
@@ -361,6 +365,7 @@ impl WriteLog {
                         offset: fl.start + i as u64 * self.unit,
                         len: len as usize,
                         numberio: n - 1,
+                        seed: 0,
                     });
                 }
             }
@@ -380,6 +385,7 @@ impl WriteLog {
                         offset: fl.start + (i as u64 - 1) * self.unit,
                         len: len as usize,
                         numberio: n - 1,
+                        seed: 0,
                     });
                 }
             }
@@ -401,6 +407,11 @@ pub(crate) struct Verifier {
     dump: bool,
     /// fio checks numberio for write jobs with one block size that are not time based.
     check_numberio: bool,
+    /// experimental_verify on a mixed workload: the header's seed is checked against the
+    /// replayed write's (fio checks it for rw jobs, taking the header's own otherwise).
+    check_seed: bool,
+    /// experimental_verify: the write seeds drawn again, in write order, for the replay.
+    replay_seeds: Option<Rng>,
     pattern: Option<Vec<u8>>,
     pattern_offsets: Vec<usize>,
     compress: u32,
@@ -436,6 +447,9 @@ impl Verifier {
         let writes = job.rw.kind != RwKind::Read;
         let interval = resolve_interval(job);
         let pattern = v.pattern.as_ref();
+        let rng = Rng::new(seed ^ 0x7e51_f1ed_0000_0001);
+        // experimental_verify: no log; the read-back replays the workload (run/verify_phase.rs).
+        let replay = v.experimental && writes && v.do_verify && v.kind != VerifyKind::Null;
         Some(Verifier {
             kind: v.kind,
             interval,
@@ -446,13 +460,15 @@ impl Verifier {
             // writing job, not time based, not verify_only, one block size (td_min_bs ==
             // td_max_bs over all directions).
             check_numberio: writes && !job.time_based && !v.only && one_block_size(job),
+            check_seed: replay && job.rw.kind == RwKind::ReadWrite,
+            replay_seeds: replay.then(|| rng.clone()),
             pattern: pattern.map(|p| p.bytes.clone()),
             pattern_offsets: pattern.map(|p| p.offsets_at.clone()).unwrap_or_default(),
             compress: job.buffers.compress_percentage,
             buf_pattern: job.buffers.pattern.as_ref().map(|p| p.bytes.clone()),
             thread,
-            rng: Rng::new(seed ^ 0x7e51_f1ed_0000_0001),
-            log: (writes && v.do_verify && v.kind != VerifyKind::Null).then(|| {
+            rng,
+            log: (writes && v.do_verify && v.kind != VerifyKind::Null && !replay).then(|| {
                 let mut l = WriteLog::new(regions, job.bs[DDIR_WRITE], v.backlog > 0);
                 l.track = v.backlog > 0 && job.ioengine.is_async();
                 if job.rw.random && job.uses_random_map() {
@@ -470,6 +486,23 @@ impl Verifier {
             ),
             check_reads: job.rw.kind == RwKind::Read && v.kind != VerifyKind::Null,
         })
+    }
+
+    /// experimental_verify: the seed of the next replayed write (the writes drew theirs from
+    /// the same sequence, one per write).
+    #[inline]
+    pub(crate) fn replayed_seed(&mut self) -> u64 {
+        self.replay_seeds.as_mut().map_or(0, Rng::next_u64)
+    }
+
+    /// experimental_verify on a workload that may write a block more than once (no random map,
+    /// or more bytes per loop than its region): the replay reads such a block back at its first
+    /// write, holding the last one's header, so the header's write number and seed are not
+    /// checked (fio 3.33 checks them and reports intact blocks as corrupt). The offset, length,
+    /// header checksum and data checksum still are.
+    pub(crate) fn replay_may_rewrite(&mut self) {
+        self.check_numberio = false;
+        self.check_seed = false;
     }
 
     /// How many written blocks to read back now (fio: every `verify_backlog` logged writes,
@@ -669,6 +702,14 @@ impl Verifier {
                 h.len, ctx.iv
             ));
         }
+        if let (true, Some(w)) = (self.check_seed, expect) {
+            if h.rand_seed != w.seed {
+                return Err(format!(
+                    "verify: bad header rand_seed {}, wanted {}",
+                    h.rand_seed, w.seed
+                ));
+            }
+        }
         let want = ctx.offset + (ctx.n * self.interval) as u64;
         if h.offset != want {
             return Err(format!(
@@ -854,6 +895,7 @@ mod tests {
             offset: 8192,
             len: 4096,
             numberio: 2,
+            seed: 0,
         };
         assert_eq!(u16_at(&buf, 0), MAGIC);
         assert!(v
@@ -871,6 +913,44 @@ mod tests {
     }
 
     #[test]
+    fn experimental_replay_of_a_mixed_job_checks_the_seed_and_write_number() {
+        let mut job = JobSpec::default();
+        job.rw.kind = RwKind::ReadWrite;
+        job.rw.random = true;
+        job.verify.kind = VerifyKind::Crc32c;
+        job.verify.experimental = true;
+        let mut v = Verifier::new(&job, &[(0, 1 << 20)], 7, 1).unwrap();
+        assert!(v.log.is_none(), "no log of written blocks");
+        let (mut a, mut b) = (vec![0u8; 4096], vec![0u8; 4096]);
+        v.fill_write(&mut a, 0, 0, 5);
+        v.fill_write(&mut b, 0, 1, 6);
+        // The replay draws the seeds again, in write order.
+        let w = |numberio, seed| Written {
+            file: 0,
+            offset: 0,
+            len: 4096,
+            numberio,
+            seed,
+        };
+        let (s0, s1) = (v.replayed_seed(), v.replayed_seed());
+        let p = Path::new("f");
+        assert!(v.check(&mut a.clone(), p, 0, Some(&w(0, s0)), 0x88).is_ok());
+        // The block holds the second write while the replay expects the first.
+        assert!(v
+            .check(&mut b.clone(), p, 0, Some(&w(0, s0)), 0x88)
+            .is_err());
+        assert!(v
+            .check(&mut b.clone(), p, 0, Some(&w(1, s0)), 0x88)
+            .is_err());
+        assert!(v.check(&mut b.clone(), p, 0, Some(&w(1, s1)), 0x88).is_ok());
+        // A workload that may rewrite a block: neither is checked, the data still is.
+        v.replay_may_rewrite();
+        assert!(v.check(&mut b.clone(), p, 0, Some(&w(0, s0)), 0x88).is_ok());
+        b[100] ^= 1;
+        assert!(v.check(&mut b, p, 0, Some(&w(1, s1)), 0x88).is_err());
+    }
+
+    #[test]
     fn write_log_of_a_random_job_returns_each_block_once_in_write_order() {
         let mut l = WriteLog::new(&[(0, 16384), (4096, 8192)], 4096, false).in_write_order();
         let writes = [(0, 8192, 0), (1, 4096, 1), (0, 0, 2), (0, 8192, 3)];
@@ -880,6 +960,7 @@ mod tests {
                 offset: o,
                 len: 4096,
                 numberio: n,
+                seed: 0,
             })
         };
         for w in writes {
@@ -909,6 +990,7 @@ mod tests {
                 offset: o,
                 len: 4096,
                 numberio: n,
+                seed: 0,
             });
         }
         let got: Vec<_> = std::iter::from_fn(|| l.next())
@@ -923,6 +1005,7 @@ mod tests {
                 offset: o,
                 len: 4096,
                 numberio: n,
+                seed: 0,
             });
         }
         assert_eq!(l.pending(), 4);
@@ -942,6 +1025,7 @@ mod tests {
             offset,
             len: 4096,
             numberio,
+            seed: 0,
         };
         l.record(w(0, 0));
         l.record(w(4096, 1));

@@ -32,11 +32,12 @@ pub(super) struct CmdLine {
     pub status_interval: Option<std::time::Duration>,
     /// `--inflate-log=FILE`: print a compressed log's entries as text, and do nothing else.
     pub inflate_log: Option<String>,
+    /// `--debug=LIST` (see debug.rs).
+    pub debug: Option<String>,
 }
 
 /// fio program flags iogauge does not have.
-const UNSUPPORTED_FLAGS: [&str; 23] = [
-    "debug",
+const UNSUPPORTED_FLAGS: [&str; 22] = [
     "bandwidth-log",
     "cpuclock-test",
     "crctest",
@@ -135,6 +136,7 @@ pub(super) fn parse(args: &[String]) -> Result<CmdLine, String> {
                 })
             }
             "section" => c.sections.push(required("job1")?),
+            "debug" => c.debug = Some(required("parse")?),
             "parse-only" => {
                 no_value(&value)?;
                 c.parse_only = true

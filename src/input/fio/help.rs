@@ -16,6 +16,8 @@ pub(super) fn usage() -> String {
            --status-interval=TIME   print the results so far every TIME\n  \
            --section=NAME           run only this job file section (repeatable)\n  \
            --parse-only             check the options and exit\n  \
+           --debug=LIST             fio's debug categories (help lists them); parse prints each\n                           \
+           option as fio's parser reads it, the others print nothing\n  \
            --readonly               refuse every job that writes and every file layout\n  \
            --inflate-log=FILE       print a compressed log (log_store_compressed's .log.fz) as text\n  \
            --max-jobs=N             accepted and ignored, as fio 3.33 does\n  \

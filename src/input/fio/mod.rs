@@ -5,6 +5,8 @@
 #[cfg(test)]
 mod catalog;
 mod cmdline;
+mod debug;
+mod debug_types;
 mod help;
 mod jobfile;
 mod known;
@@ -128,6 +130,9 @@ const IO_URING_MAX_DEPTH: u32 = 32768;
 /// `iogauge fio`'s own input; profiles and specs stay strict).
 fn apply(job: &mut JobSpec, e: &Entry, lenient: bool) -> Result<(), FioError> {
     if let Some(opt) = options::find(&e.key) {
+        if lenient {
+            debug::option(opt.name, e.value.as_deref());
+        }
         let kb = job.reporting.kb_base;
         let mut set =
             || crate::model::units::with_kb_base(kb, || opt.apply(job, e.value.as_deref()));
@@ -231,7 +236,9 @@ fn build_job(globals: &[Entry], own: &[Entry], section: Option<&str>) -> Result<
         name: section.unwrap_or_default().to_string(),
         ..JobSpec::default()
     };
-    for e in fio_order(globals).chain(fio_order(own)) {
+    // The globals were traced for --debug=parse when first applied.
+    debug::muted(|| fio_order(globals).try_for_each(|e| apply(&mut job, e, true)))?;
+    for e in fio_order(own) {
         apply(&mut job, e, true)?;
     }
     if job.name.is_empty() {
@@ -378,6 +385,7 @@ pub(crate) fn parse_fio_args(
     stdin: &mut dyn Read,
 ) -> Result<FioCommand, FioError> {
     PARSE_NOTES.with(|n| n.borrow_mut().clear());
+    debug::reset();
     let c = cmdline::parse(args).map_err(FioError)?;
     if c.version {
         return Ok(FioCommand::Version);
@@ -390,6 +398,11 @@ pub(crate) fn parse_fio_args(
     }
     if let Some(topic) = &c.cmdhelp {
         return help::cmdhelp(topic).map(FioCommand::Help).map_err(FioError);
+    }
+    match c.debug.as_deref() {
+        Some(d) if debug::is_help(d) => return Ok(FioCommand::Help(debug::help())),
+        Some(d) => debug::enable(d).map_err(FioError)?,
+        None => {}
     }
 
     // Check every global now, even if no job uses it, so a typo never passes unnoticed.
@@ -414,7 +427,12 @@ pub(crate) fn parse_fio_args(
         }
         Ok(())
     };
-    for own in &c.jobs {
+    for (i, own) in c.jobs.iter().enumerate() {
+        // --debug=parse: fio copies the defaults for each --name (and frees the job before).
+        if i > 0 {
+            debug::text("free options");
+        }
+        debug::text("dup options");
         apply_more(c.globals.len(), own.len())?;
         spec.jobs.push(build_job(&c.globals, own, None)?);
     }
@@ -424,26 +442,46 @@ pub(crate) fn parse_fio_args(
     too_many_jobs(jobs_in_all)?;
     for path in &c.job_files {
         let mut globals = c.globals.clone();
-        for s in jobfile::parse(path, env, stdin, &mut budget).map_err(FioError)? {
-            if s.name == "global" {
-                for e in &s.entries {
-                    apply(&mut scratch, e, true)?;
-                }
-                spec.global_options.extend(as_written(&s.entries));
-                globals.extend(s.entries);
-                continue;
+        let sections = jobfile::parse(path, env, stdin, &mut budget).map_err(FioError)?;
+        debug::text(&format!("Parsing ini file {path}"));
+        // --debug=parse: fio applies a section's options when it reads the next header (or the
+        // end of the file), so each header is traced before the section above it is applied.
+        let mut pending: Option<jobfile::Section> = None;
+        for next in sections.into_iter().map(Some).chain([None]) {
+            if let Some(n) = &next {
+                debug::text(&format!("[{}]", n.name));
             }
-            if !c.sections.is_empty() {
-                match c.sections.iter().position(|n| *n == s.name) {
-                    Some(i) => sections_seen[i] = true,
-                    None => continue,
+            if let Some(s) = pending.take() {
+                if s.name == "global" {
+                    for e in &s.entries {
+                        apply(&mut scratch, e, true)?;
+                    }
+                    spec.global_options.extend(as_written(&s.entries));
+                    globals.extend(s.entries);
+                } else if c.sections.is_empty() || c.sections.contains(&s.name) {
+                    if let Some(i) = c.sections.iter().position(|n| *n == s.name) {
+                        sections_seen[i] = true;
+                    }
+                    apply_more(globals.len(), s.entries.len())?;
+                    let job = build_job(&globals, &s.entries, Some(&s.name))?;
+                    jobs_in_all += u64::from(job.numjobs.max(1));
+                    too_many_jobs(jobs_in_all)?;
+                    spec.jobs.push(job);
+                    if next.is_some() {
+                        debug::text("free options");
+                    }
+                }
+                if let Some(n) = &next {
+                    debug::text(&format!("[{}]", n.name));
                 }
             }
-            apply_more(globals.len(), s.entries.len())?;
-            let job = build_job(&globals, &s.entries, Some(&s.name))?;
-            jobs_in_all += u64::from(job.numjobs.max(1));
-            too_many_jobs(jobs_in_all)?;
-            spec.jobs.push(job);
+            if let Some(n) = &next {
+                debug::section(
+                    &n.name,
+                    n.entries.iter().map(|e| (&*e.key, e.value.as_deref())),
+                );
+            }
+            pending = next;
         }
     }
     for (i, j) in spec.jobs.iter().enumerate() {
@@ -455,12 +493,19 @@ pub(crate) fn parse_fio_args(
             c.sections[i]
         )));
     }
-    if spec.jobs.is_empty() {
+    // fio --parse-only without a job reads the options and exits 0 (t/steadystate_tests.py).
+    if spec.jobs.is_empty() && !c.parse_only {
         return Err(FioError(
             "no jobs defined: give a job file or start a job with --name=NAME (options before the \
              first --name apply to every job)"
                 .into(),
         ));
+    }
+    if c.parse_only {
+        // What fio frees as it exits: its defaults, the command line's, and the last job's.
+        for _ in 0..2 + usize::from(!spec.jobs.is_empty()) {
+            debug::text("free options");
+        }
     }
     let output = FioOutput {
         warnings: PARSE_NOTES

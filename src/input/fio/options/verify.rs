@@ -178,18 +178,10 @@ pub(super) static OPTIONS: &[Opt] = &[
         "experimental_verify",
         [],
         false,
-        "Only 0: iogauge verifies the blocks it logged as written",
-        |_, v| match parse_bool(v)? {
-            false => Ok(()),
-            true => Err(
-                "fio 3.33's experimental_verify replays the offsets instead of logging \
-                         written blocks, and it is not reliable: with norandommap it reports \
-                         intact blocks as corrupt (bad header numberio), and with loops>1 it \
-                         reads back one loop only; iogauge does not copy that. Drop it (or \
-                         write experimental_verify=0): the default verify checks every \
-                         written block"
-                    .into()
-            ),
+        "Read back by replaying the write workload's offsets instead of a log of written blocks",
+        |j, v| {
+            j.verify.experimental = parse_bool(v)?;
+            Ok(())
         }
     ),
 ];
