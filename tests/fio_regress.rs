@@ -993,3 +993,54 @@ fn debug_categories_help_and_unknown_ones_as_fio() {
          (--debug=help lists them)"
     );
 }
+
+// --- surface scan ---
+
+/// fio's surface-scan example on a 32 MiB filesystem: a fill_device job writes blocks with
+/// verify headers until the disk is full, a stonewalled job without a size reads the file back
+/// and checks every block. The reader's size is the file the writer left (planned when its
+/// phase starts); both tools move the same bytes and exit 0. Without headers written, the
+/// reader fails as fio's does: it does check.
+#[test]
+fn surface_scan_fills_the_disk_then_verifies_all_of_it_as_fio() {
+    use common::loopfs::{can_loop, LoopFs};
+    if !have_fio() || !can_loop() {
+        return;
+    }
+    let job = |verify: &str| {
+        format!(
+            "[global]\nthread\nbs=64k\ndirect=1\nioengine=sync\n{verify}\
+             [write-phase]\nfilename=datafile.tmp\nrw=write\nfill_device=1\ndo_verify=0\n\
+             [verify-phase]\nstonewall\ncreate_serialize=0\nfilename=datafile.tmp\nrw=read\n\
+             do_verify=1\nverify=meta\nverify_pattern=0xaa555aa5\nverify_interval=512\n"
+        )
+    };
+    let scan = job("verify=meta\nverify_pattern=0xaa555aa5\nverify_interval=512\n");
+    let fs = LoopFs::new("32M", &[]);
+    let bytes = |o: &Out, j: usize, d: &str| o.json["jobs"][j][d]["io_bytes"].as_u64().unwrap();
+    let f = run("fio", &scan, &fs.mnt);
+    assert_eq!(f.code, 0, "{}", f.stderr);
+    let written = bytes(&f, 0, "write");
+    assert!(written > 16 << 20, "fio filled {written} bytes");
+    assert_eq!(bytes(&f, 1, "read"), written);
+    std::fs::remove_file(fs.mnt.join("datafile.tmp")).unwrap();
+    for state in fs.left(&["lost+found"]) {
+        std::fs::remove_file(fs.mnt.join(state)).unwrap();
+    }
+    let g = run(env!("CARGO_BIN_EXE_iogauge"), &scan, &fs.mnt);
+    assert_eq!((g.code, g.stderr.as_str()), (0, ""));
+    assert_eq!(
+        (bytes(&g, 0, "write"), bytes(&g, 1, "read")),
+        (written, written)
+    );
+    assert_eq!(g.json["jobs"][1]["error"], 0);
+    assert_eq!(fs.left(&["lost+found"]), Vec::<String>::new());
+    // No headers written: the read-back finds none.
+    let g = run(env!("CARGO_BIN_EXE_iogauge"), &job(""), &fs.mnt);
+    assert_eq!(g.code, 1);
+    assert!(
+        g.stderr.starts_with("verify: bad magic header"),
+        "{}",
+        g.stderr
+    );
+}

@@ -85,9 +85,28 @@ pub(super) fn expand(spec: &RunSpec, created: &CreatedFiles) -> Result<Vec<Insta
     let mut seen: HashSet<PathBuf> = HashSet::new();
     // New files' sizes as planned so far (the largest any job gives them).
     let mut planned: HashMap<PathBuf, u64> = HashMap::new();
+    // The phase in which each new file is first planned.
+    let mut new_in_phase: HashMap<PathBuf, u32> = HashMap::new();
     for (ji, job) in spec.jobs.iter().enumerate() {
         for jobnum in 0..job.numjobs.max(1) {
-            let files = layout::plan_files(job, jobnum)?;
+            let files = match layout::plan_files(job, jobnum) {
+                Ok(f) => f,
+                // Sized when its phase starts, from the file an earlier phase made.
+                Err(layout::LayoutError::NoSize { path, .. })
+                    if new_in_phase.get(&path).is_some_and(|&p| p < gp[ji].1) =>
+                {
+                    out.push(Instance {
+                        job: ji,
+                        jobnum,
+                        groupid: gp[ji].0,
+                        phase: gp[ji].1,
+                        files: Vec::new(),
+                        deferred: true,
+                    });
+                    continue;
+                }
+                Err(e) => return Err(e.into()),
+            };
             for f in &files {
                 if !job.files.allow_file_create && !f.existed && job.ioengine != IoEngine::Null {
                     return Err(layout::LayoutError::CreateDisallowed {
@@ -117,6 +136,9 @@ pub(super) fn expand(spec: &RunSpec, created: &CreatedFiles) -> Result<Vec<Insta
                         }
                     }
                 } else {
+                    if !f.existed {
+                        new_in_phase.insert(f.path.clone(), gp[ji].1);
+                    }
                     layout::check_safety(job, f, spec.allow_overwrite, created)?;
                     // fio refuses to write a mounted device unless the job allows it.
                     if f.is_block && layout::job_writes(job) && !job.files.allow_mounted_write {
@@ -147,6 +169,7 @@ pub(super) fn expand(spec: &RunSpec, created: &CreatedFiles) -> Result<Vec<Insta
                 groupid: gp[ji].0,
                 phase: gp[ji].1,
                 files,
+                deferred: false,
             });
         }
     }
@@ -187,4 +210,21 @@ mod tests {
         assert!(matches!(e, RunError::BufferMemory(_)), "{e}");
         assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0);
     }
+}
+
+/// A deferred instance's files, planned as its phase starts (the earlier phase made them): the
+/// same checks as `expand`'s, against files that exist now.
+pub(super) fn plan_deferred(
+    spec: &RunSpec,
+    inst: &mut Instance,
+    created: &CreatedFiles,
+) -> Result<(), RunError> {
+    let job = &spec.jobs[inst.job];
+    let files = layout::plan_files(job, inst.jobnum)?;
+    for f in &files {
+        layout::check_safety(job, f, spec.allow_overwrite, created)?;
+    }
+    inst.files = files;
+    inst.deferred = false;
+    Ok(())
 }

@@ -57,11 +57,14 @@ pub(super) fn run_phases(
             }));
             break;
         }
-        let these: Vec<Instance> = instances
+        let mut these: Vec<Instance> = instances
             .iter()
             .filter(|i| i.phase == phase)
             .cloned()
             .collect();
+        for i in these.iter_mut().filter(|i| i.deferred) {
+            super::expand::plan_deferred(spec, i, created)?;
+        }
         results.extend(run_phase(
             spec, opts, stop, &end_run, created, disks, these, &flows,
         )?);

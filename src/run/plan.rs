@@ -16,6 +16,9 @@ pub struct Instance {
     /// Instances of one phase start together; phases run one after another.
     pub phase: u32,
     pub files: Vec<FilePlan>,
+    /// Its files are planned when its phase starts: a job without a size reading a file that a
+    /// job of an earlier phase creates (fio's surface scan: fill the disk, then read it all).
+    pub deferred: bool,
 }
 
 /// (groupid, phase) for each job, in order.

@@ -334,10 +334,15 @@ fn check_write_modes(j: &JobSpec) -> Result<(), String> {
              (fio lays out the file past its end first); use rw=write or randwrite"
         ));
     }
-    if j.files.fill_device && (j.rw.kind != RwKind::Write || j.verify.enabled()) {
+    // Writing verify headers until the disk is full is fio's surface scan (a later job reads
+    // them back); reading back in the same job is not done here.
+    if j.files.fill_device
+        && (j.rw.kind != RwKind::Write || (j.verify.enabled() && j.verify.do_verify))
+    {
         return Err(format!(
             "job '{name}': fill_device (fill_fs) with a job that reads is not supported by \
-             iogauge yet; use rw=write or randwrite without verify"
+             iogauge yet; use rw=write or randwrite (with verify, do_verify=0 and a later \
+             job that reads the file back, as fio's surface-scan example)"
         ));
     }
     Ok(())
