@@ -205,3 +205,13 @@ fn the_fio_run_target_runs_the_job_for_real() {
     .unwrap();
     assert!(took < PER_INPUT, "{took:?}");
 }
+
+/// Found by fio-run (274,944 inputs, seed 777): `verify=pattern` (no header) on 4-byte blocks
+/// panicked in the job thread's read-back, which read a 40-byte header from every block. fio
+/// runs the job; so does iogauge now.
+#[test]
+fn verify_pattern_on_blocks_smaller_than_a_header_reads_back() {
+    let job =
+        b"[p]\nrw=write\nbs=4\nsize=32k\nverify=pattern\nverify_pattern=0xdeadbeef\ndo_verify=1\n";
+    run_one("fio-run", job).unwrap();
+}

@@ -184,7 +184,13 @@ fn u64_at(b: &[u8], i: usize) -> u64 {
 }
 
 impl Header {
+    /// The header at the start of `b`; a chunk shorter than a header (verify=pattern, which
+    /// has none, on blocks of a few bytes) reads as zero-padded.
     fn read(b: &[u8]) -> Header {
+        let mut padded = [0u8; HDR_LEN];
+        let n = b.len().min(HDR_LEN);
+        padded[..n].copy_from_slice(&b[..n]);
+        let b = &padded;
         Header {
             magic: u16_at(b, 0),
             verify_type: u16_at(b, 2),
