@@ -5,11 +5,12 @@
 //!
 //! Each job is cut down before it runs, so that an input can neither write outside a private
 //! temporary directory nor run long: its files are `j<N>.*` in that directory (no filename,
-//! opendir or job name reaches a path), at most 256 KiB in at most 4 files, 2 copies and 2
-//! loops, 30 ms of runtime and no start delay; engines that run programs become psync, and
-//! what acts on the host (CPU sets, cgroups, schedulers, uid changes, prerun programs) is
-//! dropped. What shapes the I/O (rw and holes, block sizes, offsets, verify, buffers, rates,
-//! think time, logs, latency targets, error policies) stays as parsed.
+//! opendir or job name reaches a path), at most 256 KiB in at most 4 files (offsets, offset
+//! increments and zones capped alike), 2 copies and 2 loops, 30 ms of runtime, no start delay
+//! and no verify dumps (written to the working directory); engines that run programs become
+//! psync, and what acts on the host (CPU sets, cgroups, schedulers, uid changes, prerun
+//! programs) is dropped. What shapes the I/O (rw and holes, block sizes, offsets, verify,
+//! buffers, rates, think time, logs, latency targets, error policies) stays as parsed.
 
 use crate::input::fio::{parse_fio_args, FioCommand};
 use crate::model::{host::HostSpec, IoEngine, JobSpec, SizeSpec};
@@ -76,6 +77,12 @@ fn confine(job: &mut JobSpec, i: usize, dir: &Path) {
         _ => MAX_SIZE,
     }));
     job.filesize = None;
+    job.blocks.offset_increment = job.blocks.offset_increment.min(MAX_SIZE);
+    job.blocks.zone_range = job.blocks.zone_range.min(MAX_SIZE);
+    job.blocks.zone_size = job.blocks.zone_size.min(MAX_SIZE);
+    job.blocks.zone_skip = job.blocks.zone_skip.min(MAX_SIZE);
+    // verify_dump writes its files into the working directory.
+    job.verify.dump = false;
     if let SizeSpec::Bytes(o) = job.offset {
         job.offset = SizeSpec::Bytes(o.min(MAX_SIZE));
     }

@@ -4,9 +4,10 @@
 
 use super::plan::{self, Instance};
 use super::RunError;
-use crate::model::{IoEngine, RunSpec};
+use crate::model::{IoEngine, JobSpec, RunSpec};
 use crate::workload::cleanup::CreatedFiles;
 use crate::workload::layout;
+use crate::workload::layout::FilePlan;
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
@@ -73,6 +74,47 @@ fn check_job_count(spec: &RunSpec) -> Result<(), RunError> {
     Ok(())
 }
 
+/// A new file may be created: allow_file_create and --readonly say so (the null engine
+/// creates none).
+fn check_creation(spec: &RunSpec, job: &JobSpec, f: &FilePlan) -> Result<(), RunError> {
+    if !job.files.allow_file_create && !f.existed && job.ioengine != IoEngine::Null {
+        return Err(layout::LayoutError::CreateDisallowed {
+            job: job.name.clone(),
+            path: f.path.clone(),
+        }
+        .into());
+    }
+    if spec.readonly && !f.existed && job.ioengine != IoEngine::Null {
+        return Err(layout::LayoutError::ReadOnly {
+            path: f.path.clone(),
+        }
+        .into());
+    }
+    Ok(())
+}
+
+/// A data file or device the job may use: not someone else's (`check_safety`), and not a
+/// mounted device it would write, which fio refuses unless the job allows it.
+fn check_file(
+    spec: &RunSpec,
+    job: &JobSpec,
+    f: &FilePlan,
+    created: &CreatedFiles,
+) -> Result<(), RunError> {
+    layout::check_safety(job, f, spec.allow_overwrite, created)?;
+    if f.is_block && layout::job_writes(job) && !job.files.allow_mounted_write {
+        if let Some(mounted) = crate::workload::device::mounted_on(&f.path) {
+            return Err(layout::LayoutError::MountedDevice {
+                path: f.path.clone(),
+                job: job.name.clone(),
+                mounted,
+            }
+            .into());
+        }
+    }
+    Ok(())
+}
+
 pub(super) fn expand(spec: &RunSpec, created: &CreatedFiles) -> Result<Vec<Instance>, RunError> {
     check_job_count(spec)?;
     if let Some(budget) = buffer_budget() {
@@ -108,19 +150,7 @@ pub(super) fn expand(spec: &RunSpec, created: &CreatedFiles) -> Result<Vec<Insta
                 Err(e) => return Err(e.into()),
             };
             for f in &files {
-                if !job.files.allow_file_create && !f.existed && job.ioengine != IoEngine::Null {
-                    return Err(layout::LayoutError::CreateDisallowed {
-                        job: job.name.clone(),
-                        path: f.path.clone(),
-                    }
-                    .into());
-                }
-                if spec.readonly && !f.existed && job.ioengine != IoEngine::Null {
-                    return Err(layout::LayoutError::ReadOnly {
-                        path: f.path.clone(),
-                    }
-                    .into());
-                }
+                check_creation(spec, job, f)?;
                 if let Some(op) = job.ioengine.file_op().filter(|o| o.on_dirs()) {
                     // Directories take no space to speak of; only what exists matters.
                     if f.existed && !seen.contains(&f.path) {
@@ -139,18 +169,7 @@ pub(super) fn expand(spec: &RunSpec, created: &CreatedFiles) -> Result<Vec<Insta
                     if !f.existed {
                         new_in_phase.insert(f.path.clone(), gp[ji].1);
                     }
-                    layout::check_safety(job, f, spec.allow_overwrite, created)?;
-                    // fio refuses to write a mounted device unless the job allows it.
-                    if f.is_block && layout::job_writes(job) && !job.files.allow_mounted_write {
-                        if let Some(mounted) = crate::workload::device::mounted_on(&f.path) {
-                            return Err(layout::LayoutError::MountedDevice {
-                                path: f.path.clone(),
-                                job: job.name.clone(),
-                                mounted,
-                            }
-                            .into());
-                        }
-                    }
+                    check_file(spec, job, f, created)?;
                     // fill_device is asked to fill the filesystem: not counted against it.
                     // Nor are the files no data goes into: a diskless engine (null: fio's
                     // flow tests with size=100g) creates none, filecreate makes them empty.
@@ -175,6 +194,24 @@ pub(super) fn expand(spec: &RunSpec, created: &CreatedFiles) -> Result<Vec<Insta
     }
     layout::check_free_space(&new_bytes)?;
     Ok(out)
+}
+
+/// A deferred instance's files, planned as its phase starts (the earlier phase made them): the
+/// same checks as `expand`'s, against files that exist now.
+pub(super) fn plan_deferred(
+    spec: &RunSpec,
+    inst: &mut Instance,
+    created: &CreatedFiles,
+) -> Result<(), RunError> {
+    let job = &spec.jobs[inst.job];
+    let files = layout::plan_files(job, inst.jobnum)?;
+    for f in &files {
+        check_creation(spec, job, f)?;
+        check_file(spec, job, f, created)?;
+    }
+    inst.files = files;
+    inst.deferred = false;
+    Ok(())
 }
 
 #[cfg(test)]
@@ -210,21 +247,4 @@ mod tests {
         assert!(matches!(e, RunError::BufferMemory(_)), "{e}");
         assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0);
     }
-}
-
-/// A deferred instance's files, planned as its phase starts (the earlier phase made them): the
-/// same checks as `expand`'s, against files that exist now.
-pub(super) fn plan_deferred(
-    spec: &RunSpec,
-    inst: &mut Instance,
-    created: &CreatedFiles,
-) -> Result<(), RunError> {
-    let job = &spec.jobs[inst.job];
-    let files = layout::plan_files(job, inst.jobnum)?;
-    for f in &files {
-        layout::check_safety(job, f, spec.allow_overwrite, created)?;
-    }
-    inst.files = files;
-    inst.deferred = false;
-    Ok(())
 }

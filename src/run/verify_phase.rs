@@ -288,17 +288,37 @@ impl Data {
     }
 }
 
-/// Whether a loop of the workload may write a block twice: random offsets without a random
-/// map (lfsr visits each block once per pass), or more bytes per loop than the region holds.
+/// Whether a loop of the workload may write a block twice. Only workloads known to write
+/// each block once per pass are trusted with the write-number and seed checks: one file or
+/// files in turn, no ramp (its writes come on top of the pass), no more bytes per loop than
+/// the region, no zones; random offsets only from a random map or lfsr, every I/O random
+/// (percentage_random 100, a new offset each I/O); sequential ones.
 fn may_rewrite(input: &WorkerInput) -> bool {
-    use crate::model::{blocks::RandomGenerator, Distribution};
+    use crate::model::{blocks::FileService, blocks::RandomGenerator, Distribution};
     let job = &input.job;
     let region: u64 = input.regions.iter().map(|r| r.1).sum();
     let loops = u64::from(job.loops.max(1));
     let per_loop = input.io_limit.map_or(region, |t| t / loops);
     let lfsr = job.blocks.generator == RandomGenerator::Lfsr
         && job.random_distribution == Distribution::Random;
-    (job.rw.random && !job.uses_random_map() && !lfsr) || per_loop > region
+    let files_in_turn = input.regions.len() <= 1
+        || matches!(
+            job.blocks.file_service,
+            FileService::RoundRobin | FileService::Sequential
+        );
+    let offsets_once = if job.rw.random {
+        (job.uses_random_map() || lfsr)
+            && job.blocks.rw_seq_nr == 1
+            && job.blocks.percentage_random[DDIR_WRITE] >= 100
+    } else {
+        true
+    };
+    let once = files_in_turn
+        && job.ramp_time.is_zero()
+        && per_loop <= region
+        && !job.blocks.strided
+        && offsets_once;
+    !once
 }
 
 impl Data {

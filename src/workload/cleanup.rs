@@ -34,6 +34,8 @@ struct Made {
     name: OsString,
     /// None until it exists and its identity is recorded (a file a worker creates itself).
     id: Option<FileId>,
+    /// Recorded as one that grows (no size to prove it by): it stays so.
+    grows: bool,
 }
 
 #[derive(Debug)]
@@ -149,6 +151,7 @@ impl CreatedFiles {
             dir: d,
             name,
             id: None,
+            grows: false,
         });
         Ok(f)
     }
@@ -179,6 +182,10 @@ impl CreatedFiles {
             return Ok(());
         };
         st.made[m].id = Some(id);
+        // Once recorded without a size (a job whose writes size it), a later record of a
+        // size would make a killed run's reap refuse it for a size it outgrew.
+        let size = if st.made[m].grows { None } else { size };
+        st.made[m].grows |= size.is_none();
         let (d, name) = (st.made[m].dir, st.made[m].name.clone());
         if let Some(marker) = st.dirs[d].marker.as_mut() {
             marker.record(&name, &id, size)?;
@@ -211,6 +218,7 @@ impl CreatedFiles {
                 dir: d,
                 name,
                 id: None,
+                grows: false,
             });
             seen
         };
@@ -231,6 +239,7 @@ impl CreatedFiles {
                 dir: d,
                 name,
                 id: None,
+                grows: false,
             });
         }
         Ok(())

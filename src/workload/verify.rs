@@ -745,6 +745,13 @@ impl Verifier {
         let hs = hdr_size(kind);
         let cl = csum_len(kind);
         let mut got = [0u8; 128];
+        // A chunk shorter than header and checksum (the tail of a read larger than the
+        // blocks written, whose next block's header passed) holds no checksum to compare:
+        // it is bad, not a panic (fio reads past its buffer there).
+        if b.len() < hs {
+            log_failure(name(kind), ctx, hdr.len);
+            return false;
+        }
         compute(kind, &b[hs..], &mut got[..cl]);
         let stored = &b[HDR_LEN..HDR_LEN + cl];
         if stored == &got[..cl] {
@@ -857,9 +864,20 @@ fn dump_buf(b: &[u8], path: &Path, offset: u64, kind: &str) {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let name = format!("{base}.{offset}.{kind}");
-    match std::fs::write(&name, b) {
+    // A new file only, never through a symlink: iogauge may run as root in a directory others
+    // can write (fio truncates whatever is there).
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .mode(0o644)
+        .open(&name)
+        .and_then(|mut f| f.write_all(b));
+    match written {
         Ok(()) => eprintln!("       {kind} data dumped as {name}"),
-        Err(e) => eprintln!("open verify buf file: {e}"),
+        Err(e) => eprintln!("open verify buf file {name}: {e}"),
     }
 }
 

@@ -22,9 +22,10 @@ const PRIO_BIT: u32 = 0x4000_0000;
 const SAMPLE: usize = 32;
 /// `struct io_sample_offset`: the sample, then a u64 offset.
 const SAMPLE_OFFSET: usize = 40;
-/// fio's MAX_LOG_ENTRIES: the most samples fio holds in one in-memory array, so the most one
-/// of its streams holds; iogauge's chunks never hold more.
-const MAX_SAMPLES: u64 = 1024 * 1024;
+/// The most samples in one chunk. A chunk is compressed on the job's thread, between two
+/// I/Os: 32 Ki samples (1 MiB, 1.25 with offsets) keep that pause to milliseconds, once per
+/// 32 Ki entries (fio's arrays go to 1 Mi samples, compressed in a helper thread).
+const MAX_SAMPLES: u64 = 32 * 1024;
 
 /// The samples of one compressed log file, a chunk at a time.
 pub(super) struct Packer {
