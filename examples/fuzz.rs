@@ -79,6 +79,14 @@ fn main() {
             let _ = std::fs::write(&path, input);
             eprintln!("  {n} × {msg}\n    first input: {}", path.display());
         }
+        // libFuzzer's -timeout in bench/fuzz.sh: an input slower than that is a finding too.
+        if o.slowest.0 > Duration::from_secs(5) {
+            let dir = root.join("crashes").join(t.name);
+            let _ = std::fs::create_dir_all(&dir);
+            let path = dir.join(format!("slow-{seed}"));
+            let _ = std::fs::write(&path, &o.slowest.1);
+            eprintln!("  slowest input ({:?}): {}", o.slowest.0, path.display());
+        }
         total += o.execs;
         panics += o.panic_count();
     }
