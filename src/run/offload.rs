@@ -16,7 +16,8 @@
 //! td_io_queue), `t_done` as it returns. clat = done - issue, lat = done - prep; slat =
 //! issue - prep is recorded for queueing engines only (a synchronous engine's is never
 //! recorded in fio: N=0). IO depths: each submitter has one I/O at a time, so every I/O counts
-//! at depth 1, and the submit and complete distributions stay empty, as fio 3.33 prints them.
+//! at depth 1; a queueing engine's submissions and completions are one at a time (fio's 1-4
+//! bucket), and a synchronous engine's distributions stay empty, as fio 3.33 prints them.
 
 use super::clock::{now_ns, sleep_until};
 use super::engines::Engines;
@@ -287,9 +288,7 @@ fn submitter(engine: Engines, h: &Handoff) -> CpuTimes {
             })
         }
     }
-    CpuTimes::now_thread()
-        .unwrap_or_default()
-        .delta(&start)
+    CpuTimes::now_thread().unwrap_or_default().delta(&start)
 }
 
 /// Run one job instance in offload mode with `pool`'s engines (one submitting thread each).
@@ -393,7 +392,8 @@ impl JobLoop<'_> {
         let timed = job.timed();
         let record = job.reporting.record;
         // A synchronous engine's submission is its completion: fio records no slat for it.
-        let slat = record.slat && job.ioengine.is_async();
+        let queueing = job.ioengine.is_async();
+        let slat = record.slat && queueing;
 
         let mut slots = vec![Slot::default(); self.depth];
         let mut free: Vec<u32> = (0..self.depth as u32).rev().collect();
@@ -409,7 +409,8 @@ impl JobLoop<'_> {
         let mut logs = input.take_logs();
         res.error = set_ioprio(input);
         if !spawned {
-            res.error.get_or_insert(IoFailure::new(input, "setup", 0, 0, libc::EAGAIN));
+            res.error
+                .get_or_insert(IoFailure::new(input, "setup", 0, 0, libc::EAGAIN));
         }
         // Buffer options (compress, dedupe); verify is refused with offload.
         let mut data = Data::new(input);
@@ -478,13 +479,26 @@ impl JobLoop<'_> {
                     }
                 }
                 depth.on_issue(1);
+                if queueing {
+                    depth.on_submit(1);
+                    depth.on_complete(1);
+                }
                 res.bytes[dir] += n;
                 res.ios[dir] += 1;
                 published.bytes[dir].store(res.bytes[dir], Ordering::Relaxed);
                 published.ios[dir].store(res.ios[dir], Ordering::Relaxed);
                 if let Some(l) = logs.as_mut().filter(|_| !tl.in_ramp) {
                     let (len, at) = (s.len as u64, s.offset);
-                    l.on_io(tl.meas_start, dir, s.t_prep, d.t_issue, d.t_done, len, n, at);
+                    l.on_io(
+                        tl.meas_start,
+                        dir,
+                        s.t_prep,
+                        d.t_issue,
+                        d.t_done,
+                        len,
+                        n,
+                        at,
+                    );
                 }
                 if timed && lat > max_lat[dir] {
                     let at = (s.file, dir, s.offset, s.len);
@@ -696,7 +710,10 @@ mod tests {
             let lat = second.t_done - t_prep;
             assert!(clat >= slow, "clat {clat} is the engine's time");
             assert!(clat < 2 * slow, "clat {clat} leaves the wait out");
-            assert!(lat >= 2 * slow, "lat {lat} includes the wait for the submitter");
+            assert!(
+                lat >= 2 * slow,
+                "lat {lat} includes the wait for the submitter"
+            );
         });
     }
 

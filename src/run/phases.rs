@@ -9,8 +9,8 @@ use super::monitor::{self, Trace, Watched};
 use super::plan::Instance;
 use super::prepare::prepare;
 use super::{
-    cgroup, clock, control, cpuio, offload, disks, exec, fdtable, file_lock, fileops, gate, host, iosched,
-    latency_target, queue_worker, status, worker, InstanceResult, RunError, RunOptions,
+    cgroup, clock, control, cpuio, disks, exec, fdtable, file_lock, fileops, gate, host, iosched,
+    latency_target, offload, queue_worker, status, worker, InstanceResult, RunError, RunOptions,
 };
 use crate::model::{JobSpec, RunSpec};
 use crate::workload::cleanup::CreatedFiles;
@@ -127,11 +127,13 @@ fn run_phase(
     for p in &prepared {
         let fds = p.files.iter().map(|f| f.as_raw_fd()).collect::<Vec<_>>();
         let job = &p.input.job;
-        engines.push(if job.io.submit_mode == crate::model::io::SubmitMode::Offload {
-            offload::make_pool(job, &fds)?
-        } else {
-            engines::make(job, fds)?
-        });
+        engines.push(
+            if job.io.submit_mode == crate::model::io::SubmitMode::Offload {
+                offload::make_pool(job, &fds)?
+            } else {
+                engines::make(job, fds)?
+            },
+        );
     }
     let done = AtomicBool::new(false);
     let bg_stop = AtomicBool::new(false);

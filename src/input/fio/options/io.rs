@@ -200,7 +200,9 @@ pub(in crate::input::fio) fn check_offload(j: &crate::model::JobSpec) -> Result<
             j.name
         ));
     }
-    if j.ioengine == IoEngine::Cpuio || j.ioengine == IoEngine::Exec || j.ioengine.file_op().is_some()
+    if j.ioengine == IoEngine::Cpuio
+        || j.ioengine == IoEngine::Exec
+        || j.ioengine.file_op().is_some()
     {
         return Err(format!(
             "job '{}': io_submit_mode=offload hands data I/O to submitting threads, but \
@@ -213,9 +215,19 @@ pub(in crate::input::fio) fn check_offload(j: &crate::model::JobSpec) -> Result<
         ("fsync", j.fsync > 0),
         ("fdatasync", j.fdatasync > 0),
         ("sync_file_range", j.io.sync_file_range.is_some()),
-        ("rw=trim/trimwrite", matches!(j.rw.kind, RwKind::Trim | RwKind::TrimWrite)),
+        (
+            "rw=trim/trimwrite",
+            matches!(j.rw.kind, RwKind::Trim | RwKind::TrimWrite),
+        ),
         ("thinktime", !j.timing.thinktime.is_zero()),
-        ("rate_min/rate_iops_min", j.timing.rate_min.iter().chain(&j.timing.rate_iops_min).any(Option::is_some)),
+        (
+            "rate_min/rate_iops_min",
+            j.timing
+                .rate_min
+                .iter()
+                .chain(&j.timing.rate_iops_min)
+                .any(Option::is_some),
+        ),
         ("latency_target", j.latency.target_ns > 0),
         ("flow", j.latency.flow != 0),
         ("cmdprio", j.ioprio.cmd_active()),
