@@ -530,3 +530,82 @@ fn offload_is_interrupted_cleanly() {
     assert!(v["jobs"][0]["read"]["total_ios"].as_u64().unwrap() >= 1);
     assert_empty(d.path());
 }
+
+/// An offloaded job's write fails with EIO (its loop device shrinks under the filesystem):
+/// fatal, it ends the job as inline (exit 1, fio's io_u error line, partial results with error
+/// 5, nothing left behind); with continue_on_error=write the submitters' errors are counted
+/// (total_err, first_error) and the job runs to its runtime.
+#[test]
+fn offload_io_errors_end_the_job_or_are_counted_as_inline() {
+    use common::loopfs::{can_loop, sh, LoopFs};
+    if !can_loop() {
+        return;
+    }
+    for keep_going in [false, true] {
+        let d = LoopFs::new(
+            "64M",
+            &["-b", "1024", "-E", "lazy_itable_init=0,lazy_journal_init=0"],
+        );
+        let mut c = cmd(env!("CARGO_BIN_EXE_iogauge"));
+        c.args([
+            "fio",
+            "--name=w",
+            "--directory=mnt",
+            "--rw=write",
+            "--bs=4k",
+            "--size=16m",
+            "--direct=1",
+            "--ioengine=psync",
+            "--io_submit_mode=offload",
+            "--iodepth=4",
+            "--time_based",
+            "--runtime=2",
+            "--output-format=json",
+        ]);
+        if keep_going {
+            c.arg("--continue_on_error=write");
+        }
+        let child = c
+            .current_dir(d.dir.path())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        wait_for_file(&d.mnt.join("w.0.0"));
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        // The device shrinks to 24 MiB under the filesystem (writes in flight may grow the
+        // image back: repeat until it has that size).
+        let bytes = (24u64 << 20).to_string();
+        for _ in 0..10 {
+            sh("truncate", &["-s", &bytes, d.img.to_str().unwrap()]);
+            sh("losetup", &["-c", &d.dev]);
+            if sh("blockdev", &["--getsize64", &d.dev]) == bytes {
+                break;
+            }
+        }
+        let o = child.wait_with_output().unwrap();
+        let (out, err) = (text(&o.stdout), text(&o.stderr));
+        let json: serde_json::Value = serde_json::from_str(&out[out.find('{').unwrap()..]).unwrap();
+        let job = &json["jobs"][0];
+        if keep_going {
+            assert_eq!(o.status.code(), Some(0), "{err}");
+            assert!(job["total_err"].as_u64().unwrap() > 0, "{job}");
+            assert_eq!(job["first_error"], 5, "{job}");
+            assert!(
+                (1900..=2600).contains(&job["job_runtime"].as_u64().unwrap()),
+                "{job}"
+            );
+        } else {
+            assert_eq!(o.status.code(), Some(1), "{err}");
+            assert!(
+                err.contains(
+                    "iogauge fio: io_u error on file mnt/w.0.0: Input/output error: write offset="
+                ),
+                "{err}"
+            );
+            assert_eq!(job["error"], 5, "{job}");
+        }
+        assert!(job["write"]["total_ios"].as_u64().unwrap() > 0, "{job}");
+        assert_eq!(d.left(&["lost+found"]), Vec::<String>::new());
+    }
+}

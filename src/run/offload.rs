@@ -449,6 +449,10 @@ impl JobLoop<'_> {
                                 .with_len(s.len)
                                 .dump();
                         }
+                        // A job whose every I/O fails still ends at its runtime.
+                        if d.t_done >= tl.deadline {
+                            stopping = true;
+                        }
                         continue;
                     }
                     // fio counts the failed I/O as issued (total_ios), of no bytes.
