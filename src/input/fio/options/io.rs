@@ -250,6 +250,29 @@ mod tests {
     use super::*;
 
     #[test]
+    fn offload_refuses_what_the_pool_does_not_do_by_name() {
+        let mut j = crate::model::JobSpec {
+            name: "j".into(),
+            ..Default::default()
+        };
+        j.fsync = 4;
+        assert_eq!(check_offload(&j), Ok(()), "inline: nothing to check");
+        j.io.submit_mode = SubmitMode::Offload;
+        assert_eq!(
+            check_offload(&j).unwrap_err(),
+            "job 'j': io_submit_mode=offload with fsync is not supported by iogauge (the \
+             submitting threads do plain reads and writes); use io_submit_mode=inline, or drop \
+             fsync"
+        );
+        j.fsync = 0;
+        assert_eq!(check_offload(&j), Ok(()));
+        j.ioengine = crate::model::IoEngine::Cpuio;
+        assert!(check_offload(&j)
+            .unwrap_err()
+            .contains("but ioengine=cpuio does none; use io_submit_mode=inline"));
+    }
+
+    #[test]
     fn sync_file_range_grammar() {
         let s = parse_sync_file_range("wait_before,write,wait_after:8").unwrap();
         assert_eq!((s.flags, s.every), (7, 8));
