@@ -419,27 +419,41 @@ fn serialize_overlap_keeps_one_overlapping_io_in_flight_as_fio() {
     }
 }
 
+/// io_submit_mode: offload runs (the pool of submitting threads, `run/offload.rs`), inline is
+/// the default; io_uring with offload is refused, as fio refuses it.
 #[test]
-fn io_submit_mode_offload_is_refused_inline_accepted() {
+fn io_submit_mode_offload_runs_inline_accepted_io_uring_refused() {
     let d = scratch();
-    let run = |mode: &str| {
+    let run = |mode: &str, engine: &str| {
         cmd(IOGAUGE)
             .args([
                 "fio",
                 "--name=x",
                 "--size=64k",
                 "--rw=write",
+                "--iodepth=4",
                 "--output-format=json",
             ])
             .arg(format!("--io_submit_mode={mode}"))
+            .arg(format!("--ioengine={engine}"))
             .arg(format!("--directory={}", d.path().display()))
             .output()
             .unwrap()
     };
-    let off = run("offload");
-    assert_eq!(off.status.code(), Some(2));
-    assert!(text(&off.stderr).contains("use io_submit_mode=inline"));
-    assert!(run("inline").status.success());
+    let off = run("offload", "psync");
+    assert_eq!(off.status.code(), Some(0), "{}", text(&off.stderr));
+    assert_eq!(text(&off.stderr), "");
+    let v: serde_json::Value = serde_json::from_slice(&off.stdout).unwrap();
+    assert_eq!(v["jobs"][0]["write"]["total_ios"], 16);
+    assert!(run("inline", "psync").status.success());
+    let uring = run("offload", "io_uring");
+    assert_eq!(uring.status.code(), Some(2));
+    assert!(
+        text(&uring.stderr)
+            .contains("io_submit_mode=offload cannot use ioengine=io_uring (fio refuses it too"),
+        "{}",
+        text(&uring.stderr)
+    );
     assert_empty(d.path());
 }
 

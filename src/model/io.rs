@@ -59,6 +59,18 @@ pub enum LockMode {
     ReadWrite,
 }
 
+/// fio's `io_submit_mode`: who submits a job's I/O.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SubmitMode {
+    /// The job's own thread submits and completes its I/O (fio's default).
+    #[default]
+    Inline,
+    /// The job's thread prepares each I/O and hands it to a pool of `iodepth` submitting
+    /// threads, each with its own engine (`run/offload.rs`), so a rate is kept whatever the
+    /// device's completion rate; an I/O's latency includes its wait for a submitter.
+    Offload,
+}
+
 /// The I/O group's settings of one job.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct IoSpec {
@@ -79,4 +91,6 @@ pub struct IoSpec {
     pub lockfile: LockMode,
     /// `ioscheduler`: the I/O scheduler switched to on the device holding the job's files.
     pub ioscheduler: Option<String>,
+    /// `io_submit_mode`.
+    pub submit_mode: SubmitMode,
 }

@@ -422,9 +422,11 @@ impl JobSpec {
         self.transfer_min_bs()
     }
 
-    /// I/Os the job keeps in flight: `iodepth` on a queueing engine, one otherwise.
+    /// I/Os the job keeps in flight: `iodepth` on a queueing engine or under offload, one
+    /// otherwise.
     pub(crate) fn queue_depth(&self) -> u32 {
-        if self.ioengine.is_async() {
+        // io_submit_mode=offload: iodepth I/Os handed to the submitting threads.
+        if self.ioengine.is_async() || self.io.submit_mode == io::SubmitMode::Offload {
             self.iodepth.max(1)
         } else {
             1

@@ -41,6 +41,8 @@ pub(crate) enum Engines {
     /// filecreate, filestat, filedelete, dircreate, dirstat, dirdelete: no engine, a loop of
     /// their own (`run/fileops.rs`).
     FileOps(FileOp),
+    /// io_submit_mode=offload: one engine per submitting thread (`run/offload.rs`).
+    Offload(Vec<Engines>),
 }
 
 pub(crate) fn make(job: &JobSpec, fds: Vec<RawFd>) -> Result<Engines, RunError> {

@@ -23,6 +23,7 @@ pub(crate) mod iosched;
 pub(crate) mod latency_target;
 pub(crate) mod monitor;
 pub(crate) mod numa;
+pub(crate) mod offload;
 pub(crate) mod overlap;
 pub(crate) mod partial;
 mod phases;

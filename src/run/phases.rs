@@ -10,7 +10,7 @@ use super::plan::Instance;
 use super::prepare::prepare;
 use super::{
     cgroup, clock, control, cpuio, disks, exec, fdtable, file_lock, fileops, gate, host, iosched,
-    latency_target, queue_worker, status, worker, InstanceResult, RunError, RunOptions,
+    latency_target, offload, queue_worker, status, worker, InstanceResult, RunError, RunOptions,
 };
 use crate::model::{JobSpec, RunSpec};
 use crate::workload::cleanup::CreatedFiles;
@@ -110,7 +110,7 @@ fn run_phase(
                 published: pb.clone(),
                 bw_ms: j.bwavgtime_ms,
                 iops_ms: j.iopsavgtime_ms,
-                depth: if j.ioengine.is_async() { j.iodepth } else { 1 },
+                depth: j.queue_depth(),
                 total_bytes: p.input.io_limit,
                 total_ns: j
                     .runtime
@@ -129,7 +129,14 @@ fn run_phase(
     let mut engines = Vec::with_capacity(n);
     for p in &prepared {
         let fds = p.files.iter().map(|f| f.as_raw_fd()).collect::<Vec<_>>();
-        engines.push(engines::make(&p.input.job, fds)?);
+        let job = &p.input.job;
+        engines.push(
+            if job.io.submit_mode == crate::model::io::SubmitMode::Offload {
+                offload::make_pool(job, &fds)?
+            } else {
+                engines::make(job, fds)?
+            },
+        );
     }
     let done = AtomicBool::new(false);
     let bg_stop = AtomicBool::new(false);
@@ -166,7 +173,7 @@ fn run_phase(
     let recorders: usize = prepared
         .iter()
         .map(|p| {
-            if p.input.job.ioengine.is_async() {
+            if p.input.job.ioengine.is_async() || p.input.job.queue_depth() > 1 {
                 7
             } else {
                 3
@@ -289,6 +296,9 @@ fn run_phase(
                         Engines::Exec => exec::run_exec_worker(input, pb, stop, start, budget),
                         Engines::FileOps(op) => {
                             fileops::run_fileops_worker(op, input, pb, stop, start, budget)
+                        }
+                        Engines::Offload(pool) => {
+                            offload::run_offload(pool, input, pb, stop, start, budget)
                         }
                     }
                 });

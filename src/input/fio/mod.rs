@@ -300,6 +300,7 @@ fn build_job(globals: &[Entry], own: &[Entry], section: Option<&str>) -> Result<
     }
     options::engines::finish_job(&mut job)
         .map_err(|e| FioError(format!("job '{}': {e}", job.name)))?;
+    options::io::check_offload(&job).map_err(FioError)?;
     check_queue(&job).map_err(FioError)?;
     Ok(job)
 }
@@ -321,7 +322,9 @@ pub(crate) fn check_queue(job: &JobSpec) -> Result<(), String> {
 /// silently ignored.
 fn warnings(job: &JobSpec) -> Vec<String> {
     let mut w = Vec::new();
-    if job.iodepth > 1 && !job.ioengine.is_async() {
+    // (Under io_submit_mode=offload, iodepth is the number of submitting threads.)
+    let offload = job.io.submit_mode == crate::model::io::SubmitMode::Offload;
+    if job.iodepth > 1 && !job.ioengine.is_async() && !offload {
         w.push(format!(
             "job '{}': iodepth={} has no effect with the synchronous engine '{}' (one I/O at a time)",
             job.name,

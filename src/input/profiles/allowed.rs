@@ -269,6 +269,13 @@ pub(super) fn check(key: &str, canonical: Option<&str>, value: Option<&str>) -> 
              directory, with {}",
             FILE_ENGINES.join(", ")
         )),
+        // Offload starts iodepth submitting threads per job copy (iodepth × numjobs threads),
+        // a host resource a profile written by someone else must not size; `iogauge fio` runs it.
+        ("io_submit_mode", Some("offload")) => Err(
+            "a profile may not set io_submit_mode=offload: it starts a thread per iodepth for \
+             every job copy (iodepth × numjobs threads); run offloaded jobs with iogauge fio"
+                .into(),
+        ),
         // Checked with fio's boolean grammar, so that unlink=false is caught too.
         ("unlink", Some(v)) if crate::model::units::parse_bool(v) == Ok(false) => Err(
             "a profile may not set unlink=0: it would leave the test file behind (iogauge check \
@@ -282,6 +289,19 @@ pub(super) fn check(key: &str, canonical: Option<&str>, value: Option<&str>) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn io_submit_mode_offload_is_refused_inline_allowed() {
+        let m = Some("io_submit_mode");
+        assert_eq!(check("io_submit_mode", m, Some("inline")), Ok(()));
+        let e = check("io_submit_mode", m, Some("offload")).unwrap_err();
+        assert!(
+            e.starts_with(
+                "a profile may not set io_submit_mode=offload: it starts a thread per iodepth"
+            ),
+            "{e}"
+        );
+    }
 
     #[test]
     fn every_listed_option_is_a_supported_one_under_its_canonical_name() {

@@ -890,7 +890,7 @@ mod buffers;
 pub(super) mod engines;
 pub(super) mod files;
 mod host;
-mod io;
+pub(super) mod io;
 mod latency;
 pub(super) mod logs;
 mod prio;
