@@ -96,6 +96,8 @@ struct Queues {
     /// The job's thread sleeps waiting for a completion.
     waiting: bool,
     closed: bool,
+    /// A submitter panicked: the I/O it held never comes back.
+    dead: bool,
 }
 
 /// The bounded hand-off between the job's thread and its submitters.
@@ -114,6 +116,7 @@ impl Handoff {
                 idle: 0,
                 waiting: false,
                 closed: false,
+                dead: false,
             }),
             work_cv: Condvar::new(),
             done_cv: Condvar::new(),
@@ -143,6 +146,12 @@ impl Handoff {
     #[inline]
     fn take_done(&self, out: &mut VecDeque<Done>, wait: bool) {
         let mut q = self.lock();
+        if q.dead {
+            drop(q);
+            // Waiting for the lost I/O would hang the run: the panic goes on to the run's
+            // cleanup, as a job thread's own does.
+            panic!("io_submit_mode=offload: a submitting thread panicked");
+        }
         if wait && q.done.is_empty() {
             q.waiting = true;
             let slice = Duration::from_nanos(SLICE_NS);
@@ -163,6 +172,7 @@ impl Handoff {
 
     /// A submitter's loop: takes work, runs `f` on it, hands the completion back.
     fn serve(&self, mut f: impl FnMut(&Work) -> Done) {
+        let _dead = OnPanic(self);
         loop {
             let mut q = self.lock();
             let w = loop {
@@ -186,6 +196,28 @@ impl Handoff {
                 self.done_cv.notify_one();
             }
         }
+    }
+}
+
+/// Tells the job's thread when a submitter unwinds (it would wait for the I/O forever).
+struct OnPanic<'a>(&'a Handoff);
+
+impl Drop for OnPanic<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.lock().dead = true;
+            self.0.done_cv.notify_all();
+        }
+    }
+}
+
+/// Closes the hand-off however the job's loop ends, a panic included: the submitters then end
+/// and the scope that joins them does not wait forever.
+struct CloseOnDrop<'a>(&'a Handoff);
+
+impl Drop for CloseOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.close();
     }
 }
 
@@ -327,12 +359,14 @@ pub(crate) fn run_offload(
             h: &h,
             depth,
         };
+        let closing = CloseOnDrop(&h);
         let r = l.run(&regions, spawned, start_ns, sample_budget);
-        h.close();
+        drop(closing);
         let mut cpu = CpuTimes::default();
         for t in handles {
-            if let Ok(c) = t.join() {
-                cpu += c;
+            match t.join() {
+                Ok(c) => cpu += c,
+                Err(p) => std::panic::resume_unwind(p),
             }
         }
         (r, cpu)
@@ -719,6 +753,63 @@ mod tests {
                 "lat {lat} includes the wait for the submitter"
             );
         });
+    }
+
+    /// An engine that panics (a bug), as the fuzzer would find one.
+    struct Panics;
+
+    impl Engine for Panics {
+        unsafe fn io(
+            &mut self,
+            _file: usize,
+            _op: Op,
+            _buf: *mut u8,
+            _len: usize,
+            _offset: u64,
+        ) -> std::io::Result<usize> {
+            panic!("engine bug")
+        }
+
+        fn sync(&mut self, _file: usize, _op: SyncOp) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// A submitter that panics with an I/O: the job's thread, waiting for it, panics too
+    /// instead of waiting forever, and the scope ends (the hand-off is closed on the way out).
+    #[test]
+    fn a_submitter_panic_reaches_the_jobs_thread_instead_of_a_hang() {
+        let h = Handoff::new(1);
+        let mut buf = [0u8; 8];
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            std::thread::scope(|s| {
+                let hh = &h;
+                s.spawn(move || serve_sync(Panics, hh));
+                let _closing = CloseOnDrop(&h);
+                h.push(Work {
+                    slot: 0,
+                    file: 0,
+                    task: Task::Io(Op::Read),
+                    buf: BufPtr(buf.as_mut_ptr()),
+                    len: 8,
+                    offset: 0,
+                });
+                let mut q = VecDeque::with_capacity(1);
+                loop {
+                    h.take_done(&mut q, true);
+                }
+            })
+        }));
+        let p = r.unwrap_err();
+        let msg = p
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| p.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        assert!(
+            msg == "io_submit_mode=offload: a submitting thread panicked" || msg == "engine bug",
+            "{msg}"
+        );
     }
 
     #[test]
