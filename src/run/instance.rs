@@ -169,6 +169,17 @@ pub(super) fn finish_iolog(log: Option<crate::stats::iolog::IoLog>, end: u64) {
 }
 
 impl WorkerInput {
+    /// The most bytes one I/O of this instance can move: its largest block, but a block drawn
+    /// from a range never exceeds the region it falls in (a fixed size may). Buffers beyond
+    /// that are never written from, so their initial fill stops there (a bsrange up to 4 GiB
+    /// over a 128 KiB file filled 4 GiB with random bytes, for 30 s, before the first I/O).
+    pub(crate) fn io_max_len(&self) -> usize {
+        let job = &self.job;
+        let region = self.regions.iter().map(|r| r.1).max().unwrap_or(0);
+        let min_bs = (0..3).map(|d| job.bs_range(d).0).max().unwrap_or(0);
+        job.max_bs().min(region.max(min_bs).max(1)) as usize
+    }
+
     /// A second or later pass over file `file` starts: drop its cache again, or every pass after
     /// the first would read memory instead of the storage. No drain first: like fio, I/O still
     /// in flight from the previous pass keeps its (locked) pages. Failures were already

@@ -413,9 +413,10 @@ impl JobLoop<'_> {
         wait_for_start(start_ns, job);
 
         let mut src = IoSource::new(input);
+        let io_max = input.io_max_len();
         for &(p, len) in regions {
             // SAFETY: each region is a distinct slice of the slot buffer; no submitter has it yet.
-            let b = unsafe { std::slice::from_raw_parts_mut(p, len) };
+            let b = unsafe { std::slice::from_raw_parts_mut(p, len.min(io_max)) };
             if job.zero_buffers {
                 b.fill(0);
             } else {

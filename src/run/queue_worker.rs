@@ -122,9 +122,10 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
 
     let mut src = IoSource::new(input);
     let regions = bufs.regions();
+    let io_max = input.io_max_len();
     for &(p, len) in &regions {
         // SAFETY: each region is a distinct, owned slice of the slot buffer.
-        let s = unsafe { std::slice::from_raw_parts_mut(p, len) };
+        let s = unsafe { std::slice::from_raw_parts_mut(p, len.min(io_max)) };
         if job.zero_buffers {
             s.fill(0);
         } else {

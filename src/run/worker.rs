@@ -54,7 +54,7 @@ impl<E: Engine> Loop<'_, E> {
         let mut src = IoSource::new(self.input);
         let max_bs = job.max_bs() as usize;
         let mut buf = AlignedBuf::new(max_bs);
-        buf.fill(&mut src.rng, job.zero_buffers);
+        buf.fill_prefix(&mut src.rng, job.zero_buffers, self.input.io_max_len());
         let bufp = buf.as_mut_ptr();
         let timed = job.timed();
         let refill = job.refill_buffers && !job.zero_buffers;

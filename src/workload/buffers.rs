@@ -58,10 +58,17 @@ impl AlignedBuf {
 
     /// Random contents unless `zero`.
     pub(crate) fn fill(&mut self, rng: &mut Rng, zero: bool) {
+        self.fill_prefix(rng, zero, usize::MAX);
+    }
+
+    /// `fill` of the first `n` bytes only (those I/O can move; see `WorkerInput::io_max_len`).
+    pub(crate) fn fill_prefix(&mut self, rng: &mut Rng, zero: bool, n: usize) {
+        let n = n.min(self.len());
+        let s = &mut self.as_mut_slice()[..n];
         if zero {
-            self.as_mut_slice().fill(0);
+            s.fill(0);
         } else {
-            rng.fill(self.as_mut_slice());
+            rng.fill(s);
         }
     }
 }
