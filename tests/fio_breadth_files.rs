@@ -464,7 +464,25 @@ fn fill_fs_combinations_not_covered_are_refused() {
     let (code, err) = iogauge(&["--name=t", "--rw=randrw", "--fill_device=1"], d.path());
     assert_eq!(code, 2, "{err}");
     assert!(
-        err.contains("use rw=write or randwrite without verify"),
+        err.contains(
+            "use rw=write or randwrite (with verify, do_verify=0 and a later job that reads \
+             the file back, as fio's surface-scan example)"
+        ),
+        "{err}"
+    );
+    // Writing verify headers is fine (fio's surface scan); reading them back in the job is not.
+    let (code, err) = iogauge(
+        &[
+            "--name=t",
+            "--rw=write",
+            "--fill_device=1",
+            "--verify=crc32c",
+        ],
+        d.path(),
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("fill_device (fill_fs) with a job that reads"),
         "{err}"
     );
     assert_empty(d.path());

@@ -206,7 +206,7 @@ fn the_fio_run_target_runs_the_job_for_real() {
     assert!(took < PER_INPUT, "{took:?}");
 }
 
-/// Found by fio-run (274,944 inputs, seed 777): `verify=pattern` (no header) on 4-byte blocks
+/// Found by fio-run (in 274,944 inputs): `verify=pattern` (no header) on 4-byte blocks
 /// panicked in the job thread's read-back, which read a 40-byte header from every block. fio
 /// runs the job; so does iogauge now.
 #[test]
@@ -216,9 +216,10 @@ fn verify_pattern_on_blocks_smaller_than_a_header_reads_back() {
     run_one("fio-run", job).unwrap();
 }
 
-/// Found by fio-run (seed 4242, 41 s for one input): `bsrange=4294967295-16k` over a 128 KiB
-/// file filled a 4 GiB I/O buffer with random bytes before the first I/O (30 s in a debug
-/// build); only the bytes an I/O can move are filled now.
+/// Found by fio-run (41 s for one input): `bsrange=4294967295-16k` over a 128 KiB
+/// file zeroed and then filled a 4 GiB I/O buffer before the first I/O (30 s in a debug
+/// build); only the bytes an I/O can move are filled now, and large buffers are mappings the
+/// kernel zeroes page by page.
 #[test]
 fn a_block_range_far_larger_than_the_file_starts_at_once() {
     let job = b"[z]\nrw=randrw\nrwmixread=70\nbsrange=4294967295-16k\nsize=128k\nfsync=3\n";

@@ -14,7 +14,14 @@ pub(crate) const BUF_ALIGN: usize = 4096;
 pub(crate) struct AlignedBuf {
     ptr: *mut u8,
     layout: Layout,
+    /// An anonymous mapping (large buffers), unmapped on drop; else from the allocator.
+    mapped: bool,
 }
+
+/// From this size on a buffer is an anonymous mapping: zero pages the kernel hands out as they
+/// are first touched. The allocator's zeroed aligned memory is written through up front, which
+/// for a 4 GiB block (bsrange up to 4g) took seconds before the first I/O.
+const MAP_FROM: usize = 1 << 20;
 
 // SAFETY: the buffer is owned by one worker thread at a time and holds no thread-bound state,
 // so moving it between threads is safe.
@@ -24,12 +31,38 @@ impl AlignedBuf {
     pub(crate) fn new(len: usize) -> Self {
         let layout = Layout::from_size_align(len.max(1).next_multiple_of(BUF_ALIGN), BUF_ALIGN)
             .expect("buffer size fits the address space");
+        if layout.size() >= MAP_FROM {
+            // SAFETY: a fresh private anonymous mapping; the result is checked below.
+            let p = unsafe {
+                libc::mmap(
+                    std::ptr::null_mut(),
+                    layout.size(),
+                    libc::PROT_READ | libc::PROT_WRITE,
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                    -1,
+                    0,
+                )
+            };
+            if p == libc::MAP_FAILED {
+                std::alloc::handle_alloc_error(layout);
+            }
+            // Page aligned (BUF_ALIGN is the page size) and zero-filled by the kernel.
+            return AlignedBuf {
+                ptr: p.cast(),
+                layout,
+                mapped: true,
+            };
+        }
         // SAFETY: layout has non-zero size.
         let ptr = unsafe { alloc_zeroed(layout) };
         if ptr.is_null() {
             std::alloc::handle_alloc_error(layout);
         }
-        AlignedBuf { ptr, layout }
+        AlignedBuf {
+            ptr,
+            layout,
+            mapped: false,
+        }
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -75,6 +108,11 @@ impl AlignedBuf {
 
 impl Drop for AlignedBuf {
     fn drop(&mut self) {
+        if self.mapped {
+            // SAFETY: mapped with this size in new(), unmapped once here.
+            unsafe { libc::munmap(self.ptr.cast(), self.layout.size()) };
+            return;
+        }
         // SAFETY: allocated with this layout in new().
         unsafe { dealloc(self.ptr, self.layout) }
     }
