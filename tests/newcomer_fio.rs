@@ -554,3 +554,31 @@ fn keep_files_names_the_kept_file_in_the_results() {
     let out = iogauge("fio", &args, d.path());
     assert!(text(&out.stdout).contains(&format!("iogauge notes:\n  {note}\n")));
 }
+
+/// `--json-intervals` changes the printed JSON only: asked for with no JSON output it is bad
+/// input (exit 2) with the fix, not silently nothing.
+#[test]
+fn json_intervals_without_json_output_is_refused_with_the_fix() {
+    let d = scratch();
+    let out = iogauge(
+        "fio",
+        &["--name=j", "--size=64k", "--rw=read", "--json-intervals"],
+        d.path(),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        "iogauge fio: --json-intervals adds iogauge's per-interval data to the JSON output, and \
+         no JSON was asked for; add --output-format=json (or json+), or drop --json-intervals\n"
+    );
+    assert_empty(d.path());
+    let args = [
+        "--name=j",
+        "--size=64k",
+        "--rw=read",
+        "--json-intervals",
+        "--output-format=normal,json+",
+    ];
+    let out = iogauge("fio", &args, d.path());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+}

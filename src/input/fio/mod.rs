@@ -510,6 +510,19 @@ pub(crate) fn parse_fio_args(
             debug::text("free options");
         }
     }
+    // It changes the printed JSON only: with no JSON asked for it would do nothing, silently.
+    if c.json_intervals
+        && !c
+            .output_formats
+            .iter()
+            .any(|f| matches!(f, OutputFormat::Json | OutputFormat::JsonPlus))
+    {
+        return Err(FioError(
+            "--json-intervals adds iogauge's per-interval data to the JSON output, and no JSON \
+             was asked for; add --output-format=json (or json+), or drop --json-intervals"
+                .into(),
+        ));
+    }
     let output = FioOutput {
         warnings: PARSE_NOTES
             .with(|n| std::mem::take(&mut *n.borrow_mut()))
