@@ -609,15 +609,19 @@ impl JobLoop<'_> {
                 None => continue,
             };
             let buf = regions[slot as usize].0;
-            if refill && dir == DDIR_WRITE {
+            if dir == DDIR_WRITE {
                 // SAFETY: the slot's buffer holds max_bs >= len bytes; no submitter has it.
-                src.rng
-                    .fill(unsafe { std::slice::from_raw_parts_mut(buf, len) });
-            }
-            if let Some(d) = data.as_mut().filter(|_| dir == DDIR_WRITE) {
-                // SAFETY: as above.
-                let b = unsafe { std::slice::from_raw_parts_mut(buf, len) };
-                d.before_write(b, file, offset, now_ns());
+                unsafe {
+                    super::verify_phase::prepare_write(
+                        buf,
+                        len,
+                        refill,
+                        &mut src.rng,
+                        data.as_mut(),
+                        file,
+                        offset,
+                    )
+                };
             }
             let t_prep = if timed { now_ns() } else { 0 };
             slots[slot as usize] = Slot {

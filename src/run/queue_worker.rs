@@ -322,15 +322,19 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
                 d.queued(slot, read_back);
             }
             let buf = regions[slot].0;
-            if refill && dir == DDIR_WRITE {
+            if dir == DDIR_WRITE {
                 // SAFETY: the slot's buffer holds at least len bytes and is not in flight.
-                src.rng
-                    .fill(unsafe { std::slice::from_raw_parts_mut(buf, len) });
-            }
-            if let Some(d) = data.as_mut().filter(|_| dir == DDIR_WRITE) {
-                // SAFETY: the slot's buffer holds at least len bytes and is not in flight.
-                let b = unsafe { std::slice::from_raw_parts_mut(buf, len) };
-                d.before_write(b, file, offset, now_ns());
+                unsafe {
+                    verify_phase::prepare_write(
+                        buf,
+                        len,
+                        refill,
+                        &mut src.rng,
+                        data.as_mut(),
+                        file,
+                        offset,
+                    )
+                };
             }
             let t_prep = if timed { now_ns() } else { 0 };
             let prio = match cmdprio.as_mut() {

@@ -184,6 +184,33 @@ impl Data {
     }
 }
 
+/// A write's buffer just before it is issued, in every loop (synchronous, queueing, offload):
+/// fresh random bytes with refill_buffers, then what the buffer options or verify put there
+/// (`Data::before_write`). Reads and jobs without either option pass through two branches.
+///
+/// # Safety
+/// `buf` is valid for `len` bytes, owned by the caller's thread and not in flight.
+#[inline]
+pub(crate) unsafe fn prepare_write(
+    buf: *mut u8,
+    len: usize,
+    refill: bool,
+    rng: &mut crate::workload::rng::Rng,
+    data: Option<&mut Data>,
+    file: usize,
+    offset: u64,
+) {
+    if refill {
+        // SAFETY: the caller's contract.
+        rng.fill(unsafe { std::slice::from_raw_parts_mut(buf, len) });
+    }
+    if let Some(d) = data {
+        // SAFETY: as above.
+        let b = unsafe { std::slice::from_raw_parts_mut(buf, len) };
+        d.before_write(b, file, offset, now_ns());
+    }
+}
+
 impl Data {
     /// verify_backlog on a queueing engine: the next block to read back before the workload's
     /// next I/O, if a batch is due (fio: every `verify_backlog` logged writes, a batch of

@@ -165,15 +165,19 @@ impl<E: Engine> Loop<'_, E> {
                     }
                     self.input.start_pass(file);
                 }
-                if refill && dir == DDIR_WRITE {
+                if dir == DDIR_WRITE {
                     // SAFETY: buf holds max_bs >= len bytes and is owned by this thread.
-                    src.rng
-                        .fill(unsafe { std::slice::from_raw_parts_mut(bufp, len) });
-                }
-                if let Some(d) = data.as_mut().filter(|_| dir == DDIR_WRITE) {
-                    // SAFETY: as above.
-                    let b = unsafe { std::slice::from_raw_parts_mut(bufp, len) };
-                    d.before_write(b, file, offset, now_ns());
+                    unsafe {
+                        verify_phase::prepare_write(
+                            bufp,
+                            len,
+                            refill,
+                            &mut src.rng,
+                            data.as_mut(),
+                            file,
+                            offset,
+                        )
+                    };
                 }
                 let op = Op::of_dir(dir);
                 if let Some(g) = iolog.as_mut() {
