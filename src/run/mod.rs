@@ -21,6 +21,9 @@ pub(crate) mod host;
 pub(crate) mod instance;
 pub(crate) mod iosched;
 pub(crate) mod latency_target;
+mod loop_core;
+#[cfg(test)]
+mod loop_tests;
 pub(crate) mod monitor;
 pub(crate) mod numa;
 pub(crate) mod offload;

@@ -21,17 +21,14 @@
 
 use super::clock::{now_ns, sleep_until};
 use super::engines::Engines;
-use super::instance::{
-    errno, fills_device, finish_logs, set_ioprio, wait_for_start, IoFailure, Published, Timeline,
-    WorkerInput, WorkerResult,
-};
+use super::instance::{errno, fills_device, Published, Timeline, WorkerInput, WorkerResult};
+use super::loop_core::{Ctx, LoopState};
 use super::overlap::InFlight;
 use super::queue_worker::SlotBuffers;
-use super::source::{IoSource, NextIo};
-use super::verify_phase::Data;
+use super::source::NextIo;
 use super::RunError;
 use crate::engine::{Engine, Op, QueueEngine, SyncOp};
-use crate::model::{JobSpec, DDIR_WRITE};
+use crate::model::{JobSpec, RecordSpec, DDIR_WRITE};
 use crate::stats::{CpuTimes, DepthCounters};
 use std::collections::VecDeque;
 use std::os::unix::io::RawFd;
@@ -352,15 +349,13 @@ pub(crate) fn run_offload(
                 }
             }
         }
-        let mut l = JobLoop {
+        let cx = Ctx {
             input,
             published,
             stop,
-            h: &h,
-            depth,
         };
         let closing = CloseOnDrop(&h);
-        let r = l.run(&regions, spawned, start_ns, sample_budget);
+        let r = JobLoop::run(cx, &h, &regions, spawned, start_ns, sample_budget);
         drop(closing);
         let mut cpu = CpuTimes::default();
         for t in handles {
@@ -388,308 +383,316 @@ struct Slot {
     t_prep: u64,
 }
 
+/// The job's thread: the shared loop state, and the slots handed to the submitters.
 struct JobLoop<'a> {
-    input: &'a WorkerInput,
-    published: &'a Published,
-    stop: &'a AtomicBool,
+    st: LoopState<'a>,
     h: &'a Handoff,
-    depth: usize,
+    regions: &'a [(*mut u8, usize)],
+    slots: Vec<Slot>,
+    free: Vec<u32>,
+    /// Completions taken from the hand-off (swapped with its queue: nothing allocated).
+    done_q: VecDeque<Done>,
+    inflight: usize,
+    inflight_bytes: u64,
+    depth: DepthCounters,
+    issued: u64,
+    /// serialize_overlap: the ranges out, and an I/O waiting for its overlap.
+    overlap: Option<InFlight>,
+    parked: Option<(usize, NextIo)>,
+    stopping: bool,
+    /// A synchronous engine's submission is its completion: fio records no slat for it.
+    queueing: bool,
+    record: RecordSpec,
 }
 
-impl JobLoop<'_> {
+impl<'a> JobLoop<'a> {
     /// The job's thread: prepares and hands over I/Os, counts completions. Returns the result
     /// and the end instant.
     fn run(
-        &mut self,
-        regions: &[(*mut u8, usize)],
+        cx: Ctx<'a>,
+        h: &'a Handoff,
+        regions: &'a [(*mut u8, usize)],
         spawned: bool,
         start_ns: u64,
         sample_budget: usize,
     ) -> (WorkerResult, u64) {
-        let (input, published, h) = (self.input, self.published, self.h);
-        let job = &input.job;
-        let mut res = WorkerResult::new(sample_budget, true, job);
-        res.status_lat = input.status_lat.clone();
-        wait_for_start(start_ns, job);
-
-        let mut src = IoSource::new(input);
+        let (input, job) = (cx.input, &cx.input.job);
         let io_max = input.io_max_len();
-        for &(p, len) in regions {
-            // SAFETY: each region is a distinct slice of the slot buffer; no submitter has it yet.
-            let b = unsafe { std::slice::from_raw_parts_mut(p, len.min(io_max)) };
-            if job.zero_buffers {
-                b.fill(0);
-            } else {
-                src.rng.fill(b);
+        let mut st = LoopState::begin(cx, start_ns, sample_budget, true, |src| {
+            for &(p, len) in regions {
+                // SAFETY: each region is a distinct slice of the slot buffer; no submitter has
+                // it yet.
+                let b = unsafe { std::slice::from_raw_parts_mut(p, len.min(io_max)) };
+                if job.zero_buffers {
+                    b.fill(0);
+                } else {
+                    src.rng.fill(b);
+                }
             }
-        }
-        let refill = job.refill_buffers && !job.zero_buffers;
-        let timed = job.timed();
-        let record = job.reporting.record;
-        // A synchronous engine's submission is its completion: fio records no slat for it.
-        let queueing = job.ioengine.is_async();
-        let slat = record.slat && queueing;
-
-        let mut slots = vec![Slot::default(); self.depth];
-        let mut free: Vec<u32> = (0..self.depth as u32).rev().collect();
-        let mut done_q: VecDeque<Done> = VecDeque::with_capacity(self.depth);
-        let mut inflight = 0usize;
-        let mut inflight_bytes = 0u64;
-        let mut depth = DepthCounters::new();
-        let total = input.io_limit.unwrap_or(u64::MAX);
-        let mut issued = 0u64;
-
-        let mut tl = Timeline::begin(job, published, &mut res);
-        src.restart_pacing(tl.meas_start);
-        let mut logs = input.take_logs();
-        res.error = set_ioprio(input);
+        });
         if !spawned {
-            res.error
-                .get_or_insert(IoFailure::new(input, "setup", 0, 0, libc::EAGAIN));
+            st.res
+                .error
+                .get_or_insert(cx.failure("setup", 0, 0, libc::EAGAIN));
         }
-        // Buffer options (compress, dedupe); verify is refused with offload.
-        let mut data = Data::new(input, &src);
-        let max_lat = super::timing::Timing::new(job, tl.meas_start).max_lat;
-        let mut overlap = InFlight::new(job, self.depth);
-        let mut parked: Option<(usize, NextIo)> = None;
-        let mut stopping = res.error.is_some() || total == 0;
-
-        loop {
-            if self.stop.load(Ordering::Relaxed) {
-                stopping = true;
-            }
-            if stopping && inflight == 0 {
-                break;
-            }
-            let blocked = stopping || free.is_empty() || parked.is_some();
-            h.take_done(&mut done_q, blocked && inflight > 0);
-            for d in done_q.drain(..) {
-                let s = slots[d.slot as usize];
-                free.push(d.slot);
-                inflight -= 1;
-                inflight_bytes -= s.len as u64;
-                if let Some(o) = overlap.as_mut() {
-                    o.remove(d.slot as usize);
-                }
-                let dir = s.dir;
-                if d.result < 0 {
-                    let no = (-d.result) as i32;
-                    if res.error.is_some() || res.survives(job, dir, no) {
-                        // (survives counts it; after a fatal error the rest count as issued.)
-                        if res.error.is_some() {
-                            res.ios[dir] += 1;
-                        } else if job.io.error_dump {
-                            let op = Op::of_dir(dir).name();
-                            IoFailure::new(input, op, s.file, s.offset, no)
-                                .with_len(s.len)
-                                .dump();
-                        }
-                        // A job whose every I/O fails still ends at its runtime.
-                        if d.t_done >= tl.deadline {
-                            stopping = true;
-                        }
-                        continue;
-                    }
-                    // fio counts the failed I/O as issued (total_ios), of no bytes.
-                    res.ios[dir] += 1;
-                    if !fills_device(job, no) {
-                        let op = Op::of_dir(dir).name();
-                        let f = IoFailure::new(input, op, s.file, s.offset, no).with_len(s.len);
-                        res.error = Some(f);
-                    }
-                    stopping = true;
-                    continue;
-                }
-                let n = d.result as u64;
-                if n < s.len as u64 {
-                    res.short[dir] += 1;
-                }
-                let lat = d.t_done.saturating_sub(s.t_prep);
-                if timed {
-                    res.tick_queued(d.t_done, &depth);
-                    if record.clat {
-                        res.clat[dir].record(d.t_done.saturating_sub(d.t_issue));
-                    }
-                    if record.lat {
-                        res.lat[dir].record(lat);
-                    }
-                    if slat {
-                        res.slat[dir].record(d.t_issue.saturating_sub(s.t_prep));
-                    }
-                }
-                depth.on_issue(1);
-                if queueing {
-                    depth.on_submit(1);
-                    depth.on_complete(1);
-                }
-                res.bytes[dir] += n;
-                res.ios[dir] += 1;
-                published.bytes[dir].store(res.bytes[dir], Ordering::Relaxed);
-                published.ios[dir].store(res.ios[dir], Ordering::Relaxed);
-                if let Some(l) = logs.as_mut().filter(|_| !tl.in_ramp) {
-                    let (len, at) = (s.len as u64, s.offset);
-                    l.on_io(
-                        tl.meas_start,
-                        dir,
-                        s.t_prep,
-                        d.t_issue,
-                        d.t_done,
-                        len,
-                        n,
-                        at,
-                    );
-                }
-                if timed && lat > max_lat[dir] {
-                    let at = (s.file, dir, s.offset, s.len);
-                    super::timing::max_latency_failed(input, at, lat, &mut res);
-                    stopping = true;
-                }
-                if tl.ramp_over(d.t_done, &mut res, published) {
-                    // I/Os still out count towards the measured period's byte limit.
-                    depth.reset();
-                    issued = inflight_bytes;
-                    src.restart_pacing(tl.meas_start);
-                } else if d.t_done >= tl.deadline {
-                    stopping = true;
-                }
-            }
-            if stopping || free.is_empty() {
-                continue;
-            }
-            if !tl.in_ramp && issued >= total {
-                stopping = true;
-                continue;
-            }
-            let (dir, io) = match parked.take() {
-                Some((dir, io)) => {
-                    if overlap
-                        .as_ref()
-                        .is_some_and(|o| o.overlaps(io.file, io.offset, io.len))
-                    {
-                        parked = Some((dir, io));
-                        continue;
-                    }
-                    (dir, io)
-                }
-                None => {
-                    let dir = src.pick_dir();
-                    if src.paced && !self.pace(src.due(dir), tl.deadline) {
-                        stopping = true;
-                        continue;
-                    }
-                    let io = src.next(dir);
-                    if io.new_pass {
-                        if let Some((f, e)) = src.take_open_error() {
-                            res.error = Some(IoFailure::new(input, "open", f, 0, errno(&e)));
-                            stopping = true;
-                            continue;
-                        }
-                        if let Err(e) = input.relink(io.file) {
-                            res.error = Some(e);
-                            stopping = true;
-                            continue;
-                        }
-                        input.start_pass(io.file);
-                    }
-                    if overlap
-                        .as_ref()
-                        .is_some_and(|o| o.overlaps(io.file, io.offset, io.len))
-                    {
-                        parked = Some((dir, io));
-                        continue;
-                    }
-                    (dir, io)
-                }
-            };
-            let NextIo {
-                file, offset, len, ..
-            } = io;
-            let slot = match free.pop() {
-                Some(s) => s,
-                None => continue,
-            };
-            let buf = regions[slot as usize].0;
-            if dir == DDIR_WRITE {
-                // SAFETY: the slot's buffer holds max_bs >= len bytes; no submitter has it.
-                unsafe {
-                    super::verify_phase::prepare_write(
-                        buf,
-                        len,
-                        refill,
-                        &mut src.rng,
-                        data.as_mut(),
-                        file,
-                        offset,
-                    )
-                };
-            }
-            let t_prep = if timed { now_ns() } else { 0 };
-            slots[slot as usize] = Slot {
-                dir,
-                file,
-                offset,
-                len,
-                t_prep,
-            };
-            if let Some(o) = overlap.as_mut() {
-                o.add(slot as usize, file, offset, len);
-            }
-            h.push(Work {
-                slot,
-                file,
-                task: Task::Io(Op::of_dir(dir)),
-                buf: BufPtr(buf),
-                len,
-                offset,
-            });
-            inflight += 1;
-            inflight_bytes += len as u64;
-            issued += len as u64;
-        }
-
-        let end = tl.finish(&mut res, input, |f| self.fsync(f, regions));
-        finish_logs(logs, end, &mut res);
+        let depth = regions.len();
+        let mut l = JobLoop {
+            stopping: st.res.error.is_some() || st.total == 0,
+            st,
+            h,
+            regions,
+            slots: vec![Slot::default(); depth],
+            free: (0..depth as u32).rev().collect(),
+            done_q: VecDeque::with_capacity(depth),
+            inflight: 0,
+            inflight_bytes: 0,
+            depth: DepthCounters::new(),
+            issued: 0,
+            overlap: InFlight::new(job, depth),
+            parked: None,
+            queueing: job.ioengine.is_async(),
+            record: job.reporting.record,
+        };
+        l.io_loop();
+        let JobLoop { st, depth, .. } = l;
+        let (mut res, end) = st.finish(|f| fsync(h, regions, f));
         res.depth = Some(depth);
         (res, end)
     }
 
-    /// Rate pacing: sleeps until `due` in slices, so that Ctrl-C is noticed. False when the
-    /// job should stop instead (stopped, or the I/O would be due after the deadline).
-    fn pace(&self, due: u64, deadline: u64) -> bool {
-        if due >= deadline {
-            return false;
-        }
+    fn io_loop(&mut self) {
         loop {
-            let now = now_ns();
-            if now >= due {
-                return true;
+            if self.st.cx.stopped() {
+                self.stopping = true;
             }
-            if self.stop.load(Ordering::Relaxed) {
-                return false;
+            if self.stopping && self.inflight == 0 {
+                break;
             }
-            sleep_until(due.min(now + SLICE_NS));
+            let blocked = self.stopping || self.free.is_empty() || self.parked.is_some();
+            self.h
+                .take_done(&mut self.done_q, blocked && self.inflight > 0);
+            while let Some(d) = self.done_q.pop_front() {
+                self.complete(d);
+            }
+            if self.stopping || self.free.is_empty() {
+                continue;
+            }
+            if !self.st.tl.in_ramp && self.issued >= self.st.total {
+                self.stopping = true;
+                continue;
+            }
+            if let Some((dir, io)) = self.next_io() {
+                self.hand_over(dir, io);
+            }
         }
     }
 
-    /// end_fsync / fsync_on_close of file `file` through a submitter (nothing is out then).
-    fn fsync(&self, file: usize, regions: &[(*mut u8, usize)]) -> std::io::Result<()> {
-        self.h.push(Work {
-            slot: 0,
-            file,
-            task: Task::Fsync,
-            buf: BufPtr(regions[0].0),
-            len: 0,
-            offset: 0,
-        });
-        let mut q = VecDeque::with_capacity(self.depth);
-        loop {
-            self.h.take_done(&mut q, true);
-            if let Some(d) = q.pop_front() {
-                return match d.result {
-                    r if r < 0 => Err(std::io::Error::from_raw_os_error((-r) as i32)),
-                    _ => Ok(()),
-                };
+    /// One completion handed back by a submitter.
+    #[inline]
+    fn complete(&mut self, d: Done) {
+        let s = self.slots[d.slot as usize];
+        self.free.push(d.slot);
+        self.inflight -= 1;
+        self.inflight_bytes -= s.len as u64;
+        if let Some(o) = self.overlap.as_mut() {
+            o.remove(d.slot as usize);
+        }
+        let dir = s.dir;
+        if d.result < 0 {
+            self.failed(d, s);
+            return;
+        }
+        let n = d.result as u64;
+        let lat = d.t_done.saturating_sub(s.t_prep);
+        let st = &mut self.st;
+        if st.timed {
+            st.res.tick_queued(d.t_done, &self.depth);
+            if self.record.clat {
+                st.res.clat[dir].record(d.t_done.saturating_sub(d.t_issue));
             }
+            if self.record.lat {
+                st.res.lat[dir].record(lat);
+            }
+            if self.record.slat && self.queueing {
+                st.res.slat[dir].record(d.t_issue.saturating_sub(s.t_prep));
+            }
+        }
+        self.depth.on_issue(1);
+        if self.queueing {
+            self.depth.on_submit(1);
+            self.depth.on_complete(1);
+        }
+        st.count(dir, s.len, n);
+        st.publish(dir);
+        st.log_done(dir, [s.t_prep, d.t_issue, d.t_done], s.len, n, s.offset);
+        if st.over_max_lat((s.file, dir, s.offset, s.len), lat) {
+            self.stopping = true;
+        }
+        if st.ramp_over(d.t_done) {
+            // I/Os still out count towards the measured period's byte limit.
+            self.depth.reset();
+            self.issued = self.inflight_bytes;
+            st.src.restart_pacing(st.tl.meas_start);
+        } else if d.t_done >= st.tl.deadline {
+            self.stopping = true;
+        }
+    }
+
+    /// A failed I/O: survived (continue_on_error), one still out after a fatal error, or the
+    /// fatal error itself.
+    #[cold]
+    fn failed(&mut self, d: Done, s: Slot) {
+        let (st, dir, no) = (&mut self.st, s.dir, (-d.result) as i32);
+        let input = st.cx.input;
+        let job = &input.job;
+        let op = Op::of_dir(dir).name();
+        if st.res.error.is_some() || st.res.survives(job, dir, no) {
+            // (survives counts it; after a fatal error the rest count as issued.)
+            if st.res.error.is_some() {
+                st.res.ios[dir] += 1;
+            } else if job.io.error_dump {
+                st.cx.failure(op, s.file, s.offset, no).with_len(s.len).dump();
+            }
+            // A job whose every I/O fails still ends at its runtime.
+            if d.t_done >= st.tl.deadline {
+                self.stopping = true;
+            }
+            return;
+        }
+        // fio counts the failed I/O as issued (total_ios), of no bytes.
+        st.res.ios[dir] += 1;
+        if !fills_device(job, no) {
+            st.res.error = Some(st.cx.failure(op, s.file, s.offset, no).with_len(s.len));
+        }
+        self.stopping = true;
+    }
+
+    /// The next I/O to hand over: a parked one that no longer overlaps, or a new one (paced).
+    /// None: nothing to hand over now.
+    #[inline]
+    fn next_io(&mut self) -> Option<(usize, NextIo)> {
+        if let Some((dir, io)) = self.parked.take() {
+            if self.overlaps(&io) {
+                self.parked = Some((dir, io));
+                return None;
+            }
+            return Some((dir, io));
+        }
+        let st = &mut self.st;
+        let dir = st.src.pick_dir();
+        if st.src.paced && !pace(st.cx.stop, st.src.due(dir), st.tl.deadline) {
+            self.stopping = true;
+            return None;
+        }
+        let io = st.src.next(dir);
+        if io.new_pass {
+            if let Err(f) = st.start_pass(io.file) {
+                st.res.error = Some(f);
+                self.stopping = true;
+                return None;
+            }
+        }
+        if self.overlaps(&io) {
+            self.parked = Some((dir, io));
+            return None;
+        }
+        Some((dir, io))
+    }
+
+    /// serialize_overlap: `io` overlaps an I/O out.
+    #[inline]
+    fn overlaps(&self, io: &NextIo) -> bool {
+        self.overlap
+            .as_ref()
+            .is_some_and(|o| o.overlaps(io.file, io.offset, io.len))
+    }
+
+    /// Prepares `io` in a free slot and hands it to a submitter.
+    #[inline]
+    fn hand_over(&mut self, dir: usize, io: NextIo) {
+        let NextIo {
+            file, offset, len, ..
+        } = io;
+        let Some(slot) = self.free.pop() else {
+            return;
+        };
+        let buf = self.regions[slot as usize].0;
+        let st = &mut self.st;
+        if dir == DDIR_WRITE {
+            // SAFETY: the slot's buffer holds max_bs >= len bytes; no submitter has it.
+            unsafe {
+                super::verify_phase::prepare_write(
+                    buf,
+                    len,
+                    st.refill,
+                    &mut st.src.rng,
+                    st.data.as_mut(),
+                    file,
+                    offset,
+                )
+            };
+        }
+        let t_prep = if st.timed { now_ns() } else { 0 };
+        self.slots[slot as usize] = Slot {
+            dir,
+            file,
+            offset,
+            len,
+            t_prep,
+        };
+        if let Some(o) = self.overlap.as_mut() {
+            o.add(slot as usize, file, offset, len);
+        }
+        self.h.push(Work {
+            slot,
+            file,
+            task: Task::Io(Op::of_dir(dir)),
+            buf: BufPtr(buf),
+            len,
+            offset,
+        });
+        self.inflight += 1;
+        self.inflight_bytes += len as u64;
+        self.issued += len as u64;
+    }
+}
+
+/// Rate pacing: sleeps until `due` in slices, so that Ctrl-C is noticed. False when the job
+/// should stop instead (stopped, or the I/O would be due after the deadline).
+fn pace(stop: &AtomicBool, due: u64, deadline: u64) -> bool {
+    if due >= deadline {
+        return false;
+    }
+    loop {
+        let now = now_ns();
+        if now >= due {
+            return true;
+        }
+        if stop.load(Ordering::Relaxed) {
+            return false;
+        }
+        sleep_until(due.min(now + SLICE_NS));
+    }
+}
+
+/// end_fsync / fsync_on_close of file `file` through a submitter (nothing is out then).
+fn fsync(h: &Handoff, regions: &[(*mut u8, usize)], file: usize) -> std::io::Result<()> {
+    h.push(Work {
+        slot: 0,
+        file,
+        task: Task::Fsync,
+        buf: BufPtr(regions[0].0),
+        len: 0,
+        offset: 0,
+    });
+    let mut q = VecDeque::with_capacity(regions.len());
+    loop {
+        h.take_done(&mut q, true);
+        if let Some(d) = q.pop_front() {
+            return match d.result {
+                r if r < 0 => Err(std::io::Error::from_raw_os_error((-r) as i32)),
+                _ => Ok(()),
+            };
         }
     }
 }

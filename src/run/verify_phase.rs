@@ -10,6 +10,7 @@
 
 use super::clock::now_ns;
 use super::instance::{errno, IoFailure, Published, WorkerInput, WorkerResult};
+use super::loop_core::Ctx;
 use super::source::IoSource;
 use crate::engine::{Engine, Op, QueueEngine, SyncOp};
 use crate::model::{DDIR_READ, DDIR_WRITE};
@@ -495,17 +496,15 @@ fn prepare(
 }
 
 /// The read-back on a synchronous engine, into `buf` (max_bs bytes).
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn run_sync<E: Engine>(
+pub(super) fn run_sync<E: Engine>(
     engine: &mut E,
     d: &mut Data,
-    input: &WorkerInput,
+    cx: Ctx<'_>,
     res: &mut WorkerResult,
-    published: &Published,
     buf: *mut u8,
-    stop: &AtomicBool,
     deadline: u64,
 ) {
+    let input = cx.input;
     let start = match prepare(d, input, res, |f| engine.sync(f, SyncOp::Fsync)) {
         Ok(t) => t,
         Err(f) => {
@@ -513,12 +512,8 @@ pub(crate) fn run_sync<E: Engine>(
             return;
         }
     };
-    let rb = ReadBack {
-        input,
-        published,
-        buf,
-    };
-    rb.run(engine, d, res, usize::MAX, false, stop, deadline);
+    let rb = ReadBack { cx, buf };
+    rb.run(engine, d, res, usize::MAX, false, deadline);
     res.read_back_ns += now_ns().saturating_sub(start);
 }
 
@@ -532,34 +527,25 @@ impl Data {
 
 /// verify_backlog on a synchronous engine: read back the `n` oldest writes now, in the middle
 /// of the workload (fio does not sync or drop the cache first here).
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn backlog_sync<E: Engine>(
+pub(super) fn backlog_sync<E: Engine>(
     engine: &mut E,
     d: &mut Data,
     n: usize,
-    input: &WorkerInput,
+    cx: Ctx<'_>,
     res: &mut WorkerResult,
-    published: &Published,
     buf: *mut u8,
-    stop: &AtomicBool,
 ) {
-    let rb = ReadBack {
-        input,
-        published,
-        buf,
-    };
-    rb.run(engine, d, res, n, true, stop, u64::MAX);
+    let rb = ReadBack { cx, buf };
+    rb.run(engine, d, res, n, true, u64::MAX);
 }
 
 /// Reads back written blocks on a synchronous engine into one buffer.
 struct ReadBack<'a> {
-    input: &'a WorkerInput,
-    published: &'a Published,
+    cx: Ctx<'a>,
     buf: *mut u8,
 }
 
 impl ReadBack<'_> {
-    #[allow(clippy::too_many_arguments)]
     fn run<E: Engine>(
         &self,
         engine: &mut E,
@@ -567,10 +553,9 @@ impl ReadBack<'_> {
         res: &mut WorkerResult,
         max: usize,
         backlog: bool,
-        stop: &AtomicBool,
         deadline: u64,
     ) {
-        let input = self.input;
+        let (input, stop) = (self.cx.input, self.cx.stop);
         let timed = input.job.timed();
         let mut done = 0;
         while done < max {
@@ -596,7 +581,7 @@ impl ReadBack<'_> {
                     return;
                 }
             };
-            count(res, self.published, timed, n, w.len, t1, t1 - t0, None);
+            count(res, self.cx.published, timed, n, w.len, t1, t1 - t0, None);
             // SAFETY: as above; the read is complete.
             let b = unsafe { std::slice::from_raw_parts_mut(self.buf, w.len) };
             let Some(v) = d.ver.as_mut() else { return };
@@ -650,17 +635,15 @@ fn count(
 /// The read-back on a queueing engine, keeping up to `regions.len()` reads in flight in the
 /// slot buffers `regions` (nothing else may be in flight). Returns how many reads are still in
 /// flight (not 0 only after a failed reap: the caller must then leak the buffers).
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn run_queue<E: QueueEngine>(
+pub(super) fn run_queue<E: QueueEngine>(
     engine: &mut E,
     d: &mut Data,
-    input: &WorkerInput,
+    cx: Ctx<'_>,
     res: &mut WorkerResult,
-    published: &Published,
     regions: &[(*mut u8, usize)],
-    stop: &AtomicBool,
     deadline: u64,
 ) -> usize {
+    let input = cx.input;
     let start = match prepare(d, input, res, |f| engine.sync(f, SyncOp::Fsync)) {
         Ok(t) => t,
         Err(f) => {
@@ -668,23 +651,21 @@ pub(crate) fn run_queue<E: QueueEngine>(
             return 0;
         }
     };
-    let left = queue_read_back(engine, d, input, res, published, regions, stop, deadline);
+    let left = queue_read_back(engine, d, cx, res, regions, deadline);
     res.read_back_ns += now_ns().saturating_sub(start);
     left
 }
 
 /// [`run_queue`]'s reads.
-#[allow(clippy::too_many_arguments)]
 fn queue_read_back<E: QueueEngine>(
     engine: &mut E,
     d: &mut Data,
-    input: &WorkerInput,
+    cx: Ctx<'_>,
     res: &mut WorkerResult,
-    published: &Published,
     regions: &[(*mut u8, usize)],
-    stop: &AtomicBool,
     deadline: u64,
 ) -> usize {
+    let (input, published, stop) = (cx.input, cx.published, cx.stop);
     let timed = input.job.timed();
     if d.ver.is_none() {
         return 0;
