@@ -10,8 +10,8 @@
 
 use super::clock::now_ns;
 use super::instance::{
-    errno, finish_iolog, finish_logs, iolog_sync, set_ioprio, wait_for_start, IoFailure,
-    Published, Timeline, WorkerInput, WorkerResult,
+    errno, finish_iolog, finish_logs, iolog_sync, set_ioprio, wait_for_start, IoFailure, Published,
+    Timeline, WorkerInput, WorkerResult,
 };
 use super::latency_target::{self as lt, Flow, LatTarget};
 use super::source::IoSource;
@@ -283,7 +283,16 @@ impl<'a> LoopState<'a> {
     #[inline]
     pub(super) fn log_done(&mut self, dir: usize, t: [u64; 3], len: usize, n: u64, offset: u64) {
         if let Some(l) = self.logs.as_mut().filter(|_| !self.tl.in_ramp) {
-            l.on_io(self.tl.meas_start, dir, t[0], t[1], t[2], len as u64, n, offset);
+            l.on_io(
+                self.tl.meas_start,
+                dir,
+                t[0],
+                t[1],
+                t[2],
+                len as u64,
+                n,
+                offset,
+            );
         }
     }
 
@@ -319,7 +328,9 @@ impl<'a> LoopState<'a> {
     pub(super) fn lat_after(&mut self, now: u64, inflight: usize) -> lt::After {
         let (input, p) = (self.cx.input, self.cx.published);
         match self.lat.as_mut() {
-            Some(l) => lt::after_completions(l, now, inflight, &mut self.tl, &mut self.res, input, p),
+            Some(l) => {
+                lt::after_completions(l, now, inflight, &mut self.tl, &mut self.res, input, p)
+            }
             None => lt::After::Go,
         }
     }

@@ -339,10 +339,16 @@ fn an_io_error_stops_the_job_with_its_failure() {
     });
     let res = run_sync(&e, &input(job(RwKind::Write, 1), REGION));
     let f = res.error.expect("the failure");
-    assert_eq!((f.op, f.offset, f.len, f.errno), ("write", 2 * BS as u64, BS as u64, no));
+    assert_eq!(
+        (f.op, f.offset, f.len, f.errno),
+        ("write", 2 * BS as u64, BS as u64, no)
+    );
     assert_eq!(e.script().data_ios().len(), 3, "nothing issued after it");
     // fio counts the failed I/O as issued, of no bytes.
-    assert_eq!((res.ios[DDIR_WRITE], res.bytes[DDIR_WRITE]), (3, 2 * BS as u64));
+    assert_eq!(
+        (res.ios[DDIR_WRITE], res.bytes[DDIR_WRITE]),
+        (3, 2 * BS as u64)
+    );
 
     let e = Scripted::new(Script {
         fail: Some((5, libc::ENOSPC)),
@@ -350,7 +356,10 @@ fn an_io_error_stops_the_job_with_its_failure() {
     });
     let res = run_queue(&e, &input(job(RwKind::Read, 4), REGION));
     let f = res.error.expect("the failure");
-    assert_eq!((f.op, f.offset, f.errno), ("read", 4 * BS as u64, libc::ENOSPC));
+    assert_eq!(
+        (f.op, f.offset, f.errno),
+        ("read", 4 * BS as u64, libc::ENOSPC)
+    );
 }
 
 #[test]
@@ -365,7 +374,10 @@ fn continue_on_error_counts_the_errors_and_goes_on() {
     assert!(res.error.is_none());
     assert_eq!(e.script().data_ios(), sequential(Op::Read, 8));
     assert_eq!((res.total_err, res.first_error), (1, libc::EIO));
-    assert_eq!((res.ios[DDIR_READ], res.bytes[DDIR_READ]), (8, 7 * BS as u64));
+    assert_eq!(
+        (res.ios[DDIR_READ], res.bytes[DDIR_READ]),
+        (8, 7 * BS as u64)
+    );
 
     j.iodepth = 4;
     j.ioengine = IoEngine::Libaio;
@@ -376,7 +388,10 @@ fn continue_on_error_counts_the_errors_and_goes_on() {
     let res = run_queue(&e, &input(j, 32 << 10));
     assert!(res.error.is_none());
     assert_eq!((res.total_err, res.first_error), (1, libc::EIO));
-    assert_eq!((res.ios[DDIR_READ], res.bytes[DDIR_READ]), (8, 7 * BS as u64));
+    assert_eq!(
+        (res.ios[DDIR_READ], res.bytes[DDIR_READ]),
+        (8, 7 * BS as u64)
+    );
 }
 
 #[test]

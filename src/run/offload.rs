@@ -551,7 +551,10 @@ impl<'a> JobLoop<'a> {
             if st.res.error.is_some() {
                 st.res.ios[dir] += 1;
             } else if job.io.error_dump {
-                st.cx.failure(op, s.file, s.offset, no).with_len(s.len).dump();
+                st.cx
+                    .failure(op, s.file, s.offset, no)
+                    .with_len(s.len)
+                    .dump();
             }
             // A job whose every I/O fails still ends at its runtime.
             if d.t_done >= st.tl.deadline {

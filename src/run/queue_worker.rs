@@ -16,8 +16,8 @@ use crate::engine::{Op, QueueEngine, SyncOp};
 use crate::model::{RecordSpec, DDIR_READ, DDIR_TRIM, DDIR_WRITE};
 use crate::stats::prio::CmdPrio;
 use crate::stats::DepthCounters;
-use crate::workload::verify::Written;
 use crate::workload::buffers::AlignedBuf;
+use crate::workload::verify::Written;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// An I/O slot: what is in it and when it was prepared and submitted.
@@ -133,7 +133,9 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
         }
     });
     if let Err(e) = engine.start() {
-        st.res.error.get_or_insert(cx.failure("setup", 0, 0, errno(&e)));
+        st.res
+            .error
+            .get_or_insert(cx.failure("setup", 0, 0, errno(&e)));
     }
     if st.res.error.is_some() {
         st.total = 0;
@@ -467,7 +469,13 @@ impl<'a> QueueLoop<'a> {
         // fio logs an I/O as it is queued (verify_backlog's reads included).
         self.st.log_io(file, dir, offset, len);
         // lockfile: fio holds the file's lock from prep until the engine has the I/O.
-        let held = self.st.cx.input.file_locks.as_deref().map(|l| l[file].lock(dir));
+        let held = self
+            .st
+            .cx
+            .input
+            .file_locks
+            .as_deref()
+            .map(|l| l[file].lock(dir));
         // SAFETY: the slot's buffer lives in `bufs`, which is freed only after the queue is
         // drained and the engine destroyed (and leaked otherwise); the slot is not reused
         // before its completion is reaped (it returns to `free` only then).
@@ -483,7 +491,8 @@ impl<'a> QueueLoop<'a> {
         if let Some(o) = self.overlap.as_mut() {
             o.add(slot, file, offset, len);
         }
-        self.depth.on_issue((self.inflight + self.queued.len()) as u32);
+        self.depth
+            .on_issue((self.inflight + self.queued.len()) as u32);
         if read_back.is_some() {
             return Step::Again; // not part of the workload's size, as in fio
         }
@@ -676,7 +685,9 @@ impl<'a> QueueLoop<'a> {
             };
             // Never ask for more than one reap may take (io_getevents refuses min > max).
             let q = &self.q;
-            want.max(q.complete_min).min(q.complete_max).min(self.inflight)
+            want.max(q.complete_min)
+                .min(q.complete_max)
+                .min(self.inflight)
         } else {
             0
         };

@@ -158,7 +158,10 @@ impl<E: Engine> Loop<'_, E> {
         let t0 = now_ns();
         // SAFETY: bufp points at the worker's buffer, max_bs >= len bytes aligned for
         // O_DIRECT, owned by this thread and alive for the whole loop.
-        let r = unsafe { self.engine.io(file, Op::of_dir(dir), self.bufp, len, offset) };
+        let r = unsafe {
+            self.engine
+                .io(file, Op::of_dir(dir), self.bufp, len, offset)
+        };
         let t1 = now_ns();
         drop(held);
         (t0, t1, r)
@@ -327,8 +330,14 @@ impl<E: Engine> Loop<'_, E> {
         let st = &mut self.st;
         if st.timing.active {
             let job = &st.cx.input.job;
-            if st.timing.after_sync_io(t_end, &st.tl, &mut st.res, &mut st.src, st.cx.stop, &job.name)
-            {
+            if st.timing.after_sync_io(
+                t_end,
+                &st.tl,
+                &mut st.res,
+                &mut st.src,
+                st.cx.stop,
+                &job.name,
+            ) {
                 return Step::End;
             }
         }
