@@ -21,6 +21,7 @@ use super::verify_phase::{self, Data};
 use crate::engine::SyncOp;
 use crate::stats::iolog::IoLog;
 use crate::stats::logs::JobLogs;
+use crate::stats::DepthCounters;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// What every step needs from the run: the instance's input, the counters it publishes, and the
@@ -267,6 +268,20 @@ impl<'a> LoopState<'a> {
     #[inline]
     pub(super) fn take_range(&mut self, file: usize) -> Option<SyncOp> {
         self.sfr.as_mut().map(|r| r.take(file))
+    }
+
+    /// A sync that ran from `s0` to `s1`: its latency (timed jobs) and its count. `depth`: the
+    /// queueing loop's counters, for a status snapshot at an interval boundary.
+    #[inline]
+    pub(super) fn count_sync(&mut self, s0: u64, s1: u64, depth: Option<&DepthCounters>) {
+        if self.timed {
+            match depth {
+                Some(d) => self.res.tick_queued(s1, d),
+                None => self.res.tick(s1),
+            }
+            self.res.sync_lat.record(s1 - s0);
+        }
+        self.res.syncs += 1;
     }
 
     /// One completion of `n` bytes of the `len` asked for, in direction `dir`.

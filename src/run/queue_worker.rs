@@ -642,11 +642,7 @@ impl<'a> QueueLoop<'a> {
             return Step::End;
         }
         let s1 = now_ns();
-        if self.st.timed {
-            self.st.res.tick_queued(s1, &self.depth);
-            self.st.res.sync_lat.record(s1 - s0);
-        }
-        self.st.res.syncs += 1;
+        self.st.count_sync(s0, s1, Some(&self.depth));
         if s1 >= self.st.tl.deadline {
             return Step::End;
         }
@@ -812,7 +808,7 @@ impl<'a> QueueLoop<'a> {
         // SAFETY: the read into this slot's buffer has completed.
         let b = unsafe { std::slice::from_raw_parts_mut(self.regions[slot].0, s.len) };
         let input = st.cx.input;
-        if v.after_queued_read(slot, n, b, input, s.file, s.offset, &mut st.res)
+        if v.after_queued_read(slot, n, b, input, (s.file, s.offset), &mut st.res)
             .is_err()
         {
             self.bad_read = true;

@@ -274,18 +274,18 @@ impl Data {
 
     /// After a read of `n` bytes in queue `slot` completed: a backlog read is checked against
     /// its write, any other read as [`Data::after_read`] does.
+    /// `at` is the read's (file, offset).
     #[inline]
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn after_queued_read(
         &mut self,
         slot: usize,
         n: u64,
         buf: &mut [u8],
         input: &WorkerInput,
-        file: usize,
-        offset: u64,
+        at: (usize, u64),
         res: &mut WorkerResult,
     ) -> Result<(), Mismatch> {
+        let (file, offset) = at;
         let w = match self.backlog.as_mut() {
             Some(b) => match b.slots.get_mut(slot).and_then(|s| s.take()) {
                 Some(w) => {
@@ -581,7 +581,7 @@ impl ReadBack<'_> {
                     return;
                 }
             };
-            count(res, self.cx.published, timed, n, w.len, t1, t1 - t0, None);
+            count(res, self.cx.published, timed, n, w.len, t1, (t1 - t0, None));
             // SAFETY: as above; the read is complete.
             let b = unsafe { std::slice::from_raw_parts_mut(self.buf, w.len) };
             let Some(v) = d.ver.as_mut() else { return };
@@ -595,8 +595,8 @@ impl ReadBack<'_> {
     }
 }
 
-/// Counts one read-back read (fio counts them as reads).
-#[allow(clippy::too_many_arguments)]
+/// Counts one read-back read (fio counts them as reads): `n` bytes of `len`, completed at `t`
+/// after `clat`, and on a queueing engine its (lat, slat).
 #[inline]
 fn count(
     res: &mut WorkerResult,
@@ -605,8 +605,7 @@ fn count(
     n: usize,
     len: usize,
     t: u64,
-    clat: u64,
-    queued: Option<(u64, u64)>,
+    (clat, queued): (u64, Option<(u64, u64)>),
 ) {
     let d = DDIR_READ;
     if timed {
@@ -778,8 +777,10 @@ fn queue_read_back<E: QueueEngine>(
                 r as usize,
                 w.len,
                 t,
-                t.saturating_sub(t_sub),
-                Some((t.saturating_sub(t_prep), t_sub.saturating_sub(t_prep))),
+                (
+                    t.saturating_sub(t_sub),
+                    Some((t.saturating_sub(t_prep), t_sub.saturating_sub(t_prep))),
+                ),
             );
             // SAFETY: the read into this slot's buffer has completed.
             let b = unsafe { std::slice::from_raw_parts_mut(regions[slot as usize].0, w.len) };

@@ -259,12 +259,10 @@ impl<E: Engine> Loop<'_, E> {
                 st.res.error = Some(st.cx.failure(op.name(), file, offset, errno(&e)));
                 return None;
             }
+            st.count_sync(s0, s1, None);
             if st.timed {
-                st.res.tick(s1);
-                st.res.sync_lat.record(s1 - s0);
                 st.res.write_sync.record(s1 - t0);
             }
-            st.res.syncs += 1;
             t_end = s1;
         }
         if self.st.range_due(file, offset, n as u64, t_end != 0) {
@@ -295,11 +293,7 @@ impl<E: Engine> Loop<'_, E> {
             st.res.error = Some(st.cx.failure(op.name(), file, at, errno(&e)));
             return Step::End;
         }
-        if st.timed {
-            st.res.tick(s1);
-            st.res.sync_lat.record(s1 - s0);
-        }
-        st.res.syncs += 1;
+        st.count_sync(s0, s1, None);
         if s1 >= st.tl.deadline {
             return Step::End;
         }
