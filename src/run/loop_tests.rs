@@ -470,3 +470,26 @@ fn delayed_reordered_completions_count_every_io_once() {
     assert_eq!(res.ios[DDIR_READ], 64);
     assert_eq!(e.script().data_ios().len(), 64);
 }
+
+#[test]
+fn sync_file_range_covers_the_span_before_the_next_io_and_none_after_the_last() {
+    let range = |offset, len| SyncOp::Range {
+        offset,
+        len,
+        flags: 2,
+    };
+    let want = vec![(2, range(0, 8192), 0), (4, range(8192, 8192), 0)];
+    for depth in [1, 8] {
+        let mut j = job(RwKind::Write, depth);
+        j.io.sync_file_range = Some(crate::model::io::SyncFileRange { flags: 2, every: 2 });
+        let e = Scripted::new(Script::default());
+        let inp = input(j, 24 << 10);
+        let res = if depth == 1 {
+            run_sync(&e, &inp)
+        } else {
+            run_queue(&e, &inp)
+        };
+        assert_eq!(syncs_after(&e.script().calls), want, "iodepth {depth}");
+        assert_eq!((res.syncs, res.ios[DDIR_WRITE]), (2, 6), "iodepth {depth}");
+    }
+}
