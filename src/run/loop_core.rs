@@ -294,8 +294,9 @@ impl<'a> LoopState<'a> {
         self.res.ios[dir] += 1;
     }
 
-    /// The per-I/O logs: one completion (prepared, submitted, done), measuring only.
-    #[inline]
+    /// The per-I/O logs: one completion (prepared, submitted, done), measuring only. (Inlined
+    /// always: else a call per I/O even without logs, 17 instructions by callgrind.)
+    #[inline(always)]
     pub(super) fn log_done(&mut self, dir: usize, t: [u64; 3], len: usize, n: u64, offset: u64) {
         if let Some(l) = self.logs.as_mut().filter(|_| !self.tl.in_ramp) {
             l.on_io(
