@@ -50,7 +50,7 @@ pub(super) fn keep(spec: &RunSpec, created: &CreatedFiles, record: bool) -> Vec<
         } else {
             created.forget(p);
         }
-        layout::untag(p);
+        crate::workload::tag::untag(p);
     }
     if record {
         for line in kept_lines(&kept) {
