@@ -531,3 +531,52 @@ fn the_parser_sees_imports_and_skips_comments_strings_and_tests() {
         ]
     );
 }
+
+#[test]
+fn architecture_md_is_short_and_its_tables_are_whole() {
+    let doc =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/ARCHITECTURE.md"))
+            .unwrap();
+    assert!(
+        doc.lines().count() <= 150,
+        "ARCHITECTURE.md should stay a one-page map"
+    );
+    assert_eq!(doc.matches("```").count() % 2, 0, "an unclosed code fence");
+    // A table is a run of `|` lines: a header, a `|---|` line, then rows with as many cells; a
+    // blank line inside would end it and show the rest as text.
+    let lines: Vec<&str> = doc.lines().collect();
+    let cells = |l: &str| l.trim().trim_matches('|').split('|').count();
+    let mut i = 0;
+    let mut tables = 0;
+    while i < lines.len() {
+        if lines[i].starts_with('|') {
+            let width = cells(lines[i]);
+            assert!(
+                lines.get(i + 1).is_some_and(|l| l.starts_with("|---")),
+                "line {}: a table without its |---| line",
+                i + 2
+            );
+            let mut j = i + 2;
+            while j < lines.len() && lines[j].starts_with('|') {
+                assert_eq!(
+                    cells(lines[j]),
+                    width,
+                    "line {}: wrong number of cells",
+                    j + 1
+                );
+                assert!(
+                    lines[j].len() <= 400,
+                    "line {}: a cell too long to read",
+                    j + 1
+                );
+                j += 1;
+            }
+            assert!(j > i + 2, "line {}: a table without rows", i + 1);
+            tables += 1;
+            i = j;
+        } else {
+            i += 1;
+        }
+    }
+    assert!(tables >= 1);
+}
