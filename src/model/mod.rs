@@ -2,6 +2,7 @@
 //! built-in profiles) produces these types; nothing below `run/` knows where a job came from.
 
 pub(crate) mod blocks;
+mod check;
 pub mod buffers;
 pub(crate) mod engines;
 pub mod files;
