@@ -188,7 +188,7 @@ fn check_wait_for(j: &JobSpec, earlier: &[JobSpec]) -> Result<(), String> {
 
 /// What iogauge covers of file_append and fill_device.
 fn check_write_modes(j: &JobSpec) -> Result<(), String> {
-        let name = &j.name;
+    let name = &j.name;
     if j.files.file_append && j.rw.kind != RwKind::Write {
         return Err(format!(
             "job '{name}': file_append with a job that reads is not supported by iogauge yet \
@@ -213,7 +213,7 @@ fn check_write_modes(j: &JobSpec) -> Result<(), String> {
 /// reopened under the descriptors the engine holds, which needs nothing in flight and nothing
 /// registered or mapped, and every file's end-of-job sync or verify pass to find it open.
 fn check_open_files(j: &JobSpec, files: u64) -> Result<(), String> {
-        let (name, n) = (&j.name, j.files.open_files);
+    let (name, n) = (&j.name, j.files.open_files);
     let head = format!("job '{name}': openfiles={n} below the job's {files} files");
     let engine_ok = matches!(
         j.ioengine,
@@ -243,7 +243,9 @@ fn check_open_files(j: &JobSpec, files: u64) -> Result<(), String> {
         Some("unlink_each_loop")
     } else if !matches!(
         j.blocks.file_service,
-        super::FileService::RoundRobin | super::FileService::Sequential | super::FileService::Random
+        super::FileService::RoundRobin
+            | super::FileService::Sequential
+            | super::FileService::Random
     ) {
         Some("file_service_type=zipf/pareto/normal")
     } else {
@@ -260,7 +262,7 @@ fn check_open_files(j: &JobSpec, files: u64) -> Result<(), String> {
 /// What iogauge's unlink_each_loop covers: write-only jobs whose loops are whole passes over
 /// their own files, on a synchronous engine.
 fn check_unlink_each_loop(j: &JobSpec) -> Result<(), String> {
-        let name = &j.name;
+    let name = &j.name;
     if j.rw.kind != RwKind::Write {
         // Measured with fio 3.33: rw=read stops with ENOENT at the second loop's open, a mixed
         // job with EIO ("full resid") reading the new empty file.
@@ -295,7 +297,6 @@ fn check_unlink_each_loop(j: &JobSpec) -> Result<(), String> {
     }
     Ok(())
 }
-
 
 /// The engine options against the job's engine: an engine option on another engine is an
 /// error, as in fio (which does not know the option then). The message does not name the job.
@@ -335,10 +336,7 @@ fn check_engine_options(j: &JobSpec) -> Result<(), String> {
             ));
         }
     }
-    let trims = matches!(
-        j.rw.kind,
-        RwKind::Trim | RwKind::TrimWrite
-    );
+    let trims = matches!(j.rw.kind, RwKind::Trim | RwKind::TrimWrite);
     let no_data =
         j.ioengine.file_op().is_some() || matches!(j.ioengine, IoEngine::Cpuio | IoEngine::Exec);
     if trims && no_data {

@@ -2,8 +2,8 @@
 //! built-in profiles) produces these types; nothing below `run/` knows where a job came from.
 
 pub(crate) mod blocks;
-mod check;
 pub mod buffers;
+mod check;
 pub(crate) mod engines;
 pub mod files;
 pub mod host;

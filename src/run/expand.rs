@@ -81,7 +81,11 @@ fn check_creation(spec: &RunSpec, job: &JobSpec, f: &FilePlan) -> Result<(), Run
 /// unlink_each_loop deletes the job's files after each loop: never one iogauge did not create
 /// (planned before anything of the run exists, or, for a deferred instance, as its phase
 /// starts, when `created` holds what the earlier phases made).
-fn check_unlink_each_loop(job: &JobSpec, f: &FilePlan, created: &CreatedFiles) -> Result<(), RunError> {
+fn check_unlink_each_loop(
+    job: &JobSpec,
+    f: &FilePlan,
+    created: &CreatedFiles,
+) -> Result<(), RunError> {
     if job.files.unlink_each_loop && f.existed && !f.is_block && !created.contains(&f.path) {
         return Err(RunError::JobSetup(format!(
             "job '{}': unlink_each_loop would delete '{}', which iogauge did not create; \

@@ -271,10 +271,7 @@ fn build_job(globals: &[Entry], own: &[Entry], section: Option<&str>) -> Result<
 /// fio's fix-ups once all of a job's options are in (init.c's fixup_options): the values some
 /// options imply for others. For every front end that applies fio options (`written`: whether
 /// an option was given); the checks that follow are [`JobSpec::check`]'s.
-pub(crate) fn settle(
-    job: &mut JobSpec,
-    written: impl Fn(&str) -> bool,
-) -> Result<(), String> {
+pub(crate) fn settle(job: &mut JobSpec, written: impl Fn(&str) -> bool) -> Result<(), String> {
     options::logs::settle(job, written);
     options::stats::settle(job);
     options::timing::settle(job);
