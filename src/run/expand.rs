@@ -252,4 +252,38 @@ mod tests {
         assert!(matches!(e, RunError::BufferMemory(_)), "{e}");
         assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0);
     }
+
+    /// unlink_each_loop over a file iogauge did not make was refused as the job's phase
+    /// started, after the earlier phases ran; now before the first one.
+    #[test]
+    fn unlink_each_loop_over_someone_elses_file_is_refused_before_the_first_phase() {
+        let d = tempfile::tempdir().unwrap();
+        let mut a = etcd_like(d.path());
+        a.name = "a".into();
+        // Kept: had the first phase run, its file would stay.
+        a.unlink = false;
+        let mut b = etcd_like(d.path());
+        b.name = "b".into();
+        b.stonewall = true;
+        b.files.unlink_each_loop = true;
+        let theirs = d.path().join("b.0.0");
+        std::fs::write(&theirs, vec![7u8; 2 << 20]).unwrap();
+        let spec = RunSpec {
+            jobs: vec![a, b],
+            allow_overwrite: true,
+            ..RunSpec::default()
+        };
+        let e = run(&spec, &RunOptions::default(), &AtomicBool::new(false)).unwrap_err();
+        assert!(e.is_bad_input());
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "job 'b': unlink_each_loop would delete '{}', which iogauge did not create; \
+                 remove it or use another directory",
+                theirs.display()
+            )
+        );
+        assert!(!d.path().join("a.0.0").exists(), "the first phase ran");
+        assert_eq!(std::fs::read(&theirs).unwrap(), vec![7u8; 2 << 20]);
+    }
 }
