@@ -3,6 +3,7 @@
 
 pub(crate) mod blocks;
 pub mod buffers;
+mod check;
 pub(crate) mod engines;
 pub mod files;
 pub mod host;

@@ -15,9 +15,13 @@ pub(super) fn reap_dead_runs(spec: &RunSpec) {
     let mut dirs: Vec<PathBuf> = Vec::new();
     for job in &spec.jobs {
         for n in 0..job.numjobs {
-            for p in layout::plan_files(job, n).unwrap_or_default() {
-                let d = layout::parent_dir(&p.path);
-                if !p.is_block && !dirs.contains(&d) {
+            // Names only: the files are planned once, after this (the reaping changes what
+            // exists). A device's directory holds no run's files.
+            for p in layout::plan_paths(job, n) {
+                let d = layout::parent_dir(&p);
+                let device = std::fs::metadata(&p)
+                    .is_ok_and(|m| std::os::unix::fs::FileTypeExt::is_block_device(&m.file_type()));
+                if !device && !dirs.contains(&d) {
                     dirs.push(d);
                 }
             }
@@ -133,14 +137,11 @@ pub(super) fn kept_by_unlink(spec: &RunSpec, created: &CreatedFiles) -> Vec<Path
     let mut keep = Vec::new();
     for job in spec.jobs.iter().filter(|j| !j.unlink) {
         for n in 0..job.numjobs {
-            if let Ok(plans) = layout::plan_files(job, n) {
-                keep.extend(
-                    plans
-                        .into_iter()
-                        .map(|p| p.path)
-                        .filter(|p| listed.contains(p)),
-                );
-            }
+            keep.extend(
+                layout::plan_paths(job, n)
+                    .into_iter()
+                    .filter(|p| listed.contains(p)),
+            );
         }
     }
     keep

@@ -229,30 +229,6 @@ impl LatTarget {
     }
 }
 
-/// latency_target and flow run in the two I/O loops; the loops of cpuio, exec and the file
-/// engines have neither yet, so a job combining them is refused rather than run without them.
-pub(crate) fn check_engine(job: &JobSpec) -> Result<(), String> {
-    use crate::model::IoEngine;
-    let other = job.ioengine.file_op().is_some()
-        || matches!(job.ioengine, IoEngine::Cpuio | IoEngine::Exec);
-    let option = if job.latency.target_on() {
-        "latency_target"
-    } else if job.latency.flow > 0 {
-        "flow"
-    } else {
-        return Ok(());
-    };
-    if !other {
-        return Ok(());
-    }
-    Err(format!(
-        "job '{}': {option} is not supported by iogauge with ioengine={} yet (only on the \
-         engines that read and write data)",
-        job.name,
-        job.ioengine.fio_name()
-    ))
-}
-
 /// The I/O that missed the target at depth 1 (percentile 100): it ends the job.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Missed {

@@ -30,6 +30,7 @@ mod phases;
 pub(crate) mod plan;
 mod prepare;
 pub(crate) mod queue_worker;
+pub(crate) mod resolve;
 pub(crate) mod small_files;
 pub(crate) mod source;
 pub(crate) mod status;
@@ -50,6 +51,7 @@ use instance::{IoFailure, WorkerResult};
 use monitor::Trace;
 use phases::run_phases;
 use plan::Instance;
+pub use resolve::{resolve, ResolveError, ResolvedRun};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Why a run produced no report.
@@ -164,12 +166,15 @@ pub(crate) struct InstanceResult {
 /// Run every job of `spec`. Files iogauge created are removed before this returns, whatever
 /// happens, unless the user asked to keep them. `stop` is set by SIGINT/SIGTERM: when it is set
 /// after the jobs started, the report holds what they did until then.
+/// The run is resolved first ([`resolve`]): a bad combination in any job, whatever its phase,
+/// is refused before anything touches the host.
 pub fn run(spec: &RunSpec, opts: &RunOptions, stop: &AtomicBool) -> Result<Report, RunError> {
+    let resolved = resolve(spec.clone())?;
     // fio's clocksource is one for the whole process; the first job that names one decides.
     clock::prefer(spec.jobs.iter().find_map(|j| j.host.clocksource));
     clock::init();
     let Some(deadline) = opts.deadline else {
-        return run_until(spec, opts, stop);
+        return run_until(&resolved, opts, stop);
     };
     // The run stops on the caller's flag or at the deadline; the two are told apart afterwards
     // and the caller's flag is never set by the timer.
@@ -190,7 +195,7 @@ pub fn run(spec: &RunSpec, opts: &RunOptions, stop: &AtomicBool) -> Result<Repor
                 std::thread::sleep((deadline - now).min(std::time::Duration::from_millis(10)));
             }
         });
-        let r = run_until(spec, opts, &inner);
+        let r = run_until(&resolved, opts, &inner);
         done.store(true, Ordering::Relaxed);
         r
     });
@@ -200,7 +205,12 @@ pub fn run(spec: &RunSpec, opts: &RunOptions, stop: &AtomicBool) -> Result<Repor
     res
 }
 
-fn run_until(spec: &RunSpec, opts: &RunOptions, stop: &AtomicBool) -> Result<Report, RunError> {
+fn run_until(
+    resolved: &ResolvedRun,
+    opts: &RunOptions,
+    stop: &AtomicBool,
+) -> Result<Report, RunError> {
+    let spec = &resolved.spec;
     reap_dead_runs(spec);
     let created = CreatedFiles::new();
     let started_at = std::time::SystemTime::now();
@@ -208,7 +218,7 @@ fn run_until(spec: &RunSpec, opts: &RunOptions, stop: &AtomicBool) -> Result<Rep
     let mut disks = disks::Disks::resolve(spec);
     // A panic in a worker must not skip the cleanup below: catch it, clean up, then re-raise.
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        run_phases(spec, opts, stop, &created, &mut disks)
+        run_phases(resolved, opts, stop, &created, &mut disks)
     }));
     // Cleanup happens on every path: success, error, interrupt and panic.
     let kept = keep(spec, &created, opts.record_kept);

@@ -19,25 +19,29 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 pub(super) fn run_phases(
-    spec: &RunSpec,
+    resolved: &super::ResolvedRun,
     opts: &RunOptions,
     stop: &AtomicBool,
     created: &CreatedFiles,
     disks: &mut disks::Disks,
 ) -> Result<Vec<InstanceResult>, RunError> {
-    let instances = expand(spec, created)?;
-    let nphases = instances.iter().map(|i| i.phase + 1).max().unwrap_or(0);
+    let spec = &resolved.spec;
+    let instances = expand(resolved, created)?;
+    let nphases = resolved.phases;
     let mut results = Vec::with_capacity(instances.len());
     // exitall with exit_what=all: later phases do not start.
     let end_run = AtomicBool::new(false);
     // flow: every flow group's weights, registered before any job starts (as fio's parse).
     let flows = latency_target::FlowRegistry::new(&spec.jobs);
-    latency_target::check_flow_phases(&spec.jobs, instances.iter().map(|i| (i.job, i.phase)))
-        .map_err(RunError::JobSetup)?;
     // cgroup: every job's group made before any job starts, removed when this returns.
     let _cgroups = cgroup::Groups::setup(&spec.jobs).map_err(RunError::JobSetup)?;
     // ioscheduler: switched before any job starts, the previous one put back when this returns.
     let _schedulers = iosched::Switched::setup(&spec.jobs).map_err(RunError::JobSetup)?;
+    // Every instance's host settings tried before the first phase (once the cgroups exist), so
+    // that a job of a later phase is not refused after the earlier ones ran.
+    for i in &instances {
+        host::probe(&spec.jobs[i.job], i.thread).map_err(RunError::JobSetup)?;
+    }
     for phase in 0..nphases {
         // A signal between phases: the phases that ran are the result.
         if stop.load(Ordering::Relaxed) {
