@@ -24,6 +24,8 @@ pub(crate) struct PreflightRequest {
     /// Evaluate the analyzers against results already here, collecting nothing.
     pub analyze_only: Option<PathBuf>,
     pub keep_files: bool,
+    /// Where the runs' warnings and notes go.
+    pub diag: crate::diag::Diag,
 }
 
 /// Everything the command line needs to print and to choose the exit code.
@@ -120,7 +122,7 @@ pub(crate) fn preflight(
                 c.collector_name,
                 c.directory.display()
             ));
-            let (res, where_) = collect(c, &out, req.keep_files, stop, obs);
+            let (res, where_) = collect(c, &out, req, stop, obs);
             let (status, reason, results) = match res {
                 Ok(r) => {
                     wrote = Some(out.clone());
@@ -202,7 +204,7 @@ fn missing_ancestors(dir: &Path) -> Vec<PathBuf> {
 fn collect(
     c: &FsPerfCollector,
     out: &Path,
-    keep_files: bool,
+    req: &PreflightRequest,
     stop: &Stop,
     obs: &mut dyn Observer,
 ) -> (Result<FsPerfResults, Failure>, Context) {
@@ -217,7 +219,7 @@ fn collect(
         let _ = std::fs::set_permissions(&c.directory, std::fs::Permissions::from_mode(0o700));
     }
     let where_ = context::describe(Some(&c.directory));
-    let res = collect_in(c, out, keep_files, stop, obs);
+    let res = collect_in(c, out, req, stop, obs);
     for d in &made {
         let _ = std::fs::remove_dir(d);
     }
@@ -227,14 +229,14 @@ fn collect(
 fn collect_in(
     c: &FsPerfCollector,
     out: &Path,
-    keep_files: bool,
+    req: &PreflightRequest,
     stop: &Stop,
     obs: &mut dyn Observer,
 ) -> Result<FsPerfResults, Failure> {
     let name = &c.collector_name;
     let spec = RunSpec {
         jobs: c.jobs(),
-        keep_files,
+        keep_files: req.keep_files,
         ..RunSpec::default()
     };
     // A result from an earlier run in the same directory must not stand in for this one.
@@ -245,6 +247,7 @@ fn collect_in(
     // The timeout covers setup, warmup and run: whatever stage it hits, it is a timeout.
     let opts = RunOptions {
         deadline: Some(std::time::Instant::now() + c.timeout),
+        diag: req.diag.clone(),
         ..RunOptions::default()
     };
     let res = run(&spec, &opts, stop.flag());

@@ -35,9 +35,9 @@ pub(super) fn run_phases(
     latency_target::check_flow_phases(&spec.jobs, instances.iter().map(|i| (i.job, i.phase)))
         .map_err(RunError::JobSetup)?;
     // cgroup: every job's group made before any job starts, removed when this returns.
-    let _cgroups = cgroup::Groups::setup(&spec.jobs).map_err(RunError::JobSetup)?;
+    let _cgroups = cgroup::Groups::setup(&spec.jobs, &opts.diag).map_err(RunError::JobSetup)?;
     // ioscheduler: switched before any job starts, the previous one put back when this returns.
-    let _schedulers = iosched::Switched::setup(&spec.jobs).map_err(RunError::JobSetup)?;
+    let _schedulers = iosched::Switched::setup(&spec.jobs, &opts.diag).map_err(RunError::JobSetup)?;
     for phase in 0..nphases {
         // A signal between phases: the phases that ran are the result.
         if stop.load(Ordering::Relaxed) {
@@ -90,7 +90,7 @@ fn run_phase(
     let mut prepared = Vec::with_capacity(instances.len());
     let mut locks = file_lock::Registry::default();
     for inst in instances {
-        let mut p = prepare(spec, stop, created, inst)?;
+        let mut p = prepare(spec, stop, created, inst, &opts.diag)?;
         p.input.flow = flows.group(&p.input.job);
         p.input.file_locks = locks.for_files(p.input.job.io.lockfile, &p.input.paths);
         prepared.push(p);
@@ -348,7 +348,7 @@ fn run_phase(
         disks.close();
         for p in prepared.iter().filter(|p| p.postrun) {
             if let Some(cmd) = &p.input.job.host.exec_postrun {
-                host::exec(&p.input.job, cmd, "postrun");
+                host::exec(&p.input.job, cmd, "postrun", &opts.diag);
             }
         }
         done.store(true, Ordering::Release);
