@@ -100,30 +100,45 @@ fn check_ok_bad_input_and_interrupted() {
     assert_empty(d.path());
 }
 
-/// The same refusal (direct I/O on tmpfs) is bad input under `check` as under `fio`: exit 2
-/// for both (under check it was a profile ERROR, exit 1).
+/// A user profile whose job needs more I/O buffer memory than the host has.
+const HUGE_BUFFERS: &str = "name: big\ntitle: huge buffers\nworkload:\n  - rw=write\n  - \
+    ioengine=libaio\n  - iodepth=4096\n  - bs=1g\n  - size=1g\nmetrics:\n  - key: write_iops\n    \
+    label: write IOPS\n    better: higher\n    pass: 1000 IOPS\n    warn: 750 IOPS\n    source: test\n";
+
+/// The same refusal (I/O buffers that cannot fit in memory) is bad input under `check` as
+/// under `fio`: exit 2 for both (under check it was a profile ERROR, exit 1).
 #[test]
-fn a_direct_io_refusal_is_bad_input_under_check_and_fio() {
-    let Ok(shm) = tempfile::tempdir_in("/dev/shm") else {
-        eprintln!("skipping: no /dev/shm");
-        return;
-    };
+fn a_job_refused_at_run_time_is_bad_input_under_check_and_fio() {
     let d = scratch();
-    let dir = shm.path().to_str().unwrap();
+    std::fs::write(d.path().join("big.yaml"), HUGE_BUFFERS).unwrap();
     let o = iogauge(
-        &["check", "sync-iops", "--dir", dir, "--scale", "0.01", "--format", "json"],
+        &["check", "./big.yaml", "--dir", ".", "--format", "json"],
         d.path(),
     );
     let (rc, err) = code(&o);
     assert_eq!(rc, Some(2), "{err}");
-    assert!(err.contains("refused direct I/O"), "{err}");
+    let why = "job 'big': 4096 I/O in flight × 1073741824 bytes per block × numjobs=1 needs \
+               4096GiB of I/O buffers";
+    assert!(err.contains(&format!("iogauge check: big: {why}")), "{err}");
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["profiles"][0]["verdict"], "error");
-    let mut job = small_job(shm.path());
-    job.push("--direct=1".into());
-    let o = iogauge(&strs(&job), d.path());
-    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
-    assert_empty(shm.path());
+    let o = iogauge(
+        &[
+            "fio",
+            "--name=big",
+            "--rw=write",
+            "--ioengine=libaio",
+            "--iodepth=4096",
+            "--bs=1g",
+            "--size=1g",
+            "--directory=.",
+        ],
+        d.path(),
+    );
+    let (rc, err) = code(&o);
+    assert_eq!(rc, Some(2), "{err}");
+    assert!(err.starts_with(&format!("iogauge fio: {why}")), "{err}");
+    assert_eq!(files_in(d.path()), ["big.yaml"]);
 }
 
 #[test]
