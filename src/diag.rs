@@ -85,7 +85,10 @@ mod tests {
         d.note("fio: io_u error on file f");
         assert_eq!(
             *lines.lock().unwrap(),
-            ["iogauge: warning: x", "iogauge check: fio: io_u error on file f"]
+            [
+                "iogauge: warning: x",
+                "iogauge check: fio: io_u error on file f"
+            ]
         );
         // The default drops them.
         Diag::default().note("nowhere");

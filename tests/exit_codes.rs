@@ -76,8 +76,14 @@ fn usage_completions_and_version() {
 #[test]
 fn check_ok_bad_input_and_interrupted() {
     let d = scratch();
-    assert_eq!(iogauge(&["check", "--list"], d.path()).status.code(), Some(0));
-    let o = iogauge(&["check", "etcd", "--dir", "/nonexistent-iogauge"], d.path());
+    assert_eq!(
+        iogauge(&["check", "--list"], d.path()).status.code(),
+        Some(0)
+    );
+    let o = iogauge(
+        &["check", "etcd", "--dir", "/nonexistent-iogauge"],
+        d.path(),
+    );
     assert_eq!(
         code(&o),
         (
@@ -91,7 +97,16 @@ fn check_ok_bad_input_and_interrupted() {
     assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
     // A time-based profile cut short: exit 1, its files removed.
     let o = interrupted(
-        &["check", "sync-iops", "--dir", ".", "--duration", "30", "--max-size", "4m"],
+        &[
+            "check",
+            "sync-iops",
+            "--dir",
+            ".",
+            "--duration",
+            "30",
+            "--max-size",
+            "4m",
+        ],
         d.path(),
         1500,
     );
@@ -260,7 +275,10 @@ fn compare_bad_input() {
                 .into()
         )
     );
-    let o = iogauge(&["compare", "/nonexistent1.json", "/nonexistent2.json"], d.path());
+    let o = iogauge(
+        &["compare", "/nonexistent1.json", "/nonexistent2.json"],
+        d.path(),
+    );
     assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
 }
 
@@ -305,7 +323,15 @@ fn cleanup_ok_and_bad_input() {
 fn kube_dry_run_ok_and_bad_input() {
     let d = scratch();
     let o = iogauge(
-        &["kube", "check", "--storage-class", "std", "--image", "img", "--dry-run"],
+        &[
+            "kube",
+            "check",
+            "--storage-class",
+            "std",
+            "--image",
+            "img",
+            "--dry-run",
+        ],
         d.path(),
     );
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));

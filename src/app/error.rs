@@ -138,7 +138,9 @@ mod tests {
             avail: 1,
         };
         assert_eq!(k(RunError::Layout(nospace)), Kind::Run);
-        let ro = LayoutError::ReadOnly { path: "/d/f".into() };
+        let ro = LayoutError::ReadOnly {
+            path: "/d/f".into(),
+        };
         assert_eq!(k(RunError::Layout(ro)), Kind::BadInput);
     }
 
@@ -149,7 +151,9 @@ mod tests {
             Some("iogauge fio: x")
         );
         assert_eq!(
-            Error::whole(Kind::Run, "iogauge: y").line("iogauge fio").as_deref(),
+            Error::whole(Kind::Run, "iogauge: y")
+                .line("iogauge fio")
+                .as_deref(),
             Some("iogauge: y")
         );
         assert_eq!(Error::said(Kind::Run).line("iogauge fio"), None);

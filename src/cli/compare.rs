@@ -122,9 +122,7 @@ pub(crate) fn main(a: CompareArgs) -> Ended {
         }
     };
     if sa.iter().chain(&sb).filter(|r| *r == "-").count() > 1 {
-        return Err(Error::bad_input(
-            "only one run can come from stdin ('-')",
-        ));
+        return Err(Error::bad_input("only one run can come from stdin ('-')"));
     }
     let db = a.history_db.as_deref();
     let read = |runs: &[String]| {

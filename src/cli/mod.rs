@@ -128,7 +128,10 @@ pub fn main() -> i32 {
     let stop = match Stop::install() {
         Ok(s) => s,
         Err(e) => {
-            let e = Error::whole(Kind::Run, format!("iogauge: cannot install signal handlers: {e}"));
+            let e = Error::whole(
+                Kind::Run,
+                format!("iogauge: cannot install signal handlers: {e}"),
+            );
             eprintln!("{}", e.line("iogauge").unwrap_or_default());
             return exit_code(&Err(e));
         }

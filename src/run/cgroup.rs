@@ -109,8 +109,10 @@ impl Drop for Groups {
     fn drop(&mut self) {
         for d in &self.made {
             if let Err(e) = std::fs::remove_dir(d) {
-                self.diag
-                    .line(&format!("iogauge: cannot remove the cgroup {}: {e}", d.display()));
+                self.diag.line(&format!(
+                    "iogauge: cannot remove the cgroup {}: {e}",
+                    d.display()
+                ));
             }
         }
     }

@@ -205,8 +205,10 @@ fn run_until(spec: &RunSpec, opts: &RunOptions, stop: &AtomicBool) -> Result<Rep
     let kept = keep(spec, &created, opts.record_kept, &opts.diag);
     let failed = created.remove_all();
     for (p, e) in &failed {
-        opts.diag
-            .line(&format!("iogauge: warning: could not remove '{}': {e}", p.display()));
+        opts.diag.line(&format!(
+            "iogauge: warning: could not remove '{}': {e}",
+            p.display()
+        ));
     }
     if let Some((p, _)) = failed.first().filter(|_| created.markers_left()) {
         opts.diag.line(&format!(
@@ -305,9 +307,8 @@ mod tests {
         ]
         .map(String::from)
         .to_vec();
-        let cmd =
-            crate::input::fio::parse_fio_args(&args, &|_: &str| None, &mut std::io::empty())
-                .unwrap();
+        let cmd = crate::input::fio::parse_fio_args(&args, &|_: &str| None, &mut std::io::empty())
+            .unwrap();
         let crate::input::fio::FioCommand::Run(spec, _) = cmd else {
             panic!("not a run");
         };

@@ -37,7 +37,8 @@ pub(super) fn run_phases(
     // cgroup: every job's group made before any job starts, removed when this returns.
     let _cgroups = cgroup::Groups::setup(&spec.jobs, &opts.diag).map_err(RunError::JobSetup)?;
     // ioscheduler: switched before any job starts, the previous one put back when this returns.
-    let _schedulers = iosched::Switched::setup(&spec.jobs, &opts.diag).map_err(RunError::JobSetup)?;
+    let _schedulers =
+        iosched::Switched::setup(&spec.jobs, &opts.diag).map_err(RunError::JobSetup)?;
     for phase in 0..nphases {
         // A signal between phases: the phases that ran are the result.
         if stop.load(Ordering::Relaxed) {
