@@ -2,6 +2,7 @@
 //! its timeout (a run-level deadline), write troubleshoot's result files and iogauge's full
 //! report, evaluate the analyzers, and gather everything into a `PreflightDocument`.
 
+use crate::app::error::Kind;
 use crate::input::read_capped;
 use crate::input::troubleshoot::collector::SyncPolicy;
 use crate::input::troubleshoot::{load, FsPerfCollector, Preflight};
@@ -33,6 +34,9 @@ pub(crate) struct PreflightResult {
     pub document: PreflightDocument,
     /// Collectors that produced no result here, and why.
     pub errors: Vec<(String, String)>,
+    /// Of those, `Run` if any failed while running (or timed out), else `BadInput` if their
+    /// jobs were refused (the error `iogauge fio` gives the same job); None without errors.
+    pub not_run: Option<Kind>,
     /// The output directory, when a result file was written there.
     pub wrote: Option<PathBuf>,
     /// Whether any analyzer is to be evaluated (a spec with collectors only has none).
@@ -110,6 +114,7 @@ pub(crate) fn preflight(
         }
     };
     let mut errors = Vec::new();
+    let mut not_run = None;
     let mut collectors = Vec::new();
     let mut wrote = None;
     if req.analyze_only.is_none() {
@@ -128,15 +133,28 @@ pub(crate) fn preflight(
                     wrote = Some(out.clone());
                     (CollectorStatus::Collected, None, Some(r))
                 }
-                Err(Failure::TimedOut) => (
-                    CollectorStatus::TimedOut,
-                    Some(format!(
-                        "collector '{}' timed out after {:?}; its files were removed",
-                        c.collector_name, c.timeout
-                    )),
-                    None,
-                ),
-                Err(Failure::Other(e)) => (CollectorStatus::Failed, Some(e), None),
+                Err(Failure::TimedOut) => {
+                    not_run = Some(Kind::Run);
+                    (
+                        CollectorStatus::TimedOut,
+                        Some(format!(
+                            "collector '{}' timed out after {:?}; its files were removed",
+                            c.collector_name, c.timeout
+                        )),
+                        None,
+                    )
+                }
+                Err(Failure::Refused(kind, e)) => {
+                    // A failure while running outranks bad input: it is not the user's to fix.
+                    if not_run != Some(Kind::Run) {
+                        not_run = Some(kind);
+                    }
+                    (CollectorStatus::Failed, Some(e), None)
+                }
+                Err(Failure::Other(e)) => {
+                    not_run = Some(Kind::Run);
+                    (CollectorStatus::Failed, Some(e), None)
+                }
             };
             if let Some(why) = &reason {
                 obs.note(&format!("iogauge preflight: {why}"));
@@ -181,6 +199,7 @@ pub(crate) fn preflight(
     PreflightResult {
         document,
         errors,
+        not_run,
         wrote,
         analyzed,
     }
@@ -188,6 +207,8 @@ pub(crate) fn preflight(
 
 enum Failure {
     TimedOut,
+    /// The run produced no report, for a reason of this kind (its job refused: bad input).
+    Refused(Kind, String),
     Other(String),
 }
 
@@ -257,7 +278,12 @@ fn collect_in(
     let mut report = match res {
         Ok(r) => r,
         Err(RunError::TimedOut) => return Err(Failure::TimedOut),
-        Err(e) => return Err(Failure::Other(format!("collector '{name}': {e}"))),
+        Err(e) => {
+            return Err(Failure::Refused(
+                Kind::of_run(&e),
+                format!("collector '{name}': {e}"),
+            ))
+        }
     };
     let measure = match c.sync {
         SyncPolicy::None => Measure::Write,

@@ -4,7 +4,7 @@
 use super::history::{save, HistoryFlags};
 use super::report::write_report;
 use super::stdout;
-use super::{with_output, Ended, Error, Outcome, Stop};
+use super::{with_output, Ended, Error, Kind, Outcome, Stop};
 use crate::app::preflight::{check_results, load_specs, preflight, Observer, PreflightRequest};
 use crate::history::{Invocation, NewRun};
 use crate::report::document::CheckVerdict;
@@ -122,7 +122,7 @@ pub(crate) fn main(a: PreflightArgs, stop: &Stop) -> Ended {
         } else {
             Outcome::Error
         };
-        return with_output(Ok(outcome), report);
+        return with_output(not_run(outcome, r.not_run), report);
     }
     let outcomes = &r.document.outcomes;
     match a.format {
@@ -146,7 +146,16 @@ pub(crate) fn main(a: PreflightArgs, stop: &Stop) -> Ended {
         _ if !r.errors.is_empty() => Outcome::Error,
         _ => Outcome::Pass,
     };
-    with_output(Ok(outcome), report)
+    with_output(not_run(outcome, r.not_run), report)
+}
+
+/// Collectors whose jobs were all refused (and no worse outcome): bad input, as the same job
+/// is under `iogauge fio` (their reasons are on stderr and in the document).
+fn not_run(outcome: Outcome, why: Option<Kind>) -> Ended {
+    match (outcome, why) {
+        (Outcome::Error, Some(Kind::BadInput)) => Err(Error::said(Kind::BadInput)),
+        (outcome, _) => Ok(outcome),
+    }
 }
 
 /// `--output`: made by the run (troubleshoot's layout inside), so only a name that can never be a
@@ -174,4 +183,21 @@ fn results_dir(v: &str) -> Result<PathBuf, String> {
         ));
     }
     Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::exit_code;
+
+    #[test]
+    fn collectors_whose_jobs_were_refused_are_bad_input() {
+        let code = |o, k| exit_code(&not_run(o, k));
+        assert_eq!(code(Outcome::Error, Some(Kind::BadInput)), 2);
+        assert_eq!(code(Outcome::Error, Some(Kind::Run)), 1);
+        // troubleshoot's order: a failed or warned outcome outranks a collector error.
+        assert_eq!(code(Outcome::Fail, Some(Kind::BadInput)), 3);
+        assert_eq!(code(Outcome::Warn, Some(Kind::BadInput)), 4);
+        assert_eq!(code(Outcome::Pass, None), 0);
+    }
 }
