@@ -116,11 +116,8 @@ mod tests {
                     continue;
                 }
                 let text = std::fs::read_to_string(&p).unwrap();
-                for (n, line) in outside_tests(&text) {
-                    let code = line.split("//").next().unwrap_or("");
-                    if code.contains("eprintln!") || code.contains("eprint!") {
-                        found.push(format!("src/{}:{n}: {}", rel.display(), line.trim()));
-                    }
+                for (n, line) in direct_stderr(&text) {
+                    found.push(format!("src/{}:{n}: {}", rel.display(), line.trim()));
                 }
             }
         }
@@ -129,6 +126,25 @@ mod tests {
             "write through crate::diag::Diag instead:\n{}",
             found.join("\n")
         );
+    }
+
+    /// The numbered lines of `text` that write to stderr themselves, outside test code.
+    fn direct_stderr(text: &str) -> Vec<(usize, &str)> {
+        outside_tests(text)
+            .into_iter()
+            .filter(|(_, line)| {
+                let code = line.split("//").next().unwrap_or("");
+                code.contains("eprintln!") || code.contains("eprint!")
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_direct_write_to_stderr_is_found() {
+        let t = "fn f() {\n    eprintln!(\"x\"); // said\n    // eprintln!(\"a comment\")\n}\n\
+                 #[cfg(test)]\nmod tests {\n    fn g() { eprint!(\"y\") }\n}\nfn h() { eprint!(\"z\") }\n";
+        let found: Vec<usize> = direct_stderr(t).into_iter().map(|l| l.0).collect();
+        assert_eq!(found, [2, 9]);
     }
 
     /// The numbered lines of `text` outside `#[cfg(test)]` items (an item ends where its
