@@ -47,10 +47,11 @@ pub(crate) fn main(mut args: Vec<String>, stop: &super::Stop) -> Ended {
     if out.parse_only {
         return Ok(Outcome::Pass);
     }
+    let progress = show_progress(&out);
     let opts = RunOptions {
-        progress: show_progress(&out),
+        progress,
         status: status_interval(&out, stop.flag()),
-        diag: super::progress::stderr_diag("iogauge fio"),
+        diag: super::progress::fio_diag(progress),
         ..RunOptions::default()
     };
     // Notes on options fio accepts silently go with the results (the text output's "iogauge

@@ -14,6 +14,16 @@ pub(crate) fn stderr_diag(command: &'static str) -> Diag {
     Diag::new(command, |line: &str| eprintln!("{line}"))
 }
 
+/// `iogauge fio`'s diagnostics sink: stderr, a line a call; with fio's progress line on
+/// (`--eta=always`, or stderr a terminal), each line clears it first, so that the two never
+/// share a line (the monitor draws it again on its next tick).
+pub(crate) fn fio_diag(progress: bool) -> Diag {
+    if !progress {
+        return stderr_diag("iogauge fio");
+    }
+    Diag::new("iogauge fio", |line: &str| eprintln!("\r\x1b[K{line}"))
+}
+
 pub(crate) struct Bar {
     bar: ProgressBar,
 }
