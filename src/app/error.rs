@@ -34,10 +34,9 @@ impl Kind {
     /// The kind of a user-named output file that was not written: the destination refused
     /// (bad input) or the writing failed.
     pub(crate) fn of_output(e: &OutputError) -> Kind {
-        if e.is_bad_input() {
-            Kind::BadInput
-        } else {
-            Kind::Run
+        match e {
+            OutputError::Refused(_) => Kind::BadInput,
+            OutputError::Failed(_) => Kind::Run,
         }
     }
 }

@@ -122,18 +122,15 @@ const CHECK_HINT: &str =
     "note: check takes --dir, --scale, --duration, --size, --format, --strict, \
     --keep-files, --report and --list; fio's options (--rw, --bs, --ioengine, ...) go to 'iogauge fio'";
 
-/// Parse the command line, run the command and return the process exit code (`EXIT_*`).
+/// Parse the command line, run the command, say its error (if any) once on stderr, and return
+/// the process exit code ([`exit_code`]).
 pub fn main() -> i32 {
     // Before anything else, so that no file can exist before a signal is handled.
     let stop = match Stop::install() {
         Ok(s) => s,
         Err(e) => {
-            let e = Error::whole(
-                Kind::Run,
-                format!("iogauge: cannot install signal handlers: {e}"),
-            );
-            eprintln!("{}", e.line("iogauge").unwrap_or_default());
-            return exit_code(&Err(e));
+            eprintln!("iogauge: cannot install signal handlers: {e}");
+            return exit_code(&Err(Error::said(Kind::Run)));
         }
     };
     let args = kubectl_plugin(std::env::args_os().collect());
