@@ -220,7 +220,7 @@ fn collect_only(dir: &Path) -> String {
 }
 
 #[test]
-fn preflight_ok_bad_input_and_a_collector_that_cannot_run() {
+fn preflight_ok_bad_input_a_collector_that_cannot_run_and_interrupted() {
     let d = scratch();
     std::fs::write(d.path().join("ok.yaml"), collect_only(&d.path().join("b"))).unwrap();
     let o = iogauge(&["preflight", "--output", "out", "ok.yaml"], d.path());
@@ -233,6 +233,17 @@ fn preflight_ok_bad_input_and_a_collector_that_cannot_run() {
     std::fs::write(d.path().join("bad.yaml"), collect_only(&bad)).unwrap();
     let o = iogauge(&["preflight", "--output", "out2", "bad.yaml"], d.path());
     assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    // Interrupted while collecting (1 GiB in fdatasynced 4 KiB writes takes far longer).
+    let long = collect_only(&d.path().join("c")).replace("fileSize: 64Ki", "fileSize: 1Gi");
+    std::fs::write(d.path().join("long.yaml"), long).unwrap();
+    let o = interrupted(
+        &["preflight", "--output", "out3", "long.yaml"],
+        d.path(),
+        1500,
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("iogauge preflight: interrupted"));
+    assert!(!d.path().join("c").exists());
 }
 
 #[test]
