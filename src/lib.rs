@@ -6,6 +6,7 @@ pub(crate) mod app;
 pub mod cli;
 pub mod cluster;
 pub(crate) mod compare;
+pub mod diag;
 pub(crate) mod engine;
 #[doc(hidden)]
 pub mod fuzz;

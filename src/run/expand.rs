@@ -239,7 +239,10 @@ mod tests {
         };
         assert_eq!(spec.jobs[0].buffer_bytes(), 256 << 30);
         let e = check_buffer_memory(&spec, 8 << 30).unwrap_err();
-        assert!(e.is_bad_input());
+        assert_eq!(
+            crate::app::error::Kind::of_run(&e),
+            crate::app::error::Kind::BadInput
+        );
         assert_eq!(
             e.to_string(),
             "job 'mytest': 256 I/O in flight × 1073741824 bytes per block × numjobs=2 needs 512GiB of \

@@ -64,6 +64,8 @@ pub(crate) struct WorkerInput {
     pub open_window: std::sync::Mutex<Option<crate::workload::openfiles::OpenWindow>>,
     /// lockfile: the lock of each file, shared with the other jobs on it (None without it).
     pub file_locks: Option<Vec<std::sync::Arc<super::file_lock::FileLock>>>,
+    /// Where the job's warnings and fio's error lines go (the run's `RunOptions::diag`).
+    pub diag: crate::diag::Diag,
 }
 
 impl WorkerInput {
@@ -131,12 +133,13 @@ pub(super) fn finish_logs(
     logs: Option<crate::stats::logs::JobLogs>,
     end: u64,
     res: &mut WorkerResult,
+    diag: &crate::diag::Diag,
 ) {
     if let Some(l) = logs {
         let (stats, done) = l.finish(end);
         res.per_io_samples = stats;
         if let Err(e) = done {
-            eprintln!("iogauge: warning: {e}");
+            diag.line(&format!("iogauge: warning: {e}"));
         }
     }
 }
@@ -162,9 +165,13 @@ pub(super) fn iolog_sync(
 
 /// The job ended at `end`: close its iolog's files and flush it; a failure is a warning.
 #[cold]
-pub(super) fn finish_iolog(log: Option<crate::stats::iolog::IoLog>, end: u64) {
+pub(super) fn finish_iolog(
+    log: Option<crate::stats::iolog::IoLog>,
+    end: u64,
+    diag: &crate::diag::Diag,
+) {
     if let Some(Err(e)) = log.map(|l| l.finish(end)) {
-        eprintln!("iogauge: warning: {e}");
+        diag.line(&format!("iogauge: warning: {e}"));
     }
 }
 
@@ -236,11 +243,12 @@ impl IoFailure {
     }
 
     /// fio's `error_dump`: fio's io_u error line on stderr for an error the job survives
-    /// (continue_on_error/ignore_error); a fatal one is printed once by the command.
+    /// (continue_on_error/ignore_error); a fatal one is printed once by the command. In the
+    /// command's name ("iogauge check:" under check).
     #[cold]
-    pub(super) fn dump(&self) {
+    pub(super) fn dump(&self, diag: &crate::diag::Diag) {
         if let Some(line) = super::partial::fio_error_line(self) {
-            eprintln!("iogauge fio: {line}");
+            diag.note(&line);
         }
     }
 }

@@ -285,7 +285,7 @@ pub(super) fn after_completions(
 /// The message fio prints when an I/O misses the target at depth 1 (lat_fatal).
 #[cold]
 fn fatal(res: &mut super::instance::WorkerResult, input: &super::instance::WorkerInput, m: Missed) {
-    eprintln!(
+    input.diag.line(&format!(
         "fio: latency of {} nsec exceeds specified max ({} nsec): {} {} {} {}",
         m.lat_ns,
         input.job.latency.target_ns,
@@ -293,12 +293,12 @@ fn fatal(res: &mut super::instance::WorkerResult, input: &super::instance::Worke
         ["read", "write", "trim"][m.dir.min(2)],
         m.offset,
         m.len
-    );
-    eprintln!(
+    ));
+    input.diag.line(&format!(
         "fio: pid={}, err={LAT_ERRNO}/file:io_u.c:1432, func=max latency exceeded, error={}",
         res.tid,
         crate::report::units::strerror(LAT_ERRNO)
-    );
+    ));
     res.job_error = LAT_ERRNO;
 }
 

@@ -54,7 +54,8 @@ use plan::Instance;
 pub use resolve::{resolve, ResolveError, ResolvedRun};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// Why a run produced no report.
+/// Why a run produced no report. Which of these are bad input (exit 2) is decided in one
+/// place, `app::error::Kind::of_run`.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
     /// Files could not be planned, checked or laid out.
@@ -94,20 +95,6 @@ pub enum RunError {
     TimedOut,
 }
 
-impl RunError {
-    /// Bad input or usage (exit 2 in every command): the engine cannot run on this host, or the
-    /// files cannot or must not be laid out as asked.
-    pub(crate) fn is_bad_input(&self) -> bool {
-        match self {
-            RunError::EngineUnavailable(_) | RunError::BufferMemory(_) | RunError::JobSetup(_) => {
-                true
-            }
-            RunError::Layout(e) => e.is_bad_input(),
-            _ => false,
-        }
-    }
-}
-
 /// How to run (beyond what the jobs say).
 #[derive(Clone)]
 pub struct RunOptions {
@@ -125,6 +112,8 @@ pub struct RunOptions {
     /// With `keep_files`: record the kept files in the run's marker, which then stays, and name
     /// them on stderr (`check`, whose file names the user did not choose); see `cleanup::keep`.
     pub record_kept: bool,
+    /// Where warnings and notes raised while running go (the command's face decides).
+    pub diag: crate::diag::Diag,
 }
 
 impl Default for RunOptions {
@@ -136,6 +125,7 @@ impl Default for RunOptions {
             deadline: None,
             status: None,
             record_kept: false,
+            diag: crate::diag::Diag::default(),
         }
     }
 }
@@ -148,6 +138,7 @@ impl std::fmt::Debug for RunOptions {
             .field("sample_budget", &self.sample_budget)
             .field("deadline", &self.deadline)
             .field("status", &self.status.as_ref().map(|s| s.every))
+            .field("diag", &self.diag)
             .finish()
     }
 }
@@ -211,7 +202,7 @@ fn run_until(
     stop: &AtomicBool,
 ) -> Result<Report, RunError> {
     let spec = &resolved.spec;
-    reap_dead_runs(spec);
+    reap_dead_runs(spec, &opts.diag);
     let created = CreatedFiles::new();
     let started_at = std::time::SystemTime::now();
     let run_start = clock::now_ns();
@@ -221,17 +212,20 @@ fn run_until(
         run_phases(resolved, opts, stop, &created, &mut disks)
     }));
     // Cleanup happens on every path: success, error, interrupt and panic.
-    let kept = keep(spec, &created, opts.record_kept);
+    let kept = keep(spec, &created, opts.record_kept, &opts.diag);
     let failed = created.remove_all();
     for (p, e) in &failed {
-        eprintln!("iogauge: warning: could not remove '{}': {e}", p.display());
+        opts.diag.line(&format!(
+            "iogauge: warning: could not remove '{}': {e}",
+            p.display()
+        ));
     }
     if let Some((p, _)) = failed.first().filter(|_| created.markers_left()) {
-        eprintln!(
+        opts.diag.line(&format!(
             "iogauge: its run marker stays: `iogauge cleanup {}` removes what is left once the \
              filesystem works again",
             layout::parent_dir(p).display()
-        );
+        ));
     }
     let results = match outcome {
         Ok(r) => r?,
@@ -304,5 +298,46 @@ mod tests {
             0,
             "files left behind"
         );
+    }
+    /// The lines a run raises go to the run's diagnostics sink in the command's name: fio's
+    /// io_u error line of a survived error says "iogauge check:" under check (it said
+    /// "iogauge fio:" under every command, past the progress bar).
+    #[test]
+    fn diagnostics_go_to_the_sink_in_the_commands_name() {
+        let args: Vec<String> = [
+            "--name=dump",
+            "--filename=/dev/full",
+            "--rw=write",
+            "--bs=4k",
+            "--size=16k",
+            "--continue_on_error=all",
+            "--ignore_error=,ENOSPC",
+            "--error_dump=1",
+            "--allow-overwrite",
+        ]
+        .map(String::from)
+        .to_vec();
+        let cmd = crate::input::fio::parse_fio_args(&args, &|_: &str| None, &mut std::io::empty())
+            .unwrap();
+        let crate::input::fio::FioCommand::Run(spec, _) = cmd else {
+            panic!("not a run");
+        };
+        let (diag, said) = crate::diag::Diag::collect("iogauge check");
+        let opts = RunOptions {
+            diag,
+            ..RunOptions::default()
+        };
+        run(&spec, &opts, &AtomicBool::new(false)).unwrap();
+        let said = said.lock().unwrap().clone();
+        let want: Vec<String> = (0..4)
+            .map(|i| {
+                format!(
+                    "iogauge check: io_u error on file /dev/full: No space left on device: \
+                     write offset={}, buflen=4096",
+                    i * 4096
+                )
+            })
+            .collect();
+        assert_eq!(said, want);
     }
 }

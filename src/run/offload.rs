@@ -449,7 +449,7 @@ impl JobLoop<'_> {
         }
         // Buffer options (compress, dedupe); verify is refused with offload.
         let mut data = Data::new(input, &src);
-        let max_lat = super::timing::Timing::new(job, tl.meas_start).max_lat;
+        let max_lat = super::timing::Timing::new(job, tl.meas_start, &input.diag).max_lat;
         let mut overlap = InFlight::new(job, self.depth);
         let mut parked: Option<(usize, NextIo)> = None;
         let mut stopping = res.error.is_some() || total == 0;
@@ -482,7 +482,7 @@ impl JobLoop<'_> {
                             let op = Op::of_dir(dir).name();
                             IoFailure::new(input, op, s.file, s.offset, no)
                                 .with_len(s.len)
-                                .dump();
+                                .dump(&input.diag);
                         }
                         // A job whose every I/O fails still ends at its runtime.
                         if d.t_done >= tl.deadline {
@@ -648,7 +648,7 @@ impl JobLoop<'_> {
         }
 
         let end = tl.finish(&mut res, input, |f| self.fsync(f, regions));
-        finish_logs(logs, end, &mut res);
+        finish_logs(logs, end, &mut res, &input.diag);
         res.depth = Some(depth);
         (res, end)
     }

@@ -34,9 +34,10 @@ pub(super) fn run_phases(
     // flow: every flow group's weights, registered before any job starts (as fio's parse).
     let flows = latency_target::FlowRegistry::new(&spec.jobs);
     // cgroup: every job's group made before any job starts, removed when this returns.
-    let _cgroups = cgroup::Groups::setup(&spec.jobs).map_err(RunError::JobSetup)?;
+    let _cgroups = cgroup::Groups::setup(&spec.jobs, &opts.diag).map_err(RunError::JobSetup)?;
     // ioscheduler: switched before any job starts, the previous one put back when this returns.
-    let _schedulers = iosched::Switched::setup(&spec.jobs).map_err(RunError::JobSetup)?;
+    let _schedulers =
+        iosched::Switched::setup(&spec.jobs, &opts.diag).map_err(RunError::JobSetup)?;
     // Every instance's host settings tried before the first phase (once the cgroups exist), so
     // that a job of a later phase is not refused after the earlier ones ran.
     for i in &instances {
@@ -94,7 +95,7 @@ fn run_phase(
     let mut prepared = Vec::with_capacity(instances.len());
     let mut locks = file_lock::Registry::default();
     for inst in instances {
-        let mut p = prepare(spec, stop, created, inst)?;
+        let mut p = prepare(spec, stop, created, inst, &opts.diag)?;
         p.input.flow = flows.group(&p.input.job);
         p.input.file_locks = locks.for_files(p.input.job.io.lockfile, &p.input.paths);
         prepared.push(p);
@@ -352,7 +353,7 @@ fn run_phase(
         disks.close();
         for p in prepared.iter().filter(|p| p.postrun) {
             if let Some(cmd) = &p.input.job.host.exec_postrun {
-                host::exec(&p.input.job, cmd, "postrun");
+                host::exec(&p.input.job, cmd, "postrun", &opts.diag);
             }
         }
         done.store(true, Ordering::Release);

@@ -47,6 +47,7 @@ pub(super) fn prepare(
     stop: &AtomicBool,
     created: &CreatedFiles,
     inst: Instance,
+    diag: &crate::diag::Diag,
 ) -> Result<Prepared, RunError> {
     let job: &JobSpec = &spec.jobs[inst.job];
     // fio's thread number, counted from 1.
@@ -107,7 +108,7 @@ pub(super) fn prepare(
                     layout::pre_read(job, f, created, stop)?;
                 }
                 for w in layout::on_open(job, f, &file) {
-                    eprintln!("iogauge: warning: {w}");
+                    diag.line(&format!("iogauge: warning: {w}"));
                 }
                 // Direct I/O bypasses the cache, so fio only drops it again for buffered jobs.
                 let drop =
@@ -134,7 +135,7 @@ pub(super) fn prepare(
         .host
         .exec_prerun
         .as_deref()
-        .is_none_or(|cmd| host::exec(job, cmd, "prerun"));
+        .is_none_or(|cmd| host::exec(job, cmd, "prerun", diag));
     let io_limit = if job.create_only || !prerun_ok {
         Some(0)
     } else {
@@ -151,6 +152,7 @@ pub(super) fn prepare(
         logs: std::sync::Mutex::new(logs),
         iolog: std::sync::Mutex::new(iolog),
         status_lat: None,
+        diag: diag.clone(),
         // A time-based job is one fio loop (its passes wrap inside it): nothing to unlink.
         relink: (job.files.unlink_each_loop && !job.time_based && !files.is_empty()).then(|| {
             crate::workload::relink::Relinker::new(

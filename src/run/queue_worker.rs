@@ -190,7 +190,7 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
     }
     let mut bad_read = false;
     // Thinktime and the minimum-rate check; a due pause drains the queue first (fio's quiesce).
-    let mut timing = Timing::new(job, tl.meas_start);
+    let mut timing = Timing::new(job, tl.meas_start, &input.diag);
     let max_lat = timing.max_lat;
     let mut thinking = false;
     // latency_target: the depth its search allows (else iodepth); flow: held back with
@@ -606,7 +606,7 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
                     let op = if s.dir == DDIR_READ { "read" } else { "write" };
                     failure(op, s.file, s.offset, (-r) as i32)
                         .with_len(s.len)
-                        .dump();
+                        .dump(&input.diag);
                 }
                 return;
             }
@@ -780,8 +780,8 @@ pub(crate) fn run_queue_worker<E: QueueEngine>(
         }
     }
     let end = tl.finish(&mut res, input, |f| engine.sync(f, SyncOp::Fsync));
-    super::instance::finish_logs(logs, end, &mut res);
-    super::instance::finish_iolog(iolog, end);
+    super::instance::finish_logs(logs, end, &mut res, &input.diag);
+    super::instance::finish_iolog(iolog, end, &input.diag);
     res.depth = Some(depth);
     res.latency_depth = lat.map(|l| l.depth());
     drop(flow);

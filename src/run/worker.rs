@@ -84,7 +84,7 @@ impl<E: Engine> Loop<'_, E> {
         if let Some(d) = data.as_mut().filter(|d| d.only() && res.error.is_none()) {
             verify_phase::dry_run(&mut src, d, self.input, &mut res, self.published);
         }
-        let mut timing = Timing::new(job, tl.meas_start);
+        let mut timing = Timing::new(job, tl.meas_start, &self.input.diag);
         // latency_target's search (the depth is only counted: one I/O at a time) and flow.
         let mut lat = LatTarget::new(job, tl.meas_start);
         let mut flow = Flow::new(self.input);
@@ -196,7 +196,7 @@ impl<E: Engine> Loop<'_, E> {
                     Err(e) if res.survives(job, dir, errno(&e)) => {
                         if job.io.error_dump {
                             let f = IoFailure::new(self.input, op.name(), file, offset, errno(&e));
-                            f.with_len(len).dump();
+                            f.with_len(len).dump(&self.input.diag);
                         }
                         // continue_on_error: the I/O was issued, so it counts towards the size.
                         done_bytes += len as u64;
@@ -394,8 +394,8 @@ impl<E: Engine> Loop<'_, E> {
             }
         }
         let end = tl.finish(&mut res, self.input, |f| self.engine.sync(f, SyncOp::Fsync));
-        finish_logs(logs, end, &mut res);
-        finish_iolog(iolog, end);
+        finish_logs(logs, end, &mut res, &self.input.diag);
+        finish_iolog(iolog, end, &self.input.diag);
         res.latency_depth = lat.map(|l| l.depth());
         drop(flow);
         Timeline::done(self.published, end, &mut res);

@@ -4,7 +4,6 @@
 mod command;
 pub(crate) use command::{main, HistoryArgs};
 
-use super::{EXIT_ERROR, EXIT_OK, EXIT_USAGE};
 use crate::history::listing::{table, Row};
 use crate::history::{
     location, missing_dir, not_regular, parse_age, History, ListFilter, NewRun, OpenError, Pruned,
@@ -15,7 +14,6 @@ use crate::report::document::{CheckDocument, KubeDocument, PreflightDocument};
 use crate::report::kube_text::render_kube_text;
 use crate::report::preflight_text::render_human;
 use crate::untrusted::term;
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
