@@ -4,7 +4,7 @@
 //! fio_terminate_threads with `exit_what`). Only phases that use one of these get a control;
 //! the others keep the shared stop flag.
 
-use super::instance::{Published, PHASE_DONE, PHASE_MEASURING, PHASE_RAMP};
+use super::shared::{Published, PHASE_DONE, PHASE_MEASURING, PHASE_RAMP};
 use crate::model::timing::{ExitWhat, SsMetric, SteadyState};
 use crate::model::JobSpec;
 use crate::report::steadystate::SteadyStateReport;

@@ -30,6 +30,7 @@ mod phases;
 pub(crate) mod plan;
 mod prepare;
 pub(crate) mod queue_worker;
+pub(crate) mod shared;
 pub(crate) mod small_files;
 pub(crate) mod source;
 pub(crate) mod status;
