@@ -349,16 +349,13 @@ fn start_control<'c>(
                 exit_what: p.input.job.timing.exit_what,
             })
             .collect();
-        control::Control::new(
-            members,
-            &jobs,
-            own_stop,
-            ctx.stop,
+        let flags = control::StopFlags {
+            own: own_stop,
+            stop: ctx.stop,
             bg_stop,
-            ctx.end_run,
-            exitall,
-            clock::now_ns(),
-        )
+            end_run: ctx.end_run,
+        };
+        control::Control::new(members, &jobs, flags, exitall, clock::now_ns())
     })
 }
 

@@ -250,14 +250,19 @@ impl Entry {
                 continue;
             }
             let pcts = &j.percentile_list;
-            if *from_lat {
-                dir.lat = recs[d].summary(pcts, lat_p, false);
+            // Only the latencies the job measures, as the end report (disable_lat/clat: the
+            // synchronous engines' one recorder holds samples of both).
+            let (lat, clat) = if *from_lat {
+                (measured.lat, false)
             } else {
+                // Synchronous engines: lat and clat are one interval, as in the end report.
+                (measured.lat && !queued, measured.clat)
+            };
+            if clat {
                 dir.clat = recs[d].summary(pcts, clat_p, false);
-                if !queued {
-                    // Synchronous engines: lat and clat are one interval, as in the end report.
-                    dir.lat = recs[d].summary(pcts, lat_p, false);
-                }
+            }
+            if lat {
+                dir.lat = recs[d].summary(pcts, lat_p, false);
             }
         }
         j
@@ -431,6 +436,30 @@ mod tests {
             (r.jobs[0].depths.level[0], r.jobs[0].dirs[0].clat.n),
             (0.0, 10)
         );
+        // disable_clat / disable_lat: only the other one, as the end report (the synchronous
+        // engine's one recorder holds samples of both).
+        for (record, want) in [
+            (
+                crate::model::RecordSpec {
+                    clat: false,
+                    ..Default::default()
+                },
+                (0, 10),
+            ),
+            (
+                crate::model::RecordSpec {
+                    lat: false,
+                    ..Default::default()
+                },
+                (10, 0),
+            ),
+        ] {
+            let mut job = JobSpec::default();
+            job.reporting.record = record;
+            let r = so_far(job, 1, &[Some(snapshot())]);
+            let d = &r.jobs[0].dirs[0];
+            assert_eq!((d.clat.n, d.lat.n), want, "{record:?}");
+        }
         // gtod_reduce: counts, no latency.
         let job = JobSpec {
             gtod_reduce: true,
