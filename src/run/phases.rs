@@ -4,10 +4,11 @@
 
 use super::engines::{self, Engines};
 use super::expand::expand;
-use super::instance::{self, Published, WorkerInput, WorkerResult};
+use super::instance::{WorkerInput, WorkerResult};
 use super::monitor::{self, Trace, Watched};
 use super::plan::Instance;
 use super::prepare::{prepare, Prepared};
+use super::shared::{Published, StatusLat, PHASE_DONE};
 use super::{
     cgroup, clock, control, cpuio, disks, exec, fdtable, file_lock, fileops, gate, host, iosched,
     latency_target, offload, queue_worker, status, worker, InstanceResult, RunError, RunOptions,
@@ -132,7 +133,7 @@ fn run_phase(
     // latency snapshots (status.rs).
     if opts.status.is_some() {
         for p in prepared.iter_mut() {
-            p.input.status_lat = Some(Arc::new(super::shared::StatusLat::new()));
+            p.input.status_lat = Some(Arc::new(StatusLat::new()));
         }
     }
     let status_lats: Vec<_> = prepared
@@ -484,7 +485,7 @@ fn join_workers(
 fn wait_for_waitees(waitees: &[Arc<Published>], stop: &AtomicBool) {
     while !waitees
         .iter()
-        .all(|w| w.phase.load(Ordering::Acquire) == instance::PHASE_DONE)
+        .all(|w| w.phase.load(Ordering::Acquire) == PHASE_DONE)
     {
         if stop.load(Ordering::Relaxed) {
             return;
