@@ -20,7 +20,7 @@ pub mod verify;
 
 pub use logs::LogSpec;
 pub use prio::{CmdPrioSplit, IoPrioSpec};
-pub use reporting::{RecordSpec, ReportingSpec, UnifiedRw};
+pub use reporting::{Measured, RecordSpec, ReportingSpec, UnifiedRw};
 
 pub use blocks::{BlocksSpec, BsSplit, FileService, RandomGenerator, Strided, Zone};
 
@@ -402,11 +402,16 @@ impl JobSpec {
             .unwrap_or(4096)
     }
 
+    /// Which latencies the job measures (see [`Measured`]): the one place that combines
+    /// gtod_reduce, stats and the disable_* switches.
+    pub(crate) fn measured(&self) -> Measured {
+        Measured::new(self.gtod_reduce, self.reporting.record)
+    }
+
     /// Whether the I/O loops read the clock around each I/O: not under gtod_reduce or stats=0,
     /// nor when every latency is switched off (decided once, before the loop).
     pub(crate) fn timed(&self) -> bool {
-        let r = self.reporting.record;
-        !self.gtod_reduce && r.stats && (r.lat || r.clat || r.slat)
+        self.measured().timed
     }
 
     /// The largest block size over every direction (fio's `td_max_bs`): each I/O buffer holds it.

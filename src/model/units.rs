@@ -62,7 +62,7 @@ thread_local! {
 }
 
 /// The `kb_base` sizes are read in now (1024 unless [`with_kb_base`] set another).
-pub(super) fn kb_base() -> u64 {
+fn kb_base() -> u64 {
     KB_BASE.with(|c| c.get())
 }
 
@@ -112,7 +112,7 @@ pub(crate) fn parse_bytes(s: &str) -> Result<u64, String> {
         scale(n, mult).ok_or("value too large")
     });
     // Only inside `fio_lenient` does a refused value get fio's reading instead.
-    strict.or_else(|e| super::lenient::read(s).ok_or_else(|| e.to_string()))
+    strict.or_else(|e| super::lenient::read(s, kb_base()).ok_or_else(|| e.to_string()))
 }
 
 /// A size that may also be a percentage of the file or device (`50%`).

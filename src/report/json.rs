@@ -263,7 +263,7 @@ fn job(j: &JobReport, plus: bool, detail: Detail) -> J {
         o.str("desc", &j.description);
     }
     let mut ig = Obj::default();
-    ig.val("latency_measured", J::Bool(!j.gtod_reduce));
+    ig.val("latency_measured", J::Bool(j.latency_measured()));
     o.val("iogauge", ig.done());
     o.done()
 }

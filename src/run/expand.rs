@@ -277,7 +277,10 @@ mod tests {
             ..RunSpec::default()
         };
         let e = run(&spec, &RunOptions::default(), &AtomicBool::new(false)).unwrap_err();
-        assert!(e.is_bad_input());
+        assert_eq!(
+            crate::app::error::Kind::of_run(&e),
+            crate::app::error::Kind::BadInput
+        );
         assert_eq!(
             e.to_string(),
             format!(

@@ -10,6 +10,7 @@
 //! that depth and ends. At depth 1 with percentile 100, an I/O over the target ends the job with
 //! ETIMEDOUT, as fio's lat_fatal.
 
+use super::shared::FlowGroup;
 use crate::model::JobSpec;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -300,13 +301,6 @@ fn fatal(res: &mut super::instance::WorkerResult, input: &super::instance::Worke
         crate::report::units::strerror(LAT_ERRNO)
     ));
     res.job_error = LAT_ERRNO;
-}
-
-/// One flow group (fio's struct fio_flow): the I/Os its jobs issued (from 1) and their weights.
-#[derive(Debug)]
-pub(crate) struct FlowGroup {
-    counter: AtomicU64,
-    total_weight: AtomicU64,
 }
 
 /// Every flow group of a run, with the weight of every job instance that uses one registered

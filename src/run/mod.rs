@@ -31,6 +31,7 @@ pub(crate) mod plan;
 mod prepare;
 pub(crate) mod queue_worker;
 pub(crate) mod resolve;
+pub(crate) mod shared;
 pub(crate) mod small_files;
 pub(crate) mod source;
 pub(crate) mod status;
