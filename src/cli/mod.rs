@@ -16,7 +16,7 @@ pub(crate) use crate::run::stop::Stop;
 use clap::{CommandFactory, Parser, Subcommand};
 use std::ffi::OsString;
 
-/// Exit codes shared with troubleshoot's preflight (DESIGN.md).
+/// Exit codes shared with troubleshoot's preflight (README.md, "Exit codes").
 pub(crate) const EXIT_OK: i32 = 0;
 pub(crate) const EXIT_ERROR: i32 = 1;
 pub(crate) const EXIT_USAGE: i32 = 2;

@@ -81,11 +81,13 @@ pub(crate) struct Terminal {
     bar: Option<Arc<Bar>>,
 }
 
-impl Observer for Terminal {
+impl crate::observer::Observer for Terminal {
     fn note(&mut self, line: &str) {
         eprintln!("{line}");
     }
+}
 
+impl Observer for Terminal {
     fn progress(&mut self, job: &str) -> Option<ProgressSink> {
         let bar = std::io::stderr()
             .is_terminal()

@@ -94,40 +94,47 @@ pub(crate) struct Sample {
 
 /// Every comparable number in a document (check, kube or fio's JSON), in document order.
 pub(crate) fn samples(doc: &Value) -> Result<Vec<Sample>, String> {
-    use crate::report::document::{fio_document_problem, schema_version_problem};
-    if doc.get("targets").is_some() && doc.get("run_id").is_some() {
-        if let Some(p) = schema_version_problem(doc.get("schema_version")) {
-            return Err(format!("a kube document, but {p}"));
-        }
-        let k: KubeDocument =
-            serde_json::from_value(doc.clone()).map_err(|e| format!("not a kube document: {e}"))?;
-        let mut out = Vec::new();
-        for t in &k.targets {
-            if let Some(c) = &t.check {
-                for mut s in check_samples(c) {
-                    s.key = format!("{}/{}", t.target, s.key);
-                    s.label = format!("{}: {}", t.target, s.label);
-                    out.push(s);
+    use crate::report::document::DocumentKind;
+    let kind = DocumentKind::sniff(doc);
+    // Only what a comparison reads is checked: a preflight document is refused as such below.
+    let what = match kind {
+        Some(DocumentKind::Kube) => "a kube document",
+        Some(DocumentKind::Check) => "a check document",
+        Some(DocumentKind::Fio) => "fio's JSON output",
+        _ => "",
+    };
+    if let Some(p) = kind
+        .filter(|_| !what.is_empty())
+        .and_then(|k| k.problem(doc))
+    {
+        return Err(format!("{what}, but {p}"));
+    }
+    match kind {
+        Some(DocumentKind::Kube) => {
+            let k: KubeDocument = serde_json::from_value(doc.clone())
+                .map_err(|e| format!("not a kube document: {e}"))?;
+            let mut out = Vec::new();
+            for t in &k.targets {
+                if let Some(c) = &t.check {
+                    for mut s in check_samples(c) {
+                        s.key = format!("{}/{}", t.target, s.key);
+                        s.label = format!("{}: {}", t.target, s.label);
+                        out.push(s);
+                    }
                 }
             }
+            Ok(out)
         }
-        return Ok(out);
-    }
-    if doc.get("profiles").is_some() && doc.get("schema_version").is_some() {
-        if let Some(p) = schema_version_problem(doc.get("schema_version")) {
-            return Err(format!("a check document, but {p}"));
+        Some(DocumentKind::Check) => {
+            let c: CheckDocument = serde_json::from_value(doc.clone())
+                .map_err(|e| format!("not a check document: {e}"))?;
+            Ok(check_samples(&c))
         }
-        let c: CheckDocument = serde_json::from_value(doc.clone())
-            .map_err(|e| format!("not a check document: {e}"))?;
-        return Ok(check_samples(&c));
+        Some(DocumentKind::Fio) => Ok(fio_samples(doc)),
+        Some(DocumentKind::Preflight | DocumentKind::Compare) | None => Err(
+            "not a result iogauge can compare: expected a check, kube or fio JSON document".into(),
+        ),
     }
-    if doc.get("jobs").is_some() && doc.get("fio version").is_some() {
-        if let Some(p) = fio_document_problem(doc) {
-            return Err(format!("fio's JSON output, but {p}"));
-        }
-        return Ok(fio_samples(doc));
-    }
-    Err("not a result iogauge can compare: expected a check, kube or fio JSON document".into())
 }
 
 fn check_samples(c: &CheckDocument) -> Vec<Sample> {

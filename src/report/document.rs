@@ -49,6 +49,66 @@ pub(crate) fn known_schema_version<'de, D: serde::Deserializer<'de>>(
     }
 }
 
+/// Which document a JSON value is. Decided here only, by [`DocumentKind::sniff`]: the HTML
+/// report, `compare`, and the kube controller reading a pod's log all ask this one rule (they
+/// once had three, which disagreed on a check document without `dir`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DocumentKind {
+    /// `check --format json` ([`CheckDocument`]).
+    Check,
+    /// `kube check --format json` ([`KubeDocument`]).
+    Kube,
+    /// What `preflight` writes ([`PreflightDocument`]).
+    Preflight,
+    /// fio's JSON output, fio's or `iogauge fio`'s.
+    Fio,
+    /// `compare --format json` ([`super::comparison::CompareDocument`]).
+    Compare,
+}
+
+impl DocumentKind {
+    /// The kind of `v`, by the keys only that kind has, or None. Kube first: it also has
+    /// `schema_version` and `profiles`; a check document has `dir` (every version wrote it), so
+    /// a value without it is no check document.
+    pub fn sniff(v: &serde_json::Value) -> Option<DocumentKind> {
+        let has = |k: &str| v.get(k).is_some();
+        if has("targets") && has("run_id") {
+            Some(DocumentKind::Kube)
+        } else if has("schema_version") && has("profiles") && has("dir") {
+            Some(DocumentKind::Check)
+        } else if has("collectors") && has("outcomes") {
+            Some(DocumentKind::Preflight)
+        } else if has("fio version") && has("jobs") {
+            Some(DocumentKind::Fio)
+        } else if has("method") && has("metrics") && has("a") && has("b") {
+            Some(DocumentKind::Compare)
+        } else {
+            None
+        }
+    }
+
+    /// The kind in words: "a check document".
+    pub(crate) fn what(self) -> &'static str {
+        match self {
+            DocumentKind::Check => "a check document",
+            DocumentKind::Kube => "a kube check document",
+            DocumentKind::Preflight => "a preflight document",
+            DocumentKind::Fio => "fio's JSON output",
+            DocumentKind::Compare => "a compare document",
+        }
+    }
+
+    /// Why `v`, of this kind, is not one this iogauge reads, or None: its `schema_version`
+    /// ([`schema_version_problem`]), or for fio's JSON, which has none, its shape
+    /// ([`fio_document_problem`]).
+    pub(crate) fn problem(self, v: &serde_json::Value) -> Option<String> {
+        match self {
+            DocumentKind::Fio => fio_document_problem(v),
+            _ => schema_version_problem(v.get("schema_version")),
+        }
+    }
+}
+
 /// Why a JSON value that looks like fio's output (`"fio version"` and `jobs`) is not, or None:
 /// fio's JSON has no schema version, so its shape is what is checked: `"fio version"` is fio's
 /// (`fio-3.33`) or iogauge's (`iogauge-0.1.0`) version string and `jobs` a list of objects with
@@ -340,7 +400,81 @@ pub enum RunReport {
     /// GitLab's small-files test.
     SmallFiles(SmallFilesResult),
     /// A fio job: the document `iogauge fio --output-format=json` prints (fio's layout).
-    Fio(serde_json::Value),
+    Fio(FioReport),
+}
+
+/// fio's JSON output inside a typed document: the document `iogauge fio --output-format=json`
+/// prints for the profile's job, with every interval.
+///
+/// A checked wrapper of a JSON value, not a type per field: the layout is fio's (hundreds of
+/// keys; `percentile` maps keyed by formatted numbers such as `"99.000000"`; json+ `bins`),
+/// produced by one renderer (`report/json.rs`) so that fio's jq paths work on it; a typed copy
+/// would be a second definition of that layout to keep in step with the renderer, and it
+/// would not round-trip fio's key order and number formats. What iogauge itself relies on is
+/// checked when a document is read ([`fio_document_problem`]: `"fio version"` and a list of
+/// named jobs) and stated in the JSON Schema.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(transparent)]
+pub struct FioReport(serde_json::Value);
+
+impl FioReport {
+    /// The document as a value.
+    pub fn value(&self) -> &serde_json::Value {
+        &self.0
+    }
+}
+
+impl From<serde_json::Value> for FioReport {
+    fn from(v: serde_json::Value) -> Self {
+        FioReport(v)
+    }
+}
+
+impl std::ops::Deref for FioReport {
+    type Target = serde_json::Value;
+    fn deref(&self) -> &serde_json::Value {
+        &self.0
+    }
+}
+
+impl<'de> Deserialize<'de> for FioReport {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = serde_json::Value::deserialize(d)?;
+        match fio_document_problem(&v) {
+            None => Ok(FioReport(v)),
+            Some(e) => Err(serde::de::Error::custom(e)),
+        }
+    }
+}
+
+impl JsonSchema for FioReport {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "FioReport".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "fio's JSON output (fio --output-format=json layout, as iogauge fio \
+                prints it with --json-intervals); only what iogauge reads is stated here.",
+            "type": "object",
+            "required": ["fio version", "jobs"],
+            "properties": {
+                "fio version": {
+                    "description": "fio's or iogauge's version string: fio-3.33, iogauge-0.1.0.",
+                    "type": "string",
+                    "pattern": "^(fio-|iogauge-)"
+                },
+                "jobs": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "required": ["jobname"],
+                        "properties": {"jobname": {"type": "string"}}
+                    }
+                }
+            }
+        })
+    }
 }
 
 /// The small-files test: create N files, then read them back.
