@@ -283,6 +283,48 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// The kind is [`DocumentKind::sniff`]'s: a check document needs its `dir` (compare once
+    /// took any `profiles` with a `schema_version` for one), a preflight document is no result
+    /// to compare, and an unknown version is refused with what this iogauge reads and the fix.
+    #[test]
+    fn documents_are_the_kinds_the_sniffer_says() {
+        let nothing =
+            "not a result iogauge can compare: expected a check, kube or fio JSON document";
+        assert_eq!(
+            samples(&json!({"schema_version": 1, "profiles": []})).unwrap_err(),
+            nothing
+        );
+        assert_eq!(
+            samples(&json!({"schema_version": 1, "collectors": [], "outcomes": []})).unwrap_err(),
+            nothing
+        );
+        assert_eq!(
+            samples(&json!({"schema_version": 7, "profiles": [], "dir": "/d"})).unwrap_err(),
+            format!(
+                "a check document, but schema_version is 7; this iogauge ({}) reads \
+                 schema_version 1; read it with the iogauge version that wrote it (its \
+                 \"iogauge\" field)",
+                env!("CARGO_PKG_VERSION")
+            )
+        );
+        assert_eq!(
+            samples(&json!({"targets": [], "run_id": "r"})).unwrap_err(),
+            format!(
+                "a kube document, but schema_version is missing; this iogauge ({}) reads \
+                 schema_version 1; read it with the iogauge version that wrote it (its \
+                 \"iogauge\" field)",
+                env!("CARGO_PKG_VERSION")
+            )
+        );
+        assert!(samples(&json!({"fio version": 3, "jobs": []}))
+            .unwrap_err()
+            .starts_with("fio's JSON output, but \"fio version\" is 3;"));
+        assert_eq!(
+            samples(&json!({"fio version": "fio-3.33", "jobs": []})).unwrap(),
+            []
+        );
+    }
+
     #[test]
     fn percentiles_come_back_from_interval_histograms() {
         let s = json!({"iogauge": {"lat_intervals": {"interval_ms": 100, "latency": "lat",

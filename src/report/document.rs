@@ -394,7 +394,7 @@ pub struct IoErrorDetail {
 }
 
 /// A profile's full report.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(untagged)]
 pub enum RunReport {
     /// GitLab's small-files test.
@@ -416,6 +416,24 @@ pub enum RunReport {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(transparent)]
 pub struct FioReport(serde_json::Value);
+
+/// By the key only fio's layout has, so that a bad report says what is wrong with it (an
+/// untagged enum would only say that no variant matched).
+impl<'de> Deserialize<'de> for RunReport {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let v = serde_json::Value::deserialize(d)?;
+        if v.get("fio version").is_some() {
+            FioReport::deserialize(v)
+                .map(RunReport::Fio)
+                .map_err(D::Error::custom)
+        } else {
+            SmallFilesResult::deserialize(v)
+                .map(RunReport::SmallFiles)
+                .map_err(D::Error::custom)
+        }
+    }
+}
 
 impl FioReport {
     /// The document as a value.
@@ -706,4 +724,72 @@ pub enum TargetStatus {
     Interrupted,
     /// Not started: the run was stopped or timed out before.
     Skipped,
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use serde_json::json;
+
+    /// A profile's fio report is read back only when it has what iogauge reads of it (the
+    /// version string and named jobs), and kept as written, key order included.
+    #[test]
+    fn a_fio_report_is_checked_when_read() {
+        let ok =
+            json!({"fio version": "iogauge-0.1.0", "jobs": [{"jobname": "etcd", "z": 1, "a": 2}]});
+        let r: RunReport = serde_json::from_value(ok.clone()).unwrap();
+        let RunReport::Fio(f) = &r else {
+            panic!("not a fio report: {r:?}")
+        };
+        assert_eq!(f.value(), &ok);
+        assert_eq!(serde_json::to_string(&r).unwrap(), ok.to_string());
+        let e = serde_json::from_value::<FioReport>(json!({"fio version": "x", "jobs": []}))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("\"fio version\" is \"x\"; expected fio's version string"),
+            "{e}"
+        );
+        assert!(
+            serde_json::from_value::<FioReport>(json!({"fio version": "fio-3.33",
+            "jobs": [{"name": "no jobname"}]}))
+            .is_err()
+        );
+    }
+
+    /// Which document a value is, by the keys only that kind has; kube before check, since a
+    /// kube document has `schema_version` and `profiles` too.
+    #[test]
+    fn the_kind_is_sniffed_once() {
+        let kind = |v| DocumentKind::sniff(&v);
+        assert_eq!(
+            kind(
+                json!({"schema_version": 1, "profiles": [], "dir": "/d", "targets": [], "run_id": "r"})
+            ),
+            Some(DocumentKind::Kube)
+        );
+        assert_eq!(
+            kind(json!({"targets": [], "run_id": "r"})),
+            Some(DocumentKind::Kube)
+        );
+        assert_eq!(kind(json!({"run_id": "r"})), None);
+        assert_eq!(
+            kind(json!({"method": 1, "metrics": 1, "a": 1, "b": 1})),
+            Some(DocumentKind::Compare)
+        );
+        assert_eq!(kind(json!([])), None);
+        assert_eq!(
+            DocumentKind::Fio.problem(&json!({"fio version": "fio-3.33", "jobs": []})),
+            None
+        );
+        assert_eq!(
+            DocumentKind::Check.problem(&json!({"schema_version": 1})),
+            None
+        );
+        assert!(DocumentKind::Check
+            .problem(&json!({"schema_version": "1"}))
+            .unwrap()
+            .starts_with("schema_version is \"1\"; this iogauge"));
+    }
 }
