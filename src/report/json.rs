@@ -796,7 +796,7 @@ mod tests {
     fn the_value_is_the_printed_document_read_back() {
         let mut with_series = fixtures::run2();
         let d = &mut with_series.jobs[0].dirs[0];
-        d.bw_series = [(500, 91766.123_456_789), (1000, f64::NAN), (1500, 1e300)]
+        d.bw_series = [(500, 91_766.123_456_789), (1000, f64::NAN), (1500, 1e300)]
             .iter()
             .map(|&(t_ms, value)| SeriesPoint { t_ms, value })
             .collect();
