@@ -54,10 +54,9 @@ pub(crate) struct Checked {
     pub not_run: Option<Kind>,
 }
 
-/// What the caller shows while the check runs (the CLI: lines and a progress bar on stderr).
-pub(crate) trait Observer {
-    /// A line for the user: the plan, an engine fallback, a profile's error.
-    fn note(&mut self, line: &str);
+/// What the caller shows while the check runs (the CLI: lines and a progress bar on stderr):
+/// the notes every command has ([`crate::observer::Observer`]), and a running job's progress.
+pub(crate) trait Observer: crate::observer::Observer {
     /// Where a fio job's progress goes while it runs (None: nowhere).
     fn progress(&mut self, job: &str) -> Option<ProgressSink>;
     /// The job whose progress was shown has ended.

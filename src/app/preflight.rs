@@ -44,9 +44,7 @@ pub(crate) struct PreflightResult {
 }
 
 /// What the caller shows while collectors run.
-pub(crate) trait Observer {
-    fn note(&mut self, line: &str);
-}
+pub(crate) use crate::observer::Observer;
 
 /// The most one spec file (or stdin) may hold: troubleshoot specs with every collector of a
 /// support bundle are tens of kilobytes.

@@ -9,7 +9,7 @@ use crate::input::fio::{parse_fio_args, FioCommand};
 use crate::input::fio::{Eta, FioOutput, OutputFormat};
 use crate::output_file::{append, write_file, OutputError};
 use crate::report::html::render_fio_html;
-use crate::report::json::{render_json, render_json_with, Detail};
+use crate::report::json::{render_json_with, Detail};
 use crate::report::{normal::render_normal, terse::render_terse, Report};
 use crate::run::partial::{failure_line, fio_error_line};
 use crate::run::{run, RunError, RunOptions};
@@ -150,10 +150,9 @@ fn reason(stop: &super::Stop) -> &'static str {
 
 /// The history's copy: fio's JSON output of the same report, whatever format was printed (one
 /// document for every group and job); an interrupted or partial run says so in its notes.
-fn saved(report: &Report, out: &FioOutput, at: &Invocation) -> NewRun {
-    let json: serde_json::Value =
-        serde_json::from_str(&render_json(report, false)).unwrap_or_default();
-    NewRun::fio(json, &out.job_files, at)
+fn saved(report: &Report, out: &FioOutput, at: &Invocation) -> Result<NewRun, String> {
+    let json = crate::report::json::json_value(report, false);
+    Ok(NewRun::fio(json, &out.job_files, at))
 }
 
 fn show_progress(out: &FioOutput) -> bool {
@@ -271,9 +270,7 @@ fn write_output(out: &FioOutput, report: &Report) -> Result<(), Error> {
         return written;
     };
     // The page is drawn from fio's JSON document, the same one `iogauge report` reads.
-    let html = serde_json::from_str(&render_json(report, false))
-        .map(|v| render_fio_html(&v))
-        .unwrap_or_default();
+    let html = render_fio_html(&crate::report::json::json_value(report, false));
     let page = write_report("iogauge fio", path, &html);
     with_output(written.map(|()| Outcome::Pass), page).map(|_| ())
 }

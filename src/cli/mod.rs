@@ -19,7 +19,7 @@ use clap::{CommandFactory, Parser, Subcommand};
 use std::ffi::OsString;
 use std::io::IsTerminal;
 
-/// Exit codes shared with troubleshoot's preflight (DESIGN.md).
+/// Exit codes shared with troubleshoot's preflight (README.md, "Exit codes").
 const EXIT_OK: i32 = 0;
 const EXIT_ERROR: i32 = 1;
 const EXIT_USAGE: i32 = 2;
@@ -30,8 +30,8 @@ const EXIT_WARN: i32 = 4;
 /// judge nothing), or the error that ended it (its line said once by [`main`]).
 pub(crate) type Ended = Result<Outcome, Error>;
 
-/// The exit code of a command's end: the one place exit codes are decided (DESIGN.md, the
-/// scheme of troubleshoot's preflight), for every command.
+/// The exit code of a command's end: the one place exit codes are decided (the
+/// scheme of troubleshoot's preflight; README.md, "Exit codes"), for every command.
 ///
 /// | end | code |
 /// |---|---|

@@ -116,11 +116,13 @@ impl Terminal {
     }
 }
 
-impl Observer for Terminal {
+impl crate::observer::Observer for Terminal {
     fn note(&mut self, line: &str) {
         say(&self.bar, line);
     }
+}
 
+impl Observer for Terminal {
     fn progress(&mut self, job: &str) -> Option<ProgressSink> {
         let bar = std::io::stderr()
             .is_terminal()

@@ -91,13 +91,13 @@ fn db_path(v: &str) -> Result<PathBuf, String> {
 
 /// Saves a finished run (after its result was printed). A history that cannot be written costs
 /// one line on stderr and nothing else: the run's output and exit code stand.
-pub(crate) fn save(flags: &HistoryFlags, run: impl FnOnce() -> NewRun) {
+pub(crate) fn save(flags: &HistoryFlags, run: impl FnOnce() -> Result<NewRun, String>) {
     if flags.disabled() {
         return;
     }
     let saved = History::open(flags.history_db.as_deref())
         .map_err(String::from)
-        .and_then(|h| h.save(&run()));
+        .and_then(|h| h.save(&run()?));
     if let Err(e) = saved {
         eprintln!(
             "iogauge: history not saved: {e}; the result above is complete (--no-history to skip saving)"

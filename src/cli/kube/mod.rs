@@ -237,6 +237,7 @@ fn run_id(v: &str) -> Result<String, String> {
 
 /// For src/fuzz: `iogauge kube ARGS` parsed as the command line is; for `check`, the request
 /// and, when no cluster must be asked, the dry run's manifests. Never connects to a cluster.
+#[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub(crate) fn fuzz_args(args: &[String]) -> Result<String, String> {
     use clap::{FromArgMatches, Subcommand};

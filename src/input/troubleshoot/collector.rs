@@ -1,5 +1,5 @@
-//! The `filesystemPerformance` collector: its parameters (FACTS.md §5), checked at load time, and
-//! the job that measures them.
+//! The `filesystemPerformance` collector: its parameters (docs/PREFLIGHT.md), checked at load
+//! time, and the job that measures them.
 
 use super::{check_keys, get_bool, get_str, show};
 use crate::model::units::{parse_go_duration, parse_k8s_bytes};
