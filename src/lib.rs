@@ -6,13 +6,17 @@ pub(crate) mod app;
 pub mod cli;
 pub mod cluster;
 pub(crate) mod compare;
+pub mod diag;
 pub(crate) mod engine;
+/// Only with the `fuzzing` feature (the fuzzers, tests/fuzz_short.rs): not part of iogauge.
+#[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzz;
 pub(crate) mod history;
 pub(crate) mod input;
 pub mod model;
 pub(crate) mod mounts;
+pub(crate) mod observer;
 pub(crate) mod output_file;
 pub mod report;
 pub mod run;

@@ -16,7 +16,7 @@ use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Why a file was not written.
+/// Why a file was not written (`app::error::Kind::of_output` says which is bad input).
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum OutputError {
     /// The destination is something iogauge will not write to (bad input: exit 2).
@@ -25,13 +25,6 @@ pub(crate) enum OutputError {
     /// Writing failed (exit 1); the destination is as it was.
     #[error("{0}")]
     Failed(String),
-}
-
-impl OutputError {
-    /// Whether the destination was at fault (exit 2) rather than the writing (exit 1).
-    pub(crate) fn is_bad_input(&self) -> bool {
-        matches!(self, OutputError::Refused(_))
-    }
 }
 
 /// What is at a destination now, checked without following a symbolic link.

@@ -3,6 +3,7 @@
 //! be obeyed (ESC sequences retitle the window, clear the screen or rewrite earlier lines), and a
 //! CSV file, where a spreadsheet runs a cell that starts like a formula. Every text renderer uses
 //! these two functions for such strings; JSON output needs neither (serde escapes controls).
+//! `shorten` cuts a long user-written name for a message.
 
 use std::borrow::Cow;
 use std::fmt::Write;
@@ -50,6 +51,16 @@ pub(crate) fn csv_text(s: &str) -> String {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
         s.to_string()
+    }
+}
+
+/// A long user-written name shortened for a message (an option name of a megabyte would
+/// otherwise be printed whole): its first 40 characters, then how long it was.
+pub(crate) fn shorten(s: &str) -> String {
+    const SHOWN: usize = 40;
+    match s.char_indices().nth(SHOWN) {
+        None => s.to_string(),
+        Some((i, _)) => format!("{}… ({} bytes)", &s[..i], s.len()),
     }
 }
 

@@ -2381,3 +2381,100 @@ fn every_malformed_input_exits_2_names_it_and_writes_nothing() {
         failures.join("\n")
     );
 }
+
+// --- resolve: one refusal for every front end ---
+
+/// A `check` profile file holding one job of `workload` options (judged on write_iops).
+macro_rules! profile {
+    ($($opt:literal),*) => {
+        concat!(
+            "name: p\ntitle: t\nworkload:\n",
+            $("  - ", $opt, "\n",)*
+            "metrics:\n  - key: write_iops\n    label: l\n    better: higher\n    pass: 10 IOPS\n    source: s\n"
+        )
+    };
+}
+
+/// Combinations `iogauge fio` refuses, written as fio options and as a user's profile: both
+/// front ends refuse them with the same words (the profile's prefixed by where it came from),
+/// exit 2, before anything is written. (A troubleshoot spec's keys reach none of them: its
+/// jobs are fixed but for sizes, sync and times; its jobs meet the same checks when loaded.)
+#[rustfmt::skip]
+static SAME_REFUSAL: &[Case] = &[
+    Case {
+        args: &["fio", "--name=p", "--rw=write", "--size=1m", "--ioengine=psync", "--fixedbufs"],
+        files: &[],
+        stdin: None,
+        err: "iogauge fio: job 'p': fixedbufs is an io_uring option, but ioengine=psync; set ioengine=io_uring",
+    },
+    Case {
+        args: &["check", "./p.yaml"],
+        files: &[("p.yaml", profile!("rw=write", "size=1m", "ioengine=psync", "fixedbufs"))],
+        stdin: None,
+        err: "iogauge check: profile './p.yaml': workload: job 'p': fixedbufs is an io_uring option, but ioengine=psync; set ioengine=io_uring",
+    },
+    // Checked per phase at run time before (after laying out the file): now with the options.
+    Case {
+        args: &["fio", "--name=p", "--rw=write", "--size=1m", "--ioengine=psync", "--cmdprio_percentage=50"],
+        files: &[],
+        stdin: None,
+        err: "iogauge fio: job 'p': cmdprio_percentage needs a queueing engine (ioengine=io_uring or libaio), as in fio; psync has no per-I/O priority",
+    },
+    Case {
+        args: &["check", "./p.yaml"],
+        files: &[("p.yaml", profile!("rw=write", "size=1m", "ioengine=psync", "cmdprio_percentage=50"))],
+        stdin: None,
+        err: "iogauge check: profile './p.yaml': workload: job 'p': cmdprio_percentage needs a queueing engine (ioengine=io_uring or libaio), as in fio; psync has no per-I/O priority",
+    },
+    Case {
+        args: &["fio", "--name=p", "--rw=write", "--size=1m", "--pre_read=1", "--direct=1"],
+        files: &[],
+        stdin: None,
+        err: "iogauge fio: job 'p': pre_read fills the page cache, which direct=1 bypasses; drop one of them",
+    },
+    Case {
+        args: &["check", "./p.yaml"],
+        files: &[("p.yaml", profile!("rw=write", "size=1m", "pre_read=1", "direct=1"))],
+        stdin: None,
+        err: "iogauge check: profile './p.yaml': workload: job 'p': pre_read fills the page cache, which direct=1 bypasses; drop one of them",
+    },
+    Case {
+        args: &["fio", "--name=p", "--rw=write", "--size=1m", "--rate=1m", "--rate_min=2m"],
+        files: &[],
+        stdin: None,
+        err: "iogauge fio: job 'p': the minimum rate exceeds the rate for read (fio: minimum rate exceeds rate, ddir 0); lower rate_min/rate_iops_min or raise rate/rate_iops",
+    },
+    Case {
+        args: &["check", "./p.yaml"],
+        files: &[("p.yaml", profile!("rw=write", "size=1m", "rate=1m", "rate_min=2m"))],
+        stdin: None,
+        err: "iogauge check: profile './p.yaml': workload: job 'p': the minimum rate exceeds the rate for read (fio: minimum rate exceeds rate, ddir 0); lower rate_min/rate_iops_min or raise rate/rate_iops",
+    },
+    Case {
+        args: &["fio", "--name=p", "--rw=read", "--size=1m", "--unlink_each_loop=1"],
+        files: &[],
+        stdin: None,
+        err: "iogauge fio: job 'p': unlink_each_loop needs a write-only job (rw=write or randwrite): fio 3.33 unlinks the files after the first loop, so the next loop's reads fail (ENOENT for rw=read, EIO on the new empty file for mixed jobs)",
+    },
+    Case {
+        args: &["check", "./p.yaml"],
+        files: &[("p.yaml", profile!("rw=read", "size=1m", "unlink_each_loop=1"))],
+        stdin: None,
+        err: "iogauge check: profile './p.yaml': workload: job 'p': unlink_each_loop needs a write-only job (rw=write or randwrite): fio 3.33 unlinks the files after the first loop, so the next loop's reads fail (ENOENT for rw=read, EIO on the new empty file for mixed jobs)",
+    },
+    // A bad job after a stonewall: refused before the first phase runs. Before, the first job
+    // wrote its file (kept by unlink=0, so it would show here) and only then was the second
+    // refused.
+    Case {
+        args: &["fio", "sw.fio"],
+        files: &[("sw.fio", "[global]\nsize=1m\nbs=4k\n\n[first]\nrw=write\nunlink=0\n\n[second]\nstonewall\nrw=randread\nioengine=psync\ncmdprio_percentage=50\n")],
+        stdin: None,
+        err: "iogauge fio: job 'second': cmdprio_percentage needs a queueing engine (ioengine=io_uring or libaio), as in fio; psync has no per-I/O priority",
+    },
+];
+
+#[test]
+fn a_profile_is_refused_what_fio_refuses_and_a_later_phase_before_the_first_runs() {
+    let failures: Vec<String> = SAME_REFUSAL.iter().filter_map(|c| run(c).err()).collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

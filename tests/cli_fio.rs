@@ -497,3 +497,48 @@ fn buffers_that_cannot_fit_in_memory_are_bad_input() {
     );
     assert!(files_in(d.path()).is_empty());
 }
+
+// --- diagnostics sink ---
+
+/// A line a run raises while fio's progress line is on clears that line first, so that the two
+/// never share a line on the terminal; without progress the line is as it always was.
+#[test]
+fn a_run_line_clears_the_progress_line_first() {
+    let d = scratch();
+    let args = |eta: &str| {
+        [
+            "--allow-overwrite",
+            "--name=dump",
+            "--filename=/dev/full",
+            "--rw=write",
+            "--bs=4k",
+            "--size=8k",
+            "--continue_on_error=all",
+            "--ignore_error=,ENOSPC",
+            "--error_dump=1",
+            "--output-format=json",
+        ]
+        .into_iter()
+        .chain(std::iter::once(eta))
+        .map(String::from)
+        .collect::<Vec<_>>()
+    };
+    let line =
+        "iogauge fio: io_u error on file /dev/full: No space left on device: write offset=0, \
+                buflen=4096\n";
+    let run = |eta: &str| {
+        let a = args(eta);
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        iogauge(&a, d.path())
+    };
+    let o = run("--eta=always");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&format!("\r\x1b[K{line}")),
+        "{:?}",
+        stderr(&o)
+    );
+    let o = run("--eta=never");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).starts_with(line), "{:?}", stderr(&o));
+}

@@ -679,3 +679,43 @@ fn a_big_fio_document_makes_a_bounded_page() {
 fn text_of(o: &Output) -> String {
     text(&o.stderr)
 }
+
+// --- a profile's fio report (issue 24, item 7) ---
+
+/// A check document whose profile carries a fio report without what iogauge reads of one (named
+/// jobs) is refused by `report` and `compare` with the report's own fault, naming the file; the
+/// same document with a well-formed report renders.
+#[test]
+fn a_profiles_fio_report_is_checked_when_read() {
+    let d = scratch();
+    let doc = |job: &str| {
+        let mut v: serde_json::Value = serde_json::from_str(&check_doc("1")).unwrap();
+        v["profiles"] = serde_json::json!([{
+            "profile": "etcd", "title": "etcd WAL", "verdict": "error", "metric": null,
+            "value": null, "unit": null, "threshold": null, "source": null, "references": null,
+            "metrics": [], "info": [], "shortened": false, "not_disk": null, "warnings": [],
+            "reason": "stopped", "advice": [], "job": null, "partial": false, "io_error": null,
+            "report": serde_json::from_str::<serde_json::Value>(
+                &format!(r#"{{"fio version": "iogauge-0.1.0", "jobs": [{job}]}}"#)).unwrap(),
+        }]);
+        v.to_string()
+    };
+    std::fs::write(d.path().join("r.json"), doc(r#"{"name": "etcd"}"#)).unwrap();
+    let o = iogauge_in(d.path(), &["report", "r.json", "-o", "r.html"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        text_of(&o),
+        "iogauge report: r.json: looks like a check document but does not parse: jobs[0] has \
+         no \"jobname\" string; expected a job as fio --output-format=json writes it\n"
+    );
+    let o = iogauge_in(d.path(), &["compare", "r.json", "r.json"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        text_of(&o),
+        "iogauge compare: r.json: not a check document: jobs[0] has no \"jobname\" string; \
+         expected a job as fio --output-format=json writes it\n"
+    );
+    std::fs::write(d.path().join("r.json"), doc(r#"{"jobname": "etcd"}"#)).unwrap();
+    let o = iogauge_in(d.path(), &["report", "r.json", "-o", "r.html"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text_of(&o));
+}

@@ -154,13 +154,13 @@ fn every_option_that_executes_escapes_the_directory_or_changes_the_host_is_refus
         (
             "ioengine=filedelete",
             "ioengine=filedelete: profiles do plain file I/O in the test directory, with sync, \
-             psync, vsync, pvsync, pvsync2, libaio, io_uring, posixaio, mmap"
+             psync, vsync, pvsync, pvsync2, mmap, libaio, io_uring, posixaio"
                 .into(),
         ),
         (
             "ioengine=null",
             "ioengine=null: profiles do plain file I/O in the test directory, with sync, psync, \
-             vsync, pvsync, pvsync2, libaio, io_uring, posixaio, mmap"
+             vsync, pvsync, pvsync2, mmap, libaio, io_uring, posixaio"
                 .into(),
         ),
         // Not harmful, but not reviewed: refused too.

@@ -2,6 +2,8 @@
 //! anything touches the disk, check the directory (or the block device), run each profile (a failure or a signal never
 //! loses the others' results), judge it, and gather everything into one `CheckDocument`.
 
+use crate::app::error::{Error, Kind};
+use crate::diag::Diag;
 use crate::input::profiles::{self, Profile, SmallFiles, Tuning};
 use crate::model::{JobSpec, RunSpec, SizeSpec};
 use crate::report::document::{
@@ -38,12 +40,23 @@ pub(crate) struct CheckRequest {
     pub keep_files: bool,
     /// Lines for the user once the request is known to be good (before the plan lines).
     pub notes: Vec<String>,
+    /// Where the runs' warnings and notes go (the CLI's draws them above its progress bar).
+    pub diag: Diag,
 }
 
-/// What the caller shows while the check runs (the CLI: lines and a progress bar on stderr).
-pub(crate) trait Observer {
-    /// A line for the user: the plan, an engine fallback, a profile's error.
-    fn note(&mut self, line: &str);
+/// A check that ran: its document, and why its profiles that could not run did not.
+pub(crate) struct Checked {
+    pub doc: CheckDocument,
+    /// Of the profiles that could not run (verdict ERROR): `Run` if any failed while running
+    /// (an I/O error, no space), else `BadInput` if any could not run with this input (direct
+    /// I/O refused under --dir, small-files on a device), the error `iogauge fio` gives the same
+    /// job; None when every profile ran.
+    pub not_run: Option<Kind>,
+}
+
+/// What the caller shows while the check runs (the CLI: lines and a progress bar on stderr):
+/// the notes every command has ([`crate::observer::Observer`]), and a running job's progress.
+pub(crate) trait Observer: crate::observer::Observer {
     /// Where a fio job's progress goes while it runs (None: nowhere).
     fn progress(&mut self, job: &str) -> Option<ProgressSink>;
     /// The job whose progress was shown has ended.
@@ -86,16 +99,17 @@ pub(crate) fn list_profiles() -> String {
     out
 }
 
-/// Runs the check. Err: the request cannot run at all (bad input, exit 2); nothing was written.
+/// Runs the check. Err: the request cannot run at all (bad input, or a signal before anything
+/// was created); nothing was written.
 pub(crate) fn check(
     req: &CheckRequest,
     stop: &Stop,
     obs: &mut dyn Observer,
-) -> Result<CheckDocument, String> {
+) -> Result<Checked, Error> {
     let token = cleanup::run_token();
     // Held until the check ends: the device stays claimed while the profiles write over it.
     let dev = if req.device {
-        Some(device::check_device(&req.dir, req.allow_overwrite)?)
+        Some(device::check_device(&req.dir, req.allow_overwrite).map_err(Error::bad_input)?)
     } else {
         None
     };
@@ -106,7 +120,7 @@ pub(crate) fn check(
             container_layer: false,
             device: true,
         },
-        None => check_dir_place(req, obs)?,
+        None => check_dir_place(req, obs).map_err(Error::bad_input)?,
     };
     for n in &req.notes {
         obs.note(n);
@@ -115,6 +129,7 @@ pub(crate) fn check(
         obs.note(&plan_line(&pl.profile, &pl.work, &req.dir, req.device));
     }
     let mut outcomes = Vec::with_capacity(planned.len());
+    let mut not_run = None;
     for pl in &planned {
         outcomes.push(if stop.is_set() {
             not_measured(
@@ -123,10 +138,15 @@ pub(crate) fn check(
                 "not run: the check was interrupted before it started".into(),
             )
         } else {
-            run_one(req, pl, &token, &place, stop, obs)
+            let (outcome, kind) = run_one(req, pl, &token, &place, stop, obs);
+            // A failure while running outranks bad input: it is not the user's to fix.
+            if kind.is_some() && not_run != Some(Kind::Run) {
+                not_run = kind;
+            }
+            outcome
         });
     }
-    Ok(CheckDocument {
+    let doc = CheckDocument {
         schema_version: SCHEMA_VERSION,
         iogauge: env!("CARGO_PKG_VERSION").to_string(),
         context: if req.device {
@@ -143,7 +163,8 @@ pub(crate) fn check(
         device: req.device,
         summary: Summary::of(&outcomes),
         profiles: outcomes,
-    })
+    };
+    Ok(Checked { doc, not_run })
 }
 
 /// The directory checked and what it is on; a killed run's leftovers there are pointed out.
@@ -253,7 +274,7 @@ fn plan(
     dev: Option<&Device>,
     stop: &Stop,
     obs: &mut dyn Observer,
-) -> Result<Vec<Planned>, String> {
+) -> Result<Vec<Planned>, Error> {
     let published = Tuning {
         scale: 1.0,
         ..Tuning::default()
@@ -266,31 +287,32 @@ fn plan(
         let p = if profiles::is_path(name) {
             stop.before_anything_exists(|| profiles::resolve(name))?
         } else {
-            profiles::resolve(name)?
-        };
+            profiles::resolve(name)
+        }
+        .map_err(Error::bad_input)?;
         let mut work = match (p.small_files(&req.tuning), dev) {
             (Some(_), Some(_)) => Work::Unavailable(NEEDS_FILESYSTEM.to_string()),
             (Some(s), None) => Work::SmallFiles(s),
             (None, None) => {
-                let mut j = p.job(&req.dir, &req.tuning)?;
+                let mut j = p.job(&req.dir, &req.tuning).map_err(Error::bad_input)?;
                 // Names no other run uses, so two checks in one directory never collide.
                 j.filename = Some(format!("iogauge-{}.{token}", p.name));
                 Work::Job(Box::new(j))
             }
             (None, Some(d)) => {
-                let mut j = p.job(&req.dir, &req.tuning)?;
-                on_device(&mut j, &req.dir, d.size)?;
+                let mut j = p.job(&req.dir, &req.tuning).map_err(Error::bad_input)?;
+                on_device(&mut j, &req.dir, d.size).map_err(Error::bad_input)?;
                 Work::Job(Box::new(j))
             }
         };
         if let (Work::Job(j), Some(size)) = (&work, req.tuning.size) {
             let bs = j.max_bs();
             if size < bs {
-                return Err(format!(
+                return Err(Error::bad_input(format!(
                     "--size {size}: smaller than one {bs}-byte block of profile '{}'; use at least \
                      {bs} bytes (e.g. 64m)",
                     p.name
-                ));
+                )));
             }
         }
         const FILES: &str = "it makes a fixed number of files: --scale changes that";
@@ -389,11 +411,13 @@ fn run_job(
     job: JobSpec,
     keep_files: bool,
     allow_overwrite: bool,
+    diag: &Diag,
     stop: &Stop,
     obs: &mut dyn Observer,
 ) -> Result<Report, RunError> {
     let opts = RunOptions {
         progress_sink: obs.progress(&job.name),
+        diag: diag.clone(),
         // check's file names are its own: a kept one is named, and recorded as kept.
         record_kept: true,
         ..RunOptions::default()
@@ -409,7 +433,8 @@ fn run_job(
     res
 }
 
-/// Runs one planned profile and judges it.
+/// Runs one planned profile and judges it; with the kind of error that kept it from running,
+/// if one did (its verdict is then ERROR).
 fn run_one(
     req: &CheckRequest,
     pl: &Planned,
@@ -417,27 +442,42 @@ fn run_one(
     place: &Place,
     stop: &Stop,
     obs: &mut dyn Observer,
-) -> ProfileOutcome {
+) -> (ProfileOutcome, Option<Kind>) {
     let p = &pl.profile;
     let measured = match &pl.work {
         // With --device the job writes over the device itself, which the user allowed (check
         // refuses --device without --allow-overwrite); nothing is created or left.
-        Work::Job(job) => {
-            run_job((**job).clone(), req.keep_files, req.device, stop, obs).map(Measured::Fio)
-        }
+        Work::Job(job) => run_job(
+            (**job).clone(),
+            req.keep_files,
+            req.device,
+            &req.diag,
+            stop,
+            obs,
+        )
+        .map(Measured::Fio),
         Work::SmallFiles(s) => run_small_files(
             &req.dir,
             &format!("iogauge-{}.{token}", p.name),
             s.files,
             s.size,
-            req.keep_files,
+            req.keep_files.then_some(&req.diag),
             stop.flag(),
         )
         .map(Measured::SmallFiles),
-        // Its reason is already on the plan line.
-        Work::Unavailable(why) => return not_measured(p, CheckVerdict::Error, why.clone()),
+        // Its reason is already on the plan line: the profile cannot run where it was asked to.
+        Work::Unavailable(why) => {
+            return (
+                not_measured(p, CheckVerdict::Error, why.clone()),
+                Some(Kind::BadInput),
+            )
+        }
     };
-    match measured {
+    let kind = match &measured {
+        Err(e) if !stop.is_set() => Some(Kind::of_run(e)),
+        _ => None,
+    };
+    let outcome = match measured {
         _ if stop.is_set() => not_measured(
             p,
             CheckVerdict::Interrupted,
@@ -488,7 +528,8 @@ fn run_one(
             obs.note(&format!("iogauge check: {}: {why}", p.name));
             not_measured(p, CheckVerdict::Error, why)
         }
-    }
+    };
+    (outcome, kind)
 }
 
 #[cfg(test)]

@@ -2,4 +2,5 @@
 //! input, run, judge, and gather the result. Nothing here prints; callers observe progress.
 
 pub(crate) mod check;
+pub(crate) mod error;
 pub(crate) mod preflight;

@@ -2,6 +2,7 @@
 //! its timeout (a run-level deadline), write troubleshoot's result files and iogauge's full
 //! report, evaluate the analyzers, and gather everything into a `PreflightDocument`.
 
+use crate::app::error::Kind;
 use crate::input::read_capped;
 use crate::input::troubleshoot::collector::SyncPolicy;
 use crate::input::troubleshoot::{load, FsPerfCollector, Preflight};
@@ -24,6 +25,8 @@ pub(crate) struct PreflightRequest {
     /// Evaluate the analyzers against results already here, collecting nothing.
     pub analyze_only: Option<PathBuf>,
     pub keep_files: bool,
+    /// Where the runs' warnings and notes go.
+    pub diag: crate::diag::Diag,
 }
 
 /// Everything the command line needs to print and to choose the exit code.
@@ -31,6 +34,9 @@ pub(crate) struct PreflightResult {
     pub document: PreflightDocument,
     /// Collectors that produced no result here, and why.
     pub errors: Vec<(String, String)>,
+    /// Of those, `Run` if any failed while running (or timed out), else `BadInput` if their
+    /// jobs were refused (the error `iogauge fio` gives the same job); None without errors.
+    pub not_run: Option<Kind>,
     /// The output directory, when a result file was written there.
     pub wrote: Option<PathBuf>,
     /// Whether any analyzer is to be evaluated (a spec with collectors only has none).
@@ -38,9 +44,7 @@ pub(crate) struct PreflightResult {
 }
 
 /// What the caller shows while collectors run.
-pub(crate) trait Observer {
-    fn note(&mut self, line: &str);
-}
+pub(crate) use crate::observer::Observer;
 
 /// The most one spec file (or stdin) may hold: troubleshoot specs with every collector of a
 /// support bundle are tens of kilobytes.
@@ -108,6 +112,7 @@ pub(crate) fn preflight(
         }
     };
     let mut errors = Vec::new();
+    let mut not_run = None;
     let mut collectors = Vec::new();
     let mut wrote = None;
     if req.analyze_only.is_none() {
@@ -120,21 +125,34 @@ pub(crate) fn preflight(
                 c.collector_name,
                 c.directory.display()
             ));
-            let (res, where_) = collect(c, &out, req.keep_files, stop, obs);
+            let (res, where_) = collect(c, &out, req, stop, obs);
             let (status, reason, results) = match res {
                 Ok(r) => {
                     wrote = Some(out.clone());
                     (CollectorStatus::Collected, None, Some(r))
                 }
-                Err(Failure::TimedOut) => (
-                    CollectorStatus::TimedOut,
-                    Some(format!(
-                        "collector '{}' timed out after {:?}; its files were removed",
-                        c.collector_name, c.timeout
-                    )),
-                    None,
-                ),
-                Err(Failure::Other(e)) => (CollectorStatus::Failed, Some(e), None),
+                Err(Failure::TimedOut) => {
+                    not_run = Some(Kind::Run);
+                    (
+                        CollectorStatus::TimedOut,
+                        Some(format!(
+                            "collector '{}' timed out after {:?}; its files were removed",
+                            c.collector_name, c.timeout
+                        )),
+                        None,
+                    )
+                }
+                Err(Failure::Refused(kind, e)) => {
+                    // A failure while running outranks bad input: it is not the user's to fix.
+                    if not_run != Some(Kind::Run) {
+                        not_run = Some(kind);
+                    }
+                    (CollectorStatus::Failed, Some(e), None)
+                }
+                Err(Failure::Other(e)) => {
+                    not_run = Some(Kind::Run);
+                    (CollectorStatus::Failed, Some(e), None)
+                }
             };
             if let Some(why) = &reason {
                 obs.note(&format!("iogauge preflight: {why}"));
@@ -179,6 +197,7 @@ pub(crate) fn preflight(
     PreflightResult {
         document,
         errors,
+        not_run,
         wrote,
         analyzed,
     }
@@ -186,6 +205,8 @@ pub(crate) fn preflight(
 
 enum Failure {
     TimedOut,
+    /// The run produced no report, for a reason of this kind (its job refused: bad input).
+    Refused(Kind, String),
     Other(String),
 }
 
@@ -202,7 +223,7 @@ fn missing_ancestors(dir: &Path) -> Vec<PathBuf> {
 fn collect(
     c: &FsPerfCollector,
     out: &Path,
-    keep_files: bool,
+    req: &PreflightRequest,
     stop: &Stop,
     obs: &mut dyn Observer,
 ) -> (Result<FsPerfResults, Failure>, Context) {
@@ -217,7 +238,7 @@ fn collect(
         let _ = std::fs::set_permissions(&c.directory, std::fs::Permissions::from_mode(0o700));
     }
     let where_ = context::describe(Some(&c.directory));
-    let res = collect_in(c, out, keep_files, stop, obs);
+    let res = collect_in(c, out, req, stop, obs);
     for d in &made {
         let _ = std::fs::remove_dir(d);
     }
@@ -227,14 +248,14 @@ fn collect(
 fn collect_in(
     c: &FsPerfCollector,
     out: &Path,
-    keep_files: bool,
+    req: &PreflightRequest,
     stop: &Stop,
     obs: &mut dyn Observer,
 ) -> Result<FsPerfResults, Failure> {
     let name = &c.collector_name;
     let spec = RunSpec {
         jobs: c.jobs(),
-        keep_files,
+        keep_files: req.keep_files,
         ..RunSpec::default()
     };
     // A result from an earlier run in the same directory must not stand in for this one.
@@ -245,6 +266,7 @@ fn collect_in(
     // The timeout covers setup, warmup and run: whatever stage it hits, it is a timeout.
     let opts = RunOptions {
         deadline: Some(std::time::Instant::now() + c.timeout),
+        diag: req.diag.clone(),
         ..RunOptions::default()
     };
     let res = run(&spec, &opts, stop.flag());
@@ -254,7 +276,12 @@ fn collect_in(
     let mut report = match res {
         Ok(r) => r,
         Err(RunError::TimedOut) => return Err(Failure::TimedOut),
-        Err(e) => return Err(Failure::Other(format!("collector '{name}': {e}"))),
+        Err(e) => {
+            return Err(Failure::Refused(
+                Kind::of_run(&e),
+                format!("collector '{name}': {e}"),
+            ))
+        }
     };
     let measure = match c.sync {
         SyncPolicy::None => Measure::Write,

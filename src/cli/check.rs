@@ -3,10 +3,10 @@
 
 use super::history::{save, HistoryFlags};
 use super::progress::Terminal;
-use super::report::{with_output, write_report};
+use super::report::write_report;
 use super::stdout;
-use super::{Stop, EXIT_ERROR, EXIT_FAIL, EXIT_OK, EXIT_USAGE, EXIT_WARN};
-use crate::app::check::{check, list_profiles, CheckRequest};
+use super::{with_output, Ended, Error, Kind, Outcome, Stop};
+use crate::app::check::{check, list_profiles, CheckRequest, Checked};
 use crate::history::{Invocation, NewRun};
 use crate::input::profiles::{Tuning, DEFAULT_SUITE};
 use crate::model::units::{parse_flag_duration, parse_flag_size};
@@ -15,9 +15,8 @@ use crate::report::check_markdown::render_check_markdown;
 use crate::report::check_text::render_check_text;
 use crate::report::document::CheckVerdict;
 use crate::report::html::render_check_html;
-use crate::verdict::check::{overall, strict_reasons, Overall};
+use crate::verdict::check::{overall, strict_reasons};
 use std::ffi::OsString;
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -28,8 +27,9 @@ use std::time::Duration;
 Profiles: etcd, etcd-large, sync-iops, small-files, gitlab (--list says what each judges), or a
 YAML file in the same format (docs/PROFILES.md). fio's own options go to 'iogauge fio'.
 
-Exit codes: 0 all passed, 1 could not run or interrupted, 2 bad input, 3 a profile failed,
-4 the worst was a warning. Interrupted wins; then a failure, then a profile that could not run.")]
+Exit codes: 0 all passed, 1 could not run or interrupted, 2 bad input (also a profile that cannot
+run with this --dir or --device), 3 a profile failed, 4 the worst was a warning. Interrupted wins;
+then a failure, then a profile that could not run.")]
 pub(crate) struct CheckArgs {
     /// Built-in profile names or profile files [default: etcd sync-iops small-files gitlab;
     /// with --device: etcd sync-iops gitlab]
@@ -166,11 +166,12 @@ impl CheckArgs {
 /// The default suite's profile that needs a filesystem.
 const SMALL_FILES: &str = "small-files";
 
-pub(crate) fn main(a: CheckArgs, stop: &Stop) -> i32 {
+pub(crate) fn main(a: CheckArgs, stop: &Stop) -> Ended {
     if a.list {
         stdout::print(&list_profiles());
-        return EXIT_OK;
+        return Ok(Outcome::Pass);
     }
+    let mut terminal = Terminal::default();
     let at = Invocation::now();
     let req = CheckRequest {
         profiles: a.profiles(),
@@ -189,34 +190,26 @@ pub(crate) fn main(a: CheckArgs, stop: &Stop) -> i32 {
         } else {
             Vec::new()
         },
+        diag: terminal.diag("iogauge check"),
     };
-    let doc = match check(&req, stop, &mut Terminal::default()) {
-        Ok(d) => d,
-        Err(e) => {
-            eprintln!("iogauge check: {e}");
-            return EXIT_USAGE;
-        }
-    };
+    let Checked { doc, not_run } = check(&req, stop, &mut terminal)?;
     match a.format {
         Format::Json => stdout::println(&serde_json::to_string_pretty(&doc).unwrap_or_default()),
         Format::JsonLine => stdout::println(&serde_json::to_string(&doc).unwrap_or_default()),
         Format::Markdown => stdout::print(&render_check_markdown(&doc)),
         Format::Csv => stdout::print(&render_check_csv(&doc)),
-        Format::Text => {
-            // Colour only on a terminal, and never with NO_COLOR set (no-color.org).
-            let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-            stdout::print(&render_check_text(&doc, color));
-        }
+        Format::Text => stdout::print(&render_check_text(&doc, super::color())),
     }
-    let report = a.report.as_ref().map_or(EXIT_OK, |path| {
+    let report = a.report.as_ref().map_or(Ok(()), |path| {
         write_report("iogauge check", path, &render_check_html(&doc))
     });
     // json-line is what a kube pod prints: the controller saves the whole run, not each pod.
     if a.format != Format::JsonLine {
         save(&a.history, || NewRun::check(&doc, &at));
     }
-    let code = match overall(&doc.profiles, a.strict) {
-        Overall::Interrupted => {
+    let outcome = overall(&doc.profiles, a.strict);
+    match outcome {
+        Outcome::Interrupted => {
             let during = doc
                 .profiles
                 .iter()
@@ -227,9 +220,8 @@ pub(crate) fn main(a: CheckArgs, stop: &Stop) -> i32 {
                 "iogauge check: interrupted by {}{during}; the files it created were removed",
                 stop.reason()
             );
-            EXIT_ERROR
         }
-        Overall::Fail => {
+        Outcome::Fail => {
             // "0 failed" with exit 3: the warnings that --strict turned into a failure.
             if a.strict && doc.summary.failed == 0 && doc.summary.warned > 0 {
                 eprintln!(
@@ -237,13 +229,15 @@ pub(crate) fn main(a: CheckArgs, stop: &Stop) -> i32 {
                     crate::untrusted::term(&strict_reasons(&doc.profiles).join("; "))
                 );
             }
-            EXIT_FAIL
         }
-        Overall::Error => EXIT_ERROR,
-        Overall::Warn => EXIT_WARN,
-        Overall::Pass => EXIT_OK,
-    };
-    with_output(code, report)
+        // Profiles that could not run with this input only: bad input, as under `iogauge fio`
+        // (their reasons are on stderr and in the document).
+        Outcome::Error if not_run == Some(Kind::BadInput) => {
+            return with_output(Err(Error::said(Kind::BadInput)), report);
+        }
+        Outcome::Error | Outcome::Warn | Outcome::Pass => {}
+    }
+    with_output(Ok(outcome), report)
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! with `--kept` also the files `check --keep-files` kept; `--dry-run` only says what would go.
 
 use super::stdout;
-use super::{EXIT_OK, EXIT_USAGE};
+use super::{Ended, Error, Outcome};
 use crate::workload::marker;
 use std::path::PathBuf;
 
@@ -31,13 +31,12 @@ pub(crate) struct CleanupArgs {
     dry_run: bool,
 }
 
-pub(crate) fn main(a: CleanupArgs) -> i32 {
+pub(crate) fn main(a: CleanupArgs) -> Ended {
     if let Some(bad) = a.dirs.iter().find(|d| !d.is_dir()) {
-        eprintln!(
-            "iogauge cleanup: '{}' is not a directory; give the directory a killed run used",
+        return Err(Error::bad_input(format!(
+            "'{}' is not a directory; give the directory a killed run used",
             bad.display()
-        );
-        return EXIT_USAGE;
+        )));
     }
     let opts = marker::ReapOptions {
         kept: a.kept,
@@ -100,5 +99,5 @@ pub(crate) fn main(a: CleanupArgs) -> i32 {
     } else {
         eprintln!("iogauge cleanup: {removed} file(s) removed");
     }
-    EXIT_OK
+    Ok(Outcome::Pass)
 }

@@ -2,7 +2,7 @@
 //! table (text, JSON, Markdown or CSV) and exits 3 when something got worse.
 
 use super::stdout;
-use super::{EXIT_FAIL, EXIT_OK, EXIT_USAGE, EXIT_WARN};
+use super::{Ended, Error, Outcome};
 use crate::compare::{compare, Noise};
 use crate::history::History;
 use crate::report::compare_text::{
@@ -101,31 +101,28 @@ fn load(run: &str, db: Option<&Path>) -> Result<(String, Value, Option<String>),
     Ok((run.to_string(), v, None))
 }
 
-pub(crate) fn main(a: CompareArgs) -> i32 {
+pub(crate) fn main(a: CompareArgs) -> Ended {
     let (sa, sb) = match (a.runs.as_slice(), a.a.is_empty(), a.b.is_empty()) {
         ([x, y], true, true) => (vec![x.clone()], vec![y.clone()]),
         ([], false, false) => (a.a.clone(), a.b.clone()),
         (runs, true, true) if runs.len() > 2 => {
             let (half, all) = (runs.len() / 2, runs.join(" "));
-            eprintln!(
-                "iogauge compare: {} runs given ({all}); compare A B takes two. For groups of \
+            return Err(Error::bad_input(format!(
+                "{} runs given ({all}); compare A B takes two. For groups of \
                  repeated runs name each side: compare --a {} --b {}",
                 runs.len(),
                 runs[..half].join(" "),
                 runs[half..].join(" ")
-            );
-            return EXIT_USAGE;
+            )));
         }
         _ => {
-            eprintln!(
-                "iogauge compare: expected two runs (compare A B) or groups (--a RUN… --b RUN…)"
-            );
-            return EXIT_USAGE;
+            return Err(Error::bad_input(
+                "expected two runs (compare A B) or groups (--a RUN… --b RUN…)",
+            ));
         }
     };
     if sa.iter().chain(&sb).filter(|r| *r == "-").count() > 1 {
-        eprintln!("iogauge compare: only one run can come from stdin ('-')");
-        return EXIT_USAGE;
+        return Err(Error::bad_input("only one run can come from stdin ('-')"));
     }
     let db = a.history_db.as_deref();
     let read = |runs: &[String]| {
@@ -150,20 +147,14 @@ pub(crate) fn main(a: CompareArgs) -> i32 {
             }
             Ok(doc)
         });
-    let doc = match compared {
-        Ok(d) => d,
-        Err(e) => {
-            eprintln!("iogauge compare: {e}");
-            return EXIT_USAGE;
-        }
-    };
+    let doc = compared.map_err(Error::bad_input)?;
     match a.format {
         Format::Text => stdout::print(&render_compare_text(&doc)),
         Format::Json => stdout::println(&serde_json::to_string_pretty(&doc).unwrap_or_default()),
         Format::Markdown => stdout::print(&render_compare_markdown(&doc)),
         Format::Csv => stdout::print(&render_compare_csv(&doc)),
     }
-    let report = a.report.as_ref().map_or(EXIT_OK, |path| {
+    let report = a.report.as_ref().map_or(Ok(()), |path| {
         super::report::write_report(
             "iogauge compare",
             path,
@@ -173,8 +164,8 @@ pub(crate) fn main(a: CompareArgs) -> i32 {
     // The worst outcome decides, as for check: worse, then "cannot tell" (a warning: nothing
     // was shown worse, but not everything could be judged).
     let has = |v: ChangeVerdict| doc.metrics.iter().any(|m| m.verdict == v);
-    let code = if has(ChangeVerdict::Worse) {
-        EXIT_FAIL
+    let outcome = if has(ChangeVerdict::Worse) {
+        Outcome::Fail
     } else if has(ChangeVerdict::Unknown) {
         let n = doc
             .metrics
@@ -191,9 +182,9 @@ pub(crate) fn main(a: CompareArgs) -> i32 {
                 "the notes say why"
             }
         );
-        EXIT_WARN
+        Outcome::Warn
     } else {
-        EXIT_OK
+        Outcome::Pass
     };
-    super::report::with_output(code, report)
+    super::with_output(Ok(outcome), report)
 }

@@ -1,48 +1,37 @@
 //! `iogauge fio …`: parse fio's grammar, run, render fio's output formats.
 
 use super::history::{save, HistoryFlags};
-use super::report::{with_output, write_report};
+use super::report::write_report;
 use super::stdout;
-use super::{EXIT_ERROR, EXIT_OK, EXIT_USAGE};
+use super::{with_output, Ended, Error, Kind, Outcome};
 use crate::history::{Invocation, NewRun};
 use crate::input::fio::{parse_fio_args, FioCommand};
 use crate::input::fio::{Eta, FioOutput, OutputFormat};
 use crate::output_file::{append, write_file, OutputError};
 use crate::report::html::render_fio_html;
-use crate::report::json::{render_json, render_json_with, Detail};
+use crate::report::json::{render_json_with, Detail};
 use crate::report::{normal::render_normal, terse::render_terse, Report};
 use crate::run::partial::{failure_line, fio_error_line};
 use crate::run::{run, RunError, RunOptions};
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-pub(crate) fn main(mut args: Vec<String>, stop: &super::Stop) -> i32 {
+pub(crate) fn main(mut args: Vec<String>, stop: &super::Stop) -> Ended {
     let at = Invocation::now();
-    let history = match HistoryFlags::take_from(&mut args) {
-        Ok(h) => h,
-        Err(e) => {
-            eprintln!("iogauge fio: {e}");
-            return EXIT_USAGE;
-        }
-    };
+    let history = HistoryFlags::take_from(&mut args).map_err(Error::bad_input)?;
     let env = |k: &str| std::env::var(k).ok();
     // Job files may be stdin or a FIFO that never ends: a signal while reading ends the process.
-    let parsed = stop.before_anything_exists(|| parse_fio_args(&args, &env, &mut std::io::stdin()));
-    let cmd = match parsed {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("iogauge fio: {e}");
-            return EXIT_USAGE;
-        }
-    };
+    let cmd = stop
+        .before_anything_exists(|| parse_fio_args(&args, &env, &mut std::io::stdin()))?
+        .map_err(|e| Error::bad_input(e.to_string()))?;
     let (spec, out) = match cmd {
         FioCommand::Version => {
             stdout::println(&Report::version_string());
-            return EXIT_OK;
+            return Ok(Outcome::Pass);
         }
         FioCommand::Help(text) => {
             stdout::print(&text);
-            return EXIT_OK;
+            return Ok(Outcome::Pass);
         }
         FioCommand::Inflate(path) => return inflate_log(&path),
         FioCommand::Run(spec, out) => (spec, out),
@@ -51,17 +40,18 @@ pub(crate) fn main(mut args: Vec<String>, stop: &super::Stop) -> i32 {
     for (flag, path) in [("--report", &out.report), ("--output", &out.path)] {
         if let Some(p) = path {
             if let Err(e) = super::report::output_file(&p.to_string_lossy()) {
-                eprintln!("iogauge fio: {flag}={}: {e}", p.display());
-                return EXIT_USAGE;
+                return Err(Error::bad_input(format!("{flag}={}: {e}", p.display())));
             }
         }
     }
     if out.parse_only {
-        return EXIT_OK;
+        return Ok(Outcome::Pass);
     }
+    let progress = show_progress(&out);
     let opts = RunOptions {
-        progress: show_progress(&out),
+        progress,
         status: status_interval(&out, stop.flag()),
+        diag: super::progress::fio_diag(progress),
         ..RunOptions::default()
     };
     // Notes on options fio accepts silently go with the results (the text output's "iogauge
@@ -85,12 +75,12 @@ pub(crate) fn main(mut args: Vec<String>, stop: &super::Stop) -> i32 {
                 .notes
                 .push(format!("{why}: the results cover the run until then only"));
             report.interrupted = Some(why);
-            write_output(&out, &report);
+            let _ = write_output(&out, &report);
             save(&history, || saved(&report, &out, &at));
-            EXIT_ERROR
+            Ok(Outcome::Interrupted)
         }
         Ok(report) => {
-            let code = write_output(&out, &report);
+            let written = write_output(&out, &report);
             save(&history, || saved(&report, &out, &at));
             // Like fio, a job that ended with an error (a verify mismatch, a missed rate_min)
             // makes the exit code 1. Errors survived under continue_on_error (reported as the
@@ -98,10 +88,12 @@ pub(crate) fn main(mut args: Vec<String>, stop: &super::Stop) -> i32 {
             let failed = |j: &crate::report::JobReport| {
                 j.error != 0 && j.errors.is_none_or(|(_, first)| first != j.error)
             };
-            if code == EXIT_OK && report.jobs.iter().any(failed) {
-                EXIT_ERROR
+            written?;
+            if report.jobs.iter().any(failed) {
+                // The job's error is in the results printed.
+                Err(Error::said(Kind::Run))
             } else {
-                code
+                Ok(Outcome::Pass)
             }
         }
         // Like fio, an I/O error that ended a job prints fio's error line, then the results
@@ -118,38 +110,32 @@ pub(crate) fn main(mut args: Vec<String>, stop: &super::Stop) -> i32 {
                 "iogauge fio: {}; the run ended there, partial results follow",
                 failure_line(&failure)
             );
-            write_output(&out, &report);
+            let _ = write_output(&out, &report);
             // The report's notes already say it is partial, and why.
             save(&history, || saved(&report, &out, &at));
-            EXIT_ERROR
+            Err(Error::said(Kind::Run))
         }
-        Err(e) if e.is_bad_input() => {
-            eprintln!("iogauge fio: {e}");
-            EXIT_USAGE
-        }
-        Err(e) if stop.is_set() => {
-            eprintln!(
-                "iogauge fio: interrupted by {} ({e}); removed the files iogauge created",
+        Err(e) if Kind::of_run(&e) == Kind::BadInput => Err(e.into()),
+        Err(e) if stop.is_set() => Err(Error::new(
+            Kind::Interrupted,
+            format!(
+                "interrupted by {} ({e}); removed the files iogauge created",
                 reason(stop)
-            );
-            EXIT_ERROR
-        }
-        Err(e) => {
-            eprintln!("iogauge fio: {e}");
-            EXIT_ERROR
-        }
+            ),
+        )),
+        Err(e) => Err(Error::run(e.to_string())),
     }
 }
 
 /// `--inflate-log=FILE`: the compressed log's entries on stdout, as fio prints them. A file
 /// that is not one (or is cut short) exits 2 after the entries before the damage.
-fn inflate_log(path: &std::path::Path) -> i32 {
+fn inflate_log(path: &std::path::Path) -> Ended {
     match crate::stats::logs::inflate(path, &mut |text| stdout::write(text)) {
-        Ok(()) => EXIT_OK,
-        Err(e) => {
-            eprintln!("iogauge fio: --inflate-log={}: {e}", path.display());
-            EXIT_USAGE
-        }
+        Ok(()) => Ok(Outcome::Pass),
+        Err(e) => Err(Error::bad_input(format!(
+            "--inflate-log={}: {e}",
+            path.display()
+        ))),
     }
 }
 
@@ -164,10 +150,9 @@ fn reason(stop: &super::Stop) -> &'static str {
 
 /// The history's copy: fio's JSON output of the same report, whatever format was printed (one
 /// document for every group and job); an interrupted or partial run says so in its notes.
-fn saved(report: &Report, out: &FioOutput, at: &Invocation) -> NewRun {
-    let json: serde_json::Value =
-        serde_json::from_str(&render_json(report, false)).unwrap_or_default();
-    NewRun::fio(json, &out.job_files, at)
+fn saved(report: &Report, out: &FioOutput, at: &Invocation) -> Result<NewRun, String> {
+    let json = crate::report::json::json_value(report, false);
+    Ok(NewRun::fio(json, &out.job_files, at))
 }
 
 fn show_progress(out: &FioOutput) -> bool {
@@ -262,30 +247,30 @@ fn emit(out: &FioOutput, text: &str) -> Result<(), OutputError> {
     }
 }
 
-/// The results to `--output` or stdout, and the `--report` page; the exit code of writing them.
-/// Results that cannot be written to `--output` (a full disk, a link planted there during the
-/// run) are printed on stdout instead: a run may have taken hours, and its numbers exist
-/// nowhere else. The exit code (1, or 2 for a refused destination) says the file is missing.
-fn write_output(out: &FioOutput, report: &Report) -> i32 {
+/// The results to `--output` or stdout, and the `--report` page; Err (already said) when one
+/// was not written. Results that cannot be written to `--output` (a full disk, a link planted
+/// there during the run) are printed on stdout instead: a run may have taken hours, and its
+/// numbers exist nowhere else. The error (a run error, or bad input for a refused destination)
+/// says the file is missing.
+fn write_output(out: &FioOutput, report: &Report) -> Result<(), Error> {
     let text = render(out, report);
-    let mut code = match emit(out, &text) {
-        Ok(()) => EXIT_OK,
+    let written = match emit(out, &text) {
+        Ok(()) => Ok(()),
         Err(e) if out.path.is_some() => {
             eprintln!("iogauge fio: the results were not written: {e}; they follow on stdout");
             stdout::write(text.as_bytes());
-            super::output_exit_code(&e)
+            Err(Error::said(Kind::of_output(&e)))
         }
         Err(e) => {
             eprintln!("iogauge fio: {e}");
-            EXIT_ERROR
+            Err(Error::said(Kind::Run))
         }
     };
-    if let Some(path) = &out.report {
-        // The page is drawn from fio's JSON document, the same one `iogauge report` reads.
-        let html = serde_json::from_str(&render_json(report, false))
-            .map(|v| render_fio_html(&v))
-            .unwrap_or_default();
-        code = with_output(code, write_report("iogauge fio", path, &html));
-    }
-    code
+    let Some(path) = &out.report else {
+        return written;
+    };
+    // The page is drawn from fio's JSON document, the same one `iogauge report` reads.
+    let html = render_fio_html(&crate::report::json::json_value(report, false));
+    let page = write_report("iogauge fio", path, &html);
+    with_output(written.map(|()| Outcome::Pass), page).map(|_| ())
 }

@@ -12,16 +12,67 @@ pub(crate) mod progress;
 pub(crate) mod report;
 pub(crate) mod stdout;
 
+pub(crate) use crate::app::error::{Error, Kind};
 pub(crate) use crate::run::stop::Stop;
+pub(crate) use crate::verdict::check::Overall as Outcome;
 use clap::{CommandFactory, Parser, Subcommand};
 use std::ffi::OsString;
+use std::io::IsTerminal;
 
-/// Exit codes shared with troubleshoot's preflight (DESIGN.md).
-pub(crate) const EXIT_OK: i32 = 0;
-pub(crate) const EXIT_ERROR: i32 = 1;
-pub(crate) const EXIT_USAGE: i32 = 2;
-pub(crate) const EXIT_FAIL: i32 = 3;
-pub(crate) const EXIT_WARN: i32 = 4;
+/// Exit codes shared with troubleshoot's preflight (README.md, "Exit codes").
+const EXIT_OK: i32 = 0;
+const EXIT_ERROR: i32 = 1;
+const EXIT_USAGE: i32 = 2;
+const EXIT_FAIL: i32 = 3;
+const EXIT_WARN: i32 = 4;
+
+/// How a command ended: the worst outcome of what it ran and judged (`Pass` for commands that
+/// judge nothing), or the error that ended it (its line said once by [`main`]).
+pub(crate) type Ended = Result<Outcome, Error>;
+
+/// The exit code of a command's end: the one place exit codes are decided (the
+/// scheme of troubleshoot's preflight; README.md, "Exit codes"), for every command.
+///
+/// | end | code |
+/// |---|---|
+/// | `Ok(Pass)`: everything passed, or the command did what was asked | 0 |
+/// | `Ok(Interrupted)`: a signal cut the run short (results so far printed) | 1 |
+/// | `Ok(Error)`: a profile or collector could not run (the others' results printed) | 1 |
+/// | `Ok(Fail)`: a check, analyzer or comparison failed | 3 |
+/// | `Ok(Warn)`: the worst outcome was a warning | 4 |
+/// | `Err` of [`Kind::BadInput`]: bad input or usage, whatever the command | 2 |
+/// | `Err` of [`Kind::Run`]: an error while running (I/O, no space, a lost output) | 1 |
+/// | `Err` of [`Kind::Interrupted`] | 1 |
+///
+/// An outcome outranks a later error only where [`with_output`] says so: a failed output file
+/// after results that passed or warned is that file's error.
+pub(crate) fn exit_code(end: &Ended) -> i32 {
+    match end {
+        Ok(Outcome::Pass) => EXIT_OK,
+        Ok(Outcome::Warn) => EXIT_WARN,
+        Ok(Outcome::Fail) => EXIT_FAIL,
+        Ok(Outcome::Error | Outcome::Interrupted) => EXIT_ERROR,
+        Err(e) => match e.kind {
+            Kind::BadInput => EXIT_USAGE,
+            Kind::Run | Kind::Interrupted => EXIT_ERROR,
+        },
+    }
+}
+
+/// A command's end once an output file it was asked for (`--report`, `--output`) was not
+/// written: results that passed or warned end with the file's error; a worse outcome stays.
+pub(crate) fn with_output(run: Ended, output: Result<(), Error>) -> Ended {
+    match (run, output) {
+        (Ok(Outcome::Pass | Outcome::Warn), Err(e)) => Err(e),
+        (run, _) => run,
+    }
+}
+
+/// Whether to colour what goes to stdout: only on a terminal, and never with NO_COLOR set
+/// (no-color.org). The one place this is decided.
+pub(crate) fn color() -> bool {
+    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+}
 
 /// Measure whether a disk or filesystem is good enough for what runs on it.
 #[derive(Parser)]
@@ -71,14 +122,15 @@ const CHECK_HINT: &str =
     "note: check takes --dir, --scale, --duration, --size, --format, --strict, \
     --keep-files, --report and --list; fio's options (--rw, --bs, --ioengine, ...) go to 'iogauge fio'";
 
-/// Parse the command line, run the command and return the process exit code (`EXIT_*`).
+/// Parse the command line, run the command, say its error (if any) once on stderr, and return
+/// the process exit code ([`exit_code`]).
 pub fn main() -> i32 {
     // Before anything else, so that no file can exist before a signal is handled.
     let stop = match Stop::install() {
         Ok(s) => s,
         Err(e) => {
             eprintln!("iogauge: cannot install signal handlers: {e}");
-            return EXIT_ERROR;
+            return exit_code(&Err(Error::said(Kind::Run)));
         }
     };
     let args = kubectl_plugin(std::env::args_os().collect());
@@ -92,39 +144,44 @@ pub fn main() -> i32 {
             {
                 eprintln!("{CHECK_HINT}");
             }
-            return if e.use_stderr() { EXIT_USAGE } else { EXIT_OK };
+            return exit_code(&if e.use_stderr() {
+                Err(Error::said(Kind::BadInput))
+            } else {
+                Ok(Outcome::Pass)
+            });
         }
     };
-    let code = match cli.command {
-        Command::Check(a) => check::main(a, &stop),
+    let (command, end) = match cli.command {
+        Command::Check(a) => ("iogauge check", check::main(a, &stop)),
         Command::Fio { args } => {
             let args: Result<Vec<String>, OsString> =
                 args.into_iter().map(OsString::into_string).collect();
-            match args {
+            let end = match args {
                 Ok(args) => fio::main(args, &stop),
-                Err(bad) => {
-                    eprintln!(
-                        "iogauge fio: argument {bad:?} is not valid UTF-8; fio's grammar takes text (a path can go in a job file's filename= only as text too)"
-                    );
-                    EXIT_USAGE
-                }
-            }
+                Err(bad) => Err(Error::bad_input(format!(
+                    "argument {bad:?} is not valid UTF-8; fio's grammar takes text (a path can go in a job file's filename= only as text too)"
+                ))),
+            };
+            ("iogauge fio", end)
         }
-        Command::Preflight(a) => preflight::main(a, &stop),
-        Command::Kube(a) => kube::main(a, &stop),
-        Command::Compare(a) => compare::main(a),
-        Command::Report(a) => report::main(a),
-        Command::History(a) => history::main(a),
-        Command::Cleanup(a) => cleanup::main(a),
+        Command::Preflight(a) => ("iogauge preflight", preflight::main(a, &stop)),
+        Command::Kube(a) => ("iogauge kube", kube::main(a, &stop)),
+        Command::Compare(a) => ("iogauge compare", compare::main(a)),
+        Command::Report(a) => ("iogauge report", report::main(a)),
+        Command::History(a) => ("iogauge history", history::main(a)),
+        Command::Cleanup(a) => ("iogauge cleanup", cleanup::main(a)),
         Command::Completions { shell } => {
             // Rendered first: clap_complete panics on a write error, and stdout may be a closed pipe.
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "iogauge", &mut script);
             stdout::write(&script);
-            EXIT_OK
+            ("iogauge completions", Ok(Outcome::Pass))
         }
     };
-    stdout::exit_code(code)
+    if let Some(line) = end.as_ref().err().and_then(|e| e.line(command)) {
+        eprintln!("{line}");
+    }
+    exit_code(&stdout::lost(end))
 }
 
 /// Installed as `kubectl-iogauge`, the binary is a kubectl plugin: `kubectl iogauge check …`
@@ -140,19 +197,27 @@ fn kubectl_plugin(mut args: Vec<OsString>) -> Vec<OsString> {
     args
 }
 
-/// The exit code of a user-named output file that was not written: 2 when the destination was
-/// refused, 1 when writing failed.
-pub(crate) fn output_exit_code(e: &crate::output_file::OutputError) -> i32 {
-    if e.is_bad_input() {
-        EXIT_USAGE
-    } else {
-        EXIT_ERROR
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn exit_codes_follow_the_one_mapping() {
+        let code = |e: Ended| exit_code(&e);
+        assert_eq!(code(Ok(Outcome::Pass)), 0);
+        assert_eq!(code(Ok(Outcome::Interrupted)), 1);
+        assert_eq!(code(Ok(Outcome::Error)), 1);
+        assert_eq!(code(Ok(Outcome::Fail)), 3);
+        assert_eq!(code(Ok(Outcome::Warn)), 4);
+        assert_eq!(code(Err(Error::bad_input("x"))), 2);
+        assert_eq!(code(Err(Error::run("x"))), 1);
+        assert_eq!(code(Err(Error::said(Kind::Interrupted))), 1);
+        // A lost output file: its error after results that passed or warned, not after worse.
+        let lost = || Err(Error::said(Kind::BadInput));
+        assert_eq!(code(with_output(Ok(Outcome::Warn), lost())), 2);
+        assert_eq!(code(with_output(Ok(Outcome::Fail), lost())), 3);
+        assert_eq!(code(with_output(Ok(Outcome::Pass), Ok(()))), 0);
+    }
 
     #[test]
     fn the_command_line_definition_is_consistent() {

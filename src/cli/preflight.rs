@@ -2,9 +2,9 @@
 //! troubleshoot's exit codes.
 
 use super::history::{save, HistoryFlags};
-use super::report::{with_output, write_report};
+use super::report::write_report;
 use super::stdout;
-use super::{Stop, EXIT_ERROR, EXIT_FAIL, EXIT_OK, EXIT_USAGE, EXIT_WARN};
+use super::{with_output, Ended, Error, Kind, Outcome, Stop};
 use crate::app::preflight::{check_results, load_specs, preflight, Observer, PreflightRequest};
 use crate::history::{Invocation, NewRun};
 use crate::report::document::CheckVerdict;
@@ -60,24 +60,21 @@ impl Observer for Stderr {
     }
 }
 
-pub(crate) fn main(a: PreflightArgs, stop: &Stop) -> i32 {
+pub(crate) fn main(a: PreflightArgs, stop: &Stop) -> Ended {
     // A spec may be stdin or a FIFO: a signal while reading ends the process.
-    let p = match stop.before_anything_exists(|| load_specs(&a.specs)) {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("iogauge preflight: {e}");
-            return EXIT_USAGE;
-        }
-    };
+    let p = stop
+        .before_anything_exists(|| load_specs(&a.specs))?
+        .map_err(Error::bad_input)?;
     if let Some(dir) = &a.analyze_only {
         if let Err(e) = check_results(&p, dir) {
-            eprintln!("iogauge preflight: --analyze-only {}: {e}", dir.display());
-            return EXIT_USAGE;
+            return Err(Error::bad_input(format!(
+                "--analyze-only {}: {e}",
+                dir.display()
+            )));
         }
     } else if let Err(e) = p.check_analyzers_have_collectors() {
         // Before any collector runs: a misspelt name costs no benchmark.
-        eprintln!("iogauge preflight: {e}");
-        return EXIT_USAGE;
+        return Err(Error::bad_input(e));
     }
     for n in &p.notices {
         eprintln!("iogauge preflight: note: {n}");
@@ -93,9 +90,10 @@ pub(crate) fn main(a: PreflightArgs, stop: &Stop) -> i32 {
         output: a.output.clone(),
         analyze_only: a.analyze_only.clone(),
         keep_files: a.keep_files,
+        diag: super::progress::stderr_diag("iogauge preflight"),
     };
     let r = preflight(&req, &p, stop, &mut Stderr);
-    let report = a.report.as_ref().map_or(EXIT_OK, |path| {
+    let report = a.report.as_ref().map_or(Ok(()), |path| {
         write_report(
             "iogauge preflight",
             path,
@@ -111,7 +109,7 @@ pub(crate) fn main(a: PreflightArgs, stop: &Stop) -> i32 {
         eprintln!("iogauge preflight: interrupted; removed the files iogauge created");
         // What was collected before the signal (its collectors say they did not finish).
         keep();
-        return EXIT_ERROR;
+        return Ok(Outcome::Interrupted);
     }
     if let Some(dir) = &r.wrote {
         eprintln!("iogauge preflight: results in {}", dir.display());
@@ -119,12 +117,12 @@ pub(crate) fn main(a: PreflightArgs, stop: &Stop) -> i32 {
     // Collectors only (troubleshoot's `collect`): the result files are the output; no verdict.
     if !r.analyzed {
         keep();
-        let code = if r.errors.is_empty() {
-            EXIT_OK
+        let outcome = if r.errors.is_empty() {
+            Outcome::Pass
         } else {
-            EXIT_ERROR
+            Outcome::Error
         };
-        return with_output(code, report);
+        return with_output(not_run(outcome, r.not_run), report);
     }
     let outcomes = &r.document.outcomes;
     match a.format {
@@ -142,13 +140,22 @@ pub(crate) fn main(a: PreflightArgs, stop: &Stop) -> i32 {
     }
     // troubleshoot's order: a failed outcome, then a warning (an analyzer's decision, which
     // may already account for a collector that produced nothing), then a collector error.
-    let code = match outcomes.iter().map(|o| o.verdict).max() {
-        Some(CheckVerdict::Fail) => EXIT_FAIL,
-        Some(CheckVerdict::Warn) => EXIT_WARN,
-        _ if !r.errors.is_empty() => EXIT_ERROR,
-        _ => EXIT_OK,
+    let outcome = match outcomes.iter().map(|o| o.verdict).max() {
+        Some(CheckVerdict::Fail) => Outcome::Fail,
+        Some(CheckVerdict::Warn) => Outcome::Warn,
+        _ if !r.errors.is_empty() => Outcome::Error,
+        _ => Outcome::Pass,
     };
-    with_output(code, report)
+    with_output(not_run(outcome, r.not_run), report)
+}
+
+/// Collectors whose jobs were all refused (and no worse outcome): bad input, as the same job
+/// is under `iogauge fio` (their reasons are on stderr and in the document).
+fn not_run(outcome: Outcome, why: Option<Kind>) -> Ended {
+    match (outcome, why) {
+        (Outcome::Error, Some(Kind::BadInput)) => Err(Error::said(Kind::BadInput)),
+        (outcome, _) => Ok(outcome),
+    }
 }
 
 /// `--output`: made by the run (troubleshoot's layout inside), so only a name that can never be a
@@ -176,4 +183,21 @@ fn results_dir(v: &str) -> Result<PathBuf, String> {
         ));
     }
     Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::exit_code;
+
+    #[test]
+    fn collectors_whose_jobs_were_refused_are_bad_input() {
+        let code = |o, k| exit_code(&not_run(o, k));
+        assert_eq!(code(Outcome::Error, Some(Kind::BadInput)), 2);
+        assert_eq!(code(Outcome::Error, Some(Kind::Run)), 1);
+        // troubleshoot's order: a failed or warned outcome outranks a collector error.
+        assert_eq!(code(Outcome::Fail, Some(Kind::BadInput)), 3);
+        assert_eq!(code(Outcome::Warn, Some(Kind::BadInput)), 4);
+        assert_eq!(code(Outcome::Pass, None), 0);
+    }
 }

@@ -3,10 +3,26 @@
 //! stderr is a terminal.
 
 use crate::app::check::Observer;
+use crate::diag::Diag;
 use crate::run::monitor::{ProgressInfo, ProgressSink};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
+
+/// The diagnostics sink of a command that draws no bar of its own: stderr, a line a call.
+pub(crate) fn stderr_diag(command: &'static str) -> Diag {
+    Diag::new(command, |line: &str| eprintln!("{line}"))
+}
+
+/// `iogauge fio`'s diagnostics sink: stderr, a line a call; with fio's progress line on
+/// (`--eta=always`, or stderr a terminal), each line clears it first, so that the two never
+/// share a line (the monitor draws it again on its next tick).
+pub(crate) fn fio_diag(progress: bool) -> Diag {
+    if !progress {
+        return stderr_diag("iogauge fio");
+    }
+    Diag::new("iogauge fio", |line: &str| eprintln!("\r\x1b[K{line}"))
+}
 
 pub(crate) struct Bar {
     bar: ProgressBar,
@@ -78,25 +94,51 @@ impl Bar {
 /// Lines on stderr, and an indicatif progress bar when stderr is a terminal.
 #[derive(Default)]
 pub(crate) struct Terminal {
-    bar: Option<Arc<Bar>>,
+    /// The bar being drawn, shared with the diagnostics sink (see [`Terminal::diag`]).
+    bar: Arc<Mutex<Option<Arc<Bar>>>>,
+}
+
+/// `line` on stderr; above the bar while one is drawn, so that the two do not interleave.
+fn say(bar: &Mutex<Option<Arc<Bar>>>, line: &str) {
+    let bar = bar.lock().unwrap_or_else(PoisonError::into_inner);
+    match bar.as_ref() {
+        Some(b) => b.bar.suspend(|| eprintln!("{line}")),
+        None => eprintln!("{line}"),
+    }
+}
+
+impl Terminal {
+    /// The diagnostics sink for the runs of `command` (`iogauge check`): lines on stderr,
+    /// drawn above the progress bar. Takes a lock: for the rare lines only, never per I/O.
+    pub(crate) fn diag(&self, command: &'static str) -> Diag {
+        let bar = self.bar.clone();
+        Diag::new(command, move |line: &str| say(&bar, line))
+    }
+}
+
+impl crate::observer::Observer for Terminal {
+    fn note(&mut self, line: &str) {
+        say(&self.bar, line);
+    }
 }
 
 impl Observer for Terminal {
-    fn note(&mut self, line: &str) {
-        eprintln!("{line}");
-    }
-
     fn progress(&mut self, job: &str) -> Option<ProgressSink> {
         let bar = std::io::stderr()
             .is_terminal()
             .then(|| Arc::new(Bar::new(ProgressDrawTarget::stderr(), job)))?;
         let sink = bar.sink();
-        self.bar = Some(bar);
+        *self.bar.lock().unwrap_or_else(PoisonError::into_inner) = Some(bar);
         Some(sink)
     }
 
     fn done(&mut self) {
-        if let Some(b) = self.bar.take() {
+        let bar = self
+            .bar
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(b) = bar {
             b.finish();
         }
     }

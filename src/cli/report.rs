@@ -1,7 +1,7 @@
 //! `iogauge report RESULT.json -o FILE.html`: a saved document as an HTML page; and writing the
 //! page that `--report FILE` asks of check, preflight, fio and kube check.
 
-use super::{EXIT_OK, EXIT_USAGE, EXIT_WARN};
+use super::{Ended, Error, Kind, Outcome};
 use crate::output_file::{check_destination, write_file};
 use crate::report::html::render_json_html;
 use std::io::Read;
@@ -23,7 +23,7 @@ pub(crate) struct ReportArgs {
     output: Option<PathBuf>,
 }
 
-pub(crate) fn main(a: ReportArgs) -> i32 {
+pub(crate) fn main(a: ReportArgs) -> Ended {
     let name = if a.input == Path::new("-") {
         "stdin".to_string()
     } else {
@@ -31,10 +31,7 @@ pub(crate) fn main(a: ReportArgs) -> i32 {
     };
     let text = match read_document(&a.input) {
         Ok(t) => t,
-        Err(e) => {
-            eprintln!("iogauge report: cannot read {name}: {e}");
-            return EXIT_USAGE;
-        }
+        Err(e) => return Err(Error::bad_input(format!("cannot read {name}: {e}"))),
     };
     // fio's --status-interval writes one whole document per interval, then the run's result:
     // the last complete one is what the run measured.
@@ -58,13 +55,12 @@ pub(crate) fn main(a: ReportArgs) -> i32 {
         }
         // JSON documents, then something else (text output mixed in): say what was found.
         Err((n, e)) if n > 0 => {
-            eprintln!(
-                "iogauge report: {name} holds {n} JSON document{}, then something that is not \
+            return Err(Error::bad_input(format!(
+                "{name} holds {n} JSON document{}, then something that is not \
                  JSON ({e}); expected JSON documents only, as --output-format=json writes them \
                  (with several formats, fio mixes text in: use json alone)",
                 if n == 1 { "" } else { "s" }
-            );
-            return EXIT_USAGE;
+            )));
         }
         // One document, nothing at all, or not JSON: parsed whole, for its own message.
         _ => (0..text.len(), None),
@@ -75,37 +71,29 @@ pub(crate) fn main(a: ReportArgs) -> i32 {
     let v: serde_json::Value = match crate::report::bounded::parse(&text[range]) {
         Ok(v) => v,
         Err(e) if e.is_data() => {
-            eprintln!("iogauge report: cannot render {name}: {e}");
-            return EXIT_USAGE;
+            return Err(Error::bad_input(format!("cannot render {name}: {e}")));
         }
         Err(e) => {
-            eprintln!(
-                "iogauge report: {name} is not JSON ({e}); expected a document iogauge wrote with \
+            return Err(Error::bad_input(format!(
+                "{name} is not JSON ({e}); expected a document iogauge wrote with \
                  --format json or fio's --output-format=json"
-            );
-            return EXIT_USAGE;
+            )));
         }
     };
     // The text is no longer needed: freed before the page is built, to lower the peak.
     drop(text);
     let html = match render_json_html(&v) {
         Ok(h) => h,
-        Err(e) => {
-            eprintln!("iogauge report: {name}: {e}");
-            return EXIT_USAGE;
-        }
+        Err(e) => return Err(Error::bad_input(format!("{name}: {e}"))),
     };
     match &a.output {
         Some(p) if p != Path::new("-") => match write_file(p, html.as_bytes()) {
-            Ok(()) => EXIT_OK,
-            Err(e) => {
-                eprintln!("iogauge report: {e}");
-                super::output_exit_code(&e)
-            }
+            Ok(()) => Ok(Outcome::Pass),
+            Err(e) => Err(Error::new(Kind::of_output(&e), e.to_string())),
         },
         _ => {
             super::stdout::write(html.as_bytes());
-            EXIT_OK
+            Ok(Outcome::Pass)
         }
     }
 }
@@ -205,31 +193,19 @@ pub(crate) fn output_file(v: &str) -> Result<PathBuf, String> {
     Ok(path)
 }
 
-/// Writes a `--report` page after a run (see `output_file`: complete or not at all); its exit
-/// code: `EXIT_OK`, or the failure's (1, or 2 for a destination refused) after one line on
-/// stderr. [`with_output`] folds it into the run's.
-pub(crate) fn write_report(cmd: &str, path: &Path, html: &str) -> i32 {
+/// Writes a `--report` page after a run (see `output_file`: complete or not at all), saying
+/// where, or why not, on stderr at once (the error is said even when a worse outcome decides
+/// the exit code). [`super::with_output`] folds it into the run's end.
+pub(crate) fn write_report(cmd: &str, path: &Path, html: &str) -> Result<(), Error> {
     match write_file(path, html.as_bytes()) {
         Ok(()) => {
             eprintln!("{cmd}: HTML report in {}", path.display());
-            EXIT_OK
+            Ok(())
         }
         Err(e) => {
             eprintln!("{cmd}: the HTML report was not written: {e}");
-            super::output_exit_code(&e)
+            Err(Error::said(Kind::of_output(&e)))
         }
-    }
-}
-
-/// A run's exit code once an output file it was asked for failed (`output`, not `EXIT_OK`):
-/// a run that passed (0) or warned (4) exits with the output's code, as what it was asked for
-/// is missing; a failed outcome (3), an error (1) or bad input (2) keeps its own code, which
-/// says more (the stderr line says the file is missing).
-pub(crate) fn with_output(run: i32, output: i32) -> i32 {
-    if output != EXIT_OK && (run == EXIT_OK || run == EXIT_WARN) {
-        output
-    } else {
-        run
     }
 }
 

@@ -62,12 +62,13 @@ pub(crate) fn closed() -> bool {
     STATE.load(Ordering::Relaxed) == CLOSED
 }
 
-/// The command's exit code, made 1 if output it printed was lost to a write error (not to a
-/// closed pipe, which the reader chose).
-pub(crate) fn exit_code(code: i32) -> i32 {
-    if code == super::EXIT_OK && STATE.load(Ordering::Relaxed) == FAILED {
-        super::EXIT_ERROR
-    } else {
-        code
+/// The command's end, a run error (already said) if output it printed was lost to a write
+/// error (not to a closed pipe, which the reader chose) after it passed.
+pub(crate) fn lost(end: super::Ended) -> super::Ended {
+    match end {
+        Ok(super::Outcome::Pass) if STATE.load(Ordering::Relaxed) == FAILED => {
+            Err(super::Error::said(super::Kind::Run))
+        }
+        end => end,
     }
 }

@@ -7,67 +7,34 @@
 /// 8 EiB it would not even fit the API server's 64-bit quantity.
 pub(crate) const MAX_CLAIM_BYTES: u64 = 1 << 50;
 
-/// Bytes in a Kubernetes quantity: binary suffixes Ki Mi Gi Ti Pi Ei, decimal k M G T P E, or
-/// a plain integer. Fractions are allowed where the result is whole bytes (`1.5Gi`). Computed
-/// exactly (no floating point, so a long integer is not rounded), at most [`MAX_CLAIM_BYTES`].
+/// Bytes in a Kubernetes quantity ([`crate::model::quantity`], the one reader of the grammar):
+/// binary suffixes Ki Mi Gi Ti Pi Ei, decimal ones (k M G T P E, and m u n where the result is
+/// whole bytes), an exponent (`1e9`), or a plain integer. Fractions are allowed where the result
+/// is whole bytes (`1.5Gi`). Exact, positive, at most [`MAX_CLAIM_BYTES`].
 pub(crate) fn parse_bytes(v: &str) -> Result<u64, String> {
-    let split = v
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(v.len());
-    let (num, suffix) = v.split_at(split);
-    let mult: u128 = match suffix {
-        "" => 1,
-        "Ki" => 1 << 10,
-        "Mi" => 1 << 20,
-        "Gi" => 1 << 30,
-        "Ti" => 1 << 40,
-        "Pi" => 1 << 50,
-        "Ei" => 1 << 60,
-        "k" => 1_000,
-        "M" => 1_000_000,
-        "G" => 1_000_000_000,
-        "T" => 1_000_000_000_000,
-        "P" => 1_000_000_000_000_000,
-        "E" => 1_000_000_000_000_000_000,
-        _ => {
-            return Err(format!(
-                "'{v}' is not a Kubernetes quantity: expected a number with Ki, Mi, Gi, Ti \
-                 (powers of 1024) or k, M, G, T (powers of 1000), e.g. 20Gi"
-            ))
-        }
-    };
-    let (int, frac) = num.split_once('.').unwrap_or((num, ""));
-    let not_number =
-        || format!("'{v}' is not a Kubernetes quantity: expected a number first, e.g. 20Gi");
-    if int.is_empty() && frac.is_empty() || frac.contains('.') {
-        return Err(not_number());
-    }
+    use crate::model::quantity::{parse, NotWhole, Refused};
     let too_big =
         || format!("'{v}' is larger than 1Pi, the most a claim may ask for here; e.g. 20Gi");
     let not_whole = || format!("'{v}' is not a whole, positive number of bytes; e.g. 20Gi");
-    // value = digits / 10^len(frac) × mult. Trailing zeros of the fraction change nothing;
-    // more than 18 other fraction digits never make whole bytes (no suffix has 10^19 in it).
-    let frac = frac.trim_end_matches('0');
-    if frac.len() > 18 {
+    let q = parse(v).map_err(|r| match r {
+        Refused::Number => {
+            format!("'{v}' is not a Kubernetes quantity: expected a number first, e.g. 20Gi")
+        }
+        Refused::Suffix => format!(
+            "'{v}' is not a Kubernetes quantity: expected a number with Ki, Mi, Gi, Ti \
+             (powers of 1024) or k, M, G, T (powers of 1000), e.g. 20Gi"
+        ),
+    })?;
+    if q.is_negative() {
         return Err(not_whole());
     }
-    let digits = format!("{int}{frac}");
-    let digits = digits.trim_start_matches('0');
-    if digits.len() > 38 {
-        return Err(too_big());
-    }
-    let n: u128 = if digits.is_empty() {
-        0
-    } else {
-        digits.parse().map_err(|_| not_number())?
-    };
-    let scale = 10u128.pow(frac.len() as u32);
-    // An overflow here means at least 3.4e38 / 1e18 bytes: far above the limit.
-    let scaled = n.checked_mul(mult).ok_or_else(too_big)?;
-    if scaled == 0 || !scaled.is_multiple_of(scale) {
+    let bytes = q.whole().map_err(|e| match e {
+        NotWhole::Fraction => not_whole(),
+        NotWhole::TooLarge => too_big(),
+    })?;
+    if bytes == 0 {
         return Err(not_whole());
     }
-    let bytes = scaled / scale;
     if bytes > u128::from(MAX_CLAIM_BYTES) {
         return Err(too_big());
     }
@@ -75,27 +42,10 @@ pub(crate) fn parse_bytes(v: &str) -> Result<u64, String> {
 }
 
 /// Whether `v` is a Kubernetes quantity the API server accepts for a resource request or limit
-/// (no sign: a negative request is refused there too): digits with an optional fraction, then
-/// nothing, a binary suffix (Ki … Ei), a decimal one (n u m k M G T P E) or an exponent (e3).
+/// ([`crate::model::quantity`]'s grammar), and not negative: a negative request is refused
+/// there too.
 pub(crate) fn is_resource_quantity(v: &str) -> bool {
-    let split = v
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(v.len());
-    let (num, suffix) = v.split_at(split);
-    let number = match num.split_once('.') {
-        Some((a, b)) => !(b.contains('.') || a.is_empty() && b.is_empty()),
-        None => !num.is_empty(),
-    };
-    let exponent = |e: &str| {
-        let digits = e.strip_prefix(['+', '-']).unwrap_or(e);
-        !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
-    };
-    number
-        && match suffix {
-            "" | "Ki" | "Mi" | "Gi" | "Ti" | "Pi" | "Ei" | "n" | "u" | "m" | "k" | "M" | "G"
-            | "T" | "P" | "E" => true,
-            _ => suffix.strip_prefix(['e', 'E']).is_some_and(exponent),
-        }
+    crate::model::quantity::parse(v).is_ok_and(|q| !q.is_negative())
 }
 
 /// The quantity a manifest shows for `bytes`: the largest binary unit that divides it.
@@ -117,11 +67,13 @@ mod tests {
     fn resource_quantities_follow_the_api_server_grammar() {
         for ok in [
             "100m", "1", "0.5", ".5", "2.", "64Mi", "1Gi", "1e3", "1E-2", "500u",
+            // Kubernetes takes a plus sign; this check refused it before the grammar was one.
+            "+1",
         ] {
             assert!(is_resource_quantity(ok), "{ok}");
         }
         for bad in [
-            "", "abc", "1.5.5Gi", "-1", "+1", "1 Gi", "1x", "1e", "Mi", ".", "1mi",
+            "", "abc", "1.5.5Gi", "-1", "1 Gi", "1x", "1e", "Mi", ".", "1mi",
         ] {
             assert!(!is_resource_quantity(bad), "{bad}");
         }
@@ -168,7 +120,34 @@ mod tests {
             .contains("not a whole"));
         assert!(parse_bytes("0.000Gi").unwrap_err().contains("not a whole"));
         assert_eq!(format_bytes(20 << 30), "20Gi");
-        assert_eq!(format_bytes(1536 << 20), "1536Mi");
         assert_eq!(format_bytes(1000), "1000");
+    }
+
+    /// What the three readers of the grammar (claim sizes, resource requests, troubleshoot's
+    /// fileSize) once accepted differently, now one rule: claim sizes take exponents, a plus
+    /// sign and m/u/n where the bytes are whole, as the API server does; a negative size is
+    /// refused as not positive, not as an unknown suffix.
+    #[test]
+    fn claim_sizes_take_all_of_the_grammar() {
+        assert_eq!(parse_bytes("1e9").unwrap(), 1_000_000_000);
+        assert_eq!(parse_bytes("5E3").unwrap(), 5000);
+        assert_eq!(parse_bytes("+20Gi").unwrap(), 20 << 30);
+        assert_eq!(parse_bytes("2000m").unwrap(), 2);
+        assert_eq!(
+            parse_bytes("1500m").unwrap_err(),
+            "'1500m' is not a whole, positive number of bytes; e.g. 20Gi"
+        );
+        assert_eq!(
+            parse_bytes("-20Gi").unwrap_err(),
+            "'-20Gi' is not a whole, positive number of bytes; e.g. 20Gi"
+        );
+        assert_eq!(
+            parse_bytes("1e16").unwrap_err(),
+            "'1e16' is larger than 1Pi, the most a claim may ask for here; e.g. 20Gi"
+        );
+        assert!(parse_bytes("1e")
+            .unwrap_err()
+            .contains("expected a number with Ki"));
+        assert_eq!(format_bytes(1536 << 20), "1536Mi");
     }
 }

@@ -25,9 +25,7 @@ use std::time::{Duration, Instant};
 const POLL: Duration = Duration::from_millis(1000);
 
 /// What the caller shows while a run goes on (the CLI: lines on stderr).
-pub(crate) trait Observer {
-    fn note(&mut self, line: &str);
-}
+pub(crate) use crate::observer::Observer;
 
 fn runtime() -> Result<tokio::runtime::Runtime, KubeError> {
     tokio::runtime::Builder::new_current_thread()

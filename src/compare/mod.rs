@@ -6,7 +6,7 @@ pub(crate) mod samples;
 pub(crate) mod stats;
 
 use crate::report::comparison::{ChangeVerdict, CompareDocument, MetricComparison, RunRef};
-use crate::report::document::SCHEMA_VERSION;
+use crate::report::document::{DocumentKind, SCHEMA_VERSION};
 use crate::workload::rng::Rng;
 use samples::{samples, Direction, Sample, Within};
 use serde_json::Value;
@@ -92,11 +92,10 @@ pub(crate) fn interrupted(doc: &Value) -> Option<String> {
             .find(|x| x[field] == "interrupted")
             .map(|x| format!("interrupted during {}", s(&x[name]).unwrap_or_default()))
     };
-    if doc.get("profiles").is_some() && doc.get("run_id").is_none() {
-        return listed(&doc["profiles"], "verdict", "profile");
-    }
-    if doc.get("run_id").is_some() {
-        return listed(&doc["targets"], "status", "target");
+    match DocumentKind::sniff(doc) {
+        Some(DocumentKind::Check) => return listed(&doc["profiles"], "verdict", "profile"),
+        Some(DocumentKind::Kube) => return listed(&doc["targets"], "status", "target"),
+        _ => {}
     }
     doc["iogauge"]["notes"]
         .as_array()?
@@ -109,7 +108,8 @@ pub(crate) fn interrupted(doc: &Value) -> Option<String> {
 fn run_ref(source: &str, doc: &Value) -> RunRef {
     let s = |v: &Value| v.as_str().map(str::to_string);
     let interrupted = interrupted(doc);
-    if doc.get("run_id").is_some() {
+    let kind = DocumentKind::sniff(doc);
+    if kind == Some(DocumentKind::Kube) {
         let targets: Vec<String> = doc["targets"]
             .as_array()
             .into_iter()
@@ -124,7 +124,7 @@ fn run_ref(source: &str, doc: &Value) -> RunRef {
             started: None,
             interrupted,
         }
-    } else if doc.get("profiles").is_some() {
+    } else if kind == Some(DocumentKind::Check) {
         // Older documents hold the directory as typed ("."): the context's is absolute.
         let dir = s(&doc["dir"]);
         let target = match (dir, s(&doc["context"]["directory"])) {

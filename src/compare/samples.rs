@@ -94,40 +94,47 @@ pub(crate) struct Sample {
 
 /// Every comparable number in a document (check, kube or fio's JSON), in document order.
 pub(crate) fn samples(doc: &Value) -> Result<Vec<Sample>, String> {
-    use crate::report::document::{fio_document_problem, schema_version_problem};
-    if doc.get("targets").is_some() && doc.get("run_id").is_some() {
-        if let Some(p) = schema_version_problem(doc.get("schema_version")) {
-            return Err(format!("a kube document, but {p}"));
-        }
-        let k: KubeDocument =
-            serde_json::from_value(doc.clone()).map_err(|e| format!("not a kube document: {e}"))?;
-        let mut out = Vec::new();
-        for t in &k.targets {
-            if let Some(c) = &t.check {
-                for mut s in check_samples(c) {
-                    s.key = format!("{}/{}", t.target, s.key);
-                    s.label = format!("{}: {}", t.target, s.label);
-                    out.push(s);
+    use crate::report::document::DocumentKind;
+    let kind = DocumentKind::sniff(doc);
+    // Only what a comparison reads is checked: a preflight document is refused as such below.
+    let what = match kind {
+        Some(DocumentKind::Kube) => "a kube document",
+        Some(DocumentKind::Check) => "a check document",
+        Some(DocumentKind::Fio) => "fio's JSON output",
+        _ => "",
+    };
+    if let Some(p) = kind
+        .filter(|_| !what.is_empty())
+        .and_then(|k| k.problem(doc))
+    {
+        return Err(format!("{what}, but {p}"));
+    }
+    match kind {
+        Some(DocumentKind::Kube) => {
+            let k: KubeDocument = serde_json::from_value(doc.clone())
+                .map_err(|e| format!("not a kube document: {e}"))?;
+            let mut out = Vec::new();
+            for t in &k.targets {
+                if let Some(c) = &t.check {
+                    for mut s in check_samples(c) {
+                        s.key = format!("{}/{}", t.target, s.key);
+                        s.label = format!("{}: {}", t.target, s.label);
+                        out.push(s);
+                    }
                 }
             }
+            Ok(out)
         }
-        return Ok(out);
-    }
-    if doc.get("profiles").is_some() && doc.get("schema_version").is_some() {
-        if let Some(p) = schema_version_problem(doc.get("schema_version")) {
-            return Err(format!("a check document, but {p}"));
+        Some(DocumentKind::Check) => {
+            let c: CheckDocument = serde_json::from_value(doc.clone())
+                .map_err(|e| format!("not a check document: {e}"))?;
+            Ok(check_samples(&c))
         }
-        let c: CheckDocument = serde_json::from_value(doc.clone())
-            .map_err(|e| format!("not a check document: {e}"))?;
-        return Ok(check_samples(&c));
+        Some(DocumentKind::Fio) => Ok(fio_samples(doc)),
+        Some(DocumentKind::Preflight | DocumentKind::Compare) | None => Err(
+            "not a result iogauge can compare: expected a check, kube or fio JSON document".into(),
+        ),
     }
-    if doc.get("jobs").is_some() && doc.get("fio version").is_some() {
-        if let Some(p) = fio_document_problem(doc) {
-            return Err(format!("fio's JSON output, but {p}"));
-        }
-        return Ok(fio_samples(doc));
-    }
-    Err("not a result iogauge can compare: expected a check, kube or fio JSON document".into())
 }
 
 fn check_samples(c: &CheckDocument) -> Vec<Sample> {
@@ -275,6 +282,48 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
     use serde_json::json;
+
+    /// The kind is [`DocumentKind::sniff`]'s: a check document needs its `dir` (compare once
+    /// took any `profiles` with a `schema_version` for one), a preflight document is no result
+    /// to compare, and an unknown version is refused with what this iogauge reads and the fix.
+    #[test]
+    fn documents_are_the_kinds_the_sniffer_says() {
+        let nothing =
+            "not a result iogauge can compare: expected a check, kube or fio JSON document";
+        assert_eq!(
+            samples(&json!({"schema_version": 1, "profiles": []})).unwrap_err(),
+            nothing
+        );
+        assert_eq!(
+            samples(&json!({"schema_version": 1, "collectors": [], "outcomes": []})).unwrap_err(),
+            nothing
+        );
+        assert_eq!(
+            samples(&json!({"schema_version": 7, "profiles": [], "dir": "/d"})).unwrap_err(),
+            format!(
+                "a check document, but schema_version is 7; this iogauge ({}) reads \
+                 schema_version 1; read it with the iogauge version that wrote it (its \
+                 \"iogauge\" field)",
+                env!("CARGO_PKG_VERSION")
+            )
+        );
+        assert_eq!(
+            samples(&json!({"targets": [], "run_id": "r"})).unwrap_err(),
+            format!(
+                "a kube document, but schema_version is missing; this iogauge ({}) reads \
+                 schema_version 1; read it with the iogauge version that wrote it (its \
+                 \"iogauge\" field)",
+                env!("CARGO_PKG_VERSION")
+            )
+        );
+        assert!(samples(&json!({"fio version": 3, "jobs": []}))
+            .unwrap_err()
+            .starts_with("fio's JSON output, but \"fio version\" is 3;"));
+        assert_eq!(
+            samples(&json!({"fio version": "fio-3.33", "jobs": []})).unwrap(),
+            []
+        );
+    }
 
     #[test]
     fn percentiles_come_back_from_interval_histograms() {

@@ -53,6 +53,11 @@ pub(crate) fn bootstrap(
 }
 
 /// The `q`-quantile (0..=1) of `v` by linear interpolation between order statistics.
+///
+/// Not a latency percentile (those are fio's rank, `stats::latency::fio_rank`, everywhere a
+/// percentile of measured I/Os is reported, judged or compared): this summarizes bootstrap
+/// draws and differences of a statistic, continuous quantities whose interval ends and medians
+/// are estimates, where interpolating between neighbours is the usual, less biased choice.
 pub(crate) fn quantile(v: &[f64], q: f64) -> f64 {
     let mut s: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
     if s.is_empty() {

@@ -25,8 +25,10 @@ impl Invocation {
     }
 }
 
-fn document<T: serde::Serialize>(doc: &T) -> Value {
-    serde_json::to_value(doc).unwrap_or(Value::Null)
+/// The document as the history stores it. A failure is the save's error (the caller says the
+/// history was not saved), never a `null` stored in its place.
+fn document<T: serde::Serialize>(doc: &T) -> Result<Value, String> {
+    serde_json::to_value(doc).map_err(|e| format!("the document cannot be stored: {e}"))
 }
 
 /// "etcd PASS", "etcd 0.27 ms" (the first metric, as the text output words it).
@@ -43,7 +45,7 @@ fn profile_columns(
 }
 
 impl NewRun {
-    pub(crate) fn check(doc: &CheckDocument, at: &Invocation) -> NewRun {
+    pub(crate) fn check(doc: &CheckDocument, at: &Invocation) -> Result<NewRun, String> {
         let (mut verdicts, mut key_values) = (Vec::new(), Vec::new());
         for p in &doc.profiles {
             profile_columns("", p, &mut verdicts, &mut key_values);
@@ -53,7 +55,7 @@ impl NewRun {
             Some(d) if !doc.device => d.clone(),
             _ => doc.dir.clone(),
         };
-        NewRun {
+        Ok(NewRun {
             kind: RunKind::Check,
             started: at.started.clone(),
             host: doc.context.hostname.clone(),
@@ -61,13 +63,17 @@ impl NewRun {
             profiles: doc.profiles.iter().map(|p| p.profile.clone()).collect(),
             verdicts,
             key_values,
-            document: document(doc),
+            document: document(doc)?,
             command: at.command.clone(),
-        }
+        })
     }
 
     /// `host` is used when no collector ran (analyze-only), as the collectors say where they ran.
-    pub(crate) fn preflight(doc: &PreflightDocument, host: &str, at: &Invocation) -> NewRun {
+    pub(crate) fn preflight(
+        doc: &PreflightDocument,
+        host: &str,
+        at: &Invocation,
+    ) -> Result<NewRun, String> {
         let mut dirs: Vec<String> = Vec::new();
         for c in &doc.collectors {
             if let Some(d) = &c.context.directory {
@@ -84,7 +90,7 @@ impl NewRun {
                 Some(format!("{} p99 {:.2} ms", c.name, *p99 as f64 / 1e6))
             })
             .collect();
-        NewRun {
+        Ok(NewRun {
             kind: RunKind::Preflight,
             started: at.started.clone(),
             host: doc
@@ -105,12 +111,12 @@ impl NewRun {
                 .map(|o| format!("{} {}", o.title, o.verdict.word()))
                 .collect(),
             key_values,
-            document: document(doc),
+            document: document(doc)?,
             command: at.command.clone(),
-        }
+        })
     }
 
-    pub(crate) fn kube(doc: &KubeDocument, at: &Invocation) -> NewRun {
+    pub(crate) fn kube(doc: &KubeDocument, at: &Invocation) -> Result<NewRun, String> {
         let (mut verdicts, mut key_values) = (Vec::new(), Vec::new());
         for t in &doc.targets {
             let prefix = format!("{}: ", t.target);
@@ -123,7 +129,7 @@ impl NewRun {
                 None => verdicts.push(format!("{prefix}{}", status_word(t.status))),
             }
         }
-        NewRun {
+        Ok(NewRun {
             kind: RunKind::Kube,
             started: at.started.clone(),
             host: doc.cluster.clone(),
@@ -136,9 +142,9 @@ impl NewRun {
             profiles: doc.profiles.clone(),
             verdicts,
             key_values,
-            document: document(doc),
+            document: document(doc)?,
             command: at.command.clone(),
-        }
+        })
     }
 
     /// fio's JSON output (`json`); `job_files` as given on the command line; the target is
@@ -197,5 +203,23 @@ fn status_word(s: TargetStatus) -> &'static str {
         TargetStatus::TimedOut => "TIMED_OUT",
         TargetStatus::Interrupted => CheckVerdict::Interrupted.word(),
         TargetStatus::Skipped => CheckVerdict::Skipped.word(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A value serde_json cannot represent (a map keyed by non-strings) is the save's error,
+    /// not a `null` document in the history.
+    #[test]
+    fn an_unserializable_document_is_an_error_not_null() {
+        let bad: std::collections::BTreeMap<(u8, u8), u8> = [((1, 2), 3)].into();
+        assert_eq!(
+            document(&bad),
+            Err("the document cannot be stored: key must be a string".into())
+        );
+        let good: std::collections::BTreeMap<String, u8> = [("a".to_string(), 1)].into();
+        assert_eq!(document(&good), Ok(serde_json::json!({"a": 1})));
     }
 }

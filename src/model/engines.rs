@@ -3,6 +3,63 @@
 
 use super::IoEngine;
 
+/// Every engine iogauge runs, by fio name, in the order the help and the errors list them: the
+/// one engine list. [`IoEngine::fio_name`] reads its name here, the `ioengine` option its values
+/// and help (`input/fio`), and which engines a profile may set asks
+/// [`IoEngine::does_file_io`]; the variants of [`IoEngine`] are declared in this order (the
+/// check below refuses a table that does not match them). Add an engine here and there.
+pub(crate) const ENGINES: &[(&str, IoEngine)] = &[
+    ("sync", IoEngine::Sync),
+    ("psync", IoEngine::Psync),
+    ("vsync", IoEngine::Vsync),
+    ("pvsync", IoEngine::Pvsync),
+    ("pvsync2", IoEngine::Pvsync2),
+    ("mmap", IoEngine::Mmap),
+    ("null", IoEngine::Null),
+    ("libaio", IoEngine::Libaio),
+    ("io_uring", IoEngine::IoUring),
+    ("posixaio", IoEngine::Posixaio),
+    ("filecreate", IoEngine::Filecreate),
+    ("filestat", IoEngine::Filestat),
+    ("filedelete", IoEngine::Filedelete),
+    // fio 3.37's directory engines (no fio 3.33 equivalent).
+    ("dircreate", IoEngine::Dircreate),
+    ("dirstat", IoEngine::Dirstat),
+    ("dirdelete", IoEngine::Dirdelete),
+    ("falloc", IoEngine::Falloc),
+    ("ftruncate", IoEngine::Ftruncate),
+    ("cpuio", IoEngine::Cpuio),
+    ("exec", IoEngine::Exec),
+];
+
+// Each engine at its own index, so that `fio_name` is an index and no variant is missing (the
+// last one ends the table).
+const _: () = {
+    let mut i = 0;
+    while i < ENGINES.len() {
+        assert!(
+            ENGINES[i].1 as usize == i,
+            "ENGINES is not in IoEngine's order"
+        );
+        i += 1;
+    }
+    assert!(
+        IoEngine::Exec as usize + 1 == ENGINES.len(),
+        "an IoEngine is not in ENGINES"
+    );
+};
+
+impl IoEngine {
+    /// Whether the engine does plain reads and writes on the job's files (what a profile may
+    /// run): not null, the file and directory operations, falloc, ftruncate, cpuio or exec.
+    pub(crate) fn does_file_io(self) -> bool {
+        // falloc and ftruncate change the file's size and allocation, not its data.
+        !self.diskless()
+            && self.file_op().is_none()
+            && !matches!(self, IoEngine::Falloc | IoEngine::Ftruncate)
+    }
+}
+
 /// The system call `filestat` times (fio's `stat_type`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StatType {
@@ -115,5 +172,32 @@ impl IoEngine {
     /// Engines that touch no file or disk (fio's FIO_DISKLESSIO): nothing is laid out or opened.
     pub(crate) fn diskless(&self) -> bool {
         matches!(self, IoEngine::Null | IoEngine::Cpuio | IoEngine::Exec)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The table's names are fio's, each engine once, and the engines a profile may run are the
+    /// nine data engines (the list allowed.rs once kept by hand, in the table's order).
+    #[test]
+    fn one_table_of_engines() {
+        for (name, e) in ENGINES {
+            assert_eq!(e.fio_name(), *name);
+            assert_eq!(ENGINES.iter().filter(|(n, _)| n == name).count(), 1);
+        }
+        let file: Vec<&str> = ENGINES
+            .iter()
+            .filter(|(_, e)| e.does_file_io())
+            .map(|(n, _)| *n)
+            .collect();
+        assert_eq!(
+            file,
+            [
+                "sync", "psync", "vsync", "pvsync", "pvsync2", "mmap", "libaio", "io_uring",
+                "posixaio"
+            ]
+        );
     }
 }

@@ -3,13 +3,14 @@
 //! (`filesize=65536)`), so iogauge reads those values alike, with a note for each. Only while
 //! [`fio_lenient`] runs; profiles and troubleshoot specs stay strict.
 
-/// The size fio reads in `s`, noted, when inside [`fio_lenient`]; None outside it or when fio
-/// refuses `s` too.
-pub(super) fn read(s: &str) -> Option<u64> {
+/// The size fio reads in `s` under `kb_base` = `kb`, noted, when inside [`fio_lenient`]; None
+/// outside it or when fio refuses `s` too. (`kb` is passed in by `units.rs`, which this module
+/// does not import: no cycle.)
+pub(super) fn read(s: &str, kb: u64) -> Option<u64> {
     if !LENIENT.with(|l| l.borrow().is_some()) {
         return None;
     }
-    let (v, read) = fio_bytes(s)?;
+    let (v, read) = fio_bytes(s, kb)?;
     LENIENT.with(|l| {
         if let Some(notes) = l.borrow_mut().as_mut() {
             notes.push(format!(
@@ -24,7 +25,7 @@ pub(super) fn read(s: &str) -> Option<u64> {
 /// follows it directly, matched by its first letters up to a separator (`:`, `-`, `,`, `/`),
 /// and anything else ignored: `65536)` is 65536, `1k:25:2k` is 1024. Returns the value and
 /// the part read.
-fn fio_bytes(s: &str) -> Option<(u64, &str)> {
+fn fio_bytes(s: &str, kb: u64) -> Option<(u64, &str)> {
     let b = s.as_bytes();
     let sign = usize::from(matches!(b.first(), Some(b'+')));
     let digits = b[sign..].iter().take_while(|c| c.is_ascii_digit()).count();
@@ -38,7 +39,6 @@ fn fio_bytes(s: &str) -> Option<(u64, &str)> {
     }
     let unit_len = rest.find([':', '-', ',', '/']).unwrap_or(rest.len());
     let unit = rest[..unit_len].to_ascii_lowercase();
-    let kb = super::units::kb_base();
     let other = if kb == 1000 { 1024 } else { 1000 };
     // fio compares "kib" over three letters first, then "k" over one: "kx" is k, "kibi" kib.
     let (pow, base, used) = ["p", "t", "g", "m", "k"]

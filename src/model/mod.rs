@@ -3,6 +3,7 @@
 
 pub(crate) mod blocks;
 pub mod buffers;
+mod check;
 pub(crate) mod engines;
 pub mod files;
 pub mod host;
@@ -12,6 +13,7 @@ pub(crate) mod lenient;
 pub(crate) mod logs;
 pub mod numa;
 pub(crate) mod prio;
+pub(crate) mod quantity;
 pub(crate) mod reporting;
 pub mod timing;
 pub(crate) mod units;
@@ -19,7 +21,7 @@ pub mod verify;
 
 pub use logs::LogSpec;
 pub use prio::{CmdPrioSplit, IoPrioSpec};
-pub use reporting::{RecordSpec, ReportingSpec, UnifiedRw};
+pub use reporting::{Measured, RecordSpec, ReportingSpec, UnifiedRw};
 
 pub use blocks::{BlocksSpec, BsSplit, FileService, RandomGenerator, Strided, Zone};
 
@@ -77,19 +79,15 @@ impl RwMode {
     }
 }
 
-/// How a job issues its I/O (fio `ioengine`).
+/// How a job issues its I/O (fio `ioengine`). The variants are in the order of
+/// [`engines::ENGINES`], the one engine table (names, the help's order), and a compile-time
+/// check there holds them to it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum IoEngine {
     /// read/write on a moving file position (lseek when the offset jumps).
     Sync,
     /// pread/pwrite.
     Psync,
-    /// No I/O at all: measures the tool's own overhead.
-    Null,
-    /// Linux io_uring: a queue of `iodepth` I/Os in flight.
-    IoUring,
-    /// Linux native AIO (io_submit/io_getevents); asynchronous only with O_DIRECT.
-    Libaio,
     /// readv/writev on the file position (fio `vsync`).
     Vsync,
     /// preadv/pwritev (fio `pvsync`).
@@ -98,6 +96,12 @@ pub enum IoEngine {
     Pvsync2,
     /// memcpy to and from a shared mapping of the file (fio `mmap`).
     Mmap,
+    /// No I/O at all: measures the tool's own overhead.
+    Null,
+    /// Linux native AIO (io_submit/io_getevents); asynchronous only with O_DIRECT.
+    Libaio,
+    /// Linux io_uring: a queue of `iodepth` I/Os in flight.
+    IoUring,
     /// POSIX AIO, aio_read/aio_write (fio `posixaio`): a queue of `iodepth` I/Os.
     Posixaio,
     /// Times open(O_CREAT) per file; no data I/O (fio `filecreate`).
@@ -123,29 +127,9 @@ pub enum IoEngine {
 }
 
 impl IoEngine {
+    /// fio's name of the engine, from [`engines::ENGINES`].
     pub(crate) fn fio_name(&self) -> &'static str {
-        match self {
-            IoEngine::Sync => "sync",
-            IoEngine::Psync => "psync",
-            IoEngine::Null => "null",
-            IoEngine::IoUring => "io_uring",
-            IoEngine::Libaio => "libaio",
-            IoEngine::Vsync => "vsync",
-            IoEngine::Pvsync => "pvsync",
-            IoEngine::Pvsync2 => "pvsync2",
-            IoEngine::Mmap => "mmap",
-            IoEngine::Posixaio => "posixaio",
-            IoEngine::Filecreate => "filecreate",
-            IoEngine::Filestat => "filestat",
-            IoEngine::Filedelete => "filedelete",
-            IoEngine::Dircreate => "dircreate",
-            IoEngine::Dirstat => "dirstat",
-            IoEngine::Dirdelete => "dirdelete",
-            IoEngine::Falloc => "falloc",
-            IoEngine::Ftruncate => "ftruncate",
-            IoEngine::Cpuio => "cpuio",
-            IoEngine::Exec => "exec",
-        }
+        engines::ENGINES[*self as usize].0
     }
 
     /// Whether the engine keeps several I/Os in flight (and so has submit/complete steps).
@@ -401,11 +385,16 @@ impl JobSpec {
             .unwrap_or(4096)
     }
 
+    /// Which latencies the job measures (see [`Measured`]): the one place that combines
+    /// gtod_reduce, stats and the disable_* switches.
+    pub(crate) fn measured(&self) -> Measured {
+        Measured::new(self.gtod_reduce, self.reporting.record)
+    }
+
     /// Whether the I/O loops read the clock around each I/O: not under gtod_reduce or stats=0,
     /// nor when every latency is switched off (decided once, before the loop).
     pub(crate) fn timed(&self) -> bool {
-        let r = self.reporting.record;
-        !self.gtod_reduce && r.stats && (r.lat || r.clat || r.slat)
+        self.measured().timed
     }
 
     /// The largest block size over every direction (fio's `td_max_bs`): each I/O buffer holds it.
@@ -444,7 +433,8 @@ impl JobSpec {
 }
 
 impl Default for JobSpec {
-    /// fio 3.33's defaults (reference/fio/optdefaults.txt), except `unlink` (see field).
+    /// fio 3.33's defaults (the `.def` values in fio's options.c at tag fio-3.33), except `unlink`
+    /// (see field).
     fn default() -> Self {
         JobSpec {
             name: String::new(),

@@ -54,6 +54,46 @@ impl Default for RecordSpec {
     }
 }
 
+/// What a job measures of its latencies, decided once from fio's `gtod_reduce`,
+/// `disable_lat`, `disable_clat`, `disable_slat` and `stats`: what the I/O loops time, which
+/// recorders and latency logs take samples, and which latencies the report shows. Everything
+/// downstream asks this instead of combining the options again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Measured {
+    /// Latency is measured at all (off under gtod_reduce=1): the per-interval histograms and
+    /// the per-priority and write+sync latencies exist only then.
+    pub latency: bool,
+    /// Total latency (`lat`), off under disable_lat too; `max_latency` is checked on it.
+    pub lat: bool,
+    /// Completion latency (`clat`: its percentiles, the latency buckets, the sync latency),
+    /// off under disable_clat too.
+    pub clat: bool,
+    /// Submission latency (`slat`, queueing engines only), off under disable_slat too.
+    pub slat: bool,
+    /// The I/O loops read the clock around each I/O: some latency is measured and the job
+    /// keeps statistics (stats=1).
+    pub timed: bool,
+}
+
+impl Measured {
+    /// The set of a job with `gtod_reduce` and per-I/O switches `record`.
+    pub fn new(gtod_reduce: bool, record: RecordSpec) -> Self {
+        let latency = !gtod_reduce;
+        let (lat, clat, slat) = (
+            latency && record.lat,
+            latency && record.clat,
+            latency && record.slat,
+        );
+        Measured {
+            latency,
+            lat,
+            clat,
+            slat,
+            timed: record.stats && (lat || clat || slat),
+        }
+    }
+}
+
 /// fio's `unified_rw_reporting` modes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum UnifiedRw {
@@ -77,5 +117,44 @@ impl Default for ReportingSpec {
             disk_util: true,
             record: RecordSpec::default(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Measured, RecordSpec};
+
+    #[test]
+    fn measured_is_off_under_gtod_reduce_and_per_disable_switch() {
+        let all = RecordSpec::default();
+        let m = Measured::new(false, all);
+        assert!(m.latency && m.lat && m.clat && m.slat && m.timed);
+        // gtod_reduce: nothing, whatever the switches say.
+        let m = Measured::new(true, all);
+        assert_eq!(
+            (m.latency, m.lat, m.clat, m.slat, m.timed),
+            (false, false, false, false, false)
+        );
+        // disable_clat alone: the others stay, the loops still read the clock.
+        let m = Measured::new(false, RecordSpec { clat: false, ..all });
+        assert_eq!((m.lat, m.clat, m.slat, m.timed), (true, false, true, true));
+        // Every latency off: latency "at all" stays on (intervals exist) but nothing is timed.
+        let none = RecordSpec {
+            lat: false,
+            clat: false,
+            slat: false,
+            ..all
+        };
+        let m = Measured::new(false, none);
+        assert!(m.latency && !m.timed);
+        // stats=0: latencies as set, but the loops read no clock (the job is not reported).
+        let m = Measured::new(
+            false,
+            RecordSpec {
+                stats: false,
+                ..all
+            },
+        );
+        assert!(m.lat && !m.timed);
     }
 }

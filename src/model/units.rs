@@ -1,4 +1,5 @@
-//! fio's value grammar: sizes, integers, times, booleans and per-direction lists (FACTS.md §1).
+//! fio's value grammar: sizes, integers, times, booleans and per-direction lists
+//! (docs/FIO-OPTIONS.md; fio's parse.c at tag fio-3.33 where that page is silent).
 //! Errors are short phrases ("expected …"); the caller adds which option and input they came from.
 
 use super::SizeSpec;
@@ -62,7 +63,7 @@ thread_local! {
 }
 
 /// The `kb_base` sizes are read in now (1024 unless [`with_kb_base`] set another).
-pub(super) fn kb_base() -> u64 {
+fn kb_base() -> u64 {
     KB_BASE.with(|c| c.get())
 }
 
@@ -112,7 +113,7 @@ pub(crate) fn parse_bytes(s: &str) -> Result<u64, String> {
         scale(n, mult).ok_or("value too large")
     });
     // Only inside `fio_lenient` does a refused value get fio's reading instead.
-    strict.or_else(|e| super::lenient::read(s).ok_or_else(|| e.to_string()))
+    strict.or_else(|e| super::lenient::read(s, kb_base()).ok_or_else(|| e.to_string()))
 }
 
 /// A size that may also be a percentage of the file or device (`50%`).
@@ -202,56 +203,6 @@ pub(crate) fn split_per_direction(s: &str) -> Result<[Option<&str>; 3], String> 
     }
 }
 
-/// A Kubernetes resource quantity as a byte count: `22Mi` (binary), `22M` (decimal), `1Gi`,
-/// `1.5Gi`, `1e9`, plain bytes. Fractions of a byte round up, as `Quantity.Value()` does.
-#[cfg(test)]
-fn parse_k8s_quantity(s: &str) -> Result<u64, String> {
-    k8s_quantity(s).map(|v| v.ceil() as u64)
-}
-
-/// The exact value of a Kubernetes quantity (before Kubernetes rounds it up).
-fn k8s_quantity(s: &str) -> Result<f64, String> {
-    const HINT: &str = "expected a Kubernetes quantity such as 22Mi, 100M, 1Gi or 4096";
-    let t = s.trim();
-    let t = t.strip_prefix('+').unwrap_or(t);
-    let digits = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(t.len());
-    let (num, suffix) = t.split_at(digits);
-    if num.is_empty() || num == "." || num.matches('.').count() > 1 {
-        return Err(HINT.into());
-    }
-    let v: f64 = num.parse().map_err(|_| HINT)?;
-    let mult: f64 = match suffix {
-        "" => 1.0,
-        "Ki" => 1024.0,
-        "Mi" => 1024f64.powi(2),
-        "Gi" => 1024f64.powi(3),
-        "Ti" => 1024f64.powi(4),
-        "Pi" => 1024f64.powi(5),
-        "Ei" => 1024f64.powi(6),
-        "k" => 1e3,
-        "M" => 1e6,
-        "G" => 1e9,
-        "T" => 1e12,
-        "P" => 1e15,
-        "E" => 1e18,
-        "m" => 1e-3,
-        "u" => 1e-6,
-        "n" => 1e-9,
-        e if e.starts_with(['e', 'E']) => {
-            let exp: i32 = e[1..].parse().map_err(|_| HINT)?;
-            10f64.powi(exp)
-        }
-        _ => return Err(HINT.into()),
-    };
-    let bytes = v * mult;
-    if !bytes.is_finite() || bytes >= u64::MAX as f64 {
-        return Err("value too large".into());
-    }
-    Ok(bytes)
-}
-
 /// A Go duration (`time.ParseDuration`): `1m`, `2m30s`, `1.5h`, `300ms`, `10us`/`10µs`, `0`.
 /// Negative durations are refused: no iogauge setting can use one.
 pub(crate) fn parse_go_duration(s: &str) -> Result<Duration, String> {
@@ -321,23 +272,33 @@ pub(crate) fn parse_flag_duration(s: &str) -> Result<Duration, String> {
         .map_err(|_| "expected a time such as 10 (seconds), 30s, 500ms, 2m or 1m30s".to_string())
 }
 
-/// A byte count in a troubleshoot spec: a Kubernetes quantity (troubleshoot's meaning), refusing
-/// one that cannot be meant: `22m` is 22 milli-bytes, which rounds up to 1 byte.
+/// A byte count in a troubleshoot spec: a Kubernetes quantity (troubleshoot's meaning; read by
+/// [`super::quantity`], the grammar's one reader), refusing one that cannot be meant: `22m` is
+/// 22 milli-bytes, not a whole number of bytes.
 pub(crate) fn parse_k8s_bytes(s: &str) -> Result<u64, String> {
+    use super::quantity::NotWhole;
+    const HINT: &str = "expected a Kubernetes quantity such as 22Mi, 100M, 1Gi or 4096";
     let t = s.trim();
-    let v = k8s_quantity(t)?;
-    if v.fract() == 0.0 {
-        return Ok(v as u64);
+    let q = super::quantity::parse(t)
+        .ok()
+        .filter(|q| !q.is_negative())
+        .ok_or(HINT)?;
+    match q.whole() {
+        Ok(v) => u64::try_from(v).map_err(|_| "value too large".to_string()),
+        Err(NotWhole::TooLarge) => Err("value too large".into()),
+        Err(NotWhole::Fraction) => {
+            let head = t.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+            Err(match t.chars().last() {
+                Some('m') => format!(
+                    "read as {head} milli-bytes (m = 1/1000 in Kubernetes quantities), which is not a whole number of bytes; did you mean {head}Mi ({head} MiB)?"
+                ),
+                _ => format!(
+                    "read as {} bytes, which is not a whole number of bytes; give a size such as 22Mi",
+                    q.approx()
+                ),
+            })
+        }
     }
-    let head = t.trim_end_matches(|c: char| c.is_ascii_alphabetic());
-    Err(match t.chars().last() {
-        Some('m') => format!(
-            "read as {head} milli-bytes (m = 1/1000 in Kubernetes quantities), which is not a whole number of bytes; did you mean {head}Mi ({head} MiB)?"
-        ),
-        _ => format!(
-            "read as {v} bytes, which is not a whole number of bytes; give a size such as 22Mi"
-        ),
-    })
 }
 
 #[cfg(test)]
@@ -460,6 +421,8 @@ mod tests {
         );
         assert!(split_per_direction("1,2,3,4").is_err());
     }
+    /// troubleshoot's sizes by the one Kubernetes grammar: what the float reader it had took
+    /// differently. Whole values are exact (2^53 + 1 was rounded to 2^53), and 2^64 − 1 fits.
     #[test]
     fn kubernetes_quantities() {
         for (s, v) in [
@@ -472,12 +435,22 @@ mod tests {
             ("1e3", 1000),
             ("100k", 100_000),
             ("+2Ki", 2048),
-            ("1500m", 2),
+            (" 2Ki ", 2048),
+            ("2000m", 2),
+            ("9007199254740993", 9_007_199_254_740_993),
+            ("18446744073709551615", u64::MAX),
         ] {
-            assert_eq!(parse_k8s_quantity(s), Ok(v), "{s}");
+            assert_eq!(parse_k8s_bytes(s), Ok(v), "{s}");
         }
         for bad in ["", "Mi", "22MB", "22mi", "-1Gi", "1..2", "22 Mi"] {
-            assert!(parse_k8s_quantity(bad).is_err(), "{bad:?} accepted");
+            assert_eq!(
+                parse_k8s_bytes(bad),
+                Err("expected a Kubernetes quantity such as 22Mi, 100M, 1Gi or 4096".into()),
+                "{bad:?}"
+            );
+        }
+        for big in ["18446744073709551616", "1e400", "16Ei"] {
+            assert_eq!(parse_k8s_bytes(big), Err("value too large".into()), "{big}");
         }
     }
 

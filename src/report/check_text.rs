@@ -141,7 +141,7 @@ mod tests {
     #[test]
     fn a_partial_run_says_what_was_done_before_the_error() {
         let jobs = |ios: u64, ms: u64| {
-            serde_json::json!({"jobs": [{
+            serde_json::json!({"fio version": "iogauge-0.1.0", "jobs": [{"jobname": "etcd",
                 "read": {"total_ios": 0, "io_bytes": 0, "runtime": 0},
                 "write": {"total_ios": ios, "io_bytes": ios * 2300, "runtime": ms},
                 "trim": {"total_ios": 0, "io_bytes": 0, "runtime": 0},

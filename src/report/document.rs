@@ -49,6 +49,66 @@ pub(crate) fn known_schema_version<'de, D: serde::Deserializer<'de>>(
     }
 }
 
+/// Which document a JSON value is. Decided here only, by [`DocumentKind::sniff`]: the HTML
+/// report, `compare`, and the kube controller reading a pod's log all ask this one rule (they
+/// once had three, which disagreed on a check document without `dir`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DocumentKind {
+    /// `check --format json` ([`CheckDocument`]).
+    Check,
+    /// `kube check --format json` ([`KubeDocument`]).
+    Kube,
+    /// What `preflight` writes ([`PreflightDocument`]).
+    Preflight,
+    /// fio's JSON output, fio's or `iogauge fio`'s.
+    Fio,
+    /// `compare --format json` ([`super::comparison::CompareDocument`]).
+    Compare,
+}
+
+impl DocumentKind {
+    /// The kind of `v`, by the keys only that kind has, or None. Kube first: it also has
+    /// `schema_version` and `profiles`; a check document has `dir` (every version wrote it), so
+    /// a value without it is no check document.
+    pub fn sniff(v: &serde_json::Value) -> Option<DocumentKind> {
+        let has = |k: &str| v.get(k).is_some();
+        if has("targets") && has("run_id") {
+            Some(DocumentKind::Kube)
+        } else if has("schema_version") && has("profiles") && has("dir") {
+            Some(DocumentKind::Check)
+        } else if has("collectors") && has("outcomes") {
+            Some(DocumentKind::Preflight)
+        } else if has("fio version") && has("jobs") {
+            Some(DocumentKind::Fio)
+        } else if has("method") && has("metrics") && has("a") && has("b") {
+            Some(DocumentKind::Compare)
+        } else {
+            None
+        }
+    }
+
+    /// The kind in words: "a check document".
+    pub(crate) fn what(self) -> &'static str {
+        match self {
+            DocumentKind::Check => "a check document",
+            DocumentKind::Kube => "a kube check document",
+            DocumentKind::Preflight => "a preflight document",
+            DocumentKind::Fio => "fio's JSON output",
+            DocumentKind::Compare => "a compare document",
+        }
+    }
+
+    /// Why `v`, of this kind, is not one this iogauge reads, or None: its `schema_version`
+    /// ([`schema_version_problem`]), or for fio's JSON, which has none, its shape
+    /// ([`fio_document_problem`]).
+    pub(crate) fn problem(self, v: &serde_json::Value) -> Option<String> {
+        match self {
+            DocumentKind::Fio => fio_document_problem(v),
+            _ => schema_version_problem(v.get("schema_version")),
+        }
+    }
+}
+
 /// Why a JSON value that looks like fio's output (`"fio version"` and `jobs`) is not, or None:
 /// fio's JSON has no schema version, so its shape is what is checked: `"fio version"` is fio's
 /// (`fio-3.33`) or iogauge's (`iogauge-0.1.0`) version string and `jobs` a list of objects with
@@ -334,13 +394,105 @@ pub struct IoErrorDetail {
 }
 
 /// A profile's full report.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(untagged)]
 pub enum RunReport {
     /// GitLab's small-files test.
     SmallFiles(SmallFilesResult),
     /// A fio job: the document `iogauge fio --output-format=json` prints (fio's layout).
-    Fio(serde_json::Value),
+    Fio(FioReport),
+}
+
+/// fio's JSON output inside a typed document: the document `iogauge fio --output-format=json`
+/// prints for the profile's job, with every interval.
+///
+/// A checked wrapper of a JSON value, not a type per field: the layout is fio's (hundreds of
+/// keys; `percentile` maps keyed by formatted numbers such as `"99.000000"`; json+ `bins`),
+/// produced by one renderer (`report/json.rs`) so that fio's jq paths work on it; a typed copy
+/// would be a second definition of that layout to keep in step with the renderer, and it
+/// would not round-trip fio's key order and number formats. What iogauge itself relies on is
+/// checked when a document is read ([`fio_document_problem`]: `"fio version"` and a list of
+/// named jobs) and stated in the JSON Schema.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(transparent)]
+pub struct FioReport(serde_json::Value);
+
+/// By the key only fio's layout has, so that a bad report says what is wrong with it (an
+/// untagged enum would only say that no variant matched).
+impl<'de> Deserialize<'de> for RunReport {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let v = serde_json::Value::deserialize(d)?;
+        if v.get("fio version").is_some() {
+            FioReport::deserialize(v)
+                .map(RunReport::Fio)
+                .map_err(D::Error::custom)
+        } else {
+            SmallFilesResult::deserialize(v)
+                .map(RunReport::SmallFiles)
+                .map_err(D::Error::custom)
+        }
+    }
+}
+
+impl FioReport {
+    /// The document as a value.
+    pub fn value(&self) -> &serde_json::Value {
+        &self.0
+    }
+}
+
+impl From<serde_json::Value> for FioReport {
+    fn from(v: serde_json::Value) -> Self {
+        FioReport(v)
+    }
+}
+
+impl std::ops::Deref for FioReport {
+    type Target = serde_json::Value;
+    fn deref(&self) -> &serde_json::Value {
+        &self.0
+    }
+}
+
+impl<'de> Deserialize<'de> for FioReport {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = serde_json::Value::deserialize(d)?;
+        match fio_document_problem(&v) {
+            None => Ok(FioReport(v)),
+            Some(e) => Err(serde::de::Error::custom(e)),
+        }
+    }
+}
+
+impl JsonSchema for FioReport {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "FioReport".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "fio's JSON output (fio --output-format=json layout, as iogauge fio \
+                prints it with --json-intervals); only what iogauge reads is stated here.",
+            "type": "object",
+            "required": ["fio version", "jobs"],
+            "properties": {
+                "fio version": {
+                    "description": "fio's or iogauge's version string: fio-3.33, iogauge-0.1.0.",
+                    "type": "string",
+                    "pattern": "^(fio-|iogauge-)"
+                },
+                "jobs": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "required": ["jobname"],
+                        "properties": {"jobname": {"type": "string"}}
+                    }
+                }
+            }
+        })
+    }
 }
 
 /// The small-files test: create N files, then read them back.
@@ -572,4 +724,72 @@ pub enum TargetStatus {
     Interrupted,
     /// Not started: the run was stopped or timed out before.
     Skipped,
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use serde_json::json;
+
+    /// A profile's fio report is read back only when it has what iogauge reads of it (the
+    /// version string and named jobs), and kept as written, key order included.
+    #[test]
+    fn a_fio_report_is_checked_when_read() {
+        let ok =
+            json!({"fio version": "iogauge-0.1.0", "jobs": [{"jobname": "etcd", "z": 1, "a": 2}]});
+        let r: RunReport = serde_json::from_value(ok.clone()).unwrap();
+        let RunReport::Fio(f) = &r else {
+            panic!("not a fio report: {r:?}")
+        };
+        assert_eq!(f.value(), &ok);
+        assert_eq!(serde_json::to_string(&r).unwrap(), ok.to_string());
+        let e = serde_json::from_value::<FioReport>(json!({"fio version": "x", "jobs": []}))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("\"fio version\" is \"x\"; expected fio's version string"),
+            "{e}"
+        );
+        assert!(
+            serde_json::from_value::<FioReport>(json!({"fio version": "fio-3.33",
+            "jobs": [{"name": "no jobname"}]}))
+            .is_err()
+        );
+    }
+
+    /// Which document a value is, by the keys only that kind has; kube before check, since a
+    /// kube document has `schema_version` and `profiles` too.
+    #[test]
+    fn the_kind_is_sniffed_once() {
+        let kind = |v| DocumentKind::sniff(&v);
+        assert_eq!(
+            kind(
+                json!({"schema_version": 1, "profiles": [], "dir": "/d", "targets": [], "run_id": "r"})
+            ),
+            Some(DocumentKind::Kube)
+        );
+        assert_eq!(
+            kind(json!({"targets": [], "run_id": "r"})),
+            Some(DocumentKind::Kube)
+        );
+        assert_eq!(kind(json!({"run_id": "r"})), None);
+        assert_eq!(
+            kind(json!({"method": 1, "metrics": 1, "a": 1, "b": 1})),
+            Some(DocumentKind::Compare)
+        );
+        assert_eq!(kind(json!([])), None);
+        assert_eq!(
+            DocumentKind::Fio.problem(&json!({"fio version": "fio-3.33", "jobs": []})),
+            None
+        );
+        assert_eq!(
+            DocumentKind::Check.problem(&json!({"schema_version": 1})),
+            None
+        );
+        assert!(DocumentKind::Check
+            .problem(&json!({"schema_version": "1"}))
+            .unwrap()
+            .starts_with("schema_version is \"1\"; this iogauge"));
+    }
 }

@@ -86,6 +86,27 @@ mod tests {
         assert_eq!(percentile([], 0, 50.0), None);
     }
 
+    /// At the boundary ranks of n distinct values 1..=n: nothing to rank gives None; p0 is rank
+    /// 1; p99.9 is rank n of 1000 (the binary 99.9 is a little above it: fio's rule) but rank
+    /// n − 1 of 1001; p100 is rank n; with one value every p is rank 1.
+    #[test]
+    fn boundary_ranks() {
+        let h = || (1..=1000u64).map(|v| (v as f64, 1));
+        assert_eq!(percentile(h(), 0, 50.0), None);
+        assert_eq!(percentile(h(), 1000, 0.0), Some(1.0));
+        assert_eq!(percentile(h(), 1000, 50.0), Some(500.0));
+        assert_eq!(percentile(h(), 1000, 99.0), Some(990.0));
+        assert_eq!(percentile(h(), 1000, 99.5), Some(995.0));
+        assert_eq!(percentile(h(), 1000, 99.9), Some(1000.0));
+        assert_eq!(percentile(h(), 1000, 100.0), Some(1000.0));
+        let h1001 = || (1..=1001u64).map(|v| (v as f64, 1));
+        assert_eq!(percentile(h1001(), 1001, 99.9), Some(1000.0));
+        assert_eq!(percentile(h1001(), 1001, 100.0), Some(1001.0));
+        for p in [0.0, 50.0, 99.0, 99.9, 100.0] {
+            assert_eq!(percentile([(7.0, 1)], 1, p), Some(7.0));
+        }
+    }
+
     /// The rank is the recorder's (`fio_rank`): p99.9 of 1,000 counts is the 1,000th, p99.9 of
     /// 1,001 the 1,000th too, p50 of 1,001 the 501st.
     #[test]

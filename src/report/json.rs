@@ -117,6 +117,59 @@ pub(crate) fn render_json_with(r: &Report, plus: bool, detail: Detail) -> String
     out
 }
 
+/// The whole JSON document with every interval as a value, for the documents that carry it
+/// (a check's profile report, the history's copy): the very value parsing [`render_json`]'s
+/// text gives (floats as printed, `%f`), built without the text, so it cannot fail.
+pub(crate) fn json_value(r: &Report, plus: bool) -> serde_json::Value {
+    to_serde(&document(r, plus, Detail::Intervals))
+}
+
+/// A printed float read back: what a reader of the text gets, or `null` as printed.
+fn printed_float(x: f64) -> serde_json::Value {
+    if !x.is_finite() {
+        return serde_json::Value::Null;
+    }
+    let mut t = String::new();
+    let _ = write!(t, "{x:.6}");
+    t.parse::<f64>()
+        .ok()
+        .and_then(serde_json::Number::from_f64)
+        .map_or(serde_json::Value::Null, serde_json::Value::Number)
+}
+
+/// This printer's value as serde's, equal to parsing what [`write_value`] prints.
+fn to_serde(v: &J) -> serde_json::Value {
+    use serde_json::Value as V;
+    match v {
+        J::Int(n) => V::from(*n),
+        J::SInt(n) => V::from(*n),
+        J::Float(x) => printed_float(*x),
+        J::Str(s) => V::String(s.clone()),
+        J::Bool(b) => V::Bool(*b),
+        J::Null => V::Null,
+        J::Obj(pairs) => {
+            let mut m = serde_json::Map::with_capacity(pairs.len());
+            for (k, v) in pairs {
+                m.insert(k.clone(), to_serde(v));
+            }
+            V::Object(m)
+        }
+        J::Arr(items) | J::Line(items) => V::Array(items.iter().map(to_serde).collect()),
+        J::Pairs(pairs) => V::Array(
+            pairs
+                .iter()
+                .map(|(a, b)| V::Array(vec![V::from(*a), V::from(*b)]))
+                .collect(),
+        ),
+        J::Points(points) => V::Array(
+            points
+                .iter()
+                .map(|p| V::Array(vec![V::from(p.t_ms), printed_float(p.value)]))
+                .collect(),
+        ),
+    }
+}
+
 fn document(r: &Report, plus: bool, detail: Detail) -> J {
     // fio stamps the document when it prints it, i.e. when the last job finished.
     let stamp = r
@@ -141,19 +194,22 @@ fn document(r: &Report, plus: bool, detail: Detail) -> J {
     if !r.disks.is_empty() {
         o.val("disk_util", J::Arr(r.disks.iter().map(disk).collect()));
     }
+    // The context has only strings, flags and lists, which always serialize; were that to
+    // change, the document says so in its notes instead of holding a silent `null`.
+    let context = r.context.as_ref().map(serde_json::to_value);
+    let mut notes: Vec<J> = r.notes.iter().map(|n| J::Str(n.clone())).collect();
+    if let Some(Err(e)) = &context {
+        notes.push(J::Str(format!(
+            "the run's context could not be written: {e}"
+        )));
+    }
     let mut ig = Obj::default();
-    ig.str("version", &r.version).val(
-        "notes",
-        J::Arr(r.notes.iter().map(|n| J::Str(n.clone())).collect()),
-    );
+    ig.str("version", &r.version).val("notes", J::Arr(notes));
     if let Some(why) = &r.interrupted {
         ig.str("interrupted", why);
     }
-    if let Some(c) = &r.context {
-        ig.val(
-            "context",
-            from_serde(serde_json::to_value(c).unwrap_or_default()),
-        );
+    if let Some(Ok(c)) = context {
+        ig.val("context", from_serde(c));
     }
     o.val("iogauge", ig.done());
     o.done()
@@ -263,7 +319,7 @@ fn job(j: &JobReport, plus: bool, detail: Detail) -> J {
         o.str("desc", &j.description);
     }
     let mut ig = Obj::default();
-    ig.val("latency_measured", J::Bool(!j.gtod_reduce));
+    ig.val("latency_measured", J::Bool(j.latency_measured()));
     o.val("iogauge", ig.done());
     o.done()
 }
@@ -732,6 +788,41 @@ mod tests {
     }
 
     const KNOWN_DIFFS: [&str; 2] = ["fio version", "jobs[0].eta"];
+
+    /// The value the typed documents carry is the printed document read back, to the last
+    /// float (`%f`), with series, interval histograms and non-finite values: nothing is lost
+    /// or turned into `null` silently by skipping the text.
+    #[test]
+    fn the_value_is_the_printed_document_read_back() {
+        let mut with_series = fixtures::run2();
+        let d = &mut with_series.jobs[0].dirs[0];
+        d.bw_series = [(500, 91_766.123_456_789), (1000, f64::NAN), (1500, 1e300)]
+            .iter()
+            .map(|&(t_ms, value)| SeriesPoint { t_ms, value })
+            .collect();
+        d.iops_series = vec![SeriesPoint {
+            t_ms: 500,
+            value: 1.0 / 3.0,
+        }];
+        d.lat_intervals = Some(LatIntervals {
+            interval_ms: 100,
+            latency: IntervalLatency::Clat,
+            intervals: vec![(100, vec![(1000, 3), (u64::MAX, 1)]), (200, vec![])],
+        });
+        for r in [
+            fixtures::run1(),
+            fixtures::run2(),
+            fixtures::run3(),
+            fixtures::seed002_null(),
+            from_fio_json(fixtures::RUN5_JSON),
+            with_series,
+        ] {
+            for plus in [false, true] {
+                let read: serde_json::Value = serde_json::from_str(&render_json(&r, plus)).unwrap();
+                assert_eq!(json_value(&r, plus), read);
+            }
+        }
+    }
 
     #[test]
     fn series_points_print_as_arrays_of_two_values_did() {

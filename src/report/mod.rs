@@ -195,6 +195,12 @@ pub struct JobReport {
 }
 
 impl JobReport {
+    /// Whether the job's latencies were measured at all (the run's `model::Measured::latency`):
+    /// false under gtod_reduce, and the renderers say "not measured" instead of zeros.
+    pub fn latency_measured(&self) -> bool {
+        !self.gtod_reduce
+    }
+
     /// fio's entry for a job run with `stats=0`: an empty thread_stat (no name, group -1,
     /// every count zero). The text output shows nothing for it.
     pub fn silent(elapsed_s: u64) -> JobReport {

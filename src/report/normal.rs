@@ -194,7 +194,7 @@ fn render_job(j: &JobReport, r: &Report, out: &mut String) {
             out.push_str(&text.replacen("BW=0B/s (0B/s)", "BW=0 (0)", 1));
         }
     }
-    if j.gtod_reduce {
+    if !j.latency_measured() {
         out.push_str("  lat          : not measured (gtod_reduce=1)\n");
     } else {
         render_lat_buckets(&j.lat_buckets, out);

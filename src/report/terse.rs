@@ -102,7 +102,7 @@ fn render_dir(j: &JobReport, d: &DirReport, out: &mut String) {
         None
     };
     let list: Vec<(f64, u64)> = match src {
-        _ if j.gtod_reduce => Vec::new(),
+        _ if !j.latency_measured() => Vec::new(),
         Some(s) if !s.percentiles.is_empty() => s.percentiles.clone(),
         // Enabled but no samples: fio prints the percentile list with zero values.
         Some(_) => {

@@ -113,14 +113,10 @@ fn elapsed_s(run_start_ns: u64) -> u64 {
         .div_ceil(1_000_000_000)
 }
 
+/// One `jobs[]` entry: each direction's counts, latencies and periodic samples, the syncs, CPU,
+/// depths, error and the job's settings the renderers print.
 fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
     let job = f.job;
-    let pcts = &job.percentile_list;
-    // Each direction's runtime: the longest member's (a read-back counts in reads alone).
-    let dir_ms = |d: usize| {
-        let ns = f.members.iter().map(|m| m.result.runtime_ns[d]).max();
-        runtime_ms(ns.unwrap_or(0))
-    };
     // unified_rw_reporting's mixed entry: the whole measured period.
     let run_ms = runtime_ms(
         f.members
@@ -135,165 +131,19 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
     let mut mixed_samples: (Vec<SampleStats>, Vec<SampleStats>) = Default::default();
     for (d, dir) in dirs.iter_mut().enumerate() {
         let rec = merged(f.members.iter().map(|m| &m.result.clat[d]));
-        dir.io_bytes = f.members.iter().map(|m| m.result.bytes[d]).sum();
-        dir.total_ios = f.members.iter().map(|m| m.result.ios[d]).sum();
-        dir.short_ios = f.members.iter().map(|m| m.result.short[d]).sum();
-        // No runtime (verify_only's writes), no rate: fio's 0.
+        dir_counts(f, d, dir);
+        dir_latency(f, d, &rec, dir);
         if dir.total_ios > 0 {
-            dir.runtime_ms = dir_ms(d);
-        }
-        if dir.runtime_ms > 0 {
-            let ms = dir.runtime_ms;
-            dir.bw_bytes = (dir.io_bytes as u128 * 1000 / ms as u128) as u64;
-            dir.iops = dir.total_ios as f64 * 1000.0 / ms as f64;
-        }
-        let queued = f.members.iter().any(|m| !m.result.lat.is_empty());
-        if !job.gtod_reduce && queued {
-            let lat = merged(f.members.iter().map(|m| &m.result.lat[d]));
-            let slat = merged(f.members.iter().map(|m| &m.result.slat[d]));
-            dir.clat = rec.summary(pcts, job.clat_percentiles, true);
-            dir.lat = lat.summary(pcts, job.lat_percentiles, true);
-            dir.slat = slat.summary(pcts, job.reporting.slat_percentiles, true);
-        } else if !job.gtod_reduce {
-            dir.clat = rec.summary(pcts, job.clat_percentiles, true);
-            // Synchronous engines prepare and submit in one step: lat and clat are one interval.
-            dir.lat = rec.summary(pcts, job.lat_percentiles, true);
-        }
-        blank_unrecorded(dir, job.reporting.record);
-        if d < 2 && !job.gtod_reduce {
-            dir.prios = prio_reports(f, d);
-        }
-        if dir.total_ios > 0 && !job.gtod_reduce {
-            let latency = interval_latency(job.clat_percentiles, job.lat_percentiles);
-            dir.lat_intervals = intervals(f, d, latency);
-        }
-        if dir.total_ios > 0 {
-            let mut bw = Vec::new();
-            let mut iops = Vec::new();
-            // The runtime limit counts from the end of the ramp, as the measured period does.
-            let runtime_ns = job.runtime.map(|r| r.as_nanos() as u64).filter(|&n| n > 0);
-            for m in &f.members {
-                let end = MeasuredEnd {
-                    end_ns: m.result.measured_ns,
-                    runtime_ns,
-                    after_ramp: !job.ramp_time.is_zero(),
-                };
-                let b = sampler(
-                    &m.trace.bw.points(),
-                    d,
-                    job.bwavgtime_ms,
-                    SampleUnit::KiBPerSec,
-                    end,
-                    sampled(d, m.result.bytes[d], m.result.read_back_bytes),
-                );
-                let i = sampler(
-                    &m.trace.iops.points(),
-                    d,
-                    job.iopsavgtime_ms,
-                    SampleUnit::PerSec,
-                    end,
-                    sampled(d, m.result.ios[d], m.result.read_back_ios),
-                );
-                bw.push(b);
-                iops.push(i);
-            }
-            let stats = |v: &[PeriodicSampler]| {
-                let parts: Vec<SampleStats> = v.iter().map(|s| *s.stats()).collect();
-                SampleStats::sum_fio(&parts).summary()
-            };
-            dir.bw_samples = stats(&bw);
-            dir.iops_samples = stats(&iops);
-            // fio: with a per-I/O bw/iops log, its JSON statistics are per I/O too.
-            for (k, per_io) in job.logs.per_io_stats.iter().enumerate() {
-                if *per_io {
-                    let parts: Vec<SampleStats> = f
-                        .members
-                        .iter()
-                        .filter_map(|m| m.result.per_io_samples.map(|s| s[k][d]))
-                        .collect();
-                    let s = SampleStats::sum_fio(&parts).summary();
-                    if k == 0 {
-                        dir.bw_samples = s;
-                    } else {
-                        dir.iops_samples = s;
-                    }
-                }
-            }
-            mixed_samples.0.extend(bw.iter().map(|s| *s.stats()));
-            mixed_samples.1.extend(iops.iter().map(|s| *s.stats()));
-            let series = |v: &[PeriodicSampler], ms: u64| {
-                let all: Vec<&[crate::report::SeriesPoint]> =
-                    v.iter().map(|s| s.series()).collect();
-                crate::stats::aggregate_series(&all, ms)
-            };
-            dir.bw_series = series(&bw, job.bwavgtime_ms);
-            dir.iops_series = series(&iops, job.iopsavgtime_ms);
-            let tail = |v: &[PeriodicSampler]| {
-                crate::stats::aggregate_tail(&v.iter().map(|s| s.tail()).collect::<Vec<_>>())
-            };
-            dir.bw_tail = tail(&bw);
-            dir.iops_tail = tail(&iops);
+            let (bw, iops) = dir_samples(f, d, dir);
+            mixed_samples.0.extend(bw);
+            mixed_samples.1.extend(iops);
         }
         clats.push(rec);
     }
-    let sync_rec = merged(f.members.iter().map(|m| &m.result.sync_lat));
-    let write_sync = merged(f.members.iter().map(|m| &m.result.write_sync));
-    let sync_ios: u64 = f.members.iter().map(|m| m.result.syncs).sum();
-    let sync = SyncReport {
-        lat_intervals: if sync_ios > 0 && !job.gtod_reduce {
-            intervals(f, 3, IntervalLatency::Lat)
-        } else {
-            None
-        },
-        write_and_sync: if job.gtod_reduce {
-            LatSummary::default()
-        } else {
-            write_sync.summary(pcts, true, true)
-        },
-        total_ios: sync_ios,
-        // fio: no sync latency under disable_clat.
-        lat: if job.gtod_reduce || !job.reporting.record.clat {
-            LatSummary::default()
-        } else {
-            sync_rec.summary(pcts, true, true)
-        },
-    };
-    let mut cpu = CpuTimes::default();
-    let mut wall = 0u64;
-    for m in &f.members {
-        let c = &m.result.cpu;
-        cpu.utime_ns += c.utime_ns;
-        cpu.stime_ns += c.stime_ns;
-        cpu.nvcsw += c.nvcsw;
-        cpu.nivcsw += c.nivcsw;
-        cpu.majflt += c.majflt;
-        cpu.minflt += c.minflt;
-        wall += m.result.measured_ns;
-    }
-    let cpu: CpuReport = cpu.report(wall);
+    let sync = sync_report(f);
+    let cpu = cpu_report(f);
     let any_io = dirs.iter().any(|d| d.total_ios > 0) || sync.total_ios > 0;
-    // Synchronous engines have exactly one I/O in flight, submitted and completed one at a time;
-    // syncs count like any other I/O (fio shows 200 % here).
-    let measured_depth = f
-        .members
-        .iter()
-        .filter_map(|m| m.result.depth.as_ref())
-        .fold(None::<crate::stats::DepthCounters>, |acc, d| {
-            let mut acc = acc.unwrap_or_default();
-            acc.merge(d);
-            Some(acc)
-        });
-    let depths = if let Some(d) = measured_depth.filter(|_| any_io) {
-        d.report()
-    } else if any_io {
-        let mut d = DepthReport::default();
-        d.level[0] = 100.0;
-        d.submit[1] = 100.0;
-        d.complete[1] = 100.0;
-        d
-    } else {
-        DepthReport::default()
-    };
+    let depths = depth_report(f, any_io);
     let finished_at = f.members.iter().map(|m| m.result.finished_at).max();
     let elapsed_s = elapsed_s(run_start_ns);
     let laid = f.members.iter().filter_map(|m| m.laid_out).fold(
@@ -309,23 +159,7 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
         groupid: f.groupid,
         njobs: f.members.len() as u32,
         pid: f.members.first().map(|m| m.result.tid).unwrap_or(0),
-        // The job's error, as fio reports it: a verify mismatch (EILSEQ), a missed rate_min (EIO).
-        // An I/O error that ended the job (the run is then partial) comes first, as fio's.
-        error: f
-            .members
-            .iter()
-            .find_map(|m| m.result.error.as_ref().map(|e| e.errno))
-            .filter(|&e| e != 0)
-            .or_else(|| f.members.iter().map(|m| m.result.job_error).max())
-            .filter(|&e| e != 0)
-            // fio: a job that survived errors under continue_on_error reports the first one.
-            .or_else(|| {
-                f.members
-                    .iter()
-                    .map(|m| m.result.first_error)
-                    .find(|&e| e != 0)
-            })
-            .unwrap_or(0),
+        error: job_error(f),
         elapsed_s,
         job_runtime_ms: runtime_ms(f.members.iter().map(|m| m.result.measured_ns).sum()),
         finished_at,
@@ -337,15 +171,15 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
         sync,
         cpu,
         depths,
-        lat_buckets: if job.gtod_reduce || !job.reporting.record.clat {
-            Default::default()
-        } else {
+        lat_buckets: if job.measured().clat {
             latency_buckets(
                 &clats
                     .iter()
                     .map(|c| c.lat_bucket_counts())
                     .collect::<Vec<_>>(),
             )
+        } else {
+            Default::default()
         },
         gtod_reduce: job.gtod_reduce,
         errors: job.timing.errors.is_set().then(|| {
@@ -385,6 +219,220 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
         mixed: (job.reporting.unified_rw != UnifiedRw::None)
             .then(|| mixed_dir(f, &dirs_copy, run_ms, &mixed_samples)),
     }
+}
+
+/// Direction `d`'s bytes, I/Os and short I/Os over the members, and its rates over the
+/// longest member's runtime (a read-back counts in reads alone).
+fn dir_counts(f: &Folded, d: usize, dir: &mut DirReport) {
+    dir.io_bytes = f.members.iter().map(|m| m.result.bytes[d]).sum();
+    dir.total_ios = f.members.iter().map(|m| m.result.ios[d]).sum();
+    dir.short_ios = f.members.iter().map(|m| m.result.short[d]).sum();
+    // No runtime (verify_only's writes), no rate: fio's 0.
+    if dir.total_ios > 0 {
+        let ns = f.members.iter().map(|m| m.result.runtime_ns[d]).max();
+        dir.runtime_ms = runtime_ms(ns.unwrap_or(0));
+    }
+    if dir.runtime_ms > 0 {
+        let ms = dir.runtime_ms;
+        dir.bw_bytes = (dir.io_bytes as u128 * 1000 / ms as u128) as u64;
+        dir.iops = dir.total_ios as f64 * 1000.0 / ms as f64;
+    }
+}
+
+/// Direction `d`'s latencies (`clat` is its merged completion recorder): a summary of each one
+/// the job measured, fio's zero for the others (disable_*, gtod_reduce), and, when latency is
+/// measured at all, the per-priority latencies and per-interval histograms.
+fn dir_latency(f: &Folded, d: usize, clat: &LatRecorder, dir: &mut DirReport) {
+    let job = f.job;
+    let pcts = &job.percentile_list;
+    let measured = job.measured();
+    let queued = f.members.iter().any(|m| !m.result.lat.is_empty());
+    if measured.clat {
+        dir.clat = clat.summary(pcts, job.clat_percentiles, true);
+    }
+    if measured.lat {
+        dir.lat = if queued {
+            merged(f.members.iter().map(|m| &m.result.lat[d])).summary(
+                pcts,
+                job.lat_percentiles,
+                true,
+            )
+        } else {
+            // Synchronous engines prepare and submit in one step: lat and clat are one interval.
+            clat.summary(pcts, job.lat_percentiles, true)
+        };
+    }
+    if measured.slat && queued {
+        let slat = merged(f.members.iter().map(|m| &m.result.slat[d]));
+        dir.slat = slat.summary(pcts, job.reporting.slat_percentiles, true);
+    }
+    if d < 2 && measured.latency {
+        dir.prios = prio_reports(f, d);
+    }
+    if dir.total_ios > 0 && measured.latency {
+        let latency = interval_latency(job.clat_percentiles, job.lat_percentiles);
+        dir.lat_intervals = intervals(f, d, latency);
+    }
+}
+
+/// Direction `d`'s periodic bw and iops samples (statistics, series and tails) over the
+/// members; returns each member's bw and iops statistics for the mixed entry.
+fn dir_samples(f: &Folded, d: usize, dir: &mut DirReport) -> (Vec<SampleStats>, Vec<SampleStats>) {
+    let job = f.job;
+    let mut bw = Vec::new();
+    let mut iops = Vec::new();
+    // The runtime limit counts from the end of the ramp, as the measured period does.
+    let runtime_ns = job.runtime.map(|r| r.as_nanos() as u64).filter(|&n| n > 0);
+    for m in &f.members {
+        let end = MeasuredEnd {
+            end_ns: m.result.measured_ns,
+            runtime_ns,
+            after_ramp: !job.ramp_time.is_zero(),
+        };
+        let b = sampler(
+            &m.trace.bw.points(),
+            d,
+            job.bwavgtime_ms,
+            SampleUnit::KiBPerSec,
+            end,
+            sampled(d, m.result.bytes[d], m.result.read_back_bytes),
+        );
+        let i = sampler(
+            &m.trace.iops.points(),
+            d,
+            job.iopsavgtime_ms,
+            SampleUnit::PerSec,
+            end,
+            sampled(d, m.result.ios[d], m.result.read_back_ios),
+        );
+        bw.push(b);
+        iops.push(i);
+    }
+    let stats = |v: &[PeriodicSampler]| {
+        let parts: Vec<SampleStats> = v.iter().map(|s| *s.stats()).collect();
+        SampleStats::sum_fio(&parts).summary()
+    };
+    dir.bw_samples = stats(&bw);
+    dir.iops_samples = stats(&iops);
+    // fio: with a per-I/O bw/iops log, its JSON statistics are per I/O too.
+    for (k, per_io) in job.logs.per_io_stats.iter().enumerate() {
+        if *per_io {
+            let parts: Vec<SampleStats> = f
+                .members
+                .iter()
+                .filter_map(|m| m.result.per_io_samples.map(|s| s[k][d]))
+                .collect();
+            let s = SampleStats::sum_fio(&parts).summary();
+            if k == 0 {
+                dir.bw_samples = s;
+            } else {
+                dir.iops_samples = s;
+            }
+        }
+    }
+    let series = |v: &[PeriodicSampler], ms: u64| {
+        let all: Vec<&[crate::report::SeriesPoint]> = v.iter().map(|s| s.series()).collect();
+        crate::stats::aggregate_series(&all, ms)
+    };
+    dir.bw_series = series(&bw, job.bwavgtime_ms);
+    dir.iops_series = series(&iops, job.iopsavgtime_ms);
+    let tail = |v: &[PeriodicSampler]| {
+        crate::stats::aggregate_tail(&v.iter().map(|s| s.tail()).collect::<Vec<_>>())
+    };
+    dir.bw_tail = tail(&bw);
+    dir.iops_tail = tail(&iops);
+    (
+        bw.iter().map(|s| *s.stats()).collect(),
+        iops.iter().map(|s| *s.stats()).collect(),
+    )
+}
+
+/// The job's syncs: their count, and their latencies when measured (fio: no sync latency
+/// under disable_clat).
+fn sync_report(f: &Folded) -> SyncReport {
+    let measured = f.job.measured();
+    let pcts = &f.job.percentile_list;
+    let sync_ios: u64 = f.members.iter().map(|m| m.result.syncs).sum();
+    SyncReport {
+        lat_intervals: if sync_ios > 0 && measured.latency {
+            intervals(f, 3, IntervalLatency::Lat)
+        } else {
+            None
+        },
+        write_and_sync: if measured.latency {
+            merged(f.members.iter().map(|m| &m.result.write_sync)).summary(pcts, true, true)
+        } else {
+            LatSummary::default()
+        },
+        total_ios: sync_ios,
+        lat: if measured.clat {
+            merged(f.members.iter().map(|m| &m.result.sync_lat)).summary(pcts, true, true)
+        } else {
+            LatSummary::default()
+        },
+    }
+}
+
+/// The members' CPU use summed, as a share of their summed measured time.
+fn cpu_report(f: &Folded) -> CpuReport {
+    let mut cpu = CpuTimes::default();
+    let mut wall = 0u64;
+    for m in &f.members {
+        let c = &m.result.cpu;
+        cpu.utime_ns += c.utime_ns;
+        cpu.stime_ns += c.stime_ns;
+        cpu.nvcsw += c.nvcsw;
+        cpu.nivcsw += c.nivcsw;
+        cpu.majflt += c.majflt;
+        cpu.minflt += c.minflt;
+        wall += m.result.measured_ns;
+    }
+    cpu.report(wall)
+}
+
+/// fio's IO depths: the queueing engines' measured counters merged; synchronous engines have
+/// exactly one I/O in flight, submitted and completed one at a time (syncs count like any
+/// other I/O: fio shows 200 % here). Empty without any I/O.
+fn depth_report(f: &Folded, any_io: bool) -> DepthReport {
+    let measured_depth = f
+        .members
+        .iter()
+        .filter_map(|m| m.result.depth.as_ref())
+        .fold(None::<crate::stats::DepthCounters>, |acc, d| {
+            let mut acc = acc.unwrap_or_default();
+            acc.merge(d);
+            Some(acc)
+        });
+    if let Some(d) = measured_depth.filter(|_| any_io) {
+        d.report()
+    } else if any_io {
+        let mut d = DepthReport::default();
+        d.level[0] = 100.0;
+        d.submit[1] = 100.0;
+        d.complete[1] = 100.0;
+        d
+    } else {
+        DepthReport::default()
+    }
+}
+
+/// The job's error, as fio reports it: an I/O error that ended the job (the run is then
+/// partial) first, then a verify mismatch (EILSEQ) or a missed rate_min (EIO), then the first
+/// error a job survived under continue_on_error; 0 for none.
+fn job_error(f: &Folded) -> i32 {
+    f.members
+        .iter()
+        .find_map(|m| m.result.error.as_ref().map(|e| e.errno))
+        .filter(|&e| e != 0)
+        .or_else(|| f.members.iter().map(|m| m.result.job_error).max())
+        .filter(|&e| e != 0)
+        .or_else(|| {
+            f.members
+                .iter()
+                .map(|m| m.result.first_error)
+                .find(|&e| e != 0)
+        })
+        .unwrap_or(0)
 }
 
 /// fio's `prios` of direction `d`: latency per distinct I/O priority over the members, in
@@ -447,35 +495,28 @@ fn mixed_dir(
     let all = |pick: fn(&super::WorkerResult) -> &[LatRecorder]| {
         merged(f.members.iter().flat_map(|x| pick(&x.result).iter()))
     };
-    if !job.gtod_reduce {
+    // Each latency the job measured (fio's zero for the others), as `dir_latency`.
+    let measured = job.measured();
+    if measured.latency {
         let clat = all(|r| &r.clat[..]);
-        m.clat = clat.summary(pcts, job.clat_percentiles, true);
         let queued = f.members.iter().any(|x| !x.result.lat.is_empty());
-        if queued {
-            m.lat = all(|r| &r.lat[..]).summary(pcts, job.lat_percentiles, true);
+        if measured.clat {
+            m.clat = clat.summary(pcts, job.clat_percentiles, true);
+        }
+        if measured.lat {
+            m.lat = if queued {
+                all(|r| &r.lat[..]).summary(pcts, job.lat_percentiles, true)
+            } else {
+                clat.summary(pcts, job.lat_percentiles, true)
+            };
+        }
+        if measured.slat && queued {
             m.slat = all(|r| &r.slat[..]).summary(pcts, job.reporting.slat_percentiles, true);
-        } else {
-            m.lat = clat.summary(pcts, job.lat_percentiles, true);
         }
     }
-    blank_unrecorded(&mut m, job.reporting.record);
     m.bw_samples = SampleStats::sum_fio(&samples.0).summary();
     m.iops_samples = SampleStats::sum_fio(&samples.1).summary();
     m
-}
-
-/// The latencies a job did not record (disable_lat/clat/slat) read as fio's: zero, no
-/// percentiles. (A synchronous engine's lat is its clat recorder, so it is blanked here.)
-fn blank_unrecorded(dir: &mut DirReport, r: crate::model::RecordSpec) {
-    if !r.clat {
-        dir.clat = LatSummary::default();
-    }
-    if !r.lat {
-        dir.lat = LatSummary::default();
-    }
-    if !r.slat {
-        dir.slat = LatSummary::default();
-    }
 }
 
 pub(super) fn header(job: &JobSpec) -> JobHeader {
@@ -700,7 +741,143 @@ fn share_of_aggregate(mean_kib: f64, agg_bytes: u64) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    use super::share_of_aggregate;
+    use super::{job_error, job_report, share_of_aggregate, Folded};
+    use crate::model::{JobSpec, RecordSpec};
+    use crate::run::instance::{IoFailure, WorkerResult};
+    use crate::run::monitor::Trace;
+    use crate::run::plan::Instance;
+    use crate::run::InstanceResult;
+
+    /// A synchronous engine's worker that read 100 blocks of 4 KiB in one measured second,
+    /// with completion latencies of 1..=100 µs and one sync of 7 µs.
+    fn scripted(job: &JobSpec) -> InstanceResult {
+        let mut r = WorkerResult::new(1000, false, job);
+        for i in 1..=100u64 {
+            r.clat[0].record(i * 1000);
+            r.write_sync.record(9000);
+        }
+        r.sync_lat.record(7000);
+        r.syncs = 1;
+        r.bytes[0] = 100 * 4096;
+        r.ios[0] = 100;
+        r.measured_ns = 1_000_000_000;
+        r.runtime_ns = [1_000_000_000, 0, 0];
+        r.sort_samples();
+        InstanceResult {
+            instance: Instance {
+                job: 0,
+                jobnum: 1,
+                groupid: 0,
+                phase: 0,
+                files: Vec::new(),
+                deferred: false,
+                thread: 0,
+            },
+            result: r,
+            trace: Trace::default(),
+            laid_out: None,
+            steadystate: None,
+        }
+    }
+
+    fn report_of(job: &JobSpec) -> crate::report::JobReport {
+        let r = scripted(job);
+        let f = Folded {
+            job,
+            groupid: 0,
+            members: vec![&r],
+        };
+        job_report(&f, 0)
+    }
+
+    #[test]
+    fn job_report_of_a_scripted_result() {
+        let j = report_of(&JobSpec::default());
+        let d = &j.dirs[0];
+        assert_eq!(
+            (d.io_bytes, d.total_ios, d.runtime_ms),
+            (409_600, 100, 1000)
+        );
+        assert_eq!((d.bw_bytes, d.iops), (409_600, 100.0));
+        assert_eq!((d.clat.n, d.clat.min, d.clat.max), (100, 1000, 100_000));
+        // Synchronous engine: lat is the clat recorder; no submission step, no slat.
+        assert_eq!((d.lat.n, d.lat.max, d.lat.bins.len()), (100, 100_000, 100));
+        // Percentiles as asked: clat's by default, lat's not.
+        assert_eq!((d.clat.percentiles.len(), d.lat.percentiles.len()), (17, 0));
+        assert_eq!(d.slat.n, 0);
+        assert_eq!(j.dirs[1].total_ios, 0);
+        assert_eq!(
+            (j.sync.total_ios, j.sync.lat.n, j.sync.lat.max),
+            (1, 1, 7000)
+        );
+        assert_eq!(j.sync.write_and_sync.n, 100);
+        assert_ne!(j.lat_buckets, Default::default());
+        // One I/O in flight at a time (syncs count too).
+        assert_eq!(j.depths.level[0], 100.0);
+        assert_eq!((j.njobs, j.error, j.gtod_reduce), (1, 0, false));
+    }
+
+    #[test]
+    fn job_report_shows_only_the_latencies_measured() {
+        // disable_clat: clat, its buckets and the sync latency are fio's zero; lat stays.
+        let mut job = JobSpec::default();
+        job.reporting.record = RecordSpec {
+            clat: false,
+            ..RecordSpec::default()
+        };
+        let j = report_of(&job);
+        assert_eq!((j.dirs[0].clat.n, j.dirs[0].lat.n), (0, 100));
+        assert_eq!(j.lat_buckets, Default::default());
+        assert_eq!((j.sync.lat.n, j.sync.write_and_sync.n), (0, 100));
+        // disable_lat: the synchronous engine's lat is blanked, clat stays.
+        job.reporting.record = RecordSpec {
+            lat: false,
+            ..RecordSpec::default()
+        };
+        let j = report_of(&job);
+        assert_eq!((j.dirs[0].clat.n, j.dirs[0].lat.n), (100, 0));
+        // gtod_reduce: no latency at all, counts and rates stay.
+        let job = JobSpec {
+            gtod_reduce: true,
+            ..JobSpec::default()
+        };
+        let j = report_of(&job);
+        let d = &j.dirs[0];
+        assert_eq!(
+            (d.clat.n, d.lat.n, d.total_ios, d.bw_bytes),
+            (0, 0, 100, 409_600)
+        );
+        assert!(d.lat_intervals.is_none() && d.prios.is_empty());
+        assert_eq!((j.sync.lat.n, j.sync.write_and_sync.n), (0, 0));
+        assert!(j.gtod_reduce && !j.latency_measured());
+    }
+
+    #[test]
+    fn job_error_is_the_io_failure_then_the_job_error_then_the_first_survived() {
+        let job = JobSpec::default();
+        let mut a = scripted(&job);
+        let mut b = scripted(&job);
+        b.result.first_error = libc::ENOSPC;
+        let err = |a: &InstanceResult, b: &InstanceResult| {
+            job_error(&Folded {
+                job: &job,
+                groupid: 0,
+                members: vec![a, b],
+            })
+        };
+        assert_eq!(err(&a, &b), libc::ENOSPC);
+        a.result.job_error = libc::EILSEQ;
+        assert_eq!(err(&a, &b), libc::EILSEQ);
+        b.result.error = Some(IoFailure {
+            op: "read",
+            path: "f".into(),
+            offset: 0,
+            len: 4096,
+            errno: libc::EIO,
+            message: String::new(),
+        });
+        assert_eq!(err(&a, &b), libc::EIO);
+    }
 
     #[test]
     fn per_is_capped_at_100_as_fio_does() {

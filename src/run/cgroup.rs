@@ -52,15 +52,19 @@ pub(super) fn join(job: &JobSpec) -> Result<(), String> {
 
 /// The groups the run made, removed when dropped (after the job threads ended, which leaves
 /// them empty) unless a job said `cgroup_nodelete`.
-#[derive(Default)]
 pub(super) struct Groups {
     made: Vec<PathBuf>,
+    /// Where a group that could not be removed is said.
+    diag: crate::diag::Diag,
 }
 
 impl Groups {
     /// Makes (or finds) every job's group and sets its weight, before any job starts.
-    pub(super) fn setup(jobs: &[JobSpec]) -> Result<Groups, String> {
-        let mut g = Groups::default();
+    pub(super) fn setup(jobs: &[JobSpec], diag: &crate::diag::Diag) -> Result<Groups, String> {
+        let mut g = Groups {
+            made: Vec::new(),
+            diag: diag.clone(),
+        };
         for job in jobs {
             let Some(name) = &job.host.cgroup else {
                 continue;
@@ -105,7 +109,10 @@ impl Drop for Groups {
     fn drop(&mut self) {
         for d in &self.made {
             if let Err(e) = std::fs::remove_dir(d) {
-                eprintln!("iogauge: cannot remove the cgroup {}: {e}", d.display());
+                self.diag.line(&format!(
+                    "iogauge: cannot remove the cgroup {}: {e}",
+                    d.display()
+                ));
             }
         }
     }

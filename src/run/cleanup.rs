@@ -2,6 +2,7 @@
 //! before anything is created, and the files kept after the run (`--keep-files`, a job's
 //! `unlink=0`), recorded as kept in the run's marker.
 
+use crate::diag::Diag;
 use crate::model::RunSpec;
 use crate::workload::cleanup::CreatedFiles;
 use crate::workload::layout;
@@ -11,13 +12,17 @@ use std::path::{Path, PathBuf};
 /// Before anything is created: the files that killed iogauge runs left in the directories this
 /// run uses (their markers list them) are removed, so that they neither fill the disk nor stand
 /// in the way (`workload/marker.rs` says what counts as proof that a file is such a leftover).
-pub(super) fn reap_dead_runs(spec: &RunSpec) {
+pub(super) fn reap_dead_runs(spec: &RunSpec, diag: &Diag) {
     let mut dirs: Vec<PathBuf> = Vec::new();
     for job in &spec.jobs {
         for n in 0..job.numjobs {
-            for p in layout::plan_files(job, n).unwrap_or_default() {
-                let d = layout::parent_dir(&p.path);
-                if !p.is_block && !dirs.contains(&d) {
+            // Names only: the files are planned once, after this (the reaping changes what
+            // exists). A device's directory holds no run's files.
+            for p in layout::plan_paths(job, n) {
+                let d = layout::parent_dir(&p);
+                let device = std::fs::metadata(&p)
+                    .is_ok_and(|m| std::os::unix::fs::FileTypeExt::is_block_device(&m.file_type()));
+                if !device && !dirs.contains(&d) {
                     dirs.push(d);
                 }
             }
@@ -26,7 +31,7 @@ pub(super) fn reap_dead_runs(spec: &RunSpec) {
     for d in dirs {
         let r = crate::workload::marker::reap(&d);
         for line in r.describe() {
-            eprintln!("iogauge: {line}");
+            diag.line(&format!("iogauge: {line}"));
         }
     }
 }
@@ -37,7 +42,12 @@ pub(super) fn reap_dead_runs(spec: &RunSpec) {
 /// marker, which stays, and named on stderr with how to remove them later; `iogauge fio` keeps
 /// them as fio does, leaving nothing else in the directory, and returns a note naming them for
 /// the report (fio says nothing on stderr there, and scripts read stderr).
-pub(super) fn keep(spec: &RunSpec, created: &CreatedFiles, record: bool) -> Vec<String> {
+pub(super) fn keep(
+    spec: &RunSpec,
+    created: &CreatedFiles,
+    record: bool,
+    diag: &Diag,
+) -> Vec<String> {
     let (kept, by) = if spec.keep_files {
         (created.list(), KeptBy::KeepFiles)
     } else {
@@ -50,11 +60,11 @@ pub(super) fn keep(spec: &RunSpec, created: &CreatedFiles, record: bool) -> Vec<
         } else {
             created.forget(p);
         }
-        layout::untag(p);
+        crate::workload::tag::untag(p);
     }
     if record {
         for line in kept_lines(&kept) {
-            eprintln!("iogauge: {line}");
+            diag.line(&format!("iogauge: {line}"));
         }
         return Vec::new();
     }
@@ -81,11 +91,11 @@ pub(super) fn keep(spec: &RunSpec, created: &CreatedFiles, record: bool) -> Vec<
 }
 
 /// `--keep-files` for the small-files test: every file stays.
-pub(crate) fn keep_all(created: &CreatedFiles) {
+pub(crate) fn keep_all(created: &CreatedFiles, diag: &Diag) {
     let kept = created.list();
     created.keep_all(KeptBy::KeepFiles);
     for line in kept_lines(&kept) {
-        eprintln!("iogauge: {line}");
+        diag.line(&format!("iogauge: {line}"));
     }
 }
 
@@ -133,14 +143,11 @@ pub(super) fn kept_by_unlink(spec: &RunSpec, created: &CreatedFiles) -> Vec<Path
     let mut keep = Vec::new();
     for job in spec.jobs.iter().filter(|j| !j.unlink) {
         for n in 0..job.numjobs {
-            if let Ok(plans) = layout::plan_files(job, n) {
-                keep.extend(
-                    plans
-                        .into_iter()
-                        .map(|p| p.path)
-                        .filter(|p| listed.contains(p)),
-                );
-            }
+            keep.extend(
+                layout::plan_paths(job, n)
+                    .into_iter()
+                    .filter(|p| listed.contains(p)),
+            );
         }
     }
     keep

@@ -4,7 +4,7 @@
 //! fio_terminate_threads with `exit_what`). Only phases that use one of these get a control;
 //! the others keep the shared stop flag.
 
-use super::instance::{Published, PHASE_DONE, PHASE_MEASURING, PHASE_RAMP};
+use super::shared::{Published, PHASE_DONE, PHASE_MEASURING, PHASE_RAMP};
 use crate::model::timing::{ExitWhat, SsMetric, SteadyState};
 use crate::model::JobSpec;
 use crate::report::steadystate::SteadyStateReport;
@@ -174,19 +174,33 @@ pub(crate) fn needed(jobs: &[&JobSpec], exitall_any: bool) -> bool {
             .any(|j| j.timing.exitall_on_error || !j.timing.ss_dur.is_zero())
 }
 
+/// The stop flags a control sets (one value instead of four arguments).
+pub(crate) struct StopFlags<'a> {
+    /// Each instance's own (steadystate, exitall).
+    pub own: &'a [AtomicBool],
+    /// The phase's foreground jobs'.
+    pub stop: &'a AtomicBool,
+    /// The background jobs'.
+    pub bg_stop: &'a AtomicBool,
+    /// exit_what=all: later phases do not start.
+    pub end_run: &'a AtomicBool,
+}
+
 impl<'a> Control<'a> {
-    /// `jobs[i]` is instance i's job; `own[i]` its stop flag.
-    #[allow(clippy::too_many_arguments)]
+    /// `jobs[i]` is instance i's job; `flags.own[i]` its stop flag.
     pub(crate) fn new(
         members: Vec<Member>,
         jobs: &[&JobSpec],
-        own: &'a [AtomicBool],
-        stop: &'a AtomicBool,
-        bg_stop: &'a AtomicBool,
-        end_run: &'a AtomicBool,
+        flags: StopFlags<'a>,
         exitall: bool,
         start: u64,
     ) -> Self {
+        let StopFlags {
+            own,
+            stop,
+            bg_stop,
+            end_run,
+        } = flags;
         let mut tracks: Vec<Track> = Vec::new();
         for (i, j) in jobs.iter().enumerate() {
             let t = &j.timing;

@@ -2,8 +2,8 @@
 //! memory, each instance's files planned and checked for safety (created files, read-only mode,
 //! existing files and devices, mounted devices), and free space checked per filesystem.
 
-use super::plan::{self, Instance};
-use super::RunError;
+use super::plan::Instance;
+use super::{ResolvedRun, RunError};
 use crate::model::{IoEngine, JobSpec, RunSpec};
 use crate::workload::cleanup::CreatedFiles;
 use crate::workload::layout;
@@ -59,21 +59,6 @@ fn check_buffer_memory(spec: &RunSpec, budget: u64) -> Result<(), RunError> {
     )))
 }
 
-/// fio's limit on the jobs of one run, numjobs copies counted (FIO_MAX_JOBS). Every front end
-/// checks it while parsing; this holds it for any `RunSpec`, before a thread or a file exists.
-const MAX_INSTANCES: u64 = 4096;
-
-fn check_job_count(spec: &RunSpec) -> Result<(), RunError> {
-    let n: u64 = spec.jobs.iter().map(|j| u64::from(j.numjobs.max(1))).sum();
-    if n > MAX_INSTANCES {
-        return Err(RunError::JobSetup(format!(
-            "maximum number of jobs ({MAX_INSTANCES}) reached: the run asks for {n} (numjobs \
-             copies counted); lower numjobs or split the run"
-        )));
-    }
-    Ok(())
-}
-
 /// A new file may be created: allow_file_create and --readonly say so (the null engine
 /// creates none).
 fn check_creation(spec: &RunSpec, job: &JobSpec, f: &FilePlan) -> Result<(), RunError> {
@@ -89,6 +74,25 @@ fn check_creation(spec: &RunSpec, job: &JobSpec, f: &FilePlan) -> Result<(), Run
             path: f.path.clone(),
         }
         .into());
+    }
+    Ok(())
+}
+
+/// unlink_each_loop deletes the job's files after each loop: never one iogauge did not create
+/// (planned before anything of the run exists, or, for a deferred instance, as its phase
+/// starts, when `created` holds what the earlier phases made).
+fn check_unlink_each_loop(
+    job: &JobSpec,
+    f: &FilePlan,
+    created: &CreatedFiles,
+) -> Result<(), RunError> {
+    if job.files.unlink_each_loop && f.existed && !f.is_block && !created.contains(&f.path) {
+        return Err(RunError::JobSetup(format!(
+            "job '{}': unlink_each_loop would delete '{}', which iogauge did not create; \
+             remove it or use another directory",
+            job.name,
+            f.path.display()
+        )));
     }
     Ok(())
 }
@@ -115,12 +119,14 @@ fn check_file(
     Ok(())
 }
 
-pub(super) fn expand(spec: &RunSpec, created: &CreatedFiles) -> Result<Vec<Instance>, RunError> {
-    check_job_count(spec)?;
+pub(super) fn expand(
+    resolved: &ResolvedRun,
+    created: &CreatedFiles,
+) -> Result<Vec<Instance>, RunError> {
+    let spec = &resolved.spec;
     if let Some(budget) = buffer_budget() {
         check_buffer_memory(spec, budget)?;
     }
-    let gp = plan::group_and_phase(&spec.jobs);
     let mut out = Vec::new();
     let mut new_bytes: Vec<(PathBuf, u64)> = Vec::new();
     // Paths already checked: a set, so that many instances sharing files stay linear.
@@ -129,22 +135,24 @@ pub(super) fn expand(spec: &RunSpec, created: &CreatedFiles) -> Result<Vec<Insta
     let mut planned: HashMap<PathBuf, u64> = HashMap::new();
     // The phase in which each new file is first planned.
     let mut new_in_phase: HashMap<PathBuf, u32> = HashMap::new();
-    for (ji, job) in spec.jobs.iter().enumerate() {
-        for jobnum in 0..job.numjobs.max(1) {
+    for (ji, (job, r)) in spec.jobs.iter().zip(&resolved.jobs).enumerate() {
+        for jobnum in 0..r.instances {
+            let instance = |files, deferred| Instance {
+                job: ji,
+                jobnum,
+                groupid: r.groupid,
+                phase: r.phase,
+                thread: r.thread(jobnum),
+                files,
+                deferred,
+            };
             let files = match layout::plan_files(job, jobnum) {
                 Ok(f) => f,
                 // Sized when its phase starts, from the file an earlier phase made.
                 Err(layout::LayoutError::NoSize { path, .. })
-                    if new_in_phase.get(&path).is_some_and(|&p| p < gp[ji].1) =>
+                    if new_in_phase.get(&path).is_some_and(|&p| p < r.phase) =>
                 {
-                    out.push(Instance {
-                        job: ji,
-                        jobnum,
-                        groupid: gp[ji].0,
-                        phase: gp[ji].1,
-                        files: Vec::new(),
-                        deferred: true,
-                    });
+                    out.push(instance(Vec::new(), true));
                     continue;
                 }
                 Err(e) => return Err(e.into()),
@@ -167,7 +175,7 @@ pub(super) fn expand(spec: &RunSpec, created: &CreatedFiles) -> Result<Vec<Insta
                     }
                 } else {
                     if !f.existed {
-                        new_in_phase.insert(f.path.clone(), gp[ji].1);
+                        new_in_phase.insert(f.path.clone(), r.phase);
                     }
                     check_file(spec, job, f, created)?;
                     // fill_device is asked to fill the filesystem: not counted against it.
@@ -182,14 +190,10 @@ pub(super) fn expand(spec: &RunSpec, created: &CreatedFiles) -> Result<Vec<Insta
                     seen.insert(f.path.clone());
                 }
             }
-            out.push(Instance {
-                job: ji,
-                jobnum,
-                groupid: gp[ji].0,
-                phase: gp[ji].1,
-                files,
-                deferred: false,
-            });
+            for f in &files {
+                check_unlink_each_loop(job, f, created)?;
+            }
+            out.push(instance(files, false));
         }
     }
     layout::check_free_space(&new_bytes)?;
@@ -208,6 +212,7 @@ pub(super) fn plan_deferred(
     for f in &files {
         check_creation(spec, job, f)?;
         check_file(spec, job, f, created)?;
+        check_unlink_each_loop(job, f, created)?;
     }
     inst.files = files;
     inst.deferred = false;
@@ -234,7 +239,10 @@ mod tests {
         };
         assert_eq!(spec.jobs[0].buffer_bytes(), 256 << 30);
         let e = check_buffer_memory(&spec, 8 << 30).unwrap_err();
-        assert!(e.is_bad_input());
+        assert_eq!(
+            crate::app::error::Kind::of_run(&e),
+            crate::app::error::Kind::BadInput
+        );
         assert_eq!(
             e.to_string(),
             "job 'mytest': 256 I/O in flight × 1073741824 bytes per block × numjobs=2 needs 512GiB of \
@@ -246,5 +254,42 @@ mod tests {
         let e = run(&spec, &RunOptions::default(), &AtomicBool::new(false)).unwrap_err();
         assert!(matches!(e, RunError::BufferMemory(_)), "{e}");
         assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0);
+    }
+
+    /// unlink_each_loop over a file iogauge did not make was refused as the job's phase
+    /// started, after the earlier phases ran; now before the first one.
+    #[test]
+    fn unlink_each_loop_over_someone_elses_file_is_refused_before_the_first_phase() {
+        let d = tempfile::tempdir().unwrap();
+        let mut a = etcd_like(d.path());
+        a.name = "a".into();
+        // Kept: had the first phase run, its file would stay.
+        a.unlink = false;
+        let mut b = etcd_like(d.path());
+        b.name = "b".into();
+        b.stonewall = true;
+        b.files.unlink_each_loop = true;
+        let theirs = d.path().join("b.0.0");
+        std::fs::write(&theirs, vec![7u8; 2 << 20]).unwrap();
+        let spec = RunSpec {
+            jobs: vec![a, b],
+            allow_overwrite: true,
+            ..RunSpec::default()
+        };
+        let e = run(&spec, &RunOptions::default(), &AtomicBool::new(false)).unwrap_err();
+        assert_eq!(
+            crate::app::error::Kind::of_run(&e),
+            crate::app::error::Kind::BadInput
+        );
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "job 'b': unlink_each_loop would delete '{}', which iogauge did not create; \
+                 remove it or use another directory",
+                theirs.display()
+            )
+        );
+        assert!(!d.path().join("a.0.0").exists(), "the first phase ran");
+        assert_eq!(std::fs::read(&theirs).unwrap(), vec![7u8; 2 << 20]);
     }
 }

@@ -168,7 +168,7 @@ fn one_op(op: FileOp, stat_type: StatType, path: &CString) -> std::io::Result<()
 /// and the directory is still removed at the end of the run).
 fn tag_dir(path: &std::path::Path) {
     if let Ok(d) = std::fs::File::open(path) {
-        crate::workload::layout::tag_created(&d);
+        crate::workload::tag::tag_created(&d);
     }
 }
 

@@ -143,18 +143,18 @@ impl Drop for LockedMem {
 /// current directory, as fio 3.33's exec_string does. Returns whether it exited 0. fio prints
 /// its "Saving output" line on stdout; iogauge keeps stdout for the results and prints it on
 /// stderr.
-pub(super) fn exec(job: &JobSpec, cmd: &str, mode: &str) -> bool {
+pub(super) fn exec(job: &JobSpec, cmd: &str, mode: &str, diag: &crate::diag::Diag) -> bool {
     let out = format!("{}.{mode}.txt", job.name);
-    eprintln!("{} : Saving output of {mode} in {out}", job.name);
+    diag.line(&format!("{} : Saving output of {mode} in {out}", job.name));
     // The output file is opened here, not by a shell redirection: the job's name never reaches
     // the shell, and a symlink planted at that name is not written through.
     let file = match crate::workload::fs::create_output(std::path::Path::new(&out)) {
         Ok(f) => f,
         Err(e) => {
-            eprintln!(
-                "iogauge fio: job '{}': exec_{mode} cannot write its output to '{out}': {e}",
+            diag.note(&format!(
+                "job '{}': exec_{mode} cannot write its output to '{out}': {e}",
                 job.name
-            );
+            ));
             return false;
         }
     };
@@ -169,22 +169,22 @@ pub(super) fn exec(job: &JobSpec, cmd: &str, mode: &str) -> bool {
     match status {
         Ok(s) if s.success() => true,
         Ok(s) => {
-            eprintln!(
-                "iogauge fio: job '{}': exec_{mode} exited with {s}{}",
+            diag.note(&format!(
+                "job '{}': exec_{mode} exited with {s}{}",
                 job.name,
                 if mode == "prerun" {
                     "; the job does no I/O, as in fio"
                 } else {
                     ""
                 }
-            );
+            ));
             false
         }
         Err(e) => {
-            eprintln!(
-                "iogauge fio: job '{}': exec_{mode} could not run /bin/sh: {e}",
+            diag.note(&format!(
+                "job '{}': exec_{mode} could not run /bin/sh: {e}",
                 job.name
-            );
+            ));
             false
         }
     }

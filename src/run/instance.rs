@@ -1,6 +1,7 @@
-//! What one job instance is given and gives back, shared by both worker loops, the monitor and
-//! the orchestrator: its input (job, open files, regions, seed), the counters it publishes, its
-//! result, and an I/O failure.
+//! What one job instance is given and gives back, shared by the worker loops and the
+//! orchestrator: its input (job, open files, regions, seed), its result, and the measurement
+//! clock the loops share. The counters it publishes and its I/O failure are in the leaf
+//! `shared.rs` (re-exported here), so the watchers need not import this module.
 
 use super::clock::{gettid, now_ns, sleep_until};
 use crate::model::{JobSpec, RwKind};
@@ -8,34 +9,11 @@ use crate::report::IntervalLatency;
 use crate::stats::{interval_latency, CpuTimes, DepthCounters, IntervalLogs, LatRecorder};
 use crate::workload::layout::CacheDrop;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::Ordering;
 
-/// Worker phases as published to the monitor (0, the initial value: waiting to start).
-pub(crate) const PHASE_RAMP: u8 = 1;
-pub(crate) const PHASE_MEASURING: u8 = 2;
-pub(crate) const PHASE_DONE: u8 = 3;
-
-/// Counters a worker publishes for periodic samples and progress. Cache-line aligned so that
-/// workers never share a line.
-#[repr(align(64))]
-#[derive(Debug, Default)]
-pub(crate) struct Published {
-    pub phase: AtomicU8,
-    /// CLOCK_MONOTONIC ns when measurement (after ramp) started.
-    pub meas_start_ns: AtomicU64,
-    /// CLOCK_MONOTONIC ns when the worker finished.
-    pub end_ns: AtomicU64,
-    /// Bytes and I/Os completed since measurement start, per direction.
-    pub bytes: [AtomicU64; 3],
-    pub ios: [AtomicU64; 3],
-    /// Of the reads counted above, the bytes and I/Os of the verify read-backs (and backlog),
-    /// which periodic samples leave out, as fio's (its this_io_bytes skips them).
-    pub read_back: [AtomicU64; 2],
-    /// The worker ended with an error (for exitall_on_error).
-    pub failed: std::sync::atomic::AtomicBool,
-    /// The worker's thread id (fio's pid), for `--status-interval` reports.
-    pub tid: std::sync::atomic::AtomicU32,
-}
+// The types shared with the watchers live in the leaf `shared.rs`; the worker loops take them
+// from here with the rest of what an instance is given and gives back.
+pub(crate) use super::shared::{IoFailure, Published, PHASE_DONE, PHASE_MEASURING, PHASE_RAMP};
 
 /// Everything a worker needs, prepared by the orchestrator (files are open).
 pub(crate) struct WorkerInput {
@@ -55,15 +33,17 @@ pub(crate) struct WorkerInput {
     /// The job's `write_iolog` file, opened before the run; the worker takes it.
     pub iolog: std::sync::Mutex<Option<crate::stats::iolog::IoLog>>,
     /// `--status-interval`: where the worker leaves its latency snapshot (see `status.rs`).
-    pub status_lat: Option<std::sync::Arc<super::status::StatusLat>>,
+    pub status_lat: Option<std::sync::Arc<super::shared::StatusLat>>,
     /// unlink_each_loop: replaces a file with a new empty one when a later pass starts.
     pub relink: Option<crate::workload::relink::Relinker>,
     /// The flow group of a job that sets `flow` (see `latency_target.rs`).
-    pub flow: Option<std::sync::Arc<super::latency_target::FlowGroup>>,
+    pub flow: Option<std::sync::Arc<super::shared::FlowGroup>>,
     /// openfiles below the number of files: which files are open; `IoSource` takes it.
     pub open_window: std::sync::Mutex<Option<crate::workload::openfiles::OpenWindow>>,
     /// lockfile: the lock of each file, shared with the other jobs on it (None without it).
     pub file_locks: Option<Vec<std::sync::Arc<super::file_lock::FileLock>>>,
+    /// Where the job's warnings and fio's error lines go (the run's `RunOptions::diag`).
+    pub diag: crate::diag::Diag,
 }
 
 impl WorkerInput {
@@ -131,12 +111,13 @@ pub(super) fn finish_logs(
     logs: Option<crate::stats::logs::JobLogs>,
     end: u64,
     res: &mut WorkerResult,
+    diag: &crate::diag::Diag,
 ) {
     if let Some(l) = logs {
         let (stats, done) = l.finish(end);
         res.per_io_samples = stats;
         if let Err(e) = done {
-            eprintln!("iogauge: warning: {e}");
+            diag.line(&format!("iogauge: warning: {e}"));
         }
     }
 }
@@ -162,9 +143,13 @@ pub(super) fn iolog_sync(
 
 /// The job ended at `end`: close its iolog's files and flush it; a failure is a warning.
 #[cold]
-pub(super) fn finish_iolog(log: Option<crate::stats::iolog::IoLog>, end: u64) {
+pub(super) fn finish_iolog(
+    log: Option<crate::stats::iolog::IoLog>,
+    end: u64,
+    diag: &crate::diag::Diag,
+) {
     if let Some(Err(e)) = log.map(|l| l.finish(end)) {
-        eprintln!("iogauge: warning: {e}");
+        diag.line(&format!("iogauge: warning: {e}"));
     }
 }
 
@@ -192,23 +177,7 @@ impl WorkerInput {
     }
 }
 
-/// An operation that failed and ended its job: what, on which file, where, and why.
-#[derive(Debug, Clone)]
-pub struct IoFailure {
-    /// The operation: `read`, `write`, `trim`, `fsync`, `fdatasync`, `open`, ...
-    pub op: &'static str,
-    /// The file it was on.
-    pub path: PathBuf,
-    /// The offset of the I/O (for a sync: that of the write before it).
-    pub offset: u64,
-    /// Its length in bytes (0 for a sync and for operations that move no data, as fio's buflen).
-    pub len: u64,
-    /// The error number.
-    pub errno: i32,
-    /// The error in words (`strerror`).
-    pub message: String,
-}
-
+/// An [`IoFailure`] is built from the worker's input (its paths), so its constructor lives here.
 impl IoFailure {
     /// `op` failed with `errno` on file number `file` of `input`.
     pub(super) fn new(
@@ -228,19 +197,13 @@ impl IoFailure {
         }
     }
 
-    /// The failed I/O moved (or was to move) `len` bytes.
-    #[cold]
-    pub(super) fn with_len(mut self, len: usize) -> Self {
-        self.len = len as u64;
-        self
-    }
-
     /// fio's `error_dump`: fio's io_u error line on stderr for an error the job survives
-    /// (continue_on_error/ignore_error); a fatal one is printed once by the command.
+    /// (continue_on_error/ignore_error); a fatal one is printed once by the command. In the
+    /// command's name ("iogauge check:" under check).
     #[cold]
-    pub(super) fn dump(&self) {
+    pub(super) fn dump(&self, diag: &crate::diag::Diag) {
         if let Some(line) = super::partial::fio_error_line(self) {
-            eprintln!("iogauge fio: {line}");
+            diag.note(&line);
         }
     }
 }
@@ -309,7 +272,7 @@ pub struct WorkerResult {
     /// Per-I/O bw/iops statistics from the logs (fio's JSON uses them with a per-I/O log).
     pub(crate) per_io_samples: Option<crate::stats::logs::PerIoStats>,
     /// `--status-interval`: the latency snapshot left at each interval boundary.
-    pub(super) status_lat: Option<std::sync::Arc<super::status::StatusLat>>,
+    pub(super) status_lat: Option<std::sync::Arc<super::shared::StatusLat>>,
     /// latency_target: the queue depth the search ended at (fio's `latency_depth`).
     pub latency_depth: Option<u32>,
 }
@@ -365,7 +328,7 @@ impl WorkerResult {
             total_err: 0,
             first_error: 0,
             finished_at: std::time::SystemTime::now(),
-            intervals: IntervalLogs::new(if job.gtod_reduce { 0 } else { 4 }),
+            intervals: IntervalLogs::new(if job.measured().latency { 4 } else { 0 }),
             // Synchronous engines have one recorder for both (lat = clat).
             intervals_from_lat: queued && lat == IntervalLatency::Lat,
             prio_lat: None,
@@ -438,7 +401,7 @@ impl WorkerResult {
         let recs = [&dirs[0], &dirs[1], &dirs[2], &self.sync_lat];
         self.intervals.advance(t, &recs);
         if let Some(s) = &self.status_lat {
-            let state = super::status::WorkerState {
+            let state = super::shared::WorkerState {
                 cpu_start: &self.cpu,
                 depth: depth.or(self.depth.as_ref()),
             };

@@ -8,9 +8,10 @@ use crate::model::JobSpec;
 use std::path::PathBuf;
 
 /// The schedulers this run switched: (the device's scheduler file, the scheduler before).
-#[derive(Default)]
 pub(super) struct Switched {
     restore: Vec<(PathBuf, String)>,
+    /// Where a scheduler that could not be put back is said.
+    diag: crate::diag::Diag,
 }
 
 /// The selected scheduler in a scheduler file's text (`none [mq-deadline] kyber`).
@@ -24,8 +25,11 @@ impl Switched {
     /// Switches the device of every job that names a scheduler. A file on no block device
     /// (tmpfs, NFS) or a device without the sysfs file is left alone, as fio does (it says the
     /// kernel cannot switch); a device whose queue has no scheduler to choose is noted.
-    pub(super) fn setup(jobs: &[JobSpec]) -> Result<Switched, String> {
-        let mut s = Switched::default();
+    pub(super) fn setup(jobs: &[JobSpec], diag: &crate::diag::Diag) -> Result<Switched, String> {
+        let mut s = Switched {
+            restore: Vec::new(),
+            diag: diag.clone(),
+        };
         for job in jobs {
             let Some(want) = &job.io.ioscheduler else {
                 continue;
@@ -36,17 +40,17 @@ impl Switched {
                 };
                 let file = PathBuf::from(format!("/sys/block/{}/queue/scheduler", disk.name));
                 let Ok(before) = std::fs::read_to_string(&file) else {
-                    eprintln!(
-                        "iogauge fio: job '{}': {} cannot switch its I/O scheduler",
+                    diag.note(&format!(
+                        "job '{}': {} cannot switch its I/O scheduler",
                         job.name, disk.name
-                    );
+                    ));
                     continue;
                 };
                 let Some(old) = selected(&before).map(str::to_string) else {
-                    eprintln!(
-                        "iogauge fio: job '{}': the I/O scheduler of {} is not tunable",
+                    diag.note(&format!(
+                        "job '{}': the I/O scheduler of {} is not tunable",
                         job.name, disk.name
-                    );
+                    ));
                     continue;
                 };
                 let fail = |why: String| {
@@ -76,10 +80,10 @@ impl Drop for Switched {
     fn drop(&mut self) {
         for (file, old) in self.restore.iter().rev() {
             if let Err(e) = std::fs::write(file, old) {
-                eprintln!(
+                self.diag.line(&format!(
                     "iogauge: cannot put the I/O scheduler {old} back in {}: {e}",
                     file.display()
-                );
+                ));
             }
         }
     }

@@ -10,6 +10,7 @@
 //! that depth and ends. At depth 1 with percentile 100, an I/O over the target ends the job with
 //! ETIMEDOUT, as fio's lat_fatal.
 
+use super::shared::FlowGroup;
 use crate::model::JobSpec;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -229,30 +230,6 @@ impl LatTarget {
     }
 }
 
-/// latency_target and flow run in the two I/O loops; the loops of cpuio, exec and the file
-/// engines have neither yet, so a job combining them is refused rather than run without them.
-pub(crate) fn check_engine(job: &JobSpec) -> Result<(), String> {
-    use crate::model::IoEngine;
-    let other = job.ioengine.file_op().is_some()
-        || matches!(job.ioengine, IoEngine::Cpuio | IoEngine::Exec);
-    let option = if job.latency.target_on() {
-        "latency_target"
-    } else if job.latency.flow > 0 {
-        "flow"
-    } else {
-        return Ok(());
-    };
-    if !other {
-        return Ok(());
-    }
-    Err(format!(
-        "job '{}': {option} is not supported by iogauge with ioengine={} yet (only on the \
-         engines that read and write data)",
-        job.name,
-        job.ioengine.fio_name()
-    ))
-}
-
 /// The I/O that missed the target at depth 1 (percentile 100): it ends the job.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Missed {
@@ -309,7 +286,7 @@ pub(super) fn after_completions(
 /// The message fio prints when an I/O misses the target at depth 1 (lat_fatal).
 #[cold]
 fn fatal(res: &mut super::instance::WorkerResult, input: &super::instance::WorkerInput, m: Missed) {
-    eprintln!(
+    input.diag.line(&format!(
         "fio: latency of {} nsec exceeds specified max ({} nsec): {} {} {} {}",
         m.lat_ns,
         input.job.latency.target_ns,
@@ -317,20 +294,13 @@ fn fatal(res: &mut super::instance::WorkerResult, input: &super::instance::Worke
         ["read", "write", "trim"][m.dir.min(2)],
         m.offset,
         m.len
-    );
-    eprintln!(
+    ));
+    input.diag.line(&format!(
         "fio: pid={}, err={LAT_ERRNO}/file:io_u.c:1432, func=max latency exceeded, error={}",
         res.tid,
         crate::report::units::strerror(LAT_ERRNO)
-    );
+    ));
     res.job_error = LAT_ERRNO;
-}
-
-/// One flow group (fio's struct fio_flow): the I/Os its jobs issued (from 1) and their weights.
-#[derive(Debug)]
-pub(crate) struct FlowGroup {
-    counter: AtomicU64,
-    total_weight: AtomicU64,
 }
 
 /// Every flow group of a run, with the weight of every job instance that uses one registered

@@ -118,7 +118,7 @@ impl<'a> LoopState<'a> {
         let data = Data::new(input, &src);
         LoopState {
             cx,
-            timing: Timing::new(job, tl.meas_start),
+            timing: Timing::new(job, tl.meas_start, &input.diag),
             lat: LatTarget::new(job, tl.meas_start),
             flow: Flow::new(input),
             sfr: SyncRange::new(job, input.paths.len()),
@@ -385,8 +385,8 @@ impl<'a> LoopState<'a> {
             ..
         } = self;
         let end = tl.finish(&mut res, cx.input, sync);
-        finish_logs(logs, end, &mut res);
-        finish_iolog(iolog, end);
+        finish_logs(logs, end, &mut res, &cx.input.diag);
+        finish_iolog(iolog, end, &cx.input.diag);
         res.latency_depth = lat.map(|l| l.depth());
         drop(flow);
         (res, end)

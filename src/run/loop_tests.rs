@@ -240,6 +240,7 @@ fn input(job: JobSpec, limit: u64) -> WorkerInput {
         logs: Mutex::new(None),
         iolog: Mutex::new(None),
         status_lat: None,
+        diag: crate::diag::Diag::default(),
         relink: None,
         flow: None,
         open_window: Mutex::new(None),

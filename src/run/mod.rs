@@ -33,6 +33,8 @@ mod phases;
 pub(crate) mod plan;
 mod prepare;
 pub(crate) mod queue_worker;
+pub(crate) mod resolve;
+pub(crate) mod shared;
 pub(crate) mod small_files;
 pub(crate) mod source;
 pub(crate) mod status;
@@ -53,9 +55,11 @@ use instance::{IoFailure, WorkerResult};
 use monitor::Trace;
 use phases::run_phases;
 use plan::Instance;
+pub use resolve::{resolve, ResolveError, ResolvedRun};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// Why a run produced no report.
+/// Why a run produced no report. Which of these are bad input (exit 2) is decided in one
+/// place, `app::error::Kind::of_run`.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
     /// Files could not be planned, checked or laid out.
@@ -95,20 +99,6 @@ pub enum RunError {
     TimedOut,
 }
 
-impl RunError {
-    /// Bad input or usage (exit 2 in every command): the engine cannot run on this host, or the
-    /// files cannot or must not be laid out as asked.
-    pub(crate) fn is_bad_input(&self) -> bool {
-        match self {
-            RunError::EngineUnavailable(_) | RunError::BufferMemory(_) | RunError::JobSetup(_) => {
-                true
-            }
-            RunError::Layout(e) => e.is_bad_input(),
-            _ => false,
-        }
-    }
-}
-
 /// How to run (beyond what the jobs say).
 #[derive(Clone)]
 pub struct RunOptions {
@@ -126,6 +116,8 @@ pub struct RunOptions {
     /// With `keep_files`: record the kept files in the run's marker, which then stays, and name
     /// them on stderr (`check`, whose file names the user did not choose); see `cleanup::keep`.
     pub record_kept: bool,
+    /// Where warnings and notes raised while running go (the command's face decides).
+    pub diag: crate::diag::Diag,
 }
 
 impl Default for RunOptions {
@@ -137,6 +129,7 @@ impl Default for RunOptions {
             deadline: None,
             status: None,
             record_kept: false,
+            diag: crate::diag::Diag::default(),
         }
     }
 }
@@ -149,6 +142,7 @@ impl std::fmt::Debug for RunOptions {
             .field("sample_budget", &self.sample_budget)
             .field("deadline", &self.deadline)
             .field("status", &self.status.as_ref().map(|s| s.every))
+            .field("diag", &self.diag)
             .finish()
     }
 }
@@ -167,12 +161,15 @@ pub(crate) struct InstanceResult {
 /// Run every job of `spec`. Files iogauge created are removed before this returns, whatever
 /// happens, unless the user asked to keep them. `stop` is set by SIGINT/SIGTERM: when it is set
 /// after the jobs started, the report holds what they did until then.
+/// The run is resolved first ([`resolve`]): a bad combination in any job, whatever its phase,
+/// is refused before anything touches the host.
 pub fn run(spec: &RunSpec, opts: &RunOptions, stop: &AtomicBool) -> Result<Report, RunError> {
+    let resolved = resolve(spec.clone())?;
     // fio's clocksource is one for the whole process; the first job that names one decides.
     clock::prefer(spec.jobs.iter().find_map(|j| j.host.clocksource));
     clock::init();
     let Some(deadline) = opts.deadline else {
-        return run_until(spec, opts, stop);
+        return run_until(&resolved, opts, stop);
     };
     // The run stops on the caller's flag or at the deadline; the two are told apart afterwards
     // and the caller's flag is never set by the timer.
@@ -193,7 +190,7 @@ pub fn run(spec: &RunSpec, opts: &RunOptions, stop: &AtomicBool) -> Result<Repor
                 std::thread::sleep((deadline - now).min(std::time::Duration::from_millis(10)));
             }
         });
-        let r = run_until(spec, opts, &inner);
+        let r = run_until(&resolved, opts, &inner);
         done.store(true, Ordering::Relaxed);
         r
     });
@@ -203,28 +200,36 @@ pub fn run(spec: &RunSpec, opts: &RunOptions, stop: &AtomicBool) -> Result<Repor
     res
 }
 
-fn run_until(spec: &RunSpec, opts: &RunOptions, stop: &AtomicBool) -> Result<Report, RunError> {
-    reap_dead_runs(spec);
+fn run_until(
+    resolved: &ResolvedRun,
+    opts: &RunOptions,
+    stop: &AtomicBool,
+) -> Result<Report, RunError> {
+    let spec = &resolved.spec;
+    reap_dead_runs(spec, &opts.diag);
     let created = CreatedFiles::new();
     let started_at = std::time::SystemTime::now();
     let run_start = clock::now_ns();
     let mut disks = disks::Disks::resolve(spec);
     // A panic in a worker must not skip the cleanup below: catch it, clean up, then re-raise.
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        run_phases(spec, opts, stop, &created, &mut disks)
+        run_phases(resolved, opts, stop, &created, &mut disks)
     }));
     // Cleanup happens on every path: success, error, interrupt and panic.
-    let kept = keep(spec, &created, opts.record_kept);
+    let kept = keep(spec, &created, opts.record_kept, &opts.diag);
     let failed = created.remove_all();
     for (p, e) in &failed {
-        eprintln!("iogauge: warning: could not remove '{}': {e}", p.display());
+        opts.diag.line(&format!(
+            "iogauge: warning: could not remove '{}': {e}",
+            p.display()
+        ));
     }
     if let Some((p, _)) = failed.first().filter(|_| created.markers_left()) {
-        eprintln!(
+        opts.diag.line(&format!(
             "iogauge: its run marker stays: `iogauge cleanup {}` removes what is left once the \
              filesystem works again",
             layout::parent_dir(p).display()
-        );
+        ));
     }
     let results = match outcome {
         Ok(r) => r?,
@@ -297,5 +302,46 @@ mod tests {
             0,
             "files left behind"
         );
+    }
+    /// The lines a run raises go to the run's diagnostics sink in the command's name: fio's
+    /// io_u error line of a survived error says "iogauge check:" under check (it said
+    /// "iogauge fio:" under every command, past the progress bar).
+    #[test]
+    fn diagnostics_go_to_the_sink_in_the_commands_name() {
+        let args: Vec<String> = [
+            "--name=dump",
+            "--filename=/dev/full",
+            "--rw=write",
+            "--bs=4k",
+            "--size=16k",
+            "--continue_on_error=all",
+            "--ignore_error=,ENOSPC",
+            "--error_dump=1",
+            "--allow-overwrite",
+        ]
+        .map(String::from)
+        .to_vec();
+        let cmd = crate::input::fio::parse_fio_args(&args, &|_: &str| None, &mut std::io::empty())
+            .unwrap();
+        let crate::input::fio::FioCommand::Run(spec, _) = cmd else {
+            panic!("not a run");
+        };
+        let (diag, said) = crate::diag::Diag::collect("iogauge check");
+        let opts = RunOptions {
+            diag,
+            ..RunOptions::default()
+        };
+        run(&spec, &opts, &AtomicBool::new(false)).unwrap();
+        let said = said.lock().unwrap().clone();
+        let want: Vec<String> = (0..4)
+            .map(|i| {
+                format!(
+                    "iogauge check: io_u error on file /dev/full: No space left on device: \
+                     write offset={}, buflen=4096",
+                    i * 4096
+                )
+            })
+            .collect();
+        assert_eq!(said, want);
     }
 }

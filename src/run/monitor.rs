@@ -3,7 +3,7 @@
 //! samples, and draws the progress line on stderr when asked to.
 
 use super::clock::{now_ns, sleep_until};
-use super::instance::{Published, PHASE_DONE, PHASE_MEASURING};
+use super::shared::{Published, PHASE_DONE, PHASE_MEASURING};
 use crate::stats::Reading;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

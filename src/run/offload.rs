@@ -554,7 +554,7 @@ impl<'a> JobLoop<'a> {
                 st.cx
                     .failure(op, s.file, s.offset, no)
                     .with_len(s.len)
-                    .dump();
+                    .dump(&input.diag);
             }
             // A job whose every I/O fails still ends at its runtime.
             if d.t_done >= st.tl.deadline {

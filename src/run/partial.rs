@@ -2,7 +2,7 @@
 //! prints its results after an `io_u error`, and marked as partial. Here: the failure in words
 //! (`RunError::Io`'s message), the note that marks the report, and fio's stderr line.
 
-use super::instance::IoFailure;
+use super::shared::IoFailure;
 use crate::report::Report;
 
 /// `write error on 'F' at offset N, length L: Input/output error (errno 5)` (no length for a

@@ -15,6 +15,8 @@ pub struct Instance {
     pub groupid: u32,
     /// Instances of one phase start together; phases run one after another.
     pub phase: u32,
+    /// fio's thread number − 1 (cpus_allowed_policy=split picks the CPU by it).
+    pub thread: u32,
     pub files: Vec<FilePlan>,
     /// Its files are planned when its phase starts: a job without a size reading a file that a
     /// job of an earlier phase creates (fio's surface scan: fill the disk, then read it all).

@@ -1,11 +1,11 @@
-//! One instance made ready before its phase starts: its options checked against the engine and
-//! host, lockmem pinned, its logs opened, its files laid out and opened for I/O (write hint,
+//! One instance made ready before its phase starts (its options were checked when the run was
+//! resolved, the host settings probed before the first phase): lockmem pinned, its logs opened, its files laid out and opened for I/O (write hint,
 //! direct alignment, pre_read, cache drop and fadvise, the openfiles window), exec_prerun run,
 //! and the worker's input built.
 
 use super::instance::WorkerInput;
 use super::plan::{self, Instance};
-use super::{fileops, host, latency_target, RunError};
+use super::{fileops, host, RunError};
 use crate::model::{IoEngine, JobSpec, RunSpec};
 use crate::workload::cleanup::CreatedFiles;
 use crate::workload::layout;
@@ -47,47 +47,11 @@ pub(super) fn prepare(
     stop: &AtomicBool,
     created: &CreatedFiles,
     inst: Instance,
+    diag: &crate::diag::Diag,
 ) -> Result<Prepared, RunError> {
     let job: &JobSpec = &spec.jobs[inst.job];
-    // fio's thread number: instances of every job of the run, counted from 1.
-    let thread_number = spec.jobs[..inst.job]
-        .iter()
-        .map(|j| j.numjobs.max(1))
-        .sum::<u32>()
-        + inst.jobnum
-        + 1;
-    latency_target::check_engine(job).map_err(RunError::JobSetup)?;
-    if job.ioprio.cmd_active() && !job.ioengine.is_async() {
-        return Err(RunError::JobSetup(format!(
-            "job '{}': {} needs a queueing engine (ioengine=io_uring or libaio), \
-             as in fio; {} has no per-I/O priority",
-            job.name,
-            if job.ioprio.bssplit_active() {
-                "cmdprio_bssplit"
-            } else {
-                "cmdprio_percentage"
-            },
-            job.ioengine.fio_name()
-        )));
-    }
-    if job.ioprio.bssplit_active() && job.ioprio.cmd_percentage.iter().any(|&p| p > 0) {
-        return Err(RunError::JobSetup(format!(
-            "job '{}': cmdprio_percentage and cmdprio_bssplit are mutually exclusive (as in \
-             fio); use one, e.g. cmdprio_bssplit=4k/10:64k/50",
-            job.name
-        )));
-    }
-    if let Some(p) = inst.files.iter().find(|p| {
-        job.files.unlink_each_loop && p.existed && !p.is_block && !created.contains(&p.path)
-    }) {
-        return Err(RunError::JobSetup(format!(
-            "job '{}': unlink_each_loop would delete '{}', which iogauge did not create; \
-             remove it or use another directory",
-            job.name,
-            p.path.display()
-        )));
-    }
-    host::probe(job, thread_number - 1).map_err(RunError::JobSetup)?;
+    // fio's thread number, counted from 1.
+    let thread_number = inst.thread + 1;
     let locked = host::LockedMem::pin(job).map_err(RunError::JobSetup)?;
     let logs = crate::stats::logs::JobLogs::open(job, thread_number).map_err(RunError::JobSetup)?;
     let paths: Vec<_> = inst.files.iter().map(|f| f.path.clone()).collect();
@@ -144,7 +108,7 @@ pub(super) fn prepare(
                     layout::pre_read(job, f, created, stop)?;
                 }
                 for w in layout::on_open(job, f, &file) {
-                    eprintln!("iogauge: warning: {w}");
+                    diag.line(&format!("iogauge: warning: {w}"));
                 }
                 // Direct I/O bypasses the cache, so fio only drops it again for buffered jobs.
                 let drop =
@@ -171,7 +135,7 @@ pub(super) fn prepare(
         .host
         .exec_prerun
         .as_deref()
-        .is_none_or(|cmd| host::exec(job, cmd, "prerun"));
+        .is_none_or(|cmd| host::exec(job, cmd, "prerun", diag));
     let io_limit = if job.create_only || !prerun_ok {
         Some(0)
     } else {
@@ -188,6 +152,7 @@ pub(super) fn prepare(
         logs: std::sync::Mutex::new(logs),
         iolog: std::sync::Mutex::new(iolog),
         status_lat: None,
+        diag: diag.clone(),
         // A time-based job is one fio loop (its passes wrap inside it): nothing to unlink.
         relink: (job.files.unlink_each_loop && !job.time_based && !files.is_empty()).then(|| {
             crate::workload::relink::Relinker::new(

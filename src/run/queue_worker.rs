@@ -796,7 +796,7 @@ impl<'a> QueueLoop<'a> {
         } else if self.st.cx.input.job.io.error_dump {
             let op = if s.dir == DDIR_READ { "read" } else { "write" };
             let f = self.st.cx.failure(op, s.file, s.offset, no);
-            f.with_len(s.len).dump();
+            f.with_len(s.len).dump(&self.st.cx.input.diag);
         }
     }
 

@@ -31,19 +31,19 @@ fn io_error(op: &'static str, path: &Path, e: std::io::Error) -> RunError {
 }
 
 /// Runs the test in `dir` with `count` files of `size` bytes named `<name>.<n>`; removes them
-/// unless `keep`.
+/// unless `keep` (`--keep-files`), which names the kept files there.
 pub(crate) fn run_small_files(
     dir: &Path,
     name: &str,
     count: u32,
     size: usize,
-    keep: bool,
+    keep: Option<&crate::diag::Diag>,
     stop: &AtomicBool,
 ) -> Result<SmallFilesReport, RunError> {
     let created = CreatedFiles::new();
     let res = phases(dir, name, count, size, &created, stop);
-    if keep {
-        super::cleanup::keep_all(&created);
+    if let Some(diag) = keep {
+        super::cleanup::keep_all(&created, diag);
     } else {
         created.remove_all();
     }
@@ -147,7 +147,7 @@ mod tests {
             "iogauge-t.1.1",
             200,
             5,
-            false,
+            None,
             &AtomicBool::new(false),
         )
         .unwrap();
@@ -164,16 +164,20 @@ mod tests {
         // Each phase takes at least the sum of its per-file times.
         assert!(r.create_ns as f64 >= r.create.mean * 200.0);
         assert!(std::fs::read_dir(d.path()).unwrap().next().is_none());
+        let (diag, said) = crate::diag::Diag::collect("iogauge check");
         let kept = run_small_files(
             d.path(),
             "iogauge-t.1.2",
             3,
             5,
-            true,
+            Some(&diag),
             &AtomicBool::new(false),
         )
         .unwrap();
         assert_eq!(kept.files, 3);
+        // The kept files are named through the run's diagnostics, not on stderr directly.
+        let said = said.lock().unwrap().join("\n");
+        assert!(said.starts_with("iogauge: kept "), "{said}");
         // The files, and the marker that records them as kept (for `iogauge cleanup --kept`).
         let mut names: Vec<String> = std::fs::read_dir(d.path())
             .unwrap()
@@ -197,7 +201,7 @@ mod tests {
             "iogauge-t.1.3",
             50,
             5,
-            false,
+            None,
             &AtomicBool::new(true),
         )
         .unwrap_err();

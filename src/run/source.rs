@@ -398,6 +398,7 @@ mod tests {
             logs: std::sync::Mutex::new(None),
             iolog: std::sync::Mutex::new(None),
             status_lat: None,
+            diag: crate::diag::Diag::default(),
             relink: None,
             flow: None,
             open_window: std::sync::Mutex::new(None),

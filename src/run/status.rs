@@ -2,9 +2,9 @@
 //!
 //! fio reads its threads' statistics from another thread without locks (racy but complete).
 //! iogauge's workers keep their latency recorders to themselves and publish cumulative counters
-//! (relaxed atomic stores, see `instance::Published`). A report so far is assembled from:
+//! (relaxed atomic stores, see `shared::Published`). A report so far is assembled from:
 //! - those counters: I/Os, bytes, runtime, bandwidth and IOPS per direction, exact;
-//! - when `--status-interval` is on, a latency snapshot ([`StatusLat`]) each worker leaves at
+//! - when `--status-interval` is on, a latency snapshot (`shared::StatusLat`) each worker leaves at
 //!   its 100 ms interval boundaries (the cold path that already closes the per-interval
 //!   histograms): a copy of the interval recorders' counts, extremes, sums and histograms into
 //!   recorders allocated up front, under a `try_lock` (never waits; a boundary whose copy finds
@@ -24,80 +24,14 @@
 //! (earlier stonewall phases are not repeated).
 
 use super::assemble::{header, job_lines, runtime_ms, text_units};
-use super::instance::{Published, PHASE_MEASURING};
 use super::plan::Instance;
+use super::shared::{Published, StatusLat, PHASE_MEASURING};
 use crate::model::RunSpec;
 use crate::report::{DepthReport, DirReport, GroupDirReport, GroupReport, JobReport, Report};
 use crate::stats::{CpuTimes, DepthCounters, LatRecorder};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::SystemTime;
-
-/// A worker's snapshot for the dumps: its four interval recorders (read, write, trim, sync),
-/// its CPU use and queue depth counters since measurement started, copied at a 100 ms
-/// boundary.
-pub(crate) struct StatusLat {
-    snap: std::sync::Mutex<Snapshot>,
-    /// The recorders are queueing engines' `lat` (else `clat`).
-    from_lat: std::sync::atomic::AtomicBool,
-    /// The worker uses a queueing engine.
-    queued: std::sync::atomic::AtomicBool,
-}
-
-struct Snapshot {
-    recs: [LatRecorder; 4],
-    /// None until the first boundary: then the dump has no CPU or depth figures to show.
-    cpu: Option<CpuTimes>,
-    /// Queueing engines' counters (synchronous engines have none: one I/O at a time).
-    depth: Option<DepthCounters>,
-}
-
-/// What a worker hands over at a boundary besides its recorders.
-pub(crate) struct WorkerState<'a> {
-    /// CPU use at measurement start (the worker's baseline for its end report).
-    pub cpu_start: &'a CpuTimes,
-    pub depth: Option<&'a DepthCounters>,
-}
-
-impl StatusLat {
-    /// Empty recorders, allocated once before the run.
-    pub(crate) fn new() -> Self {
-        StatusLat {
-            snap: std::sync::Mutex::new(Snapshot {
-                recs: std::array::from_fn(|_| LatRecorder::new(0)),
-                cpu: None,
-                depth: None,
-            }),
-            from_lat: false.into(),
-            queued: false.into(),
-        }
-    }
-
-    /// Worker side, at an interval boundary (every 100 ms, never per I/O): copy the recorders
-    /// and counters unless the reader holds them. The CPU figure costs one getrusage here.
-    pub(crate) fn publish(
-        &self,
-        recs: &[&LatRecorder; 4],
-        from_lat: bool,
-        queued: bool,
-        state: WorkerState,
-    ) {
-        if let Ok(mut mine) = self.snap.try_lock() {
-            for (m, r) in mine.recs.iter_mut().zip(recs) {
-                m.copy_stats_from(r);
-            }
-            mine.cpu = CpuTimes::now_thread()
-                .ok()
-                .map(|now| now.delta(state.cpu_start));
-            match (&mut mine.depth, state.depth) {
-                (Some(m), Some(d)) => m.clone_from(d),
-                (m, d) => *m = d.cloned(),
-            }
-            self.from_lat.store(from_lat, Ordering::Relaxed);
-            self.queued.store(queued, Ordering::Relaxed);
-        }
-    }
-}
 
 /// Receives each report so far (the caller renders and prints it).
 pub type StatusSink = Arc<dyn Fn(&Report) + Send + Sync>;
@@ -123,12 +57,7 @@ pub(super) fn report_so_far(
     started_at: SystemTime,
 ) -> Report {
     // One entry per instance, or per group with group_reporting (as the end report folds).
-    let mut jobs: Vec<(Option<u32>, JobReport)> = Vec::new();
-    // Per entry: merged latency recorders per direction, and (from_lat, queued).
-    let mut entry_lat: Vec<Option<([LatRecorder; 3], bool, bool)>> = Vec::new();
-    let mut entry_job: Vec<usize> = Vec::new();
-    // Per entry: None before its first member, Some(None) when a member has no snapshot yet.
-    let mut entry_state: Vec<Option<Option<SoFar>>> = Vec::new();
+    let mut entries: Vec<Entry> = Vec::new();
     for (i, (inst, pb)) in instances.iter().zip(published).enumerate() {
         let job = &spec.jobs[inst.job];
         let phase = pb.phase.load(Ordering::Acquire);
@@ -143,68 +72,131 @@ pub(super) fn report_so_far(
             0
         };
         let key = job.group_reporting.then_some(inst.groupid);
-        let idx = match jobs.iter().position(|(k, _)| k.is_some() && *k == key) {
+        let idx = match entries.iter().position(|e| e.key.is_some() && e.key == key) {
             Some(i) => i,
             None => {
-                jobs.push((
+                entries.push(Entry {
                     key,
-                    JobReport {
-                        name: job.name.clone(),
-                        groupid: inst.groupid,
-                        elapsed_s: now_ns.saturating_sub(run_start_ns) / 1_000_000_000,
-                        finished_at: Some(SystemTime::now()),
-                        header: header(job),
-                        options: job.options.clone(),
-                        description: job.description.clone(),
-                        percentile_list: job.percentile_list.clone(),
-                        gtod_reduce: job.gtod_reduce,
-                        clat_percentiles: job.clat_percentiles,
-                        lat_percentiles: job.lat_percentiles,
-                        iodepth: job.iodepth,
-                        // The entry's first worker, as the end report (fio: the first job's).
-                        pid: pb.tid.load(Ordering::Relaxed),
-                        nr_files: inst.files.len() as u32,
-                        unified_rw: job.reporting.unified_rw,
-                        sig_figs: job.reporting.sig_figs,
-                        units: text_units(job),
-                        // (the depth is iodepth here, not where latency_target's search is)
-                        latency_target: Some((
-                            job.latency.target_ns,
-                            job.latency.window_us,
-                            job.latency.percentile,
-                        )),
-                        ..JobReport::default()
-                    },
-                ));
-                entry_lat.push(None);
-                entry_state.push(None);
-                entry_job.push(inst.job);
-                jobs.len() - 1
+                    report: entry_report(spec, inst, pb, now_ns, run_start_ns),
+                    lat: None,
+                    job: inst.job,
+                    state: None,
+                });
+                entries.len() - 1
             }
         };
+        let e = &mut entries[idx];
         // CPU and depth so far: known once every member of the entry has left a snapshot.
-        let mut state = None;
-        if let Some(sl) = lats.get(i).and_then(|l| l.as_ref()) {
-            if phase >= PHASE_MEASURING {
-                let snap = sl.snap.lock().unwrap_or_else(|p| p.into_inner());
-                let flags = (
-                    sl.from_lat.load(Ordering::Relaxed),
-                    sl.queued.load(Ordering::Relaxed),
-                );
-                let e = entry_lat[idx].get_or_insert_with(|| {
-                    (
-                        std::array::from_fn(|_| LatRecorder::new(0)),
-                        flags.0,
-                        flags.1,
-                    )
-                });
-                for (m, r) in e.0.iter_mut().zip(snap.recs.iter()) {
-                    m.merge(r);
-                }
-                state = Some((snap.cpu, snap.depth.clone()));
-            }
+        let snapshot = lats.get(i).and_then(|l| l.as_ref());
+        let state = snapshot
+            .filter(|_| phase >= PHASE_MEASURING)
+            .map(|sl| e.merge_latency(sl));
+        e.add_state(state, measured_ns);
+        let j = &mut e.report;
+        j.njobs += 1;
+        j.job_runtime_ms += runtime_ms(measured_ns);
+        let run_ms = runtime_ms(measured_ns);
+        for d in 0..3 {
+            let dir = &mut j.dirs[d];
+            dir.io_bytes += pb.bytes[d].load(Ordering::Relaxed);
+            dir.total_ios += pb.ios[d].load(Ordering::Relaxed);
+            dir.runtime_ms = dir.runtime_ms.max(run_ms);
         }
-        let seen = &mut entry_state[idx];
+    }
+    let jobs: Vec<JobReport> = entries.into_iter().map(|e| e.finish(spec)).collect();
+    let groups = group_reports(&jobs);
+    Report {
+        version: Report::version_string(),
+        started_at,
+        context: None,
+        global_options: spec.global_options.clone(),
+        job_lines: job_lines(spec),
+        interrupted: None,
+        jobs,
+        groups,
+        disks: Vec::new(),
+        notes: Vec::new(),
+    }
+}
+
+/// One entry of the report so far while its members are added.
+struct Entry {
+    /// The group with group_reporting (members fold into one entry), None for a lone instance.
+    key: Option<u32>,
+    report: JobReport,
+    /// The members' latency snapshots merged per direction, and (from_lat, queued).
+    lat: Option<([LatRecorder; 3], bool, bool)>,
+    /// The entry's job (its first member's).
+    job: usize,
+    /// None before its first member, Some(None) once a member has no snapshot yet.
+    state: Option<Option<SoFar>>,
+}
+
+/// A new entry's report: the job's settings and the first member's pid; counts are added per
+/// member.
+fn entry_report(
+    spec: &RunSpec,
+    inst: &Instance,
+    pb: &Published,
+    now_ns: u64,
+    run_start_ns: u64,
+) -> JobReport {
+    let job = &spec.jobs[inst.job];
+    JobReport {
+        name: job.name.clone(),
+        groupid: inst.groupid,
+        elapsed_s: now_ns.saturating_sub(run_start_ns) / 1_000_000_000,
+        finished_at: Some(SystemTime::now()),
+        header: header(job),
+        options: job.options.clone(),
+        description: job.description.clone(),
+        percentile_list: job.percentile_list.clone(),
+        gtod_reduce: job.gtod_reduce,
+        clat_percentiles: job.clat_percentiles,
+        lat_percentiles: job.lat_percentiles,
+        iodepth: job.iodepth,
+        // The entry's first worker, as the end report (fio: the first job's).
+        pid: pb.tid.load(Ordering::Relaxed),
+        nr_files: inst.files.len() as u32,
+        unified_rw: job.reporting.unified_rw,
+        sig_figs: job.reporting.sig_figs,
+        units: text_units(job),
+        // (the depth is iodepth here, not where latency_target's search is)
+        latency_target: Some((
+            job.latency.target_ns,
+            job.latency.window_us,
+            job.latency.percentile,
+        )),
+        ..JobReport::default()
+    }
+}
+
+impl Entry {
+    /// Merges a measuring member's latency snapshot into the entry's; returns the member's CPU
+    /// and depth so far (None before its first boundary).
+    fn merge_latency(&mut self, sl: &StatusLat) -> (Option<CpuTimes>, Option<DepthCounters>) {
+        let (snap, flags) = sl.read();
+        let e = self.lat.get_or_insert_with(|| {
+            (
+                std::array::from_fn(|_| LatRecorder::new(0)),
+                flags.0,
+                flags.1,
+            )
+        });
+        for (m, r) in e.0.iter_mut().zip(snap.recs.iter()) {
+            m.merge(r);
+        }
+        (snap.cpu, snap.depth.clone())
+    }
+
+    /// Adds a member's CPU and depth so far (`state`, None without a snapshot) over its
+    /// `measured_ns`: the entry's figures are known only while every member has them.
+    fn add_state(
+        &mut self,
+        state: Option<(Option<CpuTimes>, Option<DepthCounters>)>,
+        measured_ns: u64,
+    ) {
+        let seen = &mut self.state;
         match (state, seen.as_mut()) {
             (Some((Some(cpu), depth)), Some(Some(st))) => {
                 st.cpu += cpu;
@@ -223,20 +215,13 @@ pub(super) fn report_so_far(
             // A member without a snapshot yet: the entry's figures are not known.
             _ => *seen = Some(None),
         }
-        let j = &mut jobs[idx].1;
-        j.njobs += 1;
-        j.job_runtime_ms += runtime_ms(measured_ns);
-        let run_ms = runtime_ms(measured_ns);
-        for d in 0..3 {
-            let dir = &mut j.dirs[d];
-            dir.io_bytes += pb.bytes[d].load(Ordering::Relaxed);
-            dir.total_ios += pb.ios[d].load(Ordering::Relaxed);
-            dir.runtime_ms = dir.runtime_ms.max(run_ms);
-        }
     }
-    let mut jobs: Vec<JobReport> = jobs.into_iter().map(|(_, j)| j).collect();
-    for (j, st) in jobs.iter_mut().zip(entry_state) {
-        if let Some(Some(st)) = st {
+
+    /// The entry's report once every member is in: CPU and depths when known, rates, and the
+    /// latencies the job measures from the merged snapshots.
+    fn finish(self, spec: &RunSpec) -> JobReport {
+        let mut j = self.report;
+        if let Some(Some(st)) = self.state {
             j.cpu = st.cpu.report(st.wall_ns);
             let any_io = j.dirs.iter().any(|d| d.total_ios > 0);
             // As the end report: synchronous engines have one I/O in flight, one at a time.
@@ -253,33 +238,42 @@ pub(super) fn report_so_far(
                 _ => DepthReport::default(),
             };
         }
-    }
-    for ((j, lat), ji) in jobs.iter_mut().zip(entry_lat).zip(entry_job) {
-        let job = &spec.jobs[ji];
-        let (clat_p, lat_p, gtod_reduce) =
-            (job.clat_percentiles, job.lat_percentiles, job.gtod_reduce);
+        let job = &spec.jobs[self.job];
+        let (clat_p, lat_p) = (job.clat_percentiles, job.lat_percentiles);
+        let measured = job.measured();
         for (d, dir) in j.dirs.iter_mut().enumerate() {
             fill_rates(dir);
-            let Some((recs, from_lat, queued)) = &lat else {
+            let Some((recs, from_lat, queued)) = &self.lat else {
                 continue;
             };
-            if gtod_reduce || dir.total_ios == 0 {
+            if !measured.latency || dir.total_ios == 0 {
                 continue;
             }
             let pcts = &j.percentile_list;
-            if *from_lat {
-                dir.lat = recs[d].summary(pcts, lat_p, false);
+            // Only the latencies the job measures, as the end report (disable_lat/clat: the
+            // synchronous engines' one recorder holds samples of both).
+            let (lat, clat) = if *from_lat {
+                (measured.lat, false)
             } else {
+                // Synchronous engines: lat and clat are one interval, as in the end report.
+                (measured.lat && !queued, measured.clat)
+            };
+            if clat {
                 dir.clat = recs[d].summary(pcts, clat_p, false);
-                if !queued {
-                    // Synchronous engines: lat and clat are one interval, as in the end report.
-                    dir.lat = recs[d].summary(pcts, lat_p, false);
-                }
+            }
+            if lat {
+                dir.lat = recs[d].summary(pcts, lat_p, false);
             }
         }
+        j
     }
+}
+
+/// The group blocks of the report so far: per group, its entries' bytes and the min and max of
+/// their rates and runtimes, and the aggregate bandwidth.
+fn group_reports(jobs: &[JobReport]) -> Vec<GroupReport> {
     let mut groups: Vec<GroupReport> = Vec::new();
-    for j in &jobs {
+    for j in jobs {
         let g = match groups.iter().position(|g| g.groupid == j.groupid) {
             Some(i) => &mut groups[i],
             None => {
@@ -313,18 +307,7 @@ pub(super) fn report_so_far(
             set_agg(gd);
         }
     }
-    Report {
-        version: Report::version_string(),
-        started_at,
-        context: None,
-        global_options: spec.global_options.clone(),
-        job_lines: job_lines(spec),
-        interrupted: None,
-        jobs,
-        groups,
-        disks: Vec::new(),
-        notes: Vec::new(),
-    }
+    groups
 }
 
 /// One report entry's figures so far, from its members' snapshots.
@@ -354,6 +337,141 @@ fn set_agg(gd: &mut GroupDirReport) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::JobSpec;
+    use crate::run::shared::WorkerState;
+
+    fn instance(groupid: u32) -> Instance {
+        Instance {
+            job: 0,
+            jobnum: 1,
+            groupid,
+            phase: 0,
+            files: Vec::new(),
+            deferred: false,
+            thread: 0,
+        }
+    }
+
+    /// A worker measuring since 1 s before `NOW` that published 100 reads of 4 KiB.
+    fn measuring() -> Arc<Published> {
+        let p = Arc::new(Published::default());
+        p.phase.store(PHASE_MEASURING, Ordering::Relaxed);
+        p.meas_start_ns
+            .store(NOW - 1_000_000_000, Ordering::Relaxed);
+        p.bytes[0].store(409_600, Ordering::Relaxed);
+        p.ios[0].store(100, Ordering::Relaxed);
+        p
+    }
+
+    /// A snapshot left at a boundary: 10 reads of 1..=10 µs, from a synchronous engine.
+    fn snapshot() -> Arc<StatusLat> {
+        let mut read = LatRecorder::new(0);
+        for i in 1..=10 {
+            read.record(i * 1000);
+        }
+        let none = LatRecorder::new(0);
+        let sl = Arc::new(StatusLat::new());
+        let state = WorkerState {
+            cpu_start: &CpuTimes::default(),
+            depth: None,
+        };
+        sl.publish(&[&read, &none, &none, &none], false, false, state);
+        sl
+    }
+
+    const NOW: u64 = 10_000_000_000;
+
+    fn so_far(job: JobSpec, n: usize, lats: &[Option<Arc<StatusLat>>]) -> Report {
+        let spec = RunSpec {
+            jobs: vec![job],
+            ..RunSpec::default()
+        };
+        let insts: Vec<Instance> = (0..n).map(|_| instance(0)).collect();
+        let refs: Vec<&Instance> = insts.iter().collect();
+        let published: Vec<_> = (0..n).map(|_| measuring()).collect();
+        report_so_far(&spec, &refs, &published, lats, NOW, 0, SystemTime::now())
+    }
+
+    #[test]
+    fn report_so_far_of_published_counters() {
+        let r = so_far(JobSpec::default(), 1, &[None]);
+        let d = &r.jobs[0].dirs[0];
+        assert_eq!(
+            (d.io_bytes, d.total_ios, d.runtime_ms),
+            (409_600, 100, 1000)
+        );
+        assert_eq!((d.bw_bytes, d.iops), (409_600, 100.0));
+        // No snapshot: no latency, CPU and depths not known yet.
+        assert_eq!((d.clat.n, r.jobs[0].depths.level[0]), (0, 0.0));
+        assert_eq!(r.jobs[0].elapsed_s, 10);
+        assert_eq!(r.groups[0].dirs[0].agg_bw_bytes, 409_600);
+    }
+
+    #[test]
+    fn report_so_far_folds_group_reporting_and_reads_the_snapshots() {
+        let job = JobSpec {
+            group_reporting: true,
+            ..JobSpec::default()
+        };
+        let r = so_far(job, 2, &[Some(snapshot()), Some(snapshot())]);
+        assert_eq!(r.jobs.len(), 1);
+        let j = &r.jobs[0];
+        assert_eq!(
+            (j.njobs, j.dirs[0].total_ios, j.dirs[0].runtime_ms),
+            (2, 200, 1000)
+        );
+        // Synchronous engine: lat and clat are the one recorder, both members merged.
+        assert_eq!((j.dirs[0].clat.n, j.dirs[0].lat.n), (20, 20));
+        // Both members left a snapshot: CPU and depths are known.
+        assert_eq!(j.depths.level[0], 100.0);
+        // One member without a snapshot yet: the entry's CPU and depths are not known.
+        let r = so_far(
+            JobSpec {
+                group_reporting: true,
+                ..JobSpec::default()
+            },
+            2,
+            &[Some(snapshot()), None],
+        );
+        assert_eq!(
+            (r.jobs[0].depths.level[0], r.jobs[0].dirs[0].clat.n),
+            (0.0, 10)
+        );
+        // disable_clat / disable_lat: only the other one, as the end report (the synchronous
+        // engine's one recorder holds samples of both).
+        for (record, want) in [
+            (
+                crate::model::RecordSpec {
+                    clat: false,
+                    ..Default::default()
+                },
+                (0, 10),
+            ),
+            (
+                crate::model::RecordSpec {
+                    lat: false,
+                    ..Default::default()
+                },
+                (10, 0),
+            ),
+        ] {
+            let mut job = JobSpec::default();
+            job.reporting.record = record;
+            let r = so_far(job, 1, &[Some(snapshot())]);
+            let d = &r.jobs[0].dirs[0];
+            assert_eq!((d.clat.n, d.lat.n), want, "{record:?}");
+        }
+        // gtod_reduce: counts, no latency.
+        let job = JobSpec {
+            gtod_reduce: true,
+            ..JobSpec::default()
+        };
+        let r = so_far(job, 1, &[Some(snapshot())]);
+        assert_eq!(
+            (r.jobs[0].dirs[0].total_ios, r.jobs[0].dirs[0].clat.n),
+            (100, 0)
+        );
+    }
 
     #[test]
     fn rates_follow_the_counters() {

@@ -23,6 +23,11 @@ static EXIT_AT_ONCE: AtomicBool = AtomicBool::new(false);
 const INTERRUPTED_SIGINT: &[u8] = b"iogauge: interrupted by SIGINT before anything was created\n";
 const INTERRUPTED_SIGTERM: &[u8] = b"iogauge: interrupted by SIGTERM before anything was created\n";
 
+/// A signal came before anything was created: the command ends with exit 1 and this line.
+#[derive(Debug, thiserror::Error)]
+#[error("interrupted by {0} before anything was created")]
+pub struct Interrupted(&'static str);
+
 impl Stop {
     /// Installs the handlers. Called first thing in `main`, before anything is created.
     pub fn install() -> std::io::Result<Stop> {
@@ -50,21 +55,19 @@ impl Stop {
 
     /// Runs `f`, which must create nothing (it reads input and plans), so that SIGINT or
     /// SIGTERM ends the process at once with exit 1 and a line on stderr, even while `f` blocks
-    /// reading stdin or a FIFO. A signal that came before is acted on here, the same way.
-    /// Outside `f`, signals only set the flag, as the run loops expect.
-    pub fn before_anything_exists<T>(&self, f: impl FnOnce() -> T) -> T {
+    /// reading stdin or a FIFO. A signal that came before is returned instead (`f` is not run),
+    /// for the command to end the same way. Outside `f`, signals only set the flag, as the run
+    /// loops expect.
+    pub fn before_anything_exists<T>(&self, f: impl FnOnce() -> T) -> Result<T, Interrupted> {
         EXIT_AT_ONCE.store(true, Ordering::SeqCst);
         // After the store, so a signal between the two is either seen here or exits.
         if self.is_set() {
-            eprintln!(
-                "iogauge: interrupted by {} before anything was created",
-                self.reason()
-            );
-            std::process::exit(1);
+            EXIT_AT_ONCE.store(false, Ordering::SeqCst);
+            return Err(Interrupted(self.reason()));
         }
         let out = f();
         EXIT_AT_ONCE.store(false, Ordering::SeqCst);
-        out
+        Ok(out)
     }
 
     pub fn flag(&self) -> &std::sync::Arc<std::sync::atomic::AtomicBool> {

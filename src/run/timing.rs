@@ -204,12 +204,12 @@ pub(super) fn max_latency_failed(
     let (file, dir, offset, len) = at;
     if res.job_error == 0 {
         let name = input.paths.get(file).map(|p| p.display().to_string());
-        eprintln!(
+        input.diag.line(&format!(
             "fio: latency of {lat} nsec exceeds specified max ({} nsec): {} {} {offset} {len}",
             input.job.timing.max_latency[dir].unwrap_or(0),
             name.unwrap_or_default(),
             ["read", "write", "trim"][dir.min(2)],
-        );
+        ));
         res.job_error = libc::ETIMEDOUT;
     }
 }
@@ -228,10 +228,12 @@ pub(super) struct Timing {
     pub active: bool,
     /// fio's max_latency per direction in ns (u64::MAX: none), so the check is one compare.
     pub max_lat: [u64; 3],
+    /// Where a missed minimum rate is said.
+    diag: crate::diag::Diag,
 }
 
 impl Timing {
-    pub(super) fn new(job: &JobSpec, start: u64) -> Timing {
+    pub(super) fn new(job: &JobSpec, start: u64, diag: &crate::diag::Diag) -> Timing {
         let think = Think::new(job, start);
         let min = MinRate::new(job, start);
         Timing {
@@ -245,6 +247,7 @@ impl Timing {
                 .timing
                 .max_latency
                 .map(|m| m.filter(|_| job.reporting.record.lat).unwrap_or(u64::MAX)),
+            diag: diag.clone(),
         }
     }
 
@@ -289,7 +292,7 @@ impl Timing {
         match m.check(now, &res.bytes, &res.ios, job) {
             None => false,
             Some(msg) => {
-                eprintln!("{msg}");
+                self.diag.line(&msg);
                 res.job_error = MIN_RATE_ERRNO;
                 true
             }

@@ -71,6 +71,9 @@ impl Data {
         let job = &input.job;
         let thread = (input.jobnum + 1) as u16;
         let mut ver = Verifier::new(job, &input.regions, input.seed, thread);
+        if let Some(v) = ver.as_mut() {
+            v.say_to(&input.diag);
+        }
         let replay = ver
             .as_mut()
             .filter(|v| v.log.is_none() && job.verify.experimental && reads_back(job))
@@ -176,7 +179,7 @@ impl Data {
             Some(v) if v.check_reads => {
                 let r = v.check(buf, &input.paths[file], offset, None, FLAGS_READ);
                 if r.is_err() {
-                    fail(res, queued);
+                    fail(res, queued, &input.diag);
                 }
                 r
             }
@@ -310,7 +313,7 @@ impl Data {
             FLAGS_READ_BACK,
         );
         if r.is_err() {
-            fail(res, true);
+            fail(res, true, &input.diag);
         }
         r
     }
@@ -405,18 +408,18 @@ pub(crate) fn next_io(w: Written) -> super::source::NextIo {
 
 /// The job's error after a mismatch (EILSEQ, fio's err=84) and fio's line naming it.
 #[cold]
-fn fail(res: &mut WorkerResult, queued: bool) {
+fn fail(res: &mut WorkerResult, queued: bool, diag: &crate::diag::Diag) {
     res.job_error = EILSEQ;
     let (line, func) = if queued {
         (2190, "io_u_queued_complete")
     } else {
         (2152, "io_u_sync_complete")
     };
-    eprintln!(
+    diag.line(&format!(
         "fio: pid={}, err={EILSEQ}/file:io_u.c:{line}, func={func}, error={}",
         res.tid,
         crate::report::units::strerror(EILSEQ)
-    );
+    ));
 }
 
 /// verify_only: walk the write workload without issuing it, logging each write for the
@@ -588,7 +591,7 @@ impl ReadBack<'_> {
             if v.check(b, &input.paths[w.file], w.offset, Some(&w), FLAGS_READ_BACK)
                 .is_err()
             {
-                fail(res, false);
+                fail(res, false, &input.diag);
                 return;
             }
         }
@@ -790,7 +793,7 @@ fn queue_read_back<E: QueueEngine>(
             if v.check(b, &input.paths[w.file], w.offset, Some(&w), FLAGS_READ_BACK)
                 .is_err()
             {
-                fail(res, true);
+                fail(res, true, &input.diag);
                 failed = true;
             }
         }

@@ -176,7 +176,10 @@ impl<E: Engine> Loop<'_, E> {
         let op = Op::of_dir(dir).name();
         if st.res.survives(job, dir, no) {
             if job.io.error_dump {
-                st.cx.failure(op, file, offset, no).with_len(len).dump();
+                st.cx
+                    .failure(op, file, offset, no)
+                    .with_len(len)
+                    .dump(&input.diag);
             }
             // continue_on_error: the I/O was issued, so it counts towards the size.
             self.done_bytes += len as u64;

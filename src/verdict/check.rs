@@ -13,7 +13,7 @@ use crate::report::document::{
     CheckVerdict, GuidanceMet, InfoOutcome, IoErrorDetail, MetricOutcome, ProfileOutcome,
     ReferenceValue, RunReport, Summary,
 };
-use crate::report::json::render_json;
+use crate::report::json::json_value;
 use crate::report::Report;
 
 /// How a profile's run is judged beyond its thresholds.
@@ -76,9 +76,7 @@ pub(crate) fn partial(
     out.partial = true;
     out.io_error = Some(io_error);
     out.job = job.map(|j| p.fio_options(j));
-    out.report = Some(RunReport::Fio(
-        serde_json::from_str(&render_json(report, false)).unwrap_or(serde_json::Value::Null),
-    ));
+    out.report = Some(RunReport::Fio(json_value(report, false).into()));
     out
 }
 
@@ -192,9 +190,7 @@ pub(crate) fn evaluate(
     out.job = job.map(|j| p.fio_options(j));
     out.report = Some(match measured {
         // fio's layout is the fio renderer's; re-read here so the document holds it as data.
-        Measured::Fio(r) => RunReport::Fio(
-            serde_json::from_str(&render_json(r, false)).unwrap_or(serde_json::Value::Null),
-        ),
+        Measured::Fio(r) => RunReport::Fio(json_value(r, false).into()),
         Measured::SmallFiles(s) => RunReport::SmallFiles(s.result()),
     });
     out

@@ -107,7 +107,7 @@ impl Amount {
                     return Err(format!(
                         "{field}: '{}' has no time unit; a latency takes a duration with its \
                          unit ({DURATION_UNITS}), e.g. {field}: 10ms",
-                        crate::input::shorten(t)
+                        crate::untrusted::shorten(t)
                     ));
                 }
                 parse_go_duration(t)
@@ -115,7 +115,7 @@ impl Amount {
                     .map_err(|e| format!("{field}: {e}; units: {DURATION_UNITS}"))
             }
             Amount::Text(t) => {
-                let shown = crate::input::shorten(t);
+                let shown = crate::untrusted::shorten(t);
                 let unit = key.unit();
                 match rate_text(t) {
                     Some((v, Some(u))) if u.eq_ignore_ascii_case(unit) => Ok(v),

@@ -322,7 +322,7 @@ impl CreatedFiles {
             marker.record(&name, &id, None)?;
         }
         let f = File::from(new);
-        super::layout::tag_created(&f);
+        super::tag::tag_created(&f);
         let pos = rustix::fs::seek(cur, rustix::fs::SeekFrom::Current(0))?;
         if pos > 0 {
             rustix::fs::seek(&f, rustix::fs::SeekFrom::Start(pos))?;

@@ -16,5 +16,6 @@ pub(crate) mod randmap;
 pub(crate) mod rate;
 pub(crate) mod relink;
 pub(crate) mod rng;
+pub(crate) mod tag;
 pub(crate) mod verify;
 pub(crate) mod write_hint;

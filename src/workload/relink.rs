@@ -85,7 +85,7 @@ impl Relinker {
         }
         // SAFETY: `new` was just opened and is owned here (closed when `f` drops).
         let f = unsafe { File::from_raw_fd(new) };
-        super::layout::tag_created(&f);
+        super::tag::tag_created(&f);
         // SAFETY: plain syscalls; dup2 replaces the engine's descriptor atomically.
         unsafe {
             if pos > 0 {

@@ -432,6 +432,8 @@ pub(crate) struct Verifier {
     /// Reads of a read job are checked as they complete (fio checks every read when the job
     /// does not also write).
     pub check_reads: bool,
+    /// Where fio's verify-failure lines go (see [`Verifier::say_to`]).
+    diag: crate::diag::Diag,
 }
 
 /// Why a block failed.
@@ -491,7 +493,13 @@ impl Verifier {
                 },
             ),
             check_reads: job.rw.kind == RwKind::Read && v.kind != VerifyKind::Null,
+            diag: crate::diag::Diag::default(),
         })
+    }
+
+    /// fio's verify-failure lines go to `diag` (the run's; by default they are dropped).
+    pub(crate) fn say_to(&mut self, diag: &crate::diag::Diag) {
+        self.diag = diag.clone();
     }
 
     /// experimental_verify: the seed of the next replayed write (the writes drew theirs from
@@ -648,16 +656,16 @@ impl Verifier {
             };
             if self.kind != VerifyKind::PatternNoHdr {
                 if let Err(msg) = self.check_header(chunk, &ctx, expect) {
-                    eprintln!(
+                    self.diag.line(&format!(
                         "{msg} at file {} offset {}, length {} (requested block: offset={}, length={})",
                         path.display(),
                         offset + at as u64,
                         iv,
                         offset,
                         buflen
-                    );
+                    ));
                     if self.dump {
-                        dump_buf(chunk, path, offset + at as u64, "hdr_fail");
+                        dump_buf(chunk, path, offset + at as u64, "hdr_fail", &self.diag);
                     }
                     return Err(Mismatch);
                 }
@@ -749,7 +757,7 @@ impl Verifier {
         // blocks written, whose next block's header passed) holds no checksum to compare:
         // it is bad, not a panic (fio reads past its buffer there).
         if b.len() < hs {
-            log_failure(name(kind), ctx, hdr.len);
+            log_failure(name(kind), ctx, hdr.len, &self.diag);
             return false;
         }
         compute(kind, &b[hs..], &mut got[..cl]);
@@ -757,9 +765,11 @@ impl Verifier {
         if stored == &got[..cl] {
             return true;
         }
-        log_failure(name(kind), ctx, hdr.len);
-        eprintln!("       Expected CRC: {}", hex(stored));
-        eprintln!("       Received CRC: {}", hex(&got[..cl]));
+        log_failure(name(kind), ctx, hdr.len, &self.diag);
+        self.diag
+            .line(&format!("       Expected CRC: {}", hex(stored)));
+        self.diag
+            .line(&format!("       Received CRC: {}", hex(&got[..cl])));
         false
     }
 
@@ -777,12 +787,13 @@ impl Verifier {
         for (i, &got) in b[hs.min(b.len())..].iter().enumerate() {
             let want = pat[(base + i) % plen];
             if got != want {
-                eprintln!(
+                self.diag.line(&format!(
                     "fio: got pattern '{got:02x}', wanted '{want:02x}'. Bad bits {}",
                     (got ^ want).count_ones()
-                );
-                eprintln!("fio: bad pattern block offset {i}");
-                log_failure("pattern", ctx, ctx.iv as u32);
+                ));
+                self.diag
+                    .line(&format!("fio: bad pattern block offset {i}"));
+                log_failure("pattern", ctx, ctx.iv as u32, &self.diag);
                 return false;
             }
         }
@@ -793,7 +804,7 @@ impl Verifier {
     #[cold]
     fn dump_both(&mut self, chunk: &[u8], ctx: &Ctx, hdr: &Header) {
         let at = ctx.offset + (ctx.n * ctx.iv) as u64;
-        dump_buf(chunk, ctx.path, at, "received");
+        dump_buf(chunk, ctx.path, at, "received", &self.diag);
         let mut want = vec![0u8; ctx.buflen];
         let now = hdr.time_sec as u64 * 1_000_000_000 + hdr.time_nsec as u64;
         self.fill_with(
@@ -808,7 +819,7 @@ impl Verifier {
         if self.hoff > 0 {
             swap(&mut want[s..e], self.hoff, hdr_size(self.kind));
         }
-        dump_buf(&want[s..e], ctx.path, at, "expected");
+        dump_buf(&want[s..e], ctx.path, at, "expected", &self.diag);
     }
 }
 
@@ -822,8 +833,8 @@ struct Ctx<'a> {
     flags: u32,
 }
 
-fn log_failure(what: &str, ctx: &Ctx, len: u32) {
-    eprintln!(
+fn log_failure(what: &str, ctx: &Ctx, len: u32, diag: &crate::diag::Diag) {
+    diag.line(&format!(
         "{what:.8}: verify failed at file {} offset {}, length {} (requested block: offset={}, length={}, flags={:x})",
         ctx.path.display(),
         ctx.offset + (ctx.n * ctx.iv) as u64,
@@ -831,7 +842,7 @@ fn log_failure(what: &str, ctx: &Ctx, len: u32) {
         ctx.offset,
         ctx.buflen,
         ctx.flags
-    );
+    ));
 }
 
 fn hex(b: &[u8]) -> String {
@@ -858,7 +869,7 @@ fn swap(chunk: &mut [u8], at: usize, len: usize) {
 
 /// fio's dump_buf: `<file name>.<offset>.<kind>` in the working directory.
 #[cold]
-fn dump_buf(b: &[u8], path: &Path, offset: u64, kind: &str) {
+fn dump_buf(b: &[u8], path: &Path, offset: u64, kind: &str, diag: &crate::diag::Diag) {
     let base = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -876,8 +887,8 @@ fn dump_buf(b: &[u8], path: &Path, offset: u64, kind: &str) {
         .open(&name)
         .and_then(|mut f| f.write_all(b));
     match written {
-        Ok(()) => eprintln!("       {kind} data dumped as {name}"),
-        Err(e) => eprintln!("open verify buf file {name}: {e}"),
+        Ok(()) => diag.line(&format!("       {kind} data dumped as {name}")),
+        Err(e) => diag.line(&format!("open verify buf file {name}: {e}")),
     }
 }
 

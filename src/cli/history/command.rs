@@ -2,7 +2,7 @@
 //! and pruning.
 
 use super::*;
-use crate::cli::stdout;
+use crate::cli::{stdout, Ended, Error, Kind, Outcome};
 
 /// Lists saved runs; `show`, `rm` and `prune` act on them.
 #[derive(clap::Args, Debug)]
@@ -92,14 +92,8 @@ fn parse_kind(v: &str) -> Result<RunKind, String> {
     v.parse()
 }
 
-pub(crate) fn main(a: HistoryArgs) -> i32 {
-    let path = match location(a.history_db.as_deref()) {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("iogauge history: {e}");
-            return EXIT_USAGE;
-        }
-    };
+pub(crate) fn main(a: HistoryArgs) -> Ended {
+    let path = location(a.history_db.as_deref()).map_err(Error::bad_input)?;
     // Reading never creates a database: a path that does not exist yet holds no runs. Listing
     // and showing open it read-only; removing needs to write.
     let write = matches!(
@@ -112,14 +106,11 @@ pub(crate) fn main(a: HistoryArgs) -> i32 {
         } else {
             History::open_read(&path)
         };
-        match opened {
-            Ok(h) => Some(h),
-            Err(e) => return refused(&e),
-        }
+        Some(opened.map_err(|e| refused(&e))?)
     } else {
         None
     };
-    let r = match a.command {
+    match a.command {
         None => list(history.as_ref(), &path, &a),
         Some(HistoryCommand::Show { id, format }) => show(history.as_ref(), &path, id, format),
         Some(HistoryCommand::Rm { ids }) => rm(history.as_ref(), &path, &ids),
@@ -128,40 +119,31 @@ pub(crate) fn main(a: HistoryArgs) -> i32 {
             keep,
             all,
         }) => prune(history.as_ref(), &path, older_than, keep, all),
-    };
-    r.unwrap_or_else(|e| {
-        eprintln!("iogauge history: {e}");
-        EXIT_ERROR
-    })
-}
-
-/// A database that cannot be opened: bad input (2) when it is not an iogauge history this
-/// iogauge reads, else an error (1).
-fn refused(e: &OpenError) -> i32 {
-    eprintln!("iogauge history: {e}");
-    if e.refused {
-        EXIT_USAGE
-    } else {
-        EXIT_ERROR
     }
 }
 
-fn unknown(id: i64, path: &Path) -> i32 {
-    eprintln!(
-        "iogauge history: no run with id {id} in {}; 'iogauge history' lists them",
-        path.display()
-    );
-    EXIT_USAGE
+/// A database that cannot be opened: bad input when it is not an iogauge history this
+/// iogauge reads, else an error while running.
+fn refused(e: &OpenError) -> Error {
+    let kind = if e.refused { Kind::BadInput } else { Kind::Run };
+    Error::new(kind, e.to_string())
 }
 
-fn list(h: Option<&History>, path: &Path, a: &HistoryArgs) -> Result<i32, String> {
+fn unknown(id: i64, path: &Path) -> Error {
+    Error::bad_input(format!(
+        "no run with id {id} in {}; 'iogauge history' lists them",
+        path.display()
+    ))
+}
+
+fn list(h: Option<&History>, path: &Path, a: &HistoryArgs) -> Ended {
     // One more than shown says whether there are more.
     let filter = ListFilter {
         kind: a.kind,
         limit: Some(a.limit.saturating_add(1)),
     };
     let (mut runs, bad) = match h {
-        Some(h) => h.list(&filter)?,
+        Some(h) => h.list(&filter).map_err(Error::run)?,
         None => (Vec::new(), Vec::new()),
     };
     // A damaged row costs its line only.
@@ -181,7 +163,7 @@ fn list(h: Option<&History>, path: &Path, a: &HistoryArgs) -> Result<i32, String
         let kind = a.kind.map(|k| format!("{k} ")).unwrap_or_default();
         let path = h.map_or(path, History::path);
         eprintln!("iogauge history: no {kind}runs saved in {}", path.display());
-        return Ok(EXIT_OK);
+        return Ok(Outcome::Pass);
     }
     if a.format == Format::Text {
         stdout::print(&table(&runs));
@@ -192,12 +174,17 @@ fn list(h: Option<&History>, path: &Path, a: &HistoryArgs) -> Result<i32, String
             a.limit
         );
     }
-    Ok(EXIT_OK)
+    Ok(Outcome::Pass)
 }
 
-fn show(h: Option<&History>, path: &Path, id: i64, format: Format) -> Result<i32, String> {
-    let Some(run) = h.map(|h| h.get(id)).transpose()?.flatten() else {
-        return Ok(unknown(id, path));
+fn show(h: Option<&History>, path: &Path, id: i64, format: Format) -> Ended {
+    let Some(run) = h
+        .map(|h| h.get(id))
+        .transpose()
+        .map_err(Error::run)?
+        .flatten()
+    else {
+        return Err(unknown(id, path));
     };
     eprintln!(
         "iogauge history: run {} ({}, {} on {}): {}",
@@ -210,9 +197,9 @@ fn show(h: Option<&History>, path: &Path, id: i64, format: Format) -> Result<i32
     let pretty = || serde_json::to_string_pretty(&run.document).unwrap_or_default();
     if format == Format::Json {
         stdout::println(&pretty());
-        return Ok(EXIT_OK);
+        return Ok(Outcome::Pass);
     }
-    let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let color = crate::cli::color();
     let doc = run.document.clone();
     let text = match run.kind {
         RunKind::Check => serde_json::from_value::<CheckDocument>(doc)
@@ -235,16 +222,13 @@ fn show(h: Option<&History>, path: &Path, id: i64, format: Format) -> Result<i32
     match text {
         Ok(t) => {
             stdout::print(&t);
-            Ok(EXIT_OK)
+            Ok(Outcome::Pass)
         }
-        Err(e) => {
-            // Refused, not guessed at: `--format json` prints it as stored.
-            eprintln!(
-                "iogauge history: run {id}'s document does not read as this iogauge's {} document ({e}); 'iogauge history show {id} --format json' prints it as stored",
-                run.kind
-            );
-            Ok(EXIT_USAGE)
-        }
+        // Refused, not guessed at: `--format json` prints it as stored.
+        Err(e) => Err(Error::bad_input(format!(
+            "run {id}'s document does not read as this iogauge's {} document ({e}); 'iogauge history show {id} --format json' prints it as stored",
+            run.kind
+        ))),
     }
 }
 
@@ -269,17 +253,23 @@ fn preflight_text(d: &PreflightDocument) -> String {
     out
 }
 
-fn rm(h: Option<&History>, path: &Path, ids: &[i64]) -> Result<i32, String> {
+fn rm(h: Option<&History>, path: &Path, ids: &[i64]) -> Ended {
     // All or nothing: a mistyped id removes none of the others. Only whether each id is
     // there is asked, so that a damaged row can be removed.
-    let there = h.map(|h| h.existing(ids)).transpose()?.unwrap_or_default();
+    let there = h
+        .map(|h| h.existing(ids))
+        .transpose()
+        .map_err(Error::run)?
+        .unwrap_or_default();
     if let Some(&id) = ids.iter().find(|id| !there.contains(id)) {
-        return Ok(unknown(id, path));
+        return Err(unknown(id, path));
     }
-    let Some(h) = h else { return Ok(EXIT_OK) };
-    let n = h.remove(ids)?;
+    let Some(h) = h else {
+        return Ok(Outcome::Pass);
+    };
+    let n = h.remove(ids).map_err(Error::run)?;
     eprintln!("iogauge history: removed {n} run{}", plural(n));
-    Ok(EXIT_OK)
+    Ok(Outcome::Pass)
 }
 
 fn prune(
@@ -288,13 +278,17 @@ fn prune(
     older_than: Option<Duration>,
     keep: Option<usize>,
     all: bool,
-) -> Result<i32, String> {
+) -> Ended {
     if older_than.is_none() && keep.is_none() && !all {
-        eprintln!("iogauge history prune: say what to remove: --older-than AGE (e.g. 30d), --keep N, or both (--all: every run)");
-        return Ok(EXIT_USAGE);
+        return Err(Error::whole(
+            Kind::BadInput,
+            "iogauge history prune: say what to remove: --older-than AGE (e.g. 30d), --keep N, or both (--all: every run)",
+        ));
     }
     let done = match h {
-        Some(h) => h.prune(older_than.unwrap_or(Duration::ZERO), keep, all)?,
+        Some(h) => h
+            .prune(older_than.unwrap_or(Duration::ZERO), keep, all)
+            .map_err(Error::run)?,
         None => Pruned::Removed {
             removed: 0,
             left: 0,
@@ -307,16 +301,16 @@ fn prune(
                 plural(removed),
                 path.display()
             );
-            Ok(EXIT_OK)
+            Ok(Outcome::Pass)
         }
-        Pruned::WouldEmpty(n) => {
-            eprintln!(
+        Pruned::WouldEmpty(n) => Err(Error::whole(
+            Kind::BadInput,
+            format!(
                 "iogauge history prune: this would remove every run ({n}) in {}; nothing was \
                  removed. Add --all to empty the history, or --keep N to keep the newest N",
                 path.display()
-            );
-            Ok(EXIT_USAGE)
-        }
+            ),
+        )),
     }
 }
 

@@ -4,7 +4,6 @@
 mod command;
 pub(crate) use command::{main, HistoryArgs};
 
-use super::{EXIT_ERROR, EXIT_OK, EXIT_USAGE};
 use crate::history::listing::{table, Row};
 use crate::history::{
     location, missing_dir, not_regular, parse_age, History, ListFilter, NewRun, OpenError, Pruned,
@@ -15,7 +14,6 @@ use crate::report::document::{CheckDocument, KubeDocument, PreflightDocument};
 use crate::report::kube_text::render_kube_text;
 use crate::report::preflight_text::render_human;
 use crate::untrusted::term;
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -93,13 +91,13 @@ fn db_path(v: &str) -> Result<PathBuf, String> {
 
 /// Saves a finished run (after its result was printed). A history that cannot be written costs
 /// one line on stderr and nothing else: the run's output and exit code stand.
-pub(crate) fn save(flags: &HistoryFlags, run: impl FnOnce() -> NewRun) {
+pub(crate) fn save(flags: &HistoryFlags, run: impl FnOnce() -> Result<NewRun, String>) {
     if flags.disabled() {
         return;
     }
     let saved = History::open(flags.history_db.as_deref())
         .map_err(String::from)
-        .and_then(|h| h.save(&run()));
+        .and_then(|h| h.save(&run()?));
     if let Err(e) = saved {
         eprintln!(
             "iogauge: history not saved: {e}; the result above is complete (--no-history to skip saving)"

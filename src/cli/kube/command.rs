@@ -2,7 +2,7 @@
 //! document as a table or JSON, and the exit code (the arguments are the parent's).
 
 use super::*;
-use crate::cli::stdout;
+use crate::cli::{stdout, with_output, Ended, Error, Kind, Outcome};
 
 struct Notes;
 
@@ -12,7 +12,7 @@ impl Observer for Notes {
     }
 }
 
-pub(crate) fn main(a: KubeArgs, stop: &Stop) -> i32 {
+pub(crate) fn main(a: KubeArgs, stop: &Stop) -> Ended {
     match a.command {
         KubeCommand::Check(c) => check(*c, stop),
         KubeCommand::Cleanup(c) => clean(c, stop),
@@ -85,23 +85,20 @@ impl KubeCheckArgs {
     }
 }
 
-fn failed(e: &KubeError) -> i32 {
-    eprintln!("iogauge kube: {e}");
-    match e {
-        KubeError::Usage(_) => EXIT_USAGE,
-        KubeError::Cluster(_) => EXIT_ERROR,
-    }
+/// A cluster run's error: the arguments (bad input) or the cluster (an error while running).
+fn failed(e: KubeError) -> Error {
+    let kind = match e {
+        KubeError::Usage(_) => Kind::BadInput,
+        KubeError::Cluster(_) => Kind::Run,
+    };
+    Error::new(kind, e.to_string())
 }
 
-fn check(a: KubeCheckArgs, stop: &Stop) -> i32 {
+fn check(a: KubeCheckArgs, stop: &Stop) -> Ended {
     let at = Invocation::now();
-    let req = match a.request() {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("iogauge kube check: {e}");
-            return EXIT_USAGE;
-        }
-    };
+    let req = a
+        .request()
+        .map_err(|e| Error::whole(Kind::BadInput, format!("iogauge kube check: {e}")))?;
     if a.dry_run {
         return match run::dry_run(&req) {
             Ok((plan, yaml)) => {
@@ -112,43 +109,35 @@ fn check(a: KubeCheckArgs, stop: &Stop) -> i32 {
                      once it is created), so that deleting the Job deletes the claim",
                     plan.targets.len()
                 );
-                EXIT_OK
+                Ok(Outcome::Pass)
             }
-            Err(e) => failed(&e),
+            Err(e) => Err(failed(e)),
         };
     }
-    let doc = match run::check(&req, stop, &mut Notes) {
-        Ok(d) => d,
-        Err(e) => return failed(&e),
-    };
+    let doc = run::check(&req, stop, &mut Notes).map_err(failed)?;
     if a.format == Format::Json {
         stdout::println(&serde_json::to_string_pretty(&doc).unwrap_or_default());
     } else {
-        let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-        stdout::print(&render_kube_text(&doc, color));
+        stdout::print(&render_kube_text(&doc, crate::cli::color()));
     }
-    let report = a.report.as_ref().map_or(EXIT_OK, |path| {
+    let report = a.report.as_ref().map_or(Ok(()), |path| {
         write_report("iogauge kube", path, &render_kube_html(&doc))
     });
     save(&a.history, || NewRun::kube(&doc, &at));
-    let code = match overall_of(&doc.summary, req.check.strict) {
-        Overall::Interrupted => {
-            eprintln!("iogauge kube: interrupted by {}", stop.reason());
-            EXIT_ERROR
-        }
-        Overall::Fail => EXIT_FAIL,
-        Overall::Error => EXIT_ERROR,
-        Overall::Warn => EXIT_WARN,
-        Overall::Pass => EXIT_OK,
-    };
-    super::super::report::with_output(code, report)
+    let outcome = overall_of(&doc.summary, req.check.strict);
+    if outcome == Outcome::Interrupted {
+        eprintln!("iogauge kube: interrupted by {}", stop.reason());
+    }
+    with_output(Ok(outcome), report)
 }
 
-fn clean(a: CleanupArgs, stop: &Stop) -> i32 {
+fn clean(a: CleanupArgs, stop: &Stop) -> Ended {
     let c = &a.connection;
     if let Err(e) = validate_names(c.namespace.as_deref(), None, &[]) {
-        eprintln!("iogauge kube cleanup: {e}");
-        return EXIT_USAGE;
+        return Err(Error::whole(
+            Kind::BadInput,
+            format!("iogauge kube cleanup: {e}"),
+        ));
     }
     match cleanup(
         c.kubeconfig.as_deref(),
@@ -171,11 +160,11 @@ fn clean(a: CleanupArgs, stop: &Stop) -> i32 {
                 done.failed.len()
             );
             if done.failed.is_empty() {
-                EXIT_OK
+                Ok(Outcome::Pass)
             } else {
-                EXIT_ERROR
+                Err(Error::said(Kind::Run))
             }
         }
-        Err(e) => failed(&e),
+        Err(e) => Err(failed(e)),
     }
 }

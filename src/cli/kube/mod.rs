@@ -7,7 +7,7 @@ pub(crate) use command::main;
 use super::check::{parse_duration, parse_scale};
 use super::history::{save, HistoryFlags};
 use super::report::write_report;
-use super::{Stop, EXIT_ERROR, EXIT_FAIL, EXIT_OK, EXIT_USAGE, EXIT_WARN};
+use super::Stop;
 use crate::cluster::cleanup::cleanup;
 use crate::cluster::quantity::parse_bytes;
 use crate::cluster::request::{
@@ -20,9 +20,8 @@ use crate::history::{Invocation, NewRun};
 use crate::model::units::parse_flag_size;
 use crate::report::html::render_kube_html;
 use crate::report::kube_text::render_kube_text;
-use crate::verdict::check::{overall_of, Overall};
+use crate::verdict::check::overall_of;
 use std::collections::BTreeMap;
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -238,6 +237,7 @@ fn run_id(v: &str) -> Result<String, String> {
 
 /// For src/fuzz: `iogauge kube ARGS` parsed as the command line is; for `check`, the request
 /// and, when no cluster must be asked, the dry run's manifests. Never connects to a cluster.
+#[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub(crate) fn fuzz_args(args: &[String]) -> Result<String, String> {
     use clap::{FromArgMatches, Subcommand};

@@ -120,10 +120,6 @@ const MAX_APPLIED: usize = 1 << 18;
 /// fio's limit on jobs in one run (FIO_MAX_JOBS), numjobs copies counted.
 pub(crate) const MAX_JOBS: u64 = 4096;
 
-/// io_uring's most entries in one ring (the kernel's IORING_MAX_ENTRIES): a deeper queue is
-/// refused by io_uring_setup with EINVAL, after its buffers were allocated.
-const IO_URING_MAX_DEPTH: u32 = 32768;
-
 /// Applies one option to `job`, refusing options fio has but iogauge does not, and naming the
 /// closest known option for a typo.
 /// `lenient`: values are read as fio 3.33 reads them where iogauge's grammar is stricter (for
@@ -267,54 +263,20 @@ fn build_job(globals: &[Entry], own: &[Entry], section: Option<&str>) -> Result<
         )));
     }
     job.options = as_written(own).collect();
-    options::logs::settle(&mut job, |k| globals.iter().chain(own).any(|e| e.key == k));
-    options::stats::settle(&mut job);
-    options::timing::check(&mut job).map_err(FioError)?;
-    options::files::check(&mut job).map_err(FioError)?;
-    let uring_only = [
-        ("fixedbufs", job.fixedbufs),
-        ("registerfiles", job.registerfiles),
-        ("sqthread_poll", job.sqthread_poll),
-        ("hipri", job.hipri),
-        ("force_async", job.io.force_async != 0),
-    ];
-    if let Some((opt, _)) = uring_only.iter().find(|(_, on)| *on) {
-        // hipri is also pvsync2's option (RWF_HIPRI).
-        let also = *opt == "hipri" && job.ioengine == IoEngine::Pvsync2;
-        if job.ioengine != IoEngine::IoUring && !also {
-            return Err(FioError(format!(
-                "job '{}': {opt} is an io_uring option, but ioengine={}; set ioengine=io_uring",
-                job.name,
-                job.ioengine.fio_name()
-            )));
-        }
-    }
-    crate::model::verify::check_job(&job)
-        .map_err(|e| FioError(format!("job '{}': {e}", job.name)))?;
-    job.check_blocks().map_err(FioError)?;
-    if job.hipri && !job.direct && job.ioengine == IoEngine::IoUring {
-        return Err(FioError(format!(
-            "job '{}': hipri (polled I/O) needs direct=1",
-            job.name
-        )));
-    }
-    options::engines::finish_job(&mut job)
-        .map_err(|e| FioError(format!("job '{}': {e}", job.name)))?;
-    options::io::check_offload(&job).map_err(FioError)?;
-    check_queue(&job).map_err(FioError)?;
+    settle(&mut job, |k| globals.iter().chain(own).any(|e| e.key == k)).map_err(FioError)?;
+    job.check().map_err(FioError)?;
     Ok(job)
 }
 
-/// Limits of the engine's queue that fail only after the run allocated for it: checked while
-/// parsing instead (also for a `check` profile's job).
-pub(crate) fn check_queue(job: &JobSpec) -> Result<(), String> {
-    if job.ioengine == IoEngine::IoUring && job.iodepth > IO_URING_MAX_DEPTH {
-        return Err(format!(
-            "job '{}': iodepth={}: an io_uring queue holds at most {IO_URING_MAX_DEPTH} entries \
-             (the kernel's IORING_MAX_ENTRIES); use iodepth={IO_URING_MAX_DEPTH} or less",
-            job.name, job.iodepth
-        ));
-    }
+/// fio's fix-ups once all of a job's options are in (init.c's fixup_options): the values some
+/// options imply for others. For every front end that applies fio options (`written`: whether
+/// an option was given); the checks that follow are [`JobSpec::check`]'s.
+pub(crate) fn settle(job: &mut JobSpec, written: impl Fn(&str) -> bool) -> Result<(), String> {
+    options::logs::settle(job, written);
+    options::stats::settle(job);
+    options::timing::settle(job);
+    options::files::settle(job)?;
+    options::engines::settle(job);
     Ok(())
 }
 
@@ -487,9 +449,6 @@ pub(crate) fn parse_fio_args(
             pending = next;
         }
     }
-    for (i, j) in spec.jobs.iter().enumerate() {
-        options::timing::check_wait_for(j, &spec.jobs[..i]).map_err(FioError)?;
-    }
     if let Some(i) = sections_seen.iter().position(|seen| !seen) {
         return Err(FioError(format!(
             "--section={}: no such section in the job files",
@@ -545,19 +504,8 @@ pub(crate) fn parse_fio_args(
     spec.keep_files = c.keep_files;
     spec.allow_overwrite = c.allow_overwrite;
     spec.readonly = c.readonly;
-    if c.readonly {
-        if let Some(j) = spec
-            .jobs
-            .iter()
-            .find(|j| j.rw.kind != crate::model::RwKind::Read)
-        {
-            return Err(FioError(format!(
-                "job '{}' has write or trim bit set, but iogauge is in read-only mode (--readonly); \
-                 use a read-only rw= such as rw=randread, or drop --readonly",
-                j.name
-            )));
-        }
-    }
+    // Between the jobs (wait_for, --readonly); each job's own checks ran as it was built.
+    spec.check_between_jobs().map_err(FioError)?;
     Ok(FioCommand::Run(spec, output))
 }
 

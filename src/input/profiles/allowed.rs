@@ -233,10 +233,13 @@ const REFUSED: &[(&str, &str)] = &[
     ("fill_device", HOST),
 ];
 
-/// Engines that do plain reads and writes on the test file.
-const FILE_ENGINES: &[&str] = &[
-    "sync", "psync", "vsync", "pvsync", "pvsync2", "libaio", "io_uring", "posixaio", "mmap",
-];
+/// Engines that do plain reads and writes on the test file, from the one engine table.
+fn file_engines() -> impl Iterator<Item = &'static str> {
+    crate::model::engines::ENGINES
+        .iter()
+        .filter(|(_, e)| e.does_file_io())
+        .map(|(name, _)| *name)
+}
 
 /// Whether a profile may set `key` (`canonical`: its canonical name; None for a name iogauge
 /// does not support, which the option parser then refuses with its own message) to `value`.
@@ -264,10 +267,10 @@ pub(super) fn check(key: &str, canonical: Option<&str>, value: Option<&str>) -> 
         ("ioengine", Some("exec")) => {
             Err(format!("a profile may not set ioengine=exec: {EXECUTES}"))
         }
-        ("ioengine", Some(v)) if !FILE_ENGINES.contains(&v) => Err(format!(
+        ("ioengine", Some(v)) if !file_engines().any(|e| e == v) => Err(format!(
             "a profile may not set ioengine={v}: profiles do plain file I/O in the test \
              directory, with {}",
-            FILE_ENGINES.join(", ")
+            file_engines().collect::<Vec<_>>().join(", ")
         )),
         // Offload starts iodepth submitting threads per job copy (iodepth × numjobs threads),
         // a host resource a profile written by someone else must not size; `iogauge fio` runs it.

@@ -268,7 +268,15 @@ impl Profile {
                 .map_err(|why| format!("workload: '{}': {why}", crate::input::shorten(opt)))?;
             apply_option(&mut job, k, v).map_err(|e| format!("profile '{}': {e}", self.name))?;
         }
-        crate::input::fio::check_queue(&job).map_err(|e| format!("workload: {e}"))?;
+        // fio's fix-ups and checks, as `iogauge fio` runs them on its jobs: a profile is
+        // refused for the same combinations, in the same words.
+        crate::input::fio::settle(&mut job, |k| {
+            self.workload
+                .iter()
+                .any(|o| o.split_once('=').map_or(o.as_str(), |(k, _)| k) == k)
+        })
+        .map_err(|e| format!("workload: {e}"))?;
+        job.check().map_err(|e| format!("workload: {e}"))?;
         job.directory = Some(dir.to_path_buf());
         let scaled = |what: &str| t.scale < 1.0 && self.scale.iter().any(|s| s == what);
         if scaled("size") {

@@ -1,5 +1,5 @@
-//! The `filesystemPerformance` collector: its parameters (FACTS.md §5), checked at load time, and
-//! the job that measures them.
+//! The `filesystemPerformance` collector: its parameters (docs/PREFLIGHT.md), checked at load
+//! time, and the job that measures them.
 
 use super::{check_keys, get_bool, get_str, show};
 use crate::model::units::{parse_go_duration, parse_k8s_bytes};
@@ -190,7 +190,7 @@ pub(crate) fn parse(
     } else {
         None
     };
-    Ok(FsPerfCollector {
+    let c = FsPerfCollector {
         collector_name: name,
         exclude: get_bool(m, "exclude", at)?.unwrap_or(false),
         directory: directory.into(),
@@ -200,7 +200,13 @@ pub(crate) fn parse(
         run_time,
         timeout,
         background,
-    })
+    };
+    // The checks `iogauge fio` runs on its jobs, at load time as for a profile: none of the
+    // keys above reaches a combination they refuse today, and a new key must not either.
+    for j in c.jobs() {
+        j.check().map_err(|e| format!("{at}: {e}"))?;
+    }
+    Ok(c)
 }
 
 impl FsPerfCollector {

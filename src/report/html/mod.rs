@@ -16,74 +16,30 @@ pub(crate) use fio::render_fio_html;
 pub(crate) use kube::render_kube_html;
 pub(crate) use preflight::render_preflight_html;
 
-use super::document::{CheckDocument, KubeDocument, PreflightDocument};
+use super::document::{CheckDocument, DocumentKind, KubeDocument, PreflightDocument};
 use serde::Deserialize;
 use serde_json::Value;
 
-/// Which document a JSON value is, by the keys only that kind has.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum DocKind {
-    Check,
-    Kube,
-    Preflight,
-    Fio,
-    Compare,
-}
-
-impl DocKind {
-    fn what(self) -> &'static str {
-        match self {
-            DocKind::Check => "a check document",
-            DocKind::Kube => "a kube check document",
-            DocKind::Preflight => "a preflight document",
-            DocKind::Fio => "fio's JSON output",
-            DocKind::Compare => "a compare document",
-        }
-    }
-}
-
-/// The kind of `v`: kube first, since it also has `schema_version` and `profiles`.
-pub(crate) fn detect(v: &Value) -> Option<DocKind> {
-    let has = |k: &str| v.get(k).is_some();
-    if has("targets") && has("run_id") {
-        Some(DocKind::Kube)
-    } else if has("schema_version") && has("profiles") && has("dir") {
-        Some(DocKind::Check)
-    } else if has("collectors") && has("outcomes") {
-        Some(DocKind::Preflight)
-    } else if has("fio version") && has("jobs") {
-        Some(DocKind::Fio)
-    } else if has("method") && has("metrics") && has("a") && has("b") {
-        Some(DocKind::Compare)
-    } else {
-        None
-    }
-}
-
 /// The page of a saved document, or why it cannot be rendered.
 pub(crate) fn render_json_html(v: &Value) -> Result<String, String> {
-    let kind = detect(v).ok_or(
+    let kind = DocumentKind::sniff(v).ok_or(
         "not a document iogauge knows: expected a check document (schema_version, profiles, \
          dir), a kube check document (targets, run_id), a preflight document (collectors, \
          outcomes), fio's JSON output (\"fio version\", jobs) or a compare document (a, b, \
          method, metrics)",
     )?;
-    let problem = match kind {
-        DocKind::Fio => super::document::fio_document_problem(v),
-        _ => super::document::schema_version_problem(v.get("schema_version")),
-    };
-    if let Some(p) = problem {
+    if let Some(p) = kind.problem(v) {
         return Err(format!("looks like {} but {p}", kind.what()));
     }
     let bad = |e: serde_json::Error| format!("looks like {} but does not parse: {e}", kind.what());
     Ok(match kind {
-        DocKind::Check => render_check_html(&CheckDocument::deserialize(v).map_err(bad)?),
-        DocKind::Kube => render_kube_html(&KubeDocument::deserialize(v).map_err(bad)?),
-        DocKind::Preflight => {
+        DocumentKind::Check => render_check_html(&CheckDocument::deserialize(v).map_err(bad)?),
+        DocumentKind::Kube => render_kube_html(&KubeDocument::deserialize(v).map_err(bad)?),
+        DocumentKind::Preflight => {
             render_preflight_html(&PreflightDocument::deserialize(v).map_err(bad)?)
         }
-        DocKind::Fio => render_fio_html(v),
-        DocKind::Compare => {
+        DocumentKind::Fio => render_fio_html(v),
+        DocumentKind::Compare => {
             render_compare_html(&super::comparison::CompareDocument::deserialize(v).map_err(bad)?)
         }
     })
@@ -97,22 +53,29 @@ mod tests {
     #[test]
     fn documents_are_told_apart_by_their_keys() {
         assert_eq!(
-            detect(&json!({"schema_version": 1, "profiles": [], "dir": "/d"})),
-            Some(DocKind::Check)
+            DocumentKind::sniff(&json!({"schema_version": 1, "profiles": [], "dir": "/d"})),
+            Some(DocumentKind::Check)
         );
         assert_eq!(
-            detect(&json!({"schema_version": 1, "profiles": [], "targets": [], "run_id": "x"})),
-            Some(DocKind::Kube)
+            DocumentKind::sniff(
+                &json!({"schema_version": 1, "profiles": [], "targets": [], "run_id": "x"})
+            ),
+            Some(DocumentKind::Kube)
         );
         assert_eq!(
-            detect(&json!({"collectors": [], "outcomes": []})),
-            Some(DocKind::Preflight)
+            DocumentKind::sniff(&json!({"collectors": [], "outcomes": []})),
+            Some(DocumentKind::Preflight)
         );
         assert_eq!(
-            detect(&json!({"fio version": "fio-3.33", "jobs": []})),
-            Some(DocKind::Fio)
+            DocumentKind::sniff(&json!({"fio version": "fio-3.33", "jobs": []})),
+            Some(DocumentKind::Fio)
         );
-        assert_eq!(detect(&json!({"jobs": []})), None);
+        assert_eq!(DocumentKind::sniff(&json!({"jobs": []})), None);
+        // Without `dir` no check document (compare once took it for one).
+        assert_eq!(
+            DocumentKind::sniff(&json!({"schema_version": 1, "profiles": []})),
+            None
+        );
         assert!(render_json_html(&json!([1]))
             .unwrap_err()
             .starts_with("not a document iogauge knows"));

@@ -56,12 +56,10 @@ pub(crate) fn plan(job: &crate::model::JobSpec, thread_number: u32) -> LogPlan {
     if let Some(p) = pre(&l.lat) {
         // fio: no latency logs when latencies are not measured (gtod_reduce), and none of a
         // latency switched off (disable_lat/slat/clat).
-        let r = job.reporting.record;
-        if !job.gtod_reduce {
-            for (k, on) in [("lat", r.lat), ("slat", r.slat), ("clat", r.clat)] {
-                if on {
-                    files.push((k, path(&p, k)));
-                }
+        let m = job.measured();
+        for (k, on) in [("lat", m.lat), ("slat", m.slat), ("clat", m.clat)] {
+            if on {
+                files.push((k, path(&p, k)));
             }
         }
     }

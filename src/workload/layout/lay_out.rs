@@ -4,12 +4,12 @@
 
 use super::cache::CacheDrop;
 use super::error::io_err;
-use super::tag::tag_created;
 use super::{job_reads, FilePlan, LayoutError};
 use crate::model::{Fallocate, JobSpec, DDIR_WRITE};
 use crate::workload::buffers::AlignedBuf;
 use crate::workload::cleanup::CreatedFiles;
 use crate::workload::rng::Rng;
+use crate::workload::tag::tag_created;
 use std::fs::File;
 use std::os::unix::io::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};

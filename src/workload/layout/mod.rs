@@ -17,16 +17,14 @@ mod open;
 mod plan;
 mod safety;
 mod space;
-mod tag;
 
 pub(crate) use cache::{on_open, CacheDrop};
 pub use error::LayoutError;
 pub(crate) use lay_out::{lay_out, pre_read};
 pub(crate) use open::{check_direct_alignment, open_for_io};
-pub(crate) use plan::{device_size, plan_files, split_filenames};
+pub(crate) use plan::{device_size, plan_files, plan_paths, split_filenames};
 pub(crate) use safety::{check_dir_safety, check_safety};
 pub(crate) use space::{check_free_space, parent_dir};
-pub(crate) use tag::{tag_created, untag};
 
 use crate::model::{JobSpec, RwKind};
 use std::path::PathBuf;

@@ -87,15 +87,16 @@ fn start_offset(job: &JobSpec, real_size: u64, jobnum: u32, min_bs: u64) -> u64 
     }
 }
 
-/// The files of instance `jobnum` of `job`, with regions and sizes resolved.
-pub(crate) fn plan_files(job: &JobSpec, jobnum: u32) -> Result<Vec<FilePlan>, LayoutError> {
-    let dir = job.directory.clone();
-    let names: Vec<PathBuf> = match &job.filename {
+/// The paths of instance `jobnum`'s files, from the options alone (nothing is looked at):
+/// what the cleanup needs, where a whole plan would stat every file again.
+pub(crate) fn plan_paths(job: &JobSpec, jobnum: u32) -> Vec<PathBuf> {
+    let dir = job.directory.as_ref();
+    match &job.filename {
         Some(list) => split_filenames(list)
             .into_iter()
             .map(|n| {
                 let p = PathBuf::from(&n);
-                match &dir {
+                match dir {
                     Some(d) if p.is_relative() => d.join(p),
                     _ => p,
                 }
@@ -104,12 +105,16 @@ pub(crate) fn plan_files(job: &JobSpec, jobnum: u32) -> Result<Vec<FilePlan>, La
         None => (0..job.nrfiles.max(1))
             .map(|i| {
                 let n = job.files.file_name(&job.name, jobnum, i);
-                dir.as_ref()
-                    .map(|d| d.join(&n))
-                    .unwrap_or_else(|| PathBuf::from(n))
+                dir.map(|d| d.join(&n)).unwrap_or_else(|| PathBuf::from(n))
             })
             .collect(),
-    };
+    }
+}
+
+/// The files of instance `jobnum` of `job`, with regions and sizes resolved.
+pub(crate) fn plan_files(job: &JobSpec, jobnum: u32) -> Result<Vec<FilePlan>, LayoutError> {
+    let dir = job.directory.clone();
+    let names = plan_paths(job, jobnum);
     if let Some(d) = &dir {
         if !d.is_dir() {
             return Err(LayoutError::NoDirectory { dir: d.clone() });

@@ -3,10 +3,10 @@
 //! `--allow-overwrite`, reads of files create_on_open would leave empty, and directory engines'
 //! existing directories.
 
-use super::tag::created_by_iogauge;
 use super::{job_reads, job_writes, FilePlan, LayoutError};
 use crate::model::JobSpec;
 use crate::workload::cleanup::CreatedFiles;
+use crate::workload::tag::created_by_iogauge;
 use std::path::Path;
 
 /// Refuse what could destroy data iogauge does not own. `created` holds files created earlier in

@@ -162,125 +162,16 @@ pub(super) static OPTIONS: &[Opt] =
     ),
     ];
 
-/// Checks of the engine options against the job's engine, run once the job is complete: an
-/// engine option on another engine is an error, as in fio (which does not know the option then).
-/// A cpuio job is also given what it implies (a placeholder size, background with
-/// exit_on_io_done).
-pub(in crate::input::fio) fn finish_job(j: &mut crate::model::JobSpec) -> Result<(), String> {
+/// What a cpuio or exec job implies once complete (the checks are `JobSpec::check`'s): a
+/// placeholder size, since nothing is laid out or opened but the planner still wants one; a
+/// cpuio job with exit_on_io_done stops with its phase's other jobs, as background jobs do.
+pub(crate) fn settle(j: &mut crate::model::JobSpec) {
     use crate::model::IoEngine;
-    let d = crate::model::EngineSpec::default();
-    let e = &j.engines;
-    let only = [
-        (
-            "hipri_percentage",
-            e.hipri_percentage != d.hipri_percentage,
-            IoEngine::Pvsync2,
-        ),
-        ("nowait", e.nowait, IoEngine::Pvsync2),
-        ("stat_type", e.stat_type != d.stat_type, IoEngine::Filestat),
-        ("cpuload", e.cpuload != d.cpuload, IoEngine::Cpuio),
-        ("cpuchunks", e.cpuchunks != d.cpuchunks, IoEngine::Cpuio),
-        ("cpumode", e.cpumode != d.cpumode, IoEngine::Cpuio),
-        ("exit_on_io_done", e.exit_on_io_done, IoEngine::Cpuio),
-        ("program", e.program.is_some(), IoEngine::Exec),
-        ("arguments", e.arguments.is_some(), IoEngine::Exec),
-        ("grace_time", e.grace_time != d.grace_time, IoEngine::Exec),
-        (
-            "std_redirect",
-            e.std_redirect != d.std_redirect,
-            IoEngine::Exec,
-        ),
-    ];
-    for (name, set, engine) in only {
-        // fio 3.37's dirstat takes filestat's stat_type too.
-        let also = name == "stat_type" && j.ioengine == IoEngine::Dirstat;
-        if set && j.ioengine != engine && !also {
-            return Err(format!(
-                "{name} is an option of ioengine={}, but ioengine={}; set ioengine={}",
-                engine.fio_name(),
-                j.ioengine.fio_name(),
-                engine.fio_name()
-            ));
-        }
-    }
-    let trims = matches!(
-        j.rw.kind,
-        crate::model::RwKind::Trim | crate::model::RwKind::TrimWrite
-    );
-    let no_data =
-        j.ioengine.file_op().is_some() || matches!(j.ioengine, IoEngine::Cpuio | IoEngine::Exec);
-    if trims && no_data {
-        return Err(format!(
-            "rw={} with ioengine={} is not supported by iogauge yet; trims run on the \
-             data engines (psync, sync, vsync, pvsync, pvsync2, mmap, falloc, null, libaio, \
-             io_uring, posixaio)",
-            j.rw.fio_name(),
-            j.ioengine.fio_name()
-        ));
-    }
-    // fio repeats the fake I/Os of a time-based metadata job without new opens; not modelled.
-    if j.ioengine.file_op().is_some() && j.time_based {
-        return Err(format!(
-            "time_based with ioengine={} is not supported by iogauge yet; use loops= to repeat \
-             the file operations",
-            j.ioengine.fio_name()
-        ));
-    }
-    if j.ioengine == IoEngine::Exec {
-        if j.engines.program.is_none() {
-            return Err("ioengine=exec needs program=, e.g. program=/usr/bin/stress-ng".into());
-        }
-        // Differs from fio on purpose: fio's exec without a runtime sends SIGTERM at once and
-        // then never ends.
-        if j.runtime.is_none() {
-            return Err(
-                "ioengine=exec runs its program for the job's runtime; set runtime=, e.g. \
-                 runtime=10s"
-                    .into(),
-            );
-        }
-    }
     let no_io = matches!(j.ioengine, IoEngine::Cpuio | IoEngine::Exec);
     if no_io && j.size.is_none() && j.filesize.is_none() {
-        // Nothing is laid out or opened; the planner still wants a size.
         j.size = Some(crate::model::SizeSpec::Bytes(j.min_bs()));
     }
     if j.ioengine == IoEngine::Cpuio {
-        if j.engines.cpuload == 0 {
-            return Err(
-                "ioengine=cpuio needs cpuload= (the percent of one CPU to use), e.g. cpuload=50"
-                    .into(),
-            );
-        }
-        // Differs from fio on purpose: fio's cpuio without a runtime never ends.
-        if j.runtime.is_none() && !j.engines.exit_on_io_done {
-            return Err(
-                "ioengine=cpuio runs until its runtime (fio's would never end); set \
-                        runtime=, e.g. runtime=10s, or exit_on_io_done=1"
-                    .into(),
-            );
-        }
-        // Stopped with the phase's other jobs, as the background jobs are.
         j.background = j.engines.exit_on_io_done;
     }
-    // fio's ftruncate engine fails any other direction with EINVAL at its first I/O.
-    if j.ioengine == IoEngine::Ftruncate && j.rw.kind != crate::model::RwKind::Write {
-        return Err(format!(
-            "ioengine=ftruncate only writes (each write truncates the file to its offset), but \
-             rw={}; use rw=write or rw=randwrite",
-            j.rw.fio_name()
-        ));
-    }
-    // fio's mmap engine: direct, fsync and fdatasync work on whole pages.
-    if j.ioengine == IoEngine::Mmap
-        && (j.direct || j.fsync > 0 || j.fdatasync > 0)
-        && !j.min_bs().is_multiple_of(4096)
-    {
-        return Err(format!(
-            "ioengine=mmap with direct, fsync or fdatasync needs a block size that is a multiple \
-             of the page size (4096), e.g. bs=4k; got {}",
-            j.min_bs()
-        ));
-    }
-    Ok(())
 }

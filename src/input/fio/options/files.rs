@@ -163,19 +163,6 @@ pub(super) static OPTIONS: &[Opt] = &[
     ),
 ];
 
-/// The number of files of a job: the names in `filename` (':' separates, '\:' is a colon),
-/// else nrfiles.
-fn file_count(j: &JobSpec) -> u64 {
-    match &j.filename {
-        Some(list) => list
-            .replace("\\:", "")
-            .split(':')
-            .filter(|n| !n.is_empty())
-            .count() as u64,
-        None => j.nrfiles.max(1) as u64,
-    }
-}
-
 /// `filesize=LOW-HIGH`: each file's size is drawn in the range (fio's get_rand_file_size).
 pub(super) fn set_filesize_range(j: &mut JobSpec, low: &str, high: &str) -> Result<(), String> {
     const HINT: &str = "expected a size or a range of sizes, e.g. filesize=1m or filesize=1m-4m";
@@ -189,95 +176,6 @@ pub(super) fn set_filesize_range(j: &mut JobSpec, low: &str, high: &str) -> Resu
     j.filesize = Some(crate::model::SizeSpec::Bytes(low));
     j.files.filesize_high = (high > low).then_some(high);
     Ok(())
-}
-
-/// What iogauge's unlink_each_loop covers: write-only jobs whose loops are whole passes over
-/// their own files, on a synchronous engine.
-fn check_unlink_each_loop(j: &JobSpec) -> Result<(), String> {
-    use crate::model::{IoEngine, RwKind};
-    let name = &j.name;
-    if j.rw.kind != RwKind::Write {
-        // Measured with fio 3.33: rw=read stops with ENOENT at the second loop's open, a mixed
-        // job with EIO ("full resid") reading the new empty file.
-        return Err(format!(
-            "job '{name}': unlink_each_loop needs a write-only job (rw=write or randwrite): \
-             fio 3.33 unlinks the files after the first loop, so the next loop's reads fail \
-             (ENOENT for rw=read, EIO on the new empty file for mixed jobs)"
-        ));
-    }
-    if !matches!(
-        j.ioengine,
-        IoEngine::Sync | IoEngine::Psync | IoEngine::Vsync | IoEngine::Pvsync | IoEngine::Pvsync2
-    ) {
-        return Err(format!(
-            "job '{name}': unlink_each_loop with ioengine={} is not supported by iogauge yet; \
-             use a synchronous engine (psync, sync, vsync, pvsync, pvsync2)",
-            j.ioengine.fio_name()
-        ));
-    }
-    if j.filename.is_some() {
-        return Err(format!(
-            "job '{name}': unlink_each_loop with filename= is not supported by iogauge yet \
-             (the files may be another job's or yours); let iogauge name the files"
-        ));
-    }
-    if j.rw.random && !j.uses_random_map() {
-        return Err(format!(
-            "job '{name}': unlink_each_loop with random offsets needs the random map (loops \
-             are passes over every block): drop norandommap, random_distribution, \
-             random_generator=lfsr or blockalign"
-        ));
-    }
-    Ok(())
-}
-
-/// What iogauge's openfiles below the number of files covers: the files are closed and
-/// reopened under the descriptors the engine holds, which needs nothing in flight and nothing
-/// registered or mapped, and every file's end-of-job sync or verify pass to find it open.
-fn check_open_files(j: &JobSpec, files: u64) -> Result<(), String> {
-    use crate::model::{FileService, IoEngine};
-    let (name, n) = (&j.name, j.files.open_files);
-    let head = format!("job '{name}': openfiles={n} below the job's {files} files");
-    let engine_ok = matches!(
-        j.ioengine,
-        IoEngine::Sync
-            | IoEngine::Psync
-            | IoEngine::Vsync
-            | IoEngine::Pvsync
-            | IoEngine::Pvsync2
-            | IoEngine::Falloc
-            | IoEngine::Ftruncate
-    ) || j.ioengine.diskless()
-        || j.ioengine.file_op().is_some();
-    if !engine_ok {
-        return Err(format!(
-            "{head} with ioengine={} is not supported by iogauge yet; use a synchronous \
-             engine (psync, sync, vsync, pvsync, pvsync2) or drop openfiles",
-            j.ioengine.fio_name()
-        ));
-    }
-    let clash = if j.verify.enabled() {
-        Some("verify")
-    } else if j.end_fsync {
-        Some("end_fsync")
-    } else if j.fsync_on_close {
-        Some("fsync_on_close")
-    } else if j.files.unlink_each_loop {
-        Some("unlink_each_loop")
-    } else if !matches!(
-        j.blocks.file_service,
-        FileService::RoundRobin | FileService::Sequential | FileService::Random
-    ) {
-        Some("file_service_type=zipf/pareto/normal")
-    } else {
-        None
-    };
-    match clash {
-        Some(o) => Err(format!(
-            "{head} together with {o} is not supported by iogauge yet; drop one of them"
-        )),
-        None => Ok(()),
-    }
 }
 
 /// fio's opendir: every regular file under `dir` (recursively, in name order) is added to the
@@ -324,39 +222,11 @@ fn add_dir_files(j: &mut JobSpec, dir: &std::path::Path) -> Result<(), String> {
     Ok(())
 }
 
-/// What iogauge covers of file_append and fill_device.
-fn check_write_modes(j: &JobSpec) -> Result<(), String> {
-    use crate::model::RwKind;
-    let name = &j.name;
-    if j.files.file_append && j.rw.kind != RwKind::Write {
-        return Err(format!(
-            "job '{name}': file_append with a job that reads is not supported by iogauge yet \
-             (fio lays out the file past its end first); use rw=write or randwrite"
-        ));
-    }
-    // Writing verify headers until the disk is full is fio's surface scan (a later job reads
-    // them back); reading back in the same job is not done here.
-    if j.files.fill_device
-        && (j.rw.kind != RwKind::Write || (j.verify.enabled() && j.verify.do_verify))
-    {
-        return Err(format!(
-            "job '{name}': fill_device (fill_fs) with a job that reads is not supported by \
-             iogauge yet; use rw=write or randwrite (with verify, do_verify=0 and a later \
-             job that reads the file back, as fio's surface-scan example)"
-        ));
-    }
-    Ok(())
-}
-
-/// fio's fixups of this group once a job is complete.
-pub(in crate::input::fio) fn check(j: &mut JobSpec) -> Result<(), String> {
-    if j.files.pre_read {
-        if j.direct {
-            return Err(format!(
-                "job '{}': pre_read fills the page cache, which direct=1 bypasses; drop one of them",
-                j.name
-            ));
-        }
+/// fio's fix-ups of this group once a job is complete (the checks are `JobSpec::check`'s):
+/// pre_read clears invalidate, opendir's files join the filename list, openfiles at or above
+/// the number of files means all of them (0).
+pub(crate) fn settle(j: &mut JobSpec) -> Result<(), String> {
+    if j.files.pre_read && !j.direct {
         // fio: pre_read clears invalidate, or the cache just filled would be dropped.
         j.invalidate = false;
     }
@@ -364,17 +234,8 @@ pub(in crate::input::fio) fn check(j: &mut JobSpec) -> Result<(), String> {
         add_dir_files(j, &dir)?;
         j.files.opendir = Some(dir);
     }
-    check_write_modes(j)?;
-    // fio lowers openfiles to the number of files (and 0 means all of them).
-    let files = file_count(j);
-    if j.files.open_files as u64 >= files {
+    if j.files.open_files as u64 >= j.file_count() {
         j.files.open_files = 0;
-    }
-    if j.files.open_files != 0 {
-        check_open_files(j, files)?;
-    }
-    if j.files.unlink_each_loop {
-        check_unlink_each_loop(j)?;
     }
     Ok(())
 }

@@ -184,94 +184,9 @@ pub(super) static OPTIONS: &[Opt] = &[
     ),
 ];
 
-/// io_submit_mode=offload with what the submitting pool does not do: refused by name. fio
-/// itself refuses io_uring there; the rest are iogauge's limits (docs/FIO.md).
-pub(in crate::input::fio) fn check_offload(j: &crate::model::JobSpec) -> Result<(), String> {
-    use crate::model::{IoEngine, RwKind};
-    if j.io.submit_mode != SubmitMode::Offload {
-        return Ok(());
-    }
-    let engine = j.ioengine.fio_name();
-    if j.ioengine == IoEngine::IoUring {
-        return Err(format!(
-            "job '{}': io_submit_mode=offload cannot use ioengine=io_uring (fio refuses it too: \
-             \"io_uring: can't be used with offloaded submit\"); use a synchronous engine such as \
-             psync, or libaio",
-            j.name
-        ));
-    }
-    if j.ioengine == IoEngine::Cpuio
-        || j.ioengine == IoEngine::Exec
-        || j.ioengine.file_op().is_some()
-    {
-        return Err(format!(
-            "job '{}': io_submit_mode=offload hands data I/O to submitting threads, but \
-             ioengine={engine} does none; use io_submit_mode=inline",
-            j.name
-        ));
-    }
-    let with = [
-        ("verify", j.verify.enabled()),
-        ("fsync", j.fsync > 0),
-        ("fdatasync", j.fdatasync > 0),
-        ("sync_file_range", j.io.sync_file_range.is_some()),
-        (
-            "rw=trim/trimwrite",
-            matches!(j.rw.kind, RwKind::Trim | RwKind::TrimWrite),
-        ),
-        ("thinktime", !j.timing.thinktime.is_zero()),
-        (
-            "rate_min/rate_iops_min",
-            j.timing
-                .rate_min
-                .iter()
-                .chain(&j.timing.rate_iops_min)
-                .any(Option::is_some),
-        ),
-        ("latency_target", j.latency.target_ns > 0),
-        ("flow", j.latency.flow != 0),
-        ("cmdprio", j.ioprio.cmd_active()),
-        ("lockfile", j.io.lockfile != LockMode::None),
-        ("write_iolog", j.logs.iolog.is_some()),
-    ];
-    if let Some((opt, _)) = with.iter().find(|(_, on)| *on) {
-        return Err(format!(
-            "job '{}': io_submit_mode=offload with {opt} is not supported by iogauge (the \
-             submitting threads do plain reads and writes); use io_submit_mode=inline, or \
-             drop {opt}",
-            j.name
-        ));
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn offload_refuses_what_the_pool_does_not_do_by_name() {
-        let mut j = crate::model::JobSpec {
-            name: "j".into(),
-            ..Default::default()
-        };
-        j.fsync = 4;
-        assert_eq!(check_offload(&j), Ok(()), "inline: nothing to check");
-        j.io.submit_mode = SubmitMode::Offload;
-        assert_eq!(
-            check_offload(&j).unwrap_err(),
-            "job 'j': io_submit_mode=offload with fsync is not supported by iogauge (the \
-             submitting threads do plain reads and writes); use io_submit_mode=inline, or drop \
-             fsync"
-        );
-        j.fsync = 0;
-        assert_eq!(check_offload(&j), Ok(()));
-        j.ioengine = crate::model::IoEngine::Cpuio;
-        assert!(check_offload(&j)
-            .unwrap_err()
-            .contains("but ioengine=cpuio does none; use io_submit_mode=inline"));
-    }
-
     #[test]
     fn sync_file_range_grammar() {
         let s = parse_sync_file_range("wait_before,write,wait_after:8").unwrap();

@@ -123,31 +123,9 @@ pub(super) const RW_VALUES: &[(&str, RwKind, bool)] = &[
     ("randtrimwrite", RwKind::TrimWrite, true),
 ];
 
-/// Every engine iogauge accepts, in the order they are listed (the same readers as
-/// [`RW_VALUES`]).
-pub(super) const ENGINES: &[(&str, IoEngine)] = &[
-    ("sync", IoEngine::Sync),
-    ("psync", IoEngine::Psync),
-    ("vsync", IoEngine::Vsync),
-    ("pvsync", IoEngine::Pvsync),
-    ("pvsync2", IoEngine::Pvsync2),
-    ("mmap", IoEngine::Mmap),
-    ("null", IoEngine::Null),
-    ("libaio", IoEngine::Libaio),
-    ("io_uring", IoEngine::IoUring),
-    ("posixaio", IoEngine::Posixaio),
-    ("filecreate", IoEngine::Filecreate),
-    ("filestat", IoEngine::Filestat),
-    ("filedelete", IoEngine::Filedelete),
-    // fio 3.37's directory engines (no fio 3.33 equivalent).
-    ("dircreate", IoEngine::Dircreate),
-    ("dirstat", IoEngine::Dirstat),
-    ("dirdelete", IoEngine::Dirdelete),
-    ("falloc", IoEngine::Falloc),
-    ("ftruncate", IoEngine::Ftruncate),
-    ("cpuio", IoEngine::Cpuio),
-    ("exec", IoEngine::Exec),
-];
+/// Every engine iogauge accepts, in the order they are listed: the one table,
+/// [`crate::model::engines::ENGINES`].
+pub(super) const ENGINES: &[(&str, IoEngine)] = crate::model::engines::ENGINES;
 
 /// "a, b (b2), c or d": a value table as one list, aliases in parentheses.
 fn one_of<T: PartialEq>(values: &[(&str, T)]) -> String {

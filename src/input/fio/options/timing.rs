@@ -387,61 +387,14 @@ pub(super) static OPTIONS: &[Opt] = &[
     ),
 ];
 
-/// fio's wait_for_ok: the waitee is one earlier job, not the job itself (`earlier` are the jobs
-/// defined before `j`).
-pub(in crate::input::fio) fn check_wait_for(
-    j: &JobSpec,
-    earlier: &[JobSpec],
-) -> Result<(), String> {
-    let Some(w) = &j.timing.wait_for else {
-        return Ok(());
-    };
-    if *w == j.name {
-        return Err(format!(
-            "{}: a job cannot wait for itself (wait_for={w})",
-            j.name
-        ));
-    }
-    match earlier.iter().filter(|e| e.name == *w).count() {
-        0 => Err(format!(
-            "{}: waitee job {w} unknown; wait_for names a job defined before this one",
-            j.name
-        )),
-        1 => Ok(()),
-        _ => Err(format!(
-            "{}: multiple waitees {w} found; give the jobs distinct names when using wait_for",
-            j.name
-        )),
-    }
-}
-
-/// fio's checks of this group's settings once a job is complete (init.c's fixup_options);
-/// messages name the job and the options.
-pub(in crate::input::fio) fn check(j: &mut JobSpec) -> Result<(), String> {
+/// fio's fix-up of this group once a job is complete (init.c's fixup_options); the checks
+/// are `JobSpec::check`'s.
+pub(crate) fn settle(j: &mut JobSpec) {
     let t = &mut j.timing;
-    if t.rate_min.iter().any(|r| r.is_some()) && t.rate_iops_min.iter().any(|r| r.is_some()) {
-        return Err(format!(
-            "job '{}': rate_min and rate_iops_min are mutually exclusive; keep one",
-            j.name
-        ));
-    }
-    for d in 0..3 {
-        let over =
-            |max: Option<u64>, min: Option<u64>| matches!((max, min), (Some(a), Some(b)) if a < b);
-        if over(j.rate[d], t.rate_min[d]) || over(j.rate_iops[d], t.rate_iops_min[d]) {
-            let dir = ["read", "write", "trim"][d];
-            return Err(format!(
-                "job '{}': the minimum rate exceeds the rate for {dir} (fio: minimum rate exceeds \
-                 rate, ddir {d}); lower rate_min/rate_iops_min or raise rate/rate_iops",
-                j.name
-            ));
-        }
-    }
     // fio: thinktime_spin above thinktime is cut to thinktime.
     if t.thinktime_spin > t.thinktime {
         t.thinktime_spin = t.thinktime;
     }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -456,7 +409,8 @@ mod tests {
                 .unwrap_or_else(|| panic!("{k}"))
                 .apply(&mut j, Some(v))?;
         }
-        check(&mut j)?;
+        settle(&mut j);
+        j.check()?;
         Ok(j)
     }
 
@@ -536,12 +490,12 @@ mod tests {
         j.rate_iops = [Some(100); 3];
         j.timing.rate_iops_min = [Some(200); 3];
         assert_eq!(
-            check(&mut j).unwrap_err(),
+            j.check().unwrap_err(),
             "job 'j': the minimum rate exceeds the rate for read (fio: minimum rate exceeds \
              rate, ddir 0); lower rate_min/rate_iops_min or raise rate/rate_iops"
         );
         j.timing.rate_min = [Some(1); 3];
-        assert!(check(&mut j).unwrap_err().contains("mutually exclusive"));
+        assert!(j.check().unwrap_err().contains("mutually exclusive"));
     }
 
     #[test]
@@ -569,30 +523,5 @@ mod tests {
             set(&[("continue_on_error", "maybe")]).unwrap_err(),
             "expected none, read, write, io, verify or all, e.g. continue_on_error=io"
         );
-    }
-
-    #[test]
-    fn wait_for_names_one_earlier_job() {
-        let job = |name: &str, w: Option<&str>| {
-            let mut j = JobSpec {
-                name: name.into(),
-                ..JobSpec::default()
-            };
-            j.timing.wait_for = w.map(Into::into);
-            j
-        };
-        let a = job("a", None);
-        assert!(check_wait_for(&job("b", Some("a")), std::slice::from_ref(&a)).is_ok());
-        assert_eq!(
-            check_wait_for(&job("b", Some("b")), &[]).unwrap_err(),
-            "b: a job cannot wait for itself (wait_for=b)"
-        );
-        assert_eq!(
-            check_wait_for(&job("b", Some("x")), std::slice::from_ref(&a)).unwrap_err(),
-            "b: waitee job x unknown; wait_for names a job defined before this one"
-        );
-        assert!(check_wait_for(&job("b", Some("a")), &[a.clone(), a])
-            .unwrap_err()
-            .contains("multiple waitees a"));
     }
 }
