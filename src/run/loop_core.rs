@@ -10,10 +10,11 @@
 
 use super::clock::now_ns;
 use super::instance::{
-    errno, finish_iolog, finish_logs, iolog_sync, set_ioprio, wait_for_start, IoFailure, Published,
-    Timeline, WorkerInput, WorkerResult,
+    errno, finish_iolog, finish_logs, iolog_sync, set_ioprio, wait_for_start, IoFailure, Timeline,
+    WorkerResult,
 };
 use super::latency_target::{self as lt, Flow, LatTarget};
+use super::loop_ctx::Ctx;
 use super::source::IoSource;
 use super::sync_range::SyncRange;
 use super::timing::Timing;
@@ -22,41 +23,7 @@ use crate::engine::SyncOp;
 use crate::stats::iolog::IoLog;
 use crate::stats::logs::JobLogs;
 use crate::stats::DepthCounters;
-use std::sync::atomic::{AtomicBool, Ordering};
-
-/// What every step needs from the run: the instance's input, the counters it publishes, and the
-/// run's stop flag.
-#[derive(Clone, Copy)]
-pub(super) struct Ctx<'a> {
-    pub input: &'a WorkerInput,
-    pub published: &'a Published,
-    pub stop: &'a AtomicBool,
-}
-
-impl Ctx<'_> {
-    /// The run was told to stop (Ctrl-C, exitall, a runtime in another group).
-    #[inline]
-    pub(super) fn stopped(&self) -> bool {
-        self.stop.load(Ordering::Relaxed)
-    }
-
-    /// `op` failed with `errno` on file number `file` at `offset`.
-    #[cold]
-    pub(super) fn failure(&self, op: &'static str, file: usize, offset: u64, no: i32) -> IoFailure {
-        IoFailure::new(self.input, op, file, offset, no)
-    }
-}
-
-/// What a loop does next after a step.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Step {
-    /// Go on with this iteration.
-    Go,
-    /// Start the next iteration (`continue`).
-    Again,
-    /// Leave the loop (`break`).
-    End,
-}
+use std::sync::atomic::Ordering;
 
 /// One job instance's state while its loop runs, shared by both loops.
 pub(super) struct LoopState<'a> {

@@ -22,6 +22,7 @@ pub(crate) mod instance;
 pub(crate) mod iosched;
 pub(crate) mod latency_target;
 mod loop_core;
+mod loop_ctx;
 #[cfg(test)]
 mod loop_tests;
 pub(crate) mod monitor;

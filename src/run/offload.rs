@@ -22,7 +22,8 @@
 use super::clock::{now_ns, sleep_until};
 use super::engines::Engines;
 use super::instance::{errno, fills_device, Published, Timeline, WorkerInput, WorkerResult};
-use super::loop_core::{Ctx, LoopState};
+use super::loop_core::LoopState;
+use super::loop_ctx::Ctx;
 use super::overlap::InFlight;
 use super::queue_worker::SlotBuffers;
 use super::source::NextIo;

@@ -8,7 +8,8 @@
 use super::clock::{now_ns, sleep_until};
 use super::instance::{errno, fills_device, Published, Timeline, WorkerInput, WorkerResult};
 use super::latency_target::{self as lt, Flow, LatTarget};
-use super::loop_core::{Ctx, LoopState, Step};
+use super::loop_core::LoopState;
+use super::loop_ctx::{Ctx, Step};
 use super::overlap::InFlight;
 use super::source::NextIo;
 use super::verify_phase;

@@ -10,7 +10,7 @@
 
 use super::clock::now_ns;
 use super::instance::{errno, IoFailure, Published, WorkerInput, WorkerResult};
-use super::loop_core::Ctx;
+use super::loop_ctx::Ctx;
 use super::source::IoSource;
 use crate::engine::{Engine, Op, QueueEngine, SyncOp};
 use crate::model::{DDIR_READ, DDIR_WRITE};
