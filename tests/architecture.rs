@@ -7,6 +7,8 @@
 //! expressions and types (`crate::…`, `super::…`, `self::…`, or a child module's name), resolved
 //! to the longest prefix that is a module file.
 
+#![allow(clippy::unwrap_used)]
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
