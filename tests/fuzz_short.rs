@@ -6,7 +6,7 @@
 // Tests unwrap: a failure is the test failing.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use iogauge::fuzz::{corpus, fuzz, target, TARGETS};
 use std::panic::{self, AssertUnwindSafe};

@@ -1,0 +1,66 @@
+//! The integration tests, as one test binary (ripgrep's layout): each former `tests/NAME.rs` is
+//! a module here, and `tests/common` is compiled once, so an edit in `src/` relinks one binary
+//! instead of forty. Run one file's tests with `cargo test --test tests NAME::`.
+//!
+//! All of them run in one process, two at a time on a 2-core machine (libtest's threads): a test
+//! that is disk- or time-sensitive or uses a host-wide resource calls `common::serial()` (fio
+//! cross-checks do through `common::have_fio()`, loop devices through `common::loopfs`).
+//! tests/io_uring_disabled.rs stays a binary of its own: it flips a host-wide sysctl that every
+//! io_uring run in this process would see, and cargo runs test binaries one after another.
+
+mod common;
+
+mod bad_input;
+mod broken_pipe;
+mod cli_check;
+mod cli_compare;
+mod cli_device;
+mod cli_fio;
+mod cli_preflight;
+mod crosscheck_buffered;
+mod crosscheck_disk;
+mod crosscheck_samples;
+mod crosscheck_verify;
+mod documents;
+mod engine_async;
+mod engine_runs;
+mod fake_kube;
+mod faults;
+mod fdtable;
+mod fio_breadth_blocks;
+mod fio_breadth_engines;
+mod fio_breadth_files;
+mod fio_breadth_host;
+mod fio_breadth_io;
+mod fio_breadth_io_host;
+mod fio_breadth_iolog;
+mod fio_breadth_latency;
+mod fio_breadth_logs;
+mod fio_breadth_opts;
+mod fio_breadth_output;
+mod fio_breadth_stats;
+mod fio_breadth_timing;
+mod fio_breadth_verify;
+mod fio_crosscheck;
+mod fio_dir_engines;
+mod fio_regress;
+mod fuzz_short;
+mod history;
+mod html_report;
+mod interrupts;
+mod intervals;
+mod kube_e2e;
+mod kube_flow;
+mod kube_image;
+mod kube_manifests;
+mod newcomer_check;
+mod newcomer_compare;
+mod newcomer_fio;
+mod readme_examples;
+mod report_consistency;
+mod security_documents;
+mod security_files;
+mod security_history;
+mod security_input;
+mod security_output;
+mod sigkill;
