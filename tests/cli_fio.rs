@@ -8,7 +8,6 @@ use crate::common;
 use common::*;
 
 use serde_json::Value;
-use std::path::Path;
 use std::process::Output;
 
 // `iogauge fio ARGS…` in a directory.

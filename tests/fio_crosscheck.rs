@@ -9,7 +9,6 @@ use crate::common;
 use common::*;
 
 use serde_json::Value;
-use std::path::Path;
 
 // Runs `args` under both tools in separate temp dirs; returns (fio, iogauge) JSON.
 use common::both_args as both;

@@ -14,8 +14,6 @@ use crate::common;
 use common::*;
 
 use serde_json::Value;
-use std::path::Path;
-use std::process::Output;
 
 /// The line chart's drawing: its x axis runs from x = 96 to x = 610 (`svg/mod.rs`: W − RIGHT).
 const AXIS_LEFT: f64 = 96.0;

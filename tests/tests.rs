@@ -5,8 +5,9 @@
 //! All of them run in one process, two at a time on a 2-core machine (libtest's threads): a test
 //! that is disk- or time-sensitive or uses a host-wide resource calls `common::serial()` (fio
 //! cross-checks do through `common::have_fio()`, loop devices through `common::loopfs`).
-//! tests/io_uring_disabled.rs stays a binary of its own: it flips a host-wide sysctl that every
-//! io_uring run in this process would see, and cargo runs test binaries one after another.
+//! Two files stay binaries of their own (Cargo.toml), because cargo runs test binaries one after
+//! another: tests/io_uring_disabled.rs flips a host-wide sysctl that every io_uring run in this
+//! process would see, and tests/fuzz_short.rs swaps the process-wide panic hook.
 
 mod common;
 
@@ -44,7 +45,6 @@ mod fio_breadth_verify;
 mod fio_crosscheck;
 mod fio_dir_engines;
 mod fio_regress;
-mod fuzz_short;
 mod history;
 mod html_report;
 mod interrupts;
