@@ -824,7 +824,11 @@ fn experimental_verify_refuses_what_it_cannot_replay() {
 
 /// `program` (fio or iogauge fio) with `args` in `dir`: exit code, stdout, stderr.
 fn run_args(program: &str, args: &[&str], dir: &Path) -> (i32, String, String) {
-    let out = fio_cmd(program).args(args).current_dir(dir).output().unwrap();
+    let out = fio_cmd(program)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
     (
         out.status.code().unwrap_or(-1),
         text(&out.stdout),

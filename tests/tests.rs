@@ -64,3 +64,29 @@ mod security_history;
 mod security_input;
 mod security_output;
 mod sigkill;
+
+/// With `autotests = false` cargo compiles only what Cargo.toml names: a file of tests/ that is
+/// neither a module here nor a [[test]] of its own would silently never run.
+#[test]
+fn every_file_of_tests_is_a_module_here_or_a_test_binary() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let here = std::fs::read_to_string(root.join("tests/tests.rs")).unwrap();
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    let mut missing = Vec::new();
+    for e in std::fs::read_dir(root.join("tests")).unwrap() {
+        let name = e.unwrap().file_name().to_string_lossy().into_owned();
+        let Some(stem) = name.strip_suffix(".rs") else {
+            continue;
+        };
+        let module = here.lines().any(|l| l == format!("mod {stem};"));
+        let binary = manifest.contains(&format!("path = \"tests/{name}\""));
+        if name != "tests.rs" && module == binary {
+            missing.push(name);
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "each of {missing:?} must be a `mod` line in tests/tests.rs or (not both) a [[test]] in \
+         Cargo.toml"
+    );
+}

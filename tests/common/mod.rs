@@ -10,6 +10,7 @@ use std::cell::RefCell;
 use std::path::Path;
 use std::process::{Command, Output};
 use std::sync::{Mutex, MutexGuard};
+use std::thread::LocalKey;
 
 /// A fresh directory for a test's files, under the build's target directory: on the project's
 /// own filesystem, a real disk, never a tmpfs `/tmp` (which measures memory and refuses
@@ -18,25 +19,64 @@ pub fn scratch() -> tempfile::TempDir {
     tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("a directory under target/tmp")
 }
 
-/// The rest of the calling test runs alone among the tests that call this: no other serialized
-/// test starts until its thread ends (also when it panics). For tests that are disk- or
-/// time-sensitive or use a host-wide resource (fio cross-checks, signal timing, loop devices,
-/// cgroup throttles, docker): all the tests are one process now, run two at a time, and before
-/// that each file was a binary of its own that ran alone. Nothing to bind, so it cannot be
-/// dropped early by mistake (`let _ = guard`); calling it again in the same test is a no-op.
+/// From here to its end, the calling test runs alone among the tests that call this: all tests
+/// share one process and run two at a time, so a disk- or time-sensitive test, or one that uses
+/// something of the host's (fio cross-checks, signal timing, loop devices, cgroups, Docker),
+/// calls it first. Its thread holds a process-wide lock until it ends (a panic too); a second
+/// call in the same test does nothing. It returns no guard, which could be dropped too early.
 pub fn serial() {
-    // Poison-tolerant: a serialized test that failed must not fail the ones after it.
-    static SERIAL: Mutex<()> = Mutex::new(());
-    thread_local! {
-        // libtest runs each test on a thread of its own; the guard is dropped when it exits.
-        static HELD: RefCell<Option<MutexGuard<'static, ()>>> = const { RefCell::new(None) };
-    }
-    HELD.with(|held| {
+    hold(&SERIAL, &SERIAL_HELD);
+}
+
+static SERIAL: Mutex<()> = Mutex::new(());
+
+/// A guard held by a thread until it ends.
+type Held = RefCell<Option<MutexGuard<'static, ()>>>;
+
+thread_local! {
+    // libtest runs each test on a thread of its own: the guard is dropped when the test ends.
+    static SERIAL_HELD: Held = const { RefCell::new(None) };
+}
+
+fn hold(lock: &'static Mutex<()>, held: &'static LocalKey<Held>) {
+    held.with(|held| {
         let mut held = held.borrow_mut();
         if held.is_none() {
-            *held = Some(SERIAL.lock().unwrap_or_else(|e| e.into_inner()));
+            // Poison-tolerant: a serialized test that failed must not fail the ones after it.
+            *held = Some(lock.lock().unwrap_or_else(|e| e.into_inner()));
         }
     });
+}
+
+#[test]
+fn serial_holds_until_the_thread_ends_twice_without_deadlock_and_after_a_panic() {
+    static LOCK: Mutex<()> = Mutex::new(());
+    thread_local! {
+        static HELD: Held = const { RefCell::new(None) };
+    }
+    let (held_tx, held_rx) = std::sync::mpsc::channel();
+    let (end_tx, end_rx) = std::sync::mpsc::channel::<()>();
+    let t = std::thread::spawn(move || {
+        hold(&LOCK, &HELD);
+        hold(&LOCK, &HELD);
+        held_tx.send(()).unwrap();
+        end_rx.recv().unwrap();
+    });
+    held_rx.recv().unwrap();
+    assert!(LOCK.try_lock().is_err(), "held while the thread runs");
+    end_tx.send(()).unwrap();
+    t.join().unwrap();
+    assert!(LOCK.try_lock().is_ok(), "released when the thread ended");
+
+    let t = std::thread::spawn(|| {
+        hold(&LOCK, &HELD);
+        panic!("a failing serialized test");
+    });
+    assert!(t.join().is_err());
+    assert!(
+        !matches!(LOCK.try_lock(), Err(std::sync::TryLockError::WouldBlock)),
+        "released when the thread panicked"
+    );
 }
 
 /// `Command::new(program)` for every process a test starts (iogauge, fio, kubectl, docker…), with
