@@ -9,6 +9,9 @@
 //! another: tests/io_uring_disabled.rs flips a host-wide sysctl that every io_uring run in this
 //! process would see, and tests/fuzz_short.rs swaps the process-wide panic hook.
 
+// Tests unwrap: a failure is the test failing (tests/common too; each file also says so).
+#![allow(clippy::unwrap_used)]
+
 mod common;
 
 mod bad_input;
