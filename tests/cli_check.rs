@@ -4,7 +4,7 @@
 // Tests unwrap: a failure is the test failing.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 use common::*;
 
 use serde_json::Value;
@@ -468,6 +468,8 @@ fn a_users_own_profile_file() {
 /// (FACTS.md §10). sync-iops must then fail. Needs root and cgroup v1 blkio; CI has both.
 #[test]
 fn a_throttled_disk_fails_sync_iops_for_real() {
+    // A cgroup of the host's, made and removed here.
+    serial();
     let cg = Path::new("/sys/fs/cgroup/blkio");
     let must = std::env::var("CI").as_deref() == Ok("true");
     // SAFETY: geteuid has no preconditions.

@@ -3,7 +3,7 @@
 //! the refusals.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 use common::*;
 
 use iogauge::report::comparison::{ChangeVerdict, CompareDocument};
@@ -19,7 +19,10 @@ fn iogauge(args: &[&str]) -> Output {
 
 /// `check sync-iops` for 3 s in `dir`, its JSON saved to `out`; `throttle` runs it in a blkio
 /// cgroup limited to that many write IOPS on the disk (FACTS.md §10).
+/// The calling test is serial from here on: it compares runs of this disk, which other tests'
+/// I/O would slow.
 fn sync_iops(dir: &Path, out: &Path, throttle: Option<&Path>) {
+    serial();
     let check = format!(
         "{} check sync-iops --dir {} --duration 3s --scale 0.05 --format json > {}",
         env!("CARGO_BIN_EXE_iogauge"),

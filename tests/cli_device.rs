@@ -6,7 +6,7 @@
 // Tests unwrap: a failure is the test failing.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 use common::*;
 
 use serde_json::Value;
@@ -22,8 +22,10 @@ fn check(args: &[&str], cwd: &Path) -> Output {
         .expect("spawn iogauge")
 }
 
-/// Whether loop devices can be made here (root); with CI=true they must.
+/// Whether loop devices can be made here (root); with CI=true they must. The calling test is
+/// serial from here on: loop devices are the host's.
 fn can_loop() -> bool {
+    common::serial();
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } == 0 {
         return true;

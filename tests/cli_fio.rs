@@ -4,21 +4,14 @@
 // Tests unwrap: a failure is the test failing.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 use common::*;
 
 use serde_json::Value;
-use std::path::Path;
 use std::process::Output;
 
-fn iogauge(args: &[&str], cwd: &Path) -> Output {
-    common::cmd(env!("CARGO_BIN_EXE_iogauge"))
-        .arg("fio")
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .expect("spawn iogauge")
-}
+// `iogauge fio ARGS…` in a directory.
+use common::iogauge_fio as iogauge;
 
 fn stdout(o: &Output) -> String {
     text(&o.stdout)

@@ -14,24 +14,18 @@
 // Tests unwrap: a failure is the test failing.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 use common::*;
 
 use serde_json::Value;
 use std::fs::File;
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
 const IOGAUGE: &str = env!("CARGO_BIN_EXE_iogauge");
 
-/// One test at a time: a test running beside another would measure its disk traffic too, and
-/// one test's file could be evicted by another's reads.
-static DISK: Mutex<()> = Mutex::new(());
-
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    DISK.lock().unwrap_or_else(|e| e.into_inner())
-}
+// Every test here is `serial()` (tests/common): a test running beside another would measure its
+// disk traffic too, and one test's file could be evicted by another's reads.
 
 fn page_size() -> u64 {
     // SAFETY: sysconf has no preconditions.
@@ -153,14 +147,14 @@ fn assert_last_pass_resident(ios: u64, resident: u64, blocks: u64) {
 
 #[test]
 fn time_based_random_read_drops_the_cache_at_every_pass() {
-    let _g = serial();
+    serial();
     let (ios, resident, blocks) = time_based_residency(&["--rw=randread", "--ioengine=psync"]);
     assert_last_pass_resident(ios, resident, blocks);
 }
 
 #[test]
 fn time_based_sequential_read_drops_the_cache_at_every_pass() {
-    let _g = serial();
+    serial();
     // The random hint turns readahead off, so that exactly the blocks read are cached.
     let (ios, resident, blocks) =
         time_based_residency(&["--rw=read", "--ioengine=psync", "--fadvise_hint=random"]);
@@ -169,7 +163,7 @@ fn time_based_sequential_read_drops_the_cache_at_every_pass() {
 
 #[test]
 fn time_based_queued_random_read_drops_the_cache_at_every_pass() {
-    let _g = serial();
+    serial();
     let depth = 4;
     let (ios, resident, blocks) = time_based_residency(&[
         "--rw=randread",
@@ -217,7 +211,7 @@ fn warm(p: &Path) {
 
 #[test]
 fn opening_drops_a_warm_cache_and_the_random_hint_stops_readahead() {
-    let _g = serial();
+    serial();
     let d = scratch();
     let size = 32 << 20;
     let path = data_file(d.path(), size);
@@ -335,7 +329,7 @@ fn time_based_random_read_iops_near_fio() {
     if !have_fio() {
         return;
     }
-    let _g = serial();
+    serial();
     let d = scratch();
     let f = data_file(d.path(), 32 << 20);
     let (fio, iog) = interleaved(
@@ -351,7 +345,7 @@ fn time_based_sequential_read_iops_near_fio() {
     if !have_fio() {
         return;
     }
-    let _g = serial();
+    serial();
     let d = scratch();
     let f = data_file(d.path(), 32 << 20);
     let (fio, iog) = interleaved(
@@ -367,7 +361,7 @@ fn single_pass_random_read_iops_near_fio_and_same_count() {
     if !have_fio() {
         return;
     }
-    let _g = serial();
+    serial();
     let d = scratch();
     let f = data_file(d.path(), 32 << 20);
     let (fio, iog) = interleaved(&f, &["--rw=randread", "--size=32m"], 3);
@@ -382,7 +376,7 @@ fn single_pass_sequential_read_iops_near_fio_and_same_count() {
     if !have_fio() {
         return;
     }
-    let _g = serial();
+    serial();
     let d = scratch();
     let f = data_file(d.path(), 64 << 20);
     let (fio, iog) = interleaved(&f, &["--rw=read", "--size=64m"], 3);

@@ -6,13 +6,12 @@
 // Tests unwrap: a failure is the test failing.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 use common::*;
 
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Child, Stdio};
-use std::sync::Mutex;
 
 fn spawn(program: &str, pre: &[&str], args: &[&str], cwd: &Path) -> Child {
     common::cmd(program)
@@ -78,12 +77,6 @@ fn null_args(runtime: &str, bw_ms: u32, iops_ms: u32) -> Vec<String> {
     .collect()
 }
 
-/// One comparison at a time: these jobs are CPU-bound, and a fio job that gets no CPU when its
-/// runtime ends stops late enough for its helper thread to take one more sample (fio's own
-/// count is racy under load; iogauge's follows fio's unloaded behaviour, see
-/// docs/MEASUREMENT.md).
-static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
-
 /// Same number of bw and of iops samples as fio; returns fio's and iogauge's `read` objects.
 /// A mismatch is retried twice, for the load race above: a systematic difference still fails.
 fn assert_counts_match(args: &[String]) -> (Value, Value) {
@@ -91,7 +84,11 @@ fn assert_counts_match(args: &[String]) -> (Value, Value) {
 }
 
 fn counts_match_within(args: &[String], attempts: usize) -> (Value, Value) {
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    // One comparison at a time (tests/common's serial()): these jobs are CPU-bound, and a fio
+    // job that gets no CPU when its runtime ends stops late enough for its helper thread to take
+    // one more sample (fio's own count is racy under load; iogauge's follows fio's unloaded
+    // behaviour, see docs/MEASUREMENT.md).
+    serial();
     let a: Vec<&str> = args.iter().map(String::as_str).collect();
     let count = |v: &Value, k: &str| v[k].as_u64().unwrap_or(u64::MAX);
     let mut seen = Vec::new();

@@ -17,20 +17,15 @@
 // Tests unwrap: a failure is the test failing.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 use common::*;
 
 use serde_json::Value;
-use std::sync::Mutex;
 
 const IOGAUGE: &str = env!("CARGO_BIN_EXE_iogauge");
 
-/// One test at a time: another test's writes and reads would change what is cached.
-static DISK: Mutex<()> = Mutex::new(());
-
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    DISK.lock().unwrap_or_else(|e| e.into_inner())
-}
+// Every test here is `serial()` (tests/common): another test's writes and reads would change
+// what is cached.
 
 /// The job's options (without its directory).
 fn job_args(size: &str, extra: &[&str]) -> Vec<String> {
@@ -186,7 +181,7 @@ fn psync_write_then_verify_is_accounted_as_fio() {
     if !have_fio() {
         return;
     }
-    let _g = serial();
+    serial();
     crosscheck(&["--ioengine=psync"], "4m", 1024);
     crosscheck(&["--ioengine=psync"], "16m", 4096);
 }
@@ -196,7 +191,7 @@ fn io_uring_write_then_verify_is_accounted_as_fio() {
     if !have_fio() {
         return;
     }
-    let _g = serial();
+    serial();
     crosscheck(&["--ioengine=io_uring", "--iodepth=8"], "4m", 1024);
     crosscheck(&["--ioengine=io_uring", "--iodepth=8"], "16m", 4096);
 }
@@ -209,7 +204,7 @@ fn verify_backlog_is_accounted_as_fio() {
     if !have_fio() {
         return;
     }
-    let _g = serial();
+    serial();
     for engine in [
         ["--ioengine=psync", "--iodepth=1"],
         ["--ioengine=io_uring", "--iodepth=8"],
@@ -235,7 +230,7 @@ fn a_mixed_job_reads_for_the_whole_job_and_writes_for_its_write_phase() {
     if !have_fio() {
         return;
     }
-    let _g = serial();
+    serial();
     let (fio, iog) = both(&job_args("4m", &["--rw=randrw", "--ioengine=psync"]), 1);
     for (tool, j) in [("fio", &fio[0]), ("iogauge", &iog[0])] {
         let (w, r, job) = runtimes(j);
@@ -325,7 +320,7 @@ fn nothing_syncs_before_the_read_back_unless_the_job_asks_as_in_fio() {
     if !have_fio() || !strace::have_strace() {
         return;
     }
-    let _g = serial();
+    serial();
     for (extra, want) in [
         (
             vec![],
@@ -364,7 +359,7 @@ fn verify_only_writes_have_no_runtime_as_in_fio() {
     if !have_fio() {
         return;
     }
-    let _g = serial();
+    serial();
     let d = scratch();
     let mut a = job_args("1m", &["--ioengine=psync"]);
     a.push(format!("--directory={}", d.path().display()));
@@ -407,7 +402,7 @@ fn read_backs_are_not_in_the_periodic_samples_as_in_fio() {
     if !have_fio() {
         return;
     }
-    let _g = serial();
+    serial();
     for engine in [
         vec!["--ioengine=psync"],
         vec!["--ioengine=io_uring", "--iodepth=8", "--verify_backlog=16"],
@@ -434,7 +429,7 @@ fn a_random_job_reads_back_in_write_order_as_fio() {
     if !have_fio() || !strace::have_strace() {
         return;
     }
-    let _g = serial();
+    serial();
     // The offset of each write and each read, in order.
     let offsets = |calls: &[String], call: &str| -> Vec<u64> {
         calls

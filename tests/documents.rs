@@ -5,7 +5,7 @@
 // Tests unwrap: a failure is the test failing.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 use common::*;
 
 use iogauge::report::document::{CheckDocument, KubeDocument, PreflightDocument, SCHEMA_VERSION};
@@ -40,7 +40,7 @@ fn committed_schemas_match_the_types() {
         assert!(
             on_disk == text,
             "docs/schema/{name}.schema.json differs from the types; run \
-             UPDATE_SCHEMA=1 cargo test --test documents and commit the result"
+             UPDATE_SCHEMA=1 cargo test --test tests documents:: and commit the result"
         );
     }
 }

@@ -4,7 +4,7 @@
 // Tests unwrap: a failure is the test failing.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 use common::*;
 
 use iogauge::model::{IoEngine, JobSpec, RunSpec, RwKind, RwMode, SizeSpec, DDIR_READ, DDIR_WRITE};

@@ -7,14 +7,14 @@
 // Tests unwrap: a failure is the test failing.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 use common::*;
 
 use std::path::Path;
 use std::process::{Output, Stdio};
 use std::time::Duration;
 
-fn iogauge(args: &[&str], cwd: &Path) -> Output {
+fn run_in(args: &[&str], cwd: &Path) -> Output {
     common::cmd(env!("CARGO_BIN_EXE_iogauge"))
         .args(args)
         .current_dir(cwd)
@@ -30,6 +30,8 @@ fn code(o: &Output) -> (Option<i32>, String) {
 
 /// `args` started in `cwd`, SIGINT after `ms`: what it did.
 fn interrupted(args: &[&str], cwd: &Path, ms: u64) -> Output {
+    // Signal timing: alone on the machine, as the other interrupt tests.
+    serial();
     let child = common::cmd(env!("CARGO_BIN_EXE_iogauge"))
         .args(args)
         .current_dir(cwd)
@@ -64,11 +66,11 @@ fn strs(v: &[String]) -> Vec<&str> {
 #[test]
 fn usage_completions_and_version() {
     let d = scratch();
-    assert_eq!(iogauge(&["nosuch"], d.path()).status.code(), Some(2));
-    assert_eq!(iogauge(&["--version"], d.path()).status.code(), Some(0));
-    assert_eq!(iogauge(&["--help"], d.path()).status.code(), Some(0));
+    assert_eq!(run_in(&["nosuch"], d.path()).status.code(), Some(2));
+    assert_eq!(run_in(&["--version"], d.path()).status.code(), Some(0));
+    assert_eq!(run_in(&["--help"], d.path()).status.code(), Some(0));
     assert_eq!(
-        iogauge(&["completions", "bash"], d.path()).status.code(),
+        run_in(&["completions", "bash"], d.path()).status.code(),
         Some(0)
     );
 }
@@ -77,10 +79,10 @@ fn usage_completions_and_version() {
 fn check_ok_bad_input_and_interrupted() {
     let d = scratch();
     assert_eq!(
-        iogauge(&["check", "--list"], d.path()).status.code(),
+        run_in(&["check", "--list"], d.path()).status.code(),
         Some(0)
     );
-    let o = iogauge(
+    let o = run_in(
         &["check", "etcd", "--dir", "/nonexistent-iogauge"],
         d.path(),
     );
@@ -93,7 +95,7 @@ fn check_ok_bad_input_and_interrupted() {
                 .into()
         )
     );
-    let o = iogauge(&["check", "nosuch-profile"], d.path());
+    let o = run_in(&["check", "nosuch-profile"], d.path());
     assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
     // A time-based profile cut short: exit 1, its files removed.
     let o = interrupted(
@@ -126,7 +128,7 @@ const HUGE_BUFFERS: &str = "name: big\ntitle: huge buffers\nworkload:\n  - rw=wr
 fn a_job_refused_at_run_time_is_bad_input_under_check_and_fio() {
     let d = scratch();
     std::fs::write(d.path().join("big.yaml"), HUGE_BUFFERS).unwrap();
-    let o = iogauge(
+    let o = run_in(
         &["check", "./big.yaml", "--dir", ".", "--format", "json"],
         d.path(),
     );
@@ -137,7 +139,7 @@ fn a_job_refused_at_run_time_is_bad_input_under_check_and_fio() {
     assert!(err.contains(&format!("iogauge check: big: {why}")), "{err}");
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["profiles"][0]["verdict"], "error");
-    let o = iogauge(
+    let o = run_in(
         &[
             "fio",
             "--name=big",
@@ -164,7 +166,7 @@ fn check_and_fio_on_a_full_filesystem_are_run_errors() {
     let fs = loopfs::LoopFs::new("16M", &[]);
     let dir = fs.mnt.to_str().unwrap();
     // Not enough free space for the test file: an error while running (1), not bad input.
-    let o = iogauge(
+    let o = run_in(
         &["check", "sync-iops", "--dir", dir, "--duration", "1"],
         fs.dir.path(),
     );
@@ -173,7 +175,7 @@ fn check_and_fio_on_a_full_filesystem_are_run_errors() {
     assert!(err.contains("not enough free space"), "{err}");
     let mut job = small_job(&fs.mnt);
     job[4] = "--size=64m".into();
-    let o = iogauge(&strs(&job), fs.dir.path());
+    let o = run_in(&strs(&job), fs.dir.path());
     assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
     assert_eq!(fs.left(&["lost+found"]), Vec::<String>::new());
 }
@@ -182,12 +184,12 @@ fn check_and_fio_on_a_full_filesystem_are_run_errors() {
 fn fio_ok_bad_input_io_error_and_interrupted() {
     let d = scratch();
     let job = small_job(d.path());
-    let o = iogauge(&strs(&job), d.path());
+    let o = run_in(&strs(&job), d.path());
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
-    let o = iogauge(&["fio", "--name=j", "--rw=bogus"], d.path());
+    let o = run_in(&["fio", "--name=j", "--rw=bogus"], d.path());
     assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
     // Every write to /dev/full fails (ENOSPC): the job ends with an I/O error.
-    let o = iogauge(
+    let o = run_in(
         &[
             "fio",
             "--allow-overwrite",
@@ -223,15 +225,15 @@ fn collect_only(dir: &Path) -> String {
 fn preflight_ok_bad_input_a_collector_that_cannot_run_and_interrupted() {
     let d = scratch();
     std::fs::write(d.path().join("ok.yaml"), collect_only(&d.path().join("b"))).unwrap();
-    let o = iogauge(&["preflight", "--output", "out", "ok.yaml"], d.path());
+    let o = run_in(&["preflight", "--output", "out", "ok.yaml"], d.path());
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
-    let o = iogauge(&["preflight", "missing.yaml"], d.path());
+    let o = run_in(&["preflight", "missing.yaml"], d.path());
     assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
     // Its directory cannot be made (a file is in the way): that collector's error, exit 1.
     std::fs::write(d.path().join("file"), b"x").unwrap();
     let bad = d.path().join("file/b");
     std::fs::write(d.path().join("bad.yaml"), collect_only(&bad)).unwrap();
-    let o = iogauge(&["preflight", "--output", "out2", "bad.yaml"], d.path());
+    let o = run_in(&["preflight", "--output", "out2", "bad.yaml"], d.path());
     assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
     // Interrupted while collecting (1 GiB in fdatasynced 4 KiB writes takes far longer).
     let long = collect_only(&d.path().join("c")).replace("fileSize: 64Ki", "fileSize: 1Gi");
@@ -251,15 +253,15 @@ fn report_ok_bad_input_and_a_full_disk() {
     let d = scratch();
     let mut job = small_job(d.path());
     job.extend(["--output-format=json".into(), "--output=r.json".into()]);
-    let o = iogauge(&strs(&job), d.path());
+    let o = run_in(&strs(&job), d.path());
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
-    let o = iogauge(&["report", "r.json", "-o", "r.html"], d.path());
+    let o = run_in(&["report", "r.json", "-o", "r.html"], d.path());
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
-    let o = iogauge(&["report", "missing.json"], d.path());
+    let o = run_in(&["report", "missing.json"], d.path());
     assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
     // The page cannot be written (a symbolic link in the way): refused, bad input.
     std::os::unix::fs::symlink("r.html", d.path().join("l.html")).unwrap();
-    let o = iogauge(&["report", "r.json", "-o", "l.html"], d.path());
+    let o = run_in(&["report", "r.json", "-o", "l.html"], d.path());
     assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
     if !loopfs::can_loop() {
         return;
@@ -267,7 +269,7 @@ fn report_ok_bad_input_and_a_full_disk() {
     let fs = loopfs::LoopFs::new("8M", &[]);
     fs.fill("filler");
     let page = fs.mnt.join("r.html");
-    let o = iogauge(
+    let o = run_in(
         &["report", "r.json", "-o", page.to_str().unwrap()],
         d.path(),
     );
@@ -277,7 +279,7 @@ fn report_ok_bad_input_and_a_full_disk() {
 #[test]
 fn compare_bad_input() {
     let d = scratch();
-    let o = iogauge(&["compare", "a"], d.path());
+    let o = run_in(&["compare", "a"], d.path());
     assert_eq!(
         code(&o),
         (
@@ -286,7 +288,7 @@ fn compare_bad_input() {
                 .into()
         )
     );
-    let o = iogauge(
+    let o = run_in(
         &["compare", "/nonexistent1.json", "/nonexistent2.json"],
         d.path(),
     );
@@ -298,11 +300,11 @@ fn history_ok_and_bad_input() {
     let d = scratch();
     let db = d.path().join("h.db");
     let db = db.to_str().unwrap();
-    let o = iogauge(&["history", "--history-db", db], d.path());
+    let o = run_in(&["history", "--history-db", db], d.path());
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
-    let o = iogauge(&["history", "--history-db", db, "show", "7"], d.path());
+    let o = run_in(&["history", "--history-db", db, "show", "7"], d.path());
     assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
-    let o = iogauge(&["history", "--history-db", db, "prune"], d.path());
+    let o = run_in(&["history", "--history-db", db, "prune"], d.path());
     assert_eq!(
         code(&o),
         (
@@ -317,9 +319,9 @@ fn history_ok_and_bad_input() {
 #[test]
 fn cleanup_ok_and_bad_input() {
     let d = scratch();
-    let o = iogauge(&["cleanup", "."], d.path());
+    let o = run_in(&["cleanup", "."], d.path());
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
-    let o = iogauge(&["cleanup", "missing"], d.path());
+    let o = run_in(&["cleanup", "missing"], d.path());
     assert_eq!(
         code(&o),
         (
@@ -333,7 +335,7 @@ fn cleanup_ok_and_bad_input() {
 #[test]
 fn kube_dry_run_ok_and_bad_input() {
     let d = scratch();
-    let o = iogauge(
+    let o = run_in(
         &[
             "kube",
             "check",
@@ -346,14 +348,14 @@ fn kube_dry_run_ok_and_bad_input() {
         d.path(),
     );
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
-    let o = iogauge(&["kube", "check", "--image", "img", "--dry-run"], d.path());
+    let o = run_in(&["kube", "check", "--image", "img", "--dry-run"], d.path());
     assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
 }
 
 #[test]
 fn check_device_bad_input() {
     let d = scratch();
-    let o = iogauge(
+    let o = run_in(
         &["check", "--device", "/dev/null", "--allow-overwrite"],
         d.path(),
     );

@@ -2,7 +2,7 @@
 //! pass, tests of `iogauge kube` against the fake talk to something the client accepts.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::fake_kube::{BindingMode, FakeKube, NodeSeed, Scenario, StorageClassSeed};
 use k8s_openapi::api::batch::v1::Job;

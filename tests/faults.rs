@@ -18,7 +18,7 @@
 // Tests unwrap: a failure is the test failing.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 use common::loopfs::{can_loop, sh, LoopFs};
 use common::*;
 

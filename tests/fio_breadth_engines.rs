@@ -6,7 +6,7 @@
 // Tests unwrap: a failure is the test failing.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 use common::*;
 
 use serde_json::Value;
@@ -144,14 +144,8 @@ fn filedelete_unlinks_every_file() {
     assert_eq!(u(j, &["write", "total_ios"]), 60);
 }
 
-fn iogauge(args: &[&str], dir: &Path) -> std::process::Output {
-    cmd(env!("CARGO_BIN_EXE_iogauge"))
-        .arg("fio")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap()
-}
+// `iogauge fio ARGS…` in a directory.
+use common::iogauge_fio as iogauge;
 
 #[test]
 fn mmap_writes_reach_the_file() {
@@ -474,8 +468,10 @@ struct LoopDev {
 }
 
 impl LoopDev {
-    /// None when loop devices cannot be made here (not root); with CI=true they must.
+    /// None when loop devices cannot be made here (not root); with CI=true they must. The
+    /// calling test is serial from here on: loop devices are the host's.
     fn new() -> Option<LoopDev> {
+        serial();
         // SAFETY: geteuid has no preconditions.
         if unsafe { libc::geteuid() } != 0 {
             assert!(

@@ -7,7 +7,7 @@
 // Tests unwrap: a failure is the test failing.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 use common::*;
 
 use serde_json::Value;
@@ -366,7 +366,9 @@ fn sh(cmd_name: &str, args: &[&str]) -> Option<String> {
 }
 
 impl LoopFs {
+    /// The calling test is serial from here on: loop devices and mounts are the host's.
     fn new() -> Option<LoopFs> {
+        serial();
         // SAFETY: geteuid has no preconditions.
         if unsafe { libc::geteuid() } != 0 {
             eprintln!("skipping: fill_fs on a loop device needs root");

@@ -9,7 +9,7 @@
 // Tests unwrap: a failure is the test failing.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 use common::strace::*;
 use common::*;
 
@@ -88,8 +88,10 @@ fn numa_options_make_fios_affinity_and_mempolicy_calls() {
     }
 }
 
-/// The blkio cgroup v1 mount fio 3.33 would use, when this host has one and we are root.
+/// The blkio cgroup v1 mount fio 3.33 would use, when this host has one and we are root. The
+/// calling test is serial from here on: its cgroups are the host's.
 fn blkio_v1() -> Option<std::path::PathBuf> {
+    serial();
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } != 0 {
         eprintln!("skipping the cgroup test: it needs root");

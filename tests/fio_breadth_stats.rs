@@ -7,7 +7,7 @@
 // Tests unwrap: a failure is the test failing.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 use common::*;
 
 use serde_json::Value;

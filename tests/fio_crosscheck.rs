@@ -5,33 +5,13 @@
 // Tests unwrap: a failure is the test failing.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 use common::*;
 
 use serde_json::Value;
-use std::path::Path;
 
-/// Run `args` under both tools in separate temp dirs; return (fio, iogauge) JSON.
-fn both(args: &[&str]) -> (Value, Value) {
-    let fd = scratch();
-    let gd = scratch();
-    let fix = |d: &Path| -> Vec<String> {
-        args.iter()
-            .map(|a| a.replace("@DIR@", d.to_str().unwrap()))
-            .collect()
-    };
-    let fio = run_json("fio", &[], &fix(fd.path()), fd.path());
-    let iog = run_json(
-        env!("CARGO_BIN_EXE_iogauge"),
-        &["fio"],
-        &fix(gd.path()),
-        gd.path(),
-    );
-    // iogauge cleans up after itself; fio leaves its files in its own temp dir.
-    let left: Vec<_> = std::fs::read_dir(gd.path()).unwrap().collect();
-    assert!(left.is_empty(), "iogauge left files: {left:?}");
-    (fio, iog)
-}
+// Runs `args` under both tools in separate temp dirs; returns (fio, iogauge) JSON.
+use common::both_args as both;
 
 fn assert_counts_equal(fio: &Value, iog: &Value) {
     let fj = fio["jobs"].as_array().unwrap();

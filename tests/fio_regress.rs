@@ -5,36 +5,13 @@
 // Tests unwrap: a failure is the test failing.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 use common::*;
 
 use std::path::Path;
 
-/// One run of `job` (a job file's text) by fio or iogauge in `dir`, JSON on stdout.
-fn run(program: &str, job: &str, dir: &Path) -> Out {
-    std::fs::write(dir.join("job.fio"), job).unwrap();
-    let mut c = cmd(program);
-    if program != "fio" {
-        c.arg("fio");
-    }
-    let out = c
-        .args(["job.fio", "--output-format=json"])
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    std::fs::remove_file(dir.join("job.fio")).unwrap();
-    let stdout = text(&out.stdout);
-    let stderr = text(&out.stderr);
-    let start = stdout
-        .find('{')
-        .unwrap_or_else(|| panic!("{program}: no JSON on stdout: {stdout}\n{stderr}"));
-    Out {
-        code: out.status.code().unwrap_or(-1),
-        json: serde_json::from_str(&stdout[start..])
-            .unwrap_or_else(|e| panic!("{program}: {e}\n{stdout}\n{stderr}")),
-        stderr,
-    }
-}
+// One run of a job file's text by fio or iogauge in a directory, JSON on stdout.
+use common::run_job as run;
 
 /// One log entry with `log_offset=1`: time, value, direction, size, offset.
 #[derive(Debug, Clone, Copy)]
@@ -847,11 +824,11 @@ fn experimental_verify_refuses_what_it_cannot_replay() {
 
 /// `program` (fio or iogauge fio) with `args` in `dir`: exit code, stdout, stderr.
 fn run_args(program: &str, args: &[&str], dir: &Path) -> (i32, String, String) {
-    let mut c = cmd(program);
-    if program != "fio" {
-        c.arg("fio");
-    }
-    let out = c.args(args).current_dir(dir).output().unwrap();
+    let out = fio_cmd(program)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
     (
         out.status.code().unwrap_or(-1),
         text(&out.stdout),

@@ -2,16 +2,34 @@
 //! cargo fuzz's: docs/FUZZING.md, bench/fuzz.sh): every input committed in fuzz/corpus/<target>/
 //! runs, each within libFuzzer's per-input time limit, and mutations of them never panic. The
 //! regressions at the end are the inputs the long run found, each fixed.
+//!
+//! A test binary of its own (Cargo.toml), not a module of tests/tests.rs: `fuzz` swaps the
+//! process-wide panic hook while it runs, which would swallow the messages of other tests
+//! failing meanwhile in the same process. It does without tests/common, so that it stays small.
 
 // Tests unwrap: a failure is the test failing.
 #![allow(clippy::unwrap_used)]
-
-mod common;
 
 use iogauge::fuzz::{corpus, fuzz, target, TARGETS};
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
+
+/// `iogauge` as tests/common's cmd() starts it: a test never saves to the run history.
+fn iogauge() -> std::process::Command {
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_iogauge"));
+    c.env("IOGAUGE_NO_HISTORY", "1");
+    c
+}
+
+/// A fresh directory under target/tmp, as tests/common's scratch().
+fn scratch() -> tempfile::TempDir {
+    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("a directory under target/tmp")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
 
 fn fuzz_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz")
@@ -123,18 +141,18 @@ fn a_long_unknown_option_is_refused_at_once_and_a_typo_still_gets_its_suggestion
     let args = format!("--name=j\n--{name}=1\n");
     assert!(run_one("fio-args", args.as_bytes()).unwrap() < Duration::from_secs(1));
 
-    let dir = common::scratch();
+    let dir = scratch();
     let file = dir.path().join("long.fio");
     std::fs::write(&file, &job).unwrap();
     let start = Instant::now();
-    let out = common::cmd(env!("CARGO_BIN_EXE_iogauge"))
+    let out = iogauge()
         .args(["fio", "--parse-only"])
         .arg(&file)
         .output()
         .unwrap();
     assert!(start.elapsed() < Duration::from_secs(5));
     assert_eq!(out.status.code(), Some(2));
-    let err = common::text(&out.stderr);
+    let err = text(&out.stderr);
     assert!(
         err.starts_with(&format!(
             "iogauge fio: {}:3: unknown option 'xxxx",
@@ -145,14 +163,14 @@ fn a_long_unknown_option_is_refused_at_once_and_a_typo_still_gets_its_suggestion
     assert!(!err.contains("did you mean"), "{err}");
 
     std::fs::write(&file, "[j]\nrw=read\nfilesiz=1m\n").unwrap();
-    let out = common::cmd(env!("CARGO_BIN_EXE_iogauge"))
+    let out = iogauge()
         .args(["fio", "--parse-only"])
         .arg(&file)
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
-        common::text(&out.stderr).trim_end(),
+        text(&out.stderr).trim_end(),
         format!(
             "iogauge fio: {}:3: unknown option 'filesiz'; did you mean 'filesize'?",
             file.display()
@@ -173,17 +191,17 @@ fn a_preflight_document_with_a_non_ascii_percentile_key_renders() {
     let row = fuzz_dir().join("corpus/history-row/regress-preflight-percentile-key");
     run_one("history-row", &std::fs::read(row).unwrap()).unwrap();
 
-    let dir = common::scratch();
+    let dir = scratch();
     let page = dir.path().join("page.html");
-    let out = common::cmd(env!("CARGO_BIN_EXE_iogauge"))
+    let out = iogauge()
         .arg("report")
         .arg(&doc)
         .arg("-o")
         .arg(&page)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", common::text(&out.stderr));
-    assert!(out.stderr.is_empty(), "{}", common::text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.contains("iogauge preflight: seed"), "{html}");
 }

@@ -5,7 +5,7 @@
 // Tests unwrap: a failure is the test failing.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 use common::*;
 
 use serde_json::Value;
@@ -58,6 +58,7 @@ fn interrupt_at(args: &[&str], dir: &Path, ms: u64, sig: i32) -> Output {
 
 #[test]
 fn check_interrupted_at_any_moment_leaves_nothing() {
+    common::serial();
     let d = scratch();
     let dir = d.path().to_str().unwrap();
     for (i, p) in ["small-files", "etcd", "sync-iops", "gitlab", "etcd-large"]
@@ -103,6 +104,7 @@ fn check_interrupted_at_any_moment_leaves_nothing() {
 /// second as interrupted, in text and in JSON.
 #[test]
 fn check_keeps_finished_results_when_interrupted() {
+    common::serial();
     let d = scratch();
     let dir = d.path().to_str().unwrap();
     for json in [false, true] {
@@ -174,6 +176,7 @@ fn check_keeps_finished_results_when_interrupted() {
 /// `iogauge fio`, like fio, prints what it measured until the signal.
 #[test]
 fn fio_interrupted_at_any_moment_leaves_nothing_and_prints_results_so_far() {
+    common::serial();
     let d = scratch();
     let dir = format!("--directory={}", d.path().display());
     let mut printed = 0;

@@ -1,13 +1,12 @@
 //! io_uring switched off by the host (sysctl kernel.io_uring_disabled=2): `iogauge fio` exits 2,
 //! names the setting and suggests libaio, and leaves no file. This changes a host-wide setting,
 //! so it runs only when IOGAUGE_TEST_SYSCTL=1 asks for it (CI's `.ci/run` does), is the only
-//! test in its binary (cargo runs test binaries one at a time), needs root, and restores the old
-//! value even if the assertions fail.
+//! test in its binary (Cargo.toml's second [[test]]: cargo runs test binaries one at a time, so
+//! no other test's io_uring sees the switch), needs root, and restores the old value even if the
+//! assertions fail. It does without tests/common, so that this binary stays small.
 
 // Tests unwrap: a failure is the test failing.
 #![allow(clippy::unwrap_used)]
-
-mod common;
 
 const KNOB: &str = "/proc/sys/kernel/io_uring_disabled";
 
@@ -35,7 +34,9 @@ fn blocked_io_uring_is_a_usage_error_naming_the_sysctl() {
     }
     let _restore = Restore(old.trim().to_string());
     let d = tempfile::tempdir().unwrap();
-    let o = common::cmd(env!("CARGO_BIN_EXE_iogauge"))
+    // As tests/common's cmd(): a test never saves to the run history.
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_iogauge"))
+        .env("IOGAUGE_NO_HISTORY", "1")
         .args(["fio", "--name=u", "--ioengine=io_uring", "--size=1m"])
         .current_dir(d.path())
         .output()

@@ -5,7 +5,7 @@
 //! CI skips it (README, docs/KUBERNETES.md).
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use iogauge::report::document::{KubeDocument, TargetStatus};
 

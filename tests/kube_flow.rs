@@ -5,7 +5,7 @@
 //! What the fake does not model is listed at the top of fake_kube.rs and in docs/KUBERNETES.md.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::fake_kube::{BindingMode, FakeKube, NodeSeed, Request, Scenario, StorageClassSeed};
 use iogauge::report::document::{CheckVerdict, KubeDocument, TargetStatus};

@@ -17,7 +17,7 @@
 // Tests unwrap: a failure is the test failing.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 use common::*;
 
 use iogauge::report::document::CheckVerdict;
@@ -186,6 +186,7 @@ fn volume_arg(d: &Path, opts: &str) -> String {
 
 #[test]
 fn the_image_is_scratch_small_and_non_root() {
+    common::serial();
     if !have_docker() {
         return;
     }
@@ -251,6 +252,7 @@ fn the_image_is_scratch_small_and_non_root() {
 
 #[test]
 fn the_engine_applies_its_default_seccomp() {
+    common::serial();
     if !have_docker() {
         return;
     }
@@ -268,6 +270,7 @@ fn the_engine_applies_its_default_seccomp() {
 
 #[test]
 fn check_runs_in_a_restricted_pod_and_its_log_parses() {
+    common::serial();
     if !have_docker() {
         return;
     }
@@ -346,6 +349,7 @@ fn check_runs_in_a_restricted_pod_and_its_log_parses() {
 
 #[test]
 fn a_read_only_volume_is_refused_and_the_log_says_why() {
+    common::serial();
     if !have_docker() {
         return;
     }
@@ -371,6 +375,7 @@ fn a_read_only_volume_is_refused_and_the_log_says_why() {
 /// A loop device stands in for the claim's volume.
 #[test]
 fn check_runs_on_a_block_device_in_the_pod() {
+    common::serial();
     if !have_docker() {
         return;
     }

@@ -4,7 +4,7 @@
 //! of the Pod Security "restricted" profile.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 use std::path::PathBuf;

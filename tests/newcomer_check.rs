@@ -7,19 +7,11 @@
 // Tests unwrap: a failure is the test failing.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 use common::*;
 
 use std::path::Path;
 use std::process::Output;
-
-fn iogauge(args: &[&str], cwd: &Path) -> Output {
-    cmd(env!("CARGO_BIN_EXE_iogauge"))
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .expect("spawn iogauge")
-}
 
 fn err(o: &Output) -> String {
     text(&o.stderr)

@@ -3,7 +3,7 @@
 //! it was.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 use common::*;
 
 use iogauge::report::comparison::{ChangeVerdict, CompareDocument};

@@ -6,7 +6,7 @@
 // Tests unwrap: a failure is the test failing.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 use common::*;
 
 use std::collections::BTreeSet;
@@ -20,13 +20,6 @@ fn iogauge(sub: &str, args: &[&str], cwd: &Path) -> Output {
         .current_dir(cwd)
         .output()
         .expect("spawn iogauge")
-}
-
-fn fio_available() -> bool {
-    std::process::Command::new("fio")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
 }
 
 /// "a, b (b2), c or d" → {a, b, b2, c, d}.
@@ -169,7 +162,7 @@ fn help_cmdhelp_and_docs_list_exactly_the_engines_and_rw_values_iogauge_accepts(
         assert_eq!(in_help, in_docs, "--help and docs/FIO-OPTIONS.md differ");
         let mut candidates: BTreeSet<String> = fio_values.iter().map(|s| s.to_string()).collect();
         candidates.extend(in_help.iter().cloned());
-        if option == "ioengine" && fio_available() {
+        if option == "ioengine" && have_fio() {
             let out = std::process::Command::new("fio")
                 .arg("--enghelp")
                 .output()
@@ -416,7 +409,7 @@ fn a_directory_where_the_data_file_belongs_is_called_a_directory() {
         assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
         assert!(text(&o.stderr).contains("'sub' is a directory, not a data file"));
         assert_empty(&sub);
-        if fio_available() {
+        if have_fio() {
             let f = std::process::Command::new("fio")
                 .args([
                     "--name=t",

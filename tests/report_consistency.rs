@@ -10,20 +10,10 @@
 // Tests unwrap: a failure is the test failing.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 use common::*;
 
 use serde_json::Value;
-use std::path::Path;
-use std::process::Output;
-
-fn iogauge(args: &[&str], cwd: &Path) -> Output {
-    cmd(env!("CARGO_BIN_EXE_iogauge"))
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .unwrap()
-}
 
 /// The line chart's drawing: its x axis runs from x = 96 to x = 610 (`svg/mod.rs`: W − RIGHT).
 const AXIS_LEFT: f64 = 96.0;

@@ -5,7 +5,7 @@
 //! render into a bounded page.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 use common::*;
 
 use std::path::Path;

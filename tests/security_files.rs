@@ -7,7 +7,7 @@
 // Tests unwrap: a failure is the test failing.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 use common::*;
 
 use std::ffi::OsStr;
@@ -85,14 +85,6 @@ fn attacker(script: &str, dir: &Path) -> std::process::Command {
 fn attack(script: &str, dir: &Path) {
     let o = attacker(script, dir).output().unwrap();
     assert!(o.status.success(), "attacker: {}", text(&o.stderr));
-}
-
-fn iogauge(args: &[&str], dir: &Path) -> Output {
-    cmd(env!("CARGO_BIN_EXE_iogauge"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap()
 }
 
 /// Waits for `child` for at most `limit`; kills it and fails if it takes longer.

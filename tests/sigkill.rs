@@ -5,7 +5,7 @@
 // Tests unwrap: a failure is the test failing.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 use common::*;
 
 use std::os::unix::fs::MetadataExt;
@@ -60,6 +60,7 @@ fn killed_fio_job(d: &Path) {
 
 #[test]
 fn cleanup_removes_what_a_killed_run_left_and_nothing_else() {
+    common::serial();
     let d = scratch();
     killed_fio_job(d.path());
     std::fs::write(d.path().join("notes.txt"), "mine").unwrap();
@@ -93,6 +94,7 @@ fn cleanup_removes_what_a_killed_run_left_and_nothing_else() {
 
 #[test]
 fn the_next_run_in_the_directory_removes_a_killed_runs_files_first() {
+    common::serial();
     let d = scratch();
     killed_fio_job(d.path());
     // The same job again: without the marker it would refuse k.0.0 as a killed run's leftover.
@@ -121,6 +123,7 @@ fn the_next_run_in_the_directory_removes_a_killed_runs_files_first() {
 
 #[test]
 fn a_listed_file_without_proof_and_a_live_runs_marker_are_left_alone() {
+    common::serial();
     let d = scratch();
     let user = d.path().join("data.db");
     std::fs::write(&user, "precious").unwrap();
@@ -196,6 +199,7 @@ fn a_listed_file_without_proof_and_a_live_runs_marker_are_left_alone() {
 
 #[test]
 fn cleanup_of_something_that_is_not_a_directory_is_bad_input() {
+    common::serial();
     let o = cmd(env!("CARGO_BIN_EXE_iogauge"))
         .args(["cleanup", "/nonexistent-dir"])
         .output()

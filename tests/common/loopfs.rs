@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Whether loop devices can be made here (root, losetup, mkfs.ext4); with CI=true they must.
+/// The calling test is [`serial`](super::serial) from here on, as with [`LoopFs::new`].
 pub fn can_loop() -> bool {
+    super::serial();
     // SAFETY: geteuid has no preconditions.
     let root = unsafe { libc::geteuid() } == 0;
     let tools = ["losetup", "mkfs.ext4", "mount", "truncate", "blockdev"]
@@ -50,8 +52,11 @@ pub struct LoopFs {
 }
 
 impl LoopFs {
-    /// `size` as truncate takes it (`32M`), made with `mkfs.ext4 -q MKFS… DEV`.
+    /// `size` as truncate takes it (`32M`), made with `mkfs.ext4 -q MKFS… DEV`. The calling
+    /// test is [`serial`](super::serial) from here on: loop devices, mounts and the faults made
+    /// on them are the host's, and the thread's guard outlives this value's cleanup.
     pub fn new(size: &str, mkfs: &[&str]) -> LoopFs {
+        super::serial();
         let dir = scratch();
         let img = dir.path().join("disk.img");
         sh("truncate", &["-s", size, img.to_str().unwrap()]);

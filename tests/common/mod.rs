@@ -1,4 +1,4 @@
-//! Helpers shared by the integration tests (each test binary uses some of them).
+//! Helpers shared by the integration tests (the modules of tests/tests.rs use some of them).
 #![allow(dead_code)]
 
 pub mod fake_kube;
@@ -6,8 +6,11 @@ pub mod loopfs;
 pub mod strace;
 
 use iogauge::report::LatSummary;
+use std::cell::RefCell;
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Output};
+use std::sync::{Mutex, MutexGuard};
+use std::thread::LocalKey;
 
 /// A fresh directory for a test's files, under the build's target directory: on the project's
 /// own filesystem, a real disk, never a tmpfs `/tmp` (which measures memory and refuses
@@ -16,12 +19,103 @@ pub fn scratch() -> tempfile::TempDir {
     tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("a directory under target/tmp")
 }
 
+/// From here to its end, the calling test runs alone among the tests that call this: all tests
+/// share one process and run two at a time, so a disk- or time-sensitive test, or one that uses
+/// something of the host's (fio cross-checks, signal timing, loop devices, cgroups, Docker),
+/// calls it first. Its thread holds a process-wide lock until it ends (a panic too); a second
+/// call in the same test does nothing. It returns no guard, which could be dropped too early.
+pub fn serial() {
+    hold(&SERIAL, &SERIAL_HELD);
+}
+
+static SERIAL: Mutex<()> = Mutex::new(());
+
+/// A guard held by a thread until it ends.
+type Held = RefCell<Option<MutexGuard<'static, ()>>>;
+
+thread_local! {
+    // libtest runs each test on a thread of its own: the guard is dropped when the test ends.
+    static SERIAL_HELD: Held = const { RefCell::new(None) };
+}
+
+fn hold(lock: &'static Mutex<()>, held: &'static LocalKey<Held>) {
+    held.with(|held| {
+        let mut held = held.borrow_mut();
+        if held.is_none() {
+            // Poison-tolerant: a serialized test that failed must not fail the ones after it.
+            *held = Some(lock.lock().unwrap_or_else(|e| e.into_inner()));
+        }
+    });
+}
+
+#[test]
+fn serial_holds_until_the_thread_ends_twice_without_deadlock_and_after_a_panic() {
+    static LOCK: Mutex<()> = Mutex::new(());
+    thread_local! {
+        static HELD: Held = const { RefCell::new(None) };
+    }
+    let (held_tx, held_rx) = std::sync::mpsc::channel();
+    let (end_tx, end_rx) = std::sync::mpsc::channel::<()>();
+    let t = std::thread::spawn(move || {
+        hold(&LOCK, &HELD);
+        hold(&LOCK, &HELD);
+        held_tx.send(()).unwrap();
+        end_rx.recv().unwrap();
+    });
+    held_rx.recv().unwrap();
+    assert!(LOCK.try_lock().is_err(), "held while the thread runs");
+    end_tx.send(()).unwrap();
+    t.join().unwrap();
+    assert!(LOCK.try_lock().is_ok(), "released when the thread ended");
+
+    let t = std::thread::spawn(|| {
+        hold(&LOCK, &HELD);
+        panic!("a failing serialized test");
+    });
+    assert!(t.join().is_err());
+    assert!(
+        !matches!(LOCK.try_lock(), Err(std::sync::TryLockError::WouldBlock)),
+        "released when the thread panicked"
+    );
+}
+
 /// `Command::new(program)` for every process a test starts (iogauge, fio, kubectl, docker…), with
 /// `IOGAUGE_NO_HISTORY=1`: iogauge runs in tests never save to the developer's history
 /// (tests/history.rs removes it and names its own database).
 pub fn cmd(program: impl AsRef<std::ffi::OsStr>) -> Command {
     let mut c = Command::new(program);
     c.env("IOGAUGE_NO_HISTORY", "1");
+    c
+}
+
+/// The iogauge binary under test.
+pub const IOGAUGE: &str = env!("CARGO_BIN_EXE_iogauge");
+
+/// `iogauge ARGS…` in `cwd`, run to its end.
+pub fn iogauge(args: &[&str], cwd: &Path) -> Output {
+    cmd(IOGAUGE)
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("spawn iogauge")
+}
+
+/// `iogauge fio ARGS…` in `cwd`, run to its end.
+pub fn iogauge_fio(args: &[&str], cwd: &Path) -> Output {
+    fio_cmd(IOGAUGE)
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("spawn iogauge fio")
+}
+
+/// The fio side of a side-by-side run: `program` "fio" is fio, any other is iogauge (its path)
+/// with its `fio` subcommand.
+pub fn fio_cmd(program: &str) -> Command {
+    let mut c = cmd(program);
+    if program != "fio" {
+        c.arg("fio");
+    }
     c
 }
 
@@ -81,11 +175,8 @@ pub fn job_with_data_dir(
 /// Starts `fio JOB --output-format=json` (`program` "fio") or iogauge's, in `cwd`, with stdout
 /// and stderr piped, so that a test can watch the running process before it waits for it.
 pub fn spawn_job_json(program: &str, iogauge: &str, job: &Path, cwd: &Path) -> std::process::Child {
-    let mut c = cmd(if program == "fio" { "fio" } else { iogauge });
-    if program != "fio" {
-        c.arg("fio");
-    }
-    c.arg(job)
+    fio_cmd(if program == "fio" { "fio" } else { iogauge })
+        .arg(job)
         .arg("--output-format=json")
         .current_dir(cwd)
         .stdout(std::process::Stdio::piped())
@@ -124,8 +215,10 @@ pub fn assert_lat_sane(s: &LatSummary) {
 }
 
 /// Whether fio is installed for a cross-check. With CI=true a missing fio fails the test
-/// instead of skipping it.
+/// instead of skipping it. The calling test is [`serial`] from here on: the cross-checks
+/// compare what two tools measured on the same disk.
 pub fn have_fio() -> bool {
+    serial();
     let ok = cmd("fio")
         .arg("--version")
         .output()
@@ -161,6 +254,24 @@ pub fn run_json(program: &str, pre: &[&str], args: &[String], cwd: &Path) -> ser
             String::from_utf8_lossy(&out.stdout)
         )
     })
+}
+
+/// `args` (`@DIR@` in them replaced by each tool's directory) under fio and iogauge, each in a
+/// scratch directory of its own; returns (fio, iogauge) JSON. iogauge must leave nothing behind.
+pub fn both_args(args: &[&str]) -> (serde_json::Value, serde_json::Value) {
+    let fd = scratch();
+    let gd = scratch();
+    let fix = |d: &Path| -> Vec<String> {
+        args.iter()
+            .map(|a| a.replace("@DIR@", d.to_str().unwrap()))
+            .collect()
+    };
+    let fio = run_json("fio", &[], &fix(fd.path()), fd.path());
+    let iog = run_json(IOGAUGE, &["fio"], &fix(gd.path()), gd.path());
+    // iogauge cleans up after itself; fio leaves its files in its own temp dir.
+    let left: Vec<_> = std::fs::read_dir(gd.path()).unwrap().collect();
+    assert!(left.is_empty(), "iogauge left files: {left:?}");
+    (fio, iog)
 }
 
 // --- JSON of fio and iogauge runs, for the cross-checks
@@ -229,6 +340,36 @@ pub struct Out {
     pub stderr: String,
 }
 
+impl Out {
+    /// `program`'s finished run; fails when its stdout holds no JSON document.
+    pub fn of(program: &str, out: &Output) -> Out {
+        let stdout = text(&out.stdout);
+        let stderr = text(&out.stderr);
+        let start = stdout
+            .find('{')
+            .unwrap_or_else(|| panic!("{program}: no JSON on stdout: {stdout}\n{stderr}"));
+        Out {
+            code: out.status.code().unwrap_or(-1),
+            json: serde_json::from_str(&stdout[start..])
+                .unwrap_or_else(|e| panic!("{program}: {e}\n{stdout}\n{stderr}")),
+            stderr,
+        }
+    }
+}
+
+/// One run of `job` (a job file's text) by fio or iogauge (`program`, as [`fio_cmd`]) in `dir`,
+/// with JSON output; the job file is written there and removed after.
+pub fn run_job(program: &str, job: &str, dir: &Path) -> Out {
+    std::fs::write(dir.join("job.fio"), job).unwrap();
+    let out = fio_cmd(program)
+        .args(["job.fio", "--output-format=json"])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    std::fs::remove_file(dir.join("job.fio")).unwrap();
+    Out::of(program, &out)
+}
+
 /// The fixture `tests/fixtures/fio/NAME` with `@DIR@` (and `subst`) replaced, written into
 /// `dir`, run by `program` (with `pre` before the job file) there with JSON output.
 pub fn run_fixture(
@@ -256,16 +397,7 @@ pub fn run_fixture(
         .output()
         .expect("spawn");
     std::fs::remove_file(&job).unwrap();
-    let stdout = text(&out.stdout);
-    let stderr = text(&out.stderr);
-    let start = stdout
-        .find('{')
-        .unwrap_or_else(|| panic!("{program}: no JSON on stdout: {stdout}\n{stderr}"));
-    Out {
-        code: out.status.code().unwrap_or(-1),
-        json: serde_json::from_str(&stdout[start..]).unwrap(),
-        stderr,
-    }
+    Out::of(program, &out)
 }
 
 /// The fixture under fio and iogauge, each in its own scratch directory; iogauge must leave
@@ -274,13 +406,7 @@ pub fn both(name: &str, subst: &[(&str, &str)]) -> (Out, Out) {
     let fd = scratch();
     let gd = scratch();
     let fio = run_fixture("fio", &[], name, subst, fd.path());
-    let iog = run_fixture(
-        env!("CARGO_BIN_EXE_iogauge"),
-        &["fio"],
-        name,
-        subst,
-        gd.path(),
-    );
+    let iog = run_fixture(IOGAUGE, &["fio"], name, subst, gd.path());
     assert_empty(gd.path());
     (fio, iog)
 }
