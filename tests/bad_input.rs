@@ -2397,8 +2397,10 @@ macro_rules! profile {
 
 /// Combinations `iogauge fio` refuses, written as fio options and as a user's profile: both
 /// front ends refuse them with the same words (the profile's prefixed by where it came from),
-/// exit 2, before anything is written. (A troubleshoot spec's keys reach none of them: its
-/// jobs are fixed but for sizes, sync and times; its jobs meet the same checks when loaded.)
+/// exit 2, before anything is written. A troubleshoot spec's keys reach only sizes, sync and
+/// times (its jobs meet the same checks when loaded): the one refusal it can express, an
+/// operation larger than the file, it refuses in its own keys' words, also with exit 2 and
+/// nothing written.
 #[rustfmt::skip]
 static SAME_REFUSAL: &[Case] = &[
     Case {
@@ -2470,6 +2472,17 @@ static SAME_REFUSAL: &[Case] = &[
         files: &[("sw.fio", "[global]\nsize=1m\nbs=4k\n\n[first]\nrw=write\nunlink=0\n\n[second]\nstonewall\nrw=randread\nioengine=psync\ncmdprio_percentage=50\n")],
         stdin: None,
         err: "iogauge fio: job 'second': cmdprio_percentage needs a queueing engine (ioengine=io_uring or libaio), as in fio; psync has no per-I/O priority",
+    },    Case {
+        args: &["fio", "--name=p", "--rw=write", "--size=1m", "--bs=2m", "--directory=."],
+        files: &[],
+        stdin: None,
+        err: "iogauge fio: job 'p': the I/O region of './p.0.0' (1048576 bytes after offset 0) is smaller than one block of 2097152 bytes; raise size= or lower bs=/offset=",
+    },
+    Case {
+        args: &["preflight", "spec.yaml"],
+        files: &[("spec.yaml", "apiVersion: troubleshoot.sh/v1beta2\nkind: HostPreflight\nmetadata:\n  name: p\nspec:\n  collectors:\n    - filesystemPerformance:\n        collectorName: p\n        directory: d\n        fileSize: 1Mi\n        operationSizeBytes: 2097152\n        datasync: true\n  analyzers:\n    - filesystemPerformance:\n        collectorName: p\n        outcomes:\n          - pass:\n              when: \"p99 < 10ms\"\n              message: ok\n")],
+        stdin: None,
+        err: "iogauge preflight: spec.yaml (document 1): spec.collectors[0].filesystemPerformance: fileSize (1048576 bytes) is smaller than one operation (2097152 bytes)",
     },
 ];
 
