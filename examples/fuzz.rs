@@ -1,5 +1,5 @@
-//! The fuzzer: `cargo run --release --features fuzzing --example fuzz -- [TARGET|all]
-//! [--execs N] [--seconds S] [--seed N]`. Feeds each target mutated inputs from `fuzz/corpus/<target>/`, reports executions
+//! The fuzzer: `cargo run --release --example fuzz -- [TARGET|all] [--execs N] [--seconds S]
+//! [--seed N]`. Feeds each target mutated inputs from `fuzz/corpus/<target>/`, reports executions
 //! and panics per target, writes each panicking input to `fuzz/crashes/<target>/`, and exits 1
 //! if anything panicked. This is the stable-Rust, coverage-blind fuzzer (no nightly needed);
 //! the coverage-guided long run with time and memory limits is cargo fuzz's (bench/fuzz.sh,
