@@ -621,3 +621,31 @@ fn markdown_and_csv_exports_carry_every_metric() {
     assert!(md.trim_end().ends_with(" failed"), "{md}");
     assert_empty(d.path());
 }
+
+// --- a profile's unlink_each_loop over check's own file names ---
+
+/// `check` names each profile's file itself (`filename=iogauge-NAME.TOKEN`); the rule that
+/// refuses unlink_each_loop with a user's `filename=` must not refuse that name.
+#[test]
+fn a_profile_with_unlink_each_loop_runs_on_checks_own_file_names() {
+    let d = scratch();
+    let profile = "name: p\ntitle: t\nworkload:\n  - rw=write\n  - size=1m\n  - loops=2\n  - unlink_each_loop=1\n\
+                   metrics:\n  - key: write_iops\n    label: l\n    better: higher\n    pass: 1 IOPS\n    source: s\n";
+    std::fs::write(d.path().join("p.yaml"), profile).unwrap();
+    let dir = d.path().join("data");
+    std::fs::create_dir(&dir).unwrap();
+    let o = cmd(env!("CARGO_BIN_EXE_iogauge"))
+        .args(["check", "./p.yaml", "--dir"])
+        .arg(&dir)
+        .current_dir(d.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        matches!(o.status.code(), Some(0 | 3 | 4)),
+        "exit {:?}: {err}",
+        o.status.code()
+    );
+    assert!(!err.contains("unlink_each_loop"), "{err}");
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "files left in {}", dir.display());
+}

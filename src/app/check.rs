@@ -297,6 +297,7 @@ fn plan(
                 let mut j = p.job(&req.dir, &req.tuning).map_err(Error::bad_input)?;
                 // Names no other run uses, so two checks in one directory never collide.
                 j.filename = Some(format!("iogauge-{}.{token}", p.name));
+                j.files.iogauge_names = true;
                 Work::Job(Box::new(j))
             }
             (None, Some(d)) => {

@@ -282,7 +282,7 @@ fn check_unlink_each_loop(j: &JobSpec) -> Result<(), String> {
             j.ioengine.fio_name()
         ));
     }
-    if j.filename.is_some() {
+    if j.filename.is_some() && !j.files.iogauge_names {
         return Err(format!(
             "job '{name}': unlink_each_loop with filename= is not supported by iogauge yet \
              (the files may be another job's or yours); let iogauge name the files"

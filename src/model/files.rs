@@ -6,6 +6,10 @@
 /// The files group's settings of one job.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FilesSpec {
+    /// The job's `filename` was chosen by iogauge itself (`check`'s unique names per run), not
+    /// written by the user: options that refuse a user's file names (unlink_each_loop) allow
+    /// it. Never set from a job file or a profile.
+    pub iogauge_names: bool,
     /// How files are named when `filename` is not given (fio `filename_format`); None is fio's
     /// `$jobname.$jobnum.$filenum`.
     pub filename_format: Option<String>,
@@ -54,6 +58,7 @@ pub struct FilesSpec {
 impl Default for FilesSpec {
     fn default() -> Self {
         FilesSpec {
+            iogauge_names: false,
             filename_format: None,
             allow_file_create: true,
             pre_read: false,
