@@ -464,8 +464,8 @@ fn a_users_own_profile_file() {
     assert!(err.contains("docs/PROFILES.md"), "{err}");
 }
 
-/// A real slow disk: a blkio cgroup limits this disk to 100 write IOPS for the iogauge process
-/// (FACTS.md §10). sync-iops must then fail. Needs root and cgroup v1 blkio; CI has both.
+/// A real slow disk: a blkio cgroup limits this disk to 100 write IOPS for the iogauge process.
+/// sync-iops must then fail. Needs root and cgroup v1 blkio; CI has both.
 #[test]
 fn a_throttled_disk_fails_sync_iops_for_real() {
     // A cgroup of the host's, made and removed here.

@@ -18,7 +18,7 @@ fn iogauge(args: &[&str]) -> Output {
 }
 
 /// `check sync-iops` for 3 s in `dir`, its JSON saved to `out`; `throttle` runs it in a blkio
-/// cgroup limited to that many write IOPS on the disk (FACTS.md §10).
+/// cgroup limited to that many write IOPS on the disk.
 /// The calling test is serial from here on: it compares runs of this disk, which other tests'
 /// I/O would slow.
 fn sync_iops(dir: &Path, out: &Path, throttle: Option<&Path>) {

@@ -1,4 +1,4 @@
-//! `iogauge check --device` end to end on real loop devices (FACTS.md §10): the profiles write
+//! `iogauge check --device` end to end on real loop devices: the profiles write
 //! over the device and nothing else, and every refusal (no --allow-overwrite, not a block device,
 //! mounted) happens before a byte is written. Loop devices need root; CI runs as root, so with
 //! CI=true these tests must run.

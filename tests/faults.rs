@@ -1,4 +1,4 @@
-//! Real faults in the middle of a run (issue 13), made on ext4 on a loop device (FACTS.md §10;
+//! Real faults in the middle of a run (issue 13), made on ext4 on a loop device (there is
 //! no device-mapper here):
 //!
 //! - an I/O error (EIO): the loop device is shrunk under the mounted filesystem (the image is

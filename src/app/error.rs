@@ -5,7 +5,7 @@ use crate::output_file::OutputError;
 use crate::run::RunError;
 
 /// Why a command ended without its outcome. Each kind has one exit code (see
-/// `cli::exit_code`): DESIGN.md's scheme, the same as troubleshoot's preflight.
+/// `cli::exit_code`): README.md's "Exit codes", the same scheme as troubleshoot's preflight.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Kind {
     /// Bad input or usage: an unknown option, a malformed value, a missing directory, a

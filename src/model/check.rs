@@ -13,9 +13,10 @@ use super::{IoEngine, JobSpec, RunSpec, RwKind};
 const IO_URING_MAX_DEPTH: u32 = 32768;
 
 impl JobSpec {
-    /// Every check of one job's options, in the order the fio front end has always run them
-    /// (so that a job with two faults is refused for the same one). Expects the job settled
-    /// (fio's fix-ups applied: `input::fio`), but holds for any job.
+    /// Every check of one job's options, in the order the fio front end ran them before they
+    /// moved here. fio's value fix-ups (`input::fio::settle`, including the opendir expansion)
+    /// now run first, so a job with a bad opendir and another fault is refused for the opendir.
+    /// Expects the job settled, but holds for any job.
     pub(crate) fn check(&self) -> Result<(), String> {
         check_rates(self)?;
         check_files(self)?;

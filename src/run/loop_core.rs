@@ -336,7 +336,7 @@ impl<'a> LoopState<'a> {
 
     /// The end: end_fsync/fsync_on_close through `sync`, the logs and iolog flushed, the
     /// flow group left. Returns the result and the end instant; the loop then publishes it
-    /// with [`Timeline::done`] once its engine is gone.
+    /// with [`Timeline::done`] and drops its engine.
     pub(super) fn finish(
         self,
         sync: impl FnMut(usize) -> std::io::Result<()>,

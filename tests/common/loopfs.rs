@@ -1,4 +1,4 @@
-//! ext4 on a loop device (FACTS.md §10), for tests that need a full, small or failing
+//! ext4 on a loop device, for tests that need a full, small or failing
 //! filesystem: made in a scratch directory, mounted beside its image, and unmounted, detached and
 //! removed when dropped, also when the test panics. Needs root; with CI=true it must work.
 
