@@ -647,5 +647,10 @@ fn a_profile_with_unlink_each_loop_runs_on_checks_own_file_names() {
         o.status.code()
     );
     assert!(!err.contains("unlink_each_loop"), "{err}");
-    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "files left in {}", dir.display());
+    assert_eq!(
+        std::fs::read_dir(&dir).unwrap().count(),
+        0,
+        "files left in {}",
+        dir.display()
+    );
 }
