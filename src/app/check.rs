@@ -337,6 +337,7 @@ fn plan(
                 .job(&req.dir, &published)
                 .map(|mut pj| {
                     pj.filename = j.filename.clone();
+                    pj.files.iogauge_names = j.files.iogauge_names;
                     pj.directory = j.directory.clone();
                     pj != **j
                 })
