@@ -4,6 +4,7 @@
 pub(crate) mod blocks;
 pub mod buffers;
 mod check;
+mod check_engine;
 pub(crate) mod engines;
 pub mod files;
 pub mod host;
@@ -429,6 +430,17 @@ impl JobSpec {
             .div_ceil(4096)
             .saturating_mul(4096)
             .saturating_mul(self.queue_depth() as u64)
+    }
+}
+
+#[cfg(test)]
+impl JobSpec {
+    /// A job with fio's defaults and this name (tests).
+    pub(crate) fn named(name: &str) -> JobSpec {
+        JobSpec {
+            name: name.into(),
+            ..JobSpec::default()
+        }
     }
 }
 

@@ -116,10 +116,7 @@ mod tests {
     use crate::model::JobSpec;
 
     fn job(name: &str) -> JobSpec {
-        JobSpec {
-            name: name.into(),
-            ..JobSpec::default()
-        }
+        JobSpec::named(name)
     }
 
     #[test]
