@@ -1,4 +1,4 @@
-//! The fake API server (tests/common/fake_kube.rs) as the real `kube` client sees it: if these
+//! The fake API server (tests/common/fake_kube/mod.rs) as the real `kube` client sees it: if these
 //! pass, tests of `iogauge kube` against the fake talk to something the client accepts.
 #![allow(clippy::unwrap_used)]
 

@@ -1,4 +1,4 @@
-//! `iogauge kube` against the fake API server (tests/common/fake_kube.rs), which stands in for a
+//! `iogauge kube` against the fake API server (tests/common/fake_kube/mod.rs), which stands in for a
 //! cluster: it stores what iogauge creates and plays the job controller, scheduler and kubelet by
 //! script. In `Scenario::Run` the pod's command runs for real, with this build's binary and a real
 //! directory for the volume, so the manifest's command line, the log and its parsing are real.
