@@ -56,6 +56,7 @@ mod interrupts;
 mod intervals;
 mod kube_e2e;
 mod kube_flow;
+mod kube_identity;
 mod kube_image;
 mod kube_manifests;
 mod newcomer_check;

@@ -2,12 +2,13 @@
 //! the targets to find, and how every pod is to be built. The CLI fills it in; nothing here
 //! talks to a cluster.
 
+use super::identity::Identity;
 use crate::input::profiles;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-/// The uid and gid the pod runs as on a claim (the image's own `USER`); the claim is given to
-/// this group with `fsGroup`, so a non-root process can write to a fresh volume's root.
+/// The uid and gid the pod runs as on a claim by default (the image's own `USER`); a fresh claim
+/// is given to this group with `fsGroup`, so a non-root process can write to its root.
 pub(crate) const POD_UID: i64 = 65532;
 
 /// Where the volume is mounted in the pod, and so the `--dir` of the check there.
@@ -295,6 +296,8 @@ pub(crate) struct PodOptions {
     pub volume_mode: VolumeMode,
     /// Extra labels on everything created.
     pub labels: BTreeMap<String, String>,
+    /// Who the pod runs as (`--security-context`, `--run-as-user`, …).
+    pub identity: Identity,
 }
 
 impl Default for PodOptions {
@@ -318,6 +321,7 @@ impl Default for PodOptions {
             access_mode: "ReadWriteOnce".into(),
             volume_mode: VolumeMode::Filesystem,
             labels: BTreeMap::new(),
+            identity: Identity::default(),
         }
     }
 }

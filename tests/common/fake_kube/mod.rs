@@ -36,6 +36,9 @@
 //! is replaced, as with `Never`, up to `backoffLimit`, without the real back-off delay),
 //! `ttlSecondsAfterFinished`, completions/parallelism above 1, and resourceVersion conflicts.
 
+mod identity;
+pub use identity::honoured as identity_honoured;
+
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
@@ -162,9 +165,18 @@ pub struct Builder {
     scenario: Scenario,
     scenarios: BTreeMap<String, Scenario>,
     delete_delay: Duration,
+    owners: BTreeMap<String, u32>,
 }
 
 impl Builder {
+    /// The volume of pods using a claim of class `target`, or going to node `target`, belongs to
+    /// `uid` (mode 0755) and ignores fsGroup: an NFS export or another user's node directory
+    /// (see identity.rs; honoured when the tests run as root).
+    pub fn volume_owner(mut self, target: &str, uid: u32) -> Self {
+        self.owners.insert(target.into(), uid);
+        self
+    }
+
     /// Every DELETE waits this long before it is answered (a slow API server), so that a test
     /// can interrupt a client in the middle of its deletions.
     pub fn delete_delay(mut self, d: Duration) -> Self {
@@ -225,6 +237,7 @@ impl Builder {
             default_scenario: self.scenario,
             scenarios: self.scenarios,
             delete_delay: self.delete_delay,
+            owners: self.owners,
             objects: Vec::new(),
             created: Vec::new(),
             deleted: Vec::new(),
@@ -353,6 +366,7 @@ impl FakeKube {
             scenario: Scenario::Run,
             scenarios: BTreeMap::new(),
             delete_delay: Duration::ZERO,
+            owners: BTreeMap::new(),
         }
     }
 
@@ -527,6 +541,7 @@ struct State {
     default_scenario: Scenario,
     scenarios: BTreeMap<String, Scenario>,
     delete_delay: Duration,
+    owners: BTreeMap<String, u32>,
     objects: Vec<Value>,
     created: Vec<Value>,
     deleted: Vec<(String, String)>,
@@ -2533,8 +2548,16 @@ fn container_command(st: &State, pod: &Value) -> ContainerCmd {
         };
         env.push((str_at(e, "/name").to_string(), value));
     }
+    let (program, args) =
+        match identity::as_pod_user(st, pod, &mounts, st.binary.clone(), args.clone()) {
+            Ok(c) => c,
+            Err(e) => {
+                spawn_error = spawn_error.or(Some(e));
+                (st.binary.clone(), args)
+            }
+        };
     ContainerCmd {
-        program: st.binary.clone(),
+        program,
         args,
         env,
         cwd: pod_dir,

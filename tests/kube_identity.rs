@@ -1,0 +1,232 @@
+//! Who `iogauge kube`'s pods run as, against the fake API server with real permissions: the
+//! fake runs each container under `setpriv` as its runAsUser/runAsGroup/fsGroup (so it needs
+//! root; skipped otherwise, failed under CI), a volume seeded with an owner stands in for an
+//! NFS export that ignores fsGroup or another user's node directory; and OpenShift's SCC
+//! admission refusing a fixed uid.
+#![allow(clippy::unwrap_used)]
+
+use crate::common;
+
+use common::fake_kube::{BindingMode, FakeKube, NodeSeed, Scenario, StorageClassSeed};
+use iogauge::report::document::{KubeDocument, TargetStatus};
+use serde_json::Value;
+use std::path::Path;
+
+const IMAGE: &str = "registry.example/iogauge:test";
+/// The export's owner: not the pod's default uid 65532, not root.
+const OWNER: u32 = 1000;
+
+/// Whether the fake can run pods as other users; else says why the test is skipped.
+fn can_switch_users() -> bool {
+    if common::fake_kube::identity_honoured() {
+        return true;
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "the identity tests need root (the fake runs pods under setpriv as their uid)"
+    );
+    eprintln!("skipping: the identity tests need root, to run pods as other users with setpriv");
+    false
+}
+
+/// An NFS class whose volumes belong to [`OWNER`], a local-path class that honours fsGroup,
+/// and a worker whose directory belongs to [`OWNER`].
+fn cluster(dir: &Path, scenarios: &[(&str, Scenario)]) -> FakeKube {
+    let mut b = FakeKube::builder(env!("CARGO_BIN_EXE_iogauge"), dir)
+        .storage_class(StorageClassSeed::new(
+            "nfs",
+            "nfs.csi.k8s.io",
+            BindingMode::Immediate,
+        ))
+        .storage_class(
+            StorageClassSeed::new(
+                "standard",
+                "rancher.io/local-path",
+                BindingMode::WaitForFirstConsumer,
+            )
+            .default_class(),
+        )
+        .node(NodeSeed::new("worker-1"))
+        .volume_owner("nfs", OWNER)
+        .volume_owner("worker-1", OWNER);
+    for (target, s) in scenarios {
+        b = b.scenario_for(target, s.clone());
+    }
+    b.start()
+}
+
+fn run(fake: &FakeKube, dir: &Path, args: &[&str]) -> (i32, KubeDocument, String) {
+    let out = common::cmd(env!("CARGO_BIN_EXE_iogauge"))
+        .arg("kube")
+        .args(args)
+        .args(["--format", "json", "--pending-timeout", "20s"])
+        .env("KUBECONFIG", fake.write_kubeconfig(dir))
+        .env("IOGAUGE_IMAGE", IMAGE)
+        .output()
+        .unwrap();
+    let stdout = common::text(&out.stdout);
+    let stderr = common::text(&out.stderr);
+    let doc = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}\n{stderr}"));
+    (out.status.code().unwrap_or(-1), doc, stderr)
+}
+
+/// Nothing iogauge created is left: no Job, claim or pod with its label.
+fn assert_nothing_left(fake: &FakeKube) {
+    for kind in ["Job", "PersistentVolumeClaim", "Pod"] {
+        let left: Vec<Value> = fake
+            .objects(kind)
+            .into_iter()
+            .filter(|o| o["metadata"]["labels"]["app.kubernetes.io/managed-by"] == "iogauge")
+            .collect();
+        assert!(left.is_empty(), "{kind} left: {left:?}");
+    }
+    assert!(fake.unexpected().is_empty(), "{:?}", fake.unexpected());
+}
+
+/// What `iogauge check` says in the pod when it may not write `/data` (the fake's host path
+/// stands in for it in the log).
+fn denied(reason: &str) -> bool {
+    reason.contains("/data' is not writable (Permission denied (os error 13)); choose another with --dir")
+}
+
+#[test]
+fn an_nfs_volume_that_ignores_fs_group_names_the_owner_flag_and_the_run_moves_on() {
+    if !can_switch_users() {
+        return;
+    }
+    let dir = common::scratch();
+    let fake = cluster(dir.path(), &[]);
+    let (code, doc, err) = run(
+        &fake,
+        dir.path(),
+        &["check", "etcd", "--scale", "0.02", "--storage-class", "nfs", "--storage-class", "standard"],
+    );
+    assert_eq!(code, 1, "{err}");
+    let reason = doc.targets[0].reason.as_deref().unwrap();
+    assert_eq!(doc.targets[0].status, TargetStatus::Failed, "{reason}");
+    assert!(denied(reason), "{reason}");
+    let hint = " (nfs.csi.k8s.io volumes usually ignore fsGroup, so the export's owner stays and \
+                uid 65532 may not write it: use --run-as-user <owner uid> or --supplemental-group \
+                <owner gid> of the export, or --security-context root)";
+    assert!(reason.ends_with(hint), "{reason}");
+    assert!(
+        err.lines()
+            .any(|l| l.contains("storage class nfs") && l.contains("failed: ") && l.ends_with(hint)),
+        "{err}"
+    );
+    // The next target, whose provisioner honours fsGroup, runs as uid 65532 and passes.
+    assert_eq!(doc.targets[1].status, TargetStatus::Completed, "{:?}\n{err}", doc.targets[1].reason);
+    assert_nothing_left(&fake);
+}
+
+#[test]
+fn running_as_the_exports_owner_writes_it() {
+    if !can_switch_users() {
+        return;
+    }
+    let dir = common::scratch();
+    let fake = cluster(dir.path(), &[]);
+    let (code, doc, err) = run(
+        &fake,
+        dir.path(),
+        &["check", "etcd", "--scale", "0.02", "--storage-class", "nfs", "--run-as-user", "1000"],
+    );
+    assert_ne!(code, 1, "{err}");
+    assert_eq!(doc.targets[0].status, TargetStatus::Completed, "{:?}\n{err}", doc.targets[0].reason);
+    let job = &fake.created("Job")[0];
+    let psc = &job["spec"]["template"]["spec"]["securityContext"];
+    assert_eq!((psc["runAsUser"].as_i64(), psc["fsGroup"].as_i64()), (Some(1000), Some(1000)));
+    assert_nothing_left(&fake);
+}
+
+#[test]
+fn a_node_directory_of_another_user_needs_run_as_user_of_its_owner() {
+    if !can_switch_users() {
+        return;
+    }
+    let dir = common::scratch();
+    let fake = cluster(dir.path(), &[]);
+    let base = ["check", "etcd", "--scale", "0.02", "--nodes", "kubernetes.io/hostname=worker-1"];
+    let mut args = base.to_vec();
+    args.extend(["--host-path", "/var/lib/etcd"]);
+    let (code, doc, err) = run(&fake, dir.path(), &args);
+    assert_eq!(code, 1, "{err}");
+    let reason = doc.targets[0].reason.as_deref().unwrap();
+    assert!(denied(reason), "{reason}");
+    assert!(
+        reason.ends_with(
+            " (/var/lib/etcd on the node belongs to another user, and uid 0 without capabilities \
+             may not write it: run as its owner with --run-as-user <owner uid> (ls -ln \
+             /var/lib/etcd on the node shows it))"
+        ),
+        "{reason}"
+    );
+    assert_nothing_left(&fake);
+    args.extend(["--run-as-user", "1000"]);
+    let (_, doc, err) = run(&fake, dir.path(), &args);
+    assert_eq!(doc.targets[0].status, TargetStatus::Completed, "{:?}\n{err}", doc.targets[0].reason);
+    assert_nothing_left(&fake);
+}
+
+#[test]
+fn an_scc_refusal_says_to_let_the_platform_choose_the_ids() {
+    let dir = common::scratch();
+    // OpenShift's wording (4.11+): the SCCs this account may not use, then restricted-v2's refusal.
+    let scc = "unable to validate against any security context constraint: [provider \"anyuid\": \
+               Forbidden: not usable by user or serviceaccount, provider restricted-v2: \
+               .spec.securityContext.fsGroup: Invalid value: []int64{65532}: 65532 is not an \
+               allowed group, spec.containers[0].securityContext.runAsUser: Invalid value: 65532: \
+               must be in the ranges: [1000680000, 1000689999], provider \"restricted\": Forbidden: \
+               not usable by user or serviceaccount, provider \"privileged\": Forbidden: not usable \
+               by user or serviceaccount]";
+    let fake = cluster(dir.path(), &[("nfs", Scenario::Forbidden(scc.into()))]);
+    let (code, doc, err) = run(
+        &fake,
+        dir.path(),
+        &["check", "etcd", "--scale", "0.02", "--storage-class", "nfs", "--storage-class", "standard"],
+    );
+    assert_eq!(code, 1, "{err}");
+    let want = "OpenShift's security context constraints refused the pod (restricted-v2: \
+                .spec.securityContext.fsGroup: Invalid value: []int64{65532}: 65532 is not an \
+                allowed group, spec.containers[0].securityContext.runAsUser: Invalid value: 65532: \
+                must be in the ranges: [1000680000, 1000689999]): use --security-context platform, \
+                so that the SCC assigns the uid, gid and fsGroup";
+    assert_eq!(doc.targets[0].reason.as_deref(), Some(want));
+    assert!(err.lines().any(|l| l.contains("storage class nfs") && l.ends_with(want)), "{err}");
+    assert_eq!(doc.targets[1].status, TargetStatus::Completed, "{:?}\n{err}", doc.targets[1].reason);
+    assert_nothing_left(&fake);
+}
+
+#[test]
+fn contradicting_identity_flags_are_refused_with_the_fix() {
+    let bad: [(&[&str], &str); 4] = [
+        (
+            &["--security-context", "platform", "--run-as-user", "1000"],
+            "iogauge kube check: --security-context platform leaves the uid and gid to the platform (OpenShift assigns them from the namespace's range): drop --run-as-user/--run-as-group, or use --security-context restricted to set them\n",
+        ),
+        (
+            &["--security-context", "root", "--run-as-group", "5"],
+            "iogauge kube check: --security-context root runs as uid 0 and gid 0: drop --run-as-user/--run-as-group, or use --security-context restricted with them\n",
+        ),
+        (
+            &["--run-as-user", "0"],
+            "iogauge kube check: --run-as-user 0: for uid 0 use --security-context root (the namespace then needs Pod Security baseline)\n",
+        ),
+        (
+            &["--size", "20Gi"],
+            "'20Gi' is a Kubernetes quantity, but --size is the test file's size (as in iogauge check, e.g. 512m or 1g); for the claim's size use --claim-size 20Gi",
+        ),
+    ];
+    for (extra, want) in bad {
+        let out = common::cmd(env!("CARGO_BIN_EXE_iogauge"))
+            .args(["kube", "check", "etcd", "--storage-class", "fast", "--image", IMAGE, "--dry-run"])
+            .args(extra)
+            .env("KUBECONFIG", "/nonexistent")
+            .output()
+            .unwrap();
+        let err = common::text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {err}");
+        assert!(out.stdout.is_empty());
+        assert!(err.contains(want), "{extra:?}:\n{err}\nwanted: {want}");
+    }
+}
