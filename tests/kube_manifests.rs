@@ -33,7 +33,7 @@ fn normalized(yaml: &str) -> String {
     yaml.replace(&id, "RUNID")
 }
 
-fn documents(yaml: &str) -> Vec<Value> {
+pub(crate) fn documents(yaml: &str) -> Vec<Value> {
     yaml.split("\n---\n")
         .chain([""])
         .filter_map(|d| {
@@ -67,7 +67,7 @@ fn snapshot(name: &str, yaml: &str) {
 
 /// kubernetes-validate, strict, against 1.33 (k8s-openapi's `earliest`). Without it, the test
 /// skips this step outside CI and fails under CI (.ci/run installs it).
-fn validate(name: &str, yaml: &str) {
+pub(crate) fn validate(name: &str, yaml: &str) {
     let ok = common::cmd("kubernetes-validate").arg("--version").output();
     if ok.is_err() {
         assert!(
@@ -96,7 +96,7 @@ fn validate(name: &str, yaml: &str) {
 
 /// Every rule of Pod Security "restricted" (kubernetes.io/docs/concepts/security/pod-security-standards),
 /// as violations in words; empty when the pod spec meets the profile.
-fn restricted_violations(pod: &Value) -> Vec<String> {
+pub(crate) fn restricted_violations(pod: &Value) -> Vec<String> {
     let mut v = Vec::new();
     const VOLUMES: [&str; 8] = [
         "configMap",
@@ -169,72 +169,14 @@ fn restricted_violations(pod: &Value) -> Vec<String> {
     v
 }
 
-/// Pod Security "baseline" (the same page): what restricted allows plus root and more
-/// capabilities; hostPath, host namespaces, privileged, host ports still refused.
-fn baseline_violations(pod: &Value) -> Vec<String> {
-    const CAPS: [&str; 13] = [
-        "AUDIT_WRITE",
-        "CHOWN",
-        "DAC_OVERRIDE",
-        "FOWNER",
-        "FSETID",
-        "KILL",
-        "MKNOD",
-        "NET_BIND_SERVICE",
-        "SETFCAP",
-        "SETGID",
-        "SETPCAP",
-        "SETUID",
-        "SYS_CHROOT",
-    ];
-    let mut v = Vec::new();
-    for vol in pod["volumes"].as_array().into_iter().flatten() {
-        if vol.get("hostPath").is_some() {
-            v.push("volume type hostPath".to_string());
-        }
-    }
-    for host in ["hostNetwork", "hostPID", "hostIPC"] {
-        if pod[host] == Value::Bool(true) {
-            v.push(host.into());
-        }
-    }
-    let psc = &pod["securityContext"];
-    if psc["seccompProfile"]["type"] == "Unconfined" {
-        v.push("seccomp Unconfined".into());
-    }
-    for c in pod["containers"].as_array().unwrap() {
-        let sc = &c["securityContext"];
-        if sc["privileged"] == Value::Bool(true) {
-            v.push("privileged".into());
-        }
-        for add in sc["capabilities"]["add"].as_array().into_iter().flatten() {
-            if !CAPS.contains(&add.as_str().unwrap_or("")) {
-                v.push(format!("adds capability {add}"));
-            }
-        }
-        if sc["seccompProfile"]["type"] == "Unconfined" {
-            v.push("seccomp Unconfined".into());
-        }
-        for p in c["ports"].as_array().into_iter().flatten() {
-            if p["hostPort"].as_i64().unwrap_or(0) != 0 {
-                v.push("hostPort".into());
-            }
-        }
-        if sc["procMount"].as_str().is_some_and(|m| m != "Default") {
-            v.push("procMount".into());
-        }
-    }
-    v
-}
-
-fn jobs(yaml: &str) -> Vec<Value> {
+pub(crate) fn jobs(yaml: &str) -> Vec<Value> {
     documents(yaml)
         .into_iter()
         .filter(|d| d["kind"] == "Job")
         .collect()
 }
 
-fn case(name: &str, args: &[&str]) -> String {
+pub(crate) fn case(name: &str, args: &[&str]) -> String {
     let mut all = vec!["kube", "check"];
     all.extend_from_slice(args);
     all.extend_from_slice(&["--image", "registry.example/iogauge:0.1", "--dry-run"]);
@@ -342,7 +284,11 @@ fn every_pod_option_lands_in_the_manifest() {
     // A readable tail and a hash of the kind and full name.
     let name = jobs[1]["metadata"]["name"].as_str().unwrap();
     assert!(name.starts_with("iogauge-RUNID-standard-hdd-"), "{name}");
-    assert_eq!(name.len(), "iogauge-RUNID-standard-hdd-".len() + 5, "{name}");
+    assert_eq!(
+        name.len(),
+        "iogauge-RUNID-standard-hdd-".len() + 5,
+        "{name}"
+    );
     for j in &jobs {
         assert_eq!(j["metadata"]["namespace"], "perf");
         assert_eq!(j["spec"]["activeDeadlineSeconds"], 600);
@@ -374,7 +320,13 @@ fn every_pod_option_lands_in_the_manifest() {
 fn a_claim_too_small_for_the_profile_caps_the_test_file() {
     let out = case(
         "small-claim",
-        &["sync-iops", "--storage-class", "fast", "--claim-size", "512Mi"],
+        &[
+            "sync-iops",
+            "--storage-class",
+            "fast",
+            "--claim-size",
+            "512Mi",
+        ],
     );
     let job = &jobs(&out)[0];
     let args = job["spec"]["template"]["spec"]["containers"][0]["args"].to_string();
@@ -588,118 +540,4 @@ fn block_claims_give_the_pod_the_device_and_run_as_root_for_it() {
         let (rc, out, err) = iogauge(args);
         assert_eq!((rc, out.as_str(), err.as_str()), (2, "", want));
     }
-}
-
-/// Each `--security-context` mode, dry run: the schema, and the Pod Security level its docs
-/// promise (restricted and platform: restricted; root: baseline).
-#[test]
-fn every_identity_mode_meets_the_schema_and_its_pod_security_level() {
-    let pod_of = |out: &str| jobs(out)[0]["spec"]["template"]["spec"].clone();
-    let ids = |pod: &Value| {
-        let psc = &pod["securityContext"];
-        let sc = &pod["containers"][0]["securityContext"];
-        [
-            psc["runAsUser"].as_i64(),
-            psc["runAsGroup"].as_i64(),
-            psc["fsGroup"].as_i64(),
-            sc["runAsUser"].as_i64(),
-            sc["runAsGroup"].as_i64(),
-        ]
-    };
-
-    // Platform: no ids at all, so OpenShift's restricted-v2 assigns them; still restricted.
-    let out = case(
-        "identity-platform",
-        &["etcd", "--storage-class", "fast", "--security-context", "platform"],
-    );
-    let pod = pod_of(&out);
-    assert_eq!(restricted_violations(&pod), Vec::<String>::new());
-    assert_eq!(ids(&pod), [None; 5]);
-    assert_eq!(pod["securityContext"]["runAsNonRoot"], true);
-    assert!(pod["securityContext"].get("fsGroupChangePolicy").is_none());
-
-    // Root: uid 0 with every capability still dropped; baseline, not restricted.
-    let out = case(
-        "identity-root",
-        &["etcd", "--storage-class", "fast", "--security-context", "root"],
-    );
-    let pod = pod_of(&out);
-    assert_eq!(
-        restricted_violations(&pod),
-        ["runAsNonRoot is not true", "runAsUser 0"]
-    );
-    assert_eq!(baseline_violations(&pod), Vec::<String>::new());
-    assert_eq!(ids(&pod), [Some(0), Some(0), None, Some(0), Some(0)]);
-
-    // Restricted with the export owner's ids and a supplemental group: still restricted.
-    let out = case(
-        "identity-owner",
-        &[
-            "etcd",
-            "--storage-class",
-            "fast",
-            "--run-as-user",
-            "1000",
-            "--run-as-group",
-            "1001",
-            "--supplemental-group",
-            "5000",
-            "--supplemental-group",
-            "5001",
-        ],
-    );
-    let pod = pod_of(&out);
-    assert_eq!(restricted_violations(&pod), Vec::<String>::new());
-    assert_eq!(
-        ids(&pod),
-        [Some(1000), Some(1001), Some(1001), Some(1000), Some(1001)]
-    );
-    assert_eq!(
-        pod["securityContext"]["supplementalGroups"],
-        serde_json::json!([5000, 5001])
-    );
-
-    // The default stays as it was.
-    let pod = pod_of(&case("storage-class", &["etcd", "--storage-class", "fast"]));
-    assert_eq!(
-        ids(&pod),
-        [Some(65532), Some(65532), Some(65532), Some(65532), Some(65532)]
-    );
-}
-
-/// A node target as the owner of its directory (an etcd data dir owned by `etcd`): non-root,
-/// so only hostPath keeps it from restricted (privileged is needed for hostPath anyway).
-#[test]
-fn a_node_target_can_run_as_the_owner_of_its_directory() {
-    use common::fake_kube::{FakeKube, NodeSeed};
-    let dir = common::scratch();
-    let fake = FakeKube::builder(env!("CARGO_BIN_EXE_iogauge"), dir.path())
-        .node(NodeSeed::new("cp-1"))
-        .start();
-    let out = common::cmd(env!("CARGO_BIN_EXE_iogauge"))
-        .args([
-            "kube",
-            "check",
-            "etcd",
-            "--nodes",
-            "kubernetes.io/hostname=cp-1",
-            "--host-path",
-            "/var/lib/etcd",
-            "--run-as-user",
-            "998",
-            "--image",
-            "registry.example/iogauge:0.1",
-            "--dry-run",
-        ])
-        .env("KUBECONFIG", fake.write_kubeconfig(dir.path()))
-        .output()
-        .unwrap();
-    let yaml = common::text(&out.stdout);
-    assert!(out.status.success(), "{}", common::text(&out.stderr));
-    validate("node-owner", &yaml);
-    let pod = &jobs(&yaml)[0]["spec"]["template"]["spec"];
-    assert_eq!(restricted_violations(pod), ["volume type hostPath"]);
-    assert_eq!(pod["securityContext"]["runAsUser"], 998);
-    assert_eq!(pod["securityContext"]["runAsGroup"], 998);
-    assert!(pod["securityContext"].get("fsGroup").is_none());
 }

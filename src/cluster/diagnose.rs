@@ -179,7 +179,9 @@ fn refused(msg: &str) -> String {
             detail("denied the request")
         );
     }
-    if let Some((_, list)) = msg.split_once("unable to validate against any security context constraint") {
+    if let Some((_, list)) =
+        msg.split_once("unable to validate against any security context constraint")
+    {
         return scc_refused(list);
     }
     if msg.contains("exceeded quota") {
@@ -199,7 +201,11 @@ fn scc_refused(list: &str) -> String {
         .map(|p| p.trim().trim_start_matches("provider ").trim())
         .filter(|p| !p.contains("not usable by user or serviceaccount"))
         .collect();
-    let mut detail = if why.is_empty() { list.to_string() } else { why.join("; ") };
+    let mut detail = if why.is_empty() {
+        list.to_string()
+    } else {
+        why.join("; ")
+    };
     if detail.chars().count() > 500 {
         detail = detail.chars().take(500).collect::<String>() + "…";
     }

@@ -128,7 +128,12 @@ pub(crate) fn is_file_provisioner(p: &str) -> bool {
 /// What the target and the pod's identity tell about a failure that says the pod could not
 /// write its directory (`iogauge check`'s "is not writable (Permission denied …)"): the reason
 /// with the likely cause and the flag that fixes it appended, or the reason unchanged.
-pub(crate) fn explain(reason: String, kind: &TargetKind, access_mode: &str, id: &Identity) -> String {
+pub(crate) fn explain(
+    reason: String,
+    kind: &TargetKind,
+    access_mode: &str,
+    id: &Identity,
+) -> String {
     let denied = reason.contains("is not writable (")
         && (reason.contains("Permission denied") || reason.contains("Operation not permitted"));
     if !denied {
@@ -149,9 +154,7 @@ pub(crate) fn explain(reason: String, kind: &TargetKind, access_mode: &str, id: 
             "{host_path} on the node belongs to another user, and {who} may not write it: run as \
              its owner with --run-as-user <owner uid> (ls -ln {host_path} on the node shows it)"
         ),
-        TargetKind::StorageClass { provisioner, .. }
-            if id.mode == SecurityMode::Platform =>
-        {
+        TargetKind::StorageClass { provisioner, .. } if id.mode == SecurityMode::Platform => {
             let p = provisioner.as_deref().unwrap_or("its provisioner");
             format!(
                 "the volume ({p}) is not writable by {who}; under OpenShift the namespace's \
@@ -226,7 +229,10 @@ mod tests {
         assert_eq!((b.uid, b.fs_group), (Some(0), None));
         // The owner of an etcd data dir: non-root, its group too.
         let etcd = id(SecurityMode::Restricted, Some(998)).resolve(&node(), false);
-        assert_eq!((etcd.uid, etcd.gid, etcd.non_root), (Some(998), Some(998), true));
+        assert_eq!(
+            (etcd.uid, etcd.gid, etcd.non_root),
+            (Some(998), Some(998), true)
+        );
         let p = Identity {
             mode: SecurityMode::Platform,
             supplemental_groups: vec![5000],
@@ -244,7 +250,10 @@ mod tests {
             }
         );
         let root = id(SecurityMode::Root, None).resolve(&class("x"), false);
-        assert_eq!((root.uid, root.non_root, root.fs_group), (Some(0), false, None));
+        assert_eq!(
+            (root.uid, root.non_root, root.fs_group),
+            (Some(0), false, None)
+        );
     }
 
     #[test]
@@ -269,7 +278,12 @@ mod tests {
         let err = "the pod ended (Error, exit code 2) without a result: no result in the pod's \
                    log; it ends with: error: directory '/data' is not writable (Permission \
                    denied (os error 13)); choose another with --dir";
-        let nfs = explain(err.into(), &class("nfs.csi.k8s.io"), "ReadWriteOnce", &Identity::default());
+        let nfs = explain(
+            err.into(),
+            &class("nfs.csi.k8s.io"),
+            "ReadWriteOnce",
+            &Identity::default(),
+        );
         assert_eq!(
             nfs,
             format!(
@@ -284,7 +298,12 @@ mod tests {
              capabilities may not write it: run as its owner with --run-as-user <owner uid> \
              (ls -ln /var/lib/etcd on the node shows it))"
         ));
-        let rwx = explain(err.into(), &class("example.com/x"), "ReadWriteMany", &Identity::default());
+        let rwx = explain(
+            err.into(),
+            &class("example.com/x"),
+            "ReadWriteMany",
+            &Identity::default(),
+        );
         assert!(rwx.contains("usually ignore fsGroup"));
         let platform = explain(
             err.into(),
@@ -296,6 +315,9 @@ mod tests {
         // Anything else is left as it was.
         let other = "the pod ended without a result: directory '/data' is not writable \
                      (Read-only file system (os error 30))";
-        assert_eq!(explain(other.into(), &node(), "", &Identity::default()), other);
+        assert_eq!(
+            explain(other.into(), &node(), "", &Identity::default()),
+            other
+        );
     }
 }
