@@ -2,32 +2,8 @@
 //! target into the pod's ids; and, when a pod could not write its directory, the likely cause
 //! and the flag that fixes it. Pure: the manifests and the controller call in.
 
-use super::request::POD_UID;
+use super::request::{Identity, SecurityMode, POD_UID};
 use super::targets::TargetKind;
-
-/// `--security-context`: how the pod's identity is chosen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub(crate) enum SecurityMode {
-    /// uid/gid 65532 (the image's user), fsGroup on fresh filesystem claims: Pod Security
-    /// "restricted" for claims.
-    #[default]
-    Restricted,
-    /// No runAsUser, runAsGroup or fsGroup: OpenShift's restricted-v2 SCC assigns them from the
-    /// namespace's range (it refuses fixed ones outside it). Still non-root.
-    Platform,
-    /// uid 0 (capabilities still dropped), for volumes only root can write: Pod Security
-    /// "baseline".
-    Root,
-}
-
-/// The identity flags as given.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct Identity {
-    pub mode: SecurityMode,
-    pub run_as_user: Option<i64>,
-    pub run_as_group: Option<i64>,
-    pub supplemental_groups: Vec<i64>,
-}
 
 /// The ids one pod gets (None: left out of the manifest).
 #[derive(Debug, Clone, PartialEq, Eq)]

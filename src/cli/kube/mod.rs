@@ -9,12 +9,12 @@ use super::history::{save, HistoryFlags};
 use super::report::write_report;
 use super::Stop;
 use crate::cluster::cleanup::cleanup;
-use crate::cluster::identity::{Identity, SecurityMode};
 use crate::cluster::quantity::parse_bytes;
 use crate::cluster::request::{
     pod_profiles, quantities, validate_names, CheckArgs, KubeRequest, PodOptions, TargetRequest,
     Toleration, VolumeMode,
 };
+use crate::cluster::request::{Identity, SecurityMode};
 use crate::cluster::run::{self, Observer};
 use crate::cluster::KubeError;
 use crate::history::{Invocation, NewRun};
