@@ -59,9 +59,7 @@ pub(super) fn as_pod_user(
         return Ok((program, args));
     }
     // The tests' scratch directories are 0700: the pod's user must reach its volumes.
-    for d in [st.host_dir.as_path()] {
-        set_mode(d, 0o755)?;
-    }
+    set_mode(&st.host_dir, 0o755)?;
     let fs_group = id(pod, "fsGroup");
     let seeded = owner(st, pod);
     for (_, dir) in mounts {
