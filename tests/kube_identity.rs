@@ -85,11 +85,16 @@ fn assert_nothing_left(fake: &FakeKube) {
     assert!(fake.unexpected().is_empty(), "{:?}", fake.unexpected());
 }
 
-/// What `iogauge check` says in the pod when it may not write `/data` (the fake's host path
-/// stands in for it in the log).
-fn denied(reason: &str) -> bool {
-    reason.contains(
-        "/data' is not writable (Permission denied (os error 13)); choose another with --dir",
+/// The reason a target gets when its pod's check may not write its volume: the pod's own line
+/// (the fake's host directory standing in for `/data`), then the cause and the flag.
+fn denied(fake: &FakeKube, hint: &str) -> String {
+    let pods = fake.created("Pod");
+    let pod = pods[0]["metadata"]["name"].as_str().unwrap();
+    format!(
+        "the pod ended (Error, exit code 2) without a result: no result in the pod's log; it \
+         ends with: iogauge check: directory '{}' is not writable (Permission denied (os error \
+         13)); choose another with --dir ({hint})",
+        fake.volume_dir(pod, "data").display()
     )
 }
 
@@ -116,17 +121,17 @@ fn an_nfs_volume_that_ignores_fs_group_names_the_owner_flag_and_the_run_moves_on
     );
     // 1: a target could not run; 3 if the one that ran measured a FAIL on this disk.
     assert!(matches!(code, 1 | 3), "{code}: {err}");
-    let reason = doc.targets[0].reason.as_deref().unwrap();
-    assert_eq!(doc.targets[0].status, TargetStatus::Failed, "{reason}");
-    assert!(denied(reason), "{reason}");
-    let hint = " (nfs.csi.k8s.io volumes usually ignore fsGroup, so the export's owner stays and \
-                uid 65532 may not write it: use --run-as-user <owner uid> or --supplemental-group \
-                <owner gid> of the export, or --security-context root)";
-    assert!(reason.ends_with(hint), "{reason}");
+    let want = denied(
+        &fake,
+        "nfs.csi.k8s.io volumes usually ignore fsGroup, so the export's owner stays and uid \
+         65532 may not write it: use --run-as-user <owner uid> or --supplemental-group <owner \
+         gid> of the export, or --security-context root",
+    );
+    assert_eq!(doc.targets[0].status, TargetStatus::Failed);
+    assert_eq!(doc.targets[0].reason.as_deref(), Some(want.as_str()));
     assert!(
-        err.lines().any(|l| l.contains("storage class nfs")
-            && l.contains("failed: ")
-            && l.ends_with(hint)),
+        err.lines()
+            .any(|l| l == format!("iogauge kube: storage class nfs: failed: {want}")),
         "{err}"
     );
     // The next target, whose provisioner honours fsGroup, runs as uid 65532 and passes.
@@ -196,15 +201,17 @@ fn a_node_directory_of_another_user_needs_run_as_user_of_its_owner() {
     let (code, doc, err) = run(&fake, dir.path(), &args);
     // 1: a target could not run; 3 if the one that ran measured a FAIL on this disk.
     assert!(matches!(code, 1 | 3), "{code}: {err}");
-    let reason = doc.targets[0].reason.as_deref().unwrap();
-    assert!(denied(reason), "{reason}");
+    let want = denied(
+        &fake,
+        "/var/lib/etcd on the node belongs to another user, and uid 0 without capabilities may \
+         not write it: run as its owner with --run-as-user <owner uid> (ls -ln /var/lib/etcd on \
+         the node shows it)",
+    );
+    assert_eq!(doc.targets[0].reason.as_deref(), Some(want.as_str()));
     assert!(
-        reason.ends_with(
-            " (/var/lib/etcd on the node belongs to another user, and uid 0 without capabilities \
-             may not write it: run as its owner with --run-as-user <owner uid> (ls -ln \
-             /var/lib/etcd on the node shows it))"
-        ),
-        "{reason}"
+        err.lines()
+            .any(|l| l == format!("iogauge kube: node worker-1: failed: {want}")),
+        "{err}"
     );
     assert_nothing_left(&fake);
     args.extend(["--run-as-user", "1000"]);
