@@ -301,6 +301,23 @@ mod tests {
     }
 
     #[test]
+    fn a_long_scc_list_is_capped() {
+        let many = (0..40)
+            .map(|i| {
+                format!("provider p{i}: .spec.securityContext.runAsUser: Invalid value: 65532")
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        let msg = format!("pods \"x\" is forbidden: unable to validate against any security context constraint: [{many}]");
+        let said = refused(&msg);
+        let detail = said
+            .strip_prefix("OpenShift's security context constraints refused the pod (")
+            .unwrap();
+        let (detail, _) = detail.split_once("…)").unwrap();
+        assert_eq!(detail.chars().count(), 500);
+    }
+
+    #[test]
     fn unschedulable_pods_say_which_flag_helps() {
         let msg = "0/3 nodes are available: 3 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.";
         let p = pod(json!({"phase": "Pending", "conditions": [

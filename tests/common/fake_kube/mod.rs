@@ -23,6 +23,9 @@
 //! assert!(fake.unexpected().is_empty());
 //! ```
 //!
+//! Run as root, it also runs each container as its pod's uid, gid and groups, with real
+//! permissions on its volumes (identity.rs).
+//!
 //! What it does not model: watches (`watch=true` is answered 404 and recorded as unexpected),
 //! RBAC and authentication (any token is fine), admission beyond [`Scenario::Forbidden`] and
 //! the default storage class, validation beyond a Job's restartPolicy/containers and a claim's
