@@ -32,7 +32,7 @@ fn can_switch_users() -> bool {
 }
 
 /// An NFS class whose volumes belong to [`OWNER`], a local-path class that honours fsGroup,
-/// and a worker whose directory belongs to [`OWNER`].
+/// a worker whose directory belongs to [`OWNER`] and one whose directory is root's.
 fn cluster(dir: &Path, scenarios: &[(&str, Scenario)]) -> FakeKube {
     let mut b = FakeKube::builder(env!("CARGO_BIN_EXE_iogauge"), dir)
         .storage_class(StorageClassSeed::new(
@@ -48,7 +48,8 @@ fn cluster(dir: &Path, scenarios: &[(&str, Scenario)]) -> FakeKube {
             )
             .default_class(),
         )
-        .node(NodeSeed::new("worker-1"))
+        .node(NodeSeed::new("worker-1").label("role", "etcd"))
+        .node(NodeSeed::new("worker-2").label("role", "etcd"))
         .volume_owner("nfs", OWNER)
         .volume_owner("worker-1", OWNER);
     for (target, s) in scenarios {
@@ -188,16 +189,16 @@ fn a_node_directory_of_another_user_needs_run_as_user_of_its_owner() {
     }
     let dir = common::scratch();
     let fake = cluster(dir.path(), &[]);
-    let base = [
+    let mut args = vec![
         "check",
         "etcd",
         "--scale",
         "0.02",
+        "--host-path",
+        "/var/lib/etcd",
         "--nodes",
-        "kubernetes.io/hostname=worker-1",
     ];
-    let mut args = base.to_vec();
-    args.extend(["--host-path", "/var/lib/etcd"]);
+    args.push("role=etcd");
     let (code, doc, err) = run(&fake, dir.path(), &args);
     // 1: a target could not run; 3 if the one that ran measured a FAIL on this disk.
     assert!(matches!(code, 1 | 3), "{code}: {err}");
@@ -213,9 +214,18 @@ fn a_node_directory_of_another_user_needs_run_as_user_of_its_owner() {
             .any(|l| l == format!("iogauge kube: node worker-1: failed: {want}")),
         "{err}"
     );
+    // worker-2's directory is root's: the run moves on and measures it.
+    assert_eq!(
+        doc.targets[1].status,
+        TargetStatus::Completed,
+        "{:?}\n{err}",
+        doc.targets[1].reason
+    );
     assert_nothing_left(&fake);
-    args.extend(["--run-as-user", "1000"]);
+    args.pop();
+    args.extend(["kubernetes.io/hostname=worker-1", "--run-as-user", "1000"]);
     let (_, doc, err) = run(&fake, dir.path(), &args);
+    assert_eq!(doc.targets.len(), 1);
     assert_eq!(
         doc.targets[0].status,
         TargetStatus::Completed,
