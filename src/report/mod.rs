@@ -9,6 +9,7 @@ pub(crate) mod compare_text;
 pub mod comparison;
 pub mod document;
 pub(crate) mod html;
+pub(crate) mod frames;
 pub(crate) mod intervals;
 pub(crate) mod json;
 pub(crate) mod kube_text;

@@ -114,6 +114,10 @@ struct KubeCheckArgs {
     /// Warnings fail too, and a shortened run is at best a warning
     #[arg(long, help_heading = "Checks")]
     strict: bool,
+    /// Bring back each profile's per-interval latency histograms (for the over-time charts;
+    /// they make a result about 1 MiB per minute of run time, beyond what a pod's log keeps)
+    #[arg(long, help_heading = "Checks")]
+    intervals: bool,
 
     /// The image with iogauge at /iogauge (build it with scripts/build-image)
     #[arg(
