@@ -87,7 +87,13 @@ fn ranges(seqs: &[u32]) -> String {
     }
     let text: Vec<String> = runs
         .iter()
-        .map(|(a, b)| if a == b { a.to_string() } else { format!("{a}–{b}") })
+        .map(|(a, b)| {
+            if a == b {
+                a.to_string()
+            } else {
+                format!("{a}–{b}")
+            }
+        })
         .collect();
     text.join(", ")
 }
@@ -137,7 +143,10 @@ fn a_result_in_split_frames_comes_back_byte_for_byte() {
         .filter(|l| l.starts_with("iogauge-frame ") && l.len() > 3000)
         .count();
     assert!(long >= written.len() - 1, "{long}");
-    assert!(logs[0].served.split(|b| *b == b'\n').all(|l| l.len() <= 3000));
+    assert!(logs[0]
+        .served
+        .split(|b| *b == b'\n')
+        .all(|l| l.len() <= 3000));
     // The pod's document text, from its frames as written, is the document read back.
     let text: String = written.iter().map(|f| f.3.as_str()).collect();
     assert_eq!(text.len() as u64, written[0].2);
@@ -277,6 +286,9 @@ fn a_pod_exits_0_with_a_document_whatever_its_verdict() {
     let finished: Vec<&String> = history.iter().filter(|l| l.starts_with(&pod)).collect();
     assert_eq!(finished.len(), 1, "{history:#?}");
     assert!(finished[0].ends_with(" exit 0"), "{history:#?}");
-    assert!(!history.contains(&format!("failed Job/{}", t.job)), "{history:#?}");
+    assert!(
+        !history.contains(&format!("failed Job/{}", t.job)),
+        "{history:#?}"
+    );
     assert_nothing_left(&fake);
 }

@@ -317,7 +317,11 @@ mod tests {
         // The pod's format, compact unless asked.
         let pod = a(&["--format", "kube-frames"]).unwrap();
         assert!(pod.format == Format::KubeFrames && !pod.intervals);
-        assert!(a(&["--format", "kube-frames", "--intervals"]).unwrap().intervals);
+        assert!(
+            a(&["--format", "kube-frames", "--intervals"])
+                .unwrap()
+                .intervals
+        );
         // preflight's name for the text format is accepted too.
         assert!(a(&["--format", "human"]).unwrap().format == Format::Text);
         // On a device the default suite leaves small-files out; named, it is kept (and is an

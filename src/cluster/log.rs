@@ -212,7 +212,10 @@ mod tests {
     fn a_cut_line_never_puts_more_than_500_characters_into_a_message() {
         let d = doc(82_000);
         let whole = serde_json::to_string(&d).unwrap();
-        let at = (0..=60_000).rev().find(|i| whole.is_char_boundary(*i)).unwrap();
+        let at = (0..=60_000)
+            .rev()
+            .find(|i| whole.is_char_boundary(*i))
+            .unwrap();
         let one = &whole[..at];
         // A json-line document cut by a pipeline: its start is a document line that does not
         // parse.

@@ -114,8 +114,9 @@ struct KubeCheckArgs {
     /// Warnings fail too, and a shortened run is at best a warning
     #[arg(long, help_heading = "Checks")]
     strict: bool,
-    /// Bring back each profile's per-interval latency histograms (for the over-time charts;
-    /// they make a result about 1 MiB per minute of run time, beyond what a pod's log keeps)
+    /// Also bring back the per-interval latency histograms (the report's latency-over-time
+    /// charts, compare's within-run p99); they grow with run time and IOPS, to MBs that a
+    /// pod's log may not keep
     #[arg(long, help_heading = "Checks")]
     intervals: bool,
 
