@@ -15,7 +15,12 @@ const IMAGE: &str = "registry.example/iogauge:test";
 
 /// A cluster with one class per (name, scenario), all Immediate.
 fn cluster(dir: &Path, classes: &[(&str, Scenario)]) -> FakeKube {
-    let mut b = FakeKube::builder(env!("CARGO_BIN_EXE_iogauge"), dir);
+    cluster_with(env!("CARGO_BIN_EXE_iogauge"), dir, classes)
+}
+
+/// The same, with `binary` as every image's entrypoint.
+fn cluster_with(binary: &str, dir: &Path, classes: &[(&str, Scenario)]) -> FakeKube {
+    let mut b = FakeKube::builder(binary, dir);
     for (class, s) in classes {
         b = b
             .storage_class(StorageClassSeed::new(
@@ -136,7 +141,7 @@ fn a_result_in_split_frames_comes_back_byte_for_byte() {
     let logs = fake.served_logs();
     assert_eq!(logs.len(), 1, "{logs:?}");
     let written = frames(&logs[0].written);
-    assert!(written.len() >= 3, "{} frames", written.len());
+    assert!(written.len() >= 2, "{} frames", written.len());
     // Served split: every frame line but maybe the last (shorter) one came in pieces.
     let long = common::text(&logs[0].written)
         .lines()
@@ -160,13 +165,16 @@ fn a_result_in_split_frames_comes_back_byte_for_byte() {
 #[test]
 fn a_rotated_or_cut_log_fails_its_target_clearly_and_the_run_moves_on() {
     let dir = common::scratch();
-    // The kubelet rotating at 20,000 bytes (10 MiB on a real node) and a pipeline keeping
-    // 20,000 bytes: frames of 8 KiB are lost at the head, or at the tail.
+    // The kubelet's last rotation 9,000 bytes before the end (a 10 MiB file on a real node),
+    // and a pipeline keeping the first 10,000 bytes: frame lines are about 8,300 bytes, so the
+    // rotated log keeps the last frame only, and the cut one the plan lines, the first frame
+    // and part of the second. The document is over two frames whatever this disk does (its
+    // per-interval histograms grow with its IOPS and their spread).
     let fake = cluster(
         dir.path(),
         &[
-            ("rotated", Scenario::Logs(LogShape::rotate(20_000))),
-            ("cut", Scenario::Logs(LogShape::cut(20_000))),
+            ("rotated", Scenario::Logs(LogShape::rotate(9_000))),
+            ("cut", Scenario::Logs(LogShape::cut(10_000))),
             ("plain", Scenario::Run),
         ],
     );
@@ -188,14 +196,13 @@ fn a_rotated_or_cut_log_fails_its_target_clearly_and_the_run_moves_on() {
             "--intervals",
         ],
     );
-    assert_eq!(code, 1, "{err}");
     let logs = fake.served_logs();
     assert_eq!(logs.len(), 2, "{logs:?}");
     for (t, log) in doc.targets[..2].iter().zip(&logs) {
         assert_eq!(t.job, log.pod.rsplit_once('-').unwrap().0, "{logs:?}");
         let written = frames(&log.written);
         let (total, bytes) = (written[0].1, written[0].2);
-        assert!(total >= 4, "{total} frames");
+        assert!(total >= 2, "{total} frames");
         // Frames served whole; a frame line cut short is a damaged frame.
         let text = common::text(&log.served);
         let served: Vec<&str> = text.lines().collect();
@@ -247,7 +254,9 @@ fn a_rotated_or_cut_log_fails_its_target_clearly_and_the_run_moves_on() {
     // The run moved on: the third target was measured.
     let plain = &doc.targets[2];
     assert_eq!(plain.status, TargetStatus::Completed, "{:?}", plain.reason);
-    assert!(plain.check.is_some());
+    // A failed profile outranks a target without a result (exit 1).
+    let failed = plain.check.as_ref().unwrap().profiles[0].verdict == CheckVerdict::Fail;
+    assert_eq!(code, if failed { 3 } else { 1 }, "{err}");
     assert_nothing_left(&fake);
 }
 
@@ -289,6 +298,61 @@ fn a_pod_exits_0_with_a_document_whatever_its_verdict() {
     assert!(
         !history.contains(&format!("failed Job/{}", t.job)),
         "{history:#?}"
+    );
+    assert_nothing_left(&fake);
+}
+
+#[test]
+fn a_result_printed_on_one_line_is_still_read() {
+    let dir = common::scratch();
+    // An image whose entrypoint prints the document as one JSON line, as pods did before
+    // kube-frames: this build's binary behind a wrapper that asks for json-line.
+    let image = dir.path().join("one-line-image");
+    std::fs::write(
+        &image,
+        format!(
+            "#!/bin/sh\nfor a do shift; [ \"$a\" = kube-frames ] && a=json-line; set -- \"$@\" \"$a\"; \
+             done\nexec '{}' \"$@\"\n",
+            env!("CARGO_BIN_EXE_iogauge")
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&image, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let fake = cluster_with(
+        image.to_str().unwrap(),
+        dir.path(),
+        // Logs served as written, kept for the test.
+        &[
+            ("one", Scenario::Logs(LogShape::default())),
+            ("two", Scenario::Run),
+        ],
+    );
+    let (code, doc, err) = run(
+        &fake,
+        dir.path(),
+        &[
+            "etcd",
+            "--storage-class",
+            "one",
+            "--storage-class",
+            "two",
+            "--scale",
+            "0.02",
+        ],
+    );
+    assert!(matches!(code, 0 | 3 | 4), "{err}");
+    for t in &doc.targets {
+        assert_eq!(t.status, TargetStatus::Completed, "{:?}\n{err}", t.reason);
+        assert_eq!(t.check.as_ref().unwrap().profiles[0].profile, "etcd");
+    }
+    // It really was one line, no frames.
+    let logs = fake.served_logs();
+    let log = common::text(&logs[0].written);
+    assert!(frames(&logs[0].written).is_empty(), "{log}");
+    assert!(
+        log.lines().any(|l| l.starts_with("{\"schema_version\"")),
+        "{log}"
     );
     assert_nothing_left(&fake);
 }
