@@ -284,7 +284,7 @@ fn check_runs_in_a_restricted_pod_and_its_log_parses() {
             "--dir",
             "/data",
             "--format",
-            "json-line",
+            "kube-frames",
             "--scale",
             "0.05",
         ],
@@ -310,14 +310,19 @@ fn check_runs_in_a_restricted_pod_and_its_log_parses() {
     assert_eq!(doc.profiles.len(), 1, "{}", run.log);
     let p = &doc.profiles[0];
     assert_eq!(p.profile, "etcd");
-    // Whatever this disk earns, it is a verdict on it, and the exit code says the same.
-    let want_code = match p.verdict {
-        CheckVerdict::Pass => 0,
-        CheckVerdict::Warn => 4,
-        CheckVerdict::Fail => 3,
-        v => panic!("etcd's verdict is {v:?}: {:?}\n{}", p.reason, run.log),
-    };
-    assert_eq!(run.code, want_code, "{}", run.log);
+    // Whatever this disk earns, it is a verdict on it.
+    // Whatever the verdict, the pod printed its document: exit 0 (a Complete Job).
+    assert!(
+        matches!(
+            p.verdict,
+            CheckVerdict::Pass | CheckVerdict::Warn | CheckVerdict::Fail
+        ),
+        "etcd's verdict is {:?}: {:?}\n{}",
+        p.verdict,
+        p.reason,
+        run.log
+    );
+    assert_eq!(run.code, 0, "{}", run.log);
     assert_eq!(
         (
             doc.summary.passed + doc.summary.warned + doc.summary.failed,
@@ -357,7 +362,7 @@ fn a_read_only_volume_is_refused_and_the_log_says_why() {
     let run = run_pod(
         "ro",
         &volume_arg(d.path(), ":ro"),
-        &["etcd", "--dir", "/data", "--format", "json-line"],
+        &["etcd", "--dir", "/data", "--format", "kube-frames"],
     );
     assert_eq!(run.code, 2, "a refused --dir is bad input: {}", run.log);
     let e = iogauge::cluster::log::parse_check_log(&run.log).unwrap_err();
@@ -417,7 +422,7 @@ fn check_runs_on_a_block_device_in_the_pod() {
             "/dev/iogauge",
             "--allow-overwrite",
             "--format",
-            "json-line",
+            "kube-frames",
             "--scale",
             "0.05",
         ],
@@ -427,13 +432,18 @@ fn check_runs_on_a_block_device_in_the_pod() {
     assert!(doc.device);
     assert_eq!(doc.dir, "/dev/iogauge");
     let p = &doc.profiles[0];
-    let want_code = match p.verdict {
-        CheckVerdict::Pass => 0,
-        CheckVerdict::Warn => 4,
-        CheckVerdict::Fail => 3,
-        v => panic!("etcd's verdict is {v:?}: {:?}\n{}", p.reason, run.log),
-    };
-    assert_eq!(run.code, want_code, "{}", run.log);
+    // Whatever the verdict, the pod printed its document: exit 0 (a Complete Job).
+    assert!(
+        matches!(
+            p.verdict,
+            CheckVerdict::Pass | CheckVerdict::Warn | CheckVerdict::Fail
+        ),
+        "etcd's verdict is {:?}: {:?}\n{}",
+        p.verdict,
+        p.reason,
+        run.log
+    );
+    assert_eq!(run.code, 0, "{}", run.log);
     assert!(p.value.unwrap() > 0.0);
     // It wrote to the device: the image's first block is no longer zeros.
     let mut first = [0u8; 4096];

@@ -225,7 +225,7 @@ fn storage_class_manifests_meet_the_schema_and_restricted_by_default() {
         .collect();
     assert_eq!(
         args,
-        ["check", "etcd", "--dir", "/data", "--format", "json-line"]
+        ["check", "etcd", "--dir", "/data", "--format", "kube-frames"]
     );
     for d in &docs {
         assert_eq!(
@@ -519,7 +519,7 @@ fn block_claims_give_the_pod_the_device_and_run_as_root_for_it() {
             "/dev/iogauge",
             "--allow-overwrite",
             "--format",
-            "json-line"
+            "kube-frames"
         ]
     );
     assert_eq!(

@@ -14,6 +14,7 @@ use crate::report::check_csv::render_check_csv;
 use crate::report::check_markdown::render_check_markdown;
 use crate::report::check_text::render_check_text;
 use crate::report::document::CheckVerdict;
+use crate::report::frames::render_check_frames;
 use crate::report::html::render_check_html;
 use crate::verdict::check::{overall, strict_reasons};
 use std::ffi::OsString;
@@ -59,6 +60,10 @@ pub(crate) struct CheckArgs {
     /// Output format
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+    /// With --format kube-frames: keep the per-interval latency histograms (the other formats
+    /// always have them)
+    #[arg(long, hide = true)]
+    intervals: bool,
     /// Warnings fail too, and a shortened run is at best a warning
     #[arg(long)]
     strict: bool,
@@ -113,10 +118,15 @@ enum Format {
     Markdown,
     /// One row per profile and metric.
     Csv,
-    /// The JSON document on one line: what `iogauge kube` reads back from a pod's log, where
-    /// stderr's lines may fall between stdout's.
+    /// The JSON document on one line (what `iogauge kube` pods printed before kube-frames).
     #[value(hide = true)]
     JsonLine,
+    /// What an `iogauge kube` pod prints: the document as numbered, checksummed lines of at
+    /// most 8 KiB (`report::frames`), compact unless --intervals; exit 0 whenever it is
+    /// printed. Hidden: a transport between iogauge's own pod and controller, not a format to
+    /// read or keep.
+    #[value(hide = true)]
+    KubeFrames,
 }
 
 pub(super) fn parse_scale(v: &str) -> Result<f64, String> {
@@ -196,6 +206,7 @@ pub(crate) fn main(a: CheckArgs, stop: &Stop) -> Ended {
     match a.format {
         Format::Json => stdout::println(&serde_json::to_string_pretty(&doc).unwrap_or_default()),
         Format::JsonLine => stdout::println(&serde_json::to_string(&doc).unwrap_or_default()),
+        Format::KubeFrames => stdout::print(&render_check_frames(&doc, a.intervals)),
         Format::Markdown => stdout::print(&render_check_markdown(&doc)),
         Format::Csv => stdout::print(&render_check_csv(&doc)),
         Format::Text => stdout::print(&render_check_text(&doc, super::color())),
@@ -203,8 +214,9 @@ pub(crate) fn main(a: CheckArgs, stop: &Stop) -> Ended {
     let report = a.report.as_ref().map_or(Ok(()), |path| {
         write_report("iogauge check", path, &render_check_html(&doc))
     });
-    // json-line is what a kube pod prints: the controller saves the whole run, not each pod.
-    if a.format != Format::JsonLine {
+    // What a kube pod prints: the controller saves the whole run, not each pod.
+    let pod = matches!(a.format, Format::JsonLine | Format::KubeFrames);
+    if !pod {
         save(&a.history, || NewRun::check(&doc, &at));
     }
     let outcome = overall(&doc.profiles, a.strict);
@@ -232,10 +244,15 @@ pub(crate) fn main(a: CheckArgs, stop: &Stop) -> Ended {
         }
         // Profiles that could not run with this input only: bad input, as under `iogauge fio`
         // (their reasons are on stderr and in the document).
-        Outcome::Error if not_run == Some(Kind::BadInput) => {
+        Outcome::Error if not_run == Some(Kind::BadInput) && a.format != Format::KubeFrames => {
             return with_output(Err(Error::said(Kind::BadInput)), report);
         }
         Outcome::Error | Outcome::Warn | Outcome::Pass => {}
+    }
+    // A kube pod: the verdict travels in the document, so that a finished Job is Complete,
+    // not Failed (which trips KubeJobFailed alerts); only a pod without a document fails.
+    if a.format == Format::KubeFrames {
+        return with_output(Ok(Outcome::Pass), report);
     }
     with_output(Ok(outcome), report)
 }
@@ -297,6 +314,14 @@ mod tests {
             .unwrap_err()
             .starts_with("error: unexpected argument '--bs' found"));
         assert!(a(&["--list"]).unwrap().list);
+        // The pod's format, compact unless asked.
+        let pod = a(&["--format", "kube-frames"]).unwrap();
+        assert!(pod.format == Format::KubeFrames && !pod.intervals);
+        assert!(
+            a(&["--format", "kube-frames", "--intervals"])
+                .unwrap()
+                .intervals
+        );
         // preflight's name for the text format is accepted too.
         assert!(a(&["--format", "human"]).unwrap().format == Format::Text);
         // On a device the default suite leaves small-files out; named, it is kept (and is an

@@ -1,23 +1,38 @@
 //! Reading a check's result back from its pod's log. The pod runs `iogauge check … --format
-//! json-line`, so the document is one line; the log also carries the check's stderr (plan
-//! lines, notes), whose lines the container runtime may place between stdout's.
+//! kube-frames`, which writes the document as numbered, checksummed lines of at most 8 KiB
+//! (`report::frames`): runtimes split longer lines, the kubelet rotates the log and serves only
+//! the current file, and the check's stderr (plan lines, notes) falls between stdout's lines.
 
 use crate::report::document::{CheckDocument, DocumentKind};
+use crate::report::frames::{lost_text, read_frames, FramesError};
 use serde::Deserialize;
 
-/// The last document line in a pod's log, parsed. Err: what the log ends with instead, so a
-/// pod that failed before printing says why (its own stderr) in the caller's error. The line is
-/// found by its first key (json-line output begins with `schema_version`); what it is, and
-/// whether this iogauge reads its version, is [`DocumentKind`]'s decision, as for every reader.
+/// What of a pod's log goes into a message at most, in characters: a cut line must never put
+/// tens of KB into a reason, a terminal or a report.
+pub(crate) const TAIL_CHARS: usize = 500;
+
+/// The pod's document, from its frames; or, from an image that prints the whole document as
+/// one line (`--format json-line`), that line. Err: what went wrong, or what the log ends with
+/// instead, so a pod that failed before printing says why (its own stderr) in the caller's
+/// error. What the document is, and whether this iogauge reads its version, is
+/// [`DocumentKind`]'s decision, as for every reader.
 pub fn parse_check_log(log: &str) -> Result<CheckDocument, String> {
-    let line = log
-        .lines()
-        .rev()
-        .find(|l| l.starts_with("{\"schema_version\""))
-        .ok_or_else(|| format!("no result in the pod's log; it ends with: {}", tail(log, 3)))?;
-    let bad =
-        |e: serde_json::Error| format!("the pod's result does not parse as a check document: {e}");
-    let v: serde_json::Value = serde_json::from_str(line).map_err(bad)?;
+    let text = match read_frames(log) {
+        Ok(Some(text)) => text,
+        Ok(None) => log
+            .lines()
+            .rev()
+            .find(|l| l.starts_with("{\"schema_version\""))
+            .ok_or_else(|| no_result(log))?
+            .to_string(),
+        Err(e) => return Err(lost(&e)),
+    };
+    let bad = |e: serde_json::Error| {
+        cap(&format!(
+            "the pod's result does not parse as a check document: {e}"
+        ))
+    };
+    let v: serde_json::Value = serde_json::from_str(&text).map_err(bad)?;
     match DocumentKind::sniff(&v) {
         Some(DocumentKind::Check) => {}
         other => {
@@ -28,28 +43,195 @@ pub fn parse_check_log(log: &str) -> Result<CheckDocument, String> {
         }
     }
     if let Some(p) = DocumentKind::Check.problem(&v) {
-        return Err(format!(
+        return Err(cap(&format!(
             "the pod's result is a check document, but {p}; run the image of this iogauge \
              version (--image)"
-        ));
+        )));
     }
     CheckDocument::deserialize(&v).map_err(bad)
 }
 
-/// The last `n` non-empty lines, joined with " | " (or "(an empty log)").
+/// A log without any document: an image too old for the pod's command line is named as such,
+/// anything else by how the log ends.
+fn no_result(log: &str) -> String {
+    if log.contains("invalid value 'kube-frames'") {
+        return "the image's iogauge is older than this one (it does not know --format \
+                kube-frames); run the image of this iogauge version (--image)"
+            .into();
+    }
+    format!("no result in the pod's log; it ends with: {}", tail(log, 3))
+}
+
+/// Frames lost or damaged on the way: which, the likely cause, and what makes the result fit.
+fn lost(e: &FramesError) -> String {
+    let FramesError::Lost {
+        lost,
+        total,
+        bytes,
+        damaged,
+    } = e
+    else {
+        return format!(
+            "the pod's result in its log is damaged: {e}; run the target again (its log was \
+             altered on the way)"
+        );
+    };
+    if *total == 0 {
+        return format!(
+            "the pod's log holds only damaged frames of its result ({}: their checksums fail); \
+             run the target again (its log was altered on the way)",
+            lost_text(lost, *total)
+        );
+    }
+    let why = if lost.first() == Some(&1) {
+        "the kubelet keeps only the current log file, rotated at containerLogMaxSize, 10 MiB by \
+         default"
+            .to_string()
+    } else if *damaged == lost.len() {
+        "their checksums fail: the log was altered on the way".to_string()
+    } else {
+        let also = if *damaged > 0 {
+            format!(", {damaged} of them damaged")
+        } else {
+            String::new()
+        };
+        format!(
+            "the log was cut: the container stopped while printing it, or a log pipeline capped \
+             it{also}"
+        )
+    };
+    format!(
+        "the pod's log lost {} ({why}); the result was {}: run a shorter --duration, or leave \
+         out --intervals",
+        lost_text(lost, *total),
+        size(*bytes)
+    )
+}
+
+/// `812 bytes`, `312 KiB`, `12.4 MiB`.
+fn size(bytes: u64) -> String {
+    const KIB: f64 = 1024.0;
+    let b = bytes as f64;
+    if bytes < 1024 {
+        format!("{bytes} bytes")
+    } else if b < KIB * KIB {
+        format!("{:.0} KiB", b / KIB)
+    } else {
+        format!("{:.1} MiB", b / KIB / KIB)
+    }
+}
+
+/// The last `n` non-empty lines, joined with " | " (or "(an empty log)"), at most
+/// [`TAIL_CHARS`] characters of their end.
 pub(crate) fn tail(log: &str, n: usize) -> String {
     let mut lines: Vec<&str> = log.lines().filter(|l| !l.trim().is_empty()).collect();
     if lines.is_empty() {
         return "(an empty log)".into();
     }
     lines.drain(..lines.len().saturating_sub(n));
-    lines.join(" | ")
+    let joined = lines.join(" | ");
+    let chars = joined.chars().count();
+    if chars <= TAIL_CHARS {
+        return joined;
+    }
+    let end: String = joined.chars().skip(chars - TAIL_CHARS).collect();
+    format!("(the last {TAIL_CHARS} of {chars} characters) …{end}")
+}
+
+/// `text` at most [`TAIL_CHARS`] characters (a parse error quotes what it read).
+fn cap(text: &str) -> String {
+    if text.chars().count() <= TAIL_CHARS {
+        return text.to_string();
+    }
+    let head: String = text.chars().take(TAIL_CHARS).collect();
+    format!("{head}…")
 }
 
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    /// A check document with `n` bytes of padding in a note-like field (`dir`).
+    fn doc(pad: usize) -> CheckDocument {
+        serde_json::from_value(serde_json::json!({
+            "schema_version": 1, "iogauge": env!("CARGO_PKG_VERSION"),
+            "context": {"iogauge": env!("CARGO_PKG_VERSION"), "hostname": "pod-é",
+                "kernel": "6.8", "directory": "/data", "filesystem": null, "device": null},
+            "dir": format!("/data/{}", "ü".repeat(pad / 2)), "profiles": [],
+            "summary": {"passed": 0, "warned": 0, "failed": 0, "errors": 0, "interrupted": 0,
+                "skipped": 0}}))
+        .unwrap()
+    }
+
+    #[test]
+    fn framed_and_one_line_documents_are_read() {
+        let d = doc(40_000);
+        let framed = crate::report::frames::render_check_frames(&d, false);
+        let log = format!("iogauge check: etcd\n{framed}iogauge check: done\n");
+        assert_eq!(parse_check_log(&log).unwrap(), d);
+        // An image that prints the document on one line.
+        let line = format!("note\n{}\nnote\n", serde_json::to_string(&d).unwrap());
+        assert_eq!(parse_check_log(&line).unwrap(), d);
+    }
+
+    #[test]
+    fn lost_frames_say_which_why_and_what_to_do() {
+        let d = doc(300_000);
+        let framed = crate::report::frames::render_check_frames(&d, false);
+        let lines: Vec<&str> = framed.lines().collect();
+        let n = lines.len();
+        assert_eq!(n, 37);
+        let rotated = format!("{}\n", lines[30..].join("\n"));
+        assert_eq!(
+            parse_check_log(&rotated).unwrap_err(),
+            "the pod's log lost frames 1–30 of 37 (the kubelet keeps only the current log file, \
+             rotated at containerLogMaxSize, 10 MiB by default); the result was 293 KiB: run a \
+             shorter --duration, or leave out --intervals"
+        );
+        let cut = lines[..10].join("\n");
+        assert_eq!(
+            parse_check_log(&cut).unwrap_err(),
+            "the pod's log lost frames 11–37 of 37 (the log was cut: the container stopped \
+             while printing it, or a log pipeline capped it); the result was 293 KiB: run a \
+             shorter --duration, or leave out --intervals"
+        );
+        // An older image refuses the pod's format: said so, not as a clap error.
+        assert_eq!(
+            parse_check_log(
+                "error: invalid value 'kube-frames' for '--format <FORMAT>'\n  [possible \
+                 values: text, json, markdown, csv]\n"
+            )
+            .unwrap_err(),
+            "the image's iogauge is older than this one (it does not know --format \
+             kube-frames); run the image of this iogauge version (--image)"
+        );
+    }
+
+    #[test]
+    fn a_cut_line_never_puts_more_than_500_characters_into_a_message() {
+        let d = doc(82_000);
+        let whole = serde_json::to_string(&d).unwrap();
+        let at = (0..=60_000)
+            .rev()
+            .find(|i| whole.is_char_boundary(*i))
+            .unwrap();
+        let one = &whole[..at];
+        // A json-line document cut by a pipeline: its start is a document line that does not
+        // parse.
+        let e = parse_check_log(one).unwrap_err();
+        assert!(e.chars().count() <= TAIL_CHARS + 1, "{}", e.len());
+        assert!(e.starts_with("the pod's result does not parse as a check document: "));
+        // A cut line that does not even start like one: the tail.
+        let e = parse_check_log(&format!("x{one}")).unwrap_err();
+        assert!(e.chars().count() < TAIL_CHARS + 100, "{}", e.len());
+        assert!(
+            e.starts_with("no result in the pod's log; it ends with: (the last 500 of ")
+                && e.contains(" characters) …"),
+            "{e}"
+        );
+        assert_eq!(tail("a\n\nb\nc\nd\n", 3), "b | c | d");
+    }
 
     #[test]
     fn a_log_without_a_document_says_how_it_ends() {

@@ -70,7 +70,7 @@ pub(crate) fn is_block(req: &KubeRequest, target: &Target) -> bool {
         && matches!(target.kind, TargetKind::StorageClass { .. })
 }
 
-/// The pod's command line after the binary: `check PROFILE… --dir /data --format json-line`,
+/// The pod's command line after the binary: `check PROFILE… --dir /data --format kube-frames`,
 /// with the file capped to fit the volume when the profiles' largest file would not; for a
 /// Block claim (which iogauge created, so nothing on it is anyone's), `--device` with
 /// `--allow-overwrite`, and check caps the files at the device's size itself.
@@ -88,7 +88,10 @@ pub(crate) fn check_args(
     } else {
         a.extend(["--dir", MOUNT_PATH].map(String::from));
     }
-    a.extend(["--format", "json-line"].map(String::from));
+    a.extend(["--format", "kube-frames"].map(String::from));
+    if req.check.intervals {
+        a.push("--intervals".into());
+    }
     if let Some(s) = req.check.scale {
         a.push(format!("--scale={s}"));
     }

@@ -74,6 +74,8 @@ pub(crate) struct CheckArgs {
     /// check's `--size`: the test file size, in bytes.
     pub file_size: Option<u64>,
     pub strict: bool,
+    /// The pod's document keeps the per-interval latency histograms (`kube check --intervals`).
+    pub intervals: bool,
 }
 
 /// The targets, before the cluster is asked about them.

@@ -52,6 +52,7 @@ impl KubeCheckArgs {
                 duration: self.duration,
                 file_size: self.size,
                 strict: self.strict,
+                intervals: self.intervals,
             },
             targets,
             pod: PodOptions {

@@ -116,6 +116,11 @@ struct KubeCheckArgs {
     /// Warnings fail too, and a shortened run is at best a warning
     #[arg(long, help_heading = "Checks")]
     strict: bool,
+    /// Also bring back the per-interval latency histograms (the report's latency-over-time
+    /// charts, compare's within-run p99); they grow with run time and IOPS, to MBs that a
+    /// pod's log may not keep
+    #[arg(long, help_heading = "Checks")]
+    intervals: bool,
 
     /// The image with iogauge at /iogauge (build it with scripts/build-image)
     #[arg(

@@ -41,6 +41,8 @@
 
 mod identity;
 pub use identity::honoured as identity_honoured;
+mod logs;
+pub use logs::LogShape;
 
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -73,6 +75,8 @@ pub enum Scenario {
     /// Claims of the class stay Pending with a Warning ProvisioningFailed event with this
     /// message; pods using them stay Pending (unbound immediate claims).
     ProvisioningFailed(String),
+    /// As [`Scenario::Run`], but the pod's log is served split, rotated or cut (logs.rs).
+    Logs(LogShape),
 }
 
 /// A StorageClass's `volumeBindingMode`.
@@ -253,6 +257,7 @@ impl Builder {
             jobs: HashMap::new(),
             emitted: HashSet::new(),
             runners: Vec::new(),
+            served: logs::Served::default(),
         };
         for sc in &self.classes {
             let mut annotations = Map::new();
@@ -558,6 +563,7 @@ struct State {
     /// Events already recorded, by (object uid, reason, message): each is reported once.
     emitted: HashSet<(String, String, String)>,
     runners: Vec<JoinHandle<()>>,
+    served: logs::Served,
 }
 
 /// A served resource type.
@@ -1733,6 +1739,11 @@ fn pod_log(st: &State, ns: &str, name: &str, q: &HashMap<String, String>) -> Res
         );
     }
     let mut log = lock(&rt.log).clone();
+    if let Scenario::Logs(shape) = st.pod_scenario(ns, name, &pod["spec"]) {
+        let served = shape.serve(&log);
+        st.served.record(name, &log, &served);
+        log = served;
+    }
     if let Some(n) = q.get("tailLines").and_then(|n| n.parse::<usize>().ok()) {
         let text = String::from_utf8_lossy(&log).into_owned();
         let lines: Vec<&str> = text.split_inclusive('\n').collect();
