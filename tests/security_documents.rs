@@ -470,14 +470,14 @@ fn kube_dry_run_refuses_names_and_sizes_the_api_server_would() {
             format!("iogauge kube check: --image-pull-secret 'Regcred': expected a secret name: {subdomain}, e.g. regcred\n"),
         ),
         (
-            vec!["--size=1Ei"],
-            "error: invalid value '1Ei' for '--size <QUANTITY>': '1Ei' is larger than 1Pi, the \
+            vec!["--claim-size=1Ei"],
+            "error: invalid value '1Ei' for '--claim-size <QUANTITY>': '1Ei' is larger than 1Pi, the \
              most a claim may ask for here; e.g. 20Gi\n"
                 .into(),
         ),
         (
-            vec!["--size=9007199254740993"],
-            "error: invalid value '9007199254740993' for '--size <QUANTITY>': \
+            vec!["--claim-size=9007199254740993"],
+            "error: invalid value '9007199254740993' for '--claim-size <QUANTITY>': \
              '9007199254740993' is larger than 1Pi, the most a claim may ask for here; e.g. 20Gi\n"
                 .into(),
         ),
@@ -497,7 +497,7 @@ fn kube_dry_run_refuses_names_and_sizes_the_api_server_would() {
         "iogauge.runner",
         "--image-pull-secret",
         "regcred-1",
-        "--size=1Pi",
+        "--claim-size=1Pi",
     ]);
     assert_eq!(rc, 0, "{err}");
     assert!(out.contains("namespace: storage-tests"), "{out}");
