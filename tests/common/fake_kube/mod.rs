@@ -36,6 +36,9 @@
 //! is replaced, as with `Never`, up to `backoffLimit`, without the real back-off delay),
 //! `ttlSecondsAfterFinished`, completions/parallelism above 1, and resourceVersion conflicts.
 
+mod admission;
+pub use admission::{Refusal, Refuse};
+
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
@@ -162,9 +165,16 @@ pub struct Builder {
     scenario: Scenario,
     scenarios: BTreeMap<String, Scenario>,
     delete_delay: Duration,
+    refusals: Vec<Refuse>,
 }
 
 impl Builder {
+    /// Refuses matching creates with a 403 as an admission plugin or RBAC would (admission.rs).
+    pub fn refuse(mut self, r: Refuse) -> Self {
+        self.refusals.push(r);
+        self
+    }
+
     /// Every DELETE waits this long before it is answered (a slow API server), so that a test
     /// can interrupt a client in the middle of its deletions.
     pub fn delete_delay(mut self, d: Duration) -> Self {
@@ -225,6 +235,7 @@ impl Builder {
             default_scenario: self.scenario,
             scenarios: self.scenarios,
             delete_delay: self.delete_delay,
+            refusals: self.refusals,
             objects: Vec::new(),
             created: Vec::new(),
             deleted: Vec::new(),
@@ -353,6 +364,7 @@ impl FakeKube {
             scenario: Scenario::Run,
             scenarios: BTreeMap::new(),
             delete_delay: Duration::ZERO,
+            refusals: Vec::new(),
         }
     }
 
@@ -527,6 +539,7 @@ struct State {
     default_scenario: Scenario,
     scenarios: BTreeMap<String, Scenario>,
     delete_delay: Duration,
+    refusals: Vec<Refuse>,
     objects: Vec<Value>,
     created: Vec<Value>,
     deleted: Vec<(String, String)>,
@@ -1501,6 +1514,9 @@ fn create(
             }
         }
         _ => {}
+    }
+    if let Some(refused) = admission::check(st, res, ns, &name, &obj) {
+        return refused;
     }
     let dry_run = q.get("dryRun").is_some_and(|d| d == "All");
     // Defaults the API server (and its admission) fills in.
@@ -2677,10 +2693,16 @@ fn run_container(
 // Time
 
 fn now_rfc3339() -> String {
-    let secs = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0);
+    rfc3339(
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_secs() as i64)
+            .unwrap_or(0),
+    )
+}
+
+/// Seconds since the epoch as RFC 3339 UTC.
+fn rfc3339(secs: i64) -> String {
     let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
     // Howard Hinnant's civil_from_days.
     let z = days + 719_468;
