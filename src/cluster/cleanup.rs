@@ -144,6 +144,9 @@ fn kept_line(run: &str, age: Duration, scope: &Scope) -> String {
 /// A duration as people say it: "40 s", "4 min", "3 h".
 fn words(d: Duration) -> String {
     let s = d.as_secs();
+    if s >= 3600 && s % 3600 == 0 {
+        return format!("{} h", s / 3600);
+    }
     match s {
         0..=119 => format!("{s} s"),
         120..=7199 => format!("{} min", s / 60),

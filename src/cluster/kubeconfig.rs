@@ -73,10 +73,16 @@ pub(crate) fn in_pod() -> bool {
     std::env::var_os("KUBERNETES_SERVICE_HOST").is_some()
 }
 
-/// Whether nothing at all is configured: no `--kubeconfig`, no `KUBECONFIG`, no
-/// `~/.kube/config`, not in a pod. A dry run then assumes namespace `default`.
+/// Whether no kubeconfig file is there to read (no `--kubeconfig`; none of `KUBECONFIG`'s files,
+/// or no `~/.kube/config`) and this is not a pod. An offline dry run then assumes namespace
+/// `default`, as `kubectl create --dry-run=client` does.
 pub(crate) fn nothing_configured(flag: Option<&Path>) -> bool {
-    matches!(where_to_look(flag), Where::Home(p) if p.as_ref().is_none_or(|p| !p.exists())) && !in_pod()
+    let none = match where_to_look(flag) {
+        Where::Flag(_) => false,
+        Where::Env(paths) => paths.iter().all(|p| !p.exists()),
+        Where::Home(p) => p.as_ref().is_none_or(|p| !p.exists()),
+    };
+    none && !in_pod()
 }
 
 /// Reads the kubeconfig and picks the context. `Ok(None)`: no kubeconfig, but inside a pod

@@ -175,12 +175,15 @@ fn clean(a: CleanupArgs, stop: &Stop) -> Ended {
             for f in &done.failed {
                 eprintln!("iogauge kube cleanup: {f}");
             }
+            let kept = match done.kept.len() {
+                0 => String::new(),
+                n => format!(", {n} run(s) left alone"),
+            };
             eprintln!(
-                "iogauge kube cleanup: namespace {}: {} deleted, {} failed, {} run(s) left alone",
+                "iogauge kube cleanup: namespace {}: {} deleted, {} failed{kept}",
                 done.namespace,
                 done.deleted.len(),
-                done.failed.len(),
-                done.kept.len()
+                done.failed.len()
             );
             if done.failed.is_empty() {
                 Ok(Outcome::Pass)
