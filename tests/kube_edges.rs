@@ -425,3 +425,27 @@ fn cleanup_leaves_young_runs_alone_unless_named_or_all() {
     assert!(out.contains("deleted job/iogauge-new1xx-standard\n"), "{out}");
     assert_nothing_left(&fake);
 }
+
+#[test]
+fn cleanup_flags_are_checked_before_any_cluster_is_asked() {
+    let dir = common::scratch();
+    for (args, want) in [
+        (
+            &["cleanup", "--older-than", "soon"][..],
+            "error: invalid value 'soon' for '--older-than <AGE>': 'soon': expected an age such \
+             as 30d, 12h, 2w or 1d12h\n",
+        ),
+        (
+            &["cleanup", "--all", "--run", "k3v9q2"][..],
+            "error: the argument '--all' cannot be used with '--run <ID>'\n",
+        ),
+        (
+            &["check", "--node", "Worker_1", "--host-path", "/d"][..],
+            "iogauge kube check: --node 'Worker_1': expected a Kubernetes object name",
+        ),
+    ] {
+        let (code, out, err) = kube(None, dir.path(), args);
+        assert_eq!((code, out.as_str()), (2, ""), "{args:?}: {err}");
+        assert!(err.starts_with(want), "{args:?}:\n{err}\nwanted: {want}");
+    }
+}

@@ -364,7 +364,7 @@ fn resources_can_be_dropped_and_bad_input_says_what_to_do() {
     let bad: [(&[&str], &str); 8] = [
         (
             &["kube", "check", "etcd", "--image", "i"],
-            "iogauge kube check: no target: name --storage-class NAME, --all-storage-classes, --claim NAME, or --nodes SELECTOR with --host-path DIR\n",
+            "iogauge kube check: no target: name --storage-class NAME, --all-storage-classes, --claim NAME, or --nodes SELECTOR (or --node NAME) with --host-path DIR\n",
         ),
         (
             &["kube", "check", "etcd", "--storage-class", "x"],

@@ -82,7 +82,7 @@ impl TargetRequest {
             return Err("--volume-mode Block applies to fresh claims: name --storage-class or --all-storage-classes".into());
         }
         if !fresh && self.claims.is_empty() && self.nodes.is_none() && self.node_names.is_empty() {
-            return Err("no target: name --storage-class NAME, --all-storage-classes, --claim NAME, or --nodes SELECTOR or --node NAME with --host-path DIR".into());
+            return Err("no target: name --storage-class NAME, --all-storage-classes, --claim NAME, or --nodes SELECTOR (or --node NAME) with --host-path DIR".into());
         }
         for (flag, names) in [
             ("--storage-class", &self.storage_classes),

@@ -212,8 +212,8 @@ struct CleanupArgs {
     /// Only this run's objects, whatever their age (its id is printed when it starts)
     #[arg(long, value_name = "ID", value_parser = run_id, conflicts_with_all = ["all", "older_than"])]
     run: Option<String>,
-    /// Only runs started longer ago than D: 90s, 30m, 2h [default: 1h]
-    #[arg(long, value_name = "D", value_parser = parse_duration, conflicts_with = "all")]
+    /// Only runs started longer ago than this: 90m, 12h, 2d (as history prune's) [default: 1h]
+    #[arg(long, value_name = "AGE", value_parser = crate::history::parse_age, conflicts_with = "all")]
     older_than: Option<Duration>,
     /// Every iogauge run in the namespace, also runs still going
     #[arg(long)]
