@@ -6,7 +6,9 @@
 
 use crate::common;
 
-use common::fake_kube::{BindingMode, FakeKube, NodeSeed, Refusal, Refuse, Scenario, StorageClassSeed};
+use common::fake_kube::{
+    BindingMode, FakeKube, NodeSeed, Refusal, Refuse, Scenario, StorageClassSeed,
+};
 use iogauge::report::document::{KubeDocument, TargetStatus};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -96,8 +98,16 @@ fn refused_claim(why: Refusal) -> (FakeKube, tempfile::TempDir, String, KubeDocu
         &fake,
         dir.path(),
         &[
-            "check", "etcd", "--storage-class", "fast", "--storage-class", "standard",
-            "--scale", "0.02", "--format", "json",
+            "check",
+            "etcd",
+            "--storage-class",
+            "fast",
+            "--storage-class",
+            "standard",
+            "--scale",
+            "0.02",
+            "--format",
+            "json",
         ],
     );
     // The refused target is an error (1), unless a profile's verdict on this disk is worse (3).
@@ -184,8 +194,14 @@ fn only_a_real_rbac_refusal_points_at_rbac_yaml() {
         &fake,
         dir.path(),
         &[
-            "check", "etcd", "--storage-class", "fast", "--storage-class", "standard",
-            "--format", "json",
+            "check",
+            "etcd",
+            "--storage-class",
+            "fast",
+            "--storage-class",
+            "standard",
+            "--format",
+            "json",
         ],
     );
     assert_eq!(code, 1, "{err}");
@@ -272,7 +288,11 @@ fn a_missing_kubeconfig_is_bad_input_in_one_line() {
             dir.path().display()
         )
     );
-    let (code, _, err) = kube(None, dir.path(), &["cleanup", "--kubeconfig", &m.to_string()]);
+    let (code, _, err) = kube(
+        None,
+        dir.path(),
+        &["cleanup", "--kubeconfig", &m.to_string()],
+    );
     assert_eq!(code, 2, "{err}");
     assert!(err.starts_with("iogauge kube: --kubeconfig "), "{err}");
 }
@@ -283,7 +303,11 @@ fn an_unreachable_server_is_named_with_its_cause_and_the_fix() {
     let url = closed_port();
     let k = kubeconfig_at(dir.path(), &url);
     let kd = k.display();
-    let (code, out, err) = kube(Some(&k), dir.path(), &["check", "etcd", "--storage-class", "fast"]);
+    let (code, out, err) = kube(
+        Some(&k),
+        dir.path(),
+        &["check", "etcd", "--storage-class", "fast"],
+    );
     assert_eq!((code, out.as_str()), (1, ""));
     let said = format!(
         "cannot reach the API server at {url}/ (context edge of {kd}): connection refused \
@@ -295,7 +319,15 @@ fn an_unreachable_server_is_named_with_its_cause_and_the_fix() {
     let (code, out, err) = kube(
         Some(&k),
         dir.path(),
-        &["check", "etcd", "--nodes", "disk=ssd", "--host-path", "/var/lib/etcd", "--dry-run"],
+        &[
+            "check",
+            "etcd",
+            "--nodes",
+            "disk=ssd",
+            "--host-path",
+            "/var/lib/etcd",
+            "--dry-run",
+        ],
     );
     assert_eq!((code, out.as_str()), (1, ""));
     assert_eq!(
@@ -313,7 +345,10 @@ fn objects(text: &str, run: &str) -> Vec<Value> {
     let text = text.replace(run, "RUN");
     if text.trim_start().starts_with('{') {
         let list: Value = serde_json::from_str(&text).unwrap();
-        assert_eq!((&list["apiVersion"], &list["kind"]), (&"v1".into(), &"List".into()));
+        assert_eq!(
+            (&list["apiVersion"], &list["kind"]),
+            (&"v1".into(), &"List".into())
+        );
         return list["items"].as_array().unwrap().clone();
     }
     text.split("\n---\n")
@@ -336,8 +371,17 @@ fn an_offline_dry_run_uses_the_contexts_namespace_named_nodes_and_prints_json() 
     let dir = common::scratch();
     let k = kubeconfig_at(dir.path(), &closed_port());
     let args = [
-        "check", "etcd", "--node", "worker-1", "--node", "worker-2", "--host-path",
-        "/var/lib/etcd", "--storage-class", "fast", "--dry-run",
+        "check",
+        "etcd",
+        "--node",
+        "worker-1",
+        "--node",
+        "worker-2",
+        "--host-path",
+        "/var/lib/etcd",
+        "--storage-class",
+        "fast",
+        "--dry-run",
     ];
     let (code, yaml, err) = kube(Some(&k), dir.path(), &args);
     assert_eq!(code, 0, "{err}");
@@ -349,11 +393,19 @@ fn an_offline_dry_run_uses_the_contexts_namespace_named_nodes_and_prints_json() 
     );
     assert!(yaml.contains("  namespace: team-a\n"), "{yaml}");
     assert!(!yaml.contains("namespace: default"), "{yaml}");
-    let (code, json, err) = kube(Some(&k), dir.path(), &[&args[..], &["--format", "json"]].concat());
+    let (code, json, err) = kube(
+        Some(&k),
+        dir.path(),
+        &[&args[..], &["--format", "json"]].concat(),
+    );
     assert_eq!(code, 0, "{err}");
     let from_yaml = objects(&yaml, &run_id(&yaml));
     let from_json = objects(&json, &run_id(&json));
-    assert_eq!(from_yaml.len(), 4, "two node Jobs, a class Job and its claim");
+    assert_eq!(
+        from_yaml.len(),
+        4,
+        "two node Jobs, a class Job and its claim"
+    );
     assert_eq!(from_json, from_yaml);
     let hosts: Vec<&Value> = from_json
         .iter()
@@ -362,7 +414,9 @@ fn an_offline_dry_run_uses_the_contexts_namespace_named_nodes_and_prints_json() 
         .filter(|h| !h.is_null())
         .collect();
     assert_eq!(hosts, [&Value::from("worker-1"), &Value::from("worker-2")]);
-    assert!(from_json.iter().all(|o| o["metadata"]["namespace"] == "team-a"));
+    assert!(from_json
+        .iter()
+        .all(|o| o["metadata"]["namespace"] == "team-a"));
 }
 
 #[test]
@@ -374,7 +428,16 @@ fn node_names_are_checked_in_a_real_run_and_a_named_node_runs() {
     let (code, out, err) = run(
         &fake,
         dir.path(),
-        &["check", "etcd", "--node", "worker-1", "--node", "worker-9", "--host-path", host_path],
+        &[
+            "check",
+            "etcd",
+            "--node",
+            "worker-1",
+            "--node",
+            "worker-9",
+            "--host-path",
+            host_path,
+        ],
     );
     assert_eq!((code, out.as_str()), (2, ""));
     assert_eq!(
@@ -387,8 +450,16 @@ fn node_names_are_checked_in_a_real_run_and_a_named_node_runs() {
         &fake,
         dir.path(),
         &[
-            "check", "etcd", "--node", "worker-2", "--host-path", host_path, "--scale", "0.02",
-            "--format", "json",
+            "check",
+            "etcd",
+            "--node",
+            "worker-2",
+            "--host-path",
+            host_path,
+            "--scale",
+            "0.02",
+            "--format",
+            "json",
         ],
     );
     assert!([0, 3, 4].contains(&code), "{err}");
@@ -406,7 +477,10 @@ fn cleanup_leaves_young_runs_alone_unless_named_or_all() {
     fake.seed_run("new1xx", Duration::from_secs(240));
     let (code, out, err) = run(&fake, dir.path(), &["cleanup"]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("deleted job/iogauge-old1xx-standard\n"), "{out}");
+    assert!(
+        out.contains("deleted job/iogauge-old1xx-standard\n"),
+        "{out}"
+    );
     assert!(!out.contains("new1xx"), "{out}");
     assert!(
         err.contains(
@@ -422,7 +496,10 @@ fn cleanup_leaves_young_runs_alone_unless_named_or_all() {
     assert_eq!(code, 2, "{err}");
     let (code, out, err) = run(&fake, dir.path(), &["cleanup", "--older-than", "2m"]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("deleted job/iogauge-new1xx-standard\n"), "{out}");
+    assert!(
+        out.contains("deleted job/iogauge-new1xx-standard\n"),
+        "{out}"
+    );
     assert_nothing_left(&fake);
 }
 

@@ -61,7 +61,11 @@ pub(crate) fn cleanup(
         // Jobs first (their pods go with them), then claims, then any pod left without its Job.
         let mut found: Vec<(&str, &ObjectMeta)> = Vec::new();
         found.extend(jobs.iter().map(|j| ("job", &j.metadata)));
-        found.extend(claims.iter().map(|c| ("persistentvolumeclaim", &c.metadata)));
+        found.extend(
+            claims
+                .iter()
+                .map(|c| ("persistentvolumeclaim", &c.metadata)),
+        );
         found.extend(pods.iter().map(|p| ("pod", &p.metadata)));
         let keep = young_runs(&found, scope, SystemTime::now());
         for (run, age) in &keep {
@@ -144,7 +148,7 @@ fn kept_line(run: &str, age: Duration, scope: &Scope) -> String {
 /// A duration as people say it: "40 s", "4 min", "3 h".
 fn words(d: Duration) -> String {
     let s = d.as_secs();
-    if s >= 3600 && s % 3600 == 0 {
+    if s >= 3600 && s.is_multiple_of(3600) {
         return format!("{} h", s / 3600);
     }
     match s {
@@ -162,7 +166,9 @@ mod tests {
     fn meta(run: &str, created: SystemTime) -> ObjectMeta {
         ObjectMeta {
             labels: Some([(RUN_LABEL.to_string(), run.to_string())].into()),
-            creation_timestamp: k8s_openapi::jiff::Timestamp::try_from(created).ok().map(Time),
+            creation_timestamp: k8s_openapi::jiff::Timestamp::try_from(created)
+                .ok()
+                .map(Time),
             ..ObjectMeta::default()
         }
     }

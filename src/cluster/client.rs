@@ -2,12 +2,12 @@
 //! `kube::Api` so that the controller reads as a sequence of steps. Every call is a plain GET,
 //! POST or DELETE (no watch), which is what the RBAC in deploy/rbac.yaml grants.
 
+use super::kubeconfig;
+use super::KubeError;
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::{Event, Node, PersistentVolumeClaim, Pod};
 use k8s_openapi::api::storage::v1::StorageClass;
 use kube::api::{Api, DeleteParams, ListParams, LogParams, PostParams};
-use super::kubeconfig;
-use super::KubeError;
 use kube::config::KubeConfigOptions;
 use kube::{Client, Config};
 use std::path::Path;
@@ -89,7 +89,10 @@ fn quota_fix(requested: &str) -> String {
     if requested.contains("count/") || requested.contains("pods") || fixes.is_empty() {
         fixes.push("--parallel 1");
     }
-    format!("ask for less ({}), let other work in the namespace end,", fixes.join(", "))
+    format!(
+        "ask for less ({}), let other work in the namespace end,",
+        fixes.join(", ")
+    )
 }
 
 /// The flag that moves a request into a LimitRange's range.
@@ -183,7 +186,10 @@ impl Cluster {
             if !matches!(e, kube::Error::Api(_)) {
                 let (whose, fix) = match &loaded {
                     Some(l) => (format!(" ({})", l.describe()), l.cluster_info()),
-                    None => (" (the pod's service account)".into(), "kubectl cluster-info".into()),
+                    None => (
+                        " (the pod's service account)".into(),
+                        "kubectl cluster-info".into(),
+                    ),
                 };
                 return Err(KubeError::Cluster(format!(
                     "cannot reach the API server at {url}{whose}: {}; check that the cluster is \

@@ -87,7 +87,10 @@ pub(crate) fn nothing_configured(flag: Option<&Path>) -> bool {
 
 /// Reads the kubeconfig and picks the context. `Ok(None)`: no kubeconfig, but inside a pod
 /// (use the service account).
-pub(crate) fn load(flag: Option<&Path>, context: Option<&str>) -> Result<Option<Loaded>, KubeError> {
+pub(crate) fn load(
+    flag: Option<&Path>,
+    context: Option<&str>,
+) -> Result<Option<Loaded>, KubeError> {
     let files = match where_to_look(flag) {
         Where::Flag(p) => {
             if !p.exists() {
@@ -140,9 +143,9 @@ pub(crate) fn load(flag: Option<&Path>, context: Option<&str>) -> Result<Option<
         })?;
         merged = Some(match merged {
             None => kc,
-            Some(m) => m.merge(kc).map_err(|e| {
-                KubeError::Usage(format!("kubeconfig files {}: {e}", list(&files)))
-            })?,
+            Some(m) => m
+                .merge(kc)
+                .map_err(|e| KubeError::Usage(format!("kubeconfig files {}: {e}", list(&files))))?,
         });
     }
     let config = merged.unwrap_or_default();
@@ -232,7 +235,9 @@ mod tests {
     #[test]
     fn a_kubeconfig_without_current_context_asks_for_one() {
         let kc = Kubeconfig::from_yaml(&TWO.replace("current-context: a\n", "")).expect("parses");
-        let e = pick(&kc, None, &[PathBuf::from("/k")]).err().map(|e| e.to_string());
+        let e = pick(&kc, None, &[PathBuf::from("/k")])
+            .err()
+            .map(|e| e.to_string());
         assert_eq!(
             e.as_deref(),
             Some("kubeconfig /k: no current-context; pass --context NAME (it has: a, b)")

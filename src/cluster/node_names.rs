@@ -46,7 +46,12 @@ async fn no_such_node(c: &Cluster, name: &str) -> String {
         .iter()
         .filter_map(|n| n.metadata.name.clone())
         .collect();
-    let mut has = known.iter().take(20).cloned().collect::<Vec<_>>().join(", ");
+    let mut has = known
+        .iter()
+        .take(20)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
     if known.len() > 20 {
         has.push_str(&format!(" and {} more", known.len() - 20));
     }

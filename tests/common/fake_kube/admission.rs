@@ -57,9 +57,9 @@ impl Refuse {
 pub(super) fn check(st: &mut State, res: &Res, ns: &str, name: &str, obj: &Value) -> Option<Resp> {
     let r = st.refusals.iter().find(|r| {
         r.kind == res.kind
-            && r.only.as_ref().is_none_or(|(at, v)| {
-                obj.pointer(at).and_then(Value::as_str) == Some(v.as_str())
-            })
+            && r.only
+                .as_ref()
+                .is_none_or(|(at, v)| obj.pointer(at).and_then(Value::as_str) == Some(v.as_str()))
     })?;
     let q = res.qualified();
     let resp = match &r.why {
