@@ -428,6 +428,59 @@ mod tests {
         assert!(!hook.contains("rbac"), "{hook}");
     }
 
+    /// An error with a source, as hyper's connect errors wrap io and resolver errors.
+    #[derive(Debug)]
+    struct Wrapped(&'static str, std::io::Error);
+
+    impl std::fmt::Display for Wrapped {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str(self.0)
+        }
+    }
+
+    impl std::error::Error for Wrapped {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            Some(&self.1)
+        }
+    }
+
+    #[test]
+    fn an_unreachable_server_is_told_by_its_cause() {
+        use std::io::{Error, ErrorKind};
+        let cause = |e: Wrapped| unreachable_cause(&e);
+        assert_eq!(
+            cause(Wrapped(
+                "client error (Connect)",
+                Error::from(ErrorKind::ConnectionRefused)
+            )),
+            "connection refused (nothing listens at that address)"
+        );
+        assert_eq!(
+            cause(Wrapped(
+                "client error (Connect)",
+                Error::from(ErrorKind::TimedOut)
+            )),
+            "no answer in time (timeout)"
+        );
+        assert_eq!(
+            cause(Wrapped(
+                "client error (Connect)",
+                Error::other(
+                    "dns error: failed to lookup address information: Name or service not known"
+                )
+            )),
+            "the host name does not resolve (DNS: dns error: failed to lookup address \
+             information: Name or service not known)"
+        );
+        assert_eq!(
+            cause(Wrapped(
+                "client error (Connect)",
+                Error::other("invalid peer certificate: UnknownIssuer")
+            )),
+            "TLS failed: invalid peer certificate: UnknownIssuer"
+        );
+    }
+
     #[test]
     fn a_long_message_is_cut() {
         let s = refused("w", &"y".repeat(5000));
