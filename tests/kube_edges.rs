@@ -142,7 +142,7 @@ fn a_quota_refusal_deletes_the_job_at_once_names_the_flag_and_the_run_moves_on()
         "creating claim {job}: refused by a ResourceQuota of the namespace: \
          persistentvolumeclaims \"{job}\" is forbidden: exceeded quota: storage, requested: \
          requests.storage=1Gi, used: requests.storage=9Gi, limited: requests.storage=10Gi; ask \
-         for less (a smaller --size for fresh claims), let other work in the namespace end, or \
+         for less (a smaller --claim-size), let other work in the namespace end, or \
          ask an administrator to raise the quota (kubectl describe resourcequota) (job {job} \
          deleted)"
     );
@@ -166,7 +166,7 @@ fn a_limit_range_refusal_names_the_claim_size_flag() {
     let reason = format!(
         "creating claim {job}: refused by a LimitRange of the namespace: persistentvolumeclaims \
          \"{job}\" is forbidden: minimum storage usage per PersistentVolumeClaim is 5Gi, but \
-         request is 1Gi; set --size within the range (kubectl describe limitrange shows the \
+         request is 1Gi; set --claim-size within the range (kubectl describe limitrange shows the \
          allowed range) (job {job} deleted)"
     );
     assert_eq!(doc.targets[0].reason.as_deref(), Some(reason.as_str()));

@@ -78,7 +78,7 @@ fn refused(what: &str, message: &str) -> String {
 fn quota_fix(requested: &str) -> String {
     let mut fixes: Vec<&str> = Vec::new();
     if requested.contains("storage") || requested.contains("persistentvolumeclaims") {
-        fixes.push("a smaller --size for fresh claims");
+        fixes.push("a smaller --claim-size");
     }
     if requested.contains("cpu") {
         fixes.push("a smaller --cpu-request/--cpu-limit");
@@ -98,7 +98,7 @@ fn quota_fix(requested: &str) -> String {
 /// The flag that moves a request into a LimitRange's range.
 fn limit_fix(message: &str) -> &'static str {
     if message.contains(" storage usage") {
-        "set --size within the range"
+        "set --claim-size within the range"
     } else if message.contains(" cpu usage") || message.contains("cpu max limit") {
         "set --cpu-request/--cpu-limit within the range"
     } else if message.contains(" memory usage") || message.contains("memory max limit") {
@@ -379,7 +379,7 @@ mod tests {
             s,
             format!(
                 "creating claim iogauge-x: refused by a ResourceQuota of the namespace: {m}; ask \
-                 for less (a smaller --size for fresh claims), let other work in the namespace \
+                 for less (a smaller --claim-size), let other work in the namespace \
                  end, or ask an administrator to raise the quota (kubectl describe resourcequota)"
             )
         );
@@ -399,7 +399,7 @@ mod tests {
         assert_eq!(
             refused("creating claim c", m),
             format!(
-                "creating claim c: refused by a LimitRange of the namespace: {m}; set --size \
+                "creating claim c: refused by a LimitRange of the namespace: {m}; set --claim-size \
                  within the range (kubectl describe limitrange shows the allowed range)"
             )
         );

@@ -6,6 +6,7 @@ pub(crate) mod cleanup;
 pub(crate) mod client;
 pub(crate) mod diagnose;
 pub(crate) mod dry_run;
+pub(crate) mod identity;
 pub(crate) mod kubeconfig;
 pub mod log;
 pub(crate) mod manifests;

@@ -23,6 +23,9 @@
 //! assert!(fake.unexpected().is_empty());
 //! ```
 //!
+//! Run as root, it also runs each container as its pod's uid, gid and groups, with real
+//! permissions on its volumes (identity.rs).
+//!
 //! What it does not model: watches (`watch=true` is answered 404 and recorded as unexpected),
 //! RBAC and authentication (any token is fine), admission beyond [`Scenario::Forbidden`] and
 //! the default storage class, validation beyond a Job's restartPolicy/containers and a claim's
@@ -38,6 +41,8 @@
 
 mod admission;
 pub use admission::{Refusal, Refuse};
+mod identity;
+pub use identity::honoured as identity_honoured;
 
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -166,12 +171,21 @@ pub struct Builder {
     scenarios: BTreeMap<String, Scenario>,
     delete_delay: Duration,
     refusals: Vec<Refuse>,
+    owners: BTreeMap<String, u32>,
 }
 
 impl Builder {
     /// Refuses matching creates with a 403 as an admission plugin or RBAC would (admission.rs).
     pub fn refuse(mut self, r: Refuse) -> Self {
         self.refusals.push(r);
+        self
+    }
+
+    /// The volume of pods using a claim of class `target`, or going to node `target`, belongs to
+    /// `uid` (mode 0755) and ignores fsGroup: an NFS export or another user's node directory
+    /// (see identity.rs; honoured when the tests run as root).
+    pub fn volume_owner(mut self, target: &str, uid: u32) -> Self {
+        self.owners.insert(target.into(), uid);
         self
     }
 
@@ -236,6 +250,7 @@ impl Builder {
             scenarios: self.scenarios,
             delete_delay: self.delete_delay,
             refusals: self.refusals,
+            owners: self.owners,
             objects: Vec::new(),
             created: Vec::new(),
             deleted: Vec::new(),
@@ -365,6 +380,7 @@ impl FakeKube {
             scenarios: BTreeMap::new(),
             delete_delay: Duration::ZERO,
             refusals: Vec::new(),
+            owners: BTreeMap::new(),
         }
     }
 
@@ -540,6 +556,7 @@ struct State {
     scenarios: BTreeMap<String, Scenario>,
     delete_delay: Duration,
     refusals: Vec<Refuse>,
+    owners: BTreeMap<String, u32>,
     objects: Vec<Value>,
     created: Vec<Value>,
     deleted: Vec<(String, String)>,
@@ -2549,8 +2566,16 @@ fn container_command(st: &State, pod: &Value) -> ContainerCmd {
         };
         env.push((str_at(e, "/name").to_string(), value));
     }
+    let (program, args) =
+        match identity::as_pod_user(st, pod, &mounts, st.binary.clone(), args.clone()) {
+            Ok(c) => c,
+            Err(e) => {
+                spawn_error = spawn_error.or(Some(e));
+                (st.binary.clone(), args)
+            }
+        };
     ContainerCmd {
-        program: st.binary.clone(),
+        program,
         args,
         env,
         cwd: pod_dir,
