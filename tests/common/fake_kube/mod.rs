@@ -29,8 +29,9 @@
 //! What it does not model: watches (`watch=true` is answered 404 and recorded as unexpected),
 //! RBAC and authentication (any token is fine; admission.rs scripts RBAC, quota and LimitRange
 //! refusals of a create), admission beyond [`Scenario::Forbidden`] and the default storage
-//! class, validation beyond a Job's restartPolicy/containers and a claim's access modes/size, PersistentVolume objects, namespaces as objects (the context's namespace,
-//! `default` and `kube-system` exist), resources and requests, preemption and real scheduling
+//! class, validation beyond a Job's restartPolicy/containers and a claim's access modes/size,
+//! PersistentVolume objects, namespaces as objects (the context's namespace, `default` and
+//! `kube-system` exist), resources and requests, preemption and real scheduling
 //! (node selectors, required node affinity and taints are honoured, nothing else), pagination
 //! (`limit`/`continue` are ignored), log follow/timestamps/since, PATCH/PUT and server-side
 //! apply, DELETE of collections, finalizers and graceful termination (deleted objects vanish at
