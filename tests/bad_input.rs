@@ -2074,7 +2074,7 @@ static CASES: &[Case] = &[
         args: &["kube", "check", "--dry-run", "--image", "img"],
         files: &[],
         stdin: None,
-        err: "iogauge kube check: no target: name --storage-class NAME, --all-storage-classes, --claim NAME, or --nodes SELECTOR with --host-path DIR",
+        err: "iogauge kube check: no target: name --storage-class NAME, --all-storage-classes, --claim NAME, or --nodes SELECTOR (or --node NAME) with --host-path DIR",
     },
     Case {
         args: &["kube", "check", "--image", "img", "--dry-run", "--storage-class", ""],

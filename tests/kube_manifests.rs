@@ -374,7 +374,7 @@ fn resources_can_be_dropped_and_bad_input_says_what_to_do() {
     let bad: [(&[&str], &str); 8] = [
         (
             &["kube", "check", "etcd", "--image", "i"],
-            "iogauge kube check: no target: name --storage-class NAME, --all-storage-classes, --claim NAME, or --nodes SELECTOR with --host-path DIR\n",
+            "iogauge kube check: no target: name --storage-class NAME, --all-storage-classes, --claim NAME, or --nodes SELECTOR (or --node NAME) with --host-path DIR\n",
         ),
         (
             &["kube", "check", "etcd", "--storage-class", "x"],
@@ -423,13 +423,16 @@ fn a_dry_run_that_must_find_targets_says_it_needs_a_cluster() {
         "i",
         "--dry-run",
     ]);
-    assert_eq!(rc, 1, "{err}");
+    // A kubeconfig that is not there is the user's input: exit 2.
+    assert_eq!(rc, 2, "{err}");
     assert!(out.is_empty());
-    assert!(
-        err.starts_with("iogauge kube: no cluster to talk to: "),
-        "{err}"
+    assert_eq!(
+        err,
+        "iogauge kube: --dry-run with --all-storage-classes finds the targets in the cluster: \
+         KUBECONFIG names /nonexistent, which does not exist; expected a kubeconfig file such as \
+         kubectl uses; point KUBECONFIG at yours or pass --kubeconfig FILE; to review the \
+         manifests offline, name the targets with --storage-class NAME or --node NAME\n"
     );
-    assert!(err.contains("set KUBECONFIG or --kubeconfig"), "{err}");
 }
 
 #[test]

@@ -1,11 +1,26 @@
 //! `iogauge kube cleanup`: deletes what runs left behind (a run killed before it could delete,
 //! or one that left on a second Ctrl-C), found by the labels every created object carries.
-//! Claims named with `--claim` were never labelled, so they are never touched.
+//! Claims named with `--claim` were never labelled, so they are never touched. A run that may
+//! still be going (a colleague's, in the same namespace) is left alone unless named or `--all`.
 
 use super::client::Cluster;
-use super::manifests;
+use super::manifests::{self, RUN_LABEL};
 use super::KubeError;
 use crate::run::stop::Stop;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use std::collections::BTreeMap;
+use std::time::{Duration, SystemTime};
+
+/// Which runs to remove.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Scope {
+    /// `--run ID`: that run, whatever its age.
+    Run(String),
+    /// Runs whose oldest object was created longer ago than this (`--older-than`, 1 h by default).
+    OlderThan(Duration),
+    /// `--all`: every run, also live ones.
+    All,
+}
 
 /// What cleanup found and deleted, as `kind/name`.
 #[derive(Debug, Default)]
@@ -14,14 +29,16 @@ pub(crate) struct Cleaned {
     pub deleted: Vec<String>,
     /// Objects that could not be deleted, with the reason.
     pub failed: Vec<String>,
+    /// Runs left alone because they are younger than `--older-than`, one line each.
+    pub kept: Vec<String>,
 }
 
-/// Deletes every Job, claim and pod of run `run` (or of every iogauge run) in the namespace.
+/// Deletes the Jobs, claims and pods of the runs `scope` names in the namespace.
 pub(crate) fn cleanup(
     kubeconfig: Option<&std::path::Path>,
     context: Option<&str>,
     namespace: Option<&str>,
-    run: Option<&str>,
+    scope: &Scope,
     stop: &Stop,
 ) -> Result<Cleaned, KubeError> {
     let rt = tokio::runtime::Builder::new_current_thread()
@@ -29,10 +46,11 @@ pub(crate) fn cleanup(
         .build()
         .map_err(|e| KubeError::Cluster(format!("cannot start the async runtime: {e}")))?;
     rt.block_on(async {
-        let c = Cluster::connect(kubeconfig, context, namespace)
-            .await
-            .map_err(KubeError::Cluster)?;
-        let sel = manifests::selector(run);
+        let c = Cluster::connect(kubeconfig, context, namespace).await?;
+        let sel = manifests::selector(match scope {
+            Scope::Run(r) => Some(r.as_str()),
+            _ => None,
+        });
         let mut out = Cleaned {
             namespace: c.namespace.clone(),
             ..Cleaned::default()
@@ -40,31 +58,26 @@ pub(crate) fn cleanup(
         let jobs = c.jobs(&sel).await.map_err(KubeError::Cluster)?;
         let claims = c.claims(&sel).await.map_err(KubeError::Cluster)?;
         let pods = c.pods(&sel).await.map_err(KubeError::Cluster)?;
-        let name = |m: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta| {
-            m.name.clone().unwrap_or_default()
-        };
         // Jobs first (their pods go with them), then claims, then any pod left without its Job.
-        // Objects already being deleted (a claim waits for its pod to go) are left to finish.
-        let live = |m: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta| {
-            m.deletion_timestamp.is_none()
-        };
-        let mut work: Vec<(&str, String)> = Vec::new();
-        work.extend(
-            jobs.iter()
-                .filter(|j| live(&j.metadata))
-                .map(|j| ("job", name(&j.metadata))),
-        );
-        work.extend(
+        let mut found: Vec<(&str, &ObjectMeta)> = Vec::new();
+        found.extend(jobs.iter().map(|j| ("job", &j.metadata)));
+        found.extend(
             claims
                 .iter()
-                .filter(|c| live(&c.metadata))
-                .map(|c| ("persistentvolumeclaim", name(&c.metadata))),
+                .map(|c| ("persistentvolumeclaim", &c.metadata)),
         );
-        work.extend(
-            pods.iter()
-                .filter(|p| live(&p.metadata))
-                .map(|p| ("pod", name(&p.metadata))),
-        );
+        found.extend(pods.iter().map(|p| ("pod", &p.metadata)));
+        let keep = young_runs(&found, scope, SystemTime::now());
+        for (run, age) in &keep {
+            out.kept.push(kept_line(run, *age, scope));
+        }
+        // Objects already being deleted (a claim waits for its pod to go) are left to finish.
+        let work: Vec<(&str, String)> = found
+            .iter()
+            .filter(|(_, m)| m.deletion_timestamp.is_none())
+            .filter(|(_, m)| !keep.contains_key(&run_of(m)))
+            .map(|(k, m)| (*k, m.name.clone().unwrap_or_default()))
+            .collect();
         for (kind, n) in work {
             if stop.is_set() {
                 out.failed.push(format!(
@@ -85,4 +98,104 @@ pub(crate) fn cleanup(
         }
         Ok(out)
     })
+}
+
+fn run_of(m: &ObjectMeta) -> String {
+    m.labels
+        .as_ref()
+        .and_then(|l| l.get(RUN_LABEL).cloned())
+        .unwrap_or_default()
+}
+
+/// The runs too young to remove under `scope`, with their age (from their oldest object: a
+/// run's pods are younger than its Job). An object without a creation time counts as new.
+fn young_runs(
+    found: &[(&str, &ObjectMeta)],
+    scope: &Scope,
+    now: SystemTime,
+) -> BTreeMap<String, Duration> {
+    let Scope::OlderThan(limit) = scope else {
+        return BTreeMap::new();
+    };
+    let mut age: BTreeMap<String, Duration> = BTreeMap::new();
+    for (_, m) in found {
+        let created = m
+            .creation_timestamp
+            .as_ref()
+            .map(|t| SystemTime::from(t.0))
+            .unwrap_or(now);
+        let a = now.duration_since(created).unwrap_or_default();
+        let e = age.entry(run_of(m)).or_insert(a);
+        *e = (*e).max(a);
+    }
+    age.retain(|_, a| *a < *limit);
+    age
+}
+
+/// "run k3v9q2: started 4 min ago, left alone (younger than --older-than 1 h); …"
+fn kept_line(run: &str, age: Duration, scope: &Scope) -> String {
+    let limit = match scope {
+        Scope::OlderThan(d) => words(*d),
+        _ => String::new(),
+    };
+    format!(
+        "run {run}: started {} ago, left alone (younger than --older-than {limit}); remove it \
+         with --run {run}, or a shorter --older-than",
+        words(age)
+    )
+}
+
+/// A duration as people say it: "40 s", "4 min", "3 h".
+fn words(d: Duration) -> String {
+    let s = d.as_secs();
+    if s >= 3600 && s.is_multiple_of(3600) {
+        return format!("{} h", s / 3600);
+    }
+    match s {
+        0..=119 => format!("{s} s"),
+        120..=7199 => format!("{} min", s / 60),
+        _ => format!("{} h", s / 3600),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+
+    fn meta(run: &str, created: SystemTime) -> ObjectMeta {
+        ObjectMeta {
+            labels: Some([(RUN_LABEL.to_string(), run.to_string())].into()),
+            creation_timestamp: k8s_openapi::jiff::Timestamp::try_from(created)
+                .ok()
+                .map(Time),
+            ..ObjectMeta::default()
+        }
+    }
+
+    #[test]
+    fn a_run_is_as_old_as_its_oldest_object() {
+        let now = SystemTime::now();
+        let old = meta("old", now - Duration::from_secs(7200));
+        let old_pod = meta("old", now - Duration::from_secs(10));
+        let new = meta("new", now - Duration::from_secs(240));
+        let found = [("job", &old), ("pod", &old_pod), ("job", &new)];
+        let young = young_runs(&found, &Scope::OlderThan(Duration::from_secs(3600)), now);
+        assert_eq!(young.keys().collect::<Vec<_>>(), ["new"]);
+        assert!(young_runs(&found, &Scope::All, now).is_empty());
+        assert!(young_runs(&found, &Scope::Run("new".into()), now).is_empty());
+    }
+
+    #[test]
+    fn a_kept_run_says_why_and_how_to_remove_it() {
+        assert_eq!(
+            kept_line(
+                "k3v9q2",
+                Duration::from_secs(250),
+                &Scope::OlderThan(Duration::from_secs(3600))
+            ),
+            "run k3v9q2: started 4 min ago, left alone (younger than --older-than 1 h); remove \
+             it with --run k3v9q2, or a shorter --older-than"
+        );
+    }
 }

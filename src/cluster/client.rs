@@ -2,11 +2,13 @@
 //! `kube::Api` so that the controller reads as a sequence of steps. Every call is a plain GET,
 //! POST or DELETE (no watch), which is what the RBAC in deploy/rbac.yaml grants.
 
+use super::kubeconfig;
+use super::KubeError;
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::{Event, Node, PersistentVolumeClaim, Pod};
 use k8s_openapi::api::storage::v1::StorageClass;
 use kube::api::{Api, DeleteParams, ListParams, LogParams, PostParams};
-use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::config::KubeConfigOptions;
 use kube::{Client, Config};
 use std::path::Path;
 use std::time::Duration;
@@ -19,15 +21,119 @@ pub(crate) struct Cluster {
     pub url: String,
 }
 
+/// How much of a message from the cluster goes into a line or a `reason`.
+const MESSAGE_CAP: usize = 500;
+
+/// A message from the cluster, cut to [`MESSAGE_CAP`] characters.
+fn cap(s: &str) -> String {
+    match s.char_indices().nth(MESSAGE_CAP) {
+        Some((i, _)) => format!("{}… (cut)", &s[..i]),
+        None => s.to_string(),
+    }
+}
+
 /// An API call's failure in words, with the fix for the common ones.
 fn failed(what: &str, e: kube::Error) -> String {
     match e {
-        kube::Error::Api(s) if s.code == 403 => format!(
-            "{what}: forbidden: {}; the permissions iogauge needs are in deploy/rbac.yaml",
-            s.message
-        ),
-        kube::Error::Api(s) => format!("{what}: {} ({})", s.message, s.code),
-        e => format!("{what}: {e}"),
+        kube::Error::Api(s) if s.code == 403 => refused(what, &s.message),
+        kube::Error::Api(s) => format!("{what}: {} ({})", cap(&s.message), s.code),
+        e => format!("{what}: {}", unreachable_cause(&e)),
+    }
+}
+
+/// A 403 in words: a ResourceQuota or LimitRange refusal (admission: the request was allowed,
+/// the object is too big or too many), a missing RBAC permission, or another admission policy.
+/// Only the RBAC case points at deploy/rbac.yaml.
+fn refused(what: &str, message: &str) -> String {
+    let msg = cap(message);
+    if message.contains("exceeded quota:") {
+        // `exceeded quota: NAME, requested: R=Q, used: …, limited: …` (ResourceQuota admission).
+        let requested = message
+            .split_once("requested: ")
+            .map_or("", |(_, r)| r.split(", used:").next().unwrap_or(""));
+        return format!(
+            "{what}: refused by a ResourceQuota of the namespace: {msg}; {} or ask an \
+             administrator to raise the quota (kubectl describe resourcequota)",
+            quota_fix(requested)
+        );
+    }
+    if message.contains(" usage per ") || message.contains("limit to request ratio per") {
+        // LimitRanger: `minimum storage usage per PersistentVolumeClaim is 5Gi, but request is 2Gi`.
+        return format!(
+            "{what}: refused by a LimitRange of the namespace: {msg}; {} (kubectl describe \
+             limitrange shows the allowed range)",
+            limit_fix(message)
+        );
+    }
+    if message.contains(" cannot ") && message.contains("resource \"") {
+        // RBAC: `jobs.batch is forbidden: User "x" cannot create resource "jobs" in API group …`.
+        return format!(
+            "{what}: forbidden: {msg}; the permissions iogauge needs are in deploy/rbac.yaml"
+        );
+    }
+    format!("{what}: refused by an admission policy of the cluster: {msg}")
+}
+
+/// The flags that ask for less of what a quota ran out of.
+fn quota_fix(requested: &str) -> String {
+    let mut fixes: Vec<&str> = Vec::new();
+    if requested.contains("storage") || requested.contains("persistentvolumeclaims") {
+        fixes.push("a smaller --claim-size");
+    }
+    if requested.contains("cpu") {
+        fixes.push("a smaller --cpu-request/--cpu-limit");
+    }
+    if requested.contains("memory") {
+        fixes.push("a smaller --memory-request/--memory-limit");
+    }
+    if requested.contains("count/") || requested.contains("pods") || fixes.is_empty() {
+        fixes.push("--parallel 1");
+    }
+    format!(
+        "ask for less ({}), let other work in the namespace end,",
+        fixes.join(", ")
+    )
+}
+
+/// The flag that moves a request into a LimitRange's range.
+fn limit_fix(message: &str) -> &'static str {
+    if message.contains(" storage usage") {
+        "set --claim-size within the range"
+    } else if message.contains(" cpu usage") || message.contains("cpu max limit") {
+        "set --cpu-request/--cpu-limit within the range"
+    } else if message.contains(" memory usage") || message.contains("memory max limit") {
+        "set --memory-request/--memory-limit within the range"
+    } else {
+        "set the pod's requests and limits within the range"
+    }
+}
+
+/// Why the API server could not be reached, from the error's chain: refused, DNS, TLS, timeout.
+fn unreachable_cause(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut chain = Vec::new();
+    let mut refused = false;
+    let mut timed_out = false;
+    let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = cur {
+        if let Some(io) = err.downcast_ref::<std::io::Error>() {
+            refused |= io.kind() == std::io::ErrorKind::ConnectionRefused;
+            timed_out |= io.kind() == std::io::ErrorKind::TimedOut;
+        }
+        chain.push(err.to_string());
+        cur = err.source();
+    }
+    let text = chain.join(": ").to_lowercase();
+    let raw = cap(&chain.last().cloned().unwrap_or_default());
+    if refused || text.contains("connection refused") {
+        "connection refused (nothing listens at that address)".into()
+    } else if text.contains("dns error") || text.contains("failed to lookup address") {
+        format!("the host name does not resolve (DNS: {raw})")
+    } else if text.contains("certificate") || text.contains("tls") || text.contains("handshake") {
+        format!("TLS failed: {raw}")
+    } else if timed_out || text.contains("timed out") || text.contains("deadline has elapsed") {
+        "no answer in time (timeout)".into()
+    } else {
+        cap(&chain.join(": "))
     }
 }
 
@@ -37,31 +143,31 @@ fn not_found(e: &kube::Error) -> bool {
 
 impl Cluster {
     /// Connects as kubectl would: `--kubeconfig`, else `KUBECONFIG` or `~/.kube/config`, else
-    /// the in-cluster service account; `--context` picks a context.
+    /// the in-cluster service account; `--context` picks a context. Asks the server its version
+    /// once, so that an unreachable server is said here, with its address, and not as the first
+    /// call's failure. A missing or wrong kubeconfig is bad input (exit 2); an unreachable
+    /// server is an error while running (exit 1).
     pub(crate) async fn connect(
         kubeconfig: Option<&Path>,
         context: Option<&str>,
         namespace: Option<&str>,
-    ) -> Result<Cluster, String> {
-        let opts = KubeConfigOptions {
-            context: context.map(str::to_string),
-            ..KubeConfigOptions::default()
-        };
-        let mut config = match (kubeconfig, context) {
-            (Some(path), _) => {
-                let kc = Kubeconfig::read_from(path)
-                    .map_err(|e| format!("cannot read --kubeconfig '{}': {e}", path.display()))?;
-                Config::from_custom_kubeconfig(kc, &opts)
+    ) -> Result<Cluster, KubeError> {
+        let loaded = kubeconfig::load(kubeconfig, context)?;
+        let mut config = match &loaded {
+            Some(l) => {
+                let opts = KubeConfigOptions {
+                    context: Some(l.context.clone()),
+                    ..KubeConfigOptions::default()
+                };
+                Config::from_custom_kubeconfig(l.config.clone(), &opts)
                     .await
-                    .map_err(|e| format!("--kubeconfig '{}': {e}", path.display()))?
+                    .map_err(|e| KubeError::Usage(format!("{}: {e}", l.describe())))?
             }
-            (None, Some(_)) => Config::from_kubeconfig(&opts)
-                .await
-                .map_err(|e| format!("--context: {e}"))?,
-            (None, None) => Config::infer().await.map_err(|e| {
-                format!(
-                    "no cluster to talk to: {e}; set KUBECONFIG or --kubeconfig, or run inside a pod"
-                )
+            None => Config::incluster().map_err(|e| {
+                KubeError::Cluster(format!(
+                    "no kubeconfig, and the pod's service account cannot be used: {e}; pass \
+                     --kubeconfig FILE or set KUBECONFIG"
+                ))
             })?,
         };
         // A hung API server must not hang the run: every call is short.
@@ -72,7 +178,26 @@ impl Cluster {
         let namespace = namespace
             .map(str::to_string)
             .unwrap_or_else(|| config.default_namespace.clone());
-        let client = Client::try_from(config).map_err(|e| format!("cluster {url}: {e}"))?;
+        let client = Client::try_from(config).map_err(|e| {
+            KubeError::Cluster(format!("API server {url}: {}", unreachable_cause(&e)))
+        })?;
+        // Any answer, even a refusal, means the server is there.
+        if let Err(e) = client.apiserver_version().await {
+            if !matches!(e, kube::Error::Api(_)) {
+                let (whose, fix) = match &loaded {
+                    Some(l) => (format!(" ({})", l.describe()), l.cluster_info()),
+                    None => (
+                        " (the pod's service account)".into(),
+                        "kubectl cluster-info".into(),
+                    ),
+                };
+                return Err(KubeError::Cluster(format!(
+                    "cannot reach the API server at {url}{whose}: {}; check that the cluster is \
+                     up and that the kubeconfig points at it: {fix}",
+                    unreachable_cause(&e)
+                )));
+            }
+        }
         Ok(Cluster {
             client,
             namespace,
@@ -229,5 +354,137 @@ impl Cluster {
             Err(e) if !not_found(&e) => Err(failed(&format!("deleting pod {name}"), e)),
             _ => Ok(()),
         }
+    }
+
+    /// The node named `name` (`--node`), if it exists.
+    pub(crate) async fn node(&self, name: &str) -> Result<Option<Node>, String> {
+        Api::<Node>::all(self.client.clone())
+            .get_opt(name)
+            .await
+            .map_err(|e| failed(&format!("reading node {name}"), e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_quota_refusal_names_the_quota_and_the_flag_not_rbac() {
+        let m = "persistentvolumeclaims \"iogauge-x\" is forbidden: exceeded quota: storage, \
+                 requested: requests.storage=2Gi, used: requests.storage=9Gi, limited: \
+                 requests.storage=10Gi";
+        let s = refused("creating claim iogauge-x", m);
+        assert_eq!(
+            s,
+            format!(
+                "creating claim iogauge-x: refused by a ResourceQuota of the namespace: {m}; ask \
+                 for less (a smaller --claim-size), let other work in the namespace \
+                 end, or ask an administrator to raise the quota (kubectl describe resourcequota)"
+            )
+        );
+        let jobs = refused(
+            "creating job j",
+            "jobs.batch \"j\" is forbidden: exceeded quota: q, requested: count/jobs.batch=1, \
+             used: count/jobs.batch=5, limited: count/jobs.batch=5",
+        );
+        assert!(jobs.contains("(--parallel 1)"), "{jobs}");
+        assert!(!jobs.contains("rbac"), "{jobs}");
+    }
+
+    #[test]
+    fn a_limit_range_refusal_names_the_flag_that_fits_it() {
+        let m = "persistentvolumeclaims \"c\" is forbidden: minimum storage usage per \
+                 PersistentVolumeClaim is 5Gi, but request is 2Gi";
+        assert_eq!(
+            refused("creating claim c", m),
+            format!(
+                "creating claim c: refused by a LimitRange of the namespace: {m}; set --claim-size \
+                 within the range (kubectl describe limitrange shows the allowed range)"
+            )
+        );
+        let cpu = refused(
+            "x",
+            "pods \"p\" is forbidden: maximum cpu usage per Container is 500m, but limit is 1",
+        );
+        assert!(cpu.contains("--cpu-request/--cpu-limit"), "{cpu}");
+    }
+
+    #[test]
+    fn only_a_real_rbac_refusal_points_at_rbac_yaml() {
+        let m = "jobs.batch is forbidden: User \"system:serviceaccount:ci:runner\" cannot create \
+                 resource \"jobs\" in API group \"batch\" in the namespace \"team-a\"";
+        assert_eq!(
+            refused("creating job j", m),
+            format!(
+                "creating job j: forbidden: {m}; the permissions iogauge needs are in \
+                 deploy/rbac.yaml"
+            )
+        );
+        let hook = refused(
+            "creating job j",
+            "admission webhook \"validate.kyverno.svc\" denied the request: no",
+        );
+        assert!(!hook.contains("rbac"), "{hook}");
+    }
+
+    /// An error with a source, as hyper's connect errors wrap io and resolver errors.
+    #[derive(Debug)]
+    struct Wrapped(&'static str, std::io::Error);
+
+    impl std::fmt::Display for Wrapped {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str(self.0)
+        }
+    }
+
+    impl std::error::Error for Wrapped {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            Some(&self.1)
+        }
+    }
+
+    #[test]
+    fn an_unreachable_server_is_told_by_its_cause() {
+        use std::io::{Error, ErrorKind};
+        let cause = |e: Wrapped| unreachable_cause(&e);
+        assert_eq!(
+            cause(Wrapped(
+                "client error (Connect)",
+                Error::from(ErrorKind::ConnectionRefused)
+            )),
+            "connection refused (nothing listens at that address)"
+        );
+        assert_eq!(
+            cause(Wrapped(
+                "client error (Connect)",
+                Error::from(ErrorKind::TimedOut)
+            )),
+            "no answer in time (timeout)"
+        );
+        assert_eq!(
+            cause(Wrapped(
+                "client error (Connect)",
+                Error::other(
+                    "dns error: failed to lookup address information: Name or service not known"
+                )
+            )),
+            "the host name does not resolve (DNS: dns error: failed to lookup address \
+             information: Name or service not known)"
+        );
+        assert_eq!(
+            cause(Wrapped(
+                "client error (Connect)",
+                Error::other("invalid peer certificate: UnknownIssuer")
+            )),
+            "TLS failed: invalid peer certificate: UnknownIssuer"
+        );
+    }
+
+    #[test]
+    fn a_long_message_is_cut() {
+        let s = refused("w", &"y".repeat(5000));
+        assert!(s.len() < 700, "{}", s.len());
+        assert!(s.contains("… (cut)"));
     }
 }

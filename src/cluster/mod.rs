@@ -5,9 +5,12 @@
 pub(crate) mod cleanup;
 pub(crate) mod client;
 pub(crate) mod diagnose;
+pub(crate) mod dry_run;
 pub(crate) mod identity;
+pub(crate) mod kubeconfig;
 pub mod log;
 pub(crate) mod manifests;
+pub(crate) mod node_names;
 pub(crate) mod plan;
 pub(crate) mod quantity;
 pub(crate) mod request;

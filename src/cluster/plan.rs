@@ -160,6 +160,7 @@ pub(crate) async fn plan(
             }));
         }
     }
+    found.extend(super::node_names::named_nodes(req, cluster).await?);
     targets::dedupe(&mut found);
     Ok(Plan {
         run: targets::run_id(),

@@ -89,6 +89,8 @@ pub(crate) struct TargetRequest {
     pub claims: Vec<String>,
     /// A label selector for nodes, each measured in `host_path`.
     pub nodes: Option<String>,
+    /// Nodes named one by one (`--node`), each measured in `host_path`.
+    pub node_names: Vec<String>,
     /// The node directory measured on each selected node.
     pub host_path: Option<String>,
 }
@@ -106,12 +108,13 @@ impl TargetRequest {
         if mode == VolumeMode::Block && !fresh {
             return Err("--volume-mode Block applies to fresh claims: name --storage-class or --all-storage-classes".into());
         }
-        if !fresh && self.claims.is_empty() && self.nodes.is_none() {
-            return Err("no target: name --storage-class NAME, --all-storage-classes, --claim NAME, or --nodes SELECTOR with --host-path DIR".into());
+        if !fresh && self.claims.is_empty() && self.nodes.is_none() && self.node_names.is_empty() {
+            return Err("no target: name --storage-class NAME, --all-storage-classes, --claim NAME, or --nodes SELECTOR (or --node NAME) with --host-path DIR".into());
         }
         for (flag, names) in [
             ("--storage-class", &self.storage_classes),
             ("--claim", &self.claims),
+            ("--node", &self.node_names),
         ] {
             if let Some(bad) = names.iter().find(|n| !is_object_name(n)) {
                 return Err(format!(

@@ -34,24 +34,6 @@ fn runtime() -> Result<tokio::runtime::Runtime, KubeError> {
         .map_err(|e| KubeError::Cluster(format!("cannot start the async runtime: {e}")))
 }
 
-/// `--dry-run`: the plan, asking the cluster only to find the targets when it must.
-pub(crate) fn dry_run(req: &KubeRequest) -> Result<(Plan, String), KubeError> {
-    runtime()?.block_on(async {
-        let cluster = if req.targets.needs_discovery() || !req.targets.claims.is_empty() {
-            Some(connect(req).await?)
-        } else {
-            None
-        };
-        let namespace = match &cluster {
-            Some(c) => c.namespace.clone(),
-            None => req.namespace.clone().unwrap_or_else(|| "default".into()),
-        };
-        let plan = plan(req, cluster.as_ref(), namespace).await?;
-        let yaml = plan.yaml(req).map_err(KubeError::Cluster)?;
-        Ok((plan, yaml))
-    })
-}
-
 async fn connect(req: &KubeRequest) -> Result<Cluster, KubeError> {
     Cluster::connect(
         req.kubeconfig.as_deref(),
@@ -59,7 +41,6 @@ async fn connect(req: &KubeRequest) -> Result<Cluster, KubeError> {
         req.namespace.as_deref(),
     )
     .await
-    .map_err(KubeError::Cluster)
 }
 
 /// One target while it runs.
@@ -305,7 +286,16 @@ impl Controller<'_> {
             &self.plan.namespace,
             Some(&created),
         ) {
-            self.cluster.create_claim(&c).await?;
+            if let Err(e) = self.cluster.create_claim(&c).await {
+                // The Job's pod would wait for a claim that never comes: delete it at once.
+                return Err(match self.cluster.delete_job(&name).await {
+                    Ok(()) => {
+                        self.created.jobs.retain(|j| j != &name);
+                        format!("{e} (job {name} deleted)")
+                    }
+                    Err(d) => format!("{e}; {d}"),
+                });
+            }
             self.created.claims.push(name.clone());
             claim = Some(name.clone());
         }

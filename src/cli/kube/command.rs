@@ -6,6 +6,9 @@ use crate::cli::{stdout, with_output, Ended, Error, Kind, Outcome};
 
 struct Notes;
 
+/// `kube cleanup` without `--run` or `--all`: a run younger than this may still be going.
+const CLEANUP_OLDER_THAN: Duration = Duration::from_secs(3600);
+
 impl Observer for Notes {
     fn note(&mut self, line: &str) {
         eprintln!("{line}");
@@ -32,6 +35,7 @@ impl KubeCheckArgs {
             all_storage_classes: self.all_storage_classes,
             claims: self.claims.clone(),
             nodes: self.nodes.clone(),
+            node_names: self.node_names.clone(),
             host_path: self.host_path.clone(),
         };
         targets.validate(mode)?;
@@ -102,14 +106,24 @@ fn check(a: KubeCheckArgs, stop: &Stop) -> Ended {
         .request()
         .map_err(|e| Error::whole(Kind::BadInput, format!("iogauge kube check: {e}")))?;
     if a.dry_run {
-        return match run::dry_run(&req) {
-            Ok((plan, yaml)) => {
-                stdout::print(&yaml);
+        let printed = match a.format {
+            Format::Json => Printed::Json,
+            Format::Text => Printed::Yaml,
+        };
+        return match dry_run(&req, printed) {
+            Ok((plan, text)) => {
+                if printed == Printed::Json {
+                    stdout::println(&text);
+                } else {
+                    stdout::print(&text);
+                }
                 eprintln!(
-                    "iogauge kube: dry run: {} target(s), nothing created. A real run also gives \
-                     each fresh claim an ownerReference to its Job (the Job's uid exists only \
-                     once it is created), so that deleting the Job deletes the claim",
-                    plan.targets.len()
+                    "iogauge kube: dry run: {} target(s) in namespace {}, nothing created. A \
+                     real run also gives each fresh claim an ownerReference to its Job (the \
+                     Job's uid exists only once it is created), so that deleting the Job deletes \
+                     the claim",
+                    plan.targets.len(),
+                    plan.namespace
                 );
                 Ok(Outcome::Pass)
             }
@@ -141,22 +155,34 @@ fn clean(a: CleanupArgs, stop: &Stop) -> Ended {
             format!("iogauge kube cleanup: {e}"),
         ));
     }
+    let scope = match (&a.run, a.all) {
+        (Some(r), _) => Scope::Run(r.clone()),
+        (None, true) => Scope::All,
+        (None, false) => Scope::OlderThan(a.older_than.unwrap_or(CLEANUP_OLDER_THAN)),
+    };
     match cleanup(
         c.kubeconfig.as_deref(),
         c.context.as_deref(),
         c.namespace.as_deref(),
-        a.run.as_deref(),
+        &scope,
         stop,
     ) {
         Ok(done) => {
             for d in &done.deleted {
                 stdout::println(&format!("deleted {d}"));
             }
+            for k in &done.kept {
+                eprintln!("iogauge kube cleanup: {k}");
+            }
             for f in &done.failed {
                 eprintln!("iogauge kube cleanup: {f}");
             }
+            let kept = match done.kept.len() {
+                0 => String::new(),
+                n => format!(", {n} run(s) left alone"),
+            };
             eprintln!(
-                "iogauge kube cleanup: namespace {}: {} deleted, {} failed",
+                "iogauge kube cleanup: namespace {}: {} deleted, {} failed{kept}",
                 done.namespace,
                 done.deleted.len(),
                 done.failed.len()

@@ -8,7 +8,8 @@ use super::check::{parse_duration, parse_scale};
 use super::history::{save, HistoryFlags};
 use super::report::write_report;
 use super::Stop;
-use crate::cluster::cleanup::cleanup;
+use crate::cluster::cleanup::{cleanup, Scope};
+use crate::cluster::dry_run::{dry_run, Printed};
 use crate::cluster::quantity::parse_bytes;
 use crate::cluster::request::{
     pod_profiles, quantities, validate_names, CheckArgs, KubeRequest, PodOptions, TargetRequest,
@@ -56,9 +57,10 @@ struct Connection {
 }
 
 #[derive(clap::Args, Debug)]
+#[command(group(clap::ArgGroup::new("node_targets").multiple(true)))]
 #[command(after_help = "\
 Targets: a fresh claim per --storage-class (or every class with --all-storage-classes), an
-existing --claim, and/or a pod per node matching --nodes that measures --host-path. Each runs as a
+existing --claim, and/or a pod per node (--nodes SELECTOR or --node NAME) that measures --host-path. Each runs as a
 Job whose pod runs 'iogauge check' from --image; results come back through the pod's log.
 Everything created is deleted afterwards, also on timeout and Ctrl-C; 'iogauge kube cleanup'
 removes what a killed run left.
@@ -84,11 +86,26 @@ struct KubeCheckArgs {
         long,
         value_name = "SELECTOR",
         requires = "host_path",
+        group = "node_targets",
         help_heading = "Targets"
     )]
     nodes: Option<String>,
-    /// The node directory to measure with --nodes, e.g. /var/lib/etcd
-    #[arg(long, value_name = "DIR", requires = "nodes", help_heading = "Targets")]
+    /// Measure this node, in --host-path (repeatable); a dry run needs no cluster for it
+    #[arg(
+        long = "node",
+        value_name = "NAME",
+        requires = "host_path",
+        group = "node_targets",
+        help_heading = "Targets"
+    )]
+    node_names: Vec<String>,
+    /// The node directory to measure with --nodes or --node, e.g. /var/lib/etcd
+    #[arg(
+        long,
+        value_name = "DIR",
+        requires = "node_targets",
+        help_heading = "Targets"
+    )]
     host_path: Option<String>,
 
     /// Size of each fresh claim, e.g. 20Gi [default: the largest test file + 25%, in whole Gi]
@@ -184,7 +201,7 @@ struct KubeCheckArgs {
     /// How many targets run at once (1: targets on shared storage do not disturb each other)
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = parse_parallel, help_heading = "Run")]
     parallel: u16,
-    /// Print every manifest as YAML and create nothing
+    /// Print every manifest (YAML, or a JSON List with --format json) and create nothing
     #[arg(long, help_heading = "Run")]
     dry_run: bool,
     /// Output format
@@ -208,10 +225,20 @@ struct KubeCheckArgs {
 }
 
 #[derive(clap::Args, Debug)]
+#[command(after_help = "\
+Without --run or --all, only runs whose oldest object is older than --older-than are removed, so
+that a run still going (a colleague's, in the same namespace) is left alone; each run left alone
+is named on stderr.")]
 struct CleanupArgs {
-    /// Only this run's objects (its id is printed when it starts) [default: every iogauge run's]
-    #[arg(long, value_name = "ID", value_parser = run_id)]
+    /// Only this run's objects, whatever their age (its id is printed when it starts)
+    #[arg(long, value_name = "ID", value_parser = run_id, conflicts_with_all = ["all", "older_than"])]
     run: Option<String>,
+    /// Only runs started longer ago than this: 90m, 12h, 2d (as history prune's) [default: 1h]
+    #[arg(long, value_name = "AGE", value_parser = crate::history::parse_age, conflicts_with = "all")]
+    older_than: Option<Duration>,
+    /// Every iogauge run in the namespace, also runs still going
+    #[arg(long)]
+    all: bool,
     #[command(flatten)]
     connection: Connection,
 }
@@ -324,7 +351,7 @@ pub(crate) fn fuzz_args(args: &[String]) -> Result<String, String> {
     if req.targets.needs_discovery() || !req.targets.claims.is_empty() {
         return Ok(String::new());
     }
-    run::dry_run(&req)
+    dry_run(&req, Printed::Yaml)
         .map(|(_, yaml)| yaml)
         .map_err(|e| e.to_string())
 }

@@ -27,10 +27,11 @@
 //! permissions on its volumes (identity.rs).
 //!
 //! What it does not model: watches (`watch=true` is answered 404 and recorded as unexpected),
-//! RBAC and authentication (any token is fine), admission beyond [`Scenario::Forbidden`] and
-//! the default storage class, validation beyond a Job's restartPolicy/containers and a claim's
-//! access modes/size, PersistentVolume objects, namespaces as objects (the context's namespace,
-//! `default` and `kube-system` exist), resources and requests, preemption and real scheduling
+//! RBAC and authentication (any token is fine; admission.rs scripts RBAC, quota and LimitRange
+//! refusals of a create), admission beyond [`Scenario::Forbidden`] and the default storage
+//! class, validation beyond a Job's restartPolicy/containers and a claim's access modes/size,
+//! PersistentVolume objects, namespaces as objects (the context's namespace, `default` and
+//! `kube-system` exist), resources and requests, preemption and real scheduling
 //! (node selectors, required node affinity and taints are honoured, nothing else), pagination
 //! (`limit`/`continue` are ignored), log follow/timestamps/since, PATCH/PUT and server-side
 //! apply, DELETE of collections, finalizers and graceful termination (deleted objects vanish at
@@ -39,6 +40,8 @@
 //! is replaced, as with `Never`, up to `backoffLimit`, without the real back-off delay),
 //! `ttlSecondsAfterFinished`, completions/parallelism above 1, and resourceVersion conflicts.
 
+mod admission;
+pub use admission::{Refusal, Refuse};
 mod identity;
 pub use identity::honoured as identity_honoured;
 mod logs;
@@ -172,10 +175,17 @@ pub struct Builder {
     scenario: Scenario,
     scenarios: BTreeMap<String, Scenario>,
     delete_delay: Duration,
+    refusals: Vec<Refuse>,
     owners: BTreeMap<String, u32>,
 }
 
 impl Builder {
+    /// Refuses matching creates with a 403 as an admission plugin or RBAC would (admission.rs).
+    pub fn refuse(mut self, r: Refuse) -> Self {
+        self.refusals.push(r);
+        self
+    }
+
     /// The volume of pods using a claim of class `target`, or going to node `target`, belongs to
     /// `uid` (mode 0755) and ignores fsGroup: an NFS export or another user's node directory
     /// (see identity.rs; honoured when the tests run as root).
@@ -244,6 +254,7 @@ impl Builder {
             default_scenario: self.scenario,
             scenarios: self.scenarios,
             delete_delay: self.delete_delay,
+            refusals: self.refusals,
             owners: self.owners,
             objects: Vec::new(),
             created: Vec::new(),
@@ -374,6 +385,7 @@ impl FakeKube {
             scenario: Scenario::Run,
             scenarios: BTreeMap::new(),
             delete_delay: Duration::ZERO,
+            refusals: Vec::new(),
             owners: BTreeMap::new(),
         }
     }
@@ -549,6 +561,7 @@ struct State {
     default_scenario: Scenario,
     scenarios: BTreeMap<String, Scenario>,
     delete_delay: Duration,
+    refusals: Vec<Refuse>,
     owners: BTreeMap<String, u32>,
     objects: Vec<Value>,
     created: Vec<Value>,
@@ -1525,6 +1538,9 @@ fn create(
             }
         }
         _ => {}
+    }
+    if let Some(refused) = admission::check(st, res, ns, &name, &obj) {
+        return refused;
     }
     let dry_run = q.get("dryRun").is_some_and(|d| d == "All");
     // Defaults the API server (and its admission) fills in.
@@ -2714,10 +2730,16 @@ fn run_container(
 // Time
 
 fn now_rfc3339() -> String {
-    let secs = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0);
+    rfc3339(
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_secs() as i64)
+            .unwrap_or(0),
+    )
+}
+
+/// Seconds since the epoch as RFC 3339 UTC.
+fn rfc3339(secs: i64) -> String {
     let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
     // Howard Hinnant's civil_from_days.
     let z = days + 719_468;
