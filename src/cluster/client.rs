@@ -230,4 +230,15 @@ impl Cluster {
             _ => Ok(()),
         }
     }
+
+    /// The events about one object, by its uid: a Job and its claim share a name, and a name
+    /// outlives the object (a replaced pod's events are not the new one's).
+    pub(crate) async fn events_of(&self, what: &str, uid: &str) -> Result<Vec<Event>, String> {
+        Ok(self
+            .ns::<Event>()
+            .list(&ListParams::default().fields(&format!("involvedObject.uid={uid}")))
+            .await
+            .map_err(|e| failed(&format!("reading events of {what}"), e))?
+            .items)
+    }
 }

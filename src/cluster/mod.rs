@@ -5,9 +5,11 @@
 pub(crate) mod cleanup;
 pub(crate) mod client;
 pub(crate) mod diagnose;
+pub(crate) mod disruption;
 pub mod log;
 pub(crate) mod manifests;
 pub(crate) mod plan;
+pub(crate) mod poll;
 pub(crate) mod quantity;
 pub(crate) mod request;
 pub(crate) mod run;

@@ -33,7 +33,7 @@ pub(crate) struct KubeRequest {
     pub timeout: Duration,
     /// How long a target may stay unschedulable or unprovisioned before it is given up.
     pub pending_timeout: Duration,
-    /// How many targets run at once.
+    /// How many targets run at once; 0: node targets all at once, shared storage one at a time.
     pub parallel: usize,
     /// A kubeconfig file instead of `KUBECONFIG` / `~/.kube/config`.
     pub kubeconfig: Option<std::path::PathBuf>,

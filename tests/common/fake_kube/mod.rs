@@ -36,6 +36,9 @@
 //! is replaced, as with `Never`, up to `backoffLimit`, without the real back-off delay),
 //! `ttlSecondsAfterFinished`, completions/parallelism above 1, and resourceVersion conflicts.
 
+mod disruption;
+pub use disruption::EVICTION_MESSAGE;
+
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
@@ -67,6 +70,12 @@ pub enum Scenario {
     /// Claims of the class stay Pending with a Warning ProvisioningFailed event with this
     /// message; pods using them stay Pending (unbound immediate claims).
     ProvisioningFailed(String),
+    /// The first N pods of each Job are evicted by the kubelet (node pressure) 1.5 s after they
+    /// start; later ones run as in `Run` (fake_kube/disruption.rs).
+    Evict(usize),
+    /// The first N pods of each Job are preempted by the scheduler 1.5 s after they start, then
+    /// deleted gracefully; later ones run as in `Run`.
+    Preempt(usize),
 }
 
 /// A StorageClass's `volumeBindingMode`.
@@ -237,6 +246,7 @@ impl Builder {
             jobs: HashMap::new(),
             emitted: HashSet::new(),
             runners: Vec::new(),
+            disruptions: Default::default(),
         };
         for sc in &self.classes {
             let mut annotations = Map::new();
@@ -540,6 +550,7 @@ struct State {
     /// Events already recorded, by (object uid, reason, message): each is reported once.
     emitted: HashSet<(String, String, String)>,
     runners: Vec<JoinHandle<()>>,
+    disruptions: disruption::Disruptions,
 }
 
 /// A served resource type.
@@ -1851,6 +1862,7 @@ fn parse_field_selector(s: &str) -> Result<Vec<FieldReq>, String> {
 fn tick(shared: &Arc<Shared>, st: &mut State) {
     job_controller(st);
     pv_controller(st);
+    disruption::tick(st);
     let pods: Vec<(String, Stage)> = st
         .pods
         .iter()
@@ -1933,6 +1945,20 @@ fn job_controller(st: &mut State) {
                 )
             })
             .collect();
+        // The podFailurePolicy's reading of each Failed pod (fake_kube/disruption.rs).
+        let mut ignored = HashSet::new();
+        let mut fail_job = None;
+        for o in st.objects.iter().filter(|o| {
+            o["kind"] == "Pod" && owned_by(o, &uid) && o["status"]["phase"] == "Failed"
+        }) {
+            match disruption::judge(&job, o) {
+                disruption::Judged::Ignore => {
+                    ignored.insert(uid_of(o).to_string());
+                }
+                disruption::Judged::FailJob(m) => fail_job = fail_job.or(Some(m)),
+                disruption::Judged::Count => {}
+            }
+        }
         let Some(rt) = st.jobs.get_mut(&uid) else {
             continue;
         };
@@ -1942,6 +1968,7 @@ fn job_controller(st: &mut State) {
                 "Succeeded" => {
                     rt.finished.insert(puid.clone(), true);
                 }
+                "Failed" if ignored.contains(puid) => {}
                 "Failed" => {
                     rt.finished.insert(puid.clone(), false);
                 }
@@ -1964,6 +1991,8 @@ fn job_controller(st: &mut State) {
                 "CompletionsReached",
                 "Reached expected number of succeeded pods",
             ))
+        } else if let Some(m) = &fail_job {
+            Some(("FailureTarget", "Failed", "PodFailurePolicy", m.as_str()))
         } else if failed > backoff_limit {
             Some((
                 "FailureTarget",
@@ -2437,9 +2466,12 @@ fn start(shared: &Arc<Shared>, st: &mut State, idx: usize) {
         return;
     };
     rt.stage = Stage::Running;
-    if scenario == Scenario::Hang {
+    if scenario == Scenario::Hang || disruption::hold(st, &pod, &scenario) {
         return;
     }
+    let Some(rt) = st.pods.get(&uid) else {
+        return;
+    };
     let (log, kill) = (rt.log.clone(), rt.kill.clone());
     let cmd = container_command(st, &pod);
     let sh = shared.clone();
