@@ -2,6 +2,7 @@
 //! fresh claim, or a node's directory), with the results read back from the pods' logs. The only
 //! async code in iogauge lives here, on a tokio runtime this module owns.
 
+pub(crate) mod budget;
 pub(crate) mod cleanup;
 pub(crate) mod client;
 pub(crate) mod diagnose;

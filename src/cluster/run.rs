@@ -3,9 +3,10 @@
 //! what was created. Deletion also happens on timeout and on the first SIGINT/SIGTERM; a second
 //! signal leaves at once and says what remains.
 
+use super::budget;
 use super::client::Cluster;
 use super::log::parse_check_log;
-use super::manifests::{self, CONTAINER, RUN_LABEL, TARGET_LABEL};
+use super::manifests::{self, CONTAINER, RUN_LABEL};
 use super::plan::{plan, Plan};
 use super::poll::Backoff;
 use super::quantity::format_bytes;
@@ -17,9 +18,7 @@ use crate::report::document::{
 };
 use crate::run::stop::Stop;
 use k8s_openapi::api::core::v1::Pod;
-use std::collections::hash_map::DefaultHasher;
 use std::collections::{BTreeMap, HashSet, VecDeque};
-use std::hash::{Hash, Hasher};
 use std::time::{Duration, Instant};
 
 mod follow;
@@ -79,6 +78,8 @@ struct Active {
     seen: BTreeMap<String, String>,
     /// Pods already counted as disrupted, by uid.
     disrupted: HashSet<String>,
+    /// When its budget runs out.
+    deadline: Instant,
 }
 
 /// Objects created and not yet deleted: what a stop or a timeout must remove.
@@ -109,9 +110,14 @@ pub(crate) fn check(
             cluster.namespace,
             cluster.url,
             plan.targets.len(),
-            at_once(req.parallel),
+            budget::at_once(req.parallel),
             plan.run
         ));
+        let estimate = budget::check_time(&req.profiles, &req.check).map_err(KubeError::Usage)?;
+        let budget = budget::budget(estimate, req.target_timeout);
+        for line in budget::lines(&plan.targets, req, estimate, budget) {
+            obs.note(&line);
+        }
         Ok(Controller {
             req,
             cluster: &cluster,
@@ -120,6 +126,8 @@ pub(crate) fn check(
             obs,
             created: Created::default(),
             deadline: Instant::now() + req.timeout,
+            estimate,
+            budget,
         }
         .run()
         .await)
@@ -135,6 +143,9 @@ struct Controller<'a> {
     created: Created,
     /// When the whole run must end (`--timeout`).
     deadline: Instant,
+    /// One target's estimated check time, and how long each target may take.
+    estimate: Duration,
+    budget: Duration,
 }
 
 impl Controller<'_> {
@@ -153,30 +164,7 @@ impl Controller<'_> {
                 ended = Some(TargetStatus::TimedOut);
             }
             if let Some(how) = ended {
-                for a in active.drain(..) {
-                    let o = &mut outcomes[a.index];
-                    o.status = how;
-                    o.reason = Some(match how {
-                        TargetStatus::TimedOut if a.ran => format!(
-                            "--timeout {}s passed while it ran ({})",
-                            self.req.timeout.as_secs(),
-                            a.said
-                        ),
-                        TargetStatus::TimedOut => format!(
-                            "--timeout {}s passed before its pod ran ({})",
-                            self.req.timeout.as_secs(),
-                            if a.said.is_empty() { "waiting for its pod" } else { &a.said }
-                        ),
-                        _ => format!("stopped by {} while it ran", self.stop.reason()),
-                    });
-                }
-                for i in queue.drain(..) {
-                    outcomes[i].status = TargetStatus::Skipped;
-                    outcomes[i].reason = Some(match how {
-                        TargetStatus::TimedOut => "not started: --timeout passed before".into(),
-                        _ => format!("not started: stopped by {}", self.stop.reason()),
-                    });
-                }
+                self.end_all(how, &mut active, &mut queue, &mut outcomes);
                 break;
             }
             while let Some(i) = self.next(&mut queue, &active) {
@@ -192,51 +180,13 @@ impl Controller<'_> {
             if active.is_empty() && queue.is_empty() {
                 break;
             }
-            // One list of the run's pods per round, however many targets wait.
-            let pods = self
-                .cluster
-                .pods(&manifests::selector(Some(&self.plan.run)))
-                .await;
-            let mut fingerprint = DefaultHasher::new();
-            let mut still = Vec::with_capacity(active.len());
-            for mut a in active.drain(..) {
-                let i = a.index;
-                let done = match &pods {
-                    Ok(pods) => {
-                        let slug = &self.plan.targets[i].slug;
-                        let mine: Vec<&Pod> = pods
-                            .iter()
-                            .filter(|p| {
-                                p.metadata
-                                    .labels
-                                    .as_ref()
-                                    .and_then(|l| l.get(TARGET_LABEL))
-                                    == Some(slug)
-                            })
-                            .collect();
-                        self.step(&mut a, &mine, &mut outcomes[i]).await
-                    }
-                    Err(e) => {
-                        // One failed call is not the end: the API server may be busy.
-                        self.waiting(&mut a, e.clone());
-                        false
-                    }
-                };
-                (i, &a.said, done).hash(&mut fingerprint);
-                match done {
-                    true => self.remove(&a).await,
-                    false => still.push(a),
-                }
-            }
-            active = still;
+            let fingerprint;
+            (active, fingerprint) = self.round(active, &mut outcomes).await;
             if active.is_empty() && queue.is_empty() {
                 break;
             }
-            for p in pods.iter().flatten() {
-                (&p.metadata.uid, &p.metadata.resource_version).hash(&mut fingerprint);
-            }
             let left = deadline.saturating_duration_since(Instant::now());
-            let wait = backoff.next(fingerprint.finish()).min(left);
+            let wait = backoff.next(fingerprint).min(left);
             self.sleep(wait).await;
         }
         self.remove_all().await;
@@ -334,10 +284,13 @@ impl Controller<'_> {
             &self.plan.namespace,
             self.plan.footprint,
         );
-        // The Job's own deadline is what remains of the run's, so that a Job outlives a killed
-        // iogauge by no more than the run would have lasted.
+        // The Job's own deadline is its budget, or what remains of the run's if less, so that a
+        // Job outlives a killed iogauge by no more than the run would have lasted.
         if let Some(spec) = job.spec.as_mut() {
-            let left = self.deadline.saturating_duration_since(Instant::now());
+            let left = self
+                .deadline
+                .saturating_duration_since(Instant::now())
+                .min(self.budget);
             // Rounded up: a Job must not end before the run's own deadline.
             spec.active_deadline_seconds = Some(left.as_millis().div_ceil(1000).max(1) as i64);
         }
@@ -367,6 +320,7 @@ impl Controller<'_> {
             ran: false,
             seen: BTreeMap::new(),
             disrupted: HashSet::new(),
+            deadline: Instant::now() + self.budget,
         })
     }
 
@@ -529,15 +483,6 @@ impl Controller<'_> {
 async fn wait_for(stop: &Stop) {
     while !stop.is_set() {
         tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
-/// How targets run at once, for the first line.
-fn at_once(parallel: usize) -> String {
-    match parallel {
-        0 => "node targets at once, shared storage one at a time (--parallel N caps both)".into(),
-        1 => "one at a time".into(),
-        n => format!("{n} at a time"),
     }
 }
 

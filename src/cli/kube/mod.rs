@@ -157,6 +157,10 @@ struct KubeCheckArgs {
     /// Give up on the whole run after D; also each Job's activeDeadlineSeconds
     #[arg(long, value_name = "D", default_value = "30m", value_parser = parse_duration, help_heading = "Run")]
     timeout: Duration,
+    /// Give up on one target after D [default: twice its estimate from the profiles, plus 2m
+    /// to start]; also its Job's activeDeadlineSeconds
+    #[arg(long, value_name = "D", value_parser = parse_duration, help_heading = "Run")]
+    target_timeout: Option<Duration>,
     /// Give up on a target that stays unschedulable or unprovisioned for D
     #[arg(long, value_name = "D", default_value = "60s", value_parser = parse_duration, help_heading = "Run")]
     pending_timeout: Duration,

@@ -3,16 +3,131 @@
 //! running waits (asking for events only then, and by uid: a Job and its claim share a name).
 
 use super::{Active, Controller};
+use crate::cluster::budget::{self, secs};
 use crate::cluster::diagnose::{diagnose, Diagnosis, Observed};
 use crate::cluster::disruption::{disruption, vanished, verdict};
+use crate::cluster::manifests::{self, TARGET_LABEL};
 use crate::cluster::targets::TargetKind;
 use crate::report::document::{TargetOutcome, TargetStatus};
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Pod};
-use std::collections::HashSet;
+use std::collections::hash_map::DefaultHasher;
+use std::collections::{HashSet, VecDeque};
+use std::hash::{Hash, Hasher};
 use std::time::Instant;
 
 impl Controller<'_> {
+    /// One round: a single list of the run's pods, however many targets wait, then a look at
+    /// each target. The targets still going, and a fingerprint of what was seen (for the
+    /// back-off: unchanged rounds wait longer).
+    pub(super) async fn round(
+        &mut self,
+        active: Vec<Active>,
+        outcomes: &mut [TargetOutcome],
+    ) -> (Vec<Active>, u64) {
+        // One list of the run's pods per round, however many targets wait.
+        let pods = self
+            .cluster
+            .pods(&manifests::selector(Some(&self.plan.run)))
+            .await;
+        let mut fingerprint = DefaultHasher::new();
+        let mut still = Vec::with_capacity(active.len());
+        for mut a in active {
+            let i = a.index;
+            if Instant::now() >= a.deadline {
+                self.over_budget(&a, &mut outcomes[i]);
+                self.remove(&a).await;
+                continue;
+            }
+            let done = match &pods {
+                Ok(pods) => {
+                    let slug = &self.plan.targets[i].slug;
+                    let mine: Vec<&Pod> = pods
+                        .iter()
+                        .filter(|p| {
+                            p.metadata
+                                .labels
+                                .as_ref()
+                                .and_then(|l| l.get(TARGET_LABEL))
+                                == Some(slug)
+                        })
+                        .collect();
+                    self.step(&mut a, &mine, &mut outcomes[i]).await
+                }
+                Err(e) => {
+                    // One failed call is not the end: the API server may be busy.
+                    self.waiting(&mut a, e.clone());
+                    false
+                }
+            };
+            (i, &a.said, done).hash(&mut fingerprint);
+            match done {
+                true => self.remove(&a).await,
+                false => still.push(a),
+            }
+        }
+        for p in pods.iter().flatten() {
+            (&p.metadata.uid, &p.metadata.resource_version).hash(&mut fingerprint);
+        }
+        (still, fingerprint.finish())
+    }
+
+    /// The run's end (a signal, or `--timeout`): what was running and what was still queued.
+    pub(super) fn end_all(
+        &mut self,
+        how: TargetStatus,
+        active: &mut Vec<Active>,
+        queue: &mut VecDeque<usize>,
+        outcomes: &mut [TargetOutcome],
+    ) {
+        let timeout = self.req.timeout.as_secs();
+        for a in active.drain(..) {
+            let o = &mut outcomes[a.index];
+            o.status = how;
+            o.reason = Some(match how {
+                TargetStatus::TimedOut if a.ran => {
+                    format!("--timeout {timeout}s passed while it ran ({})", a.said)
+                }
+                TargetStatus::TimedOut if a.said.is_empty() => {
+                    format!("--timeout {timeout}s passed before its pod ran")
+                }
+                TargetStatus::TimedOut => {
+                    format!("--timeout {timeout}s passed before its pod ran ({})", a.said)
+                }
+                _ => format!("stopped by {} while it ran", self.stop.reason()),
+            });
+        }
+        for i in queue.drain(..) {
+            outcomes[i].status = TargetStatus::Skipped;
+            outcomes[i].reason = Some(match how {
+                TargetStatus::TimedOut => "not started: --timeout passed before".into(),
+                _ => format!("not started: stopped by {}", self.stop.reason()),
+            });
+        }
+    }
+
+    /// A target whose budget ran out: timed out, saying whether it was measuring or waiting.
+    pub(super) fn over_budget(&mut self, a: &Active, o: &mut TargetOutcome) {
+        let what = match self.req.target_timeout {
+            Some(t) => format!("--target-timeout {}s", secs(t)),
+            None => format!(
+                "its budget of {} s (twice the {} s its checks should take, plus {} s to start; \
+                 --target-timeout sets it)",
+                secs(self.budget),
+                secs(self.estimate),
+                secs(budget::START_ALLOWANCE)
+            ),
+        };
+        let why = match (a.ran, a.said.is_empty()) {
+            (true, _) => format!("{what} passed while it ran ({})", a.said),
+            (false, true) => format!("{what} passed before its pod ran"),
+            (false, false) => format!("{what} passed before its pod ran ({})", a.said),
+        };
+        self.say(a.index, &format!("timed out: {why}"));
+        o.status = TargetStatus::TimedOut;
+        o.reason = Some(why);
+    }
+
     /// Looks at a target once, given its pods. true: it has ended (the outcome is filled in).
     pub(super) async fn step(
         &mut self,
