@@ -67,10 +67,7 @@ fn assert_nothing_left(fake: &FakeKube) {
 
 /// The eviction message as the controller quotes it (trimmed).
 fn evicted() -> String {
-    format!(
-        "evicted from node node-1 ({})",
-        EVICTION_MESSAGE.trim_end()
-    )
+    format!("evicted from node node-1 ({})", EVICTION_MESSAGE.trim_end())
 }
 
 #[test]
@@ -130,7 +127,9 @@ fn a_target_evicted_three_times_fails_saying_so_and_the_next_one_runs() {
     assert_eq!(doc.targets[0].status, TargetStatus::Failed, "{err}");
     assert_eq!(doc.targets[0].reason.as_deref(), Some(why.as_str()));
     assert!(
-        err.contains(&format!("iogauge kube: storage class fast: failed: {why}\n")),
+        err.contains(&format!(
+            "iogauge kube: storage class fast: failed: {why}\n"
+        )),
         "{err}"
     );
     assert!(err.contains("(2 of 2 retries)"), "{err}");
@@ -167,12 +166,18 @@ fn a_preempted_pod_says_so_and_is_replaced() {
         ),
         "{err}"
     );
-    assert!(!err.contains("the Job failed before its pod started"), "{err}");
+    assert!(
+        !err.contains("the Job failed before its pod started"),
+        "{err}"
+    );
     assert!(doc
         .targets
         .iter()
         .all(|t| t.status == TargetStatus::Completed));
-    assert!(fake.history().iter().any(|l| l.starts_with("preempted Pod/")));
+    assert!(fake
+        .history()
+        .iter()
+        .any(|l| l.starts_with("preempted Pod/")));
     assert_nothing_left(&fake);
 }
 
@@ -271,7 +276,10 @@ fn node_targets_run_at_once_and_shared_storage_one_at_a_time() {
         "5 target(s), node targets at once, shared storage one at a time (--parallel N caps both)"
     ), "{err}");
     let h = fake.history();
-    let first_finish = h.iter().position(|l| l.starts_with("finished Pod/")).unwrap();
+    let first_finish = h
+        .iter()
+        .position(|l| l.starts_with("finished Pod/"))
+        .unwrap();
     let started_nodes = h[..first_finish]
         .iter()
         .filter(|l| l.starts_with("started Pod/") && l.contains("worker-"))
@@ -327,7 +335,9 @@ fn a_target_over_its_budget_times_out_and_the_next_one_runs() {
     assert_eq!(doc.targets[0].status, TargetStatus::TimedOut, "{err}");
     assert_eq!(doc.targets[0].reason.as_deref(), Some(why));
     assert!(
-        err.contains(&format!("iogauge kube: storage class fast: timed out: {why}\n")),
+        err.contains(&format!(
+            "iogauge kube: storage class fast: timed out: {why}\n"
+        )),
         "{err}"
     );
     // Its Job carried the budget too.

@@ -153,8 +153,11 @@ mod tests {
         let t = check_time(&["sync-iops".into()], &check(None, None)).unwrap();
         assert_eq!(t, Duration::from_secs(83));
         // --duration replaces the runtime.
-        let t = check_time(&["sync-iops".into()], &check(None, Some(Duration::from_secs(5))))
-            .unwrap();
+        let t = check_time(
+            &["sync-iops".into()],
+            &check(None, Some(Duration::from_secs(5))),
+        )
+        .unwrap();
         assert_eq!(t, Duration::from_secs(28));
         // etcd: 22 MiB in 2300-byte synced writes at 2 ms each, plus the layout.
         let t = check_time(&["etcd".into()], &check(None, None)).unwrap();

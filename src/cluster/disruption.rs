@@ -46,7 +46,8 @@ pub(crate) fn disruption(pod: &Pod) -> Option<String> {
     });
     let Some(c) = condition else {
         // Clusters before 1.26 (or with PodDisruptionConditions off) only set the reason.
-        return evicted.then(|| format!("evicted from node {node}{}", said(status.message.as_ref())));
+        return evicted
+            .then(|| format!("evicted from node {node}{}", said(status.message.as_ref())));
     };
     Some(match c.reason.as_deref().unwrap_or("") {
         "PreemptionByScheduler" => {
@@ -59,9 +60,9 @@ pub(crate) fn disruption(pod: &Pod) -> Option<String> {
             "stopped by the kubelet on node {node}{}",
             said(status.message.as_ref().or(c.message.as_ref()))
         ),
-        "EvictionByEvictionAPI" => format!(
-            "evicted from node {node} through the Eviction API (a drain, or a descheduler)"
-        ),
+        "EvictionByEvictionAPI" => {
+            format!("evicted from node {node} through the Eviction API (a drain, or a descheduler)")
+        }
         "DeletionByTaintManager" => format!(
             "deleted from node {node} for a NoExecute taint{}",
             said(c.message.as_ref())
@@ -83,15 +84,9 @@ pub(crate) fn disruption(pod: &Pod) -> Option<String> {
 /// Why a pod that was seen on `node` vanished, from the events about it (by its uid): the
 /// scheduler's `Preempted`, the kubelet's `Evicted`. None: no event says.
 pub(crate) fn vanished(node: &str, events: &[Event]) -> Option<String> {
-    let last = |reason: &str| {
-        events
-            .iter()
-            .rfind(|e| e.reason.as_deref() == Some(reason))
-    };
+    let last = |reason: &str| events.iter().rfind(|e| e.reason.as_deref() == Some(reason));
     if last("Preempted").is_some() {
-        return Some(format!(
-            "preempted on node {node} by a higher-priority pod"
-        ));
+        return Some(format!("preempted on node {node} by a higher-priority pod"));
     }
     last("Evicted").map(|e| {
         let m = cap(e.message.as_deref().unwrap_or(""));
@@ -133,34 +128,43 @@ mod tests {
     #[test]
     fn a_kubelet_eviction_names_the_node_and_the_resource() {
         let msg = "The node was low on resource: ephemeral-storage. Threshold quantity: 1Gi, available: 512Mi. ";
-        let p = pod(json!({"phase": "Failed", "reason": "Evicted", "message": msg,
+        let p = pod(
+            json!({"phase": "Failed", "reason": "Evicted", "message": msg,
             "conditions": [{"type": "DisruptionTarget", "status": "True",
-                "reason": "TerminationByKubelet", "message": msg}]}));
+                "reason": "TerminationByKubelet", "message": msg}]}),
+        );
         assert_eq!(
             disruption(&p).unwrap(),
             "evicted from node worker-1 (The node was low on resource: ephemeral-storage. Threshold quantity: 1Gi, available: 512Mi.)"
         );
         // Before 1.26: no condition, the reason alone.
         let p = pod(json!({"phase": "Failed", "reason": "Evicted", "message": msg}));
-        assert!(disruption(&p).unwrap().starts_with("evicted from node worker-1 (The node"));
+        assert!(disruption(&p)
+            .unwrap()
+            .starts_with("evicted from node worker-1 (The node"));
     }
 
     #[test]
     fn preemption_drain_and_ordinary_pods() {
-        let p = pod(json!({"phase": "Running", "conditions": [{"type": "DisruptionTarget",
+        let p = pod(
+            json!({"phase": "Running", "conditions": [{"type": "DisruptionTarget",
             "status": "True", "reason": "PreemptionByScheduler",
-            "message": "default-scheduler: preempting to accommodate a higher priority pod"}]}));
+            "message": "default-scheduler: preempting to accommodate a higher priority pod"}]}),
+        );
         assert_eq!(
             disruption(&p).unwrap(),
             "preempted on node worker-1 by a higher-priority pod"
         );
-        let p = pod(json!({"phase": "Running", "conditions": [{"type": "DisruptionTarget",
-            "status": "True", "reason": "EvictionByEvictionAPI", "message": "Eviction API: evicting"}]}));
+        let p = pod(
+            json!({"phase": "Running", "conditions": [{"type": "DisruptionTarget",
+            "status": "True", "reason": "EvictionByEvictionAPI", "message": "Eviction API: evicting"}]}),
+        );
         assert_eq!(
             disruption(&p).unwrap(),
             "evicted from node worker-1 through the Eviction API (a drain, or a descheduler)"
         );
-        let p = pod(json!({"phase": "Failed", "conditions": [{"type": "Ready", "status": "False"}]}));
+        let p =
+            pod(json!({"phase": "Failed", "conditions": [{"type": "Ready", "status": "False"}]}));
         assert_eq!(disruption(&p), None);
     }
 

@@ -45,10 +45,7 @@ impl Controller<'_> {
                     let mine: Vec<&Pod> = pods
                         .iter()
                         .filter(|p| {
-                            p.metadata
-                                .labels
-                                .as_ref()
-                                .and_then(|l| l.get(TARGET_LABEL))
+                            p.metadata.labels.as_ref().and_then(|l| l.get(TARGET_LABEL))
                                 == Some(slug)
                         })
                         .collect();
@@ -92,7 +89,10 @@ impl Controller<'_> {
                     format!("--timeout {timeout}s passed before its pod ran")
                 }
                 TargetStatus::TimedOut => {
-                    format!("--timeout {timeout}s passed before its pod ran ({})", a.said)
+                    format!(
+                        "--timeout {timeout}s passed before its pod ran ({})",
+                        a.said
+                    )
                 }
                 _ => format!("stopped by {} while it ran", self.stop.reason()),
             });
@@ -268,10 +268,11 @@ impl Controller<'_> {
             (None, None) => self.cluster.events(&a.job).await?,
             (Some(_), _) => Vec::new(),
         };
-        let pod_events = match pod.and_then(|p| Some((p.metadata.name.clone()?, p.metadata.uid.clone()?))) {
-            Some((n, uid)) => self.cluster.events_of(&format!("pod {n}"), &uid).await?,
-            None => Vec::new(),
-        };
+        let pod_events =
+            match pod.and_then(|p| Some((p.metadata.name.clone()?, p.metadata.uid.clone()?))) {
+                Some((n, uid)) => self.cluster.events_of(&format!("pod {n}"), &uid).await?,
+                None => Vec::new(),
+            };
         let claim_name = match &self.plan.targets[a.index].kind {
             TargetKind::Claim { name, .. } => Some(name.clone()),
             _ => a.claim.clone(),
@@ -284,11 +285,7 @@ impl Controller<'_> {
             .as_ref()
             .and_then(|c| Some((c.metadata.name.clone()?, c.metadata.uid.clone()?)))
         {
-            Some((n, uid)) => {
-                self.cluster
-                    .events_of(&format!("claim {n}"), &uid)
-                    .await?
-            }
+            Some((n, uid)) => self.cluster.events_of(&format!("claim {n}"), &uid).await?,
             None => Vec::new(),
         };
         let d = diagnose(&Observed {

@@ -211,7 +211,11 @@ pub(super) fn judge(job: &Value, pod: &Value) -> Judged {
                     .into_iter()
                     .flatten()
                     .any(|c| c["type"] == t && c["status"] == want)
-                    .then(|| format!("Pod {ns}/{name} has condition {t} matching {action} rule at index {i}"))
+                    .then(|| {
+                        format!(
+                            "Pod {ns}/{name} has condition {t} matching {action} rule at index {i}"
+                        )
+                    })
             })
         } else if let Some(req) = rule["onExitCodes"].as_object() {
             let values: Vec<i64> = req["values"]

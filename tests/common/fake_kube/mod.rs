@@ -1948,9 +1948,11 @@ fn job_controller(st: &mut State) {
         // The podFailurePolicy's reading of each Failed pod (fake_kube/disruption.rs).
         let mut ignored = HashSet::new();
         let mut fail_job = None;
-        for o in st.objects.iter().filter(|o| {
-            o["kind"] == "Pod" && owned_by(o, &uid) && o["status"]["phase"] == "Failed"
-        }) {
+        for o in st
+            .objects
+            .iter()
+            .filter(|o| o["kind"] == "Pod" && owned_by(o, &uid) && o["status"]["phase"] == "Failed")
+        {
             match disruption::judge(&job, o) {
                 disruption::Judged::Ignore => {
                     ignored.insert(uid_of(o).to_string());
