@@ -382,3 +382,25 @@ fn the_estimate_is_said_up_front_with_a_warning_when_it_cannot_fit() {
     assert_eq!(doc.targets[1].status, TargetStatus::Skipped);
     assert_nothing_left(&fake);
 }
+
+#[test]
+fn a_drained_pod_says_so_and_is_replaced() {
+    let dir = common::scratch();
+    let fake = cluster(dir.path(), &[("fast", Scenario::Drain(1))], &[]);
+    let (code, doc, err) = run(
+        &fake,
+        dir.path(),
+        &["etcd", "--storage-class", "fast", "--scale", "0.02"],
+    );
+    assert_ne!(code, 1, "{err}");
+    assert!(
+        err.contains(
+            "iogauge kube: storage class fast: evicted from node node-1 through the Eviction API \
+             (a drain, or a descheduler); the Job starts another pod (1 of 2 retries)\n"
+        ),
+        "{err}"
+    );
+    assert_eq!(doc.targets[0].status, TargetStatus::Completed, "{err}");
+    assert!(fake.history().iter().any(|l| l.starts_with("drained Pod/")));
+    assert_nothing_left(&fake);
+}

@@ -169,6 +169,32 @@ mod tests {
     }
 
     #[test]
+    fn a_pod_gone_before_it_was_seen_disrupted_is_explained_by_its_events() {
+        let ev = |reason: &str, msg: &str| -> Event {
+            serde_json::from_value(json!({"metadata": {"name": "e"}, "involvedObject": {},
+                "reason": reason, "message": msg}))
+            .unwrap()
+        };
+        let preempted = [
+            ev("Started", "Started container iogauge"),
+            ev("Preempted", "Preempted by pod 5d1c… on node worker-1"),
+        ];
+        assert_eq!(
+            vanished("worker-1", &preempted).unwrap(),
+            "preempted on node worker-1 by a higher-priority pod"
+        );
+        let evicted = [ev("Evicted", "The node was low on resource: memory. ")];
+        assert_eq!(
+            vanished("worker-1", &evicted).unwrap(),
+            "evicted from node worker-1 (The node was low on resource: memory.)"
+        );
+        assert_eq!(
+            vanished("worker-1", &[ev("Killing", "Stopping container")]),
+            None
+        );
+    }
+
+    #[test]
     fn the_budget_allows_two_retries_and_cluster_words_are_capped() {
         assert_eq!(
             verdict("evicted from node a", 2).unwrap(),

@@ -1,10 +1,12 @@
-//! Disruptions as real clusters make them, for [`Scenario::Evict`] and [`Scenario::Preempt`]:
+//! Disruptions as real clusters make them, for [`Scenario::Evict`], [`Scenario::Preempt`] and
+//! [`Scenario::Drain`]:
 //! the kubelet's node-pressure eviction (pod Failed, reason `Evicted`, the eviction manager's
 //! message, a `DisruptionTarget` condition with reason `TerminationByKubelet`, the container
 //! terminated with 137 `ContainerStatusUnknown`, a Warning `Evicted` event; the pod stays until
 //! the pod GC), and the scheduler's preemption (`DisruptionTarget` `PreemptionByScheduler`, a
 //! `Preempted` event, then a graceful delete: the pod is Failed and terminating for
-//! [`GRACE`], then gone). And the job controller's side: a Job's `podFailurePolicy` (`Ignore`
+//! [`GRACE`], then gone), and a drain (`DisruptionTarget` `EvictionByEvictionAPI`, no event
+//! from the API server, the same graceful delete). And the job controller's side: a Job's `podFailurePolicy` (`Ignore`
 //! does not count the pod and a replacement is made; `FailJob` fails the Job at once with
 //! reason `PodFailurePolicy`), with the messages of pkg/controller/job/pod_failure_policy.go.
 
@@ -42,7 +44,7 @@ fn owner(pod: &Value) -> String {
 /// scenario's count): it then runs nothing until [`tick`] disrupts it.
 pub(super) fn hold(st: &mut State, pod: &Value, scenario: &Scenario) -> bool {
     let n = match scenario {
-        Scenario::Evict(n) | Scenario::Preempt(n) => *n,
+        Scenario::Evict(n) | Scenario::Preempt(n) | Scenario::Drain(n) => *n,
         _ => return false,
     };
     let count = st.disruptions.per_job.entry(owner(pod)).or_default();
@@ -80,8 +82,8 @@ pub(super) fn tick(st: &mut State) {
             continue;
         }
         match how {
-            Scenario::Preempt(_) => {
-                preempt(st, idx);
+            Scenario::Preempt(_) | Scenario::Drain(_) => {
+                preempt(st, idx, matches!(how, Scenario::Preempt(_)));
                 keep.push((uid, Instant::now(), how, true));
             }
             _ => evict(st, idx),
@@ -135,7 +137,9 @@ fn evict(st: &mut State, idx: usize) {
     }
 }
 
-fn preempt(st: &mut State, idx: usize) {
+/// The scheduler's preemption (`by_scheduler`) or an Eviction API call: a condition, then a
+/// graceful delete.
+fn preempt(st: &mut State, idx: usize, by_scheduler: bool) {
     let pod = st.objects[idx].clone();
     let name = name_of(&pod).to_string();
     let node = str_at(&pod, "/spec/nodeName").to_string();
@@ -149,11 +153,15 @@ fn preempt(st: &mut State, idx: usize) {
     );
     let mut conds = conditions(&now, false, Some("PodFailed"));
     if let Some(c) = conds.as_array_mut() {
-        c.push(disruption_condition(
-            &now,
-            "PreemptionByScheduler",
-            "default-scheduler: preempting to accommodate a higher priority pod",
-        ));
+        c.push(if by_scheduler {
+            disruption_condition(
+                &now,
+                "PreemptionByScheduler",
+                "default-scheduler: preempting to accommodate a higher priority pod",
+            )
+        } else {
+            disruption_condition(&now, "EvictionByEvictionAPI", "Eviction API: evicting")
+        });
     }
     st.update(idx, |o| {
         o["metadata"]["deletionTimestamp"] = json!(now);
@@ -162,13 +170,15 @@ fn preempt(st: &mut State, idx: usize) {
         o["status"]["conditions"] = conds;
         o["status"]["containerStatuses"] = json!([cs]);
     });
-    st.event(
-        idx,
-        "Normal",
-        "Preempted",
-        &format!("Preempted by pod {preemptor} on node {node}"),
-        "default-scheduler",
-    );
+    if by_scheduler {
+        st.event(
+            idx,
+            "Normal",
+            "Preempted",
+            &format!("Preempted by pod {preemptor} on node {node}"),
+            "default-scheduler",
+        );
+    }
     st.event(
         idx,
         "Normal",
@@ -176,7 +186,8 @@ fn preempt(st: &mut State, idx: usize) {
         "Stopping container iogauge",
         "kubelet",
     );
-    st.history.push(format!("preempted Pod/{name}"));
+    let what = if by_scheduler { "preempted" } else { "drained" };
+    st.history.push(format!("{what} Pod/{name}"));
     if let Some(rt) = st.pods.get_mut(uid_of(&pod)) {
         rt.stage = Stage::Done;
     }

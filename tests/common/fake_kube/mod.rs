@@ -76,6 +76,9 @@ pub enum Scenario {
     /// The first N pods of each Job are preempted by the scheduler 1.5 s after they start, then
     /// deleted gracefully; later ones run as in `Run`.
     Preempt(usize),
+    /// The first N pods of each Job are evicted through the Eviction API (a `kubectl drain`)
+    /// 1.5 s after they start, then deleted gracefully; later ones run as in `Run`.
+    Drain(usize),
 }
 
 /// A StorageClass's `volumeBindingMode`.
