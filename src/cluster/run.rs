@@ -185,7 +185,12 @@ impl Controller<'_> {
             if active.is_empty() && queue.is_empty() {
                 break;
             }
-            let left = deadline.saturating_duration_since(Instant::now());
+            // Wake for the run's end, or the first target's budget, whichever comes first.
+            let soonest = active
+                .iter()
+                .map(|a| a.deadline)
+                .fold(deadline, Instant::min);
+            let left = soonest.saturating_duration_since(Instant::now());
             let wait = backoff.next(fingerprint).min(left);
             self.sleep(wait).await;
         }

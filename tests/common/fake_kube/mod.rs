@@ -27,11 +27,12 @@
 //! RBAC and authentication (any token is fine), admission beyond [`Scenario::Forbidden`] and
 //! the default storage class, validation beyond a Job's restartPolicy/containers and a claim's
 //! access modes/size, PersistentVolume objects, namespaces as objects (the context's namespace,
-//! `default` and `kube-system` exist), resources and requests, preemption and real scheduling
-//! (node selectors, required node affinity and taints are honoured, nothing else), pagination
+//! `default` and `kube-system` exist), resources and requests, real scheduling and preemption
+//! (node selectors, required node affinity and taints are honoured, nothing else; scripted
+//! preemption, eviction and drain are in disruption.rs), pagination
 //! (`limit`/`continue` are ignored), log follow/timestamps/since, PATCH/PUT and server-side
 //! apply, DELETE of collections, finalizers and graceful termination (deleted objects vanish at
-//! once), several containers or init containers (only the first container runs, with no image
+//! once, except disruption.rs's preempted and drained pods), several containers or init containers (only the first container runs, with no image
 //! or entrypoint: the test's binary), `restartPolicy: OnFailure` in-place restarts (a failed pod
 //! is replaced, as with `Never`, up to `backoffLimit`, without the real back-off delay),
 //! `ttlSecondsAfterFinished`, completions/parallelism above 1, and resourceVersion conflicts.
