@@ -54,6 +54,7 @@ mod history;
 mod html_report;
 mod interrupts;
 mod intervals;
+mod kube_disruption;
 mod kube_e2e;
 mod kube_edges;
 mod kube_flow;

@@ -363,6 +363,17 @@ impl Cluster {
             .await
             .map_err(|e| failed(&format!("reading node {name}"), e))
     }
+
+    /// The events about one object, by its uid: a Job and its claim share a name, and a name
+    /// outlives the object (a replaced pod's events are not the new one's).
+    pub(crate) async fn events_of(&self, what: &str, uid: &str) -> Result<Vec<Event>, String> {
+        Ok(self
+            .ns::<Event>()
+            .list(&ListParams::default().fields(&format!("involvedObject.uid={uid}")))
+            .await
+            .map_err(|e| failed(&format!("reading events of {what}"), e))?
+            .items)
+    }
 }
 
 #[cfg(test)]

@@ -7,7 +7,10 @@ use super::request::{
     KubeRequest, Toleration, VolumeMode, BINARY, CONTROL_PLANE_TAINTS, DEVICE_PATH, MOUNT_PATH,
 };
 use super::targets::{Target, TargetKind};
-use k8s_openapi::api::batch::v1::{Job, JobSpec};
+use k8s_openapi::api::batch::v1::{
+    Job, JobSpec, PodFailurePolicy, PodFailurePolicyOnExitCodesRequirement,
+    PodFailurePolicyOnPodConditionsPattern, PodFailurePolicyRule,
+};
 use k8s_openapi::api::core::v1::{
     Capabilities, Container, HostPathVolumeSource, LocalObjectReference, PersistentVolumeClaim,
     PersistentVolumeClaimSpec, PersistentVolumeClaimVolumeSource, PodSecurityContext, PodSpec,
@@ -247,7 +250,12 @@ pub(crate) fn job(
     let meta = meta(req, run, target, namespace);
     Job {
         spec: Some(JobSpec {
+            // No retry by the Job for a failed check, but a disrupted pod (evicted, preempted,
+            // drained) is replaced and not counted; the controller caps how often
+            // (run.rs DISRUPTIONS). Needs restartPolicy Never; GA in Kubernetes 1.31, on by
+            // default since 1.26.
             backoff_limit: Some(0),
+            pod_failure_policy: Some(pod_failure_policy()),
             active_deadline_seconds: Some(req.timeout.as_secs().max(1) as i64),
             ttl_seconds_after_finished: Some(TTL_AFTER_FINISHED),
             template: PodTemplateSpec {
@@ -262,6 +270,32 @@ pub(crate) fn job(
         }),
         metadata: meta,
         ..Job::default()
+    }
+}
+
+/// Ignore disruptions (DisruptionTarget), fail the Job at once on any other non-zero exit: the
+/// pod exits 0 whenever it printed a document, so anything else is a broken run.
+fn pod_failure_policy() -> PodFailurePolicy {
+    PodFailurePolicy {
+        rules: vec![
+            PodFailurePolicyRule {
+                action: "Ignore".into(),
+                on_pod_conditions: Some(vec![PodFailurePolicyOnPodConditionsPattern {
+                    type_: "DisruptionTarget".into(),
+                    status: "True".into(),
+                }]),
+                ..PodFailurePolicyRule::default()
+            },
+            PodFailurePolicyRule {
+                action: "FailJob".into(),
+                on_exit_codes: Some(PodFailurePolicyOnExitCodesRequirement {
+                    container_name: Some(CONTAINER.into()),
+                    operator: "NotIn".into(),
+                    values: vec![0],
+                }),
+                ..PodFailurePolicyRule::default()
+            },
+        ],
     }
 }
 

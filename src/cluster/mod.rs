@@ -2,16 +2,19 @@
 //! fresh claim, or a node's directory), with the results read back from the pods' logs. The only
 //! async code in iogauge lives here, on a tokio runtime this module owns.
 
+pub(crate) mod budget;
 pub(crate) mod cleanup;
 pub(crate) mod client;
 pub(crate) mod diagnose;
 pub(crate) mod dry_run;
 pub(crate) mod identity;
 pub(crate) mod kubeconfig;
+pub(crate) mod disruption;
 pub mod log;
 pub(crate) mod manifests;
 pub(crate) mod node_names;
 pub(crate) mod plan;
+pub(crate) mod poll;
 pub(crate) mod quantity;
 pub(crate) mod request;
 pub(crate) mod run;

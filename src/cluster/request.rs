@@ -58,7 +58,9 @@ pub(crate) struct KubeRequest {
     pub timeout: Duration,
     /// How long a target may stay unschedulable or unprovisioned before it is given up.
     pub pending_timeout: Duration,
-    /// How many targets run at once.
+    /// Each target's budget (None: estimated from the profiles; cluster/budget.rs).
+    pub target_timeout: Option<Duration>,
+    /// How many targets run at once; 0: node targets all at once, shared storage one at a time.
     pub parallel: usize,
     /// A kubeconfig file instead of `KUBECONFIG` / `~/.kube/config`.
     pub kubeconfig: Option<std::path::PathBuf>,

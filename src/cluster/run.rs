@@ -3,11 +3,12 @@
 //! what was created. Deletion also happens on timeout and on the first SIGINT/SIGTERM; a second
 //! signal leaves at once and says what remains.
 
+use super::budget;
 use super::client::Cluster;
-use super::diagnose::{diagnose, Diagnosis, Observed};
 use super::log::parse_check_log;
-use super::manifests::{self, CONTAINER, RUN_LABEL, TARGET_LABEL};
+use super::manifests::{self, CONTAINER, RUN_LABEL};
 use super::plan::{plan, Plan};
+use super::poll::Backoff;
 use super::quantity::format_bytes;
 use super::request::KubeRequest;
 use super::targets::{Target, TargetKind};
@@ -16,13 +17,11 @@ use crate::report::document::{
     KubeDocument, Summary, TargetOutcome, TargetStatus, TargetType, SCHEMA_VERSION,
 };
 use crate::run::stop::Stop;
-use k8s_openapi::api::batch::v1::Job;
-use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Pod};
-use std::collections::VecDeque;
+use k8s_openapi::api::core::v1::Pod;
+use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::time::{Duration, Instant};
 
-/// How often a running target's pod is looked at.
-const POLL: Duration = Duration::from_millis(1000);
+mod follow;
 
 /// What the caller shows while a run goes on (the CLI: lines on stderr).
 pub(crate) use crate::observer::Observer;
@@ -49,8 +48,19 @@ struct Active {
     job: String,
     /// The fresh claim this run created, deleted with the Job.
     claim: Option<String>,
+    /// The Job's uid, for its events (the claim has the same name).
+    job_uid: Option<String>,
     stuck_since: Option<Instant>,
     said: String,
+    /// Whether a pod of it was seen running (a timeout then interrupted a measurement).
+    ran: bool,
+    /// Pods seen scheduled and not disrupted, by uid, with their node: one that vanishes was
+    /// taken away (preempted, drained) even when its last state was never seen.
+    seen: BTreeMap<String, String>,
+    /// Pods already counted as disrupted, by uid.
+    disrupted: HashSet<String>,
+    /// When its budget runs out.
+    deadline: Instant,
 }
 
 /// Objects created and not yet deleted: what a stop or a timeout must remove.
@@ -75,15 +85,20 @@ pub(crate) fn check(
             ));
         }
         obs.note(&format!(
-            "iogauge kube: run {} in namespace {} of {}: {} target(s), {} at a time; delete \
-             leftovers with: iogauge kube cleanup --run {}",
+            "iogauge kube: run {} in namespace {} of {}: {} target(s), {}; delete leftovers \
+             with: iogauge kube cleanup --run {}",
             plan.run,
             cluster.namespace,
             cluster.url,
             plan.targets.len(),
-            req.parallel,
+            budget::at_once(req.parallel),
             plan.run
         ));
+        let estimate = budget::check_time(&req.profiles, &req.check).map_err(KubeError::Usage)?;
+        let budget = budget::budget(estimate, req.target_timeout);
+        for line in budget::lines(&plan.targets, req, estimate, budget) {
+            obs.note(&line);
+        }
         Ok(Controller {
             req,
             cluster: &cluster,
@@ -92,6 +107,8 @@ pub(crate) fn check(
             obs,
             created: Created::default(),
             deadline: Instant::now() + req.timeout,
+            estimate,
+            budget,
         }
         .run()
         .await)
@@ -107,6 +124,9 @@ struct Controller<'a> {
     created: Created,
     /// When the whole run must end (`--timeout`).
     deadline: Instant,
+    /// One target's estimated check time, and how long each target may take.
+    estimate: Duration,
+    budget: Duration,
 }
 
 impl Controller<'_> {
@@ -117,6 +137,7 @@ impl Controller<'_> {
         let mut queue: VecDeque<usize> = (0..self.plan.targets.len()).collect();
         let mut active: Vec<Active> = Vec::new();
         let mut ended: Option<TargetStatus> = None;
+        let mut backoff = Backoff::new();
         loop {
             if self.stop.is_set() {
                 ended = Some(TargetStatus::Interrupted);
@@ -124,29 +145,10 @@ impl Controller<'_> {
                 ended = Some(TargetStatus::TimedOut);
             }
             if let Some(how) = ended {
-                for a in active.drain(..) {
-                    let o = &mut outcomes[a.index];
-                    o.status = how;
-                    o.reason = Some(match how {
-                        TargetStatus::TimedOut => format!(
-                            "--timeout {}s passed while it ran ({})",
-                            self.req.timeout.as_secs(),
-                            a.said
-                        ),
-                        _ => format!("stopped by {} while it ran", self.stop.reason()),
-                    });
-                }
-                for i in queue.drain(..) {
-                    outcomes[i].status = TargetStatus::Skipped;
-                    outcomes[i].reason = Some(match how {
-                        TargetStatus::TimedOut => "not started: --timeout passed before".into(),
-                        _ => format!("not started: stopped by {}", self.stop.reason()),
-                    });
-                }
+                self.end_all(how, &mut active, &mut queue, &mut outcomes);
                 break;
             }
-            while active.len() < self.req.parallel.max(1) {
-                let Some(i) = queue.pop_front() else { break };
+            while let Some(i) = self.next(&mut queue, &active) {
                 match self.start(i).await {
                     Ok(a) => active.push(a),
                     Err(e) => {
@@ -159,19 +161,19 @@ impl Controller<'_> {
             if active.is_empty() && queue.is_empty() {
                 break;
             }
-            let mut still = Vec::with_capacity(active.len());
-            for mut a in active.drain(..) {
-                let i = a.index;
-                match self.step(&mut a, &mut outcomes[i]).await {
-                    true => self.remove(&a).await,
-                    false => still.push(a),
-                }
-            }
-            active = still;
+            let fingerprint;
+            (active, fingerprint) = self.round(active, &mut outcomes).await;
             if active.is_empty() && queue.is_empty() {
                 break;
             }
-            self.sleep(POLL).await;
+            // Wake for the run's end, or the first target's budget, whichever comes first.
+            let soonest = active
+                .iter()
+                .map(|a| a.deadline)
+                .fold(deadline, Instant::min);
+            let left = soonest.saturating_duration_since(Instant::now());
+            let wait = backoff.next(fingerprint).min(left);
+            self.sleep(wait).await;
         }
         self.remove_all().await;
         let mut summary = Summary::default();
@@ -268,10 +270,13 @@ impl Controller<'_> {
             &self.plan.namespace,
             self.plan.footprint,
         );
-        // The Job's own deadline is what remains of the run's, so that a Job outlives a killed
-        // iogauge by no more than the run would have lasted.
+        // The Job's own deadline is its budget, or what remains of the run's if less, so that a
+        // Job outlives a killed iogauge by no more than the run would have lasted.
         if let Some(spec) = job.spec.as_mut() {
-            let left = self.deadline.saturating_duration_since(Instant::now());
+            let left = self
+                .deadline
+                .saturating_duration_since(Instant::now())
+                .min(self.budget);
             // Rounded up: a Job must not end before the run's own deadline.
             spec.active_deadline_seconds = Some(left.as_millis().div_ceil(1000).max(1) as i64);
         }
@@ -304,130 +309,38 @@ impl Controller<'_> {
             index,
             job: name,
             claim,
+            job_uid: created.metadata.uid.clone(),
             stuck_since: None,
             said: String::new(),
+            ran: false,
+            seen: BTreeMap::new(),
+            disrupted: HashSet::new(),
+            deadline: Instant::now() + self.budget,
         })
     }
 
-    /// Looks at a target once. true: it has ended (the outcome is filled in).
-    async fn step(&mut self, a: &mut Active, o: &mut TargetOutcome) -> bool {
-        match self.look(a, o).await {
-            Ok(done) => done,
-            Err(e) => {
-                // One failed call is not the end: the API server may be busy. Said once.
-                if a.said != e {
-                    self.say(a.index, &format!("waiting: {e}"));
-                    a.said = e;
-                }
-                false
+    /// The next target to start, if one may start now: with `--parallel N`, up to N of any
+    /// kind; by default every node target at once (each its own disk) and shared storage
+    /// (classes, claims) one at a time, so that they do not measure each other.
+    fn next(&self, queue: &mut VecDeque<usize>, active: &[Active]) -> Option<usize> {
+        let shared = |i: usize| !matches!(self.plan.targets[i].kind, TargetKind::Node { .. });
+        let pos = match self.req.parallel {
+            0 => {
+                let busy = active.iter().any(|a| shared(a.index));
+                queue.iter().position(|&i| !(busy && shared(i)))?
             }
-        }
+            n if active.len() < n => 0,
+            _ => return None,
+        };
+        queue.remove(pos)
     }
 
-    async fn look(&mut self, a: &mut Active, o: &mut TargetOutcome) -> Result<bool, String> {
-        let selector = format!(
-            "{},{TARGET_LABEL}={}",
-            manifests::selector(Some(&self.plan.run)),
-            self.plan.targets[a.index].slug
-        );
-        let pods = self.cluster.pods(&selector).await?;
-        let pod = newest(&pods);
-        let phase = pod
-            .and_then(|p| p.status.as_ref()?.phase.clone())
-            .unwrap_or_default();
-        if let Some(p) = pod {
-            if let Some(n) = p.spec.as_ref().and_then(|s| s.node_name.clone()) {
-                o.node = Some(n);
-            }
+    /// A call failed: said once, and the target goes on waiting.
+    fn waiting(&mut self, a: &mut Active, e: String) {
+        if a.said != e {
+            self.say(a.index, &format!("waiting: {e}"));
+            a.said = e;
         }
-        match (pod, phase.as_str()) {
-            (Some(p), "Succeeded" | "Failed") => {
-                self.finish(a, p, o).await;
-                Ok(true)
-            }
-            (Some(_), "Running") => {
-                let line = format!(
-                    "running on node {}",
-                    o.node.as_deref().unwrap_or("(unknown)")
-                );
-                if a.said != line {
-                    self.say(a.index, &line);
-                    a.said = line;
-                }
-                a.stuck_since = None;
-                Ok(false)
-            }
-            _ => self.pending(a, pod, o).await,
-        }
-    }
-
-    /// A target without a running pod: why, and whether to give up.
-    async fn pending(
-        &mut self,
-        a: &mut Active,
-        pod: Option<&Pod>,
-        o: &mut TargetOutcome,
-    ) -> Result<bool, String> {
-        let job: Option<Job> = match pod {
-            None => self.cluster.job(&a.job).await?,
-            Some(_) => None,
-        };
-        let job_events = match pod {
-            None => self.cluster.events(&a.job).await?,
-            Some(_) => Vec::new(),
-        };
-        let pod_events = match pod.and_then(|p| p.metadata.name.clone()) {
-            Some(n) => self.cluster.events(&n).await?,
-            None => Vec::new(),
-        };
-        let claim_name = match &self.plan.targets[a.index].kind {
-            TargetKind::Claim { name, .. } => Some(name.clone()),
-            _ => a.claim.clone(),
-        };
-        let (claim, claim_events): (Option<PersistentVolumeClaim>, _) = match &claim_name {
-            Some(n) => (self.cluster.claim(n).await?, self.cluster.events(n).await?),
-            None => (None, Vec::new()),
-        };
-        let d = diagnose(&Observed {
-            job: job.as_ref(),
-            job_events: &job_events,
-            pod,
-            pod_events: &pod_events,
-            claim: claim.as_ref(),
-            claim_events: &claim_events,
-            image: &self.req.pod.image,
-        });
-        let (line, give_up) = match d {
-            Diagnosis::Fatal(why) => (why, true),
-            Diagnosis::Stuck(why) => {
-                let since = *a.stuck_since.get_or_insert_with(Instant::now);
-                let over = since.elapsed() >= self.req.pending_timeout;
-                let why = if over {
-                    format!(
-                        "{why} (gave up after {} s; --pending-timeout sets how long to wait)",
-                        self.req.pending_timeout.as_secs()
-                    )
-                } else {
-                    why
-                };
-                (why, over)
-            }
-            Diagnosis::Waiting(why) => {
-                a.stuck_since = None;
-                (why, false)
-            }
-        };
-        if give_up {
-            self.say(a.index, &format!("failed: {line}"));
-            o.status = TargetStatus::Failed;
-            o.reason = Some(line);
-            return Ok(true);
-        }
-        if a.said != line {
-            self.say(a.index, &format!("waiting: {line}"));
-            a.said = line;
-        }
-        Ok(false)
     }
 
     /// The pod has ended: its result, from its log.
@@ -571,14 +484,6 @@ async fn wait_for(stop: &Stop) {
     while !stop.is_set() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-}
-
-/// The most recently created pod (a Job with backoffLimit 0 has one, but a deleted pod may
-/// linger while it terminates).
-fn newest(pods: &[Pod]) -> Option<&Pod> {
-    pods.iter()
-        .filter(|p| p.metadata.deletion_timestamp.is_none())
-        .max_by_key(|p| p.metadata.creation_timestamp.clone().map(|t| t.0))
 }
 
 fn add(total: &mut Summary, s: &Summary) {

@@ -84,7 +84,8 @@ impl KubeCheckArgs {
             namespace: self.connection.namespace.clone(),
             timeout: self.timeout,
             pending_timeout: self.pending_timeout,
-            parallel: usize::from(self.parallel),
+            target_timeout: self.target_timeout,
+            parallel: self.parallel.map_or(0, usize::from),
             kubeconfig: self.connection.kubeconfig.clone(),
             context: self.connection.context.clone(),
         })

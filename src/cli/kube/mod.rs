@@ -195,12 +195,17 @@ struct KubeCheckArgs {
     /// Give up on the whole run after D; also each Job's activeDeadlineSeconds
     #[arg(long, value_name = "D", default_value = "30m", value_parser = parse_duration, help_heading = "Run")]
     timeout: Duration,
+    /// Give up on one target after D [default: twice its estimate from the profiles, plus 2m
+    /// to start]; also its Job's activeDeadlineSeconds
+    #[arg(long, value_name = "D", value_parser = parse_duration, help_heading = "Run")]
+    target_timeout: Option<Duration>,
     /// Give up on a target that stays unschedulable or unprovisioned for D
     #[arg(long, value_name = "D", default_value = "60s", value_parser = parse_duration, help_heading = "Run")]
     pending_timeout: Duration,
-    /// How many targets run at once (1: targets on shared storage do not disturb each other)
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = parse_parallel, help_heading = "Run")]
-    parallel: u16,
+    /// How many targets run at once [default: node targets all at once (each its own disk),
+    /// storage classes and claims one at a time (shared storage would measure itself)]
+    #[arg(long, value_name = "N", value_parser = parse_parallel, help_heading = "Run")]
+    parallel: Option<u16>,
     /// Print every manifest (YAML, or a JSON List with --format json) and create nothing
     #[arg(long, help_heading = "Run")]
     dry_run: bool,

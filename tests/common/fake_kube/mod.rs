@@ -31,11 +31,12 @@
 //! refusals of a create), admission beyond [`Scenario::Forbidden`] and the default storage
 //! class, validation beyond a Job's restartPolicy/containers and a claim's access modes/size,
 //! PersistentVolume objects, namespaces as objects (the context's namespace, `default` and
-//! `kube-system` exist), resources and requests, preemption and real scheduling
-//! (node selectors, required node affinity and taints are honoured, nothing else), pagination
+//! `kube-system` exist), resources and requests, real scheduling and preemption (node
+//! selectors, required node affinity and taints are honoured, nothing else; scripted
+//! preemption, eviction and drain are in disruption.rs), pagination
 //! (`limit`/`continue` are ignored), log follow/timestamps/since, PATCH/PUT and server-side
 //! apply, DELETE of collections, finalizers and graceful termination (deleted objects vanish at
-//! once), several containers or init containers (only the first container runs, with no image
+//! once, except disruption.rs's preempted and drained pods), several containers or init containers (only the first container runs, with no image
 //! or entrypoint: the test's binary), `restartPolicy: OnFailure` in-place restarts (a failed pod
 //! is replaced, as with `Never`, up to `backoffLimit`, without the real back-off delay),
 //! `ttlSecondsAfterFinished`, completions/parallelism above 1, and resourceVersion conflicts.
@@ -46,6 +47,8 @@ mod identity;
 pub use identity::honoured as identity_honoured;
 mod logs;
 pub use logs::LogShape;
+mod disruption;
+pub use disruption::EVICTION_MESSAGE;
 
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -80,6 +83,15 @@ pub enum Scenario {
     ProvisioningFailed(String),
     /// As [`Scenario::Run`], but the pod's log is served split, rotated or cut (logs.rs).
     Logs(LogShape),
+    /// The first N pods of each Job are evicted by the kubelet (node pressure) 1.5 s after they
+    /// start; later ones run as in `Run` (fake_kube/disruption.rs).
+    Evict(usize),
+    /// The first N pods of each Job are preempted by the scheduler 1.5 s after they start, then
+    /// deleted gracefully; later ones run as in `Run`.
+    Preempt(usize),
+    /// The first N pods of each Job are evicted through the Eviction API (a `kubectl drain`)
+    /// 1.5 s after they start, then deleted gracefully; later ones run as in `Run`.
+    Drain(usize),
 }
 
 /// A StorageClass's `volumeBindingMode`.
@@ -269,6 +281,7 @@ impl Builder {
             emitted: HashSet::new(),
             runners: Vec::new(),
             served: logs::Served::default(),
+            disruptions: Default::default(),
         };
         for sc in &self.classes {
             let mut annotations = Map::new();
@@ -577,6 +590,7 @@ struct State {
     emitted: HashSet<(String, String, String)>,
     runners: Vec<JoinHandle<()>>,
     served: logs::Served,
+    disruptions: disruption::Disruptions,
 }
 
 /// A served resource type.
@@ -1896,6 +1910,7 @@ fn parse_field_selector(s: &str) -> Result<Vec<FieldReq>, String> {
 fn tick(shared: &Arc<Shared>, st: &mut State) {
     job_controller(st);
     pv_controller(st);
+    disruption::tick(st);
     let pods: Vec<(String, Stage)> = st
         .pods
         .iter()
@@ -1978,6 +1993,22 @@ fn job_controller(st: &mut State) {
                 )
             })
             .collect();
+        // The podFailurePolicy's reading of each Failed pod (fake_kube/disruption.rs).
+        let mut ignored = HashSet::new();
+        let mut fail_job = None;
+        for o in st
+            .objects
+            .iter()
+            .filter(|o| o["kind"] == "Pod" && owned_by(o, &uid) && o["status"]["phase"] == "Failed")
+        {
+            match disruption::judge(&job, o) {
+                disruption::Judged::Ignore => {
+                    ignored.insert(uid_of(o).to_string());
+                }
+                disruption::Judged::FailJob(m) => fail_job = fail_job.or(Some(m)),
+                disruption::Judged::Count => {}
+            }
+        }
         let Some(rt) = st.jobs.get_mut(&uid) else {
             continue;
         };
@@ -1987,6 +2018,7 @@ fn job_controller(st: &mut State) {
                 "Succeeded" => {
                     rt.finished.insert(puid.clone(), true);
                 }
+                "Failed" if ignored.contains(puid) => {}
                 "Failed" => {
                     rt.finished.insert(puid.clone(), false);
                 }
@@ -2009,6 +2041,8 @@ fn job_controller(st: &mut State) {
                 "CompletionsReached",
                 "Reached expected number of succeeded pods",
             ))
+        } else if let Some(m) = &fail_job {
+            Some(("FailureTarget", "Failed", "PodFailurePolicy", m.as_str()))
         } else if failed > backoff_limit {
             Some((
                 "FailureTarget",
@@ -2482,9 +2516,12 @@ fn start(shared: &Arc<Shared>, st: &mut State, idx: usize) {
         return;
     };
     rt.stage = Stage::Running;
-    if scenario == Scenario::Hang {
+    if scenario == Scenario::Hang || disruption::hold(st, &pod, &scenario) {
         return;
     }
+    let Some(rt) = st.pods.get(&uid) else {
+        return;
+    };
     let (log, kill) = (rt.log.clone(), rt.kill.clone());
     let cmd = container_command(st, &pod);
     let sh = shared.clone();
