@@ -3,7 +3,7 @@
 //! POST or DELETE (no watch), which is what the RBAC in deploy/rbac.yaml grants.
 
 use k8s_openapi::api::batch::v1::Job;
-use k8s_openapi::api::core::v1::{Event, Node, PersistentVolumeClaim, Pod};
+use k8s_openapi::api::core::v1::{Event, Node, PersistentVolume, PersistentVolumeClaim, Pod};
 use k8s_openapi::api::storage::v1::StorageClass;
 use kube::api::{Api, DeleteParams, ListParams, LogParams, PostParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
@@ -227,6 +227,35 @@ impl Cluster {
             .await
         {
             Err(e) if !not_found(&e) => Err(failed(&format!("deleting pod {name}"), e)),
+            _ => Ok(()),
+        }
+    }
+
+    /// One node, for its topology labels (None: gone already).
+    pub(crate) async fn node(&self, name: &str) -> Result<Option<Node>, String> {
+        Api::<Node>::all(self.client.clone())
+            .get_opt(name)
+            .await
+            .map_err(|e| failed(&format!("reading node {name}"), e))
+    }
+
+    /// One PersistentVolume (None: gone already, as a Delete policy makes it).
+    pub(crate) async fn persistent_volume(
+        &self,
+        name: &str,
+    ) -> Result<Option<PersistentVolume>, String> {
+        Api::<PersistentVolume>::all(self.client.clone())
+            .get_opt(name)
+            .await
+            .map_err(|e| failed(&format!("reading persistent volume {name}"), e))
+    }
+
+    pub(crate) async fn delete_persistent_volume(&self, name: &str) -> Result<(), String> {
+        match Api::<PersistentVolume>::all(self.client.clone())
+            .delete(name, &DeleteParams::background())
+            .await
+        {
+            Err(e) if !not_found(&e) => Err(failed(&format!("deleting persistent volume {name}"), e)),
             _ => Ok(()),
         }
     }

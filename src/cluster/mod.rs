@@ -2,9 +2,11 @@
 //! fresh claim, or a node's directory), with the results read back from the pods' logs. The only
 //! async code in iogauge lives here, on a tokio runtime this module owns.
 
+pub(crate) mod classes;
 pub(crate) mod cleanup;
 pub(crate) mod client;
 pub(crate) mod diagnose;
+pub(crate) mod fleet;
 pub mod log;
 pub(crate) mod manifests;
 pub(crate) mod plan;

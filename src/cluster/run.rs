@@ -21,6 +21,8 @@ use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Pod};
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
+mod learn;
+
 /// How often a running target's pod is looked at.
 const POLL: Duration = Duration::from_millis(1000);
 
@@ -88,6 +90,9 @@ pub(crate) fn check(
     runtime()?.block_on(async {
         let cluster = connect(req).await?;
         let plan = plan(req, Some(&cluster), cluster.namespace.clone()).await?;
+        for line in plan.notes() {
+            obs.note(&format!("iogauge kube: {line}"));
+        }
         if plan.targets.is_empty() {
             return Err(KubeError::Usage(
                 "no targets: name --storage-class, --all-storage-classes, --claim or --nodes with --host-path".into(),
@@ -214,6 +219,7 @@ impl Controller<'_> {
             cluster: self.cluster.url.clone(),
             namespace: self.cluster.namespace.clone(),
             profiles: self.req.profiles.clone(),
+            outliers: super::fleet::outliers(&outcomes),
             targets: outcomes,
             summary,
         }
@@ -230,8 +236,13 @@ impl Controller<'_> {
             volume_binding_mode: None,
             claim: None,
             claim_size: None,
+            bound_capacity: None,
             node: None,
             host_path: None,
+            zone: None,
+            region: None,
+            instance_type: None,
+            warnings: Vec::new(),
             job: job.clone(),
             status: TargetStatus::Skipped,
             reason: None,
@@ -249,6 +260,7 @@ impl Controller<'_> {
                 o.volume_binding_mode = binding_mode.clone();
                 o.claim = Some(job);
                 o.claim_size = Some(format_bytes(*claim_bytes));
+                o.warnings = self.plan.warnings.get(class).cloned().unwrap_or_default();
             }
             TargetKind::Claim {
                 name,
@@ -352,6 +364,7 @@ impl Controller<'_> {
         }
         match (pod, phase.as_str()) {
             (Some(p), "Succeeded" | "Failed") => {
+                self.learn(a, o).await;
                 self.finish(a, p, o).await;
                 Ok(true)
             }
@@ -495,10 +508,15 @@ impl Controller<'_> {
             Err(e) => self.obs.note(&format!("iogauge kube: {e}")),
         }
         if let Some(c) = &a.claim {
+            // Read before deleting: the claim's uid proves which volume is ours afterwards.
+            let bound = self.cluster.claim(c).await.ok().flatten();
             match self.cluster.delete_claim(c).await {
                 Ok(()) => {
                     self.created.claims.retain(|x| x != c);
                     gone.push(format!("claim {c}"));
+                    if let Some(pv) = self.remove_retained(bound.as_ref()).await {
+                        gone.push(pv);
+                    }
                 }
                 Err(e) => self.obs.note(&format!("iogauge kube: {e}")),
             }

@@ -13,6 +13,11 @@ pub(crate) fn render_kube_text(doc: &KubeDocument, color: bool) -> String {
     let mut rows: Vec<Vec<(String, Option<CheckVerdict>)>> = Vec::new();
     let mut head: Vec<(String, Option<CheckVerdict>)> =
         vec![("TARGET".into(), None), ("NODE".into(), None)];
+    // The zone column only when the cluster has zones (clouds do, bare metal seldom).
+    let zones = doc.targets.iter().any(|t| t.zone.is_some());
+    if zones {
+        head.push(("ZONE".into(), None));
+    }
     // Names come from the cluster and the pods' documents: control characters are shown.
     head.extend(doc.profiles.iter().map(|p| (term(p).into_owned(), None)));
     rows.push(head);
@@ -21,6 +26,9 @@ pub(crate) fn render_kube_text(doc: &KubeDocument, color: bool) -> String {
             (term(&t.target).into_owned(), None),
             (term(t.node.as_deref().unwrap_or("-")).into_owned(), None),
         ];
+        if zones {
+            row.push((term(t.zone.as_deref().unwrap_or("-")).into_owned(), None));
+        }
         for p in &doc.profiles {
             row.push(cell(t, p));
         }
@@ -52,6 +60,12 @@ pub(crate) fn render_kube_text(doc: &KubeDocument, color: bool) -> String {
     for t in &doc.targets {
         out.push('\n');
         target(&mut out, t, color);
+    }
+    if !doc.outliers.is_empty() {
+        out.push_str("\nOutliers (far from the median of their peers):\n");
+        for o in &doc.outliers {
+            let _ = writeln!(out, "  {}", term(&o.message));
+        }
     }
     let _ = writeln!(out, "\n{}", doc.summary.line());
     out
@@ -99,9 +113,11 @@ fn target(out: &mut String, t: &TargetOutcome, color: bool) {
         about.push(m.clone());
     }
     if let Some(c) = &t.claim {
-        about.push(match &t.claim_size {
-            Some(s) => format!("claim {c} ({s})"),
-            None => format!("claim {c}"),
+        about.push(match (&t.claim_size, &t.bound_capacity) {
+            (Some(s), Some(b)) if s != b => format!("claim {c} ({s}, bound {b})"),
+            (Some(s), _) => format!("claim {c} ({s})"),
+            (None, Some(b)) => format!("claim {c} (bound {b})"),
+            (None, None) => format!("claim {c}"),
         });
     }
     if let Some(h) = &t.host_path {
@@ -109,6 +125,16 @@ fn target(out: &mut String, t: &TargetOutcome, color: bool) {
     }
     if let Some(n) = &t.node {
         about.push(format!("node {n}"));
+    }
+    let place: Vec<String> = [("zone", &t.zone), ("region", &t.region), ("", &t.instance_type)]
+        .iter()
+        .filter_map(|(k, v)| {
+            let v = v.as_ref()?;
+            Some(if k.is_empty() { v.clone() } else { format!("{k} {v}") })
+        })
+        .collect();
+    if !place.is_empty() {
+        about.push(place.join(", "));
     }
     if let Some(fs) = t.check.as_ref().and_then(|d| d.context.filesystem.as_ref()) {
         let device = t
@@ -120,6 +146,9 @@ fn target(out: &mut String, t: &TargetOutcome, color: bool) {
         about.push(format!("{} from {}{device}", fs.fs_type, fs.source));
     }
     let _ = writeln!(out, "{}: {}", term(&t.target), term(&about.join(", ")));
+    for w in &t.warnings {
+        let _ = writeln!(out, "  warning: {}", term(w));
+    }
     match &t.check {
         None => {
             let _ = writeln!(

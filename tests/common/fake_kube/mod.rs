@@ -26,7 +26,8 @@
 //! What it does not model: watches (`watch=true` is answered 404 and recorded as unexpected),
 //! RBAC and authentication (any token is fine), admission beyond [`Scenario::Forbidden`] and
 //! the default storage class, validation beyond a Job's restartPolicy/containers and a claim's
-//! access modes/size, PersistentVolume objects, namespaces as objects (the context's namespace,
+//! access modes/size, PersistentVolumes beyond [`volumes`]' (provisioned per claim, reclaimed
+//! by policy), namespaces as objects (the context's namespace,
 //! `default` and `kube-system` exist), resources and requests, preemption and real scheduling
 //! (node selectors, required node affinity and taints are honoured, nothing else), pagination
 //! (`limit`/`continue` are ignored), log follow/timestamps/since, PATCH/PUT and server-side
@@ -46,6 +47,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+mod volumes;
 
 /// What the fake cluster does with a pod (or, for [`Scenario::ProvisioningFailed`], a claim).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -84,6 +87,11 @@ pub struct StorageClassSeed {
     pub binding: BindingMode,
     /// Annotated `storageclass.kubernetes.io/is-default-class: "true"`.
     pub default: bool,
+    /// `reclaimPolicy` (see [`volumes`]).
+    pub reclaim: String,
+    pub parameters: Vec<(String, String)>,
+    /// Provisioned sizes are multiples of this many bytes.
+    pub round_to: Option<u64>,
 }
 
 impl StorageClassSeed {
@@ -93,6 +101,9 @@ impl StorageClassSeed {
             provisioner: provisioner.into(),
             binding,
             default: false,
+            reclaim: "Delete".into(),
+            parameters: Vec::new(),
+            round_to: None,
         }
     }
 
@@ -162,6 +173,8 @@ pub struct Builder {
     scenario: Scenario,
     scenarios: BTreeMap<String, Scenario>,
     delete_delay: Duration,
+    /// Objects the cluster has from the start besides classes and nodes (see [`volumes`]).
+    seed_objects: Vec<Value>,
 }
 
 impl Builder {
@@ -237,6 +250,11 @@ impl Builder {
             jobs: HashMap::new(),
             emitted: HashSet::new(),
             runners: Vec::new(),
+            round_to: self
+                .classes
+                .iter()
+                .filter_map(|c| Some((c.name.clone(), c.round_to?)))
+                .collect(),
         };
         for sc in &self.classes {
             let mut annotations = Map::new();
@@ -253,9 +271,18 @@ impl Builder {
             let obj = json!({
                 "apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
                 "metadata": {"name": sc.name, "annotations": annotations},
-                "provisioner": sc.provisioner, "reclaimPolicy": "Delete",
+                "provisioner": sc.provisioner, "reclaimPolicy": sc.reclaim,
                 "volumeBindingMode": mode, "allowVolumeExpansion": true,
             });
+            let mut obj = obj;
+            if !sc.parameters.is_empty() {
+                let params: Map<String, Value> = sc
+                    .parameters
+                    .iter()
+                    .map(|(k, v)| (k.clone(), json!(v)))
+                    .collect();
+                obj["parameters"] = Value::Object(params);
+            }
             st.insert(obj);
         }
         for n in &nodes {
@@ -300,6 +327,9 @@ impl Builder {
                 },
             });
             st.insert(obj);
+        }
+        for o in self.seed_objects {
+            st.insert(o);
         }
         // Seed objects are not "created" by anyone under test.
         st.created.clear();
@@ -353,6 +383,7 @@ impl FakeKube {
             scenario: Scenario::Run,
             scenarios: BTreeMap::new(),
             delete_delay: Duration::ZERO,
+            seed_objects: Vec::new(),
         }
     }
 
@@ -540,6 +571,8 @@ struct State {
     /// Events already recorded, by (object uid, reason, message): each is reported once.
     emitted: HashSet<(String, String, String)>,
     runners: Vec<JoinHandle<()>>,
+    /// Classes whose volumes are provisioned in multiples of this many bytes.
+    round_to: HashMap<String, u64>,
 }
 
 /// A served resource type.
@@ -562,6 +595,13 @@ const SC: Res = Res {
 const NODE: Res = Res {
     kind: "Node",
     plural: "nodes",
+    group: "",
+    api_version: "v1",
+    namespaced: false,
+};
+const PV: Res = Res {
+    kind: "PersistentVolume",
+    plural: "persistentvolumes",
     group: "",
     api_version: "v1",
     namespaced: false,
@@ -1226,6 +1266,8 @@ fn route(method: &str, path: &str) -> Option<(Res, Option<String>, Option<String
     let (res, ns, name, sub) = match segs.as_slice() {
         ["api", "v1", "nodes"] => (NODE, None, None, None),
         ["api", "v1", "nodes", n] => (NODE, None, Some(*n), None),
+        ["api", "v1", "persistentvolumes"] => (PV, None, None, None),
+        ["api", "v1", "persistentvolumes", n] => (PV, None, Some(*n), None),
         ["apis", "storage.k8s.io", "v1", "storageclasses"] => (SC, None, None, None),
         ["apis", "storage.k8s.io", "v1", "storageclasses", n] => (SC, None, Some(*n), None),
         ["apis", "batch", "v1", "namespaces", ns, "jobs"] => (JOB, Some(*ns), None, None),
@@ -1257,6 +1299,7 @@ fn route(method: &str, path: &str) -> Option<(Res, Option<String>, Option<String
             matches!(op, Op::List | Op::Get | Op::Create | Op::Delete)
         }
         "Pod" => matches!(op, Op::List | Op::Get | Op::Delete | Op::Log),
+        "PersistentVolume" => matches!(op, Op::List | Op::Get | Op::Delete),
         _ => false,
     };
     allowed.then(|| (res, ns.map(String::from), name.map(String::from), op))
@@ -1660,6 +1703,9 @@ fn delete_object(st: &mut State, idx: usize, prop: Propagation) {
     let name = name_of(&obj).to_string();
     let uid = uid_of(&obj).to_string();
     st.history.push(format!("deleted {kind}/{name}"));
+    if kind == "PersistentVolumeClaim" {
+        volumes::claim_deleted(st, &obj);
+    }
     st.deleted.push((kind, name));
     if let Some(rt) = st.pods.get_mut(&uid) {
         // The kubelet stops the container.
@@ -2176,6 +2222,7 @@ fn bind_pvc(st: &mut State, idx: usize, node: Option<&str>) {
         o["status"] = json!({"phase": "Bound", "accessModes": o["spec"]["accessModes"],
             "capacity": {"storage": storage}});
     });
+    volumes::provision(st, idx, &volume);
     st.history
         .push(format!("bound PersistentVolumeClaim/{name}"));
     st.event(
