@@ -55,6 +55,7 @@ mod html_report;
 mod interrupts;
 mod intervals;
 mod kube_e2e;
+mod kube_fleet;
 mod kube_flow;
 mod kube_image;
 mod kube_manifests;

@@ -500,6 +500,12 @@ impl Controller<'_> {
     /// Deletes a finished target's Job (its pod goes with it) and fresh claim.
     async fn remove(&mut self, a: &Active) {
         let mut gone = Vec::new();
+        // Read first (deleting the Job garbage-collects its claim): the claim's uid proves
+        // which volume is ours afterwards.
+        let bound = match &a.claim {
+            Some(c) => self.cluster.claim(c).await.ok().flatten(),
+            None => None,
+        };
         match self.cluster.delete_job(&a.job).await {
             Ok(()) => {
                 self.created.jobs.retain(|j| j != &a.job);
@@ -508,8 +514,6 @@ impl Controller<'_> {
             Err(e) => self.obs.note(&format!("iogauge kube: {e}")),
         }
         if let Some(c) = &a.claim {
-            // Read before deleting: the claim's uid proves which volume is ours afterwards.
-            let bound = self.cluster.claim(c).await.ok().flatten();
             match self.cluster.delete_claim(c).await {
                 Ok(()) => {
                     self.created.claims.retain(|x| x != c);
