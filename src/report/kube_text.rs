@@ -189,9 +189,74 @@ fn target(out: &mut String, t: &TargetOutcome, color: bool) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    /// Two node targets with their place in the fleet, one with a bound claim and a warning,
+    /// and an outlier: what the fleet view adds to the text.
+    pub(crate) fn fleet_doc() -> KubeDocument {
+        let target = |name: &str, zone: &str| {
+            serde_json::json!({"target": format!("node {name}"), "kind": "node",
+                "storage_class": null, "provisioner": null, "volume_binding_mode": null,
+                "claim": null, "claim_size": null, "node": name, "host_path": "/var/lib/etcd",
+                "zone": zone, "region": "eu-west-1", "instance_type": "m6i.large",
+                "job": format!("j-{name}"), "status": "failed", "reason": "r", "check": null})
+        };
+        let mut sc = target("cp-2", "eu-west-1b");
+        sc["kind"] = "storage_class".into();
+        sc["target"] = "storage class gp2".into();
+        sc["storage_class"] = "gp2".into();
+        sc["claim"] = "c".into();
+        sc["claim_size"] = "1Gi".into();
+        sc["bound_capacity"] = "10Gi".into();
+        sc["warnings"] = serde_json::json!(["a 1Gi gp2 claim measures a small disk"]);
+        serde_json::from_value(serde_json::json!({
+            "schema_version": 1, "iogauge": "0.1.0", "run_id": "r", "cluster": "c",
+            "namespace": "n", "profiles": ["etcd"],
+            "targets": [target("cp-1", "eu-west-1a"), sc],
+            "outliers": [{"target": "cp-3", "profile": "etcd", "metric": "sync_p99",
+                "value": 6.1, "median": 1.0, "ratio": 6.1, "peers": 5,
+                "message": "cp-3: etcd p99 fdatasync latency 6.1× the median of 5 nodes"}],
+            "summary": {"passed": 0, "warned": 0, "failed": 0, "errors": 2, "interrupted": 0,
+                        "skipped": 0}}))
+        .unwrap()
+    }
+
+    #[test]
+    fn the_fleet_view_shows_zones_capacity_warnings_and_outliers() {
+        let out = render_kube_text(&fleet_doc(), false);
+        let mut lines = out.lines();
+        assert_eq!(lines.next(), Some("TARGET             NODE  ZONE        etcd"));
+        assert_eq!(lines.next(), Some("node cp-1          cp-1  eu-west-1a  ERROR"));
+        assert!(out.contains(
+            "node cp-1: directory /var/lib/etcd, node cp-1, zone eu-west-1a, region eu-west-1, m6i.large\n"
+        ), "{out}");
+        assert!(out.contains(
+            "storage class gp2: claim c (1Gi, bound 10Gi), directory /var/lib/etcd, node cp-2, \
+             zone eu-west-1b, region eu-west-1, m6i.large\n  warning: a 1Gi gp2 claim measures a small disk\n"
+        ), "{out}");
+        assert!(out.contains(
+            "\nOutliers (far from the median of their peers):\n  cp-3: etcd p99 fdatasync latency 6.1× the median of 5 nodes\n"
+        ), "{out}");
+    }
+
+    #[test]
+    fn older_documents_read_without_the_fleet_fields() {
+        // The document of the test below has none of them: it reads, and shows no zone column.
+        let doc: KubeDocument = serde_json::from_value(serde_json::json!({
+            "schema_version": 1, "iogauge": "0.1.0", "run_id": "r", "cluster": "c",
+            "namespace": "n", "profiles": [], "targets": [{"target": "node a", "kind": "node",
+                "storage_class": null, "provisioner": null, "volume_binding_mode": null,
+                "claim": null, "claim_size": null, "node": "a", "host_path": "/x",
+                "job": "j", "status": "failed", "reason": "r", "check": null}],
+            "summary": {"passed": 0, "warned": 0, "failed": 0, "errors": 1, "interrupted": 0,
+                        "skipped": 0}}))
+        .unwrap();
+        assert!(doc.outliers.is_empty() && doc.targets[0].warnings.is_empty());
+        assert_eq!(doc.targets[0].zone, None);
+        assert!(render_kube_text(&doc, false).starts_with("TARGET  NODE\n"));
+    }
 
     #[test]
     fn names_from_the_cluster_are_shown_not_obeyed() {

@@ -151,3 +151,24 @@ pub(crate) fn render_kube_html(doc: &KubeDocument) -> String {
         &body,
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_page_shows_zones_capacity_warnings_and_outliers() {
+        let html = render_kube_html(&crate::report::kube_text::tests::fleet_doc());
+        for want in [
+            "<th>zone</th>",
+            "<td>eu-west-1a</td>",
+            "<dt>Bound capacity</dt><dd>10Gi</dd>",
+            "<dt>Instance type</dt><dd>m6i.large</dd>",
+            "a 1Gi gp2 claim measures a small disk</p>",
+            "<h2>Outliers</h2>",
+            "<li>cp-3: etcd p99 fdatasync latency 6.1× the median of 5 nodes</li>",
+        ] {
+            assert!(html.contains(want), "{want}");
+        }
+    }
+}
