@@ -191,8 +191,7 @@ fn all_storage_classes_leaves_out_retain_and_no_provisioner_classes_and_says_why
     );
     // Said before the run starts; the class that can run does.
     assert!(
-        err.find("skipping storage class local").unwrap()
-            < err.find("iogauge kube: run ").unwrap(),
+        err.find("skipping storage class local").unwrap() < err.find("iogauge kube: run ").unwrap(),
         "{err}"
     );
     let doc = document(&out);

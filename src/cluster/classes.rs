@@ -78,14 +78,15 @@ fn scaling(sc: &StorageClass) -> Option<Scaling> {
         // pd-standard.
         "pd.csi.storage.gke.io" | "kubernetes.io/gce-pd" => {
             let t = kind.unwrap_or_else(|| "pd-standard".into());
-            ["pd-standard", "pd-balanced", "pd-ssd"]
-                .contains(&t.as_str())
-                .then(|| Scaling {
-                    what: t,
-                    fact: "Persistent Disk IOPS and throughput grow per GiB of size (pd-standard \
-                           0.75 read and 1.5 write IOPS per GiB, pd-balanced 6, pd-ssd 30)",
-                    full: 500 * GIB,
-                })
+            if !["pd-standard", "pd-balanced", "pd-ssd"].contains(&t.as_str()) {
+                return None;
+            }
+            Some(Scaling {
+                what: t,
+                fact: "Persistent Disk IOPS and throughput grow per GiB of size (pd-standard \
+                       0.75 read and 1.5 write IOPS per GiB, pd-balanced 6, pd-ssd 30)",
+                full: 500 * GIB,
+            })
         }
         // Azure Premium SSD (v1): a disk gets the performance of its size tier, P1-P4 (up to
         // 32 GiB) 120 IOPS, P10 (128 GiB) 500, P20 (512 GiB) 2,300. Source: Microsoft Learn,
@@ -126,7 +127,12 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
 
-    fn class(name: &str, provisioner: &str, reclaim: &str, params: &[(&str, &str)]) -> StorageClass {
+    fn class(
+        name: &str,
+        provisioner: &str,
+        reclaim: &str,
+        params: &[(&str, &str)],
+    ) -> StorageClass {
         let mut sc = StorageClass {
             provisioner: provisioner.into(),
             reclaim_policy: Some(reclaim.into()),
@@ -149,28 +155,67 @@ mod tests {
         let keep = class("fast", "ebs.csi.aws.com", "Delete", &[]);
         assert_eq!(skip_reason(&keep), None);
         let r = skip_reason(&class("keep", "ebs.csi.aws.com", "Retain", &[])).unwrap();
-        assert!(r.contains("reclaimPolicy is Retain") && r.contains("--storage-class keep"), "{r}");
+        assert!(
+            r.contains("reclaimPolicy is Retain") && r.contains("--storage-class keep"),
+            "{r}"
+        );
         let l = skip_reason(&class("local", NO_PROVISIONER, "Delete", &[])).unwrap();
-        assert!(l.contains("kubernetes.io/no-provisioner") && l.contains("--storage-class local"), "{l}");
+        assert!(
+            l.contains("kubernetes.io/no-provisioner") && l.contains("--storage-class local"),
+            "{l}"
+        );
     }
 
     #[test]
     fn small_claims_on_size_scaled_disks_are_warned_about() {
         let gp2 = class("a", "ebs.csi.aws.com", "Delete", &[("type", "gp2")]);
         let w = size_warning(&gp2, GIB).unwrap();
-        assert!(w.starts_with("a 1Gi gp2 claim measures") && w.ends_with("--claim-size 1000Gi)"), "{w}");
+        assert!(
+            w.starts_with("a 1Gi gp2 claim measures") && w.ends_with("--claim-size 1000Gi)"),
+            "{w}"
+        );
         assert_eq!(size_warning(&gp2, 1000 * GIB), None);
         // The CSI driver's default is gp3; the in-tree plugin's gp2.
-        assert_eq!(size_warning(&class("a", "ebs.csi.aws.com", "Delete", &[]), GIB), None);
+        assert_eq!(
+            size_warning(&class("a", "ebs.csi.aws.com", "Delete", &[]), GIB),
+            None
+        );
         assert!(size_warning(&class("a", "kubernetes.io/aws-ebs", "Delete", &[]), GIB).is_some());
-        let pd = class("a", "pd.csi.storage.gke.io", "Delete", &[("type", "pd-balanced")]);
-        assert!(size_warning(&pd, 2 * GIB).unwrap().contains("2Gi pd-balanced claim"));
-        let extreme = class("a", "pd.csi.storage.gke.io", "Delete", &[("type", "pd-extreme")]);
+        let pd = class(
+            "a",
+            "pd.csi.storage.gke.io",
+            "Delete",
+            &[("type", "pd-balanced")],
+        );
+        assert!(size_warning(&pd, 2 * GIB)
+            .unwrap()
+            .contains("2Gi pd-balanced claim"));
+        let extreme = class(
+            "a",
+            "pd.csi.storage.gke.io",
+            "Delete",
+            &[("type", "pd-extreme")],
+        );
         assert_eq!(size_warning(&extreme, GIB), None);
-        let az = class("a", "disk.csi.azure.com", "Delete", &[("skuname", "Premium_LRS")]);
-        assert!(size_warning(&az, GIB).unwrap().contains("Azure Premium SSD"));
-        let v2 = class("a", "disk.csi.azure.com", "Delete", &[("skuName", "PremiumV2_LRS")]);
+        let az = class(
+            "a",
+            "disk.csi.azure.com",
+            "Delete",
+            &[("skuname", "Premium_LRS")],
+        );
+        assert!(size_warning(&az, GIB)
+            .unwrap()
+            .contains("Azure Premium SSD"));
+        let v2 = class(
+            "a",
+            "disk.csi.azure.com",
+            "Delete",
+            &[("skuName", "PremiumV2_LRS")],
+        );
         assert_eq!(size_warning(&v2, GIB), None);
-        assert_eq!(size_warning(&class("a", "rancher.io/local-path", "Delete", &[]), GIB), None);
+        assert_eq!(
+            size_warning(&class("a", "rancher.io/local-path", "Delete", &[]), GIB),
+            None
+        );
     }
 }

@@ -255,7 +255,9 @@ impl Cluster {
             .delete(name, &DeleteParams::background())
             .await
         {
-            Err(e) if !not_found(&e) => Err(failed(&format!("deleting persistent volume {name}"), e)),
+            Err(e) if !not_found(&e) => {
+                Err(failed(&format!("deleting persistent volume {name}"), e))
+            }
             _ => Ok(()),
         }
     }

@@ -18,15 +18,17 @@ pub(crate) const FAR: f64 = 2.0;
 /// Fewer peers than this and nothing is flagged: with two, neither is "the odd one".
 pub(crate) const MIN_PEERS: usize = 3;
 
-/// The outliers among `targets`, in target order.
+/// One target's value of a metric: (target name, metric label, value).
+type Peer = (String, String, f64);
+
+/// The outliers among `targets`, grouped by profile and metric, in target order within each.
 pub(crate) fn outliers(targets: &[TargetOutcome]) -> Vec<Outlier> {
     let mut out = Vec::new();
     for (kind, noun) in [
         (TargetType::Node, "nodes"),
         (TargetType::StorageClass, "storage classes"),
     ] {
-        // (profile, metric) -> [(target name, label, value)], in target order.
-        let mut groups: BTreeMap<(String, String), Vec<(String, String, f64)>> = BTreeMap::new();
+        let mut groups: BTreeMap<(String, String), Vec<Peer>> = BTreeMap::new();
         for t in targets
             .iter()
             .filter(|t| t.kind == kind && t.status == TargetStatus::Completed)
@@ -55,13 +57,7 @@ pub(crate) fn outliers(targets: &[TargetOutcome]) -> Vec<Outlier> {
 }
 
 /// Adds the outliers of one group (one profile's metric over peers of one kind).
-fn flag(
-    profile: &str,
-    metric: &str,
-    values: &[(String, String, f64)],
-    noun: &str,
-    out: &mut Vec<Outlier>,
-) {
+fn flag(profile: &str, metric: &str, values: &[Peer], noun: &str, out: &mut Vec<Outlier>) {
     if values.len() < MIN_PEERS {
         return;
     }

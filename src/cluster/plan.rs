@@ -31,7 +31,10 @@ impl Plan {
     pub(crate) fn notes(&self) -> Vec<String> {
         let mut out = self.skipped.clone();
         for (class, ws) in &self.warnings {
-            out.extend(ws.iter().map(|w| format!("storage class {class}: warning: {w}")));
+            out.extend(
+                ws.iter()
+                    .map(|w| format!("storage class {class}: warning: {w}")),
+            );
         }
         out
     }

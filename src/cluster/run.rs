@@ -8,20 +8,17 @@ use super::diagnose::{diagnose, Diagnosis, Observed};
 use super::log::parse_check_log;
 use super::manifests::{self, CONTAINER, RUN_LABEL, TARGET_LABEL};
 use super::plan::{plan, Plan};
-use super::quantity::format_bytes;
 use super::request::KubeRequest;
-use super::targets::{Target, TargetKind};
+use super::targets::TargetKind;
 use super::KubeError;
-use crate::report::document::{
-    KubeDocument, Summary, TargetOutcome, TargetStatus, TargetType, SCHEMA_VERSION,
-};
+use crate::report::document::{KubeDocument, Summary, TargetOutcome, TargetStatus, SCHEMA_VERSION};
 use crate::run::stop::Stop;
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Pod};
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-mod learn;
+mod outcome;
 
 /// How often a running target's pod is looked at.
 const POLL: Duration = Duration::from_millis(1000);
@@ -223,64 +220,6 @@ impl Controller<'_> {
             targets: outcomes,
             summary,
         }
-    }
-
-    /// The outcome as known before the run: the target's description, status Skipped.
-    fn outcome(&self, t: &Target) -> TargetOutcome {
-        let job = manifests::object_name(&self.plan.run, t);
-        let mut o = TargetOutcome {
-            target: t.describe(),
-            kind: TargetType::StorageClass,
-            storage_class: None,
-            provisioner: None,
-            volume_binding_mode: None,
-            claim: None,
-            claim_size: None,
-            bound_capacity: None,
-            node: None,
-            host_path: None,
-            zone: None,
-            region: None,
-            instance_type: None,
-            warnings: Vec::new(),
-            job: job.clone(),
-            status: TargetStatus::Skipped,
-            reason: None,
-            check: None,
-        };
-        match &t.kind {
-            TargetKind::StorageClass {
-                class,
-                provisioner,
-                binding_mode,
-                claim_bytes,
-            } => {
-                o.storage_class = Some(class.clone());
-                o.provisioner = provisioner.clone();
-                o.volume_binding_mode = binding_mode.clone();
-                o.claim = Some(job);
-                o.claim_size = Some(format_bytes(*claim_bytes));
-                o.warnings = self.plan.warnings.get(class).cloned().unwrap_or_default();
-            }
-            TargetKind::Claim {
-                name,
-                storage_class,
-                capacity,
-            } => {
-                o.kind = TargetType::Claim;
-                o.storage_class = storage_class.clone();
-                o.claim = Some(name.clone());
-                o.claim_size = capacity.map(format_bytes);
-            }
-            TargetKind::Node {
-                name, host_path, ..
-            } => {
-                o.kind = TargetType::Node;
-                o.node = Some(name.clone());
-                o.host_path = Some(host_path.clone());
-            }
-        }
-        o
     }
 
     fn say(&mut self, index: usize, what: &str) {

@@ -126,13 +126,21 @@ fn target(out: &mut String, t: &TargetOutcome, color: bool) {
     if let Some(n) = &t.node {
         about.push(format!("node {n}"));
     }
-    let place: Vec<String> = [("zone", &t.zone), ("region", &t.region), ("", &t.instance_type)]
-        .iter()
-        .filter_map(|(k, v)| {
-            let v = v.as_ref()?;
-            Some(if k.is_empty() { v.clone() } else { format!("{k} {v}") })
+    let place: Vec<String> = [
+        ("zone", &t.zone),
+        ("region", &t.region),
+        ("", &t.instance_type),
+    ]
+    .iter()
+    .filter_map(|(k, v)| {
+        let v = v.as_ref()?;
+        Some(if k.is_empty() {
+            v.clone()
+        } else {
+            format!("{k} {v}")
         })
-        .collect();
+    })
+    .collect();
     if !place.is_empty() {
         about.push(place.join(", "));
     }
@@ -227,8 +235,14 @@ pub(crate) mod tests {
     fn the_fleet_view_shows_zones_capacity_warnings_and_outliers() {
         let out = render_kube_text(&fleet_doc(), false);
         let mut lines = out.lines();
-        assert_eq!(lines.next(), Some("TARGET             NODE  ZONE        etcd"));
-        assert_eq!(lines.next(), Some("node cp-1          cp-1  eu-west-1a  ERROR"));
+        assert_eq!(
+            lines.next(),
+            Some("TARGET             NODE  ZONE        etcd")
+        );
+        assert_eq!(
+            lines.next(),
+            Some("node cp-1          cp-1  eu-west-1a  ERROR")
+        );
         assert!(out.contains(
             "node cp-1: directory /var/lib/etcd, node cp-1, zone eu-west-1a, region eu-west-1, m6i.large\n"
         ), "{out}");

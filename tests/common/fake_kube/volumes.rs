@@ -72,7 +72,7 @@ fn bytes(q: &str) -> Option<u64> {
 /// Bytes as the API server prints a quantity it computed: the largest binary unit that divides.
 fn quantity(b: u64) -> String {
     for (suffix, shift) in [("Ti", 40), ("Gi", 30), ("Mi", 20), ("Ki", 10)] {
-        if b >= 1 << shift && b % (1 << shift) == 0 {
+        if b >= 1 << shift && b.is_multiple_of(1 << shift) {
             return format!("{}{suffix}", b >> shift);
         }
     }
@@ -111,22 +111,29 @@ pub(super) fn provision(st: &mut State, idx: usize, volume: &str) {
         "status": {"phase": "Bound", "lastPhaseTransitionTime": now_rfc3339()},
     });
     st.insert(pv);
-    st.update(idx, |o| o["status"]["capacity"]["storage"] = json!(capacity));
+    st.update(idx, |o| {
+        o["status"]["capacity"]["storage"] = json!(capacity)
+    });
 }
 
 /// The claim `claim` was deleted: its volume goes (Delete) or stays Released (Retain).
 pub(super) fn claim_deleted(st: &mut State, claim: &Value) {
     let uid = uid_of(claim);
-    let Some(i) = st.objects.iter().position(|o| {
-        o["kind"] == "PersistentVolume" && str_at(o, "/spec/claimRef/uid") == uid
-    }) else {
+    let Some(i) = st
+        .objects
+        .iter()
+        .position(|o| o["kind"] == "PersistentVolume" && str_at(o, "/spec/claimRef/uid") == uid)
+    else {
         return;
     };
     if str_at(&st.objects[i], "/spec/persistentVolumeReclaimPolicy") == "Retain" {
         let name = name_of(&st.objects[i]).to_string();
-        st.update(i, |o| {
-            o["status"] = json!({"phase": "Released", "lastPhaseTransitionTime": now_rfc3339()})
-        });
+        st.update(
+            i,
+            |o| {
+                o["status"] = json!({"phase": "Released", "lastPhaseTransitionTime": now_rfc3339()})
+            },
+        );
         st.history.push(format!("released PersistentVolume/{name}"));
     } else {
         super::delete_object(st, i, super::Propagation::Background);

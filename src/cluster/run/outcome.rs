@@ -1,10 +1,13 @@
-//! What the controller learns about a target once its pod has finished (its node's place in the
-//! fleet, its claim's bound capacity), and the Released volume a Retain class leaves behind.
+//! A target's outcome: as known before the run (what it is, the warnings about it), what the
+//! controller learns once its pod has finished (its node's place in the fleet, its claim's bound
+//! capacity), and the Released volume a Retain class leaves behind.
 
 use super::{Active, Controller};
+use crate::cluster::manifests;
 use crate::cluster::quantity::{format_bytes, parse_bytes};
+use crate::cluster::targets::Target;
 use crate::cluster::targets::TargetKind;
-use crate::report::document::TargetOutcome;
+use crate::report::document::{TargetOutcome, TargetStatus, TargetType};
 use k8s_openapi::api::core::v1::{Node, PersistentVolume, PersistentVolumeClaim};
 
 /// The node labels of the fleet view: zone, region, instance type (well-known labels, set by
@@ -37,6 +40,64 @@ pub(super) fn retained_by(pv: &PersistentVolume, uid: &str) -> bool {
 }
 
 impl Controller<'_> {
+    /// The outcome as known before the run: the target's description, status Skipped.
+    pub(super) fn outcome(&self, t: &Target) -> TargetOutcome {
+        let job = manifests::object_name(&self.plan.run, t);
+        let mut o = TargetOutcome {
+            target: t.describe(),
+            kind: TargetType::StorageClass,
+            storage_class: None,
+            provisioner: None,
+            volume_binding_mode: None,
+            claim: None,
+            claim_size: None,
+            bound_capacity: None,
+            node: None,
+            host_path: None,
+            zone: None,
+            region: None,
+            instance_type: None,
+            warnings: Vec::new(),
+            job: job.clone(),
+            status: TargetStatus::Skipped,
+            reason: None,
+            check: None,
+        };
+        match &t.kind {
+            TargetKind::StorageClass {
+                class,
+                provisioner,
+                binding_mode,
+                claim_bytes,
+            } => {
+                o.storage_class = Some(class.clone());
+                o.provisioner = provisioner.clone();
+                o.volume_binding_mode = binding_mode.clone();
+                o.claim = Some(job);
+                o.claim_size = Some(format_bytes(*claim_bytes));
+                o.warnings = self.plan.warnings.get(class).cloned().unwrap_or_default();
+            }
+            TargetKind::Claim {
+                name,
+                storage_class,
+                capacity,
+            } => {
+                o.kind = TargetType::Claim;
+                o.storage_class = storage_class.clone();
+                o.claim = Some(name.clone());
+                o.claim_size = capacity.map(format_bytes);
+            }
+            TargetKind::Node {
+                name, host_path, ..
+            } => {
+                o.kind = TargetType::Node;
+                o.node = Some(name.clone());
+                o.host_path = Some(host_path.clone());
+            }
+        }
+        o
+    }
+
     /// Records the node's zone, region and instance type and the claim's bound capacity. A
     /// failed read leaves the fields empty: they describe the result, they are not it.
     pub(super) async fn learn(&mut self, a: &Active, o: &mut TargetOutcome) {
