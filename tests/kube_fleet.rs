@@ -113,6 +113,7 @@ fn assert_rbac_allows(requests: &[Request]) {
             ("GET", false) => "list",
             ("POST", _) => "create",
             ("DELETE", _) => "delete",
+            ("PATCH", true) => "patch",
             (m, _) => panic!("unexpected method {m}"),
         };
         assert!(
@@ -174,8 +175,9 @@ fn all_storage_classes_leaves_out_retain_and_no_provisioner_classes_and_says_why
         err.contains(
             "iogauge kube: --all-storage-classes: skipping storage class keep: its reclaimPolicy \
              is Retain, so every run would leave a Released PersistentVolume (and its disk) \
-             behind; to measure it anyway, name it with --storage-class keep (iogauge then \
-             deletes the Released volume its claim leaves)\n"
+             behind; to measure it anyway, name it with --storage-class keep (iogauge then sets \
+             its volume's reclaimPolicy to Delete, so that the volume and its disk go with the \
+             claim)\n"
         ),
         "{err}"
     );
@@ -210,7 +212,7 @@ fn all_storage_classes_leaves_out_retain_and_no_provisioner_classes_and_says_why
 }
 
 #[test]
-fn a_named_retain_class_runs_and_only_its_released_volume_is_deleted() {
+fn a_named_retain_class_runs_and_only_its_volume_goes_with_its_claim() {
     let dir = common::scratch();
     let fake = FakeKube::builder(env!("CARGO_BIN_EXE_iogauge"), dir.path())
         .storage_class(
@@ -241,7 +243,8 @@ fn a_named_retain_class_runs_and_only_its_released_volume_is_deleted() {
         ],
     );
     assert!(matches!(code, 0 | 3 | 4), "{code}: {err}");
-    // The claim's volume: made when it bound, Released when it was deleted, then deleted.
+    // The claim's volume: made when it bound, set to Delete before the claim went, then gone
+    // with it (never Released).
     let claims = fake.created("PersistentVolumeClaim");
     let keep = claims
         .iter()
@@ -256,26 +259,48 @@ fn a_named_retain_class_runs_and_only_its_released_volume_is_deleted() {
     let volume = volume["metadata"]["name"].as_str().unwrap().to_string();
     assert!(
         fake.happened_before(
-            &format!("released PersistentVolume/{volume}"),
+            &format!("patched PersistentVolume/{volume}"),
+            &format!("deleted PersistentVolumeClaim/{claim}")
+        ) && fake.happened_before(
+            &format!("deleted PersistentVolumeClaim/{claim}"),
             &format!("deleted PersistentVolume/{volume}")
         ),
         "{:?}\n{err}",
         fake.history()
     );
+    assert!(!fake
+        .history()
+        .contains(&format!("released PersistentVolume/{volume}")));
     assert!(
         err.contains(&format!(
-            "iogauge kube: storage class keep: deleted job {claim} and claim {claim} and its \
-             Retain volume {volume}\n"
+            "iogauge kube: storage class keep: volume {volume}: reclaimPolicy Retain set to \
+             Delete, so that it and its disk go with the claim\niogauge kube: storage class \
+             keep: deleted job {claim} and claim {claim}\n"
         )),
         "{err}"
     );
-    // Only that volume: the other Released volume of the class is as it was; the Delete
-    // class's volume went with its claim, without iogauge.
-    let pv_deletes: Vec<String> = deletes(&fake)
+    // Only that volume was asked about and changed, with a merge patch of its policy alone;
+    // the other Released volume of the class is as it was, and iogauge deleted no volume.
+    let patches: Vec<(String, Value)> = fake
+        .requests()
         .into_iter()
-        .filter(|d| d.starts_with("persistentvolumes/"))
+        .filter(|r| r.method == "PATCH")
+        .map(|r| (r.path.clone(), r.body.clone().unwrap()))
         .collect();
-    assert_eq!(pv_deletes, [format!("persistentvolumes/{volume}")]);
+    assert_eq!(
+        patches,
+        [(
+            format!("/api/v1/persistentvolumes/{volume}"),
+            serde_json::json!({"spec": {"persistentVolumeReclaimPolicy": "Delete"}})
+        )]
+    );
+    assert!(
+        !deletes(&fake)
+            .iter()
+            .any(|d| d.starts_with("persistentvolumes/")),
+        "{:?}",
+        deletes(&fake)
+    );
     let left = fake.objects("PersistentVolume");
     assert_eq!(left.len(), 1, "{left:?}");
     assert_eq!(left[0]["metadata"]["name"], "pvc-left-by-team-a");

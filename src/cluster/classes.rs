@@ -23,8 +23,8 @@ pub(crate) fn skip_reason(sc: &StorageClass) -> Option<String> {
         return Some(format!(
             "--all-storage-classes: skipping storage class {name}: its reclaimPolicy is Retain, \
              so every run would leave a Released PersistentVolume (and its disk) behind; to \
-             measure it anyway, name it with --storage-class {name} (iogauge then deletes the \
-             Released volume its claim leaves)"
+             measure it anyway, name it with --storage-class {name} (iogauge then sets its \
+             volume's reclaimPolicy to Delete, so that the volume and its disk go with the claim)"
         ));
     }
     None

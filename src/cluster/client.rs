@@ -1,11 +1,12 @@
 //! The API calls a run makes, each turned into iogauge's words on failure: a thin layer over
 //! `kube::Api` so that the controller reads as a sequence of steps. Every call is a plain GET,
-//! POST or DELETE (no watch), which is what the RBAC in deploy/rbac.yaml grants.
+//! POST or DELETE (no watch), and one merge PATCH of a Retain volume's reclaimPolicy, which is
+//! what the RBAC in deploy/rbac.yaml grants.
 
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::{Event, Node, PersistentVolume, PersistentVolumeClaim, Pod};
 use k8s_openapi::api::storage::v1::StorageClass;
-use kube::api::{Api, DeleteParams, ListParams, LogParams, PostParams};
+use kube::api::{Api, DeleteParams, ListParams, LogParams, Patch, PatchParams, PostParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Client, Config};
 use std::path::Path;
@@ -250,15 +251,19 @@ impl Cluster {
             .map_err(|e| failed(&format!("reading persistent volume {name}"), e))
     }
 
-    pub(crate) async fn delete_persistent_volume(&self, name: &str) -> Result<(), String> {
-        match Api::<PersistentVolume>::all(self.client.clone())
-            .delete(name, &DeleteParams::background())
+    /// Sets a volume's reclaimPolicy to Delete: once released, the provisioner deletes it and
+    /// its disk (deleting the PersistentVolume object itself would leave the disk behind).
+    pub(crate) async fn reclaim_on_delete(&self, name: &str) -> Result<(), String> {
+        let patch = serde_json::json!({"spec": {"persistentVolumeReclaimPolicy": "Delete"}});
+        Api::<PersistentVolume>::all(self.client.clone())
+            .patch(name, &PatchParams::default(), &Patch::Merge(&patch))
             .await
-        {
-            Err(e) if !not_found(&e) => {
-                Err(failed(&format!("deleting persistent volume {name}"), e))
-            }
-            _ => Ok(()),
-        }
+            .map(|_| ())
+            .map_err(|e| {
+                failed(
+                    &format!("setting reclaimPolicy Delete on persistent volume {name}"),
+                    e,
+                )
+            })
     }
 }

@@ -440,11 +440,12 @@ impl Controller<'_> {
     async fn remove(&mut self, a: &Active) {
         let mut gone = Vec::new();
         // Read first (deleting the Job garbage-collects its claim): the claim's uid proves
-        // which volume is ours afterwards.
+        // which volume is ours.
         let bound = match &a.claim {
             Some(c) => self.cluster.claim(c).await.ok().flatten(),
             None => None,
         };
+        self.reclaim_retained(a.index, bound.as_ref()).await;
         match self.cluster.delete_job(&a.job).await {
             Ok(()) => {
                 self.created.jobs.retain(|j| j != &a.job);
@@ -457,9 +458,6 @@ impl Controller<'_> {
                 Ok(()) => {
                     self.created.claims.retain(|x| x != c);
                     gone.push(format!("claim {c}"));
-                    if let Some(pv) = self.remove_retained(bound.as_ref()).await {
-                        gone.push(pv);
-                    }
                 }
                 Err(e) => self.obs.note(&format!("iogauge kube: {e}")),
             }

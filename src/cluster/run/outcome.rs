@@ -1,6 +1,6 @@
 //! A target's outcome: as known before the run (what it is, the warnings about it), what the
 //! controller learns once its pod has finished (its node's place in the fleet, its claim's bound
-//! capacity), and the Released volume a Retain class leaves behind.
+//! capacity), and the volume a Retain class would leave behind.
 
 use super::{Active, Controller};
 use crate::cluster::manifests;
@@ -30,7 +30,7 @@ pub(super) fn bound_capacity(claim: &PersistentVolumeClaim) -> Option<String> {
 }
 
 /// Whether `pv` is the one our claim (`uid`) was bound to and is kept by a Retain policy: only
-/// then is deleting it ours to do.
+/// then is changing it ours to do.
 pub(super) fn retained_by(pv: &PersistentVolume, uid: &str) -> bool {
     let spec = pv.spec.as_ref();
     spec.and_then(|s| s.persistent_volume_reclaim_policy.as_deref()) == Some("Retain")
@@ -117,14 +117,16 @@ impl Controller<'_> {
         }
     }
 
-    /// After our fresh claim is deleted: deletes the volume it was bound to if a Retain policy
-    /// keeps it (proven ours by its claimRef uid; nothing else is touched). Deleting it while
-    /// the claim still terminates is safe: the pv-protection finalizer holds it until it is
-    /// released. Some("persistent volume NAME") when deleted.
-    pub(super) async fn remove_retained(
+    /// Before our fresh claim is deleted: if a Retain policy would keep the volume it is bound
+    /// to (proven ours by its claimRef uid; nothing else is touched), sets the policy to Delete,
+    /// so that the provisioner deletes the volume and its disk once the claim is gone. Deleting
+    /// the Released PersistentVolume instead would leave the disk behind, with nothing left in
+    /// the cluster to find it by.
+    pub(super) async fn reclaim_retained(
         &mut self,
+        index: usize,
         claim: Option<&PersistentVolumeClaim>,
-    ) -> Option<String> {
+    ) -> Option<()> {
         let claim = claim?;
         let class = claim.spec.as_ref()?.storage_class_name.as_deref()?;
         if !self.plan.retained.contains(class) {
@@ -142,15 +144,21 @@ impl Controller<'_> {
         if !retained_by(&pv, uid) {
             return None;
         }
-        match self.cluster.delete_persistent_volume(volume).await {
-            Ok(()) => Some(format!("its Retain volume {volume}")),
-            Err(e) => {
-                self.obs.note(&format!(
-                    "iogauge kube: {e}; delete it with: kubectl delete pv {volume}"
-                ));
-                None
-            }
+        match self.cluster.reclaim_on_delete(volume).await {
+            Ok(()) => self.say(
+                index,
+                &format!(
+                    "volume {volume}: reclaimPolicy Retain set to Delete, so that it and its \
+                     disk go with the claim"
+                ),
+            ),
+            Err(e) => self.obs.note(&format!(
+                "iogauge kube: {e}; the volume and its disk stay once the claim is deleted: \
+                 kubectl patch pv {volume} -p '{{\"spec\":{{\"persistentVolumeReclaimPolicy\":\"Delete\"}}}}' \
+                 deletes both"
+            )),
         }
+        Some(())
     }
 }
 

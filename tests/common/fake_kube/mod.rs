@@ -30,9 +30,9 @@
 //! by policy), namespaces as objects (the context's namespace,
 //! `default` and `kube-system` exist), resources and requests, preemption and real scheduling
 //! (node selectors, required node affinity and taints are honoured, nothing else), pagination
-//! (`limit`/`continue` are ignored), log follow/timestamps/since, PATCH/PUT and server-side
-//! apply, DELETE of collections, finalizers and graceful termination (deleted objects vanish at
-//! once), several containers or init containers (only the first container runs, with no image
+//! (`limit`/`continue` are ignored), log follow/timestamps/since, PATCH (but a merge patch of
+//! a PersistentVolume), PUT and server-side apply, DELETE of collections, finalizers and
+//! graceful termination (deleted objects vanish at once), several containers or init containers (only the first container runs, with no image
 //! or entrypoint: the test's binary), `restartPolicy: OnFailure` in-place restarts (a failed pod
 //! is replaced, as with `Never`, up to `backoffLimit`, without the real back-off delay),
 //! `ttlSecondsAfterFinished`, completions/parallelism above 1, and resourceVersion conflicts.
@@ -1258,6 +1258,8 @@ enum Op {
     Create,
     Delete,
     Log,
+    /// A merge patch (PersistentVolumes only, see [`volumes::patch`]).
+    Patch,
 }
 
 /// The resource, namespace, name and operation a request addresses, if the fake serves it.
@@ -1291,6 +1293,7 @@ fn route(method: &str, path: &str) -> Option<(Res, Option<String>, Option<String
         ("POST", false, None) => Op::Create,
         ("DELETE", true, None) => Op::Delete,
         ("GET", true, Some("log")) if res == POD => Op::Log,
+        ("PATCH", true, None) => Op::Patch,
         _ => return None,
     };
     let allowed = match res.kind {
@@ -1299,7 +1302,7 @@ fn route(method: &str, path: &str) -> Option<(Res, Option<String>, Option<String
             matches!(op, Op::List | Op::Get | Op::Create | Op::Delete)
         }
         "Pod" => matches!(op, Op::List | Op::Get | Op::Delete | Op::Log),
-        "PersistentVolume" => matches!(op, Op::List | Op::Get | Op::Delete),
+        "PersistentVolume" => matches!(op, Op::List | Op::Get | Op::Delete | Op::Patch),
         _ => false,
     };
     allowed.then(|| (res, ns.map(String::from), name.map(String::from), op))
@@ -1363,6 +1366,7 @@ fn handle(shared: &Arc<Shared>, method: &str, target: &str, body: &[u8]) -> Resp
             &q,
         ),
         Op::Log => pod_log(&st, &ns.unwrap_or_default(), &name.unwrap_or_default(), &q),
+        Op::Patch => volumes::patch(&mut st, &res, &name.unwrap_or_default(), json_body),
     }
 }
 

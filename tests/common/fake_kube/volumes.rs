@@ -6,7 +6,10 @@
 //! someone deletes it). Also seeded volumes that belong to no claim of the test, so that a test
 //! can prove they are left alone.
 
-use super::{name_of, now_rfc3339, str_at, uid_of, Builder, State, StorageClassSeed};
+use super::{
+    name_of, not_found, now_rfc3339, status, str_at, uid_of, Builder, Res, Resp, State,
+    StorageClassSeed,
+};
 use serde_json::{json, Value};
 
 impl StorageClassSeed {
@@ -138,4 +141,50 @@ pub(super) fn claim_deleted(st: &mut State, claim: &Value) {
     } else {
         super::delete_object(st, i, super::Propagation::Background);
     }
+}
+
+/// RFC 7386 JSON merge patch: objects merge key by key, `null` removes, anything else replaces.
+fn merge(target: &mut Value, patch: &Value) {
+    let Some(p) = patch.as_object() else {
+        *target = patch.clone();
+        return;
+    };
+    if !target.is_object() {
+        *target = json!({});
+    }
+    for (k, v) in p {
+        if v.is_null() {
+            if let Some(t) = target.as_object_mut() {
+                t.remove(k);
+            }
+        } else {
+            merge(&mut target[k.as_str()], v);
+        }
+    }
+}
+
+/// `PATCH /api/v1/persistentvolumes/NAME` with a merge patch. A Released volume whose policy
+/// becomes Delete is reclaimed at once, as the PV controller does (the provisioner deletes the
+/// disk, then the object).
+pub(super) fn patch(st: &mut State, res: &Res, name: &str, body: Option<Value>) -> Resp {
+    let Some(i) = st.find(res.kind, None, name) else {
+        return not_found(res, name);
+    };
+    let Some(body) = body.filter(Value::is_object) else {
+        return status(
+            400,
+            "BadRequest",
+            "error decoding patch: invalid character looking for beginning of value",
+            Value::Null,
+        );
+    };
+    st.update(i, |o| merge(o, &body));
+    st.history.push(format!("patched PersistentVolume/{name}"));
+    let obj = st.objects[i].clone();
+    if str_at(&obj, "/status/phase") == "Released"
+        && str_at(&obj, "/spec/persistentVolumeReclaimPolicy") == "Delete"
+    {
+        super::delete_object(st, i, super::Propagation::Background);
+    }
+    Resp::json(200, &obj)
 }
