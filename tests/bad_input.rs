@@ -2101,22 +2101,22 @@ static CASES: &[Case] = &[
         err: "iogauge kube check: --claim 'UPPER': expected a Kubernetes object name (lowercase letters, digits, '-' and '.', starting and ending with a letter or digit), e.g. fast-ssd",
     },
     Case {
-        args: &["kube", "check", "--image", "img", "--dry-run", "--storage-class", "std", "--size", "10Xi"],
+        args: &["kube", "check", "--image", "img", "--dry-run", "--storage-class", "std", "--claim-size", "10Xi"],
         files: &[],
         stdin: None,
-        err: "error: invalid value '10Xi' for '--size <QUANTITY>': '10Xi' is not a Kubernetes quantity: expected a number with Ki, Mi, Gi, Ti (powers of 1024) or k, M, G, T (powers of 1000), e.g. 20Gi",
+        err: "error: invalid value '10Xi' for '--claim-size <QUANTITY>': '10Xi' is not a Kubernetes quantity: expected a number with Ki, Mi, Gi, Ti (powers of 1024) or k, M, G, T (powers of 1000), e.g. 20Gi",
     },
     Case {
-        args: &["kube", "check", "--image", "img", "--dry-run", "--storage-class", "std", "--size", "0"],
+        args: &["kube", "check", "--image", "img", "--dry-run", "--storage-class", "std", "--claim-size", "0"],
         files: &[],
         stdin: None,
-        err: "error: invalid value '0' for '--size <QUANTITY>': '0' is not a whole, positive number of bytes; e.g. 20Gi",
+        err: "error: invalid value '0' for '--claim-size <QUANTITY>': '0' is not a whole, positive number of bytes; e.g. 20Gi",
     },
     Case {
-        args: &["kube", "check", "--image", "img", "--dry-run", "--storage-class", "std", "--size", "1.5"],
+        args: &["kube", "check", "--image", "img", "--dry-run", "--storage-class", "std", "--claim-size", "1.5"],
         files: &[],
         stdin: None,
-        err: "error: invalid value '1.5' for '--size <QUANTITY>': '1.5' is not a whole, positive number of bytes; e.g. 20Gi",
+        err: "error: invalid value '1.5' for '--claim-size <QUANTITY>': '1.5' is not a whole, positive number of bytes; e.g. 20Gi",
     },
     Case {
         args: &["kube", "check", "--image", "img", "--dry-run", "--storage-class", "std", "--cpu-request", "abc"],
@@ -2197,10 +2197,10 @@ static CASES: &[Case] = &[
         err: "error: invalid value 'x' for '--duration <D>': expected a time such as 10 (seconds), 30s, 500ms, 2m or 1m30s",
     },
     Case {
-        args: &["kube", "check", "--image", "img", "--dry-run", "--storage-class", "std", "--file-size", "1x"],
+        args: &["kube", "check", "--image", "img", "--dry-run", "--storage-class", "std", "--size", "1x"],
         files: &[],
         stdin: None,
-        err: "error: invalid value '1x' for '--file-size <S>': expected a size such as 64m, 512MiB or 1g (m = MiB, g = GiB, as in fio)",
+        err: "error: invalid value '1x' for '--size <S>': expected a size such as 64m, 512MiB or 1g (m = MiB, g = GiB, as in fio)",
     },
     Case {
         args: &["kube", "check", "--image", "img", "--dry-run", "--storage-class", "std", "--access-mode", "Nope"],

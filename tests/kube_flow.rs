@@ -672,7 +672,10 @@ fn a_second_ctrl_c_leaves_at_once_and_says_what_remains() {
         .as_str()
         .unwrap()
         .to_string();
-    let run = &job["iogauge-".len()..job.len() - "-fast".len()];
+    let run = fake.objects("Job")[0]["metadata"]["labels"]["iogauge.dev/run"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let ns = fake.namespace();
     assert!(
         err.contains(&format!(

@@ -33,7 +33,7 @@ fn normalized(yaml: &str) -> String {
     yaml.replace(&id, "RUNID")
 }
 
-fn documents(yaml: &str) -> Vec<Value> {
+pub(crate) fn documents(yaml: &str) -> Vec<Value> {
     yaml.split("\n---\n")
         .chain([""])
         .filter_map(|d| {
@@ -67,7 +67,7 @@ fn snapshot(name: &str, yaml: &str) {
 
 /// kubernetes-validate, strict, against 1.33 (k8s-openapi's `earliest`). Without it, the test
 /// skips this step outside CI and fails under CI (.ci/run installs it).
-fn validate(name: &str, yaml: &str) {
+pub(crate) fn validate(name: &str, yaml: &str) {
     let ok = common::cmd("kubernetes-validate").arg("--version").output();
     if ok.is_err() {
         assert!(
@@ -96,7 +96,7 @@ fn validate(name: &str, yaml: &str) {
 
 /// Every rule of Pod Security "restricted" (kubernetes.io/docs/concepts/security/pod-security-standards),
 /// as violations in words; empty when the pod spec meets the profile.
-fn restricted_violations(pod: &Value) -> Vec<String> {
+pub(crate) fn restricted_violations(pod: &Value) -> Vec<String> {
     let mut v = Vec::new();
     const VOLUMES: [&str; 8] = [
         "configMap",
@@ -169,14 +169,14 @@ fn restricted_violations(pod: &Value) -> Vec<String> {
     v
 }
 
-fn jobs(yaml: &str) -> Vec<Value> {
+pub(crate) fn jobs(yaml: &str) -> Vec<Value> {
     documents(yaml)
         .into_iter()
         .filter(|d| d["kind"] == "Job")
         .collect()
 }
 
-fn case(name: &str, args: &[&str]) -> String {
+pub(crate) fn case(name: &str, args: &[&str]) -> String {
     let mut all = vec!["kube", "check"];
     all.extend_from_slice(args);
     all.extend_from_slice(&["--image", "registry.example/iogauge:0.1", "--dry-run"]);
@@ -247,7 +247,7 @@ fn every_pod_option_lands_in_the_manifest() {
             "fast",
             "--storage-class",
             "standard.hdd",
-            "--size",
+            "--claim-size",
             "20Gi",
             "--toleration",
             "dedicated=storage:NoSchedule",
@@ -281,9 +281,13 @@ fn every_pod_option_lands_in_the_manifest() {
     );
     let jobs = jobs(&out);
     assert_eq!(jobs.len(), 2);
+    // A readable tail and a hash of the kind and full name.
+    let name = jobs[1]["metadata"]["name"].as_str().unwrap();
+    assert!(name.starts_with("iogauge-RUNID-standard-hdd-"), "{name}");
     assert_eq!(
-        jobs[1]["metadata"]["name"].as_str().unwrap(),
-        "iogauge-RUNID-standard-hdd"
+        name.len(),
+        "iogauge-RUNID-standard-hdd-".len() + 5,
+        "{name}"
     );
     for j in &jobs {
         assert_eq!(j["metadata"]["namespace"], "perf");
@@ -316,7 +320,13 @@ fn every_pod_option_lands_in_the_manifest() {
 fn a_claim_too_small_for_the_profile_caps_the_test_file() {
     let out = case(
         "small-claim",
-        &["sync-iops", "--storage-class", "fast", "--size", "512Mi"],
+        &[
+            "sync-iops",
+            "--storage-class",
+            "fast",
+            "--claim-size",
+            "512Mi",
+        ],
     );
     let job = &jobs(&out)[0];
     let args = job["spec"]["template"]["spec"]["containers"][0]["args"].to_string();
@@ -379,7 +389,7 @@ fn resources_can_be_dropped_and_bad_input_says_what_to_do() {
             "iogauge kube check: profile 'my.yaml': kube runs the built-in profiles only (the pod has no access to your files); the built-in ones are etcd, etcd-large, sync-iops, gitlab, small-files\n",
         ),
         (
-            &["kube", "check", "--storage-class", "x", "--image", "i", "--size", "20GB"],
+            &["kube", "check", "--storage-class", "x", "--image", "i", "--claim-size", "20GB"],
             "'20GB' is not a Kubernetes quantity",
         ),
         (

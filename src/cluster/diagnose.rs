@@ -179,10 +179,43 @@ fn refused(msg: &str) -> String {
             detail("denied the request")
         );
     }
+    if let Some((_, list)) =
+        msg.split_once("unable to validate against any security context constraint")
+    {
+        return scc_refused(list);
+    }
     if msg.contains("exceeded quota") {
         return format!("a ResourceQuota refused the pod: {}", detail("forbidden"));
     }
     format!("the Job could not create its pod: {msg}")
+}
+
+/// OpenShift's SCC admission lists every provider it tried; those "not usable by user or
+/// serviceaccount" say nothing about the pod, the others say what they refused.
+fn scc_refused(list: &str) -> String {
+    let list = list.trim().trim_start_matches(':').trim();
+    let list = list.strip_prefix('[').unwrap_or(list);
+    let list = list.strip_suffix(']').unwrap_or(list);
+    let why: Vec<&str> = list
+        .split(", provider ")
+        .map(|p| p.trim().trim_start_matches("provider ").trim())
+        .filter(|p| !p.contains("not usable by user or serviceaccount"))
+        .collect();
+    let mut detail = if why.is_empty() {
+        list.to_string()
+    } else {
+        why.join("; ")
+    };
+    if detail.chars().count() > 500 {
+        detail = detail.chars().take(500).collect::<String>() + "…";
+    }
+    let fix = if detail.contains("hostPath") || detail.contains("host path") {
+        "node targets need an SCC that allows hostPath volumes, e.g. oc adm policy \
+         add-scc-to-user hostmount-anyuid -z <service account>, with --service-account"
+    } else {
+        "use --security-context platform, so that the SCC assigns the uid, gid and fsGroup"
+    };
+    format!("OpenShift's security context constraints refused the pod ({detail}): {fix}")
 }
 
 #[cfg(test)]
@@ -249,6 +282,39 @@ mod tests {
             diagnose(&observed(None, &[], &[], None, &[])),
             Diagnosis::Waiting("waiting for the Job to create its pod".into())
         );
+    }
+
+    #[test]
+    fn scc_refusals_say_to_let_the_platform_choose() {
+        // OpenShift 4.11+ wording (restricted-v2 with the namespace's ranges).
+        let ev = [event(
+            "FailedCreate",
+            "Warning",
+            "Error creating: pods \"iogauge-x-abcde\" is forbidden: unable to validate against any security context constraint: [provider \"anyuid\": Forbidden: not usable by user or serviceaccount, provider restricted-v2: .spec.securityContext.fsGroup: Invalid value: []int64{65532}: 65532 is not an allowed group, spec.containers[0].securityContext.runAsUser: Invalid value: 65532: must be in the ranges: [1000680000, 1000689999], provider \"restricted\": Forbidden: not usable by user or serviceaccount, provider \"privileged\": Forbidden: not usable by user or serviceaccount]",
+        )];
+        assert_eq!(
+            diagnose(&observed(None, &[], &ev, None, &[])),
+            Diagnosis::Fatal(
+                "OpenShift's security context constraints refused the pod (restricted-v2: .spec.securityContext.fsGroup: Invalid value: []int64{65532}: 65532 is not an allowed group, spec.containers[0].securityContext.runAsUser: Invalid value: 65532: must be in the ranges: [1000680000, 1000689999]): use --security-context platform, so that the SCC assigns the uid, gid and fsGroup".into()
+            )
+        );
+    }
+
+    #[test]
+    fn a_long_scc_list_is_capped() {
+        let many = (0..40)
+            .map(|i| {
+                format!("provider p{i}: .spec.securityContext.runAsUser: Invalid value: 65532")
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        let msg = format!("pods \"x\" is forbidden: unable to validate against any security context constraint: [{many}]");
+        let said = refused(&msg);
+        let detail = said
+            .strip_prefix("OpenShift's security context constraints refused the pod (")
+            .unwrap();
+        let (detail, _) = detail.split_once("…)").unwrap();
+        assert_eq!(detail.chars().count(), 500);
     }
 
     #[test]

@@ -5,7 +5,6 @@
 
 use super::request::{
     KubeRequest, Toleration, VolumeMode, BINARY, CONTROL_PLANE_TAINTS, DEVICE_PATH, MOUNT_PATH,
-    POD_UID,
 };
 use super::targets::{Target, TargetKind};
 use k8s_openapi::api::batch::v1::{Job, JobSpec};
@@ -147,18 +146,10 @@ pub(crate) fn job(
             });
         }
     }
-    // A claim's volume is given to the pod's group (fsGroup), so the pod needs no root. A
-    // node directory is the host's own (etcd's is root's, mode 0700), which only uid 0 can
-    // write; hostPath needs the namespace's Pod Security level to be privileged anyway.
-    let on_host = matches!(target.kind, TargetKind::Node { .. });
+    // Who the pod runs as: by default uid 65532 with fsGroup on a fresh claim, uid 0 on a node
+    // directory or a raw device (root's); see identity.rs for the modes.
     let block = is_block(req, target);
-    // A raw device node in the container belongs to root (the runtime copies the host's
-    // ownership; fsGroup does not apply to it), so a Block claim's pod is uid 0 too.
-    let root = on_host || block;
-    let uid = if root { 0 } else { POD_UID };
-    // fsGroup makes the kubelet give a volume's files to the group: right for a filesystem
-    // claim iogauge creates, not for a user's existing claim, whose ownership is left alone.
-    let fs_group = matches!(target.kind, TargetKind::StorageClass { .. }) && !block;
+    let ids = req.pod.identity.resolve(&target.kind, block);
     let volume = match &target.kind {
         TargetKind::Node {
             hostname,
@@ -194,9 +185,9 @@ pub(crate) fn job(
         security_context: Some(SecurityContext {
             allow_privilege_escalation: Some(false),
             read_only_root_filesystem: Some(true),
-            run_as_non_root: Some(!root),
-            run_as_user: Some(uid),
-            run_as_group: Some(uid),
+            run_as_non_root: Some(ids.non_root),
+            run_as_user: ids.uid,
+            run_as_group: ids.gid,
             capabilities: Some(Capabilities {
                 drop: Some(vec!["ALL".into()]),
                 ..Capabilities::default()
@@ -237,11 +228,12 @@ pub(crate) fn job(
                 .collect()
         }),
         security_context: Some(PodSecurityContext {
-            run_as_non_root: Some(!root),
-            run_as_user: Some(uid),
-            run_as_group: Some(uid),
-            fs_group: fs_group.then_some(POD_UID),
-            fs_group_change_policy: fs_group.then(|| "OnRootMismatch".into()),
+            run_as_non_root: Some(ids.non_root),
+            run_as_user: ids.uid,
+            run_as_group: ids.gid,
+            fs_group: ids.fs_group,
+            fs_group_change_policy: ids.fs_group.map(|_| "OnRootMismatch".into()),
+            supplemental_groups: (!ids.supplemental.is_empty()).then(|| ids.supplemental.clone()),
             seccomp_profile: Some(runtime_default()),
             ..PodSecurityContext::default()
         }),

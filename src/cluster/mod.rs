@@ -7,6 +7,7 @@ pub(crate) mod cleanup;
 pub(crate) mod client;
 pub(crate) mod diagnose;
 pub(crate) mod fleet;
+pub(crate) mod identity;
 pub mod log;
 pub(crate) mod manifests;
 pub(crate) mod plan;

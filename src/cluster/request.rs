@@ -6,9 +6,34 @@ use crate::input::profiles;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-/// The uid and gid the pod runs as on a claim (the image's own `USER`); the claim is given to
-/// this group with `fsGroup`, so a non-root process can write to a fresh volume's root.
+/// The uid and gid the pod runs as on a claim by default (the image's own `USER`); a fresh claim
+/// is given to this group with `fsGroup`, so a non-root process can write to its root.
 pub(crate) const POD_UID: i64 = 65532;
+
+/// `--security-context`: how the pod's identity is chosen (resolved per target, checked and
+/// diagnosed in identity.rs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum SecurityMode {
+    /// uid/gid 65532 (the image's user), fsGroup on fresh filesystem claims: Pod Security
+    /// "restricted" for claims.
+    #[default]
+    Restricted,
+    /// No runAsUser, runAsGroup or fsGroup: OpenShift's restricted-v2 SCC assigns them from the
+    /// namespace's range (it refuses fixed ones outside it). Still non-root.
+    Platform,
+    /// uid 0 (capabilities still dropped), for volumes only root can write: Pod Security
+    /// "baseline".
+    Root,
+}
+
+/// The identity flags as given.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Identity {
+    pub mode: SecurityMode,
+    pub run_as_user: Option<i64>,
+    pub run_as_group: Option<i64>,
+    pub supplemental_groups: Vec<i64>,
+}
 
 /// Where the volume is mounted in the pod, and so the `--dir` of the check there.
 pub(crate) const MOUNT_PATH: &str = "/data";
@@ -295,6 +320,8 @@ pub(crate) struct PodOptions {
     pub volume_mode: VolumeMode,
     /// Extra labels on everything created.
     pub labels: BTreeMap<String, String>,
+    /// Who the pod runs as (`--security-context`, `--run-as-user`, …).
+    pub identity: Identity,
 }
 
 impl Default for PodOptions {
@@ -318,6 +345,7 @@ impl Default for PodOptions {
             access_mode: "ReadWriteOnce".into(),
             volume_mode: VolumeMode::Filesystem,
             labels: BTreeMap::new(),
+            identity: Identity::default(),
         }
     }
 }

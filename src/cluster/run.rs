@@ -428,7 +428,12 @@ impl Controller<'_> {
                     ),
                     None => "the pod ended without a result: ".into(),
                 };
-                let why = format!("{how}{e}");
+                let why = super::identity::explain(
+                    format!("{how}{e}"),
+                    &self.plan.targets[a.index].kind,
+                    &self.req.pod.access_mode,
+                    &self.req.pod.identity,
+                );
                 self.say(a.index, &format!("failed: {why}"));
                 o.status = TargetStatus::Failed;
                 o.reason = Some(why);

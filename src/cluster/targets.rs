@@ -45,13 +45,13 @@ pub(crate) enum TargetKind {
 
 impl Target {
     pub(crate) fn new(kind: TargetKind) -> Target {
-        let name = match &kind {
-            TargetKind::StorageClass { class, .. } => class,
-            TargetKind::Claim { name, .. } => name,
-            TargetKind::Node { name, .. } => name,
+        let (tag, name) = match &kind {
+            TargetKind::StorageClass { class, .. } => ("storage-class", class),
+            TargetKind::Claim { name, .. } => ("claim", name),
+            TargetKind::Node { name, .. } => ("node", name),
         };
         Target {
-            slug: slug(name),
+            slug: slug(tag, name),
             kind,
         }
     }
@@ -77,7 +77,9 @@ impl Target {
     }
 }
 
-/// Names made unique: a second target with the same slug gets `-2`, and so on.
+/// Names made unique over the run. Slugs already differ by their hash of kind and full name;
+/// two equal slugs mean the same target named twice or a hash collision, and a `-2` keeps them
+/// apart within the length limit.
 pub(crate) fn dedupe(targets: &mut [Target]) {
     let mut seen = std::collections::BTreeMap::<String, usize>::new();
     for t in targets {
@@ -89,10 +91,19 @@ pub(crate) fn dedupe(targets: &mut [Target]) {
     }
 }
 
-/// A DNS-1123 label fragment: lower-case letters, digits and '-', at most 30 characters, so
-/// that `iogauge-<run>-<slug>-<pod suffix>` stays within Kubernetes' 63.
-fn slug(name: &str) -> String {
-    let mut s: String = name
+/// The readable part of a slug at most: the end of a name, where cloud node names differ
+/// (`gke-prod-default-pool-3f2a1b2c-xk4m`).
+const TAIL: usize = 30;
+/// Base-36 characters of the hash.
+const HASH: usize = 5;
+
+/// A DNS-1123 label fragment: the last [`TAIL`] characters of the name in lower-case letters,
+/// digits and '-', then a short hash of the kind and the whole name, so that names alike in
+/// their tail, or equal across kinds (class `fast`, node `fast`), still differ. At most 36
+/// characters, and 38 after [`dedupe`], so that `iogauge-<run>-<slug>` (at most 53) plus the
+/// Job controller's `-xxxxx` pod suffix stays within Kubernetes' 63.
+fn slug(kind: &str, name: &str) -> String {
+    let clean: Vec<char> = name
         .chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() {
@@ -102,13 +113,28 @@ fn slug(name: &str) -> String {
             }
         })
         .collect();
-    s.truncate(30);
-    let s = s.trim_matches('-').to_string();
-    if s.is_empty() {
-        "target".into()
-    } else {
-        s
+    let tail: String = clean[clean.len().saturating_sub(TAIL)..].iter().collect();
+    let tail = tail.trim_matches('-');
+    let tail = if tail.is_empty() { "target" } else { tail };
+    format!("{tail}-{}", short_hash(&format!("{kind}/{name}")))
+}
+
+/// FNV-1a over the text, as [`HASH`] base-36 digits: stable across runs and versions, so a
+/// target keeps its name from one run to the next.
+fn short_hash(text: &str) -> String {
+    let mut x: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text.bytes() {
+        x ^= u64::from(b);
+        x = x.wrapping_mul(0x0000_0100_0000_01b3);
     }
+    let digits = b"0123456789abcdefghijklmnopqrstuvwxyz";
+    (0..HASH)
+        .map(|_| {
+            let d = char::from(digits[(x % 36) as usize]);
+            x /= 36;
+            d
+        })
+        .collect()
 }
 
 /// The most bytes any of the profiles writes at once (they run one after another, each removing
@@ -176,25 +202,84 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
 
+    fn node(name: &str) -> Target {
+        Target::new(TargetKind::Node {
+            name: name.into(),
+            hostname: name.into(),
+            host_path: "/d".into(),
+        })
+    }
+
+    fn class(name: &str) -> Target {
+        Target::new(TargetKind::StorageClass {
+            class: name.into(),
+            provisioner: None,
+            binding_mode: None,
+            claim_bytes: 1 << 30,
+        })
+    }
+
+    fn is_label(s: &str) -> bool {
+        !s.is_empty()
+            && s.len() <= 63
+            && s.bytes()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
+            && !s.starts_with('-')
+            && !s.ends_with('-')
+    }
+
     #[test]
-    fn slugs_are_dns_labels_and_unique() {
-        assert_eq!(slug("Fast_SSD.v2"), "fast-ssd-v2");
-        assert_eq!(slug("---"), "target");
-        assert_eq!(slug(&"x".repeat(80)).len(), 30);
+    fn slugs_are_a_readable_tail_and_a_hash_of_the_whole_name() {
+        let s = slug("node", "Fast_SSD.v2");
+        assert!(s.starts_with("fast-ssd-v2-"), "{s}");
+        assert_eq!(s.len(), "fast-ssd-v2-".len() + HASH);
+        assert_eq!(s, slug("node", "Fast_SSD.v2"), "stable");
+        assert!(slug("node", "---").starts_with("target-"));
+        // The end of a long name is kept: there cloud node names differ.
+        let long = format!("{}-xk4m", "a".repeat(80));
+        let s = slug("node", &long);
+        assert_eq!(s.len(), TAIL + 1 + HASH);
+        assert!(s.starts_with("aaaa") && s.contains("-xk4m-"), "{s}");
+    }
+
+    #[test]
+    fn names_are_unique_over_the_run_and_fit_63_characters() {
+        // GKE and AKS node names alike in their first 30 characters.
+        let gke = "gke-production-cluster-1-default-pool-3f2a1b2c";
         let mut t = vec![
-            Target::new(TargetKind::Node {
-                name: "a.b".into(),
-                hostname: "a.b".into(),
-                host_path: "/d".into(),
-            }),
-            Target::new(TargetKind::Node {
-                name: "a_b".into(),
-                hostname: "a_b".into(),
-                host_path: "/d".into(),
-            }),
+            node(&format!("{gke}-xk4m")),
+            node(&format!("{gke}-p9zq")),
+            node("aks-nodepool1-12345678-vmss000000"),
+            node("aks-nodepool1-12345678-vmss000001"),
+            // The case: two classes and a node that slugged alike after dedupe.
+            class("fast"),
+            class("fast-2"),
+            node("fast"),
+            // Names that only differ in what a slug cannot hold.
+            node("a.b"),
+            node("a_b"),
+            // A name whose last 30 characters are another's.
+            node(&format!("x{}", "y".repeat(40))),
+            node(&format!("z{}", "y".repeat(40))),
         ];
+        // The same target twice still gets two names.
+        t.push(class("fast"));
         dedupe(&mut t);
-        assert_eq!((t[0].slug.as_str(), t[1].slug.as_str()), ("a-b", "a-b-2"));
+        let names: std::collections::BTreeSet<&str> = t.iter().map(|t| t.slug.as_str()).collect();
+        assert_eq!(names.len(), t.len(), "{names:?}");
+        let run = run_id();
+        for t in &t {
+            // The Job controller names pods `<job>-<5 characters>`.
+            let pod = format!("iogauge-{run}-{}-abcde", t.slug);
+            assert!(is_label(&pod), "{pod} ({} characters)", pod.len());
+        }
+        assert!(t[4].slug.starts_with("fast-") && t[6].slug.starts_with("fast-"));
+        assert_ne!(t[4].slug, t[6].slug);
+        assert_eq!(t[11].slug, format!("{}-2", t[4].slug));
+    }
+
+    #[test]
+    fn run_ids_are_six_label_characters() {
         let id = run_id();
         assert_eq!(id.len(), 6);
         assert!(id.chars().next().unwrap().is_ascii_lowercase());

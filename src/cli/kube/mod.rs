@@ -14,6 +14,7 @@ use crate::cluster::request::{
     pod_profiles, quantities, validate_names, CheckArgs, KubeRequest, PodOptions, TargetRequest,
     Toleration, VolumeMode,
 };
+use crate::cluster::request::{Identity, SecurityMode};
 use crate::cluster::run::{self, Observer};
 use crate::cluster::KubeError;
 use crate::history::{Invocation, NewRun};
@@ -92,7 +93,7 @@ struct KubeCheckArgs {
 
     /// Size of each fresh claim, e.g. 20Gi [default: the largest test file + 25%, in whole Gi]
     #[arg(long, value_name = "QUANTITY", value_parser = parse_bytes, help_heading = "Claims")]
-    size: Option<u64>,
+    claim_size: Option<u64>,
     /// Access mode of fresh claims
     #[arg(long, value_name = "MODE", default_value = "ReadWriteOnce", value_parser = ["ReadWriteOnce", "ReadWriteOncePod", "ReadWriteMany"], help_heading = "Claims")]
     access_mode: String,
@@ -108,9 +109,10 @@ struct KubeCheckArgs {
     /// Shrink sizes, times and file counts by F (0 < F <= 1); marked as shortened
     #[arg(long, value_name = "F", value_parser = parse_scale, help_heading = "Checks")]
     scale: Option<f64>,
-    /// Test file size in fio's grammar (check's --size); it must fit the claim
-    #[arg(long, value_name = "S", value_parser = parse_flag_size, help_heading = "Checks")]
-    file_size: Option<u64>,
+    /// Test file size in fio's grammar, as check's --size, e.g. 512m; it must fit the claim
+    /// (the claim's own size is --claim-size)
+    #[arg(long, alias = "file-size", value_name = "S", value_parser = file_size, help_heading = "Checks")]
+    size: Option<u64>,
     /// Warnings fail too, and a shortened run is at best a warning
     #[arg(long, help_heading = "Checks")]
     strict: bool,
@@ -153,6 +155,20 @@ struct KubeCheckArgs {
     /// The pod's service account [default: the namespace's default; its token is never mounted]
     #[arg(long, value_name = "NAME", help_heading = "Pods")]
     service_account: Option<String>,
+    /// Who the pod runs as: restricted (uid/gid 65532, fsGroup on fresh claims), platform
+    /// (uid, gid and fsGroup left to the platform, e.g. OpenShift's SCCs) or root (uid 0, for
+    /// volumes only root can write; needs Pod Security baseline)
+    #[arg(long, value_name = "MODE", value_enum, default_value_t = SecurityContext::Restricted, help_heading = "Pods")]
+    security_context: SecurityContext,
+    /// Run as this uid, e.g. the owner of an NFS export or of a node's etcd directory
+    #[arg(long, value_name = "UID", value_parser = id_number, help_heading = "Pods")]
+    run_as_user: Option<i64>,
+    /// Run as this gid (also the fsGroup of fresh claims) [default: --run-as-user's, else 65532]
+    #[arg(long, value_name = "GID", value_parser = id_number, help_heading = "Pods")]
+    run_as_group: Option<i64>,
+    /// Also a member of this group, e.g. the group that may write a shared volume (repeatable)
+    #[arg(long = "supplemental-group", value_name = "GID", value_parser = id_number, help_heading = "Pods")]
+    supplemental_groups: Vec<i64>,
 
     /// Give up on the whole run after D; also each Job's activeDeadlineSeconds
     #[arg(long, value_name = "D", default_value = "30m", value_parser = parse_duration, help_heading = "Run")]
@@ -201,6 +217,56 @@ enum Mode {
     Filesystem,
     #[value(name = "Block")]
     Block,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq)]
+enum SecurityContext {
+    Restricted,
+    Platform,
+    Root,
+}
+
+impl KubeCheckArgs {
+    /// The identity flags, checked against each other (exit 2 with the fix).
+    fn identity(&self) -> Result<Identity, String> {
+        let id = Identity {
+            mode: match self.security_context {
+                SecurityContext::Restricted => SecurityMode::Restricted,
+                SecurityContext::Platform => SecurityMode::Platform,
+                SecurityContext::Root => SecurityMode::Root,
+            },
+            run_as_user: self.run_as_user,
+            run_as_group: self.run_as_group,
+            supplemental_groups: self.supplemental_groups.clone(),
+        };
+        id.validate()?;
+        Ok(id)
+    }
+}
+
+/// A uid or gid as Kubernetes takes it: 0 to 2147483647.
+fn id_number(v: &str) -> Result<i64, String> {
+    v.parse::<i64>()
+        .ok()
+        .filter(|n| (0..=i64::from(i32::MAX)).contains(n))
+        .ok_or_else(|| format!("'{v}': expected a numeric id from 0 to 2147483647, e.g. 1000"))
+}
+
+/// `--size`: the test file's size, as check's. Until this version kube's `--size` was the
+/// claim's size in Kubernetes units; such a value is refused rather than silently becoming a
+/// file size.
+fn file_size(v: &str) -> Result<u64, String> {
+    let t = v.trim();
+    let quantity = ["Ki", "Mi", "Gi", "Ti", "Pi", "Ei"]
+        .iter()
+        .any(|s| t.ends_with(s) && t.len() > 2);
+    if quantity {
+        return Err(format!(
+            "'{v}' is a Kubernetes quantity, but --size is the test file's size (as in \
+             iogauge check, e.g. 512m or 1g); for the claim's size use --claim-size {v}"
+        ));
+    }
+    parse_flag_size(v)
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq)]

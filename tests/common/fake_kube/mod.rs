@@ -23,6 +23,9 @@
 //! assert!(fake.unexpected().is_empty());
 //! ```
 //!
+//! Run as root, it also runs each container as its pod's uid, gid and groups, with real
+//! permissions on its volumes (identity.rs).
+//!
 //! What it does not model: watches (`watch=true` is answered 404 and recorded as unexpected),
 //! RBAC and authentication (any token is fine), admission beyond [`Scenario::Forbidden`] and
 //! the default storage class, validation beyond a Job's restartPolicy/containers and a claim's
@@ -37,6 +40,10 @@
 //! is replaced, as with `Never`, up to `backoffLimit`, without the real back-off delay),
 //! `ttlSecondsAfterFinished`, completions/parallelism above 1, and resourceVersion conflicts.
 
+mod identity;
+mod volumes;
+pub use identity::honoured as identity_honoured;
+
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
@@ -47,8 +54,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
-
-mod volumes;
 
 /// What the fake cluster does with a pod (or, for [`Scenario::ProvisioningFailed`], a claim).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -175,9 +180,18 @@ pub struct Builder {
     delete_delay: Duration,
     /// Objects the cluster has from the start besides classes and nodes (see [`volumes`]).
     seed_objects: Vec<Value>,
+    owners: BTreeMap<String, u32>,
 }
 
 impl Builder {
+    /// The volume of pods using a claim of class `target`, or going to node `target`, belongs to
+    /// `uid` (mode 0755) and ignores fsGroup: an NFS export or another user's node directory
+    /// (see identity.rs; honoured when the tests run as root).
+    pub fn volume_owner(mut self, target: &str, uid: u32) -> Self {
+        self.owners.insert(target.into(), uid);
+        self
+    }
+
     /// Every DELETE waits this long before it is answered (a slow API server), so that a test
     /// can interrupt a client in the middle of its deletions.
     pub fn delete_delay(mut self, d: Duration) -> Self {
@@ -238,6 +252,7 @@ impl Builder {
             default_scenario: self.scenario,
             scenarios: self.scenarios,
             delete_delay: self.delete_delay,
+            owners: self.owners,
             objects: Vec::new(),
             created: Vec::new(),
             deleted: Vec::new(),
@@ -384,6 +399,7 @@ impl FakeKube {
             scenarios: BTreeMap::new(),
             delete_delay: Duration::ZERO,
             seed_objects: Vec::new(),
+            owners: BTreeMap::new(),
         }
     }
 
@@ -558,6 +574,7 @@ struct State {
     default_scenario: Scenario,
     scenarios: BTreeMap<String, Scenario>,
     delete_delay: Duration,
+    owners: BTreeMap<String, u32>,
     objects: Vec<Value>,
     created: Vec<Value>,
     deleted: Vec<(String, String)>,
@@ -2584,8 +2601,16 @@ fn container_command(st: &State, pod: &Value) -> ContainerCmd {
         };
         env.push((str_at(e, "/name").to_string(), value));
     }
+    let (program, args) =
+        match identity::as_pod_user(st, pod, &mounts, st.binary.clone(), args.clone()) {
+            Ok(c) => c,
+            Err(e) => {
+                spawn_error = spawn_error.or(Some(e));
+                (st.binary.clone(), args)
+            }
+        };
     ContainerCmd {
-        program: st.binary.clone(),
+        program,
         args,
         env,
         cwd: pod_dir,
