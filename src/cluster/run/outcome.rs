@@ -5,8 +5,7 @@
 use super::{Active, Controller};
 use crate::cluster::manifests;
 use crate::cluster::quantity::{format_bytes, parse_bytes};
-use crate::cluster::targets::Target;
-use crate::cluster::targets::TargetKind;
+use crate::cluster::targets::{Target, TargetKind};
 use crate::report::document::{TargetOutcome, TargetStatus, TargetType};
 use k8s_openapi::api::core::v1::{Node, PersistentVolume, PersistentVolumeClaim};
 
