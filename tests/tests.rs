@@ -57,6 +57,7 @@ mod intervals;
 mod kube_disruption;
 mod kube_e2e;
 mod kube_edges;
+mod kube_fleet;
 mod kube_flow;
 mod kube_identity;
 mod kube_image;

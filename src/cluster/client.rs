@@ -1,13 +1,14 @@
 //! The API calls a run makes, each turned into iogauge's words on failure: a thin layer over
 //! `kube::Api` so that the controller reads as a sequence of steps. Every call is a plain GET,
-//! POST or DELETE (no watch), which is what the RBAC in deploy/rbac.yaml grants.
+//! POST or DELETE (no watch), and one merge PATCH of a Retain volume's reclaimPolicy, which is
+//! what the RBAC in deploy/rbac.yaml grants.
 
 use super::kubeconfig;
 use super::KubeError;
 use k8s_openapi::api::batch::v1::Job;
-use k8s_openapi::api::core::v1::{Event, Node, PersistentVolumeClaim, Pod};
+use k8s_openapi::api::core::v1::{Event, Node, PersistentVolume, PersistentVolumeClaim, Pod};
 use k8s_openapi::api::storage::v1::StorageClass;
-use kube::api::{Api, DeleteParams, ListParams, LogParams, PostParams};
+use kube::api::{Api, DeleteParams, ListParams, LogParams, Patch, PatchParams, PostParams};
 use kube::config::KubeConfigOptions;
 use kube::{Client, Config};
 use std::path::Path;
@@ -356,7 +357,7 @@ impl Cluster {
         }
     }
 
-    /// The node named `name` (`--node`), if it exists.
+    /// The node named `name` (`--node`, and for its topology labels), if it exists.
     pub(crate) async fn node(&self, name: &str) -> Result<Option<Node>, String> {
         Api::<Node>::all(self.client.clone())
             .get_opt(name)
@@ -373,6 +374,33 @@ impl Cluster {
             .await
             .map_err(|e| failed(&format!("reading events of {what}"), e))?
             .items)
+    }
+
+    /// One PersistentVolume (None: gone already, as a Delete policy makes it).
+    pub(crate) async fn persistent_volume(
+        &self,
+        name: &str,
+    ) -> Result<Option<PersistentVolume>, String> {
+        Api::<PersistentVolume>::all(self.client.clone())
+            .get_opt(name)
+            .await
+            .map_err(|e| failed(&format!("reading persistent volume {name}"), e))
+    }
+
+    /// Sets a volume's reclaimPolicy to Delete: once released, the provisioner deletes it and
+    /// its disk (deleting the PersistentVolume object itself would leave the disk behind).
+    pub(crate) async fn reclaim_on_delete(&self, name: &str) -> Result<(), String> {
+        let patch = serde_json::json!({"spec": {"persistentVolumeReclaimPolicy": "Delete"}});
+        Api::<PersistentVolume>::all(self.client.clone())
+            .patch(name, &PatchParams::default(), &Patch::Merge(&patch))
+            .await
+            .map(|_| ())
+            .map_err(|e| {
+                failed(
+                    &format!("setting reclaimPolicy Delete on persistent volume {name}"),
+                    e,
+                )
+            })
     }
 }
 

@@ -3,10 +3,12 @@
 //! async code in iogauge lives here, on a tokio runtime this module owns.
 
 pub(crate) mod budget;
+pub(crate) mod classes;
 pub(crate) mod cleanup;
 pub(crate) mod client;
 pub(crate) mod diagnose;
 pub(crate) mod dry_run;
+pub(crate) mod fleet;
 pub(crate) mod identity;
 pub(crate) mod kubeconfig;
 pub(crate) mod disruption;

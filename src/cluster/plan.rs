@@ -2,6 +2,7 @@
 //! the cluster when there is one) and the manifests they make: what `--dry-run` prints and what
 //! the controller creates.
 
+use super::classes;
 use super::client::Cluster;
 use super::manifests;
 use super::quantity::parse_bytes;
@@ -15,9 +16,29 @@ pub(crate) struct Plan {
     pub namespace: String,
     pub targets: Vec<Target>,
     pub footprint: u64,
+    /// Storage classes `--all-storage-classes` left out, one line each saying why and how to
+    /// measure them anyway.
+    pub skipped: Vec<String>,
+    /// Warnings about a storage class's fresh claims (a small claim on a size-scaled disk), by
+    /// class name: on stderr before the run and in the class's outcome.
+    pub warnings: std::collections::BTreeMap<String, Vec<String>>,
+    /// Classes with reclaimPolicy Retain: their fresh claims' volumes are deleted after them.
+    pub retained: std::collections::BTreeSet<String>,
 }
 
 impl Plan {
+    /// What to say before the run: the classes left out, then the warnings.
+    pub(crate) fn notes(&self) -> Vec<String> {
+        let mut out = self.skipped.clone();
+        for (class, ws) in &self.warnings {
+            out.extend(
+                ws.iter()
+                    .map(|w| format!("storage class {class}: warning: {w}")),
+            );
+        }
+        out
+    }
+
     /// Every manifest, as one YAML stream.
     pub(crate) fn yaml(&self, req: &KubeRequest) -> Result<String, String> {
         let mut out = String::new();
@@ -47,6 +68,18 @@ pub(crate) async fn plan(
     let footprint = targets::footprint(&req.profiles, &req.check).map_err(KubeError::Usage)?;
     let claim_bytes = targets::claim_bytes(footprint, req.pod.claim_size);
     let mut found = Vec::new();
+    let mut skipped = Vec::new();
+    let mut warnings = std::collections::BTreeMap::<String, Vec<String>>::new();
+    let mut retained = std::collections::BTreeSet::new();
+    let mut warn = |sc: &k8s_openapi::api::storage::v1::StorageClass| {
+        let name = sc.metadata.name.clone().unwrap_or_default();
+        if sc.reclaim_policy.as_deref() == Some("Retain") {
+            retained.insert(name.clone());
+        }
+        if let Some(w) = classes::size_warning(sc, claim_bytes) {
+            warnings.entry(name).or_default().push(w);
+        }
+    };
     let class_target = |sc: Option<&k8s_openapi::api::storage::v1::StorageClass>, name: &str| {
         Target::new(TargetKind::StorageClass {
             class: name.to_string(),
@@ -64,6 +97,17 @@ pub(crate) async fn plan(
             ));
         }
         for sc in &all {
+            // Named classes are measured whatever their policy: the user asked for them.
+            let named = sc
+                .metadata
+                .name
+                .as_ref()
+                .is_some_and(|n| req.targets.storage_classes.contains(n));
+            if let Some(why) = classes::skip_reason(sc).filter(|_| !named) {
+                skipped.push(why);
+                continue;
+            }
+            warn(sc);
             found.push(class_target(
                 Some(sc),
                 sc.metadata.name.as_deref().unwrap_or_default(),
@@ -79,7 +123,10 @@ pub(crate) async fn plan(
         match cluster {
             None => found.push(class_target(None, name)),
             Some(c) => match c.storage_class(name).await.map_err(KubeError::Cluster)? {
-                Some(sc) => found.push(class_target(Some(&sc), name)),
+                Some(sc) => {
+                    warn(&sc);
+                    found.push(class_target(Some(&sc), name));
+                }
                 None => {
                     let known: Vec<String> = c
                         .storage_classes()
@@ -167,5 +214,8 @@ pub(crate) async fn plan(
         namespace,
         targets: found,
         footprint,
+        skipped,
+        warnings,
+        retained,
     })
 }

@@ -9,19 +9,17 @@ use super::log::parse_check_log;
 use super::manifests::{self, CONTAINER, RUN_LABEL};
 use super::plan::{plan, Plan};
 use super::poll::Backoff;
-use super::quantity::format_bytes;
 use super::request::KubeRequest;
-use super::targets::{Target, TargetKind};
+use super::targets::TargetKind;
 use super::KubeError;
-use crate::report::document::{
-    KubeDocument, Summary, TargetOutcome, TargetStatus, TargetType, SCHEMA_VERSION,
-};
+use crate::report::document::{KubeDocument, Summary, TargetOutcome, TargetStatus, SCHEMA_VERSION};
 use crate::run::stop::Stop;
 use k8s_openapi::api::core::v1::Pod;
 use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::time::{Duration, Instant};
 
 mod follow;
+mod outcome;
 
 /// What the caller shows while a run goes on (the CLI: lines on stderr).
 pub(crate) use crate::observer::Observer;
@@ -79,6 +77,9 @@ pub(crate) fn check(
     runtime()?.block_on(async {
         let cluster = connect(req).await?;
         let plan = plan(req, Some(&cluster), cluster.namespace.clone()).await?;
+        for line in plan.notes() {
+            obs.note(&format!("iogauge kube: {line}"));
+        }
         if plan.targets.is_empty() {
             return Err(KubeError::Usage(
                 "no targets: name --storage-class, --all-storage-classes, --claim or --nodes with --host-path".into(),
@@ -197,61 +198,10 @@ impl Controller<'_> {
             cluster: self.cluster.url.clone(),
             namespace: self.cluster.namespace.clone(),
             profiles: self.req.profiles.clone(),
+            outliers: super::fleet::outliers(&outcomes),
             targets: outcomes,
             summary,
         }
-    }
-
-    /// The outcome as known before the run: the target's description, status Skipped.
-    fn outcome(&self, t: &Target) -> TargetOutcome {
-        let job = manifests::object_name(&self.plan.run, t);
-        let mut o = TargetOutcome {
-            target: t.describe(),
-            kind: TargetType::StorageClass,
-            storage_class: None,
-            provisioner: None,
-            volume_binding_mode: None,
-            claim: None,
-            claim_size: None,
-            node: None,
-            host_path: None,
-            job: job.clone(),
-            status: TargetStatus::Skipped,
-            reason: None,
-            check: None,
-        };
-        match &t.kind {
-            TargetKind::StorageClass {
-                class,
-                provisioner,
-                binding_mode,
-                claim_bytes,
-            } => {
-                o.storage_class = Some(class.clone());
-                o.provisioner = provisioner.clone();
-                o.volume_binding_mode = binding_mode.clone();
-                o.claim = Some(job);
-                o.claim_size = Some(format_bytes(*claim_bytes));
-            }
-            TargetKind::Claim {
-                name,
-                storage_class,
-                capacity,
-            } => {
-                o.kind = TargetType::Claim;
-                o.storage_class = storage_class.clone();
-                o.claim = Some(name.clone());
-                o.claim_size = capacity.map(format_bytes);
-            }
-            TargetKind::Node {
-                name, host_path, ..
-            } => {
-                o.kind = TargetType::Node;
-                o.node = Some(name.clone());
-                o.host_path = Some(host_path.clone());
-            }
-        }
-        o
     }
 
     fn say(&mut self, index: usize, what: &str) {
@@ -395,6 +345,13 @@ impl Controller<'_> {
     /// Deletes a finished target's Job (its pod goes with it) and fresh claim.
     async fn remove(&mut self, a: &Active) {
         let mut gone = Vec::new();
+        // Read first (deleting the Job garbage-collects its claim): the claim's uid proves
+        // which volume is ours.
+        let bound = match &a.claim {
+            Some(c) => self.cluster.claim(c).await.ok().flatten(),
+            None => None,
+        };
+        self.reclaim_retained(a.index, bound.as_ref()).await;
         match self.cluster.delete_job(&a.job).await {
             Ok(()) => {
                 self.created.jobs.retain(|j| j != &a.job);

@@ -662,6 +662,10 @@ pub struct KubeDocument {
     pub profiles: Vec<String>,
     /// One entry per target, in the order they were found.
     pub targets: Vec<TargetOutcome>,
+    /// Targets whose metric is far from the median of their peers (node targets among nodes,
+    /// storage classes among classes); empty with fewer than 3 peers. Absent in older documents.
+    #[serde(default)]
+    pub outliers: Vec<Outlier>,
     /// How many profiles ended each way, over every target (a target that could not run counts
     /// each of its profiles as could-not-run).
     pub summary: Summary,
@@ -684,10 +688,27 @@ pub struct TargetOutcome {
     pub claim: Option<String>,
     /// The claim's size, as a Kubernetes quantity.
     pub claim_size: Option<String>,
+    /// The capacity the claim was bound with (`status.capacity`), which a provisioner may round
+    /// up from the size asked for. Absent in older documents.
+    #[serde(default)]
+    pub bound_capacity: Option<String>,
     /// The node the pod ran on.
     pub node: Option<String>,
     /// For a node target, the node's directory measured.
     pub host_path: Option<String>,
+    /// The node's `topology.kubernetes.io/zone` label. Absent in older documents.
+    #[serde(default)]
+    pub zone: Option<String>,
+    /// The node's `topology.kubernetes.io/region` label.
+    #[serde(default)]
+    pub region: Option<String>,
+    /// The node's `node.kubernetes.io/instance-type` label.
+    #[serde(default)]
+    pub instance_type: Option<String>,
+    /// What may make this target's numbers unrepresentative (a small claim on a provisioner
+    /// whose performance scales with size). Absent in older documents.
+    #[serde(default)]
+    pub warnings: Vec<String>,
     /// The Job that ran the check.
     pub job: String,
     /// How the target ended.
@@ -696,6 +717,27 @@ pub struct TargetOutcome {
     pub reason: Option<String>,
     /// The check document the pod printed; its `context` is the pod's view of the volume.
     pub check: Option<CheckDocument>,
+}
+
+/// One target's metric far from the median of its peers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Outlier {
+    /// The target's name: the node or the storage class.
+    pub target: String,
+    /// The profile that measured it.
+    pub profile: String,
+    /// The metric's name (`sync_p99`).
+    pub metric: String,
+    /// The target's value, in the metric's unit.
+    pub value: f64,
+    /// The median of the peers' values (the target's included).
+    pub median: f64,
+    /// `value / median`.
+    pub ratio: f64,
+    /// How many targets were compared.
+    pub peers: usize,
+    /// In words: `cp-3: etcd p99 fdatasync latency 6.1× the median of 5 nodes`.
+    pub message: String,
 }
 
 /// What kind of thing a target is.

@@ -228,6 +228,7 @@ impl Controller<'_> {
         }
         match (pod, phase.as_str()) {
             (Some(p), "Succeeded" | "Failed") => {
+                self.learn(a, o).await;
                 self.finish(a, p, o).await;
                 Ok(true)
             }

@@ -57,7 +57,11 @@ fn target(t: &TargetOutcome) -> String {
         ("Volume binding", opt(&t.volume_binding_mode)),
         ("Claim", opt(&t.claim)),
         ("Claim size", opt(&t.claim_size)),
+        ("Bound capacity", opt(&t.bound_capacity)),
         ("Node", opt(&t.node)),
+        ("Zone", opt(&t.zone)),
+        ("Region", opt(&t.region)),
+        ("Instance type", opt(&t.instance_type)),
         ("Node directory", opt(&t.host_path)),
         ("Job", t.job.clone()),
     ]);
@@ -65,6 +69,9 @@ fn target(t: &TargetOutcome) -> String {
         f.extend(context_facts(&doc.context, &doc.dir, doc.device));
     }
     s.push_str(&facts(&f));
+    for w in &t.warnings {
+        let _ = writeln!(s, "<p>{} {}</p>", badge(CheckVerdict::Warn), esc(w));
+    }
     match &t.check {
         None => {
             let _ = writeln!(
@@ -103,7 +110,11 @@ pub(crate) fn render_kube_html(doc: &KubeDocument) -> String {
     ]));
     body.push_str(LEGEND);
     body.push_str("<h2>Targets by profile</h2>\n");
+    let zones = doc.targets.iter().any(|t| t.zone.is_some());
     let mut head = vec!["target", "node"];
+    if zones {
+        head.push("zone");
+    }
     head.extend(doc.profiles.iter().map(String::as_str));
     let rows: Vec<Vec<String>> = doc
         .targets
@@ -117,11 +128,21 @@ pub(crate) fn render_kube_html(doc: &KubeDocument) -> String {
                 )),
                 td(t.node.as_deref().unwrap_or("-")),
             ];
+            if zones {
+                r.push(td(t.zone.as_deref().unwrap_or("-")));
+            }
             r.extend(doc.profiles.iter().map(|p| cell(t, p)));
             r
         })
         .collect();
     body.push_str(&table(&head, &rows));
+    if !doc.outliers.is_empty() {
+        body.push_str("<h2>Outliers</h2>\n<p>Targets far from the median of their peers (at least twice or at most half of it).</p>\n<ul>\n");
+        for o in &doc.outliers {
+            let _ = writeln!(body, "<li>{}</li>", esc(&o.message));
+        }
+        body.push_str("</ul>\n");
+    }
     for t in &doc.targets {
         body.push_str(&target(t));
     }
@@ -129,4 +150,25 @@ pub(crate) fn render_kube_html(doc: &KubeDocument) -> String {
         &format!("iogauge kube check {} — {}", v.word(), doc.cluster),
         &body,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_page_shows_zones_capacity_warnings_and_outliers() {
+        let html = render_kube_html(&crate::report::kube_text::tests::fleet_doc());
+        for want in [
+            "<th>zone</th>",
+            "<td>eu-west-1a</td>",
+            "<dt>Bound capacity</dt><dd>10Gi</dd>",
+            "<dt>Instance type</dt><dd>m6i.large</dd>",
+            "a 1Gi gp2 claim measures a small disk</p>",
+            "<h2>Outliers</h2>",
+            "<li>cp-3: etcd p99 fdatasync latency 6.1× the median of 5 nodes</li>",
+        ] {
+            assert!(html.contains(want), "{want}");
+        }
+    }
 }

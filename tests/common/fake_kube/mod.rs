@@ -30,20 +30,22 @@
 //! RBAC and authentication (any token is fine; admission.rs scripts RBAC, quota and LimitRange
 //! refusals of a create), admission beyond [`Scenario::Forbidden`] and the default storage
 //! class, validation beyond a Job's restartPolicy/containers and a claim's access modes/size,
-//! PersistentVolume objects, namespaces as objects (the context's namespace, `default` and
-//! `kube-system` exist), resources and requests, real scheduling and preemption (node
-//! selectors, required node affinity and taints are honoured, nothing else; scripted
-//! preemption, eviction and drain are in disruption.rs), pagination
-//! (`limit`/`continue` are ignored), log follow/timestamps/since, PATCH/PUT and server-side
-//! apply, DELETE of collections, finalizers and graceful termination (deleted objects vanish at
-//! once, except disruption.rs's preempted and drained pods), several containers or init containers (only the first container runs, with no image
-//! or entrypoint: the test's binary), `restartPolicy: OnFailure` in-place restarts (a failed pod
+//! PersistentVolumes beyond [`volumes`]' (provisioned per claim, reclaimed by policy),
+//! namespaces as objects (the context's namespace, `default` and `kube-system` exist),
+//! resources and requests, real scheduling and preemption (node selectors, required node
+//! affinity and taints are honoured, nothing else; scripted preemption, eviction and drain are
+//! in disruption.rs), pagination (`limit`/`continue` are ignored), log follow/timestamps/since,
+//! PATCH (but a merge patch of a PersistentVolume), PUT and server-side apply, DELETE of
+//! collections, finalizers and graceful termination (deleted objects vanish at once, except
+//! disruption.rs's preempted and drained pods), several containers or init containers (only
+//! the first container runs, with no image or entrypoint: the test's binary), `restartPolicy: OnFailure` in-place restarts (a failed pod
 //! is replaced, as with `Never`, up to `backoffLimit`, without the real back-off delay),
 //! `ttlSecondsAfterFinished`, completions/parallelism above 1, and resourceVersion conflicts.
 
 mod admission;
 pub use admission::{Refusal, Refuse};
 mod identity;
+mod volumes;
 pub use identity::honoured as identity_honoured;
 mod logs;
 pub use logs::LogShape;
@@ -109,6 +111,11 @@ pub struct StorageClassSeed {
     pub binding: BindingMode,
     /// Annotated `storageclass.kubernetes.io/is-default-class: "true"`.
     pub default: bool,
+    /// `reclaimPolicy` (see [`volumes`]).
+    pub reclaim: String,
+    pub parameters: Vec<(String, String)>,
+    /// Provisioned sizes are multiples of this many bytes.
+    pub round_to: Option<u64>,
 }
 
 impl StorageClassSeed {
@@ -118,6 +125,9 @@ impl StorageClassSeed {
             provisioner: provisioner.into(),
             binding,
             default: false,
+            reclaim: "Delete".into(),
+            parameters: Vec::new(),
+            round_to: None,
         }
     }
 
@@ -188,6 +198,8 @@ pub struct Builder {
     scenarios: BTreeMap<String, Scenario>,
     delete_delay: Duration,
     refusals: Vec<Refuse>,
+    /// Objects the cluster has from the start besides classes and nodes (see [`volumes`]).
+    seed_objects: Vec<Value>,
     owners: BTreeMap<String, u32>,
 }
 
@@ -282,6 +294,11 @@ impl Builder {
             runners: Vec::new(),
             served: logs::Served::default(),
             disruptions: Default::default(),
+            round_to: self
+                .classes
+                .iter()
+                .filter_map(|c| Some((c.name.clone(), c.round_to?)))
+                .collect(),
         };
         for sc in &self.classes {
             let mut annotations = Map::new();
@@ -298,9 +315,18 @@ impl Builder {
             let obj = json!({
                 "apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
                 "metadata": {"name": sc.name, "annotations": annotations},
-                "provisioner": sc.provisioner, "reclaimPolicy": "Delete",
+                "provisioner": sc.provisioner, "reclaimPolicy": sc.reclaim,
                 "volumeBindingMode": mode, "allowVolumeExpansion": true,
             });
+            let mut obj = obj;
+            if !sc.parameters.is_empty() {
+                let params: Map<String, Value> = sc
+                    .parameters
+                    .iter()
+                    .map(|(k, v)| (k.clone(), json!(v)))
+                    .collect();
+                obj["parameters"] = Value::Object(params);
+            }
             st.insert(obj);
         }
         for n in &nodes {
@@ -345,6 +371,9 @@ impl Builder {
                 },
             });
             st.insert(obj);
+        }
+        for o in self.seed_objects {
+            st.insert(o);
         }
         // Seed objects are not "created" by anyone under test.
         st.created.clear();
@@ -399,6 +428,7 @@ impl FakeKube {
             scenarios: BTreeMap::new(),
             delete_delay: Duration::ZERO,
             refusals: Vec::new(),
+            seed_objects: Vec::new(),
             owners: BTreeMap::new(),
         }
     }
@@ -591,6 +621,8 @@ struct State {
     runners: Vec<JoinHandle<()>>,
     served: logs::Served,
     disruptions: disruption::Disruptions,
+    /// Classes whose volumes are provisioned in multiples of this many bytes.
+    round_to: HashMap<String, u64>,
 }
 
 /// A served resource type.
@@ -613,6 +645,13 @@ const SC: Res = Res {
 const NODE: Res = Res {
     kind: "Node",
     plural: "nodes",
+    group: "",
+    api_version: "v1",
+    namespaced: false,
+};
+const PV: Res = Res {
+    kind: "PersistentVolume",
+    plural: "persistentvolumes",
     group: "",
     api_version: "v1",
     namespaced: false,
@@ -1269,6 +1308,8 @@ enum Op {
     Create,
     Delete,
     Log,
+    /// A merge patch (PersistentVolumes only, see [`volumes::patch`]).
+    Patch,
 }
 
 /// The resource, namespace, name and operation a request addresses, if the fake serves it.
@@ -1277,6 +1318,8 @@ fn route(method: &str, path: &str) -> Option<(Res, Option<String>, Option<String
     let (res, ns, name, sub) = match segs.as_slice() {
         ["api", "v1", "nodes"] => (NODE, None, None, None),
         ["api", "v1", "nodes", n] => (NODE, None, Some(*n), None),
+        ["api", "v1", "persistentvolumes"] => (PV, None, None, None),
+        ["api", "v1", "persistentvolumes", n] => (PV, None, Some(*n), None),
         ["apis", "storage.k8s.io", "v1", "storageclasses"] => (SC, None, None, None),
         ["apis", "storage.k8s.io", "v1", "storageclasses", n] => (SC, None, Some(*n), None),
         ["apis", "batch", "v1", "namespaces", ns, "jobs"] => (JOB, Some(*ns), None, None),
@@ -1300,6 +1343,7 @@ fn route(method: &str, path: &str) -> Option<(Res, Option<String>, Option<String
         ("POST", false, None) => Op::Create,
         ("DELETE", true, None) => Op::Delete,
         ("GET", true, Some("log")) if res == POD => Op::Log,
+        ("PATCH", true, None) => Op::Patch,
         _ => return None,
     };
     let allowed = match res.kind {
@@ -1308,6 +1352,7 @@ fn route(method: &str, path: &str) -> Option<(Res, Option<String>, Option<String
             matches!(op, Op::List | Op::Get | Op::Create | Op::Delete)
         }
         "Pod" => matches!(op, Op::List | Op::Get | Op::Delete | Op::Log),
+        "PersistentVolume" => matches!(op, Op::List | Op::Get | Op::Delete | Op::Patch),
         _ => false,
     };
     allowed.then(|| (res, ns.map(String::from), name.map(String::from), op))
@@ -1371,6 +1416,7 @@ fn handle(shared: &Arc<Shared>, method: &str, target: &str, body: &[u8]) -> Resp
             &q,
         ),
         Op::Log => pod_log(&st, &ns.unwrap_or_default(), &name.unwrap_or_default(), &q),
+        Op::Patch => volumes::patch(&mut st, &res, &name.unwrap_or_default(), json_body),
     }
 }
 
@@ -1714,6 +1760,9 @@ fn delete_object(st: &mut State, idx: usize, prop: Propagation) {
     let name = name_of(&obj).to_string();
     let uid = uid_of(&obj).to_string();
     st.history.push(format!("deleted {kind}/{name}"));
+    if kind == "PersistentVolumeClaim" {
+        volumes::claim_deleted(st, &obj);
+    }
     st.deleted.push((kind, name));
     if let Some(rt) = st.pods.get_mut(&uid) {
         // The kubelet stops the container.
@@ -2255,6 +2304,7 @@ fn bind_pvc(st: &mut State, idx: usize, node: Option<&str>) {
         o["status"] = json!({"phase": "Bound", "accessModes": o["spec"]["accessModes"],
             "capacity": {"storage": storage}});
     });
+    volumes::provision(st, idx, &volume);
     st.history
         .push(format!("bound PersistentVolumeClaim/{name}"));
     st.event(
