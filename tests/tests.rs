@@ -58,6 +58,7 @@ mod kube_e2e;
 mod kube_flow;
 mod kube_image;
 mod kube_manifests;
+mod kube_pending;
 mod newcomer_check;
 mod newcomer_compare;
 mod newcomer_fio;

@@ -7,6 +7,7 @@ pub(crate) mod client;
 pub(crate) mod diagnose;
 pub mod log;
 pub(crate) mod manifests;
+mod pending;
 pub(crate) mod plan;
 pub(crate) mod quantity;
 pub(crate) mod request;

@@ -4,7 +4,7 @@
 //! signal leaves at once and says what remains.
 
 use super::client::Cluster;
-use super::diagnose::{diagnose, Diagnosis, Observed};
+use super::diagnose::{diagnose, imposed_limits, Diagnosis, Observed};
 use super::log::parse_check_log;
 use super::manifests::{self, CONTAINER, RUN_LABEL, TARGET_LABEL};
 use super::plan::{plan, Plan};
@@ -355,13 +355,16 @@ impl Controller<'_> {
                 self.finish(a, p, o).await;
                 Ok(true)
             }
-            (Some(_), "Running") => {
+            (Some(p), "Running") => {
                 let line = format!(
                     "running on node {}",
                     o.node.as_deref().unwrap_or("(unknown)")
                 );
                 if a.said != line {
                     self.say(a.index, &line);
+                    if let Some(note) = imposed_limits(p, &self.req.pod.limits) {
+                        self.say(a.index, &format!("note: {note}"));
+                    }
                     a.said = line;
                 }
                 a.stuck_since = None;
