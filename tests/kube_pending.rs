@@ -46,7 +46,14 @@ fn run(fake: &FakeKube, dir: &Path, targets: &[&str]) -> (i32, KubeDocument, Str
     let out = common::cmd(env!("CARGO_BIN_EXE_iogauge"))
         .args(["kube", "check", "etcd"])
         .args(targets)
-        .args(["--parallel", "1", "--pending-timeout", "2s", "--scale", "0.02"])
+        .args([
+            "--parallel",
+            "1",
+            "--pending-timeout",
+            "2s",
+            "--scale",
+            "0.02",
+        ])
         .args(["--format", "json"])
         .env("KUBECONFIG", fake.write_kubeconfig(dir))
         .env("IOGAUGE_IMAGE", IMAGE)
@@ -280,6 +287,9 @@ fn a_cpu_limit_from_a_limit_range_is_noted_once_per_target() {
         &["--storage-class", "standard", "--cpu-limit", "2"],
     );
     assert_completed(&doc.targets[0], &err);
-    assert!(!err.contains("note: the pod runs with a CPU limit"), "{err}");
+    assert!(
+        !err.contains("note: the pod runs with a CPU limit"),
+        "{err}"
+    );
     assert_nothing_left(&fake);
 }

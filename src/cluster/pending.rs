@@ -108,7 +108,10 @@ pub(super) fn suspended(o: &Observed) -> Option<String> {
         .status
         .as_ref()
         .and_then(|s| s.conditions.as_ref())
-        .and_then(|c| c.iter().find(|c| c.type_ == "Suspended" && c.status == "True"))
+        .and_then(|c| {
+            c.iter()
+                .find(|c| c.type_ == "Suspended" && c.status == "True")
+        })
         .and_then(|c| c.message.as_deref())
         .unwrap_or("spec.suspend is true");
     let holder = match queue.is_empty() {
@@ -148,7 +151,10 @@ pub(crate) fn imposed_limits(pod: &Pod, asked: &BTreeMap<String, String>) -> Opt
         .and_then(|a| a.get(LIMIT_RANGER))
         .filter(|a| a.contains("cpu limit"));
     let source = match ranger {
-        Some(a) => format!("the namespace's LimitRange ({})", super::diagnose::capped(a)),
+        Some(a) => format!(
+            "the namespace's LimitRange ({})",
+            super::diagnose::capped(a)
+        ),
         None => "an admission controller".to_string(),
     };
     Some(format!(
@@ -275,8 +281,17 @@ mod tests {
             )
         );
         // Attached in the end: only a later mount failure would count.
-        let ev = [ev[0].clone(), event("SuccessfulAttachVolume", "AttachVolume.Attach succeeded for volume \"pvc-5d7c\"")];
-        assert_eq!(on_pod(&ev), Diagnosis::Waiting("starting (ContainerCreating)".into()));
+        let ev = [
+            ev[0].clone(),
+            event(
+                "SuccessfulAttachVolume",
+                "AttachVolume.Attach succeeded for volume \"pvc-5d7c\"",
+            ),
+        ];
+        assert_eq!(
+            on_pod(&ev),
+            Diagnosis::Waiting("starting (ContainerCreating)".into())
+        );
     }
 
     #[test]
@@ -290,7 +305,10 @@ mod tests {
         .unwrap();
         let ev = [
             event("Suspended", "Job suspended"),
-            event("CreatedWorkload", "Created Workload: team-a/job-iogauge-x-3b7c1"),
+            event(
+                "CreatedWorkload",
+                "Created Workload: team-a/job-iogauge-x-3b7c1",
+            ),
         ];
         assert_eq!(
             diagnose(&observed(Some(&job), &ev, None, &[], None)),
@@ -329,11 +347,16 @@ mod tests {
     fn cluster_messages_are_capped_on_one_line() {
         let long = "x".repeat(82_265);
         let c = capped(&long);
-        assert_eq!(c.chars().count(), MESSAGE_CAP + "... (81765 more characters)".len());
+        assert_eq!(
+            c.chars().count(),
+            MESSAGE_CAP + "... (81765 more characters)".len()
+        );
         assert!(c.ends_with("... (81765 more characters)"));
         assert_eq!(capped("a\n\n  b\n"), "a; b");
         let ev = [event("FailedMount", &long)];
-        let Diagnosis::Stuck(line) = on_pod(&ev) else { panic!() };
+        let Diagnosis::Stuck(line) = on_pod(&ev) else {
+            panic!()
+        };
         assert!(line.len() < 700, "{}", line.len());
     }
 }

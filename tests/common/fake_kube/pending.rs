@@ -124,7 +124,13 @@ pub(super) fn held(st: &mut State, job_idx: usize, scenario: &Scenario) -> bool 
         &format!("Created Workload: {ns}/{workload}"),
         "batch/job-kueue-controller",
     );
-    st.event(job_idx, "Normal", "Suspended", "Job suspended", "job-controller");
+    st.event(
+        job_idx,
+        "Normal",
+        "Suspended",
+        "Job suspended",
+        "job-controller",
+    );
     true
 }
 
