@@ -7,7 +7,7 @@
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::{Event, PersistentVolumeClaim, Pod};
 
-pub(crate) use super::pending::imposed_limits;
+pub(crate) use super::pending::{capped, imposed_limits};
 
 /// What the objects say.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,33 +32,12 @@ pub(crate) struct Observed<'a> {
     pub image: &'a str,
 }
 
-pub(super) fn latest<'e>(events: &'e [Event], reason: &str) -> Option<&'e Event> {
+fn latest<'e>(events: &'e [Event], reason: &str) -> Option<&'e Event> {
     events.iter().rfind(|e| e.reason.as_deref() == Some(reason))
 }
 
-pub(super) fn message(e: &Event) -> String {
+fn message(e: &Event) -> String {
     capped(e.message.as_deref().unwrap_or_default())
-}
-
-/// The most characters of a cluster's message kept in a line or a reason: a runaway message (a
-/// cut log line, a webhook's dump) must not fill stderr, the JSON and the HTML.
-pub(crate) const MESSAGE_CAP: usize = 500;
-
-/// A message from the cluster as one line (a mount's output spans several) of at most
-/// [`MESSAGE_CAP`] characters, saying how much was left out.
-pub(crate) fn capped(msg: &str) -> String {
-    let one = msg
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join("; ");
-    let n = one.chars().count();
-    if n <= MESSAGE_CAP {
-        return one;
-    }
-    let kept: String = one.chars().take(MESSAGE_CAP).collect();
-    format!("{kept}... ({} more characters)", n - MESSAGE_CAP)
 }
 
 /// The diagnosis of a target whose pod has not started running.
@@ -82,7 +61,7 @@ pub(crate) fn diagnose(o: &Observed) -> Diagnosis {
                 )
             ));
         }
-        if let Some(why) = super::pending::suspended(o) {
+        if let Some(why) = super::pending::suspended(o.job, o.job_events) {
             return Diagnosis::Stuck(why);
         }
         return Diagnosis::Waiting("waiting for the Job to create its pod".into());
@@ -128,7 +107,7 @@ pub(crate) fn diagnose(o: &Observed) -> Diagnosis {
     // not yet reporting its container) can be held up by its volume.
     let creating = waiting.is_none_or(|w| w.reason.as_deref() == Some("ContainerCreating"));
     if creating {
-        if let Some(why) = super::pending::volume(o, pod) {
+        if let Some(why) = super::pending::volume(pod, o.pod_events, o.claim) {
             return Diagnosis::Stuck(why);
         }
     }

@@ -2,11 +2,37 @@
 //! the cluster's own objects: a volume the attach/detach controller or the kubelet cannot give
 //! the pod (a pod stuck in ContainerCreating), a queue (Kueue) that keeps the Job suspended, and
 //! a CPU limit the namespace's LimitRange put on a pod that asked for none. Pure functions, used
-//! by [`super::diagnose`], tested on the kubelet's, the controllers' and Kueue's wording.
+//! by [`super::diagnose`], tested on the kubelet's, the controllers' and Kueue's wording. Also the
+//! cap on every cluster message that ends up in a line or a reason.
 
-use super::diagnose::{latest, message, Observed};
-use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::api::batch::v1::Job;
+use k8s_openapi::api::core::v1::{Event, PersistentVolumeClaim, Pod};
 use std::collections::BTreeMap;
+
+/// The most characters of a cluster's message kept in a line or a reason: a runaway message (a
+/// cut log line, a webhook's dump) must not fill stderr, the JSON and the HTML.
+pub(crate) const MESSAGE_CAP: usize = 500;
+
+/// A message from the cluster as one line (a mount's output spans several) of at most
+/// [`MESSAGE_CAP`] characters, saying how much was left out.
+pub(crate) fn capped(msg: &str) -> String {
+    let one = msg
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ");
+    let n = one.chars().count();
+    if n <= MESSAGE_CAP {
+        return one;
+    }
+    let kept: String = one.chars().take(MESSAGE_CAP).collect();
+    format!("{kept}... ({} more characters)", n - MESSAGE_CAP)
+}
+
+fn message(e: &Event) -> String {
+    capped(e.message.as_deref().unwrap_or_default())
+}
 
 /// The LimitRanger admission plugin's record of what it set on a pod.
 const LIMIT_RANGER: &str = "kubernetes.io/limit-ranger";
@@ -17,24 +43,27 @@ const MOUNT_TIMEOUT: &str = "Unable to attach or mount volumes";
 
 /// Why the pod's volume is not ready on its node, from the pod's FailedAttachVolume (the
 /// attach/detach controller) and FailedMount (the kubelet) events; None: no such trouble.
-pub(super) fn volume(o: &Observed, pod: &Pod) -> Option<String> {
+pub(super) fn volume(
+    pod: &Pod,
+    events: &[Event],
+    claim: Option<&PersistentVolumeClaim>,
+) -> Option<String> {
     let node = pod
         .spec
         .as_ref()
         .and_then(|s| s.node_name.as_deref())
         .unwrap_or("(not known)");
     let last = |reason: &str| {
-        o.pod_events
+        events
             .iter()
             .rposition(|e| e.reason.as_deref() == Some(reason))
     };
     // An attach that failed and then succeeded is over.
     let attached = last("SuccessfulAttachVolume");
     if let Some(i) = last("FailedAttachVolume").filter(|i| attached.is_none_or(|a| a < *i)) {
-        return Some(attach_failed(&message(&o.pod_events[i]), node, o));
+        return Some(attach_failed(&message(&events[i]), node, claim));
     }
-    let mounts: Vec<String> = o
-        .pod_events
+    let mounts: Vec<String> = events
         .iter()
         .filter(|e| e.reason.as_deref() == Some("FailedMount"))
         .map(message)
@@ -56,9 +85,8 @@ pub(super) fn volume(o: &Observed, pod: &Pod) -> Option<String> {
     ))
 }
 
-fn attach_failed(msg: &str, node: &str, o: &Observed) -> String {
-    let claim = o
-        .claim
+fn attach_failed(msg: &str, node: &str, claim: Option<&PersistentVolumeClaim>) -> String {
+    let claim = claim
         .and_then(|c| c.metadata.name.as_deref())
         .map_or_else(|| "the claim".to_string(), |c| format!("the claim {c}"));
     if msg.starts_with("Multi-Attach error") {
@@ -81,8 +109,8 @@ fn attach_failed(msg: &str, node: &str, o: &Observed) -> String {
 
 /// Why a Job has no pod because it is suspended: a queue (Kueue's webhook suspends every Job it
 /// manages until its Workload is admitted) holds it. None: the Job is not suspended.
-pub(super) fn suspended(o: &Observed) -> Option<String> {
-    let job = o.job?;
+pub(super) fn suspended(job: Option<&Job>, events: &[Event]) -> Option<String> {
+    let job = job?;
     if !job.spec.as_ref()?.suspend? {
         return None;
     }
@@ -94,7 +122,10 @@ pub(super) fn suspended(o: &Observed) -> Option<String> {
         .map(|q| format!(" (queue {q})"))
         .unwrap_or_default();
     // Kueue names the Workload on the Job; why it is not admitted is on the Workload.
-    if let Some(e) = latest(o.job_events, "CreatedWorkload") {
+    if let Some(e) = events
+        .iter()
+        .rfind(|e| e.reason.as_deref() == Some("CreatedWorkload"))
+    {
         let created = message(e);
         let workload = created.rsplit(' ').next().unwrap_or_default();
         let (ns, name) = workload.split_once('/').unwrap_or(("", workload));
@@ -121,7 +152,7 @@ pub(super) fn suspended(o: &Observed) -> Option<String> {
     Some(format!(
         "the Job is suspended ({}): {holder} holds it, and no pod starts until it resumes the \
          Job; ask its admin, or run in a namespace no queue manages",
-        super::diagnose::capped(said)
+        capped(said)
     ))
 }
 
@@ -151,10 +182,7 @@ pub(crate) fn imposed_limits(pod: &Pod, asked: &BTreeMap<String, String>) -> Opt
         .and_then(|a| a.get(LIMIT_RANGER))
         .filter(|a| a.contains("cpu limit"));
     let source = match ranger {
-        Some(a) => format!(
-            "the namespace's LimitRange ({})",
-            super::diagnose::capped(a)
-        ),
+        Some(a) => format!("the namespace's LimitRange ({})", capped(a)),
         None => "an admission controller".to_string(),
     };
     Some(format!(
@@ -167,10 +195,8 @@ pub(crate) fn imposed_limits(pod: &Pod, asked: &BTreeMap<String, String>) -> Opt
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
-    use super::super::diagnose::{capped, diagnose, Diagnosis, MESSAGE_CAP};
+    use super::super::diagnose::{diagnose, Diagnosis, Observed};
     use super::*;
-    use k8s_openapi::api::batch::v1::Job;
-    use k8s_openapi::api::core::v1::{Event, PersistentVolumeClaim};
     use serde_json::json;
 
     fn event(reason: &str, message: &str) -> Event {

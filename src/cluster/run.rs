@@ -70,6 +70,8 @@ struct Active {
     claim: Option<String>,
     stuck_since: Option<Instant>,
     said: String,
+    /// Whether the pod's limits were compared with those asked for.
+    limits_seen: bool,
 }
 
 /// Objects created and not yet deleted: what a stop or a timeout must remove.
@@ -316,6 +318,7 @@ impl Controller<'_> {
             claim,
             stuck_since: None,
             said: String::new(),
+            limits_seen: false,
         })
     }
 
@@ -349,22 +352,27 @@ impl Controller<'_> {
             if let Some(n) = p.spec.as_ref().and_then(|s| s.node_name.clone()) {
                 o.node = Some(n);
             }
+            // Admission set the pod's limits when it was created: one look is enough, and a
+            // short run may end between two.
+            if !a.limits_seen {
+                a.limits_seen = true;
+                if let Some(note) = imposed_limits(p, &self.req.pod.limits) {
+                    self.say(a.index, &format!("note: {note}"));
+                }
+            }
         }
         match (pod, phase.as_str()) {
             (Some(p), "Succeeded" | "Failed") => {
                 self.finish(a, p, o).await;
                 Ok(true)
             }
-            (Some(p), "Running") => {
+            (Some(_), "Running") => {
                 let line = format!(
                     "running on node {}",
                     o.node.as_deref().unwrap_or("(unknown)")
                 );
                 if a.said != line {
                     self.say(a.index, &line);
-                    if let Some(note) = imposed_limits(p, &self.req.pod.limits) {
-                        self.say(a.index, &format!("note: {note}"));
-                    }
                     a.said = line;
                 }
                 a.stuck_since = None;
