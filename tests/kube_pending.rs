@@ -54,7 +54,8 @@ fn run(fake: &FakeKube, dir: &Path, targets: &[&str]) -> (i32, KubeDocument, Str
             "--scale",
             "0.02",
         ])
-        .args(["--format", "json"])
+        // Bounds a regression that waits for ever to a minute instead of --timeout's 30.
+        .args(["--timeout", "60s", "--format", "json"])
         .env("KUBECONFIG", fake.write_kubeconfig(dir))
         .env("IOGAUGE_IMAGE", IMAGE)
         .output()
