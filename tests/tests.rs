@@ -62,6 +62,7 @@ mod kube_flow;
 mod kube_identity;
 mod kube_image;
 mod kube_manifests;
+mod kube_pending;
 mod kube_transport;
 mod newcomer_check;
 mod newcomer_compare;

@@ -1,10 +1,13 @@
 //! Why a target's pod is not running yet, in one line, from what the cluster says about it: the
 //! Job's events (admission refused the pod), the pod's conditions, container states and events
 //! (unschedulable, image pull), and the claim's events (provisioning). A pure function of those
-//! objects, so each case is tested on the API server's own wording.
+//! objects, so each case is tested on the API server's own wording. Every message from the
+//! cluster that ends up in a line or a reason goes through [`capped`].
 
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::{Event, PersistentVolumeClaim, Pod};
+
+pub(crate) use super::pending::{capped, imposed_limits};
 
 /// What the objects say.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,7 +37,7 @@ fn latest<'e>(events: &'e [Event], reason: &str) -> Option<&'e Event> {
 }
 
 fn message(e: &Event) -> String {
-    e.message.clone().unwrap_or_default().trim().to_string()
+    capped(e.message.as_deref().unwrap_or_default())
 }
 
 /// The diagnosis of a target whose pod has not started running.
@@ -50,11 +53,16 @@ pub(crate) fn diagnose(o: &Observed) -> Diagnosis {
         if let Some(c) = failed {
             return Diagnosis::Fatal(format!(
                 "the Job failed before its pod started: {}",
-                c.message
-                    .as_deref()
-                    .or(c.reason.as_deref())
-                    .unwrap_or("no reason given")
+                capped(
+                    c.message
+                        .as_deref()
+                        .or(c.reason.as_deref())
+                        .unwrap_or("no reason given")
+                )
             ));
+        }
+        if let Some(why) = super::pending::suspended(o.job, o.job_events) {
+            return Diagnosis::Stuck(why);
         }
         return Diagnosis::Waiting("waiting for the Job to create its pod".into());
     };
@@ -68,7 +76,7 @@ pub(crate) fn diagnose(o: &Observed) -> Diagnosis {
         let detail = || {
             latest(o.pod_events, "Failed")
                 .map(message)
-                .or_else(|| w.message.clone())
+                .or_else(|| w.message.as_deref().map(capped))
                 .unwrap_or_else(|| reason.to_string())
         };
         match reason {
@@ -89,10 +97,18 @@ pub(crate) fn diagnose(o: &Observed) -> Diagnosis {
             "CreateContainerConfigError" | "CreateContainerError" | "RunContainerError" => {
                 return Diagnosis::Fatal(format!(
                     "the container cannot start ({reason}): {}",
-                    w.message.clone().unwrap_or_else(detail)
+                    w.message.as_deref().map(capped).unwrap_or_else(detail)
                 ))
             }
             _ => {}
+        }
+    }
+    // The kubelet mounts volumes before it pulls the image: only a pod still being created (or
+    // not yet reporting its container) can be held up by its volume.
+    let creating = waiting.is_none_or(|w| w.reason.as_deref() == Some("ContainerCreating"));
+    if creating {
+        if let Some(why) = super::pending::volume(pod, o.pod_events, o.claim) {
+            return Diagnosis::Stuck(why);
         }
     }
     if let Some(e) = latest(o.claim_events, "ProvisioningFailed") {
@@ -116,13 +132,14 @@ pub(crate) fn diagnose(o: &Observed) -> Diagnosis {
             .find(|c| c.type_ == "PodScheduled" && c.status == "False")
     });
     if let Some(c) = unscheduled {
-        let msg = c.message.clone().unwrap_or_default();
+        let raw = c.message.as_deref().unwrap_or_default();
+        let msg = capped(raw);
         if c.reason.as_deref() == Some("Unschedulable") {
             // The claim is created right after the Job, so the scheduler may see the pod first.
-            if msg.contains("persistentvolumeclaim") && msg.contains("not found") {
+            if raw.contains("persistentvolumeclaim") && raw.contains("not found") {
                 return Diagnosis::Waiting("waiting for the claim to be created".into());
             }
-            return Diagnosis::Stuck(format!("no node can run the pod: {msg}{}", hint(&msg)));
+            return Diagnosis::Stuck(format!("no node can run the pod: {msg}{}", hint(raw)));
         }
         return Diagnosis::Waiting(format!("being scheduled: {msg}"));
     }

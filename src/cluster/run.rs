@@ -59,6 +59,8 @@ struct Active {
     disrupted: HashSet<String>,
     /// When its budget runs out.
     deadline: Instant,
+    /// Whether the pod's limits were compared with those asked for.
+    limits_seen: bool,
 }
 
 /// Objects created and not yet deleted: what a stop or a timeout must remove.
@@ -266,6 +268,7 @@ impl Controller<'_> {
             seen: BTreeMap::new(),
             disrupted: HashSet::new(),
             deadline: Instant::now() + self.budget,
+            limits_seen: false,
         })
     }
 

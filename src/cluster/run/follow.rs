@@ -4,7 +4,7 @@
 
 use super::{Active, Controller};
 use crate::cluster::budget::{self, secs};
-use crate::cluster::diagnose::{diagnose, Diagnosis, Observed};
+use crate::cluster::diagnose::{diagnose, imposed_limits, Diagnosis, Observed};
 use crate::cluster::disruption::{disruption, vanished, verdict};
 use crate::cluster::manifests::{self, TARGET_LABEL};
 use crate::cluster::targets::TargetKind;
@@ -224,6 +224,14 @@ impl Controller<'_> {
         if let Some(p) = pod {
             if let Some(n) = p.spec.as_ref().and_then(|s| s.node_name.clone()) {
                 o.node = Some(n);
+            }
+            // Admission set the pod's limits when it was created: one look is enough, and a
+            // short run may end between two.
+            if !a.limits_seen {
+                a.limits_seen = true;
+                if let Some(note) = imposed_limits(p, &self.req.pod.limits) {
+                    self.say(a.index, &format!("note: {note}"));
+                }
             }
         }
         match (pod, phase.as_str()) {

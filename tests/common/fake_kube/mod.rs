@@ -26,20 +26,20 @@
 //! Run as root, it also runs each container as its pod's uid, gid and groups, with real
 //! permissions on its volumes (identity.rs).
 //!
-//! What it does not model: watches (`watch=true` is answered 404 and recorded as unexpected),
-//! RBAC and authentication (any token is fine; admission.rs scripts RBAC, quota and LimitRange
-//! refusals of a create), admission beyond [`Scenario::Forbidden`] and the default storage
-//! class, validation beyond a Job's restartPolicy/containers and a claim's access modes/size,
-//! PersistentVolumes beyond [`volumes`]' (provisioned per claim, reclaimed by policy),
-//! namespaces as objects (the context's namespace, `default` and `kube-system` exist),
-//! resources and requests, real scheduling and preemption (node selectors, required node
-//! affinity and taints are honoured, nothing else; scripted preemption, eviction and drain are
-//! in disruption.rs), pagination (`limit`/`continue` are ignored), log follow/timestamps/since,
-//! PATCH (but a merge patch of a PersistentVolume), PUT and server-side apply, DELETE of
-//! collections, finalizers and graceful termination (deleted objects vanish at once, except
-//! disruption.rs's preempted and drained pods), several containers or init containers (only
-//! the first container runs, with no image or entrypoint: the test's binary), `restartPolicy: OnFailure` in-place restarts (a failed pod
-//! is replaced, as with `Never`, up to `backoffLimit`, without the real back-off delay),
+//! What it does not model: watches (`watch=true` is answered 404 and recorded as unexpected), RBAC
+//! and authentication (any token is fine; admission.rs scripts RBAC, quota and LimitRange refusals
+//! of a create), admission beyond [`Scenario::Forbidden`], [`Scenario::LimitRangeCpu`] and the
+//! default storage class, validation beyond a Job's restartPolicy/containers and a claim's access
+//! modes/size, PersistentVolumes beyond [`volumes`]' (provisioned per claim, reclaimed by policy),
+//! namespaces as objects (the context's namespace, `default` and `kube-system` exist), resources
+//! and requests, real scheduling and preemption (node selectors, required node affinity and taints
+//! are honoured, nothing else; scripted preemption, eviction and drain are in disruption.rs),
+//! pagination (`limit`/`continue` are ignored), log follow/timestamps/since, PATCH (but a merge
+//! patch of a PersistentVolume), PUT and server-side apply, DELETE of collections, finalizers and
+//! graceful termination (deleted objects vanish at once, except disruption.rs's preempted and
+//! drained pods), several containers or init containers (only the first container runs, with no
+//! image or entrypoint: the test's binary), `restartPolicy: OnFailure` in-place restarts (a failed
+//! pod is replaced, as with `Never`, up to `backoffLimit`, without the real back-off delay),
 //! `ttlSecondsAfterFinished`, completions/parallelism above 1, and resourceVersion conflicts.
 
 mod admission;
@@ -51,6 +51,7 @@ mod logs;
 pub use logs::LogShape;
 mod disruption;
 pub use disruption::EVICTION_MESSAGE;
+mod pending;
 
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -94,6 +95,25 @@ pub enum Scenario {
     /// The first N pods of each Job are evicted through the Eviction API (a `kubectl drain`)
     /// 1.5 s after they start, then deleted gracefully; later ones run as in `Run`.
     Drain(usize),
+    /// Scheduled, then ContainerCreating for ever: the kubelet's Warning FailedMount
+    /// `MountVolume.SetUp failed for volume "<pv>" : <this>` (see pending.rs).
+    MountFailed(String),
+    /// Scheduled, then ContainerCreating for ever: the attach/detach controller's Warning
+    /// FailedAttachVolume `AttachVolume.Attach failed for volume "<pv>" : <this>`.
+    AttachFailed(String),
+    /// The node lacks the directory of the pod's hostPath volume of type Directory: the kubelet's
+    /// type check fails (Warning FailedMount), ContainerCreating for ever.
+    HostPathMissing,
+    /// The ReadWriteOnce volume is attached to another node, for these pods (comma-separated;
+    /// empty: none known): Warning FailedAttachVolume `Multi-Attach error ...`.
+    MultiAttach(String),
+    /// Kueue holds the Job: suspended, a CreatedWorkload event, never admitted, no pod. Decided
+    /// from the Job's template when the job controller first sees it, so set it by node (a fresh
+    /// claim may not exist yet then).
+    QueueSuspended,
+    /// The namespace has a LimitRange with this default CPU limit: the LimitRanger admission puts
+    /// it on a pod whose container has none (with its annotation); then as [`Scenario::Run`].
+    LimitRangeCpu(String),
 }
 
 /// A StorageClass's `volumeBindingMode`.
@@ -2010,7 +2030,11 @@ fn job_controller(st: &mut State) {
         }
         // A pod name for the scenario lookup of ephemeral claims does not exist yet: claims of
         // the template are what count.
-        if let Scenario::Forbidden(msg) = st.pod_scenario(&ns, "", &tspec) {
+        let scenario = st.pod_scenario(&ns, "", &tspec);
+        if pending::held(st, idx, &scenario) {
+            continue;
+        }
+        if let Scenario::Forbidden(msg) = scenario {
             if !st.jobs.get(&uid).is_some_and(|r| r.forbidden_reported) {
                 let message = if msg.starts_with("Error creating:") {
                     msg
@@ -2222,6 +2246,8 @@ fn create_pod(st: &mut State, job_idx: usize) {
     if !tmpl["metadata"]["annotations"].is_null() {
         meta["annotations"] = tmpl["metadata"]["annotations"].clone();
     }
+    let scenario = st.pod_scenario(&ns, &name, &spec);
+    pending::limit_range(&scenario, &mut spec, &mut meta);
     let pod = json!({
         "apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec,
         "status": {"phase": "Pending", "qosClass": "BestEffort"},
@@ -2494,6 +2520,9 @@ fn start(shared: &Arc<Shared>, st: &mut State, idx: usize) {
     let image = str_at(&pod, "/spec/containers/0/image").to_string();
     let now = now_rfc3339();
     let scenario = st.pod_scenario(&ns, &name, &pod["spec"]);
+    if pending::stuck_creating(st, idx, &scenario) {
+        return;
+    }
     if scenario == Scenario::ImagePull {
         let msg = format!(
             "failed to pull and unpack image \"{image}\": failed to resolve reference \"{image}\": {image}: not found"
