@@ -44,7 +44,8 @@ fn message(e: &Event) -> String {
 pub(crate) fn diagnose(o: &Observed) -> Diagnosis {
     let Some(pod) = o.pod else {
         if let Some(e) = latest(o.job_events, "FailedCreate") {
-            return Diagnosis::Fatal(refused(&message(e)));
+            // Parsed whole, then each part capped: a long SCC list names the useful provider last.
+            return Diagnosis::Fatal(refused(e.message.as_deref().unwrap_or_default().trim()));
         }
         let failed = o
             .job
@@ -176,9 +177,10 @@ fn hint(msg: &str) -> &'static str {
 /// A Job's FailedCreate message, naming what refused the pod.
 fn refused(msg: &str) -> String {
     let detail = |after: &str| {
-        msg.split_once(after)
-            .map(|(_, d)| d.trim().trim_start_matches(':').trim().to_string())
-            .unwrap_or_else(|| msg.to_string())
+        capped(
+            msg.split_once(after)
+                .map_or(msg, |(_, d)| d.trim().trim_start_matches(':').trim()),
+        )
     };
     if let Some(i) = msg.find("violates PodSecurity \"") {
         let rest = &msg[i + "violates PodSecurity \"".len()..];
@@ -204,7 +206,7 @@ fn refused(msg: &str) -> String {
     if msg.contains("exceeded quota") {
         return format!("a ResourceQuota refused the pod: {}", detail("forbidden"));
     }
-    format!("the Job could not create its pod: {msg}")
+    format!("the Job could not create its pod: {}", capped(msg))
 }
 
 /// OpenShift's SCC admission lists every provider it tried; those "not usable by user or
@@ -218,14 +220,11 @@ fn scc_refused(list: &str) -> String {
         .map(|p| p.trim().trim_start_matches("provider ").trim())
         .filter(|p| !p.contains("not usable by user or serviceaccount"))
         .collect();
-    let mut detail = if why.is_empty() {
+    let detail = capped(&if why.is_empty() {
         list.to_string()
     } else {
         why.join("; ")
-    };
-    if detail.chars().count() > 500 {
-        detail = detail.chars().take(500).collect::<String>() + "…";
-    }
+    });
     let fix = if detail.contains("hostPath") || detail.contains("host path") {
         "node targets need an SCC that allows hostPath volumes, e.g. oc adm policy \
          add-scc-to-user hostmount-anyuid -z <service account>, with --service-account"
@@ -330,8 +329,9 @@ mod tests {
         let detail = said
             .strip_prefix("OpenShift's security context constraints refused the pod (")
             .unwrap();
-        let (detail, _) = detail.split_once("…)").unwrap();
+        let (detail, _) = detail.split_once("... (").unwrap();
         assert_eq!(detail.chars().count(), 500);
+        assert!(said.ends_with("more characters)): use --security-context platform, so that the SCC assigns the uid, gid and fsGroup"), "{said}");
     }
 
     #[test]
