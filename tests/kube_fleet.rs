@@ -8,7 +8,7 @@
 
 use crate::common;
 
-use common::fake_kube::{BindingMode, FakeKube, NodeSeed, Request, StorageClassSeed};
+use common::fake_kube::{BindingMode, FakeKube, NodeSeed, Request, Scenario, StorageClassSeed};
 use iogauge::report::document::{KubeDocument, TargetStatus};
 use serde_json::Value;
 use std::path::Path;
@@ -444,4 +444,82 @@ fn node_targets_carry_their_zone_region_and_instance_type() {
         assert!(html.contains(want), "{want}");
     }
     assert_nothing_left(&fake);
+}
+
+// --- a Retain volume at a timeout, and the dry run's notes ---
+
+#[test]
+fn a_retain_volume_of_a_target_still_running_at_the_timeout_goes_with_its_claim() {
+    let dir = common::scratch();
+    let fake = FakeKube::builder(env!("CARGO_BIN_EXE_iogauge"), dir.path())
+        .storage_class(
+            StorageClassSeed::new("keep", "ebs.csi.aws.com", BindingMode::Immediate)
+                .reclaim_policy("Retain"),
+        )
+        .scenario_for("keep", Scenario::Hang)
+        .start();
+    let (code, _, err) = run(
+        &fake,
+        dir.path(),
+        &[
+            "check",
+            "etcd",
+            "--storage-class",
+            "keep",
+            "--timeout",
+            "4s",
+        ],
+    );
+    assert_eq!(code, 1, "{err}");
+    let claim = fake.created("PersistentVolumeClaim")[0].clone();
+    let name = claim["metadata"]["name"].as_str().unwrap();
+    let volume = fake
+        .created("PersistentVolume")
+        .into_iter()
+        .find(|v| v["spec"]["claimRef"]["uid"] == claim["metadata"]["uid"])
+        .unwrap();
+    let volume = volume["metadata"]["name"].as_str().unwrap().to_string();
+    // Set to Delete before the Job (and through it the claim) went, then gone with the claim.
+    assert!(
+        fake.happened_before(
+            &format!("patched PersistentVolume/{volume}"),
+            &format!("deleted Job/{name}")
+        ) && fake.happened_before(
+            &format!("deleted PersistentVolumeClaim/{name}"),
+            &format!("deleted PersistentVolume/{volume}")
+        ),
+        "{:?}\n{err}",
+        fake.history()
+    );
+    assert!(fake.objects("PersistentVolume").is_empty());
+    assert_nothing_left(&fake);
+}
+
+#[test]
+fn a_dry_run_says_which_classes_a_real_run_would_leave_out() {
+    let dir = common::scratch();
+    let fake = FakeKube::builder(env!("CARGO_BIN_EXE_iogauge"), dir.path())
+        .storage_class(
+            StorageClassSeed::new("keep", "ebs.csi.aws.com", BindingMode::Immediate)
+                .reclaim_policy("Retain"),
+        )
+        .storage_class(StorageClassSeed::new(
+            "standard",
+            "rancher.io/local-path",
+            BindingMode::WaitForFirstConsumer,
+        ))
+        .start();
+    let (code, out, err) = run(
+        &fake,
+        dir.path(),
+        &["check", "etcd", "--all-storage-classes", "--dry-run"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("iogauge kube: --all-storage-classes: skipping storage class keep: its reclaimPolicy is Retain"),
+        "{err}"
+    );
+    assert!(out.contains("storageClassName: standard"), "{out}");
+    assert!(!out.contains("storageClassName: keep"), "{out}");
+    assert!(fake.created("Job").is_empty());
 }

@@ -274,6 +274,14 @@ fn a_cpu_limit_from_a_limit_range_is_noted_once_per_target() {
             t.target
         );
         assert_eq!(err.matches(&line).count(), 1, "{line}\nnot once in:\n{err}");
+        // The document keeps it beside the numbers it may have distorted.
+        assert!(
+            t.warnings
+                .iter()
+                .any(|w| w.starts_with("the pod runs with a CPU limit of 500m it did not ask for")),
+            "{:?}",
+            t.warnings
+        );
     }
     for p in fake.created("Pod") {
         assert_eq!(

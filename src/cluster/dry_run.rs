@@ -45,7 +45,7 @@ pub(crate) fn dry_run(req: &KubeRequest, printed: Printed) -> Result<(Plan, Stri
 }
 
 /// The flags whose targets only the cluster knows, if any.
-fn needs_cluster(req: &KubeRequest) -> Option<String> {
+pub(crate) fn needs_cluster(req: &KubeRequest) -> Option<String> {
     let t = &req.targets;
     let mut flags = Vec::new();
     if t.all_storage_classes {

@@ -98,11 +98,6 @@ pub(crate) struct TargetRequest {
 }
 
 impl TargetRequest {
-    /// Whether finding the targets needs the cluster (listing classes or nodes).
-    pub(crate) fn needs_discovery(&self) -> bool {
-        self.all_storage_classes || self.nodes.is_some()
-    }
-
     /// What the command line must say: a target, Block only for fresh claims, an absolute
     /// host path.
     pub(crate) fn validate(&self, mode: VolumeMode) -> Result<(), String> {

@@ -388,6 +388,23 @@ impl Controller<'_> {
             ));
             self.stop.rearm();
         }
+        // Before any Job goes (its deletion collects its claim): a Retain volume of ours is set
+        // to be deleted with the claim, as `remove` does for a finished target.
+        for name in self.created.claims.clone() {
+            if self.stop.is_set() {
+                break;
+            }
+            let Some(index) = self
+                .plan
+                .targets
+                .iter()
+                .position(|t| manifests::object_name(&self.plan.run, t) == name)
+            else {
+                continue;
+            };
+            let bound = self.cluster.claim(&name).await.ok().flatten();
+            self.reclaim_retained(index, bound.as_ref()).await;
+        }
         let jobs = std::mem::take(&mut self.created.jobs);
         let claims = std::mem::take(&mut self.created.claims);
         let mut left = Vec::new();

@@ -118,6 +118,10 @@ fn check(a: KubeCheckArgs, stop: &Stop) -> Ended {
                 } else {
                     stdout::print(&text);
                 }
+                // The classes a real run would leave out, and the warnings it would give.
+                for note in plan.notes() {
+                    eprintln!("iogauge kube: {note}");
+                }
                 eprintln!(
                     "iogauge kube: dry run: {} target(s) in namespace {}, nothing created. A \
                      real run also gives each fresh claim an ownerReference to its Job (the \

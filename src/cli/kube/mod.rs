@@ -353,7 +353,7 @@ pub(crate) fn fuzz_args(args: &[String]) -> Result<String, String> {
         return Ok(String::new());
     };
     let req = c.request()?;
-    if req.targets.needs_discovery() || !req.targets.claims.is_empty() {
+    if crate::cluster::dry_run::needs_cluster(&req).is_some() {
         return Ok(String::new());
     }
     dry_run(&req, Printed::Yaml)

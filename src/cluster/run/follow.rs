@@ -231,6 +231,8 @@ impl Controller<'_> {
                 a.limits_seen = true;
                 if let Some(note) = imposed_limits(p, &self.req.pod.limits) {
                     self.say(a.index, &format!("note: {note}"));
+                    // In the document too: it may make the numbers unrepresentative.
+                    o.warnings.push(note);
                 }
             }
         }
