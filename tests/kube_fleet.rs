@@ -287,13 +287,20 @@ fn a_named_retain_class_runs_and_only_its_volume_goes_with_its_claim() {
         .filter(|r| r.method == "PATCH")
         .map(|r| (r.path.clone(), r.body.clone().unwrap()))
         .collect();
+    let made = fake
+        .created("PersistentVolume")
+        .into_iter()
+        .find(|v| v["metadata"]["name"] == volume.as_str())
+        .unwrap();
+    assert_eq!(patches.len(), 1, "{patches:?}");
+    assert_eq!(patches[0].0, format!("/api/v1/persistentvolumes/{volume}"));
+    // The policy alone, with the volume's uid and version as preconditions.
     assert_eq!(
-        patches,
-        [(
-            format!("/api/v1/persistentvolumes/{volume}"),
-            serde_json::json!({"spec": {"persistentVolumeReclaimPolicy": "Delete"}})
-        )]
+        patches[0].1["spec"],
+        serde_json::json!({"persistentVolumeReclaimPolicy": "Delete"})
     );
+    assert_eq!(patches[0].1["metadata"]["uid"], made["metadata"]["uid"]);
+    assert!(patches[0].1["metadata"]["resourceVersion"].is_string());
     assert!(
         !deletes(&fake)
             .iter()
@@ -522,4 +529,49 @@ fn a_dry_run_says_which_classes_a_real_run_would_leave_out() {
     assert!(out.contains("storageClassName: standard"), "{out}");
     assert!(!out.contains("storageClassName: keep"), "{out}");
     assert!(fake.created("Job").is_empty());
+}
+
+#[test]
+fn a_volume_made_beforehand_that_a_retain_claim_binds_to_is_left_alone() {
+    let dir = common::scratch();
+    let fake = FakeKube::builder(env!("CARGO_BIN_EXE_iogauge"), dir.path())
+        .storage_class(
+            StorageClassSeed::new("keep", "ebs.csi.aws.com", BindingMode::Immediate)
+                .reclaim_policy("Retain"),
+        )
+        .available_volume("pv-made-by-admin", "keep", "50Gi")
+        .start();
+    let (code, _, err) = run(
+        &fake,
+        dir.path(),
+        &[
+            "check",
+            "etcd",
+            "--storage-class",
+            "keep",
+            "--scale",
+            "0.02",
+        ],
+    );
+    assert!(matches!(code, 0 | 3 | 4), "{code}: {err}");
+    // Bound to the administrator's volume, which iogauge did not make: never patched; it is
+    // Released once the claim goes, as the cluster does with any Retain volume.
+    assert!(
+        !fake.requests().iter().any(|r| r.method == "PATCH"),
+        "{:?}",
+        fake.requests()
+    );
+    assert!(
+        err.contains(
+            "iogauge kube: storage class keep: volume pv-made-by-admin was not provisioned for \
+             this claim (a volume made beforehand, bound to it by the cluster): left as it is, \
+             Released once the claim is deleted\n"
+        ),
+        "{err}"
+    );
+    let left = fake.objects("PersistentVolume");
+    assert_eq!(left.len(), 1, "{left:?}");
+    assert_eq!(left[0]["status"]["phase"], "Released");
+    assert_eq!(left[0]["spec"]["persistentVolumeReclaimPolicy"], "Retain");
+    assert_nothing_left(&fake);
 }

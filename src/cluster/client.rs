@@ -388,9 +388,19 @@ impl Cluster {
     }
 
     /// Sets a volume's reclaimPolicy to Delete: once released, the provisioner deletes it and
-    /// its disk (deleting the PersistentVolume object itself would leave the disk behind).
-    pub(crate) async fn reclaim_on_delete(&self, name: &str) -> Result<(), String> {
-        let patch = serde_json::json!({"spec": {"persistentVolumeReclaimPolicy": "Delete"}});
+    /// its disk (deleting the PersistentVolume object itself would leave the disk behind). The
+    /// uid and resourceVersion read are preconditions: a volume replaced or changed since it was
+    /// judged ours is refused by the API server (409), not patched.
+    pub(crate) async fn reclaim_on_delete(
+        &self,
+        name: &str,
+        uid: &str,
+        resource_version: &str,
+    ) -> Result<(), String> {
+        let patch = serde_json::json!({
+            "metadata": {"uid": uid, "resourceVersion": resource_version},
+            "spec": {"persistentVolumeReclaimPolicy": "Delete"}
+        });
         Api::<PersistentVolume>::all(self.client.clone())
             .patch(name, &PatchParams::default(), &Patch::Merge(&patch))
             .await

@@ -351,7 +351,7 @@ impl Controller<'_> {
         // Read first (deleting the Job garbage-collects its claim): the claim's uid proves
         // which volume is ours.
         let bound = match &a.claim {
-            Some(c) => self.cluster.claim(c).await.ok().flatten(),
+            Some(c) => self.read_claim(a.index, c).await,
             None => None,
         };
         self.reclaim_retained(a.index, bound.as_ref()).await;
@@ -402,7 +402,7 @@ impl Controller<'_> {
             else {
                 continue;
             };
-            let bound = self.cluster.claim(&name).await.ok().flatten();
+            let bound = self.read_claim(index, &name).await;
             self.reclaim_retained(index, bound.as_ref()).await;
         }
         let jobs = std::mem::take(&mut self.created.jobs);

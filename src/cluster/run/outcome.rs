@@ -28,14 +28,29 @@ pub(super) fn bound_capacity(claim: &PersistentVolumeClaim) -> Option<String> {
     Some(parse_bytes(&q.0).map_or_else(|_| q.0.clone(), format_bytes))
 }
 
-/// Whether `pv` is the one our claim (`uid`) was bound to and is kept by a Retain policy: only
-/// then is changing it ours to do.
-pub(super) fn retained_by(pv: &PersistentVolume, uid: &str) -> bool {
+/// Whether `pv` was provisioned for our claim and is kept by a Retain policy: only then is
+/// changing it ours to do. Bound to our claim is not enough: the PV controller binds a new claim
+/// to a matching Available volume made beforehand (an administrator's, or a static local one)
+/// before it asks for a new one, and marks that bind `pv.kubernetes.io/bound-by-controller`; a
+/// volume made for the claim names its provisioner and is no older than the claim.
+pub(super) fn retained_by(pv: &PersistentVolume, claim: &PersistentVolumeClaim) -> bool {
     let spec = pv.spec.as_ref();
+    let annotation = |k: &str| pv.metadata.annotations.as_ref()?.get(k).cloned();
+    let uid = claim.metadata.uid.as_deref().unwrap_or_default();
+    let newer = match (
+        &pv.metadata.creation_timestamp,
+        &claim.metadata.creation_timestamp,
+    ) {
+        (Some(v), Some(c)) => v.0 >= c.0,
+        _ => false,
+    };
     spec.and_then(|s| s.persistent_volume_reclaim_policy.as_deref()) == Some("Retain")
         && spec
             .and_then(|s| s.claim_ref.as_ref()?.uid.as_deref())
             .is_some_and(|u| !uid.is_empty() && u == uid)
+        && annotation("pv.kubernetes.io/provisioned-by").is_some_and(|p| !p.is_empty())
+        && annotation("pv.kubernetes.io/bound-by-controller").as_deref() != Some("yes")
+        && newer
 }
 
 impl Controller<'_> {
@@ -116,6 +131,31 @@ impl Controller<'_> {
         }
     }
 
+    /// Our claim, read before it is deleted; a failed read is said, since a Retain volume then
+    /// stays behind.
+    pub(super) async fn read_claim(
+        &mut self,
+        index: usize,
+        name: &str,
+    ) -> Option<PersistentVolumeClaim> {
+        match self.cluster.claim(name).await {
+            Ok(c) => c,
+            Err(e) => {
+                if self.plan.retained.is_empty() {
+                    return None;
+                }
+                self.say(
+                    index,
+                    &format!(
+                        "{e}; if its volume is kept (reclaimPolicy Retain), it stays Released: \
+                         kubectl get pv shows it"
+                    ),
+                );
+                None
+            }
+        }
+    }
+
     /// Before our fresh claim is deleted: if a Retain policy would keep the volume it is bound
     /// to (proven ours by its claimRef uid; nothing else is touched), sets the policy to Delete,
     /// so that the provisioner deletes the volume and its disk once the claim is gone. Deleting
@@ -131,7 +171,6 @@ impl Controller<'_> {
         if !self.plan.retained.contains(class) {
             return None;
         }
-        let uid = claim.metadata.uid.as_deref()?;
         let volume = claim.spec.as_ref()?.volume_name.as_deref()?;
         let pv = match self.cluster.persistent_volume(volume).await {
             Ok(pv) => pv?,
@@ -140,10 +179,28 @@ impl Controller<'_> {
                 return None;
             }
         };
-        if !retained_by(&pv, uid) {
+        let policy = pv
+            .spec
+            .as_ref()?
+            .persistent_volume_reclaim_policy
+            .as_deref();
+        if policy != Some("Retain") {
             return None;
         }
-        match self.cluster.reclaim_on_delete(volume).await {
+        if !retained_by(&pv, claim) {
+            self.say(
+                index,
+                &format!(
+                    "volume {volume} was not provisioned for this claim (a volume made \
+                     beforehand, bound to it by the cluster): left as it is, Released once the \
+                     claim is deleted"
+                ),
+            );
+            return None;
+        }
+        let uid = pv.metadata.uid.as_deref().unwrap_or_default();
+        let version = pv.metadata.resource_version.as_deref().unwrap_or_default();
+        match self.cluster.reclaim_on_delete(volume, uid, version).await {
             Ok(()) => self.say(
                 index,
                 &format!(
@@ -168,17 +225,58 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn only_our_retained_volume_is_ours_to_delete() {
-        let pv = |policy: &str, uid: &str| -> PersistentVolume {
-            serde_json::from_value(json!({"metadata": {"name": "pv"}, "spec": {
-                "persistentVolumeReclaimPolicy": policy,
-                "claimRef": {"name": "c", "namespace": "n", "uid": uid}}}))
+    fn only_a_retained_volume_provisioned_for_our_claim_is_ours_to_change() {
+        let claim: PersistentVolumeClaim = serde_json::from_value(json!({"metadata": {
+            "name": "c", "uid": "u1", "creationTimestamp": "2026-11-27T10:00:00Z"}}))
+        .unwrap();
+        let pv = |policy: &str, uid: &str, made: &str, annotations: serde_json::Value| {
+            serde_json::from_value::<PersistentVolume>(json!({"metadata": {"name": "pv",
+                "creationTimestamp": made, "annotations": annotations}, "spec": {
+                "persistentVolumeReclaimPolicy": policy, "claimRef": {"uid": uid}}}))
             .unwrap()
         };
-        assert!(retained_by(&pv("Retain", "u1"), "u1"));
-        assert!(!retained_by(&pv("Retain", "u2"), "u1"));
-        assert!(!retained_by(&pv("Delete", "u1"), "u1"));
-        assert!(!retained_by(&pv("Retain", ""), ""));
+        let provisioned = json!({"pv.kubernetes.io/provisioned-by": "ebs.csi.aws.com"});
+        let after = "2026-11-27T10:00:01Z";
+        assert!(retained_by(
+            &pv("Retain", "u1", after, provisioned.clone()),
+            &claim
+        ));
+        // Another claim's, or a Delete volume.
+        assert!(!retained_by(
+            &pv("Retain", "u2", after, provisioned.clone()),
+            &claim
+        ));
+        assert!(!retained_by(
+            &pv("Delete", "u1", after, provisioned.clone()),
+            &claim
+        ));
+        // Made beforehand: older than the claim, no provisioner, or bound by the controller.
+        assert!(!retained_by(
+            &pv("Retain", "u1", "2026-01-01T00:00:00Z", provisioned),
+            &claim
+        ));
+        assert!(!retained_by(&pv("Retain", "u1", after, json!({})), &claim));
+        assert!(!retained_by(
+            &pv(
+                "Retain",
+                "u1",
+                after,
+                json!({"pv.kubernetes.io/provisioned-by": "x",
+                       "pv.kubernetes.io/bound-by-controller": "yes"})
+            ),
+            &claim
+        ));
+        let nameless: PersistentVolumeClaim =
+            serde_json::from_value(json!({"metadata": {"name": "c"}})).unwrap();
+        assert!(!retained_by(
+            &pv(
+                "Retain",
+                "",
+                after,
+                json!({"pv.kubernetes.io/provisioned-by": "x"})
+            ),
+            &nameless
+        ));
     }
 
     #[test]

@@ -2312,7 +2312,8 @@ fn bind_pvc(st: &mut State, idx: usize, node: Option<&str>) {
         .class(&class)
         .map(|c| str_at(c, "/provisioner").to_string())
         .unwrap_or_default();
-    let volume = format!("pvc-{uid}");
+    let premade = volumes::bind_available(st, idx);
+    let volume = premade.clone().unwrap_or_else(|| format!("pvc-{uid}"));
     st.update(idx, |o| {
         let ann = &mut o["metadata"]["annotations"];
         if ann.is_null() {
@@ -2326,13 +2327,19 @@ fn bind_pvc(st: &mut State, idx: usize, node: Option<&str>) {
             ann["volume.kubernetes.io/selected-node"] = json!(n);
         }
         o["spec"]["volumeName"] = json!(volume);
-        let storage = o["spec"]["resources"]["requests"]["storage"].clone();
+        let storage = match &o["status"]["capacity"]["storage"] {
+            Value::Null => o["spec"]["resources"]["requests"]["storage"].clone(),
+            bound => bound.clone(),
+        };
         o["status"] = json!({"phase": "Bound", "accessModes": o["spec"]["accessModes"],
             "capacity": {"storage": storage}});
     });
-    volumes::provision(st, idx, &volume);
     st.history
         .push(format!("bound PersistentVolumeClaim/{name}"));
+    if premade.is_some() {
+        return;
+    }
+    volumes::provision(st, idx, &volume);
     st.event(
         idx,
         "Normal",

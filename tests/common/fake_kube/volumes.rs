@@ -52,6 +52,49 @@ impl Builder {
     }
 }
 
+impl Builder {
+    /// An Available PersistentVolume of class `class` made beforehand (an administrator's, or a
+    /// static local volume): a claim of that class binds to it, as the PV controller binds a
+    /// matching Available volume before it asks for a new one, with the volume marked
+    /// `pv.kubernetes.io/bound-by-controller`.
+    pub fn available_volume(mut self, name: &str, class: &str, capacity: &str) -> Self {
+        self.seed_objects.push(json!({
+            "apiVersion": "v1", "kind": "PersistentVolume",
+            "metadata": {"name": name, "finalizers": ["kubernetes.io/pv-protection"]},
+            "spec": {"accessModes": ["ReadWriteOnce"], "capacity": {"storage": capacity},
+                "persistentVolumeReclaimPolicy": "Retain", "storageClassName": class,
+                "volumeMode": "Filesystem", "hostPath": {"path": format!("/mnt/{name}")}},
+            "status": {"phase": "Available"},
+        }));
+        self
+    }
+}
+
+/// Binds claim `idx` to an Available volume of its class that holds its request, if there is
+/// one (returning the volume's name): the claim then takes the volume's capacity.
+pub(super) fn bind_available(st: &mut State, idx: usize) -> Option<String> {
+    let pvc = st.objects[idx].clone();
+    let class = str_at(&pvc, "/spec/storageClassName").to_string();
+    let want = bytes(str_at(&pvc, "/spec/resources/requests/storage"))?;
+    let i = st.objects.iter().position(|o| {
+        o["kind"] == "PersistentVolume"
+            && str_at(o, "/status/phase") == "Available"
+            && str_at(o, "/spec/storageClassName") == class
+            && bytes(str_at(o, "/spec/capacity/storage")).is_some_and(|c| c >= want)
+    })?;
+    let name = name_of(&st.objects[i]).to_string();
+    let capacity = st.objects[i]["spec"]["capacity"]["storage"].clone();
+    st.update(i, |o| {
+        o["metadata"]["annotations"] = json!({"pv.kubernetes.io/bound-by-controller": "yes"});
+        o["spec"]["claimRef"] = json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+            "namespace": str_at(&pvc, "/metadata/namespace"), "name": name_of(&pvc),
+            "uid": uid_of(&pvc), "resourceVersion": pvc["metadata"]["resourceVersion"]});
+        o["status"] = json!({"phase": "Bound", "lastPhaseTransitionTime": now_rfc3339()});
+    });
+    st.update(idx, |o| o["status"]["capacity"]["storage"] = capacity);
+    Some(name)
+}
+
 /// A quantity's bytes (the forms the tests and iogauge write: plain, Ki/Mi/Gi/Ti, k/M/G/T).
 fn bytes(q: &str) -> Option<u64> {
     let units = [
@@ -178,6 +221,37 @@ pub(super) fn patch(st: &mut State, res: &Res, name: &str, body: Option<Value>) 
             Value::Null,
         );
     };
+    // metadata.uid and metadata.resourceVersion in a patch are preconditions, as the API
+    // server's optimistic concurrency makes them.
+    let current = st.objects[i].clone();
+    let kind = "persistentvolumes";
+    if let Some(uid) = body["metadata"]["uid"].as_str() {
+        if uid != uid_of(&current) {
+            return status(
+                409,
+                "Conflict",
+                &format!(
+                    "Operation cannot be fulfilled on {kind} \"{name}\": Precondition failed: \
+                     UID in precondition: {uid}, UID in object meta: {}",
+                    uid_of(&current)
+                ),
+                Value::Null,
+            );
+        }
+    }
+    if let Some(rv) = body["metadata"]["resourceVersion"].as_str() {
+        if rv != str_at(&current, "/metadata/resourceVersion") {
+            return status(
+                409,
+                "Conflict",
+                &format!(
+                    "Operation cannot be fulfilled on {kind} \"{name}\": the object has been \
+                     modified; please apply your changes to the latest version and try again"
+                ),
+                Value::Null,
+            );
+        }
+    }
     st.update(i, |o| merge(o, &body));
     st.history.push(format!("patched PersistentVolume/{name}"));
     let obj = st.objects[i].clone();
