@@ -85,13 +85,25 @@ fn assert_failed_then_ran(code: i32, doc: &KubeDocument, err: &str, reason: &str
     assert!([1, 3].contains(&code), "{code}: {err}");
     assert_failed(&doc.targets[0], err, reason);
     let fine = &doc.targets[1];
-    assert_eq!(fine.status, TargetStatus::Completed, "{:?}\n{err}", fine.reason);
+    assert_eq!(
+        fine.status,
+        TargetStatus::Completed,
+        "{:?}\n{err}",
+        fine.reason
+    );
     assert!(fine.check.is_some());
 }
 
 fn dry_run(format: &str) -> (String, String) {
     let out = common::cmd(env!("CARGO_BIN_EXE_iogauge"))
-        .args(["kube", "check", "etcd", "--storage-class", "fast", "--dry-run"])
+        .args([
+            "kube",
+            "check",
+            "etcd",
+            "--storage-class",
+            "fast",
+            "--dry-run",
+        ])
         .args(["--format", format])
         .env_remove("IOGAUGE_IMAGE")
         .env("KUBECONFIG", "/nonexistent")
@@ -123,7 +135,11 @@ fn arch() -> &'static str {
 fn a_dry_run_without_image_shows_the_default_and_says_it_must_exist() {
     // YAML: a comment line first, then manifests that validate.
     let (yaml, err) = dry_run("text");
-    assert_eq!(yaml.lines().next().unwrap(), format!("# {}", note()), "{yaml}");
+    assert_eq!(
+        yaml.lines().next().unwrap(),
+        format!("# {}", note()),
+        "{yaml}"
+    );
     assert!(!err.contains("default (no --image)"), "{err}");
     crate::kube_manifests::validate("default-image", &yaml);
     let jobs = crate::kube_manifests::jobs(&yaml);
@@ -152,7 +168,14 @@ fn a_node_selector_for_another_architecture_wins() {
     // An image the user built for arm64 goes to arm64 nodes.
     let (yaml, _) = {
         let out = common::cmd(env!("CARGO_BIN_EXE_iogauge"))
-            .args(["kube", "check", "etcd", "--storage-class", "fast", "--dry-run"])
+            .args([
+                "kube",
+                "check",
+                "etcd",
+                "--storage-class",
+                "fast",
+                "--dry-run",
+            ])
             .args(["--image", "registry.example/iogauge:arm"])
             .args(["--node-selector", "kubernetes.io/arch=arm64"])
             .env("KUBECONFIG", "/nonexistent")

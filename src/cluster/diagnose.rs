@@ -56,7 +56,13 @@ pub(crate) fn wants_node_arches(pod: Option<&Pod>) -> bool {
 pub(crate) fn node_arches(nodes: &[k8s_openapi::api::core::v1::Node]) -> Vec<String> {
     let set: std::collections::BTreeSet<String> = nodes
         .iter()
-        .filter_map(|n| n.metadata.labels.as_ref()?.get("kubernetes.io/arch").cloned())
+        .filter_map(|n| {
+            n.metadata
+                .labels
+                .as_ref()?
+                .get("kubernetes.io/arch")
+                .cloned()
+        })
         .collect();
     set.into_iter().collect()
 }

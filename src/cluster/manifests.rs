@@ -4,7 +4,8 @@
 //! when iogauge itself was killed). Pure functions: `--dry-run` prints exactly these.
 
 use super::request::{
-    node_arch, KubeRequest, Toleration, VolumeMode, BINARY, CONTROL_PLANE_TAINTS, DEVICE_PATH, MOUNT_PATH,
+    node_arch, KubeRequest, Toleration, VolumeMode, BINARY, CONTROL_PLANE_TAINTS, DEVICE_PATH,
+    MOUNT_PATH,
 };
 use super::targets::{Target, TargetKind};
 use k8s_openapi::api::batch::v1::{
@@ -144,8 +145,13 @@ pub(crate) fn job(
     // The image holds a Linux binary of this build's architecture: on another node it could not
     // start (exec format error), so the scheduler says so instead. A --node-selector of the
     // same keys (an image built for another architecture) wins.
-    for (key, value) in [("kubernetes.io/os", "linux"), ("kubernetes.io/arch", node_arch())] {
-        node_selector.entry(key.into()).or_insert_with(|| value.into());
+    for (key, value) in [
+        ("kubernetes.io/os", "linux"),
+        ("kubernetes.io/arch", node_arch()),
+    ] {
+        node_selector
+            .entry(key.into())
+            .or_insert_with(|| value.into());
     }
     let mut tolerations: Vec<K8sToleration> = req.pod.tolerations.iter().map(toleration).collect();
     if req.pod.tolerate_control_plane {

@@ -2707,14 +2707,14 @@ fn container_command(st: &State, pod: &Value) -> ContainerCmd {
         Scenario::Entrypoint(p) => PathBuf::from(p),
         _ => st.binary.clone(),
     };
-    let (program, args) = match identity::as_pod_user(st, pod, &mounts, binary.clone(), args.clone())
-    {
-        Ok(c) => c,
-        Err(e) => {
-            spawn_error = spawn_error.or(Some(e));
-            (binary, args)
-        }
-    };
+    let (program, args) =
+        match identity::as_pod_user(st, pod, &mounts, binary.clone(), args.clone()) {
+            Ok(c) => c,
+            Err(e) => {
+                spawn_error = spawn_error.or(Some(e));
+                (binary, args)
+            }
+        };
     ContainerCmd {
         program,
         args,
