@@ -2263,12 +2263,6 @@ static CASES: &[Case] = &[
         err: "iogauge kube check: --volume-mode Block applies to fresh claims: name --storage-class or --all-storage-classes",
     },
     Case {
-        args: &["kube", "check", "--storage-class", "std"],
-        files: &[],
-        stdin: None,
-        err: "iogauge kube check: no image: build one with scripts/build-image TAG, push it to a registry the cluster can pull from, and pass --image TAG (or set IOGAUGE_IMAGE)",
-    },
-    Case {
         args: &["kube", "check", "--image", "img", "--dry-run", "--storage-class", "std", "--volume-mode", "Block", "small-files"],
         files: &[],
         stdin: None,

@@ -240,7 +240,12 @@ fn a_normal_run_measures_each_class_and_deletes_everything() {
     for job in fake.created("Job") {
         let pod = &job["spec"]["template"]["spec"];
         assert!(pod.get("nodeName").is_none());
-        assert!(pod.get("nodeSelector").is_none());
+        // Only the image's platform (tests/kube_image_use.rs), no node.
+        let platform = pod["nodeSelector"].as_object().unwrap();
+        assert_eq!(
+            platform.keys().collect::<Vec<_>>(),
+            ["kubernetes.io/arch", "kubernetes.io/os"]
+        );
     }
     // Each claim is owned by its Job, and both were deleted by iogauge, Jobs in the background.
     for claim in fake.created("PersistentVolumeClaim") {

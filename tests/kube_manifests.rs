@@ -371,14 +371,10 @@ fn resources_can_be_dropped_and_bad_input_says_what_to_do() {
     assert!(jobs(&out)[0]["spec"]["template"]["spec"]["containers"][0]
         .get("resources")
         .is_some_and(|r| r.as_object().unwrap().is_empty()));
-    let bad: [(&[&str], &str); 8] = [
+    let bad: [(&[&str], &str); 7] = [
         (
             &["kube", "check", "etcd", "--image", "i"],
             "iogauge kube check: no target: name --storage-class NAME, --all-storage-classes, --claim NAME, or --nodes SELECTOR (or --node NAME) with --host-path DIR\n",
-        ),
-        (
-            &["kube", "check", "etcd", "--storage-class", "x"],
-            "iogauge kube check: no image: build one with scripts/build-image TAG, push it to a registry the cluster can pull from, and pass --image TAG (or set IOGAUGE_IMAGE)\n",
         ),
         (
             &["kube", "check", "etdc", "--storage-class", "x", "--image", "i"],

@@ -30,6 +30,41 @@ pub(crate) struct Observed<'a> {
     pub claim: Option<&'a PersistentVolumeClaim>,
     pub claim_events: &'a [Event],
     pub image: &'a str,
+    /// `image` is the default (no `--image`): a pull failure says how to make it.
+    pub image_is_default: bool,
+    /// The nodes' `kubernetes.io/arch` labels, when the scheduler's refusal may be about the
+    /// architecture and the nodes could be listed ([`wants_node_arches`]).
+    pub node_arches: Option<&'a [String]>,
+}
+
+/// Whether the pod is unschedulable for its node selector, which may be its architecture: then
+/// the caller lists the nodes' architectures for [`Observed::node_arches`].
+pub(crate) fn wants_node_arches(pod: Option<&Pod>) -> bool {
+    pod.and_then(|p| p.status.as_ref()?.conditions.as_ref())
+        .into_iter()
+        .flatten()
+        .any(|c| {
+            c.type_ == "PodScheduled"
+                && c.status == "False"
+                && c.message
+                    .as_deref()
+                    .is_some_and(|m| m.contains("node affinity/selector"))
+        })
+}
+
+/// The distinct `kubernetes.io/arch` labels of `nodes`, sorted.
+pub(crate) fn node_arches(nodes: &[k8s_openapi::api::core::v1::Node]) -> Vec<String> {
+    let set: std::collections::BTreeSet<String> = nodes
+        .iter()
+        .filter_map(|n| {
+            n.metadata
+                .labels
+                .as_ref()?
+                .get("kubernetes.io/arch")
+                .cloned()
+        })
+        .collect();
+    set.into_iter().collect()
 }
 
 fn latest<'e>(events: &'e [Event], reason: &str) -> Option<&'e Event> {
@@ -74,12 +109,35 @@ pub(crate) fn diagnose(o: &Observed) -> Diagnosis {
         .and_then(|c| c.state.as_ref()?.waiting.as_ref());
     if let Some(w) = waiting {
         let reason = w.reason.as_deref().unwrap_or("");
+        // The kubelet follows its "Failed to pull image …" event with a bare "Error:
+        // ErrImagePull" one, also reason Failed: the first says why.
         let detail = || {
-            latest(o.pod_events, "Failed")
+            o.pod_events
+                .iter()
+                .rfind(|e| {
+                    e.reason.as_deref() == Some("Failed")
+                        && !e.message.as_deref().unwrap_or("").starts_with("Error: ")
+                })
+                .or_else(|| latest(o.pod_events, "Failed"))
                 .map(message)
                 .or_else(|| w.message.as_deref().map(capped))
                 .unwrap_or_else(|| reason.to_string())
         };
+        let pull_failed = matches!(
+            reason,
+            "ImagePullBackOff" | "ErrImagePull" | "ErrImageNeverPull"
+        );
+        if pull_failed && o.image_is_default {
+            // Nobody publishes this tag: retrying cannot help, the user must make the image.
+            return Diagnosis::Fatal(format!(
+                "cannot pull the default image '{}' ({reason}): {}; put it in a registry the \
+                 cluster pulls from with `iogauge kube image push REGISTRY/REPO:TAG` and run \
+                 with --image REGISTRY/REPO:TAG, or write it with `iogauge kube image export`, \
+                 carry the archive to the nodes and load it into their container runtime",
+                o.image,
+                detail()
+            ));
+        }
         match reason {
             "ImagePullBackOff" | "InvalidImageName" | "ErrImageNeverPull" => {
                 return Diagnosis::Fatal(format!(
@@ -140,6 +198,9 @@ pub(crate) fn diagnose(o: &Observed) -> Diagnosis {
             if raw.contains("persistentvolumeclaim") && raw.contains("not found") {
                 return Diagnosis::Waiting("waiting for the claim to be created".into());
             }
+            if let Some(why) = other_arch(raw, o.node_arches) {
+                return Diagnosis::Stuck(format!("no node can run the pod: {why}: {msg}"));
+            }
             return Diagnosis::Stuck(format!("no node can run the pod: {msg}{}", hint(raw)));
         }
         return Diagnosis::Waiting(format!("being scheduled: {msg}"));
@@ -153,6 +214,25 @@ pub(crate) fn diagnose(o: &Observed) -> Diagnosis {
         Some(r) => Diagnosis::Waiting(format!("starting ({r})")),
         None => Diagnosis::Waiting("pending".into()),
     }
+}
+
+/// The pod selects nodes of this build's architecture and none has it: said first, since no
+/// other flag helps. Given up after the pending timeout like any unschedulable pod (a cluster
+/// autoscaler may still add such a node).
+fn other_arch(msg: &str, arches: Option<&[String]>) -> Option<String> {
+    let arches = arches.filter(|a| !a.is_empty())?;
+    let ours = super::request::node_arch();
+    if !msg.contains("node affinity/selector") || arches.iter().any(|a| a == ours) {
+        return None;
+    }
+    Some(format!(
+        "the image is {ours} and no node is (the nodes are {}): run on a cluster with {ours} \
+         nodes, or pass --image with an image built for {} and --node-selector \
+         kubernetes.io/arch={}",
+        arches.join(", "),
+        arches.join(" or "),
+        arches[0]
+    ))
 }
 
 /// The scheduler's words, with what to change on iogauge's command line.
@@ -267,6 +347,8 @@ mod tests {
             claim,
             claim_events,
             image: "registry.example/iogauge:nope",
+            image_is_default: false,
+            node_arches: None,
         }
     }
 
@@ -382,6 +464,63 @@ mod tests {
             Diagnosis::Fatal(
                 "cannot pull the image 'registry.example/iogauge:nope' (ImagePullBackOff): Failed to pull image \"registry.example/iogauge:nope\": not found; check --image, and --image-pull-secret for a private registry".into()
             )
+        );
+    }
+
+    #[test]
+    fn the_default_image_fails_at_the_first_pull_with_how_to_make_it() {
+        let ev = [event(
+            "Failed",
+            "Warning",
+            "Failed to pull image \"iogauge:1.0.0\": rpc error: code = NotFound desc = failed to pull and unpack image \"docker.io/library/iogauge:1.0.0\": failed to resolve reference \"docker.io/library/iogauge:1.0.0\": docker.io/library/iogauge:1.0.0: not found",
+        )];
+        let first = pod(json!({"phase": "Pending", "containerStatuses": [
+            {"name": "iogauge", "image": "x", "imageID": "", "ready": false, "restartCount": 0,
+             "state": {"waiting": {"reason": "ErrImagePull", "message": "rpc error"}}}
+        ]}));
+        let mut o = observed(Some(&first), &ev, &[], None, &[]);
+        o.image = "iogauge:1.0.0";
+        o.image_is_default = true;
+        assert_eq!(
+            diagnose(&o),
+            Diagnosis::Fatal(format!(
+                "cannot pull the default image 'iogauge:1.0.0' (ErrImagePull): {}; put it in a \
+                 registry the cluster pulls from with `iogauge kube image push \
+                 REGISTRY/REPO:TAG` and run with --image REGISTRY/REPO:TAG, or write it with \
+                 `iogauge kube image export`, carry the archive to the nodes and load it into \
+                 their container runtime",
+                ev[0].message.as_deref().unwrap()
+            ))
+        );
+    }
+
+    #[test]
+    fn nodes_of_another_architecture_are_named() {
+        let msg = "0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.";
+        let p = pod(json!({"phase": "Pending", "conditions": [
+            {"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": msg}
+        ]}));
+        assert!(wants_node_arches(Some(&p)));
+        let arm = ["arm64".to_string()];
+        let mut o = observed(Some(&p), &[], &[], None, &[]);
+        o.node_arches = Some(&arm);
+        let ours = crate::cluster::request::node_arch();
+        assert_eq!(
+            diagnose(&o),
+            Diagnosis::Stuck(format!(
+                "no node can run the pod: the image is {ours} and no node is (the nodes are \
+                 arm64): run on a cluster with {ours} nodes, or pass --image with an image built \
+                 for arm64 and --node-selector kubernetes.io/arch=arm64: {msg}"
+            ))
+        );
+        // Nodes of this architecture exist: the selector is the user's.
+        let same = [ours.to_string()];
+        o.node_arches = Some(&same);
+        assert_eq!(
+            diagnose(&o),
+            Diagnosis::Stuck(format!(
+                "no node can run the pod: {msg} (check --node-selector and --nodes)"
+            ))
         );
     }
 

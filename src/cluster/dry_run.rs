@@ -37,10 +37,30 @@ pub(crate) fn dry_run(req: &KubeRequest, printed: Printed) -> Result<(Plan, Stri
         };
         let plan = plan(req, cluster.as_ref(), namespace).await?;
         let text = match printed {
-            Printed::Yaml => plan.yaml(req).map_err(KubeError::Cluster)?,
+            Printed::Yaml => {
+                let yaml = plan.yaml(req).map_err(KubeError::Cluster)?;
+                match default_image_note(req) {
+                    Some(note) => format!("# {note}\n{yaml}"),
+                    None => yaml,
+                }
+            }
             Printed::Json => json_list(&plan, req)?,
         };
         Ok((plan, text))
+    })
+}
+
+/// Without `--image`, what the manifests' image is and what it needs: a dry run needs no image,
+/// a real run does. A YAML comment line before the manifests; JSON has no comments, so the
+/// caller puts it on stderr.
+pub(crate) fn default_image_note(req: &KubeRequest) -> Option<String> {
+    req.pod.image_is_default.then(|| {
+        format!(
+            "image: {} is the default (no --image): it must exist in the cluster's registry; \
+             make it with `iogauge kube image push REGISTRY/REPO:TAG` (then --image \
+             REGISTRY/REPO:TAG) or `iogauge kube image export` and load it on the nodes",
+            req.pod.image
+        )
     })
 }
 

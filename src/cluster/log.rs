@@ -33,6 +33,13 @@ pub fn parse_check_log(log: &str) -> Result<CheckDocument, String> {
         ))
     };
     let v: serde_json::Value = serde_json::from_str(&text).map_err(bad)?;
+    // First, before the kind and the schema: another version's document is refused whatever it
+    // holds, since the image, not the document, is what to fix.
+    if let Some(theirs) = v.get("iogauge").and_then(serde_json::Value::as_str) {
+        if theirs != VERSION {
+            return Err(other_version(theirs));
+        }
+    }
     match DocumentKind::sniff(&v) {
         Some(DocumentKind::Check) => {}
         other => {
@@ -51,6 +58,26 @@ pub fn parse_check_log(log: &str) -> Result<CheckDocument, String> {
     CheckDocument::deserialize(&v).map_err(bad)
 }
 
+/// This CLI's version; the pod's document must carry exactly it.
+const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The pod ran another iogauge than this one. Any difference, a patch level too, fails the
+/// target: profiles and their verdicts change between releases, and a result must be the one
+/// this version describes.
+fn other_version(theirs: &str) -> String {
+    let theirs = cap(theirs);
+    format!(
+        "the pod ran iogauge {theirs} but this is iogauge {VERSION}: update the image with \
+         `iogauge kube image push REGISTRY/REPO:{VERSION}` and pass --image \
+         REGISTRY/REPO:{VERSION} (or --image of an iogauge:{VERSION} image the cluster has)"
+    )
+}
+
+/// Whether `parse_check_log`'s error is [`other_version`]'s: the pod did print its result.
+pub(crate) fn is_other_version(e: &str) -> bool {
+    e.starts_with("the pod ran iogauge ") && e.contains(" but this is iogauge ")
+}
+
 /// A log without any document: an image too old for the pod's command line is named as such,
 /// anything else by how the log ends.
 fn no_result(log: &str) -> String {
@@ -58,6 +85,17 @@ fn no_result(log: &str) -> String {
         return "the image's iogauge is older than this one (it does not know --format \
                 kube-frames); run the image of this iogauge version (--image)"
             .into();
+    }
+    // runc's words when the image's binary is for another CPU (`exec /iogauge: exec format
+    // error`; `standard_init_linux.go:228: exec user process caused: exec format error` before
+    // runc 1.1).
+    if log.contains("exec format error") {
+        return format!(
+            "the image's /iogauge is not built for this node's architecture (exec format \
+             error); use an image of the node's architecture (--image, with --node-selector \
+             kubernetes.io/arch=ARCH for the nodes it runs on); the log ends with: {}",
+            tail(log, 1)
+        );
     }
     format!("no result in the pod's log; it ends with: {}", tail(log, 3))
 }
@@ -231,6 +269,32 @@ mod tests {
             "{e}"
         );
         assert_eq!(tail("a\n\nb\nc\nd\n", 3), "b | c | d");
+    }
+
+    #[test]
+    fn another_version_is_refused_first_and_a_wrong_binary_is_named() {
+        let mut v = serde_json::to_value(doc(10)).unwrap();
+        v["iogauge"] = "0.0.1".into();
+        // Even a schema this version cannot read is refused for its version first.
+        v["schema_version"] = 9.into();
+        let line = serde_json::to_string(&v).unwrap();
+        assert_eq!(
+            parse_check_log(&line).unwrap_err(),
+            format!(
+                "the pod ran iogauge 0.0.1 but this is iogauge {VERSION}: update the image with \
+                 `iogauge kube image push REGISTRY/REPO:{VERSION}` and pass --image \
+                 REGISTRY/REPO:{VERSION} (or --image of an iogauge:{VERSION} image the cluster \
+                 has)"
+            )
+        );
+        assert!(is_other_version(&parse_check_log(&line).unwrap_err()));
+        assert_eq!(
+            parse_check_log("exec /iogauge: exec format error\n").unwrap_err(),
+            "the image's /iogauge is not built for this node's architecture (exec format \
+             error); use an image of the node's architecture (--image, with --node-selector \
+             kubernetes.io/arch=ARCH for the nodes it runs on); the log ends with: exec \
+             /iogauge: exec format error"
+        );
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //! when iogauge itself was killed). Pure functions: `--dry-run` prints exactly these.
 
 use super::request::{
-    KubeRequest, Toleration, VolumeMode, BINARY, CONTROL_PLANE_TAINTS, DEVICE_PATH, MOUNT_PATH,
+    node_arch, KubeRequest, Toleration, VolumeMode, BINARY, CONTROL_PLANE_TAINTS, DEVICE_PATH,
+    MOUNT_PATH,
 };
 use super::targets::{Target, TargetKind};
 use k8s_openapi::api::batch::v1::{
@@ -141,6 +142,17 @@ pub(crate) fn job(
 ) -> Job {
     let name = object_name(run, target);
     let mut node_selector = req.pod.node_selector.clone();
+    // The image holds a Linux binary of this build's architecture: on another node it could not
+    // start (exec format error), so the scheduler says so instead. A --node-selector of the
+    // same keys (an image built for another architecture) wins.
+    for (key, value) in [
+        ("kubernetes.io/os", "linux"),
+        ("kubernetes.io/arch", node_arch()),
+    ] {
+        node_selector
+            .entry(key.into())
+            .or_insert_with(|| value.into());
+    }
     let mut tolerations: Vec<K8sToleration> = req.pod.tolerations.iter().map(toleration).collect();
     if req.pod.tolerate_control_plane {
         for key in CONTROL_PLANE_TAINTS {
@@ -224,7 +236,7 @@ pub(crate) fn job(
         automount_service_account_token: Some(false),
         enable_service_links: Some(false),
         service_account_name: req.pod.service_account.clone(),
-        node_selector: (!node_selector.is_empty()).then_some(node_selector),
+        node_selector: Some(node_selector),
         tolerations: (!tolerations.is_empty()).then_some(tolerations),
         image_pull_secrets: (!req.pod.image_pull_secrets.is_empty()).then(|| {
             req.pod

@@ -234,6 +234,8 @@ mod tests {
             claim,
             claim_events: &[],
             image: "i",
+            image_is_default: false,
+            node_arches: None,
         }
     }
 

@@ -41,6 +41,32 @@ pub(crate) const MOUNT_PATH: &str = "/data";
 /// The binary's path inside the image (Containerfile).
 pub(crate) const BINARY: &str = "/iogauge";
 
+/// The image without `--image`: this iogauge's own version, as `iogauge kube image export` and
+/// `push` name it, so that the pod's document matches the CLI (log.rs checks it).
+pub(crate) fn default_image() -> String {
+    format!("iogauge:{}", env!("CARGO_PKG_VERSION"))
+}
+
+/// The running binary's architecture as Kubernetes labels nodes (`kubernetes.io/arch`, Go's
+/// GOARCH names): the image holds this binary, so its pods go to such nodes.
+pub(crate) fn node_arch() -> &'static str {
+    kube_arch(std::env::consts::ARCH)
+}
+
+fn kube_arch(rust: &'static str) -> &'static str {
+    match rust {
+        "x86_64" => "amd64",
+        "aarch64" => "arm64",
+        "x86" => "386",
+        "arm" => "arm",
+        "powerpc64" => "ppc64le",
+        "s390x" => "s390x",
+        "riscv64" => "riscv64",
+        "loongarch64" => "loong64",
+        other => other,
+    }
+}
+
 /// The whole request.
 #[derive(Debug, Clone)]
 pub(crate) struct KubeRequest {
@@ -303,6 +329,8 @@ pub(crate) const CONTROL_PLANE_TAINTS: [&str; 2] = [
 pub(crate) struct PodOptions {
     /// The image holding the iogauge binary at `/iogauge`.
     pub image: String,
+    /// No `--image` was given: `image` is [`default_image`], which the cluster may not have.
+    pub image_is_default: bool,
     /// `Always`, `IfNotPresent` or `Never`.
     pub image_pull_policy: String,
     pub image_pull_secrets: Vec<String>,
@@ -330,6 +358,7 @@ impl Default for PodOptions {
     fn default() -> Self {
         PodOptions {
             image: String::new(),
+            image_is_default: false,
             image_pull_policy: "IfNotPresent".into(),
             image_pull_secrets: Vec::new(),
             node_selector: BTreeMap::new(),
@@ -380,5 +409,16 @@ mod tests {
             "'a=b:NoRun': the effect 'NoRun' is not one of NoSchedule, PreferNoSchedule, NoExecute; e.g. dedicated=storage:NoSchedule"
         );
         assert!("=b:NoSchedule".parse::<Toleration>().is_err());
+    }
+
+    #[test]
+    fn architectures_are_named_as_nodes_label_them() {
+        assert_eq!(kube_arch("x86_64"), "amd64");
+        assert_eq!(kube_arch("aarch64"), "arm64");
+        assert_eq!(kube_arch("powerpc64"), "ppc64le");
+        assert_eq!(
+            default_image(),
+            format!("iogauge:{}", env!("CARGO_PKG_VERSION"))
+        );
     }
 }

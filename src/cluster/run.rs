@@ -325,6 +325,8 @@ impl Controller<'_> {
             }
             Err(e) => {
                 let how = match &terminated {
+                    // It did print a result, of another version: that is the whole story.
+                    _ if super::log::is_other_version(&e) => String::new(),
                     Some(t) => format!(
                         "the pod ended ({}, exit code {}) without a result: ",
                         t.reason.as_deref().unwrap_or("terminated"),

@@ -3,6 +3,8 @@
 
 use super::*;
 use crate::cli::{stdout, with_output, Ended, Error, Kind, Outcome};
+use crate::cluster::dry_run::default_image_note;
+use crate::cluster::request::default_image;
 
 struct Notes;
 
@@ -45,10 +47,9 @@ impl KubeCheckArgs {
             &self.image_pull_secrets,
         )?;
         let profiles = pod_profiles(&self.profiles, mode)?;
-        let image = self.image.clone().filter(|i| !i.is_empty()).ok_or(
-            "no image: build one with scripts/build-image TAG, push it to a registry the cluster \
-             can pull from, and pass --image TAG (or set IOGAUGE_IMAGE)",
-        )?;
+        let given = self.image.clone().filter(|i| !i.is_empty());
+        let image_is_default = given.is_none();
+        let image = given.unwrap_or_else(default_image);
         Ok(KubeRequest {
             profiles,
             check: CheckArgs {
@@ -61,6 +62,7 @@ impl KubeCheckArgs {
             targets,
             pod: PodOptions {
                 image,
+                image_is_default,
                 image_pull_policy: self.image_pull_policy.clone(),
                 image_pull_secrets: self.image_pull_secrets.clone(),
                 node_selector: self.node_selector.iter().cloned().collect(),
@@ -115,6 +117,9 @@ fn check(a: KubeCheckArgs, stop: &Stop) -> Ended {
             Ok((plan, text)) => {
                 if printed == Printed::Json {
                     stdout::println(&text);
+                    if let Some(note) = default_image_note(&req) {
+                        eprintln!("iogauge kube: dry run: {note}");
+                    }
                 } else {
                     stdout::print(&text);
                 }

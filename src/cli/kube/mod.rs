@@ -139,7 +139,8 @@ struct KubeCheckArgs {
     #[arg(long, help_heading = "Checks")]
     intervals: bool,
 
-    /// The image with iogauge at /iogauge (build it with scripts/build-image)
+    /// The image with iogauge at /iogauge [default: iogauge:<this version>, made by `iogauge
+    /// kube image export` or `push`]
     #[arg(
         long,
         env = "IOGAUGE_IMAGE",

@@ -4,7 +4,9 @@
 
 use super::{Active, Controller};
 use crate::cluster::budget::{self, secs};
-use crate::cluster::diagnose::{diagnose, imposed_limits, Diagnosis, Observed};
+use crate::cluster::diagnose::{
+    diagnose, imposed_limits, node_arches, wants_node_arches, Diagnosis, Observed,
+};
 use crate::cluster::disruption::{disruption, vanished, verdict};
 use crate::cluster::manifests::{self, TARGET_LABEL};
 use crate::cluster::targets::TargetKind;
@@ -299,6 +301,11 @@ impl Controller<'_> {
             Some((n, uid)) => self.cluster.events_of(&format!("claim {n}"), &uid).await?,
             None => Vec::new(),
         };
+        // Listing nodes may be forbidden: then the scheduler's words stand alone.
+        let node_arches = match wants_node_arches(pod) {
+            true => self.cluster.nodes("").await.ok().map(|n| node_arches(&n)),
+            false => None,
+        };
         let d = diagnose(&Observed {
             job: job.as_ref(),
             job_events: &job_events,
@@ -307,6 +314,8 @@ impl Controller<'_> {
             claim: claim.as_ref(),
             claim_events: &claim_events,
             image: &self.req.pod.image,
+            image_is_default: self.req.pod.image_is_default,
+            node_arches: node_arches.as_deref(),
         });
         let (line, give_up) = match d {
             Diagnosis::Fatal(why) => (why, true),

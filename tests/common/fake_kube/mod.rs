@@ -114,6 +114,12 @@ pub enum Scenario {
     /// The namespace has a LimitRange with this default CPU limit: the LimitRanger admission puts
     /// it on a pod whose container has none (with its annotation); then as [`Scenario::Run`].
     LimitRangeCpu(String),
+    /// As [`Scenario::Run`], but the container runs this program instead of the test's binary:
+    /// another image (e.g. one whose iogauge is another version).
+    Entrypoint(String),
+    /// The image's binary is for another CPU: runc fails to exec it, the container's log says
+    /// `exec /iogauge: exec format error` and it exits 255 (reason Error).
+    ExecFormatError,
 }
 
 /// A StorageClass's `volumeBindingMode`.
@@ -2645,6 +2651,8 @@ struct ContainerCmd {
     env: Vec<(String, String)>,
     cwd: PathBuf,
     spawn_error: Option<String>,
+    /// [`Scenario::ExecFormatError`]: runc's line instead of a process.
+    exec_format_error: bool,
 }
 
 /// The container's command on the host: the test's binary for the image's, host directories for
@@ -2701,12 +2709,17 @@ fn container_command(st: &State, pod: &Value) -> ContainerCmd {
         };
         env.push((str_at(e, "/name").to_string(), value));
     }
+    let scenario = st.pod_scenario(str_at(pod, "/metadata/namespace"), name, &pod["spec"]);
+    let binary = match &scenario {
+        Scenario::Entrypoint(p) => PathBuf::from(p),
+        _ => st.binary.clone(),
+    };
     let (program, args) =
-        match identity::as_pod_user(st, pod, &mounts, st.binary.clone(), args.clone()) {
+        match identity::as_pod_user(st, pod, &mounts, binary.clone(), args.clone()) {
             Ok(c) => c,
             Err(e) => {
                 spawn_error = spawn_error.or(Some(e));
-                (st.binary.clone(), args)
+                (binary, args)
             }
         };
     ContainerCmd {
@@ -2715,6 +2728,7 @@ fn container_command(st: &State, pod: &Value) -> ContainerCmd {
         env,
         cwd: pod_dir,
         spawn_error,
+        exec_format_error: scenario == Scenario::ExecFormatError,
     }
 }
 
@@ -2762,6 +2776,7 @@ fn run_container(
     let started = now_rfc3339();
     let spawned = match cmd.spawn_error {
         Some(e) => Err(e),
+        None if cmd.exec_format_error => Ok(None),
         None => super::cmd(&cmd.program)
             .args(&cmd.args)
             .envs(cmd.env.iter().map(|(k, v)| (k, v)))
@@ -2772,11 +2787,17 @@ fn run_container(
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
+            .map(Some)
             .map_err(|e| format!("{}: {e}", cmd.program.display())),
     };
     let (code, reason, message) = match spawned {
         Err(e) => (128, "StartError", Some(e)),
-        Ok(mut child) => {
+        Ok(None) => {
+            // runc's init process writes this to the container's stderr (runc 1.1+).
+            lock(&log).extend_from_slice(b"exec /iogauge: exec format error\n");
+            (255, "Error", None)
+        }
+        Ok(Some(mut child)) => {
             let mut readers = Vec::new();
             let out: Option<Box<dyn Read + Send>> = child
                 .stdout
