@@ -197,8 +197,14 @@ fn a_default_image_the_cluster_lacks_fails_at_once_with_how_to_make_it() {
     let fake = cluster(dir.path(), Scenario::ImagePull, vec![NodeSeed::new("w-1")]);
     let (code, doc, err) = run(&fake, dir.path(), &[]);
     let image = default_image();
+    // The first state seen: ErrImagePull, or already the back-off when the poll was slower.
+    let state = if err.contains(&format!("'{image}' (ImagePullBackOff)")) {
+        "ImagePullBackOff"
+    } else {
+        "ErrImagePull"
+    };
     let reason = format!(
-        "cannot pull the default image '{image}' (ErrImagePull): Failed to pull image \
+        "cannot pull the default image '{image}' ({state}): Failed to pull image \
          \"{image}\": rpc error: code = NotFound desc = failed to pull and unpack image \
          \"{image}\": not found; put it in a registry the cluster pulls from with `iogauge kube \
          image push REGISTRY/REPO:TAG` and run with --image REGISTRY/REPO:TAG, or write it with \

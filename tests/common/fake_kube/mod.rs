@@ -2034,6 +2034,21 @@ fn job_controller(st: &mut State) {
         if first {
             rt.started = Some(Instant::now());
         }
+        // The scenario is keyed by the claims' class: iogauge creates the claim right after the
+        // Job, so a tick that sees the Job first waits for it (a real job controller would
+        // create the pod at once; admission here needs the class to play its scenario).
+        let missing_claim = tspec["volumes"].as_array().into_iter().flatten().any(|v| {
+            let claim = str_at(v, "/persistentVolumeClaim/claimName");
+            !claim.is_empty() && st.find("PersistentVolumeClaim", Some(&ns), claim).is_none()
+        });
+        let waited = st
+            .jobs
+            .get(&uid)
+            .and_then(|r| r.started)
+            .map(|t| t.elapsed());
+        if missing_claim && waited.is_some_and(|w| w < Duration::from_secs(2)) {
+            continue;
+        }
         // A pod name for the scenario lookup of ephemeral claims does not exist yet: claims of
         // the template are what count.
         let scenario = st.pod_scenario(&ns, "", &tspec);
