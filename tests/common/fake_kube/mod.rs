@@ -89,11 +89,13 @@ pub enum Scenario {
     /// The first N pods of each Job are evicted by the kubelet (node pressure) 1.5 s after they
     /// start; later ones run as in `Run` (fake_kube/disruption.rs).
     Evict(usize),
-    /// The first N pods of each Job are preempted by the scheduler 1.5 s after they start, then
-    /// deleted gracefully; later ones run as in `Run`.
+    /// The first N pods of each Job run and are preempted by the scheduler 1 s after they start,
+    /// then deleted gracefully: the container gets SIGTERM and ends by itself (SIGKILL after the
+    /// grace period); later ones run as in `Run`.
     Preempt(usize),
-    /// The first N pods of each Job are evicted through the Eviction API (a `kubectl drain`)
-    /// 1.5 s after they start, then deleted gracefully; later ones run as in `Run`.
+    /// The first N pods of each Job run and are evicted through the Eviction API (a `kubectl
+    /// drain`) 1 s after they start, then deleted gracefully as in `Preempt`; later ones run as
+    /// in `Run`.
     Drain(usize),
     /// Scheduled, then ContainerCreating for ever: the kubelet's Warning FailedMount
     /// `MountVolume.SetUp failed for volume "<pv>" : <this>` (see pending.rs).
@@ -114,6 +116,9 @@ pub enum Scenario {
     /// The namespace has a LimitRange with this default CPU limit: the LimitRanger admission puts
     /// it on a pod whose container has none (with its annotation); then as [`Scenario::Run`].
     LimitRangeCpu(String),
+    /// As [`Scenario::Evict`], on a cluster before 1.26: the evicted pod has `reason: Evicted`
+    /// but no `DisruptionTarget` condition, so the Job's podFailurePolicy fails the Job.
+    EvictLegacy(usize),
 }
 
 /// A StorageClass's `volumeBindingMode`.
@@ -607,6 +612,8 @@ struct PodRt {
     stage: Stage,
     log: Arc<Mutex<Vec<u8>>>,
     kill: Arc<AtomicBool>,
+    /// Set to have the container process sent SIGTERM (a graceful delete).
+    term: Arc<AtomicBool>,
 }
 
 #[derive(Default)]
@@ -2261,6 +2268,7 @@ fn create_pod(st: &mut State, job_idx: usize) {
             stage: Stage::Unscheduled,
             log: Arc::new(Mutex::new(Vec::new())),
             kill: Arc::new(AtomicBool::new(false)),
+            term: Arc::new(AtomicBool::new(false)),
         },
     );
     st.event(
@@ -2608,7 +2616,7 @@ fn start(shared: &Arc<Shared>, st: &mut State, idx: usize) {
     let Some(rt) = st.pods.get(&uid) else {
         return;
     };
-    let (log, kill) = (rt.log.clone(), rt.kill.clone());
+    let (log, kill) = (rt.log.clone(), (rt.kill.clone(), rt.term.clone()));
     let cmd = container_command(st, &pod);
     let sh = shared.clone();
     let handle = std::thread::spawn(move || run_container(sh, uid, cmd, log, kill));
@@ -2757,7 +2765,7 @@ fn run_container(
     uid: String,
     cmd: ContainerCmd,
     log: Arc<Mutex<Vec<u8>>>,
-    kill: Arc<AtomicBool>,
+    (kill, term): (Arc<AtomicBool>, Arc<AtomicBool>),
 ) {
     let started = now_rfc3339();
     let spawned = match cmd.spawn_error {
@@ -2807,6 +2815,9 @@ fn run_container(
                     let _ = child.kill();
                     break child.wait().ok();
                 }
+                if term.swap(false, Ordering::SeqCst) {
+                    disruption::terminate(&child);
+                }
                 std::thread::sleep(Duration::from_millis(10));
             };
             for r in readers {
@@ -2838,9 +2849,11 @@ fn run_container(
     } else {
         "PodFailed"
     };
+    let mut conds = conditions(&now, false, Some(why));
+    disruption::keep_condition(&pod, &mut conds);
     st.update(idx, |o| {
         o["status"]["phase"] = json!(phase);
-        o["status"]["conditions"] = conditions(&now, false, Some(why));
+        o["status"]["conditions"] = conds;
         o["status"]["containerStatuses"] = json!([cs]);
     });
     st.history.push(format!("finished Pod/{name} exit {code}"));
