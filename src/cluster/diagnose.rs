@@ -293,6 +293,35 @@ mod tests {
     }
 
     #[test]
+    fn a_job_that_ended_without_a_pod_is_fatal_and_says_whether_one_ran() {
+        let job = |t: &str, reason: &str| -> Job {
+            serde_json::from_value(json!({"metadata": {"name": "j"}, "status": {"conditions": [
+                {"type": t, "status": "True", "reason": reason}]}}))
+            .unwrap()
+        };
+        // A stopped pod that exited 0: the Job is Complete and makes no other pod.
+        let complete = job("Complete", "CompletionsReached");
+        let mut o = observed(None, &[], &[], None, &[]);
+        o.job = Some(&complete);
+        let Diagnosis::Fatal(why) = diagnose(&o) else {
+            panic!()
+        };
+        assert!(why.starts_with("the Job completed, but its pod went away without a result"));
+        // A Job that failed after its pod was seen did not fail "before its pod started".
+        let failed = job("Failed", "BackoffLimitExceeded");
+        o.job = Some(&failed);
+        assert_eq!(
+            diagnose(&o),
+            Diagnosis::Fatal("the Job failed before its pod started: BackoffLimitExceeded".into())
+        );
+        o.pod_seen = true;
+        assert_eq!(
+            diagnose(&o),
+            Diagnosis::Fatal("the Job failed after its pod went away: BackoffLimitExceeded".into())
+        );
+    }
+
+    #[test]
     fn admission_refusals_name_the_policy() {
         let ev = [event(
             "FailedCreate",
