@@ -19,14 +19,15 @@ use super::{
 use std::collections::HashMap;
 use std::time::Duration;
 
-/// How long a doomed pod runs before it is disrupted: evicted, or (running for real) preempted.
+/// How long a doomed pod waits before it is evicted (or, running, preempted: a controller
+/// polling every second or so has seen it running by then).
 const AFTER: Duration = Duration::from_millis(1500);
-const AFTER_RUNNING: Duration = Duration::from_millis(1000);
 /// How long a preempted pod may take to stop before SIGKILL (30 s on a real cluster).
 const GRACE: Duration = Duration::from_millis(5000);
 /// How long a pod whose container ended stays, terminating, before the kubelet's final delete
-/// (the job controller sees its phase first, as its finalizer makes sure on a real cluster).
-const LINGER: Duration = Duration::from_millis(300);
+/// (the job controller sees its phase first, as its finalizer makes sure on a real cluster, and
+/// so may a client polling every second).
+const LINGER: Duration = Duration::from_millis(1500);
 
 /// Where a disrupted pod is.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -115,6 +116,12 @@ pub(super) fn tick(st: &mut State) {
             continue;
         };
         let ended = st.pods.get(&uid).is_none_or(|rt| rt.stage == Stage::Done);
+        // A running pod is preempted once its check has said something (it is under way, with
+        // its signal handlers in place, as a pod minutes into its run would be) and AFTER.
+        let started = st
+            .pods
+            .get(&uid)
+            .is_some_and(|rt| !super::lock(&rt.log).is_empty());
         let runs = matches!(how, Scenario::Preempt(_) | Scenario::Drain(_));
         match at {
             Held::Ended if since.elapsed() >= LINGER => {
@@ -132,7 +139,7 @@ pub(super) fn tick(st: &mut State) {
             Held::Ended => keep.push((uid, since, how, at)),
             // A container that ended before its disruption: nothing left to take away.
             Held::Doomed if runs && ended => {}
-            Held::Doomed if since.elapsed() < if runs { AFTER_RUNNING } else { AFTER } => {
+            Held::Doomed if (runs && !started) || since.elapsed() < AFTER => {
                 keep.push((uid, since, how, at));
             }
             Held::Doomed if runs => {

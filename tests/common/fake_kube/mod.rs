@@ -89,13 +89,12 @@ pub enum Scenario {
     /// The first N pods of each Job are evicted by the kubelet (node pressure) 1.5 s after they
     /// start; later ones run as in `Run` (fake_kube/disruption.rs).
     Evict(usize),
-    /// The first N pods of each Job run and are preempted by the scheduler 1 s after they start,
-    /// then deleted gracefully: the container gets SIGTERM and ends by itself (SIGKILL after the
+    /// The first N pods of each Job run and are preempted by the scheduler 1.5 s after they
+    /// start (once their check has printed its first line), then deleted gracefully: the container gets SIGTERM and ends by itself (SIGKILL after the
     /// grace period); later ones run as in `Run`.
     Preempt(usize),
     /// The first N pods of each Job run and are evicted through the Eviction API (a `kubectl
-    /// drain`) 1 s after they start, then deleted gracefully as in `Preempt`; later ones run as
-    /// in `Run`.
+    /// drain`) as in `Preempt`, then deleted gracefully likewise; later ones run as in `Run`.
     Drain(usize),
     /// Scheduled, then ContainerCreating for ever: the kubelet's Warning FailedMount
     /// `MountVolume.SetUp failed for volume "<pv>" : <this>` (see pending.rs).
