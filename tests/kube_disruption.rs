@@ -431,7 +431,10 @@ fn a_legacy_eviction_fails_its_target_in_its_own_words_and_the_next_one_runs() {
     let dir = common::scratch();
     let fake = cluster(
         dir.path(),
-        &[("fast", Scenario::EvictLegacy(1)), ("standard", Scenario::Run)],
+        &[
+            ("fast", Scenario::EvictLegacy(1)),
+            ("standard", Scenario::Run),
+        ],
         &[],
     );
     let (code, doc, err) = run(

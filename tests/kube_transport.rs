@@ -384,5 +384,9 @@ fn a_pod_stopped_by_sigterm_prints_its_document_and_exits_1() {
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("interrupted by SIGTERM"), "{stderr}");
     let doc = iogauge::cluster::log::parse_check_log(&stdout).unwrap();
-    assert_eq!(doc.profiles[0].verdict, CheckVerdict::Interrupted, "{stderr}");
+    assert_eq!(
+        doc.profiles[0].verdict,
+        CheckVerdict::Interrupted,
+        "{stderr}"
+    );
 }

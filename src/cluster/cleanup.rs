@@ -7,8 +7,8 @@
 //! named.
 
 use super::client::Cluster;
-use super::reclaim::{reclaim, Reclaim};
 use super::manifests::{self, RUN_LABEL};
+use super::reclaim::{reclaim, Reclaim};
 use super::KubeError;
 use crate::run::stop::Stop;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;

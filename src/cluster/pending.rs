@@ -363,7 +363,9 @@ mod tests {
             panic!()
         };
         assert!(
-            why.contains("; see why with: kubectl describe workload -n team-a job-iogauge-x-3b7c1;"),
+            why.contains(
+                "; see why with: kubectl describe workload -n team-a job-iogauge-x-3b7c1;"
+            ),
             "{why}"
         );
     }

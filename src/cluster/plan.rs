@@ -183,9 +183,12 @@ async fn claim_target(c: &Cluster, name: &str) -> Result<Target, KubeError> {
     }))
 }
 
-
 /// The nodes `--nodes` selects, as targets writing under `dir`.
-async fn node_targets(c: &Cluster, sel: &str, dir: Option<String>) -> Result<Vec<Target>, KubeError> {
+async fn node_targets(
+    c: &Cluster,
+    sel: &str,
+    dir: Option<String>,
+) -> Result<Vec<Target>, KubeError> {
     let nodes = c.nodes(sel).await.map_err(KubeError::Cluster)?;
     if nodes.is_empty() {
         return Err(KubeError::Usage(format!(

@@ -168,11 +168,14 @@ fn parse(line: &str) -> Result<Frame, Option<(String, u32)>> {
     })
 }
 
+/// A damaged frame: its document id, number, and line in the log.
+type Damaged = (String, u32, usize);
+
 /// The frames in a log, in order: a frame line that a runtime or pipeline split is put back
 /// together from the lines right after it, until its checksum holds. Damaged frames are
 /// returned apart, as (id, seq, line), when their number could be read; sound ones with their
 /// line too.
-fn scan(log: &str) -> (Vec<(usize, Frame)>, Vec<(String, u32, usize)>) {
+fn scan(log: &str) -> (Vec<(usize, Frame)>, Vec<Damaged>) {
     let lines: Vec<&str> = log.lines().collect();
     let (mut frames, mut damaged) = (Vec::new(), Vec::new());
     let mut i = 0;
@@ -224,8 +227,16 @@ pub(crate) fn read_frames(log: &str) -> Result<Option<String>, FramesError> {
     let mut docs: BTreeMap<String, BTreeMap<u32, Frame>> = BTreeMap::new();
     // Damage followed by a sound frame of the same document is in the middle of the log.
     let whole_after = |id: &str| {
-        let last_damaged = damaged.iter().filter(|(d, ..)| d == id).map(|(.., l)| *l).max();
-        let last_whole = frames.iter().filter(|(_, f)| f.id == id).map(|(l, _)| *l).max();
+        let last_damaged = damaged
+            .iter()
+            .filter(|(d, ..)| d == id)
+            .map(|(.., l)| *l)
+            .max();
+        let last_whole = frames
+            .iter()
+            .filter(|(_, f)| f.id == id)
+            .map(|(l, _)| *l)
+            .max();
         matches!((last_whole, last_damaged), (Some(w), Some(d)) if w > d)
     };
     for (_, f) in frames.iter().cloned() {

@@ -109,7 +109,9 @@ impl Controller<'_> {
         for i in queue.drain(..) {
             outcomes[i].status = TargetStatus::Skipped;
             outcomes[i].reason = Some(match how {
-                TargetStatus::TimedOut => format!("not started: --timeout {timeout}s passed before"),
+                TargetStatus::TimedOut => {
+                    format!("not started: --timeout {timeout}s passed before")
+                }
                 _ => format!("not started: stopped by {}", self.stop.reason()),
             });
         }

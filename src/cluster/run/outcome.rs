@@ -5,9 +5,9 @@
 use super::{Active, Controller};
 use crate::cluster::manifests;
 use crate::cluster::quantity::{format_bytes, parse_bytes};
+use crate::cluster::reclaim::{reclaim, Reclaim};
 use crate::cluster::targets::{Target, TargetKind};
 use crate::report::document::{TargetOutcome, TargetStatus, TargetType};
-use crate::cluster::reclaim::{reclaim, Reclaim};
 use k8s_openapi::api::core::v1::{Node, PersistentVolumeClaim};
 
 /// The node labels of the fleet view: zone, region, instance type (well-known labels, set by
