@@ -145,17 +145,20 @@ fn a_preempted_pod_says_so_and_is_replaced() {
         &[("fast", Scenario::Preempt(1)), ("standard", Scenario::Run)],
         &[],
     );
+    // A run long enough to be under way when the pod is preempted.
     let (code, doc, err) = run(
         &fake,
         dir.path(),
         &[
-            "etcd",
+            "sync-iops",
             "--storage-class",
             "fast",
             "--storage-class",
             "standard",
             "--scale",
             "0.02",
+            "--duration",
+            "3s",
         ],
     );
     assert_ne!(code, 1, "{err}");
@@ -380,6 +383,11 @@ fn the_estimate_is_said_up_front_with_a_warning_when_it_cannot_fit() {
     let warned = err.find("warning: the run").unwrap();
     assert!(err.find("job iogauge-").unwrap() > warned, "{err}");
     assert_eq!(doc.targets[1].status, TargetStatus::Skipped);
+    // The value, as the other --timeout reasons say it.
+    assert_eq!(
+        doc.targets[1].reason.as_deref(),
+        Some("not started: --timeout 2s passed before")
+    );
     assert_nothing_left(&fake);
 }
 
@@ -390,7 +398,15 @@ fn a_drained_pod_says_so_and_is_replaced() {
     let (code, doc, err) = run(
         &fake,
         dir.path(),
-        &["etcd", "--storage-class", "fast", "--scale", "0.02"],
+        &[
+            "sync-iops",
+            "--storage-class",
+            "fast",
+            "--scale",
+            "0.02",
+            "--duration",
+            "3s",
+        ],
     );
     assert_ne!(code, 1, "{err}");
     assert!(
@@ -402,5 +418,117 @@ fn a_drained_pod_says_so_and_is_replaced() {
     );
     assert_eq!(doc.targets[0].status, TargetStatus::Completed, "{err}");
     assert!(fake.history().iter().any(|l| l.starts_with("drained Pod/")));
+    assert_nothing_left(&fake);
+}
+
+// --- review fixes ---
+
+/// A kubelet eviction on a cluster before 1.26 (no DisruptionTarget condition): the Job's
+/// FailJob rule ends the Job, so the target fails in the eviction's words, not as a Job that
+/// "failed before its pod started", and the run moves on.
+#[test]
+fn a_legacy_eviction_fails_its_target_in_its_own_words_and_the_next_one_runs() {
+    let dir = common::scratch();
+    let fake = cluster(
+        dir.path(),
+        &[
+            ("fast", Scenario::EvictLegacy(1)),
+            ("standard", Scenario::Run),
+        ],
+        &[],
+    );
+    let (code, doc, err) = run(
+        &fake,
+        dir.path(),
+        &[
+            "etcd",
+            "--storage-class",
+            "fast",
+            "--storage-class",
+            "standard",
+            "--scale",
+            "0.02",
+        ],
+    );
+    assert!(code == 1 || code == 3, "{code}: {err}");
+    let why = format!(
+        "{}; the cluster has no DisruptionTarget condition (Kubernetes before 1.26), so the Job \
+         cannot retry it",
+        evicted()
+    );
+    assert_eq!(doc.targets[0].status, TargetStatus::Failed, "{err}");
+    assert_eq!(doc.targets[0].reason.as_deref(), Some(why.as_str()));
+    assert!(
+        err.contains(&format!(
+            "iogauge kube: storage class fast: failed: {why}\n"
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("before its pod started"), "{err}");
+    // The Job failed through its podFailurePolicy: one pod, no replacement.
+    assert_eq!(
+        fake.created("Pod")
+            .iter()
+            .filter(|p| p["metadata"]["name"].as_str().unwrap().contains("-fast-"))
+            .count(),
+        1
+    );
+    assert_eq!(doc.targets[1].status, TargetStatus::Completed, "{err}");
+    assert_nothing_left(&fake);
+}
+
+/// A drain deletes the pod gracefully: iogauge in it gets SIGTERM and ends by itself, printing
+/// an interrupted document and exiting 1, so the pod is Failed with its DisruptionTarget
+/// condition, the Job's Ignore rule applies and a new pod gives the result. (A pod that exited
+/// 0 would have Succeeded and completed the Job with no result.)
+#[test]
+fn a_drained_pod_ends_on_sigterm_with_exit_1_and_the_job_starts_another() {
+    let dir = common::scratch();
+    let fake = cluster(
+        dir.path(),
+        &[("fast", Scenario::Drain(1)), ("standard", Scenario::Run)],
+        &[],
+    );
+    let (code, doc, err) = run(
+        &fake,
+        dir.path(),
+        &[
+            "sync-iops",
+            "--storage-class",
+            "fast",
+            "--storage-class",
+            "standard",
+            "--scale",
+            "0.02",
+            "--duration",
+            "3s",
+        ],
+    );
+    assert_ne!(code, 1, "{err}");
+    let history = fake.history();
+    let drained = history
+        .iter()
+        .find_map(|l| l.strip_prefix("drained Pod/"))
+        .unwrap_or_else(|| panic!("{history:?}"))
+        .to_string();
+    // Its own process ended it, after the drain: the interrupted check's exit code.
+    assert!(
+        fake.happened_before(
+            &format!("drained Pod/{drained}"),
+            &format!("finished Pod/{drained} exit 1")
+        ),
+        "{history:?}"
+    );
+    assert!(
+        err.contains(
+            "iogauge kube: storage class fast: evicted from node node-1 through the Eviction API \
+             (a drain, or a descheduler); the Job starts another pod (1 of 2 retries)\n"
+        ),
+        "{err}"
+    );
+    assert!(doc
+        .targets
+        .iter()
+        .all(|t| t.status == TargetStatus::Completed));
     assert_nothing_left(&fake);
 }

@@ -526,3 +526,56 @@ fn cleanup_flags_are_checked_before_any_cluster_is_asked() {
         assert!(err.starts_with(want), "{args:?}:\n{err}\nwanted: {want}");
     }
 }
+
+// --- review fixes ---
+
+/// `kube cleanup` of a run left behind whose claim is of a Retain class: the volume made for
+/// the claim is set to go with it first (as the controller does at a target's end) and said,
+/// never left Released with its disk.
+#[test]
+fn cleanup_sets_a_left_claims_retain_volume_to_go_with_it_and_says_so() {
+    let dir = common::scratch();
+    let fake = FakeKube::builder(env!("CARGO_BIN_EXE_iogauge"), dir.path())
+        .storage_class(
+            StorageClassSeed::new("keep", "ebs.csi.aws.com", BindingMode::Immediate)
+                .reclaim_policy("Retain"),
+        )
+        .scenario(Scenario::Hang)
+        .start();
+    fake.seed_run_with_class("old1xx", Duration::from_secs(7200), Some("keep"));
+    let claim = "iogauge-old1xx-standard";
+    let t0 = std::time::Instant::now();
+    let volume = loop {
+        let c = fake.object("PersistentVolumeClaim", claim).unwrap();
+        if let Some(v) = c["spec"]["volumeName"].as_str() {
+            if fake.object("PersistentVolume", v).is_some() {
+                break v.to_string();
+            }
+        }
+        assert!(t0.elapsed().as_secs() < 10, "never bound: {c}");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let (code, out, err) = run(&fake, dir.path(), &["cleanup"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(&format!("deleted persistentvolumeclaim/{claim}\n")),
+        "{out}"
+    );
+    assert!(
+        err.contains(&format!(
+            "iogauge kube cleanup: persistentvolume/{volume}: reclaimPolicy Retain set to \
+             Delete, so that it and its disk go with claim {claim}\n"
+        )),
+        "{err}"
+    );
+    assert!(
+        fake.happened_before(
+            &format!("patched PersistentVolume/{volume}"),
+            &format!("deleted PersistentVolumeClaim/{claim}")
+        ),
+        "{:?}",
+        fake.history()
+    );
+    assert!(fake.object("PersistentVolume", &volume).is_none());
+    assert_nothing_left(&fake);
+}

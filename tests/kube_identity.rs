@@ -94,7 +94,7 @@ fn denied(fake: &FakeKube, hint: &str) -> String {
     format!(
         "the pod ended (Error, exit code 2) without a result: no result in the pod's log; it \
          ends with: iogauge check: directory '{}' is not writable (Permission denied (os error \
-         13)); choose another with --dir ({hint})",
+         13)) ({hint})",
         fake.volume_dir(pod, "data").display()
     )
 }

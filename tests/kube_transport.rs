@@ -356,3 +356,37 @@ fn a_result_printed_on_one_line_is_still_read() {
     );
     assert_nothing_left(&fake);
 }
+
+// --- review fixes ---
+
+/// A pod stopped by SIGTERM (preempted, drained, deleted) prints its interrupted document and
+/// exits 1, not 0: a pod that Succeeded would complete its Job with no result, while a Failed
+/// one with a DisruptionTarget condition gets a replacement from the Job's Ignore rule.
+#[test]
+fn a_pod_stopped_by_sigterm_prints_its_document_and_exits_1() {
+    common::serial();
+    let dir = common::scratch();
+    let data = dir.path().to_str().unwrap();
+    let child = common::cmd(env!("CARGO_BIN_EXE_iogauge"))
+        .args(["check", "sync-iops", "--dir", data, "--scale", "0.02"])
+        .args(["--duration", "20s", "--format", "kube-frames"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // SAFETY: kill(2) on our own child, not yet reaped.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGTERM);
+    }
+    let out = child.wait_with_output().unwrap();
+    let (stdout, stderr) = (common::text(&out.stdout), common::text(&out.stderr));
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("interrupted by SIGTERM"), "{stderr}");
+    let doc = iogauge::cluster::log::parse_check_log(&stdout).unwrap();
+    assert_eq!(
+        doc.profiles[0].verdict,
+        CheckVerdict::Interrupted,
+        "{stderr}"
+    );
+}

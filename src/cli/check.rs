@@ -123,7 +123,7 @@ enum Format {
     JsonLine,
     /// What an `iogauge kube` pod prints: the document as numbered, checksummed lines of at
     /// most 8 KiB (`report::frames`), compact unless --intervals; exit 0 whenever it is
-    /// printed. Hidden: a transport between iogauge's own pod and controller, not a format to
+    /// printed, but 1 when a signal stopped it. Hidden: a transport between iogauge's own pod and controller, not a format to
     /// read or keep.
     #[value(hide = true)]
     KubeFrames,
@@ -250,9 +250,15 @@ pub(crate) fn main(a: CheckArgs, stop: &Stop) -> Ended {
         Outcome::Error | Outcome::Warn | Outcome::Pass => {}
     }
     // A kube pod: the verdict travels in the document, so that a finished Job is Complete,
-    // not Failed (which trips KubeJobFailed alerts); only a pod without a document fails.
+    // not Failed (which trips KubeJobFailed alerts); only a pod without a document fails. And
+    // a pod stopped by SIGTERM (preempted, drained, deleted): a pod that Succeeded would
+    // complete the Job, while a Failed one with a DisruptionTarget condition gets a new pod.
     if a.format == Format::KubeFrames {
-        return with_output(Ok(Outcome::Pass), report);
+        let pod_outcome = match outcome {
+            Outcome::Interrupted => Outcome::Interrupted,
+            _ => Outcome::Pass,
+        };
+        return with_output(Ok(pod_outcome), report);
     }
     with_output(Ok(outcome), report)
 }

@@ -5,6 +5,53 @@
 use super::quantity::format_bytes;
 use k8s_openapi::api::storage::v1::StorageClass;
 
+/// What the storage classes of a run say before it starts: the classes
+/// `--all-storage-classes` leaves out, the warnings about fresh claims, and which classes
+/// retain their volumes (deleted after the claim by the controller).
+#[derive(Default)]
+pub(crate) struct ClassNotes {
+    /// One line per class left out, saying why and how to measure it anyway.
+    pub skipped: Vec<String>,
+    /// Warnings about a class's fresh claims, by class name.
+    pub warnings: std::collections::BTreeMap<String, Vec<String>>,
+    /// Classes with reclaimPolicy Retain.
+    pub retained: std::collections::BTreeSet<String>,
+}
+
+impl ClassNotes {
+    /// Notes a class to be measured with fresh claims of `claim_bytes`.
+    pub(crate) fn measured(&mut self, sc: &StorageClass, claim_bytes: u64) {
+        let name = sc.metadata.name.clone().unwrap_or_default();
+        if sc.reclaim_policy.as_deref() == Some("Retain") {
+            self.retained.insert(name.clone());
+        }
+        if let Some(w) = size_warning(sc, claim_bytes) {
+            self.warnings.entry(name).or_default().push(w);
+        }
+    }
+
+    /// The classes of `all` that `--all-storage-classes` measures: those `skip_reason` leaves
+    /// out are noted, unless `named` (the user asked for them, whatever their policy).
+    pub(crate) fn pick<'a>(
+        &mut self,
+        all: &'a [StorageClass],
+        named: &[String],
+        claim_bytes: u64,
+    ) -> Vec<&'a StorageClass> {
+        let mut out = Vec::new();
+        for sc in all {
+            let asked = sc.metadata.name.as_ref().is_some_and(|n| named.contains(n));
+            if let Some(why) = skip_reason(sc).filter(|_| !asked) {
+                self.skipped.push(why);
+                continue;
+            }
+            self.measured(sc, claim_bytes);
+            out.push(sc);
+        }
+        out
+    }
+}
+
 /// The provisioner of classes that only bind claims to PersistentVolumes made beforehand.
 pub(crate) const NO_PROVISIONER: &str = "kubernetes.io/no-provisioner";
 

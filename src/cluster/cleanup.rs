@@ -2,9 +2,13 @@
 //! or one that left on a second Ctrl-C), found by the labels every created object carries.
 //! Claims named with `--claim` were never labelled, so they are never touched. A run that may
 //! still be going (a colleague's, in the same namespace) is left alone unless named or `--all`.
+//! A claim of a Retain class has its volume set to go with it first, as the controller does
+//! ([`super::reclaim`]); a volume it was bound to but that was made beforehand stays, and is
+//! named.
 
 use super::client::Cluster;
 use super::manifests::{self, RUN_LABEL};
+use super::reclaim::{reclaim, Reclaim};
 use super::KubeError;
 use crate::run::stop::Stop;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
@@ -31,6 +35,8 @@ pub(crate) struct Cleaned {
     pub failed: Vec<String>,
     /// Runs left alone because they are younger than `--older-than`, one line each.
     pub kept: Vec<String>,
+    /// What became of the volumes of Retain claims, one line each.
+    pub volumes: Vec<String>,
 }
 
 /// Deletes the Jobs, claims and pods of the runs `scope` names in the namespace.
@@ -88,7 +94,13 @@ pub(crate) fn cleanup(
             }
             let r = match kind {
                 "job" => c.delete_job(&n).await,
-                "persistentvolumeclaim" => c.delete_claim(&n).await,
+                "persistentvolumeclaim" => {
+                    let claim = claims.iter().find(|p| p.metadata.name.as_ref() == Some(&n));
+                    if let Some(p) = claim {
+                        out.volumes.extend(volume_line(&n, reclaim(&c, p).await));
+                    }
+                    c.delete_claim(&n).await
+                }
                 _ => c.delete_pod(&n).await,
             };
             match r {
@@ -98,6 +110,28 @@ pub(crate) fn cleanup(
         }
         Ok(out)
     })
+}
+
+/// The line for claim `claim`'s volume, if any. The claim is deleted whatever it says (as the
+/// controller does): a namespace's user may not be allowed to read or change volumes.
+fn volume_line(claim: &str, r: Reclaim) -> Option<String> {
+    match r {
+        Reclaim::NotRetained => None,
+        Reclaim::Set(v) => Some(format!(
+            "persistentvolume/{v}: reclaimPolicy Retain set to Delete, so that it and its disk \
+             go with claim {claim}"
+        )),
+        Reclaim::NotOurs(v) => Some(format!(
+            "persistentvolume/{v} was not provisioned for claim {claim} (a volume made \
+             beforehand, bound to it by the cluster): it stays, Released; kubectl delete pv {v} \
+             removes it once its data is not needed"
+        )),
+        Reclaim::Failed(e) => Some(format!("claim {claim}: {e}")),
+        Reclaim::Unread(e) => Some(format!(
+            "claim {claim}: {e}; if its class is Retain, its volume stays Released (kubectl get \
+             pv shows it)"
+        )),
+    }
 }
 
 fn run_of(m: &ObjectMeta) -> String {

@@ -35,6 +35,8 @@ pub(crate) struct Observed<'a> {
     /// The nodes' `kubernetes.io/arch` labels, when the scheduler's refusal may be about the
     /// architecture and the nodes could be listed ([`wants_node_arches`]).
     pub node_arches: Option<&'a [String]>,
+    /// Whether a pod of the target was seen on a node (it may have gone since).
+    pub pod_seen: bool,
 }
 
 /// Whether the pod is unschedulable for its node selector, which may be its architecture: then
@@ -78,29 +80,7 @@ fn message(e: &Event) -> String {
 /// The diagnosis of a target whose pod has not started running.
 pub(crate) fn diagnose(o: &Observed) -> Diagnosis {
     let Some(pod) = o.pod else {
-        if let Some(e) = latest(o.job_events, "FailedCreate") {
-            // Parsed whole, then each part capped: a long SCC list names the useful provider last.
-            return Diagnosis::Fatal(refused(e.message.as_deref().unwrap_or_default().trim()));
-        }
-        let failed = o
-            .job
-            .and_then(|j| j.status.as_ref()?.conditions.as_ref())
-            .and_then(|c| c.iter().find(|c| c.type_ == "Failed" && c.status == "True"));
-        if let Some(c) = failed {
-            return Diagnosis::Fatal(format!(
-                "the Job failed before its pod started: {}",
-                capped(
-                    c.message
-                        .as_deref()
-                        .or(c.reason.as_deref())
-                        .unwrap_or("no reason given")
-                )
-            ));
-        }
-        if let Some(why) = super::pending::suspended(o.job, o.job_events) {
-            return Diagnosis::Stuck(why);
-        }
-        return Diagnosis::Waiting("waiting for the Job to create its pod".into());
+        return no_pod(o);
     };
     let status = pod.status.as_ref();
     let waiting = status
@@ -235,6 +215,47 @@ fn other_arch(msg: &str, arches: Option<&[String]>) -> Option<String> {
     ))
 }
 
+/// A target without a usable pod: admission refused it, the Job has ended (then no pod will
+/// come, whatever the Job's earlier events said), it is suspended, or it has yet to make one.
+fn no_pod(o: &Observed) -> Diagnosis {
+    if let Some(e) = latest(o.job_events, "FailedCreate") {
+        // Parsed whole, then each part capped: a long SCC list names the useful provider last.
+        return Diagnosis::Fatal(refused(e.message.as_deref().unwrap_or_default().trim()));
+    }
+    let condition = |t: &str| {
+        o.job
+            .and_then(|j| j.status.as_ref()?.conditions.as_ref())
+            .and_then(|c| c.iter().find(|c| c.type_ == t && c.status == "True"))
+    };
+    if let Some(c) = condition("Failed") {
+        let why = capped(
+            c.message
+                .as_deref()
+                .or(c.reason.as_deref())
+                .unwrap_or("no reason given"),
+        );
+        // A pod that ran and went away is not one that never started.
+        return Diagnosis::Fatal(if o.pod_seen {
+            format!("the Job failed after its pod went away: {why}")
+        } else {
+            format!("the Job failed before its pod started: {why}")
+        });
+    }
+    if condition("Complete").is_some() {
+        // A stopped pod that exits 0 counts as a success: the Job makes no other.
+        return Diagnosis::Fatal(
+            "the Job completed, but its pod went away without a result: the pod exited 0 when \
+             it was stopped, so the Job started no other; run the image of this iogauge version \
+             (--image), whose pod exits 1 when stopped"
+                .into(),
+        );
+    }
+    if let Some(why) = super::pending::suspended(o.job, o.job_events) {
+        return Diagnosis::Stuck(why);
+    }
+    Diagnosis::Waiting("waiting for the Job to create its pod".into())
+}
+
 /// The scheduler's words, with what to change on iogauge's command line.
 fn hint(msg: &str) -> &'static str {
     if msg.contains("untolerated taint") {
@@ -349,7 +370,37 @@ mod tests {
             image: "registry.example/iogauge:nope",
             image_is_default: false,
             node_arches: None,
+            pod_seen: false,
         }
+    }
+
+    #[test]
+    fn a_job_that_ended_without_a_pod_is_fatal_and_says_whether_one_ran() {
+        let job = |t: &str, reason: &str| -> Job {
+            serde_json::from_value(json!({"metadata": {"name": "j"}, "status": {"conditions": [
+                {"type": t, "status": "True", "reason": reason}]}}))
+            .unwrap()
+        };
+        // A stopped pod that exited 0: the Job is Complete and makes no other pod.
+        let complete = job("Complete", "CompletionsReached");
+        let mut o = observed(None, &[], &[], None, &[]);
+        o.job = Some(&complete);
+        let Diagnosis::Fatal(why) = diagnose(&o) else {
+            panic!()
+        };
+        assert!(why.starts_with("the Job completed, but its pod went away without a result"));
+        // A Job that failed after its pod was seen did not fail "before its pod started".
+        let failed = job("Failed", "BackoffLimitExceeded");
+        o.job = Some(&failed);
+        assert_eq!(
+            diagnose(&o),
+            Diagnosis::Fatal("the Job failed before its pod started: BackoffLimitExceeded".into())
+        );
+        o.pod_seen = true;
+        assert_eq!(
+            diagnose(&o),
+            Diagnosis::Fatal("the Job failed after its pod went away: BackoffLimitExceeded".into())
+        );
     }
 
     #[test]

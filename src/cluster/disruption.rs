@@ -4,6 +4,7 @@
 //! scheduler's or kubelet's event about it. The Job's podFailurePolicy ignores such a pod and
 //! starts another; the controller counts them against a small retry budget. Pure functions.
 
+use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::{Event, Pod};
 
 /// How many disruptions a target survives: the third one fails it.
@@ -96,6 +97,42 @@ pub(crate) fn vanished(node: &str, events: &[Event]) -> Option<String> {
             format!("evicted from node {node} ({m})")
         }
     })
+}
+
+/// Whether `pod` carries a `DisruptionTarget` condition, which the Job's `Ignore` rule needs to
+/// retry it.
+pub(crate) fn has_condition(pod: &Pod) -> bool {
+    let conds = pod.status.as_ref().and_then(|s| s.conditions.as_ref());
+    conds.is_some_and(|c| {
+        c.iter()
+            .any(|c| c.type_ == "DisruptionTarget" && c.status == "True")
+    })
+}
+
+/// The last disruption counted for a target: its words, and whether its pod was seen with a
+/// `DisruptionTarget` condition (None: the pod went before its last state was seen).
+pub(crate) type Counted = (String, Option<bool>);
+
+/// The target's reason when `job` failed through its podFailurePolicy after the disruption
+/// `last`: a pod without a `DisruptionTarget` condition does not match the `Ignore` rule, so
+/// `FailJob` ends the Job instead of a retry. None: the Job did not fail that way.
+pub(crate) fn unretried(job: &Job, last: Option<&Counted>) -> Option<String> {
+    let (what, condition) = last?;
+    let conds = job.status.as_ref()?.conditions.as_ref()?;
+    conds.iter().find(|c| {
+        c.type_ == "Failed" && c.status == "True" && c.reason.as_deref() == Some("PodFailurePolicy")
+    })?;
+    match condition {
+        Some(true) => None,
+        Some(false) => Some(format!(
+            "{what}; the cluster has no DisruptionTarget condition (Kubernetes before 1.26), so \
+             the Job cannot retry it"
+        )),
+        None => Some(format!(
+            "{what}; its pod had no DisruptionTarget condition (deleted directly, or Kubernetes \
+             before 1.26), so the Job cannot retry it"
+        )),
+    }
 }
 
 /// The line for the `n`th disruption of a target (1-based): retried while the budget lasts.
@@ -203,6 +240,22 @@ mod tests {
         assert!(verdict("evicted from node a", 3)
             .unwrap_err()
             .contains("disrupted 3 times, more than the 2 retries allowed"));
+        // Without a DisruptionTarget condition the Job's FailJob rule ends the Job.
+        let failed: Job = serde_json::from_value(json!({"metadata": {"name": "j"},
+            "status": {"conditions": [{"type": "Failed", "status": "True",
+                "reason": "PodFailurePolicy", "message": "Container iogauge for pod ns/p failed \
+                with exit code 137 matching FailJob rule at index 1"}]}}))
+        .unwrap();
+        let legacy = pod(json!({"phase": "Failed", "reason": "Evicted", "message": "m"}));
+        assert!(!has_condition(&legacy));
+        let counted = (disruption(&legacy).unwrap(), Some(false));
+        assert_eq!(
+            unretried(&failed, Some(&counted)).unwrap(),
+            "evicted from node worker-1 (m); the cluster has no DisruptionTarget condition \
+             (Kubernetes before 1.26), so the Job cannot retry it"
+        );
+        assert_eq!(unretried(&failed, Some(&("x".into(), Some(true)))), None);
+        assert_eq!(unretried(&failed, None), None);
         let long = "x".repeat(2000);
         assert_eq!(cap(&long).chars().count(), CAP + 1);
     }

@@ -158,6 +158,8 @@ pub(crate) fn explain(
              --security-context root; under OpenShift, --security-context platform"
         ),
     };
+    // check's own fix names --dir, which a kube user cannot pass: the hint above replaces it.
+    let reason = reason.replace("; choose another with --dir", "");
     format!("{reason} ({hint})")
 }
 
@@ -260,10 +262,12 @@ mod tests {
             "ReadWriteOnce",
             &Identity::default(),
         );
+        // check's "choose another with --dir" is dropped: kube has no --dir.
+        let shown = err.strip_suffix("; choose another with --dir").unwrap();
         assert_eq!(
             nfs,
             format!(
-                "{err} (nfs.csi.k8s.io volumes usually ignore fsGroup, so the export's owner \
+                "{shown} (nfs.csi.k8s.io volumes usually ignore fsGroup, so the export's owner \
                  stays and uid 65532 may not write it: use --run-as-user <owner uid> or \
                  --supplemental-group <owner gid> of the export, or --security-context root)"
             )

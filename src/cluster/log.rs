@@ -107,6 +107,7 @@ fn lost(e: &FramesError) -> String {
         total,
         bytes,
         damaged,
+        whole_after,
     } = e
     else {
         return format!(
@@ -114,10 +115,17 @@ fn lost(e: &FramesError) -> String {
              altered on the way)"
         );
     };
+    let cut = "the log was cut: the container stopped while printing it, or a log pipeline \
+               capped it";
     if *total == 0 {
+        // Nothing sound says the count: one cut frame, or frames altered on the way.
+        let why = if *whole_after {
+            "their checksums fail; run the target again (its log was altered on the way)"
+        } else {
+            cut
+        };
         return format!(
-            "the pod's log holds only damaged frames of its result ({}: their checksums fail); \
-             run the target again (its log was altered on the way)",
+            "the pod's log holds only damaged frames of its result ({}: {why})",
             lost_text(lost, *total)
         );
     }
@@ -125,7 +133,8 @@ fn lost(e: &FramesError) -> String {
         "the kubelet keeps only the current log file, rotated at containerLogMaxSize, 10 MiB by \
          default"
             .to_string()
-    } else if *damaged == lost.len() {
+    } else if *damaged == lost.len() && *whole_after {
+        // Damage with whole frames after it: the log went on, so it was not cut.
         "their checksums fail: the log was altered on the way".to_string()
     } else {
         let also = if *damaged > 0 {
@@ -133,10 +142,7 @@ fn lost(e: &FramesError) -> String {
         } else {
             String::new()
         };
-        format!(
-            "the log was cut: the container stopped while printing it, or a log pipeline capped \
-             it{also}"
-        )
+        format!("{cut}{also}")
     };
     format!(
         "the pod's log lost {} ({why}); the result was {}: run a shorter --duration, or leave \
@@ -233,6 +239,35 @@ mod tests {
             "the pod's log lost frames 11–37 of 37 (the log was cut: the container stopped \
              while printing it, or a log pipeline capped it); the result was 293 KiB: run a \
              shorter --duration, or leave out --intervals"
+        );
+        // A 2-frame document cut inside its last frame: cut, not altered.
+        let two = doc(10_000);
+        let framed = crate::report::frames::render_check_frames(&two, false);
+        assert_eq!(framed.lines().count(), 2);
+        // Cut at a character boundary, as a pipeline that keeps text does.
+        let head = |s: &str, n: usize| -> String {
+            let at = (0..=n).rev().find(|i| s.is_char_boundary(*i)).unwrap();
+            s[..at].to_string()
+        };
+        let cut = head(&framed, framed.lines().next().unwrap().len() + 1 + 1_000);
+        assert_eq!(
+            parse_check_log(&format!("iogauge check: etcd\n{cut}")).unwrap_err(),
+            "the pod's log lost frame 2 of 2 (the log was cut: the container stopped while \
+             printing it, or a log pipeline capped it, 1 of them damaged); the result was 10 KiB: \
+             run a shorter --duration, or leave out --intervals"
+        );
+        // The same damage with a whole frame after it (printed twice): altered on the way.
+        let again = format!("{cut}\n{}", framed.lines().next().unwrap());
+        assert!(parse_check_log(&again)
+            .unwrap_err()
+            .contains("(their checksums fail: the log was altered on the way)"));
+        // A one-frame document cut short: cut, though nothing sound says how many frames.
+        let one = crate::report::frames::render_check_frames(&doc(10), false);
+        assert_eq!(
+            parse_check_log(&head(&one, one.len() / 2)).unwrap_err(),
+            "the pod's log holds only damaged frames of its result (frame 1 of an unknown \
+             number: the log was cut: the container stopped while printing it, or a log \
+             pipeline capped it)"
         );
         // An older image refuses the pod's format: said so, not as a clap error.
         assert_eq!(

@@ -286,7 +286,8 @@ pub(crate) fn job(
 }
 
 /// Ignore disruptions (DisruptionTarget), fail the Job at once on any other non-zero exit: the
-/// pod exits 0 whenever it printed a document, so anything else is a broken run.
+/// pod exits 0 whenever it printed a document (1 when a signal stopped it, so that a disrupted
+/// pod is replaced), so anything else is a broken run.
 fn pod_failure_policy() -> PodFailurePolicy {
     PodFailurePolicy {
         rules: vec![

@@ -19,6 +19,7 @@ mod pending;
 pub(crate) mod plan;
 pub(crate) mod poll;
 pub(crate) mod quantity;
+pub(crate) mod reclaim;
 pub(crate) mod request;
 pub(crate) mod run;
 pub(crate) mod targets;

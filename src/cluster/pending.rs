@@ -126,8 +126,10 @@ pub(super) fn suspended(job: Option<&Job>, events: &[Event]) -> Option<String> {
         .iter()
         .rfind(|e| e.reason.as_deref() == Some("CreatedWorkload"))
     {
-        let created = message(e);
-        let workload = created.rsplit(' ').next().unwrap_or_default();
+        // The name from the whole message: capping may cut it off its end.
+        let raw = e.message.as_deref().unwrap_or_default().trim();
+        let created = capped(raw);
+        let workload = raw.rsplit(' ').next().unwrap_or_default();
         let (ns, name) = workload.split_once('/').unwrap_or(("", workload));
         return Some(format!(
             "the Job is suspended: Kueue{queue} holds it until its ClusterQueue admits it \
@@ -236,6 +238,7 @@ mod tests {
             image: "i",
             image_is_default: false,
             node_arches: None,
+            pod_seen: false,
         }
     }
 
@@ -349,6 +352,23 @@ mod tests {
             Diagnosis::Stuck(
                 "the Job is suspended (Job suspended): Kueue (queue user-queue) holds it, and no pod starts until it resumes the Job; ask its admin, or run in a namespace no queue manages".into()
             )
+        );
+        // A message longer than the cap: the Workload is still named whole.
+        let long = [event(
+            "CreatedWorkload",
+            &format!(
+                "{}Created Workload: team-a/job-iogauge-x-3b7c1",
+                "x".repeat(600)
+            ),
+        )];
+        let Diagnosis::Stuck(why) = diagnose(&observed(Some(&job), &long, None, &[], None)) else {
+            panic!()
+        };
+        assert!(
+            why.contains(
+                "; see why with: kubectl describe workload -n team-a job-iogauge-x-3b7c1;"
+            ),
+            "{why}"
         );
     }
 

@@ -68,18 +68,7 @@ pub(crate) async fn plan(
     let footprint = targets::footprint(&req.profiles, &req.check).map_err(KubeError::Usage)?;
     let claim_bytes = targets::claim_bytes(footprint, req.pod.claim_size);
     let mut found = Vec::new();
-    let mut skipped = Vec::new();
-    let mut warnings = std::collections::BTreeMap::<String, Vec<String>>::new();
-    let mut retained = std::collections::BTreeSet::new();
-    let mut warn = |sc: &k8s_openapi::api::storage::v1::StorageClass| {
-        let name = sc.metadata.name.clone().unwrap_or_default();
-        if sc.reclaim_policy.as_deref() == Some("Retain") {
-            retained.insert(name.clone());
-        }
-        if let Some(w) = classes::size_warning(sc, claim_bytes) {
-            warnings.entry(name).or_default().push(w);
-        }
-    };
+    let mut notes = classes::ClassNotes::default();
     let class_target = |sc: Option<&k8s_openapi::api::storage::v1::StorageClass>, name: &str| {
         Target::new(TargetKind::StorageClass {
             class: name.to_string(),
@@ -96,18 +85,7 @@ pub(crate) async fn plan(
                 "--all-storage-classes: the cluster has no storage classes".into(),
             ));
         }
-        for sc in &all {
-            // Named classes are measured whatever their policy: the user asked for them.
-            let named = sc
-                .metadata
-                .name
-                .as_ref()
-                .is_some_and(|n| req.targets.storage_classes.contains(n));
-            if let Some(why) = classes::skip_reason(sc).filter(|_| !named) {
-                skipped.push(why);
-                continue;
-            }
-            warn(sc);
+        for sc in notes.pick(&all, &req.targets.storage_classes, claim_bytes) {
             found.push(class_target(
                 Some(sc),
                 sc.metadata.name.as_deref().unwrap_or_default(),
@@ -124,7 +102,7 @@ pub(crate) async fn plan(
             None => found.push(class_target(None, name)),
             Some(c) => match c.storage_class(name).await.map_err(KubeError::Cluster)? {
                 Some(sc) => {
-                    warn(&sc);
+                    notes.measured(&sc, claim_bytes);
                     found.push(class_target(Some(&sc), name));
                 }
                 None => {
@@ -149,63 +127,11 @@ pub(crate) async fn plan(
     }
     for name in &req.targets.claims {
         let c = cluster.ok_or_else(|| KubeError::Cluster("no cluster".into()))?;
-        let Some(pvc) = c.claim(name).await.map_err(KubeError::Cluster)? else {
-            return Err(KubeError::Usage(format!(
-                "--claim {name}: no such claim in namespace {}; name an existing claim, or use \
-                 --storage-class for a fresh one",
-                c.namespace
-            )));
-        };
-        if pvc.spec.as_ref().and_then(|s| s.volume_mode.as_deref()) == Some("Block") {
-            return Err(KubeError::Usage(format!(
-                "--claim {name}: a Block volume: the profiles would write over its data; measure a \
-                 fresh one with --storage-class CLASS --volume-mode Block"
-            )));
-        }
-        let storage_class = pvc.spec.as_ref().and_then(|s| s.storage_class_name.clone());
-        let capacity = pvc
-            .status
-            .as_ref()
-            .and_then(|s| s.capacity.as_ref()?.get("storage"))
-            .or_else(|| {
-                pvc.spec
-                    .as_ref()?
-                    .resources
-                    .as_ref()?
-                    .requests
-                    .as_ref()?
-                    .get("storage")
-            })
-            .and_then(|q| parse_bytes(&q.0).ok());
-        found.push(Target::new(TargetKind::Claim {
-            name: name.clone(),
-            storage_class,
-            capacity,
-        }));
+        found.push(claim_target(c, name).await?);
     }
     if let Some(sel) = &req.targets.nodes {
         let c = cluster.ok_or_else(|| KubeError::Cluster("no cluster".into()))?;
-        let nodes = c.nodes(sel).await.map_err(KubeError::Cluster)?;
-        if nodes.is_empty() {
-            return Err(KubeError::Usage(format!(
-                "--nodes '{sel}': no node has these labels; see them with kubectl get nodes --show-labels"
-            )));
-        }
-        let dir = req.targets.host_path.clone().unwrap_or_default();
-        for n in nodes {
-            let name = n.metadata.name.clone().unwrap_or_default();
-            let hostname = n
-                .metadata
-                .labels
-                .as_ref()
-                .and_then(|l| l.get("kubernetes.io/hostname").cloned())
-                .unwrap_or_else(|| name.clone());
-            found.push(Target::new(TargetKind::Node {
-                name,
-                hostname,
-                host_path: dir.clone(),
-            }));
-        }
+        found.extend(node_targets(c, sel, req.targets.host_path.clone()).await?);
     }
     found.extend(super::node_names::named_nodes(req, cluster).await?);
     targets::dedupe(&mut found);
@@ -214,8 +140,77 @@ pub(crate) async fn plan(
         namespace,
         targets: found,
         footprint,
-        skipped,
-        warnings,
-        retained,
+        skipped: notes.skipped,
+        warnings: notes.warnings,
+        retained: notes.retained,
     })
+}
+
+/// An existing claim as a target: it must exist and not be a Block volume.
+async fn claim_target(c: &Cluster, name: &str) -> Result<Target, KubeError> {
+    let Some(pvc) = c.claim(name).await.map_err(KubeError::Cluster)? else {
+        return Err(KubeError::Usage(format!(
+            "--claim {name}: no such claim in namespace {}; name an existing claim, or use \
+             --storage-class for a fresh one",
+            c.namespace
+        )));
+    };
+    if pvc.spec.as_ref().and_then(|s| s.volume_mode.as_deref()) == Some("Block") {
+        return Err(KubeError::Usage(format!(
+            "--claim {name}: a Block volume: the profiles would write over its data; measure a \
+             fresh one with --storage-class CLASS --volume-mode Block"
+        )));
+    }
+    let storage_class = pvc.spec.as_ref().and_then(|s| s.storage_class_name.clone());
+    let capacity = pvc
+        .status
+        .as_ref()
+        .and_then(|s| s.capacity.as_ref()?.get("storage"))
+        .or_else(|| {
+            pvc.spec
+                .as_ref()?
+                .resources
+                .as_ref()?
+                .requests
+                .as_ref()?
+                .get("storage")
+        })
+        .and_then(|q| parse_bytes(&q.0).ok());
+    Ok(Target::new(TargetKind::Claim {
+        name: name.to_string(),
+        storage_class,
+        capacity,
+    }))
+}
+
+/// The nodes `--nodes` selects, as targets writing under `dir`.
+async fn node_targets(
+    c: &Cluster,
+    sel: &str,
+    dir: Option<String>,
+) -> Result<Vec<Target>, KubeError> {
+    let nodes = c.nodes(sel).await.map_err(KubeError::Cluster)?;
+    if nodes.is_empty() {
+        return Err(KubeError::Usage(format!(
+            "--nodes '{sel}': no node has these labels; see them with kubectl get nodes --show-labels"
+        )));
+    }
+    let dir = dir.unwrap_or_default();
+    Ok(nodes
+        .into_iter()
+        .map(|n| {
+            let name = n.metadata.name.clone().unwrap_or_default();
+            let hostname = n
+                .metadata
+                .labels
+                .as_ref()
+                .and_then(|l| l.get("kubernetes.io/hostname").cloned())
+                .unwrap_or_else(|| name.clone());
+            Target::new(TargetKind::Node {
+                name,
+                hostname,
+                host_path: dir.clone(),
+            })
+        })
+        .collect())
 }

@@ -61,6 +61,8 @@ struct Active {
     deadline: Instant,
     /// Whether the pod's limits were compared with those asked for.
     limits_seen: bool,
+    /// The last disruption counted: what fails the target if the Job cannot retry it.
+    last_disruption: Option<crate::cluster::disruption::Counted>,
 }
 
 /// Objects created and not yet deleted: what a stop or a timeout must remove.
@@ -146,6 +148,8 @@ impl Controller<'_> {
                 ended = Some(TargetStatus::Interrupted);
             } else if Instant::now() >= deadline {
                 ended = Some(TargetStatus::TimedOut);
+                // A pod that ended just before gives its result; the others time out below.
+                (active, _) = self.round(active, &mut outcomes, true).await;
             }
             if let Some(how) = ended {
                 self.end_all(how, &mut active, &mut queue, &mut outcomes);
@@ -165,7 +169,7 @@ impl Controller<'_> {
                 break;
             }
             let fingerprint;
-            (active, fingerprint) = self.round(active, &mut outcomes).await;
+            (active, fingerprint) = self.round(active, &mut outcomes, false).await;
             if active.is_empty() && queue.is_empty() {
                 break;
             }
@@ -269,6 +273,7 @@ impl Controller<'_> {
             disrupted: HashSet::new(),
             deadline: Instant::now() + self.budget,
             limits_seen: false,
+            last_disruption: None,
         })
     }
 

@@ -119,6 +119,9 @@ pub(crate) enum FramesError {
         bytes: u64,
         /// How many of `lost` were there but failed their checksum.
         damaged: usize,
+        /// A sound frame of the document follows its last damaged frame in the log: the damage
+        /// is in the middle (altered on the way), not where the log ends (cut).
+        whole_after: bool,
     },
     /// Every frame is there and sound, but the whole does not match its checksum or size.
     #[error("its frames are all there but do not add up to the document they announce")]
@@ -165,10 +168,14 @@ fn parse(line: &str) -> Result<Frame, Option<(String, u32)>> {
     })
 }
 
+/// A damaged frame: its document id, number, and line in the log.
+type Damaged = (String, u32, usize);
+
 /// The frames in a log, in order: a frame line that a runtime or pipeline split is put back
 /// together from the lines right after it, until its checksum holds. Damaged frames are
-/// returned apart, as (id, seq), when their number could be read.
-fn scan(log: &str) -> (Vec<Frame>, Vec<(String, u32)>) {
+/// returned apart, as (id, seq, line), when their number could be read; sound ones with their
+/// line too.
+fn scan(log: &str) -> (Vec<(usize, Frame)>, Vec<Damaged>) {
     let lines: Vec<&str> = log.lines().collect();
     let (mut frames, mut damaged) = (Vec::new(), Vec::new());
     let mut i = 0;
@@ -183,7 +190,7 @@ fn scan(log: &str) -> (Vec<Frame>, Vec<(String, u32)>) {
         loop {
             match parse(&joined) {
                 Ok(f) => {
-                    frames.push(f);
+                    frames.push((i, f));
                     i = next;
                     break;
                 }
@@ -197,7 +204,8 @@ fn scan(log: &str) -> (Vec<Frame>, Vec<(String, u32)>) {
                         }
                         _ => {
                             // Not repairable: the lines after it are read on their own.
-                            damaged.extend(first_err.take().flatten());
+                            let e = first_err.take().flatten();
+                            damaged.extend(e.map(|(id, seq)| (id, seq, i)));
                             i += 1;
                             break;
                         }
@@ -217,12 +225,26 @@ pub(crate) fn read_frames(log: &str) -> Result<Option<String>, FramesError> {
     // each frame number counts (a document printed twice).
     let mut order: Vec<String> = Vec::new();
     let mut docs: BTreeMap<String, BTreeMap<u32, Frame>> = BTreeMap::new();
-    for f in frames {
+    // Damage followed by a sound frame of the same document is in the middle of the log.
+    let whole_after = |id: &str| {
+        let last_damaged = damaged
+            .iter()
+            .filter(|(d, ..)| d == id)
+            .map(|(.., l)| *l)
+            .max();
+        let last_whole = frames
+            .iter()
+            .filter(|(_, f)| f.id == id)
+            .map(|(l, _)| *l)
+            .max();
+        matches!((last_whole, last_damaged), (Some(w), Some(d)) if w > d)
+    };
+    for (_, f) in frames.iter().cloned() {
         order.retain(|id| id != &f.id);
         order.push(f.id.clone());
         docs.entry(f.id.clone()).or_default().insert(f.seq, f);
     }
-    for id in damaged.iter().map(|(id, _)| id) {
+    for id in damaged.iter().map(|(id, ..)| id) {
         if !order.contains(id) {
             order.push(id.clone());
         }
@@ -245,8 +267,8 @@ pub(crate) fn read_frames(log: &str) -> Result<Option<String>, FramesError> {
                     } => {
                         let bad: Vec<u32> = damaged
                             .iter()
-                            .filter(|(d, _)| d == id)
-                            .map(|(_, s)| *s)
+                            .filter(|(d, ..)| d == id)
+                            .map(|(_, s, _)| *s)
                             .collect();
                         if total == 0 {
                             lost.clone_from(&bad);
@@ -258,6 +280,7 @@ pub(crate) fn read_frames(log: &str) -> Result<Option<String>, FramesError> {
                             lost,
                             total,
                             bytes,
+                            whole_after: whole_after(id),
                         }
                     }
                     e => e,
@@ -281,6 +304,7 @@ fn assemble(parts: &BTreeMap<u32, Frame>) -> Result<String, FramesError> {
             total: 0,
             bytes: 0,
             damaged: 0,
+            whole_after: false,
         });
     };
     let lost: Vec<u32> = (1..=any.total).filter(|s| !parts.contains_key(s)).collect();
@@ -290,6 +314,7 @@ fn assemble(parts: &BTreeMap<u32, Frame>) -> Result<String, FramesError> {
             total: any.total,
             bytes: any.bytes,
             damaged: 0,
+            whole_after: false,
         });
     }
     let text: String = (1..=any.total)
@@ -412,7 +437,8 @@ mod tests {
                 lost: (1..=37).collect(),
                 total: 40,
                 bytes: t.len() as u64,
-                damaged: 0
+                damaged: 0,
+                whole_after: false
             }
         );
         assert_eq!(e.to_string(), "frames 1–37 of 40 missing");

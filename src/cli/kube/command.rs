@@ -181,7 +181,7 @@ fn clean(a: CleanupArgs, stop: &Stop) -> Ended {
             for d in &done.deleted {
                 stdout::println(&format!("deleted {d}"));
             }
-            for k in &done.kept {
+            for k in done.kept.iter().chain(&done.volumes) {
                 eprintln!("iogauge kube cleanup: {k}");
             }
             for f in &done.failed {

@@ -7,7 +7,7 @@ use crate::cluster::budget::{self, secs};
 use crate::cluster::diagnose::{
     diagnose, imposed_limits, node_arches, wants_node_arches, Diagnosis, Observed,
 };
-use crate::cluster::disruption::{disruption, vanished, verdict};
+use crate::cluster::disruption::{disruption, has_condition, unretried, vanished, verdict};
 use crate::cluster::manifests::{self, TARGET_LABEL};
 use crate::cluster::targets::TargetKind;
 use crate::report::document::{TargetOutcome, TargetStatus};
@@ -21,11 +21,13 @@ use std::time::Instant;
 impl Controller<'_> {
     /// One round: a single list of the run's pods, however many targets wait, then a look at
     /// each target. The targets still going, and a fingerprint of what was seen (for the
-    /// back-off: unchanged rounds wait longer).
+    /// back-off: unchanged rounds wait longer). `last`: the run's --timeout has passed; only
+    /// targets whose pod has ended are finished, the others are left for [`Self::end_all`].
     pub(super) async fn round(
         &mut self,
         active: Vec<Active>,
         outcomes: &mut [TargetOutcome],
+        last: bool,
     ) -> (Vec<Active>, u64) {
         // One list of the run's pods per round, however many targets wait.
         let pods = self
@@ -36,26 +38,33 @@ impl Controller<'_> {
         let mut still = Vec::with_capacity(active.len());
         for mut a in active {
             let i = a.index;
-            if Instant::now() >= a.deadline {
-                self.over_budget(&a, &mut outcomes[i]);
-                self.remove(&a).await;
-                continue;
-            }
-            let done = match &pods {
-                Ok(pods) => {
-                    let slug = &self.plan.targets[i].slug;
-                    let mine: Vec<&Pod> = pods
-                        .iter()
-                        .filter(|p| {
-                            p.metadata.labels.as_ref().and_then(|l| l.get(TARGET_LABEL))
-                                == Some(slug)
-                        })
-                        .collect();
-                    self.step(&mut a, &mine, &mut outcomes[i]).await
+            let slug = &self.plan.targets[i].slug;
+            let mine: Option<Vec<&Pod>> = pods.as_ref().ok().map(|pods| {
+                pods.iter()
+                    .filter(|p| {
+                        p.metadata.labels.as_ref().and_then(|l| l.get(TARGET_LABEL)) == Some(slug)
+                    })
+                    .collect()
+            });
+            let ended = mine.as_deref().is_some_and(|m| has_ended(&a, m));
+            match next_step(Instant::now() >= a.deadline, last, ended) {
+                Next::Look => {}
+                Next::TimedOut => {
+                    self.over_budget(&a, &mut outcomes[i]);
+                    self.remove(&a).await;
+                    continue;
                 }
-                Err(e) => {
+                Next::Leave => {
+                    still.push(a);
+                    continue;
+                }
+            }
+            let done = match &mine {
+                Some(mine) => self.step(&mut a, mine, &mut outcomes[i]).await,
+                None => {
                     // One failed call is not the end: the API server may be busy.
-                    self.waiting(&mut a, e.clone());
+                    let e = pods.as_ref().err().cloned().unwrap_or_default();
+                    self.waiting(&mut a, e);
                     false
                 }
             };
@@ -102,7 +111,9 @@ impl Controller<'_> {
         for i in queue.drain(..) {
             outcomes[i].status = TargetStatus::Skipped;
             outcomes[i].reason = Some(match how {
-                TargetStatus::TimedOut => "not started: --timeout passed before".into(),
+                TargetStatus::TimedOut => {
+                    format!("not started: --timeout {timeout}s passed before")
+                }
                 _ => format!("not started: stopped by {}", self.stop.reason()),
             });
         }
@@ -162,7 +173,7 @@ impl Controller<'_> {
                 continue;
             }
             if let Some(what) = disruption(p) {
-                found.push((uid, what));
+                found.push((uid, what, Some(has_condition(p))));
             }
         }
         let present: HashSet<&str> = pods
@@ -180,11 +191,12 @@ impl Controller<'_> {
             let what = vanished(&node, &events).unwrap_or_else(|| {
                 format!("its pod on node {node} was deleted (no event says by whom)")
             });
-            found.push((uid, what));
+            found.push((uid, what, None));
         }
-        for (uid, what) in found {
+        for (uid, what, condition) in found {
             a.seen.remove(&uid);
             a.disrupted.insert(uid);
+            a.last_disruption = Some((what.clone(), condition));
             match verdict(&what, a.disrupted.len()) {
                 Ok(line) => {
                     self.say(a.index, &line);
@@ -272,6 +284,15 @@ impl Controller<'_> {
             None => self.cluster.job(&a.job).await?,
             Some(_) => None,
         };
+        if let Some(why) = job
+            .as_ref()
+            .and_then(|j| unretried(j, a.last_disruption.as_ref()))
+        {
+            self.say(a.index, &format!("failed: {why}"));
+            o.status = TargetStatus::Failed;
+            o.reason = Some(why);
+            return Ok(true);
+        }
         let job_events = match (pod, &a.job_uid) {
             (None, Some(uid)) => {
                 self.cluster
@@ -316,6 +337,7 @@ impl Controller<'_> {
             image: &self.req.pod.image,
             image_is_default: self.req.pod.image_is_default,
             node_arches: node_arches.as_deref(),
+            pod_seen: a.ran || !a.seen.is_empty() || !a.disrupted.is_empty(),
         });
         let (line, give_up) = match d {
             Diagnosis::Fatal(why) => (why, true),
@@ -351,9 +373,87 @@ impl Controller<'_> {
     }
 }
 
+/// What a round does with a target: look at it, time it out, or leave it to the run's end.
+#[derive(Debug, PartialEq, Eq)]
+enum Next {
+    Look,
+    TimedOut,
+    Leave,
+}
+
+/// A pod that has ended is finished first (its result read), whatever the clock says: a pod
+/// that Succeeded just before its deadline is not timed out. Then the run's --timeout
+/// (`run_over`: the caller says why), then the target's own budget.
+fn next_step(over_budget: bool, run_over: bool, ended: bool) -> Next {
+    match (ended, run_over, over_budget) {
+        (true, _, _) => Next::Look,
+        (false, true, _) => Next::Leave,
+        (false, false, true) => Next::TimedOut,
+        (false, false, false) => Next::Look,
+    }
+}
+
+/// Whether the target's current pod (the newest not counted as disrupted) has ended.
+fn has_ended(a: &Active, pods: &[&Pod]) -> bool {
+    let pod = newest(pods.iter().copied().filter(|p| {
+        !a.disrupted
+            .contains(p.metadata.uid.as_deref().unwrap_or_default())
+    }));
+    let phase = pod.and_then(|p| p.status.as_ref()?.phase.as_deref());
+    matches!(phase, Some("Succeeded" | "Failed")) && pod.is_some_and(|p| disruption(p).is_none())
+}
+
 /// The most recently created pod (a Job starts another after a disruption, and a deleted pod
 /// may linger while it terminates).
 pub(super) fn newest<'p>(pods: impl Iterator<Item = &'p Pod>) -> Option<&'p Pod> {
     pods.filter(|p| p.metadata.deletion_timestamp.is_none())
         .max_by_key(|p| p.metadata.creation_timestamp.clone().map(|t| t.0))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use std::collections::BTreeMap;
+
+    fn active() -> Active {
+        Active {
+            index: 0,
+            job: "j".into(),
+            claim: None,
+            job_uid: None,
+            stuck_since: None,
+            said: String::new(),
+            ran: true,
+            seen: BTreeMap::new(),
+            disrupted: HashSet::new(),
+            deadline: Instant::now(),
+            limits_seen: true,
+            last_disruption: None,
+        }
+    }
+
+    fn pod(uid: &str, phase: &str) -> Pod {
+        serde_json::from_value(serde_json::json!({"metadata": {"name": uid, "uid": uid,
+            "creationTimestamp": "2026-01-01T00:00:00Z"}, "status": {"phase": phase}}))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_pod_that_ended_by_its_deadline_is_read_not_timed_out() {
+        // Over the target's budget, or past the run's --timeout: an ended pod is looked at.
+        assert_eq!(next_step(true, false, true), Next::Look);
+        assert_eq!(next_step(true, true, true), Next::Look);
+        assert_eq!(next_step(true, false, false), Next::TimedOut);
+        assert_eq!(next_step(false, true, false), Next::Leave);
+        assert_eq!(next_step(false, false, false), Next::Look);
+        let mut a = active();
+        let done = pod("u1", "Succeeded");
+        assert!(has_ended(&a, &[&done]));
+        assert!(!has_ended(&a, &[&pod("u1", "Running")]));
+        assert!(!has_ended(&a, &[]));
+        // A disrupted pod gives no result.
+        a.disrupted.insert("u1".into());
+        assert!(!has_ended(&a, &[&done]));
+    }
 }

@@ -5,9 +5,10 @@
 use super::{Active, Controller};
 use crate::cluster::manifests;
 use crate::cluster::quantity::{format_bytes, parse_bytes};
+use crate::cluster::reclaim::{reclaim, Reclaim};
 use crate::cluster::targets::{Target, TargetKind};
 use crate::report::document::{TargetOutcome, TargetStatus, TargetType};
-use k8s_openapi::api::core::v1::{Node, PersistentVolume, PersistentVolumeClaim};
+use k8s_openapi::api::core::v1::{Node, PersistentVolumeClaim};
 
 /// The node labels of the fleet view: zone, region, instance type (well-known labels, set by
 /// the cloud provider's node controller).
@@ -26,31 +27,6 @@ pub(super) fn bound_capacity(claim: &PersistentVolumeClaim) -> Option<String> {
     let q = claim.status.as_ref()?.capacity.as_ref()?.get("storage")?;
     // Shown as the API server wrote it when it is not a whole binary unit (`10G`).
     Some(parse_bytes(&q.0).map_or_else(|_| q.0.clone(), format_bytes))
-}
-
-/// Whether `pv` was provisioned for our claim and is kept by a Retain policy: only then is
-/// changing it ours to do. Bound to our claim is not enough: the PV controller binds a new claim
-/// to a matching Available volume made beforehand (an administrator's, or a static local one)
-/// before it asks for a new one, and marks that bind `pv.kubernetes.io/bound-by-controller`; a
-/// volume made for the claim names its provisioner and is no older than the claim.
-pub(super) fn retained_by(pv: &PersistentVolume, claim: &PersistentVolumeClaim) -> bool {
-    let spec = pv.spec.as_ref();
-    let annotation = |k: &str| pv.metadata.annotations.as_ref()?.get(k).cloned();
-    let uid = claim.metadata.uid.as_deref().unwrap_or_default();
-    let newer = match (
-        &pv.metadata.creation_timestamp,
-        &claim.metadata.creation_timestamp,
-    ) {
-        (Some(v), Some(c)) => v.0 >= c.0,
-        _ => false,
-    };
-    spec.and_then(|s| s.persistent_volume_reclaim_policy.as_deref()) == Some("Retain")
-        && spec
-            .and_then(|s| s.claim_ref.as_ref()?.uid.as_deref())
-            .is_some_and(|u| !uid.is_empty() && u == uid)
-        && annotation("pv.kubernetes.io/provisioned-by").is_some_and(|p| !p.is_empty())
-        && annotation("pv.kubernetes.io/bound-by-controller").as_deref() != Some("yes")
-        && newer
 }
 
 impl Controller<'_> {
@@ -171,48 +147,25 @@ impl Controller<'_> {
         if !self.plan.retained.contains(class) {
             return None;
         }
-        let volume = claim.spec.as_ref()?.volume_name.as_deref()?;
-        let pv = match self.cluster.persistent_volume(volume).await {
-            Ok(pv) => pv?,
-            Err(e) => {
-                self.obs.note(&format!("iogauge kube: {e}"));
-                return None;
-            }
-        };
-        let policy = pv
-            .spec
-            .as_ref()?
-            .persistent_volume_reclaim_policy
-            .as_deref();
-        if policy != Some("Retain") {
-            return None;
-        }
-        if !retained_by(&pv, claim) {
-            self.say(
+        match reclaim(self.cluster, claim).await {
+            Reclaim::NotRetained => return None,
+            Reclaim::Unread(e) => self.obs.note(&format!("iogauge kube: {e}")),
+            Reclaim::NotOurs(volume) => self.say(
                 index,
                 &format!(
                     "volume {volume} was not provisioned for this claim (a volume made \
                      beforehand, bound to it by the cluster): left as it is, Released once the \
                      claim is deleted"
                 ),
-            );
-            return None;
-        }
-        let uid = pv.metadata.uid.as_deref().unwrap_or_default();
-        let version = pv.metadata.resource_version.as_deref().unwrap_or_default();
-        match self.cluster.reclaim_on_delete(volume, uid, version).await {
-            Ok(()) => self.say(
+            ),
+            Reclaim::Set(volume) => self.say(
                 index,
                 &format!(
                     "volume {volume}: reclaimPolicy Retain set to Delete, so that it and its \
                      disk go with the claim"
                 ),
             ),
-            Err(e) => self.obs.note(&format!(
-                "iogauge kube: {e}; the volume and its disk stay once the claim is deleted: \
-                 kubectl patch pv {volume} -p '{{\"spec\":{{\"persistentVolumeReclaimPolicy\":\"Delete\"}}}}' \
-                 deletes both"
-            )),
+            Reclaim::Failed(e) => self.obs.note(&format!("iogauge kube: {e}")),
         }
         Some(())
     }
@@ -223,61 +176,6 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn only_a_retained_volume_provisioned_for_our_claim_is_ours_to_change() {
-        let claim: PersistentVolumeClaim = serde_json::from_value(json!({"metadata": {
-            "name": "c", "uid": "u1", "creationTimestamp": "2026-11-27T10:00:00Z"}}))
-        .unwrap();
-        let pv = |policy: &str, uid: &str, made: &str, annotations: serde_json::Value| {
-            serde_json::from_value::<PersistentVolume>(json!({"metadata": {"name": "pv",
-                "creationTimestamp": made, "annotations": annotations}, "spec": {
-                "persistentVolumeReclaimPolicy": policy, "claimRef": {"uid": uid}}}))
-            .unwrap()
-        };
-        let provisioned = json!({"pv.kubernetes.io/provisioned-by": "ebs.csi.aws.com"});
-        let after = "2026-11-27T10:00:01Z";
-        assert!(retained_by(
-            &pv("Retain", "u1", after, provisioned.clone()),
-            &claim
-        ));
-        // Another claim's, or a Delete volume.
-        assert!(!retained_by(
-            &pv("Retain", "u2", after, provisioned.clone()),
-            &claim
-        ));
-        assert!(!retained_by(
-            &pv("Delete", "u1", after, provisioned.clone()),
-            &claim
-        ));
-        // Made beforehand: older than the claim, no provisioner, or bound by the controller.
-        assert!(!retained_by(
-            &pv("Retain", "u1", "2026-01-01T00:00:00Z", provisioned),
-            &claim
-        ));
-        assert!(!retained_by(&pv("Retain", "u1", after, json!({})), &claim));
-        assert!(!retained_by(
-            &pv(
-                "Retain",
-                "u1",
-                after,
-                json!({"pv.kubernetes.io/provisioned-by": "x",
-                       "pv.kubernetes.io/bound-by-controller": "yes"})
-            ),
-            &claim
-        ));
-        let nameless: PersistentVolumeClaim =
-            serde_json::from_value(json!({"metadata": {"name": "c"}})).unwrap();
-        assert!(!retained_by(
-            &pv(
-                "Retain",
-                "",
-                after,
-                json!({"pv.kubernetes.io/provisioned-by": "x"})
-            ),
-            &nameless
-        ));
-    }
 
     #[test]
     fn topology_and_capacity_come_from_labels_and_status() {

@@ -121,6 +121,12 @@ impl FakeKube {
     /// Creates run `run`'s Job and claim (labelled as iogauge labels them) as if created `age`
     /// ago; the Job's pod is created by the fake's job controller as usual (now).
     pub fn seed_run(&self, run: &str, age: Duration) {
+        self.seed_run_with_class(run, age, None);
+    }
+
+    /// As [`Self::seed_run`], its claim of storage class `class` (provisioned by the fake's PV
+    /// controller as any claim of the class).
+    pub fn seed_run_with_class(&self, run: &str, age: Duration, class: Option<&str>) {
         let mut st = lock(&self.shared.state);
         let ns = st.ns.clone();
         let name = format!("iogauge-{run}-standard");
@@ -133,11 +139,14 @@ impl FakeKube {
                 "spec": {"restartPolicy": "Never", "containers": [{"name": "iogauge",
                     "image": "iogauge:test", "command": ["/iogauge", "check", "etcd"]}]}}},
         });
-        let claim = json!({
+        let mut claim = json!({
             "metadata": {"name": name, "labels": labels},
             "spec": {"accessModes": ["ReadWriteOnce"],
                 "resources": {"requests": {"storage": "1Gi"}}},
         });
+        if let Some(c) = class {
+            claim["spec"]["storageClassName"] = json!(c);
+        }
         let when = ago(age);
         for (res, obj) in [(&JOB, job), (&PVC, claim)] {
             let _ = create(&mut st, res, &ns, Some(obj), &HashMap::new());

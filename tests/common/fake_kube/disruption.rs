@@ -1,12 +1,14 @@
-//! Disruptions as real clusters make them, for [`Scenario::Evict`], [`Scenario::Preempt`] and
-//! [`Scenario::Drain`]:
+//! Disruptions as real clusters make them, for [`Scenario::Evict`], [`Scenario::EvictLegacy`],
+//! [`Scenario::Preempt`] and [`Scenario::Drain`]:
 //! the kubelet's node-pressure eviction (pod Failed, reason `Evicted`, the eviction manager's
-//! message, a `DisruptionTarget` condition with reason `TerminationByKubelet`, the container
-//! terminated with 137 `ContainerStatusUnknown`, a Warning `Evicted` event; the pod stays until
-//! the pod GC), and the scheduler's preemption (`DisruptionTarget` `PreemptionByScheduler`, a
-//! `Preempted` event, then a graceful delete: the pod is Failed and terminating for
-//! [`GRACE`], then gone), and a drain (`DisruptionTarget` `EvictionByEvictionAPI`, no event
-//! from the API server, the same graceful delete). And the job controller's side: a Job's `podFailurePolicy` (`Ignore`
+//! message, a `DisruptionTarget` condition with reason `TerminationByKubelet` from 1.26 on, the
+//! container terminated with 137 `ContainerStatusUnknown`, a Warning `Evicted` event; the pod
+//! stays until the pod GC), and the scheduler's preemption (`DisruptionTarget`
+//! `PreemptionByScheduler`, a `Preempted` event, then a graceful delete: the running container
+//! gets SIGTERM and ends by itself, its exit code making the pod Succeeded or Failed, SIGKILL
+//! after [`GRACE`]; the pod is gone once its container has ended), and a drain
+//! (`DisruptionTarget` `EvictionByEvictionAPI`, no event from the API server, the same graceful
+//! delete). And the job controller's side: a Job's `podFailurePolicy` (`Ignore`
 //! does not count the pod and a replacement is made; `FailJob` fails the Job at once with
 //! reason `PodFailurePolicy`), with the messages of pkg/controller/job/pod_failure_policy.go.
 
@@ -17,10 +19,26 @@ use super::{
 use std::collections::HashMap;
 use std::time::Duration;
 
-/// How long a doomed pod runs before it is disrupted.
+/// How long a doomed pod waits before it is evicted (or, running, preempted: a controller
+/// polling every second or so has seen it running by then).
 const AFTER: Duration = Duration::from_millis(1500);
-/// How long a preempted pod stays terminating (30 s on a real cluster).
-const GRACE: Duration = Duration::from_millis(2500);
+/// How long a preempted pod may take to stop before SIGKILL (30 s on a real cluster).
+const GRACE: Duration = Duration::from_millis(5000);
+/// How long a pod whose container ended stays, terminating, before the kubelet's final delete
+/// (the job controller sees its phase first, as its finalizer makes sure on a real cluster, and
+/// so may a client polling every second).
+const LINGER: Duration = Duration::from_millis(1500);
+
+/// Where a disrupted pod is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Held {
+    /// Waiting for its disruption.
+    Doomed,
+    /// Deleted gracefully: its container was sent SIGTERM.
+    Terminating,
+    /// Its container has ended; the pod goes after [`LINGER`].
+    Ended,
+}
 
 /// The eviction manager's message (pkg/kubelet/eviction/helpers.go: nodeLowMessageFmt,
 /// thresholdMetMessageFmt, containerMessageFmt).
@@ -31,8 +49,9 @@ pub const EVICTION_MESSAGE: &str = "The node was low on resource: ephemeral-stor
 /// Pods held for a disruption, and how many each Job has had.
 #[derive(Default)]
 pub(super) struct Disruptions {
-    /// (pod uid, since, scenario, terminating): terminating pods are removed after GRACE.
-    held: Vec<(String, Instant, Scenario, bool)>,
+    /// (pod uid, since, scenario, where): terminating pods are removed once their container
+    /// has ended.
+    held: Vec<(String, Instant, Scenario, Held)>,
     per_job: HashMap<String, usize>,
 }
 
@@ -40,11 +59,13 @@ fn owner(pod: &Value) -> String {
     str_at(pod, "/metadata/ownerReferences/0/uid").to_string()
 }
 
-/// Whether the pod that just started is one to disrupt (its Job has had fewer than the
-/// scenario's count): it then runs nothing until [`tick`] disrupts it.
+/// Whether the pod that just started is one to evict (its Job has had fewer than the
+/// scenario's count): it then runs nothing until [`tick`] evicts it. A pod to preempt or drain
+/// is noted and runs (false): its container is stopped by a signal.
 pub(super) fn hold(st: &mut State, pod: &Value, scenario: &Scenario) -> bool {
-    let n = match scenario {
-        Scenario::Evict(n) | Scenario::Preempt(n) | Scenario::Drain(n) => *n,
+    let (n, runs) = match scenario {
+        Scenario::Evict(n) | Scenario::EvictLegacy(n) => (*n, false),
+        Scenario::Preempt(n) | Scenario::Drain(n) => (*n, true),
         _ => return false,
     };
     let count = st.disruptions.per_job.entry(owner(pod)).or_default();
@@ -56,37 +77,76 @@ pub(super) fn hold(st: &mut State, pod: &Value, scenario: &Scenario) -> bool {
         uid_of(pod).to_string(),
         Instant::now(),
         scenario.clone(),
-        false,
+        Held::Doomed,
     ));
-    true
+    !runs
 }
 
-/// Disrupts the held pods whose time has come; removes preempted pods after their grace.
+/// Sends SIGTERM to a container process, as the kubelet does at a graceful delete.
+pub(super) fn terminate(child: &std::process::Child) {
+    let Ok(pid) = i32::try_from(child.id()) else {
+        return;
+    };
+    // SAFETY: kill(2) on a child this thread owns and has not reaped.
+    unsafe {
+        libc::kill(pid, libc::SIGTERM);
+    }
+}
+
+/// Keeps `pod`'s DisruptionTarget condition in the conditions of its terminal state.
+pub(super) fn keep_condition(pod: &Value, conds: &mut Value) {
+    let kept = pod["status"]["conditions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|c| c["type"] == "DisruptionTarget")
+        .cloned();
+    if let Some(c) = conds.as_array_mut() {
+        c.extend(kept);
+    }
+}
+
+/// Disrupts the held pods whose time has come; deletes gracefully deleted pods once their
+/// container has ended (SIGKILL after GRACE).
 pub(super) fn tick(st: &mut State) {
     let held = std::mem::take(&mut st.disruptions.held);
     let mut keep = Vec::new();
-    for (uid, since, how, terminating) in held {
+    for (uid, since, how, at) in held {
         let Some(idx) = st.find_uid(&uid) else {
             continue;
         };
-        if terminating {
-            if since.elapsed() >= GRACE {
+        let ended = st.pods.get(&uid).is_none_or(|rt| rt.stage == Stage::Done);
+        // A running pod is preempted once its check has said something (it is under way, with
+        // its signal handlers in place, as a pod minutes into its run would be) and AFTER.
+        let started = st
+            .pods
+            .get(&uid)
+            .is_some_and(|rt| !super::lock(&rt.log).is_empty());
+        let runs = matches!(how, Scenario::Preempt(_) | Scenario::Drain(_));
+        match at {
+            Held::Ended if since.elapsed() >= LINGER => {
                 delete_object(st, idx, Propagation::Background);
-            } else {
-                keep.push((uid, since, how, true));
             }
-            continue;
-        }
-        if since.elapsed() < AFTER {
-            keep.push((uid, since, how, false));
-            continue;
-        }
-        match how {
-            Scenario::Preempt(_) | Scenario::Drain(_) => {
+            Held::Terminating if ended => keep.push((uid, Instant::now(), how, Held::Ended)),
+            Held::Terminating => {
+                if since.elapsed() >= GRACE {
+                    if let Some(rt) = st.pods.get(&uid) {
+                        rt.kill.store(true, std::sync::atomic::Ordering::SeqCst);
+                    }
+                }
+                keep.push((uid, since, how, at));
+            }
+            Held::Ended => keep.push((uid, since, how, at)),
+            // A container that ended before its disruption: nothing left to take away.
+            Held::Doomed if runs && ended => {}
+            Held::Doomed if (runs && !started) || since.elapsed() < AFTER => {
+                keep.push((uid, since, how, at));
+            }
+            Held::Doomed if runs => {
                 preempt(st, idx, matches!(how, Scenario::Preempt(_)));
-                keep.push((uid, Instant::now(), how, true));
+                keep.push((uid, Instant::now(), how, Held::Terminating));
             }
-            _ => evict(st, idx),
+            Held::Doomed => evict(st, idx, !matches!(how, Scenario::EvictLegacy(_))),
         }
     }
     st.disruptions.held.extend(keep);
@@ -97,7 +157,8 @@ fn disruption_condition(now: &str, reason: &str, message: &str) -> Value {
         "lastTransitionTime": now, "reason": reason, "message": message})
 }
 
-fn evict(st: &mut State, idx: usize) {
+/// The kubelet's eviction; `condition`: the cluster sets DisruptionTarget (1.26+).
+fn evict(st: &mut State, idx: usize, condition: bool) {
     let pod = st.objects[idx].clone();
     let name = name_of(&pod).to_string();
     let now = now_rfc3339();
@@ -109,7 +170,7 @@ fn evict(st: &mut State, idx: usize) {
         false,
     );
     let mut conds = conditions(&now, false, Some("PodFailed"));
-    if let Some(c) = conds.as_array_mut() {
+    if let Some(c) = conds.as_array_mut().filter(|_| condition) {
         c.push(disruption_condition(
             &now,
             "TerminationByKubelet",
@@ -145,13 +206,7 @@ fn preempt(st: &mut State, idx: usize, by_scheduler: bool) {
     let node = str_at(&pod, "/spec/nodeName").to_string();
     let now = now_rfc3339();
     let preemptor = st.uid();
-    let cs = container_status(
-        &pod,
-        json!({"terminated": {"exitCode": 143, "reason": "Error",
-            "startedAt": null, "finishedAt": now}}),
-        false,
-    );
-    let mut conds = conditions(&now, false, Some("PodFailed"));
+    let mut conds = pod["status"]["conditions"].clone();
     if let Some(c) = conds.as_array_mut() {
         c.push(if by_scheduler {
             disruption_condition(
@@ -163,12 +218,11 @@ fn preempt(st: &mut State, idx: usize, by_scheduler: bool) {
             disruption_condition(&now, "EvictionByEvictionAPI", "Eviction API: evicting")
         });
     }
+    // The condition, then the delete: the pod stays Running until its container has ended.
     st.update(idx, |o| {
         o["metadata"]["deletionTimestamp"] = json!(now);
         o["metadata"]["deletionGracePeriodSeconds"] = json!(30);
-        o["status"]["phase"] = json!("Failed");
         o["status"]["conditions"] = conds;
-        o["status"]["containerStatuses"] = json!([cs]);
     });
     if by_scheduler {
         st.event(
@@ -188,8 +242,8 @@ fn preempt(st: &mut State, idx: usize, by_scheduler: bool) {
     );
     let what = if by_scheduler { "preempted" } else { "drained" };
     st.history.push(format!("{what} Pod/{name}"));
-    if let Some(rt) = st.pods.get_mut(uid_of(&pod)) {
-        rt.stage = Stage::Done;
+    if let Some(rt) = st.pods.get(uid_of(&pod)) {
+        rt.term.store(true, std::sync::atomic::Ordering::SeqCst);
     }
 }
 

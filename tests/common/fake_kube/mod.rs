@@ -89,11 +89,12 @@ pub enum Scenario {
     /// The first N pods of each Job are evicted by the kubelet (node pressure) 1.5 s after they
     /// start; later ones run as in `Run` (fake_kube/disruption.rs).
     Evict(usize),
-    /// The first N pods of each Job are preempted by the scheduler 1.5 s after they start, then
-    /// deleted gracefully; later ones run as in `Run`.
+    /// The first N pods of each Job run and are preempted by the scheduler 1.5 s after they
+    /// start (once their check has printed its first line), then deleted gracefully: the container gets SIGTERM and ends by itself (SIGKILL after the
+    /// grace period); later ones run as in `Run`.
     Preempt(usize),
-    /// The first N pods of each Job are evicted through the Eviction API (a `kubectl drain`)
-    /// 1.5 s after they start, then deleted gracefully; later ones run as in `Run`.
+    /// The first N pods of each Job run and are evicted through the Eviction API (a `kubectl
+    /// drain`) as in `Preempt`, then deleted gracefully likewise; later ones run as in `Run`.
     Drain(usize),
     /// Scheduled, then ContainerCreating for ever: the kubelet's Warning FailedMount
     /// `MountVolume.SetUp failed for volume "<pv>" : <this>` (see pending.rs).
@@ -120,6 +121,9 @@ pub enum Scenario {
     /// The image's binary is for another CPU: runc fails to exec it, the container's log says
     /// `exec /iogauge: exec format error` and it exits 255 (reason Error).
     ExecFormatError,
+    /// As [`Scenario::Evict`], on a cluster before 1.26: the evicted pod has `reason: Evicted`
+    /// but no `DisruptionTarget` condition, so the Job's podFailurePolicy fails the Job.
+    EvictLegacy(usize),
 }
 
 /// A StorageClass's `volumeBindingMode`.
@@ -613,6 +617,8 @@ struct PodRt {
     stage: Stage,
     log: Arc<Mutex<Vec<u8>>>,
     kill: Arc<AtomicBool>,
+    /// Set to have the container process sent SIGTERM (a graceful delete).
+    term: Arc<AtomicBool>,
 }
 
 #[derive(Default)]
@@ -2282,6 +2288,7 @@ fn create_pod(st: &mut State, job_idx: usize) {
             stage: Stage::Unscheduled,
             log: Arc::new(Mutex::new(Vec::new())),
             kill: Arc::new(AtomicBool::new(false)),
+            term: Arc::new(AtomicBool::new(false)),
         },
     );
     st.event(
@@ -2629,7 +2636,7 @@ fn start(shared: &Arc<Shared>, st: &mut State, idx: usize) {
     let Some(rt) = st.pods.get(&uid) else {
         return;
     };
-    let (log, kill) = (rt.log.clone(), rt.kill.clone());
+    let (log, kill) = (rt.log.clone(), (rt.kill.clone(), rt.term.clone()));
     let cmd = container_command(st, &pod);
     let sh = shared.clone();
     let handle = std::thread::spawn(move || run_container(sh, uid, cmd, log, kill));
@@ -2786,7 +2793,7 @@ fn run_container(
     uid: String,
     cmd: ContainerCmd,
     log: Arc<Mutex<Vec<u8>>>,
-    kill: Arc<AtomicBool>,
+    (kill, term): (Arc<AtomicBool>, Arc<AtomicBool>),
 ) {
     let started = now_rfc3339();
     let spawned = match cmd.spawn_error {
@@ -2843,6 +2850,9 @@ fn run_container(
                     let _ = child.kill();
                     break child.wait().ok();
                 }
+                if term.swap(false, Ordering::SeqCst) {
+                    disruption::terminate(&child);
+                }
                 std::thread::sleep(Duration::from_millis(10));
             };
             for r in readers {
@@ -2874,9 +2884,11 @@ fn run_container(
     } else {
         "PodFailed"
     };
+    let mut conds = conditions(&now, false, Some(why));
+    disruption::keep_condition(&pod, &mut conds);
     st.update(idx, |o| {
         o["status"]["phase"] = json!(phase);
-        o["status"]["conditions"] = conditions(&now, false, Some(why));
+        o["status"]["conditions"] = conds;
         o["status"]["containerStatuses"] = json!([cs]);
     });
     st.history.push(format!("finished Pod/{name} exit {code}"));
