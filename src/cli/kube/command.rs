@@ -18,13 +18,49 @@ impl Observer for Notes {
 pub(crate) fn main(a: KubeArgs, stop: &Stop) -> Ended {
     match a.command {
         KubeCommand::Check(c) => check(*c, stop),
+        KubeCommand::Fio(c) => fio(*c, stop),
         KubeCommand::Cleanup(c) => clean(c, stop),
     }
 }
 
+/// What the pods run, given the volume mode and the run's files: check's profiles and
+/// options, or a fio job.
+type Work = (Vec<String>, CheckArgs, Option<FioJob>);
+
 impl KubeCheckArgs {
     /// The request, or what is wrong with the arguments (exit 2).
     pub(super) fn request(&self) -> Result<KubeRequest, String> {
+        self.run.request(|mode, files| {
+            let c = &self.checks;
+            let check = CheckArgs {
+                scale: c.scale,
+                duration: c.duration,
+                file_size: c.size,
+                strict: c.strict,
+                intervals: c.intervals,
+            };
+            Ok((pod_profiles(&self.profiles, mode, files)?, check, None))
+        })
+    }
+}
+
+impl KubeFioArgs {
+    /// The request, or what is wrong with the arguments or the job (exit 2).
+    pub(super) fn request(&self) -> Result<KubeRequest, String> {
+        self.run.request(|mode, files| {
+            let job = fio_job(&self.job_files, &self.options, mode, files)?;
+            check_claim_size(&job, self.run.claim_size)?;
+            Ok((Vec::new(), CheckArgs::default(), Some(job)))
+        })
+    }
+}
+
+impl KubeRunArgs {
+    /// The request around what the pods run (`work`), or what is wrong (exit 2).
+    fn request(
+        &self,
+        work: impl FnOnce(VolumeMode, &mut PodFiles) -> Result<Work, String>,
+    ) -> Result<KubeRequest, String> {
         let mode = if self.volume_mode == Mode::Block {
             VolumeMode::Block
         } else {
@@ -45,7 +81,7 @@ impl KubeCheckArgs {
             &self.image_pull_secrets,
         )?;
         let mut files = PodFiles::default();
-        let profiles = pod_profiles(&self.profiles, mode, &mut files)?;
+        let (profiles, check, fio) = work(mode, &mut files)?;
         let image = self.image.clone().filter(|i| !i.is_empty()).ok_or(
             "no image: build one with scripts/build-image TAG, push it to a registry the cluster \
              can pull from, and pass --image TAG (or set IOGAUGE_IMAGE)",
@@ -53,13 +89,8 @@ impl KubeCheckArgs {
         Ok(KubeRequest {
             profiles,
             files,
-            check: CheckArgs {
-                scale: self.scale,
-                duration: self.duration,
-                file_size: self.size,
-                strict: self.strict,
-                intervals: self.intervals,
-            },
+            check,
+            fio,
             targets,
             pod: PodOptions {
                 image,
@@ -104,16 +135,28 @@ fn failed(e: KubeError) -> Error {
 }
 
 fn check(a: KubeCheckArgs, stop: &Stop) -> Ended {
-    let at = Invocation::now();
     let req = a
         .request()
         .map_err(|e| Error::whole(Kind::BadInput, format!("iogauge kube check: {e}")))?;
+    execute(&req, &a.run, stop)
+}
+
+fn fio(a: KubeFioArgs, stop: &Stop) -> Ended {
+    let req = a
+        .request()
+        .map_err(|e| Error::whole(Kind::BadInput, format!("iogauge kube fio: {e}")))?;
+    execute(&req, &a.run, stop)
+}
+
+/// Runs the request (or prints its manifests) and prints the result as asked.
+fn execute(req: &KubeRequest, a: &KubeRunArgs, stop: &Stop) -> Ended {
+    let at = Invocation::now();
     if a.dry_run {
         let printed = match a.format {
             Format::Json => Printed::Json,
             Format::Text => Printed::Yaml,
         };
-        return match dry_run(&req, printed) {
+        return match dry_run(req, printed) {
             Ok((plan, text)) => {
                 if printed == Printed::Json {
                     stdout::println(&text);
@@ -133,7 +176,7 @@ fn check(a: KubeCheckArgs, stop: &Stop) -> Ended {
             Err(e) => Err(failed(e)),
         };
     }
-    let doc = run::check(&req, stop, &mut Notes).map_err(failed)?;
+    let doc = run::check(req, stop, &mut Notes).map_err(failed)?;
     if a.format == Format::Json {
         stdout::println(&serde_json::to_string_pretty(&doc).unwrap_or_default());
     } else {
@@ -142,7 +185,10 @@ fn check(a: KubeCheckArgs, stop: &Stop) -> Ended {
     let report = a.report.as_ref().map_or(Ok(()), |path| {
         write_report("iogauge kube", path, &render_kube_html(&doc))
     });
-    save(&a.history, || NewRun::kube(&doc, &at));
+    // The history keeps check results; a kube fio document has no verdicts to compare.
+    if req.fio.is_none() {
+        save(&a.history, || NewRun::kube(&doc, &at));
+    }
     let outcome = overall_of(&doc.summary, req.check.strict);
     if outcome == Outcome::Interrupted {
         eprintln!("iogauge kube: interrupted by {}", stop.reason());
