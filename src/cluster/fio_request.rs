@@ -258,7 +258,7 @@ mod tests {
         assert_eq!(j.footprint, 4 << 20);
         assert_eq!(j.jobs, ["a"]);
         assert_eq!(
-            j.args[2..],
+            j.args[4..],
             ["--output-format=kube-frames", "--eta=never", "--no-history"]
         );
     }

@@ -106,6 +106,14 @@ struct KubeFioArgs {
     /// fio options after '--', e.g. -- --name=w --rw=write --size=1g
     #[arg(last = true, value_name = "FIO OPTION", allow_hyphen_values = true)]
     options: Vec<String>,
+    /// Cap every job's size and filesize at S in the pods (iogauge's own --iogauge-max-size,
+    /// the job files unchanged), e.g. 64m; the claim is sized from the capped jobs
+    #[arg(long, value_name = "S", value_parser = parse_flag_size, help_heading = "Jobs")]
+    max_size: Option<u64>,
+    /// Cap every job's runtime and ramp_time at D in the pods (iogauge's own
+    /// --iogauge-max-runtime), e.g. 5s
+    #[arg(long, value_name = "D", value_parser = parse_duration, help_heading = "Jobs")]
+    max_runtime: Option<Duration>,
 
     #[command(flatten)]
     run: KubeRunArgs,

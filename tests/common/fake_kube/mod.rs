@@ -2714,11 +2714,18 @@ fn container_command(st: &State, pod: &Value) -> ContainerCmd {
                 (st.binary.clone(), args)
             }
         };
+    // The container's workingDir, where a volume is mounted there (else the pod's directory).
+    let cwd = match c["workingDir"].as_str() {
+        Some(w) => PathBuf::from(mounts.iter().fold(w.to_string(), |p, (from, to)| {
+            replace_path(&p, from, &to.to_string_lossy())
+        })),
+        None => pod_dir,
+    };
     ContainerCmd {
         program,
         args,
         env,
-        cwd: pod_dir,
+        cwd,
         spawn_error,
     }
 }
