@@ -98,7 +98,7 @@ pub(crate) fn check(
             plan.run
         ));
         let estimate = match &req.fio {
-            Some(f) => f.estimate,
+            Some(f) => budget::fio_time(&f.specs),
             None => budget::check_time(&req.profiles, &req.check, &req.files)
                 .map_err(KubeError::Usage)?,
         };
@@ -106,7 +106,7 @@ pub(crate) fn check(
         for line in budget::lines(&plan.targets, req, estimate, budget) {
             obs.note(&line);
         }
-        let files = super::configmap::create(req, &cluster, &plan.run, obs).await?;
+        let files = super::configmap::create(&req.files, &req.pod.labels, &cluster, &plan.run, obs).await?;
         let doc = Controller {
             req,
             cluster: &cluster,

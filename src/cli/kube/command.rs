@@ -57,8 +57,8 @@ impl KubeFioArgs {
                 options.push(format!("--iogauge-max-runtime={}ms", d.as_millis()));
             }
             options.extend(self.options.iter().cloned());
-            let job = fio_job(&self.job_files, &options, mode, files)?;
-            check_claim_size(&job, self.run.claim_size)?;
+            let job = fio_job(&self.job_files, &options, mode == VolumeMode::Block, files)?;
+            check_claim_size(job.footprint, self.run.claim_size)?;
             Ok((Vec::new(), CheckArgs::default(), Some(job)))
         })
     }

@@ -11,7 +11,7 @@ use super::Stop;
 use crate::cluster::cleanup::{cleanup, Scope};
 use crate::cluster::configmap::PodFiles;
 use crate::cluster::dry_run::{dry_run, Printed};
-use crate::cluster::fio_request::{check_claim_size, fio_job, FioJob};
+use crate::cluster::fio_request::{fio_job, FioJob};
 use crate::cluster::quantity::parse_bytes;
 use crate::cluster::request::{
     pod_profiles, quantities, validate_names, CheckArgs, KubeRequest, PodOptions, TargetRequest,
@@ -19,6 +19,7 @@ use crate::cluster::request::{
 };
 use crate::cluster::request::{Identity, SecurityMode};
 use crate::cluster::run::{self, Observer};
+use crate::cluster::targets::check_claim_size;
 use crate::cluster::KubeError;
 use crate::history::{Invocation, NewRun};
 use crate::model::units::parse_flag_size;
