@@ -26,6 +26,10 @@
 //! Run as root, it also runs each container as its pod's uid, gid and groups, with real
 //! permissions on its volumes (identity.rs).
 //!
+//! ConfigMaps are stored and projected into a pod's `configMap` volume before its container
+//! starts, one file per key (configmaps.rs); a container's `workingDir` under a volume mount is
+//! the process's working directory on the host.
+//!
 //! What it does not model: watches (`watch=true` is answered 404 and recorded as unexpected), RBAC
 //! and authentication (any token is fine; admission.rs scripts RBAC, quota and LimitRange refusals
 //! of a create), admission beyond [`Scenario::Forbidden`], [`Scenario::LimitRangeCpu`] and the
