@@ -22,10 +22,7 @@ use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
 use std::collections::BTreeMap;
 
-/// On everything iogauge creates; `iogauge kube cleanup` deletes by it.
-pub(crate) const MANAGED_BY: (&str, &str) = ("app.kubernetes.io/managed-by", "iogauge");
-/// The run's id, so that one run's objects can be told from another's.
-pub(crate) const RUN_LABEL: &str = "iogauge.dev/run";
+pub(crate) use super::labels::{MANAGED_BY, RUN_LABEL};
 /// The target's slug within the run.
 pub(crate) const TARGET_LABEL: &str = "iogauge.dev/target";
 /// The container's name in every pod.
@@ -194,7 +191,14 @@ pub(crate) fn job(
         image: Some(req.pod.image.clone()),
         image_pull_policy: Some(req.pod.image_pull_policy.clone()),
         command: Some(vec![BINARY.into()]),
-        args: Some(check_args(req, target, target.max_file(), footprint)),
+        args: Some(match &req.fio {
+            Some(f) => std::iter::once("fio".to_string())
+                .chain(f.args.iter().cloned())
+                .collect(),
+            None => check_args(req, target, target.max_file(), footprint),
+        }),
+        // kube fio: the job's relative directory and file names land on the volume.
+        working_dir: req.fio.as_ref().map(|_| MOUNT_PATH.to_string()),
         resources: Some(ResourceRequirements {
             requests: quantities(&req.pod.requests),
             limits: quantities(&req.pod.limits),
@@ -213,13 +217,20 @@ pub(crate) fn job(
             seccomp_profile: Some(runtime_default()),
             ..SecurityContext::default()
         }),
-        volume_mounts: (!block).then(|| {
-            vec![VolumeMount {
-                name: "data".into(),
-                mount_path: MOUNT_PATH.into(),
-                ..VolumeMount::default()
-            }]
-        }),
+        volume_mounts: {
+            let mut m: Vec<VolumeMount> = Vec::new();
+            if !block {
+                m.push(VolumeMount {
+                    name: "data".into(),
+                    mount_path: MOUNT_PATH.into(),
+                    ..VolumeMount::default()
+                });
+            }
+            if !req.files.is_empty() {
+                m.push(super::configmap::mount());
+            }
+            (!m.is_empty()).then_some(m)
+        },
         volume_devices: block.then(|| {
             vec![VolumeDevice {
                 name: "data".into(),
@@ -256,7 +267,11 @@ pub(crate) fn job(
             ..PodSecurityContext::default()
         }),
         containers: vec![container],
-        volumes: Some(vec![volume]),
+        volumes: Some(if req.files.is_empty() {
+            vec![volume]
+        } else {
+            vec![volume, super::configmap::volume(run)]
+        }),
         ..PodSpec::default()
     };
     let meta = meta(req, run, target, namespace);

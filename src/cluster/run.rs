@@ -99,24 +99,33 @@ pub(crate) fn check(
             budget::at_once(req.parallel),
             plan.run
         ));
-        let estimate = budget::check_time(&req.profiles, &req.check).map_err(KubeError::Usage)?;
+        let estimate = match &req.fio {
+            Some(f) => budget::fio_time(&f.specs),
+            None => budget::check_time(&req.profiles, &req.check, &req.files)
+                .map_err(KubeError::Usage)?,
+        };
         let budget = budget::budget(estimate, req.target_timeout);
         for line in budget::lines(&plan.targets, req, estimate, budget) {
             obs.note(&line);
         }
-        Ok(Controller {
+        let files = super::configmap::create(&req.files, &req.pod.labels, &cluster, &plan.run, obs).await?;
+        let doc = Controller {
             req,
             cluster: &cluster,
             plan: &plan,
             stop,
-            obs,
+            obs: &mut *obs,
             created: Created::default(),
             deadline: Instant::now() + req.timeout,
             estimate,
             budget,
         }
         .run()
-        .await)
+        .await;
+        if let Some(name) = files {
+            super::configmap::delete(&cluster, &name, &plan.run, stop, obs).await;
+        }
+        Ok(doc)
     })
 }
 
@@ -184,11 +193,13 @@ impl Controller<'_> {
         }
         self.remove_all().await;
         let mut summary = Summary::default();
-        for o in &outcomes {
+        // A kube fio target that ran has no verdicts to count.
+        for o in outcomes.iter().filter(|o| o.fio.is_none()) {
             match &o.check {
                 Some(doc) => add(&mut summary, &doc.summary),
                 None => {
-                    let n = self.req.profiles.len();
+                    // A kube fio target (no profiles) counts as one.
+                    let n = self.req.profiles.len().max(1);
                     match o.status {
                         TargetStatus::Interrupted => summary.interrupted += n,
                         TargetStatus::Skipped => summary.skipped += n,
@@ -314,6 +325,16 @@ impl Controller<'_> {
                 .clone()
         });
         let parsed = match self.cluster.log(&name, CONTAINER).await {
+            Ok(log) if self.req.fio.is_some() => match super::fio_request::parse_fio_log(&log) {
+                Ok((doc, text)) => {
+                    let said = super::fio_request::done_line(&doc);
+                    self.say(a.index, &format!("done: {said}"));
+                    o.status = TargetStatus::Completed;
+                    (o.fio, o.fio_text) = (Some(doc), Some(text));
+                    return;
+                }
+                Err(e) => Err(e),
+            },
             Ok(log) => parse_check_log(&log),
             Err(e) => Err(e),
         };

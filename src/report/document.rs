@@ -717,6 +717,13 @@ pub struct TargetOutcome {
     pub reason: Option<String>,
     /// The check document the pod printed; its `context` is the pod's view of the volume.
     pub check: Option<CheckDocument>,
+    /// `kube fio`: the fio document the pod printed, as `iogauge fio --output-format=json`
+    /// prints it on a host. Absent for `kube check` and in older documents.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fio: Option<serde_json::Value>,
+    /// `kube fio`: the pod's text output of the same run (`iogauge fio`'s normal output).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fio_text: Option<String>,
 }
 
 /// One target's metric far from the median of its peers.

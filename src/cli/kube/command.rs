@@ -20,13 +20,58 @@ impl Observer for Notes {
 pub(crate) fn main(a: KubeArgs, stop: &Stop) -> Ended {
     match a.command {
         KubeCommand::Check(c) => check(*c, stop),
+        KubeCommand::Fio(c) => fio(*c, stop),
         KubeCommand::Cleanup(c) => clean(c, stop),
     }
 }
 
+/// What the pods run, given the volume mode and the run's files: check's profiles and
+/// options, or a fio job.
+type Work = (Vec<String>, CheckArgs, Option<FioJob>);
+
 impl KubeCheckArgs {
     /// The request, or what is wrong with the arguments (exit 2).
     pub(super) fn request(&self) -> Result<KubeRequest, String> {
+        self.run.request(|mode, files| {
+            let c = &self.checks;
+            let check = CheckArgs {
+                scale: c.scale,
+                duration: c.duration,
+                file_size: c.size,
+                strict: c.strict,
+                intervals: c.intervals,
+            };
+            Ok((pod_profiles(&self.profiles, mode, files)?, check, None))
+        })
+    }
+}
+
+impl KubeFioArgs {
+    /// The request, or what is wrong with the arguments or the job (exit 2).
+    pub(super) fn request(&self) -> Result<KubeRequest, String> {
+        self.run.request(|mode, files| {
+            // iogauge's own caps go first: the pod's fio reads them wherever they stand.
+            let mut options: Vec<String> = Vec::new();
+            if let Some(b) = self.max_size {
+                options.push(format!("--iogauge-max-size={b}"));
+            }
+            if let Some(d) = self.max_runtime {
+                options.push(format!("--iogauge-max-runtime={}ms", d.as_millis()));
+            }
+            options.extend(self.options.iter().cloned());
+            let job = fio_job(&self.job_files, &options, mode == VolumeMode::Block, files)?;
+            check_claim_size(job.footprint, self.run.claim_size)?;
+            Ok((Vec::new(), CheckArgs::default(), Some(job)))
+        })
+    }
+}
+
+impl KubeRunArgs {
+    /// The request around what the pods run (`work`), or what is wrong (exit 2).
+    fn request(
+        &self,
+        work: impl FnOnce(VolumeMode, &mut PodFiles) -> Result<Work, String>,
+    ) -> Result<KubeRequest, String> {
         let mode = if self.volume_mode == Mode::Block {
             VolumeMode::Block
         } else {
@@ -46,19 +91,16 @@ impl KubeCheckArgs {
             self.service_account.as_deref(),
             &self.image_pull_secrets,
         )?;
-        let profiles = pod_profiles(&self.profiles, mode)?;
+        let mut files = PodFiles::default();
+        let (profiles, check, fio) = work(mode, &mut files)?;
         let given = self.image.clone().filter(|i| !i.is_empty());
         let image_is_default = given.is_none();
         let image = given.unwrap_or_else(default_image);
         Ok(KubeRequest {
             profiles,
-            check: CheckArgs {
-                scale: self.scale,
-                duration: self.duration,
-                file_size: self.size,
-                strict: self.strict,
-                intervals: self.intervals,
-            },
+            files,
+            check,
+            fio,
             targets,
             pod: PodOptions {
                 image,
@@ -104,16 +146,28 @@ fn failed(e: KubeError) -> Error {
 }
 
 fn check(a: KubeCheckArgs, stop: &Stop) -> Ended {
-    let at = Invocation::now();
     let req = a
         .request()
         .map_err(|e| Error::whole(Kind::BadInput, format!("iogauge kube check: {e}")))?;
+    execute(&req, &a.run, stop)
+}
+
+fn fio(a: KubeFioArgs, stop: &Stop) -> Ended {
+    let req = a
+        .request()
+        .map_err(|e| Error::whole(Kind::BadInput, format!("iogauge kube fio: {e}")))?;
+    execute(&req, &a.run, stop)
+}
+
+/// Runs the request (or prints its manifests) and prints the result as asked.
+fn execute(req: &KubeRequest, a: &KubeRunArgs, stop: &Stop) -> Ended {
+    let at = Invocation::now();
     if a.dry_run {
         let printed = match a.format {
             Format::Json => Printed::Json,
             Format::Text => Printed::Yaml,
         };
-        return match dry_run(&req, printed) {
+        return match dry_run(req, printed) {
             Ok((plan, text)) => {
                 if printed == Printed::Json {
                     stdout::println(&text);
@@ -140,16 +194,23 @@ fn check(a: KubeCheckArgs, stop: &Stop) -> Ended {
             Err(e) => Err(failed(e)),
         };
     }
-    let doc = run::check(&req, stop, &mut Notes).map_err(failed)?;
+    let doc = run::check(req, stop, &mut Notes).map_err(failed)?;
     if a.format == Format::Json {
         stdout::println(&serde_json::to_string_pretty(&doc).unwrap_or_default());
     } else {
-        stdout::print(&render_kube_text(&doc, crate::cli::color()));
+        stdout::print(&if req.fio.is_some() {
+            crate::report::kube_fio_text::render_kube_fio_text(&doc)
+        } else {
+            render_kube_text(&doc, crate::cli::color())
+        });
     }
     let report = a.report.as_ref().map_or(Ok(()), |path| {
         write_report("iogauge kube", path, &render_kube_html(&doc))
     });
-    save(&a.history, || NewRun::kube(&doc, &at));
+    // The history keeps check results; a kube fio document has no verdicts to compare.
+    if req.fio.is_none() {
+        save(&a.history, || NewRun::kube(&doc, &at));
+    }
     let outcome = overall_of(&doc.summary, req.check.strict);
     if outcome == Outcome::Interrupted {
         eprintln!("iogauge kube: interrupted by {}", stop.reason());

@@ -9,7 +9,9 @@ use super::history::{save, HistoryFlags};
 use super::report::write_report;
 use super::Stop;
 use crate::cluster::cleanup::{cleanup, Scope};
+use crate::cluster::configmap::PodFiles;
 use crate::cluster::dry_run::{dry_run, Printed};
+use crate::cluster::fio_request::{fio_job, FioJob};
 use crate::cluster::quantity::parse_bytes;
 use crate::cluster::request::{
     pod_profiles, quantities, validate_names, CheckArgs, KubeRequest, PodOptions, TargetRequest,
@@ -17,6 +19,7 @@ use crate::cluster::request::{
 };
 use crate::cluster::request::{Identity, SecurityMode};
 use crate::cluster::run::{self, Observer};
+use crate::cluster::targets::check_claim_size;
 use crate::cluster::KubeError;
 use crate::history::{Invocation, NewRun};
 use crate::model::units::parse_flag_size;
@@ -38,6 +41,9 @@ pub(crate) struct KubeArgs {
 enum KubeCommand {
     /// Run profiles in a pod on each target and judge them; --dry-run prints the manifests
     Check(Box<KubeCheckArgs>),
+    /// Run fio job files or options unchanged in a pod on each target; --dry-run prints the
+    /// manifests
+    Fio(Box<KubeFioArgs>),
     /// Delete the Jobs, claims and pods that earlier runs left behind
     Cleanup(CleanupArgs),
 }
@@ -57,7 +63,6 @@ struct Connection {
 }
 
 #[derive(clap::Args, Debug)]
-#[command(group(clap::ArgGroup::new("node_targets").multiple(true)))]
 #[command(after_help = "\
 Targets: a fresh claim per --storage-class (or every class with --all-storage-classes), an
 existing --claim, and/or a pod per node (--nodes SELECTOR or --node NAME) that measures --host-path. Each runs as a
@@ -68,10 +73,80 @@ removes what a killed run left.
 Exit codes: 0 all passed, 1 a target could not run or interrupted, 2 bad input, 3 a profile
 failed, 4 the worst was a warning.")]
 struct KubeCheckArgs {
-    /// Built-in profiles [default: etcd sync-iops small-files gitlab]
+    /// Built-in profiles, or profile files (./my.yaml: validated here, shipped to the pods in a
+    /// ConfigMap) [default: etcd sync-iops small-files gitlab]
     #[arg(value_name = "PROFILE")]
     profiles: Vec<String>,
 
+    #[command(flatten)]
+    checks: CheckFlags,
+
+    #[command(flatten)]
+    run: KubeRunArgs,
+}
+
+#[derive(clap::Args, Debug)]
+#[command(after_help = "\
+Each target's pod runs 'iogauge fio' with the options and job files as given; the job files
+travel in a ConfigMap (mounted read-only at /config) that is deleted with the run. The pod's
+working directory is the volume (/data): a job's directory= and filename= are relative to it,
+and an absolute path is refused, as is a raw device (filename=/dev/...). A fresh claim is sized
+from the jobs (size, or filesize x nrfiles, per numjobs clone, plus room for the filesystem).
+The result holds each target's fio JSON document; --format text prints each target's fio
+output under its name, then a table of the jobs side by side.
+
+Examples:
+  iogauge kube fio seed.fio --storage-class standard
+  iogauge kube fio --storage-class fast -- --name=w --rw=randwrite --bs=4k --size=1g
+
+Exit codes: 0 every target ran, 1 a target could not run or interrupted, 2 bad input.")]
+struct KubeFioArgs {
+    /// fio job files (read and checked here, shipped to the pods in a ConfigMap)
+    #[arg(value_name = "JOBFILE")]
+    job_files: Vec<String>,
+    /// fio options after '--', e.g. -- --name=w --rw=write --size=1g
+    #[arg(last = true, value_name = "FIO OPTION", allow_hyphen_values = true)]
+    options: Vec<String>,
+    /// Cap every job's size and filesize at S in the pods (iogauge's own --iogauge-max-size,
+    /// the job files unchanged), e.g. 64m; the claim is sized from the capped jobs
+    #[arg(long, value_name = "S", value_parser = parse_flag_size, help_heading = "Jobs")]
+    max_size: Option<u64>,
+    /// Cap every job's runtime and ramp_time at D in the pods (iogauge's own
+    /// --iogauge-max-runtime), e.g. 5s
+    #[arg(long, value_name = "D", value_parser = parse_duration, help_heading = "Jobs")]
+    max_runtime: Option<Duration>,
+
+    #[command(flatten)]
+    run: KubeRunArgs,
+}
+
+/// `kube check`'s options for the pod's `iogauge check`.
+#[derive(clap::Args, Debug)]
+struct CheckFlags {
+    /// Run time-based profiles for D in each pod: 10 (seconds), 30s, 2m
+    #[arg(long, value_name = "D", value_parser = parse_duration, help_heading = "Checks")]
+    duration: Option<Duration>,
+    /// Shrink sizes, times and file counts by F (0 < F <= 1); marked as shortened
+    #[arg(long, value_name = "F", value_parser = parse_scale, help_heading = "Checks")]
+    scale: Option<f64>,
+    /// Test file size in fio's grammar, as check's --size, e.g. 512m; it must fit the claim
+    /// (the claim's own size is --claim-size)
+    #[arg(long, alias = "file-size", value_name = "S", value_parser = file_size, help_heading = "Checks")]
+    size: Option<u64>,
+    /// Warnings fail too, and a shortened run is at best a warning
+    #[arg(long, help_heading = "Checks")]
+    strict: bool,
+    /// Also bring back the per-interval latency histograms (the report's latency-over-time
+    /// charts, compare's within-run p99); they grow with run time and IOPS, to MBs that a
+    /// pod's log may not keep
+    #[arg(long, help_heading = "Checks")]
+    intervals: bool,
+}
+
+/// Targets, claims, pods and the run: the same for `kube check` and `kube fio`.
+#[derive(clap::Args, Debug)]
+#[command(group(clap::ArgGroup::new("node_targets").multiple(true)))]
+struct KubeRunArgs {
     /// Measure a fresh claim of this storage class (repeatable)
     #[arg(long = "storage-class", value_name = "NAME", help_heading = "Targets")]
     storage_classes: Vec<String>,
@@ -119,25 +194,6 @@ struct KubeCheckArgs {
     /// the device; small-files needs a filesystem)
     #[arg(long, value_name = "MODE", value_enum, default_value_t = Mode::Filesystem, help_heading = "Claims")]
     volume_mode: Mode,
-
-    /// Run time-based profiles for D in each pod: 10 (seconds), 30s, 2m
-    #[arg(long, value_name = "D", value_parser = parse_duration, help_heading = "Checks")]
-    duration: Option<Duration>,
-    /// Shrink sizes, times and file counts by F (0 < F <= 1); marked as shortened
-    #[arg(long, value_name = "F", value_parser = parse_scale, help_heading = "Checks")]
-    scale: Option<f64>,
-    /// Test file size in fio's grammar, as check's --size, e.g. 512m; it must fit the claim
-    /// (the claim's own size is --claim-size)
-    #[arg(long, alias = "file-size", value_name = "S", value_parser = file_size, help_heading = "Checks")]
-    size: Option<u64>,
-    /// Warnings fail too, and a shortened run is at best a warning
-    #[arg(long, help_heading = "Checks")]
-    strict: bool,
-    /// Also bring back the per-interval latency histograms (the report's latency-over-time
-    /// charts, compare's within-run p99); they grow with run time and IOPS, to MBs that a
-    /// pod's log may not keep
-    #[arg(long, help_heading = "Checks")]
-    intervals: bool,
 
     /// The image with iogauge at /iogauge [default: iogauge:<this version>, made by `iogauge
     /// kube image export` or `push`]
@@ -264,7 +320,7 @@ enum SecurityContext {
     Root,
 }
 
-impl KubeCheckArgs {
+impl KubeRunArgs {
     /// The identity flags, checked against each other (exit 2 with the fix).
     fn identity(&self) -> Result<Identity, String> {
         let id = Identity {

@@ -52,6 +52,8 @@ impl Controller<'_> {
             status: TargetStatus::Skipped,
             reason: None,
             check: None,
+            fio: None,
+            fio_text: None,
         };
         match &t.kind {
             TargetKind::StorageClass {

@@ -26,6 +26,10 @@
 //! Run as root, it also runs each container as its pod's uid, gid and groups, with real
 //! permissions on its volumes (identity.rs).
 //!
+//! ConfigMaps are stored and projected into a pod's `configMap` volume before its container
+//! starts, one file per key (configmaps.rs); a container's `workingDir` under a volume mount is
+//! the process's working directory on the host.
+//!
 //! What it does not model: watches (`watch=true` is answered 404 and recorded as unexpected), RBAC
 //! and authentication (any token is fine; admission.rs scripts RBAC, quota and LimitRange refusals
 //! of a create), admission beyond [`Scenario::Forbidden`], [`Scenario::LimitRangeCpu`] and the
@@ -51,6 +55,7 @@ mod logs;
 pub use logs::LogShape;
 mod disruption;
 pub use disruption::EVICTION_MESSAGE;
+mod configmaps;
 mod pending;
 
 use serde_json::{json, Map, Value};
@@ -709,6 +714,13 @@ const POD: Res = Res {
     api_version: "v1",
     namespaced: true,
 };
+const CONFIGMAP: Res = Res {
+    kind: "ConfigMap",
+    plural: "configmaps",
+    group: "",
+    api_version: "v1",
+    namespaced: true,
+};
 const EVENT: Res = Res {
     kind: "Event",
     plural: "events",
@@ -1357,7 +1369,7 @@ fn route(method: &str, path: &str) -> Option<(Res, Option<String>, Option<String
         ["apis", "batch", "v1", "namespaces", ns, "jobs"] => (JOB, Some(*ns), None, None),
         ["apis", "batch", "v1", "namespaces", ns, "jobs", n] => (JOB, Some(*ns), Some(*n), None),
         ["api", "v1", "namespaces", ns, plural, rest @ ..] => {
-            let res = [PVC, POD, EVENT]
+            let res = [PVC, POD, EVENT, CONFIGMAP]
                 .into_iter()
                 .find(|r| r.plural == *plural)?;
             match rest {
@@ -1380,7 +1392,7 @@ fn route(method: &str, path: &str) -> Option<(Res, Option<String>, Option<String
     };
     let allowed = match res.kind {
         "StorageClass" | "Node" | "Event" => matches!(op, Op::List | Op::Get),
-        "Job" | "PersistentVolumeClaim" => {
+        "Job" | "PersistentVolumeClaim" | "ConfigMap" => {
             matches!(op, Op::List | Op::Get | Op::Create | Op::Delete)
         }
         "Pod" => matches!(op, Op::List | Op::Get | Op::Delete | Op::Log),
@@ -2703,6 +2715,10 @@ fn container_command(st: &State, pod: &Value) -> ContainerCmd {
         if let Err(e) = std::fs::create_dir_all(&dir) {
             spawn_error = Some(format!("{}: {e}", dir.display()));
         }
+        // A configMap volume holds its keys as files (configmaps.rs).
+        if let Err(e) = configmaps::project(st, pod, str_at(m, "/name"), &dir) {
+            spawn_error = Some(e);
+        }
         mounts.push((str_at(m, "/mountPath").to_string(), dir));
     }
     // Longest first, so that /data/x is mapped before /data.
@@ -2744,11 +2760,18 @@ fn container_command(st: &State, pod: &Value) -> ContainerCmd {
                 (binary, args)
             }
         };
+    // The container's workingDir, where a volume is mounted there (else the pod's directory).
+    let cwd = match c["workingDir"].as_str() {
+        Some(w) => PathBuf::from(mounts.iter().fold(w.to_string(), |p, (from, to)| {
+            replace_path(&p, from, &to.to_string_lossy())
+        })),
+        None => pod_dir,
+    };
     ContainerCmd {
         program,
         args,
         env,
-        cwd: pod_dir,
+        cwd,
         spawn_error,
         exec_format_error: scenario == Scenario::ExecFormatError,
     }
