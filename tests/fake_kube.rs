@@ -570,12 +570,12 @@ fn hang_runs_until_deleted_and_unknown_paths_are_recorded() {
         assert!(pods.get_opt(&name).await.unwrap().is_none());
 
         // Not served: recorded as unexpected.
-        let cms: Api<k8s_openapi::api::core::v1::ConfigMap> = Api::default_namespaced(c.clone());
-        assert!(matches!(cms.get("x").await, Err(kube::Error::Api(s)) if s.code == 404));
+        let secrets: Api<k8s_openapi::api::core::v1::Secret> = Api::default_namespaced(c.clone());
+        assert!(matches!(secrets.get("x").await, Err(kube::Error::Api(s)) if s.code == 404));
     });
     let unexpected = fake.unexpected();
     assert_eq!(unexpected.len(), 1);
-    assert!(unexpected[0].path.ends_with("/configmaps/x"));
+    assert!(unexpected[0].path.ends_with("/secrets/x"));
 }
 
 /// What hyper may send but the kube client above did not: a chunked body, `Connection: close`.
