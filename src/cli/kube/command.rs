@@ -19,6 +19,7 @@ pub(crate) fn main(a: KubeArgs, stop: &Stop) -> Ended {
     match a.command {
         KubeCommand::Check(c) => check(*c, stop),
         KubeCommand::Cleanup(c) => clean(c, stop),
+        KubeCommand::Image(i) => super::image::main(i),
     }
 }
 
