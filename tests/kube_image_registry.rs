@@ -391,6 +391,30 @@ fn push_to_a_registry_that_is_not_there_says_why() {
     );
     assert!(o.stdout.is_empty());
 
+    // A credentials file that `docker login` did not write: the file, the entry, the fix.
+    let conf = scratch();
+    std::fs::write(
+        conf.path().join("config.json"),
+        format!(r#"{{"auths": {{"127.0.0.1:{port}": {{"auth": "bm8tY29sb24="}}}}}}"#),
+    )
+    .unwrap();
+    let o = common::cmd(bin)
+        .args(["kube", "image", "push", "--insecure", &target])
+        .env("DOCKER_CONFIG", conf.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).ends_with(&format!(
+            "iogauge kube image push: cannot read the registry credentials in {}: \
+             auths.\"127.0.0.1:{port}\".auth is not base64 of user:password; fix it, or log in \
+             again with docker login 127.0.0.1:{port}\n",
+            conf.path().join("config.json").display()
+        )),
+        "{}",
+        text(&o.stderr)
+    );
+
     // A plain-HTTP registry without --insecure: the TLS handshake fails, and the fix is named.
     let reg = Registry::start();
     let o = run(

@@ -111,9 +111,30 @@ fn auth_for(registry: &str) -> Result<RegistryAuth, String> {
     }
 }
 
+/// Why a push did not happen.
+#[derive(Debug)]
+pub enum PushError {
+    /// The target or the credentials file is wrong (exit 2).
+    Input(String),
+    /// The registry could not be reached or refused (exit 1).
+    Registry(String),
+}
+
 /// Pushes `image` as `target` (REGISTRY/REPO:TAG) over HTTPS, or plain HTTP with `insecure`;
 /// returns REGISTRY/REPO@sha256:… of its manifest.
-pub fn push(image: &Image, target: &str, insecure: bool) -> Result<String, String> {
+pub fn push(image: &Image, target: &str, insecure: bool) -> Result<String, PushError> {
+    let (reference, auth) = reference_and_auth(target).map_err(PushError::Input)?;
+    send(image, &reference, &auth, insecure).map_err(PushError::Registry)?;
+    Ok(format!(
+        "{}/{}@{}",
+        reference.registry(),
+        reference.repository(),
+        image.manifest.digest
+    ))
+}
+
+/// The target as a reference, and the credentials for its registry.
+fn reference_and_auth(target: &str) -> Result<(Reference, RegistryAuth), String> {
     let reference: Reference = target.parse().map_err(|e| {
         format!(
             "'{}' is not an image reference ({e}); expected REGISTRY/REPO:TAG, e.g. \
@@ -128,6 +149,16 @@ pub fn push(image: &Image, target: &str, insecure: bool) -> Result<String, Strin
         ));
     }
     let auth = auth_for(reference.resolve_registry())?;
+    Ok((reference, auth))
+}
+
+/// The blobs, then the manifest.
+fn send(
+    image: &Image,
+    reference: &Reference,
+    auth: &RegistryAuth,
+    insecure: bool,
+) -> Result<(), String> {
     // reqwest is built without a crypto provider of its own: ring's, as kube's client uses.
     let _ = rustls::crypto::ring::default_provider().install_default();
     let client = Client::new(ClientConfig {
@@ -154,27 +185,21 @@ pub fn push(image: &Image, target: &str, insecure: bool) -> Result<String, Strin
     };
     rt.block_on(async {
         client
-            .auth(&reference, &auth, RegistryOperation::Push)
+            .auth(reference, auth, RegistryOperation::Push)
             .await
             .map_err(|e| said("logging in to", e))?;
         for b in [&image.layer, &image.config] {
-            push_blob(&client, &reference, b)
+            push_blob(&client, reference, b)
                 .await
                 .map_err(|e| said("uploading a blob to", e))?;
         }
         let content_type = http::HeaderValue::from_static(super::manifest::MEDIA_TYPE);
         client
-            .push_manifest_raw(&reference, image.manifest.bytes.clone(), content_type)
+            .push_manifest_raw(reference, image.manifest.bytes.clone(), content_type)
             .await
             .map_err(|e| said("uploading the manifest to", e))?;
         Ok::<(), String>(())
-    })?;
-    Ok(format!(
-        "{}/{}@{}",
-        reference.registry(),
-        reference.repository(),
-        image.manifest.digest
-    ))
+    })
 }
 
 /// One blob, unless the registry has it already (a second push of the same binary sends

@@ -2,6 +2,7 @@
 //! written as an OCI archive or pushed to a registry, without Docker.
 
 use crate::cli::{stdout, Ended, Error, Kind, Outcome};
+use crate::image::push::PushError;
 use crate::image::{self, elf, manifest, Image, Meta};
 use std::path::PathBuf;
 
@@ -127,13 +128,9 @@ fn push(a: PushArgs) -> Ended {
         image.layer.bytes.len() as f64 / (1024.0 * 1024.0),
         crate::untrusted::term(&a.target)
     );
-    let pinned = image::push::push(&image, &a.target, a.insecure).map_err(|e| {
-        let kind = if e.starts_with('\'') {
-            Kind::BadInput
-        } else {
-            Kind::Run
-        };
-        fail(kind, "push", e)
+    let pinned = image::push::push(&image, &a.target, a.insecure).map_err(|e| match e {
+        PushError::Input(e) => fail(Kind::BadInput, "push", e),
+        PushError::Registry(e) => fail(Kind::Run, "push", e),
     })?;
     stdout::println(&pinned);
     Ok(Outcome::Pass)
