@@ -49,8 +49,9 @@ pub fn docker_config_path() -> Option<PathBuf> {
 
 /// The credentials for `registry` in a Docker config file's text: its `auths` entry (keyed by
 /// the host, or by a URL of it; Docker Hub's is https://index.docker.io/v1/), as `auth`
-/// (base64 of user:password), `username` and `password`, or an `identitytoken`. None when it
-/// has no entry: anonymous. Credential helpers (credsStore, credHelpers) are not run.
+/// (base64 of user:password) or `username` and `password`; a bearer-token registry exchanges
+/// them for a token in the client. Anonymous when it has no entry. Credential helpers
+/// (credsStore, credHelpers) are not run.
 pub fn auth_from_docker_config(text: &str, registry: &str) -> Result<RegistryAuth, String> {
     let v: serde_json::Value =
         serde_json::from_str(text).map_err(|e| format!("it is not JSON: {e}"))?;
@@ -75,9 +76,6 @@ pub fn auth_from_docker_config(text: &str, registry: &str) -> Result<RegistryAut
         return Ok(RegistryAuth::Anonymous);
     };
     let field = |f: &str| e.get(f).and_then(|x| x.as_str()).filter(|x| !x.is_empty());
-    if let Some(token) = field("identitytoken") {
-        return Ok(RegistryAuth::Bearer(token.to_string()));
-    }
     if let (Some(u), Some(p)) = (field("username"), field("password")) {
         return Ok(RegistryAuth::Basic(u.to_string(), p.to_string()));
     }
@@ -89,6 +87,14 @@ pub fn auth_from_docker_config(text: &str, registry: &str) -> Result<RegistryAut
         let s = String::from_utf8(raw).map_err(|_| bad())?;
         let (u, p) = s.split_once(':').ok_or_else(bad)?;
         return Ok(RegistryAuth::Basic(u.to_string(), p.to_string()));
+    }
+    // An OAuth refresh token (docker login through a browser or a helper): it would have to be
+    // exchanged at the registry's token service, which the client does not do.
+    if field("identitytoken").is_some() {
+        return Err(format!(
+            "auths.\"{key}\" holds only an identitytoken, which iogauge cannot use; log in \
+             with a user name and a password or access token: docker login -u USER {registry}"
+        ));
     }
     Ok(RegistryAuth::Anonymous)
 }
@@ -240,10 +246,9 @@ mod tests {
             auth_from_docker_config(c, "index.docker.io").unwrap(),
             RegistryAuth::Basic(u, _) if u == "hub"
         ));
-        assert!(matches!(
-            auth_from_docker_config(c, "tok.example.com").unwrap(),
-            RegistryAuth::Bearer(t) if t == "t0k"
-        ));
+        assert!(auth_from_docker_config(c, "tok.example.com")
+            .unwrap_err()
+            .contains("only an identitytoken"));
         assert!(matches!(
             auth_from_docker_config(c, "other.example.com").unwrap(),
             RegistryAuth::Anonymous
