@@ -275,6 +275,19 @@ fn a_dynamic_binary_is_refused_with_the_static_build_command() {
         "{err}"
     );
     assert!(!d.path().join("x.tar").exists());
+    // A bad name is said before the binary is read.
+    let o = run(
+        common::IOGAUGE,
+        &["kube", "image", "export", "--name", "IOGAUGE:1"],
+        d.path(),
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert_eq!(
+        text(&o.stderr),
+        "iogauge kube image export: 'IOGAUGE:1' is not an image name (the repository must be \
+         lower-case letters, digits, '.', '_' and '-'); expected e.g. iogauge:0.1.0 or \
+         registry.example.com/team/iogauge:0.1.0\n"
+    );
     let o = run(
         common::IOGAUGE,
         &[
