@@ -13,6 +13,7 @@ pub(crate) mod engine;
 #[doc(hidden)]
 pub mod fuzz;
 pub(crate) mod history;
+pub(crate) mod image;
 pub(crate) mod input;
 pub mod model;
 pub(crate) mod mounts;

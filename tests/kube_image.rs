@@ -31,9 +31,9 @@ use std::sync::OnceLock;
 const TEST_TAG: &str = "iogauge-test:ci";
 
 /// The pod's user and group (Containerfile's USER, and the pod's runAsUser/runAsGroup).
-const POD_UID: u32 = 65532;
+pub(crate) const POD_UID: u32 = 65532;
 
-fn docker(args: &[&str]) -> Output {
+pub(crate) fn docker(args: &[&str]) -> Output {
     common::cmd("docker")
         .args(args)
         .output()
@@ -42,7 +42,7 @@ fn docker(args: &[&str]) -> Output {
 
 /// Whether a Docker engine answers; with CI=true one that does not fails the test instead of
 /// skipping it.
-fn have_docker() -> bool {
+pub(crate) fn have_docker() -> bool {
     let ok = common::cmd("docker")
         .args(["info", "--format", "{{.ServerVersion}}"])
         .output()
@@ -59,7 +59,7 @@ fn have_docker() -> bool {
 
 /// The image under test: IOGAUGE_TEST_IMAGE's, or one scripts/build-image builds for this test
 /// binary (once, whichever test asks first; the others wait for it).
-fn image() -> &'static str {
+pub(crate) fn image() -> &'static str {
     static IMAGE: OnceLock<String> = OnceLock::new();
     IMAGE.get_or_init(|| {
         if let Ok(tag) = std::env::var("IOGAUGE_TEST_IMAGE") {
@@ -86,7 +86,7 @@ fn image() -> &'static str {
     })
 }
 
-fn inspect(image: &str) -> Value {
+pub(crate) fn inspect(image: &str) -> Value {
     let o = docker(&["image", "inspect", image]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -103,9 +103,9 @@ impl Drop for Container {
 }
 
 /// What a pod's run leaves: its exit code and its log, stdout and stderr in one stream.
-struct PodRun {
-    code: i32,
-    log: String,
+pub(crate) struct PodRun {
+    pub(crate) code: i32,
+    pub(crate) log: String,
 }
 
 /// `check` with `args` in the image, as a pod under Pod Security "restricted" runs it, with
@@ -119,6 +119,12 @@ fn run_pod(name: &str, volume: &str, args: &[&str]) -> PodRun {
 /// [`run_pod`] with another user and other docker options for the volume (`--device` for a
 /// Block claim's pod, which runs as uid 0).
 fn run_container(name: &str, uid: &str, volume: &[&str], args: &[&str]) -> PodRun {
+    run_in(image(), name, uid, volume, args)
+}
+
+/// [`run_container`] in another image (tests/kube_image_registry.rs: the pushed and the
+/// exported image).
+pub(crate) fn run_in(image: &str, name: &str, uid: &str, volume: &[&str], args: &[&str]) -> PodRun {
     let name = format!("iogauge-test-{}-{name}", std::process::id());
     let _ = docker(&["rm", "--force", &name]);
     let guard = Container(name.clone());
@@ -141,7 +147,7 @@ fn run_container(name: &str, uid: &str, volume: &[&str], args: &[&str]) -> PodRu
         // checks that the engine has one).
     ];
     run.extend_from_slice(volume);
-    run.extend_from_slice(&[image(), "check"]);
+    run.extend_from_slice(&[image, "check"]);
     run.extend_from_slice(args);
     let o = docker(&run);
     assert!(o.status.success(), "docker run: {}", text(&o.stderr));
@@ -169,7 +175,7 @@ fn run_container(name: &str, uid: &str, volume: &[&str], args: &[&str]) -> PodRu
 
 /// A directory on the project's disk (not a tmpfs) that the pod's user can write, as a
 /// volume with fsGroup or a chowned hostPath is for the pod.
-fn pod_volume() -> tempfile::TempDir {
+pub(crate) fn pod_volume() -> tempfile::TempDir {
     let d = scratch();
     if let Err(e) = std::os::unix::fs::chown(d.path(), Some(POD_UID), Some(POD_UID)) {
         // Not root: a developer in the docker group. World-writable does as well for the test.
@@ -180,7 +186,7 @@ fn pod_volume() -> tempfile::TempDir {
     d
 }
 
-fn volume_arg(d: &Path, opts: &str) -> String {
+pub(crate) fn volume_arg(d: &Path, opts: &str) -> String {
     format!("{}:/data{opts}", d.to_str().unwrap())
 }
 

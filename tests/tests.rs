@@ -62,6 +62,7 @@ mod kube_flow;
 mod kube_identity;
 mod kube_image;
 mod kube_image_use;
+mod kube_image_registry;
 mod kube_manifests;
 mod kube_pending;
 mod kube_transport;

@@ -22,6 +22,7 @@ pub(crate) fn main(a: KubeArgs, stop: &Stop) -> Ended {
         KubeCommand::Check(c) => check(*c, stop),
         KubeCommand::Fio(c) => fio(*c, stop),
         KubeCommand::Cleanup(c) => clean(c, stop),
+        KubeCommand::Image(i) => super::image::main(i),
     }
 }
 

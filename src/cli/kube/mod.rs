@@ -2,6 +2,7 @@
 //! parsers; `command.rs` runs the command.
 
 mod command;
+mod image;
 pub(crate) use command::main;
 
 use super::check::{parse_duration, parse_scale};
@@ -46,6 +47,8 @@ enum KubeCommand {
     Fio(Box<KubeFioArgs>),
     /// Delete the Jobs, claims and pods that earlier runs left behind
     Cleanup(CleanupArgs),
+    /// Make the pod's image from this binary: export an OCI archive, or push to a registry
+    Image(image::ImageArgs),
 }
 
 /// Which cluster and namespace.
