@@ -63,6 +63,7 @@ mod kube_identity;
 mod kube_image;
 mod kube_manifests;
 mod kube_pending;
+mod kube_preflight;
 mod kube_transport;
 mod newcomer_check;
 mod newcomer_compare;

@@ -8,6 +8,7 @@ use super::{with_output, Ended, Error, Kind, Outcome, Stop};
 use crate::app::preflight::{check_results, load_specs, preflight, Observer, PreflightRequest};
 use crate::history::{Invocation, NewRun};
 use crate::report::document::CheckVerdict;
+use crate::report::frames::render_preflight_frames;
 use crate::report::html::render_preflight_html;
 use crate::report::preflight_text::{grouped, render_human, warning_summary};
 use crate::run::context::hostname;
@@ -50,6 +51,10 @@ enum Format {
     Human,
     Json,
     Yaml,
+    /// What an `iogauge kube preflight` pod prints: the preflight document as checksummed
+    /// frames (report/frames.rs), read back by the controller from the pod's log.
+    #[value(hide = true)]
+    KubeFrames,
 }
 
 struct Stderr;
@@ -93,6 +98,9 @@ pub(crate) fn main(a: PreflightArgs, stop: &Stop) -> Ended {
         diag: super::progress::stderr_diag("iogauge preflight"),
     };
     let r = preflight(&req, &p, stop, &mut Stderr);
+    if a.format == Format::KubeFrames {
+        return pod_output(&r.document, stop);
+    }
     let report = a.report.as_ref().map_or(Ok(()), |path| {
         write_report(
             "iogauge preflight",
@@ -133,6 +141,8 @@ pub(crate) fn main(a: PreflightArgs, stop: &Stop) -> Ended {
         Format::Yaml => {
             stdout::print(&yaml_serde::to_string(&grouped(outcomes)).unwrap_or_default())
         }
+        // Printed above, before the host's own outputs.
+        Format::KubeFrames => {}
     }
     keep();
     if let Some(line) = warning_summary(outcomes) {
@@ -147,6 +157,18 @@ pub(crate) fn main(a: PreflightArgs, stop: &Stop) -> Ended {
         _ => Outcome::Pass,
     };
     with_output(not_run(outcome, r.not_run), report)
+}
+
+/// A kube pod's output: the document as frames and exit 0 whenever it was printed, so that a
+/// finished Job is Complete (the verdicts travel in the document, and the controller evaluates
+/// the analyzers over every node's results); the controller saves the whole run, not each pod.
+fn pod_output(doc: &crate::report::document::PreflightDocument, stop: &Stop) -> Ended {
+    stdout::print(&render_preflight_frames(doc));
+    if stop.is_set() {
+        eprintln!("iogauge preflight: interrupted; removed the files iogauge created");
+        return Ok(Outcome::Interrupted);
+    }
+    Ok(Outcome::Pass)
 }
 
 /// Collectors whose jobs were all refused (and no worse outcome): bad input, as the same job
