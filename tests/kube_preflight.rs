@@ -65,3 +65,63 @@ fn a_pods_preflight_prints_only_frames_and_exits_0_on_a_failed_outcome() {
         "fail"
     );
 }
+
+/// The pod mounts the node's directory elsewhere and runs the spec unchanged:
+/// `--directory-map NODE_DIR=MOUNT` moves the collector there, and says so on stderr.
+#[test]
+fn a_collector_runs_where_its_node_directory_is_mounted() {
+    let d = scratch();
+    let mount = d.path().join("host0");
+    std::fs::create_dir(&mount).unwrap();
+    // A directory this user cannot create: measured there, the run would fail.
+    let node_dir = Path::new("/proc/iogauge-node/etcd");
+    std::fs::write(d.path().join("s.yaml"), spec(node_dir, "p99 < 0")).unwrap();
+    let map = format!("--directory-map=/proc/iogauge-node={}", mount.display());
+    let run = |args: &[&str]| {
+        common::cmd(env!("CARGO_BIN_EXE_iogauge"))
+            .args(["preflight", "s.yaml", "--format", "kube-frames", "--output", "out"])
+            .args(args)
+            .current_dir(d.path())
+            .output()
+            .unwrap()
+    };
+    let o = run(&[&map]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let err = text(&o.stderr);
+    assert_eq!(
+        err.lines().next().unwrap(),
+        format!(
+            "iogauge preflight: collector 'etcd-perf': directory /proc/iogauge-node/etcd is \
+             measured in {}/etcd (--directory-map)",
+            mount.display()
+        )
+    );
+    let doc = parse_preflight_log(&text(&o.stdout)).unwrap();
+    assert!(doc.collectors[0].results.is_some(), "{err}");
+    assert_eq!(
+        serde_json::to_value(doc.outcomes[0].verdict).unwrap(),
+        "pass"
+    );
+    // The directory the collector made for its file is gone again; the mount stays.
+    assert!(!mount.join("etcd").exists() && mount.is_dir());
+
+    // A map that moves no collector is refused before anything runs (exit 2).
+    let o = run(&["--directory-map", "/var/lib/etcd=/host/0"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        text(&o.stderr).trim_end(),
+        "iogauge preflight: --directory-map /var/lib/etcd=/host/0: no collector's directory is \
+         /var/lib/etcd or below it; the spec's directories: /proc/iogauge-node/etcd"
+    );
+    assert!(o.stdout.is_empty());
+    let o = run(&["--directory-map", "etcd=/host/0"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains(
+            "'etcd=/host/0': expected FROM=TO, two absolute paths without '..', e.g. \
+             /var/lib/etcd=/host/0"
+        ),
+        "{}",
+        text(&o.stderr)
+    );
+}

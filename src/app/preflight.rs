@@ -68,6 +68,60 @@ pub(crate) fn load_specs(paths: &[PathBuf]) -> Result<Preflight, String> {
     Ok(p)
 }
 
+/// `--directory-map FROM=TO`: each collector whose directory is FROM or below it measures the
+/// same place under TO instead, so that a spec written for a node runs unchanged where that
+/// node's directory is mounted elsewhere (an `iogauge kube preflight` pod mounts each node
+/// directory by hostPath). Returns a note per collector moved. Err: a map that moves no
+/// collector (a misspelt FROM would otherwise measure the wrong disk in silence).
+pub(crate) fn map_directories(
+    p: &mut Preflight,
+    maps: &[(PathBuf, PathBuf)],
+) -> Result<Vec<String>, String> {
+    let mut notes = Vec::new();
+    for (from, to) in maps {
+        let mut used = false;
+        for c in p.collectors.iter_mut().filter(|c| !c.exclude) {
+            let Ok(rest) = c.directory.strip_prefix(from) else {
+                continue;
+            };
+            let moved = if rest.as_os_str().is_empty() {
+                to.clone()
+            } else {
+                to.join(rest)
+            };
+            notes.push(format!(
+                "collector '{}': directory {} is measured in {} (--directory-map)",
+                c.collector_name,
+                c.directory.display(),
+                moved.display()
+            ));
+            c.directory = moved;
+            used = true;
+        }
+        if !used {
+            let dirs: Vec<String> = p
+                .collectors
+                .iter()
+                .filter(|c| !c.exclude)
+                .map(|c| c.directory.display().to_string())
+                .collect();
+            return Err(format!(
+                "--directory-map {}={}: no collector's directory is {} or below it; the spec's \
+                 directories: {}",
+                from.display(),
+                to.display(),
+                from.display(),
+                if dirs.is_empty() {
+                    "none".to_string()
+                } else {
+                    dirs.join(", ")
+                }
+            ));
+        }
+    }
+    Ok(notes)
+}
+
 /// The most one result file may hold for `--analyze-only` (troubleshoot's table is a few
 /// hundred bytes, a fio JSON document some kilobytes).
 const MAX_RESULT_BYTES: u64 = 16 << 20;

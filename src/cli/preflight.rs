@@ -5,7 +5,9 @@ use super::history::{save, HistoryFlags};
 use super::report::write_report;
 use super::stdout;
 use super::{with_output, Ended, Error, Kind, Outcome, Stop};
-use crate::app::preflight::{check_results, load_specs, preflight, Observer, PreflightRequest};
+use crate::app::preflight::{
+    check_results, load_specs, map_directories, preflight, Observer, PreflightRequest,
+};
 use crate::history::{Invocation, NewRun};
 use crate::report::document::CheckVerdict;
 use crate::report::frames::render_preflight_frames;
@@ -32,6 +34,10 @@ pub(crate) struct PreflightArgs {
     /// Output format (text is another name for human, as `iogauge check` calls its text)
     #[arg(long, value_enum, default_value_t = Format::Human)]
     format: Format,
+    /// Run the collectors whose directory is FROM (or below it) in TO instead, e.g. where a
+    /// node's directory is mounted in a container (repeatable; both absolute)
+    #[arg(long, value_name = "FROM=TO", value_parser = directory_map)]
+    directory_map: Vec<(PathBuf, PathBuf)>,
     /// Leave the benchmark files in place
     #[arg(long)]
     keep_files: bool,
@@ -67,9 +73,20 @@ impl Observer for Stderr {
 
 pub(crate) fn main(a: PreflightArgs, stop: &Stop) -> Ended {
     // A spec may be stdin or a FIFO: a signal while reading ends the process.
-    let p = stop
+    let mut p = stop
         .before_anything_exists(|| load_specs(&a.specs))?
         .map_err(Error::bad_input)?;
+    if !a.directory_map.is_empty() {
+        if a.analyze_only.is_some() {
+            return Err(Error::bad_input(
+                "--directory-map moves where collectors run, and --analyze-only runs none: leave                  one of them out"
+                    .to_string(),
+            ));
+        }
+        for n in map_directories(&mut p, &a.directory_map).map_err(Error::bad_input)? {
+            eprintln!("iogauge preflight: {n}");
+        }
+    }
     if let Some(dir) = &a.analyze_only {
         if let Err(e) = check_results(&p, dir) {
             return Err(Error::bad_input(format!(
@@ -193,6 +210,18 @@ fn output_dir(v: &str) -> Result<PathBuf, String> {
         }
     }
     Ok(path)
+}
+
+/// `--directory-map FROM=TO`: two absolute paths.
+fn directory_map(v: &str) -> Result<(PathBuf, PathBuf), String> {
+    let abs = |s: &str| s.starts_with('/') && !s.split('/').any(|c| c == "..");
+    match v.split_once('=') {
+        Some((from, to)) if abs(from) && abs(to) => Ok((PathBuf::from(from), PathBuf::from(to))),
+        _ => Err(format!(
+            "'{v}': expected FROM=TO, two absolute paths without '..', e.g. \
+             /var/lib/etcd=/host/0"
+        )),
+    }
 }
 
 /// `--analyze-only`: results that exist.
