@@ -25,6 +25,10 @@ pub(crate) struct PreflightRequest {
     /// Evaluate the analyzers against results already here, collecting nothing.
     pub analyze_only: Option<PathBuf>,
     pub keep_files: bool,
+    /// Whether result files are written and the analyzers evaluated here. An `iogauge kube
+    /// preflight` pod does neither (its root filesystem is read-only, and the controller judges
+    /// every node's results at once): its document carries the results.
+    pub files: bool,
     /// Where the runs' warnings and notes go.
     pub diag: crate::diag::Diag,
 }
@@ -182,7 +186,9 @@ pub(crate) fn preflight(
             let (res, where_) = collect(c, &out, req, stop, obs);
             let (status, reason, results) = match res {
                 Ok(r) => {
-                    wrote = Some(out.clone());
+                    if req.files {
+                        wrote = Some(out.clone());
+                    }
                     (CollectorStatus::Collected, None, Some(r))
                 }
                 Err(Failure::TimedOut) => {
@@ -227,7 +233,7 @@ pub(crate) fn preflight(
         }
     }
     let analyzed = req.analyze_only.is_some() || p.analyzers.iter().any(|x| !x.exclude);
-    let verdicts = if analyzed && !stop.is_set() {
+    let verdicts = if analyzed && req.files && !stop.is_set() {
         analyze_all(&p.analyzers, &out, &errors)
     } else {
         Vec::new()
@@ -314,7 +320,12 @@ fn collect_in(
     };
     // A result from an earlier run in the same directory must not stand in for this one.
     let dir = results_dir(out);
-    for file in [format!("{name}.json"), format!("{name}.iogauge.json")] {
+    for file in req
+        .files
+        .then(|| [format!("{name}.json"), format!("{name}.iogauge.json")])
+        .into_iter()
+        .flatten()
+    {
         let _ = std::fs::remove_file(dir.join(file));
     }
     // The timeout covers setup, warmup and run: whatever stage it hits, it is a timeout.
@@ -380,6 +391,9 @@ fn collect_in(
                 "iogauge preflight: background {word}: {got:.1} IOPS achieved (target {target})"
             ));
         }
+    }
+    if !req.files {
+        return Ok(r);
     }
     std::fs::create_dir_all(&dir)
         .map_err(|e| Failure::Other(format!("cannot create '{}': {e}", dir.display())))?;

@@ -76,6 +76,18 @@ pub(crate) fn main(a: PreflightArgs, stop: &Stop) -> Ended {
     let mut p = stop
         .before_anything_exists(|| load_specs(&a.specs))?
         .map_err(Error::bad_input)?;
+    if a.format == Format::KubeFrames {
+        let other = [
+            ("--output", a.output.is_some()),
+            ("--analyze-only", a.analyze_only.is_some()),
+            ("--report", a.report.is_some()),
+        ];
+        if let Some((flag, _)) = other.iter().find(|(_, given)| *given) {
+            return Err(Error::bad_input(format!(
+                "--format kube-frames (what a kube pod prints) writes no files: leave out {flag}"
+            )));
+        }
+    }
     if !a.directory_map.is_empty() {
         if a.analyze_only.is_some() {
             return Err(Error::bad_input(
@@ -112,6 +124,7 @@ pub(crate) fn main(a: PreflightArgs, stop: &Stop) -> Ended {
         output: a.output.clone(),
         analyze_only: a.analyze_only.clone(),
         keep_files: a.keep_files,
+        files: a.format != Format::KubeFrames,
         diag: super::progress::stderr_diag("iogauge preflight"),
     };
     let r = preflight(&req, &p, stop, &mut Stderr);
