@@ -2236,7 +2236,7 @@ static CASES: &[Case] = &[
         args: &["kube", "check", "--image", "img", "--dry-run", "--storage-class", "std", "./own.yaml"],
         files: &[],
         stdin: None,
-        err: "iogauge kube check: profile './own.yaml': kube runs the built-in profiles only (the pod has no access to your files); the built-in ones are etcd, etcd-large, sync-iops, gitlab, small-files",
+        err: "iogauge kube check: cannot read profile './own.yaml': No such file or directory (os error 2)",
     },
     Case {
         args: &["kube", "check", "--image", "img", "--dry-run", "--nodes", "x"],

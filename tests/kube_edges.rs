@@ -65,7 +65,7 @@ fn document(stdout: &str) -> KubeDocument {
 }
 
 fn assert_nothing_left(fake: &FakeKube) {
-    for kind in ["Job", "PersistentVolumeClaim", "Pod"] {
+    for kind in ["Job", "PersistentVolumeClaim", "Pod", "ConfigMap"] {
         let left: Vec<Value> = fake
             .objects(kind)
             .into_iter()

@@ -46,7 +46,7 @@ fn document(stdout: &str) -> KubeDocument {
 /// Nothing iogauge created is left (no Job, claim or pod with its label), no request went
 /// unanswered, and deploy/rbac.yaml allows every request made.
 fn assert_nothing_left(fake: &FakeKube) {
-    for kind in ["Job", "PersistentVolumeClaim", "Pod"] {
+    for kind in ["Job", "PersistentVolumeClaim", "Pod", "ConfigMap"] {
         let left: Vec<Value> = fake
             .objects(kind)
             .into_iter()

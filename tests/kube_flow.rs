@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 const IMAGE: &str = "registry.example/iogauge:test";
 
-fn cluster(dir: &Path, scenarios: &[(&str, Scenario)]) -> FakeKube {
+pub(crate) fn cluster(dir: &Path, scenarios: &[(&str, Scenario)]) -> FakeKube {
     let mut b = FakeKube::builder(env!("CARGO_BIN_EXE_iogauge"), dir)
         .storage_class(StorageClassSeed::new(
             "fast",
@@ -52,7 +52,7 @@ fn command(fake: &FakeKube, dir: &Path, args: &[&str]) -> Command {
     c
 }
 
-fn run(fake: &FakeKube, dir: &Path, args: &[&str]) -> (i32, String, String) {
+pub(crate) fn run(fake: &FakeKube, dir: &Path, args: &[&str]) -> (i32, String, String) {
     let out: Output = command(fake, dir, args).output().unwrap();
     (
         out.status.code().unwrap_or(-1),
@@ -61,7 +61,7 @@ fn run(fake: &FakeKube, dir: &Path, args: &[&str]) -> (i32, String, String) {
     )
 }
 
-fn document(stdout: &str) -> KubeDocument {
+pub(crate) fn document(stdout: &str) -> KubeDocument {
     serde_json::from_str(stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
 }
 
@@ -79,8 +79,8 @@ fn deletes(fake: &FakeKube) -> Vec<String> {
 }
 
 /// Nothing iogauge created is left: no Job, claim or pod with its label.
-fn assert_nothing_left(fake: &FakeKube) {
-    for kind in ["Job", "PersistentVolumeClaim", "Pod"] {
+pub(crate) fn assert_nothing_left(fake: &FakeKube) {
+    for kind in ["Job", "PersistentVolumeClaim", "Pod", "ConfigMap"] {
         let left: Vec<Value> = fake
             .objects(kind)
             .into_iter()
@@ -120,7 +120,7 @@ fn granted() -> Vec<(String, String, String)> {
 }
 
 /// Every request iogauge made is one deploy/rbac.yaml allows.
-fn assert_rbac_allows(requests: &[Request]) {
+pub(crate) fn assert_rbac_allows(requests: &[Request]) {
     let rules = granted();
     for r in requests {
         // GET /version (connect's probe) is granted to everyone (system:public-info-viewer).
@@ -579,7 +579,7 @@ fn parallel_targets_run_at_once() {
     assert_nothing_left(&fake);
 }
 
-fn wait_running(fake: &FakeKube) {
+pub(crate) fn wait_running(fake: &FakeKube) {
     assert!(
         fake.wait_until(Duration::from_secs(20), |f| f
             .history()
@@ -590,7 +590,7 @@ fn wait_running(fake: &FakeKube) {
     );
 }
 
-fn spawn(fake: &FakeKube, dir: &Path, args: &[&str]) -> Child {
+pub(crate) fn spawn(fake: &FakeKube, dir: &Path, args: &[&str]) -> Child {
     command(fake, dir, args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

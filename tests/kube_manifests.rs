@@ -386,7 +386,7 @@ fn resources_can_be_dropped_and_bad_input_says_what_to_do() {
         ),
         (
             &["kube", "check", "my.yaml", "--storage-class", "x", "--image", "i"],
-            "iogauge kube check: profile 'my.yaml': kube runs the built-in profiles only (the pod has no access to your files); the built-in ones are etcd, etcd-large, sync-iops, gitlab, small-files\n",
+            "iogauge kube check: cannot read profile 'my.yaml': No such file or directory (os error 2)\n",
         ),
         (
             &["kube", "check", "--storage-class", "x", "--image", "i", "--claim-size", "20GB"],

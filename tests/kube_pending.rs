@@ -70,7 +70,7 @@ fn run(fake: &FakeKube, dir: &Path, targets: &[&str]) -> (i32, KubeDocument, Str
 }
 
 fn assert_nothing_left(fake: &FakeKube) {
-    for kind in ["Job", "PersistentVolumeClaim", "Pod"] {
+    for kind in ["Job", "PersistentVolumeClaim", "Pod", "ConfigMap"] {
         let left: Vec<Value> = fake
             .objects(kind)
             .into_iter()

@@ -50,7 +50,7 @@ fn run(fake: &FakeKube, dir: &Path, args: &[&str]) -> (i32, KubeDocument, String
 
 /// Nothing iogauge created is left: no Job, claim or pod with its label.
 fn assert_nothing_left(fake: &FakeKube) {
-    for kind in ["Job", "PersistentVolumeClaim", "Pod"] {
+    for kind in ["Job", "PersistentVolumeClaim", "Pod", "ConfigMap"] {
         let left: Vec<Value> = fake
             .objects(kind)
             .into_iter()

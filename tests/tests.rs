@@ -65,6 +65,7 @@ mod kube_manifests;
 mod kube_pending;
 mod kube_preflight;
 mod kube_transport;
+mod kube_workloads;
 mod newcomer_check;
 mod newcomer_compare;
 mod newcomer_fio;

@@ -7,7 +7,7 @@
 
 use super::request::{CheckArgs, KubeRequest, MOUNT_PATH};
 use super::targets::{Target, TargetKind};
-use crate::input::profiles::{self, Tuning};
+use crate::input::profiles::Tuning;
 use crate::model::SizeSpec;
 use std::path::Path;
 use std::time::Duration;
@@ -24,7 +24,11 @@ pub(crate) const START: Duration = Duration::from_secs(30);
 pub(crate) const START_ALLOWANCE: Duration = Duration::from_secs(120);
 
 /// The estimated time of one pod's check.
-pub(crate) fn check_time(profile_names: &[String], check: &CheckArgs) -> Result<Duration, String> {
+pub(crate) fn check_time(
+    profile_names: &[String],
+    check: &CheckArgs,
+    files: &super::configmap::PodFiles,
+) -> Result<Duration, String> {
     let tuning = Tuning {
         scale: check.scale.unwrap_or(1.0),
         duration: check.duration,
@@ -33,7 +37,7 @@ pub(crate) fn check_time(profile_names: &[String], check: &CheckArgs) -> Result<
     };
     let mut secs = 0.0;
     for name in profile_names {
-        let p = profiles::get(name)?;
+        let p = files.profile(name)?;
         if let Some(s) = p.small_files(&tuning) {
             secs += f64::from(s.files) * SMALL_FILE;
             continue;
@@ -150,19 +154,30 @@ mod tests {
     #[test]
     fn time_based_profiles_count_their_runtime_and_size_based_ones_a_slow_pace() {
         // sync-iops: 60 s + 2 s ramp + 1 GiB laid out at 50 MiB/s.
-        let t = check_time(&["sync-iops".into()], &check(None, None)).unwrap();
+        let t = check_time(
+            &["sync-iops".into()],
+            &check(None, None),
+            &Default::default(),
+        )
+        .unwrap();
         assert_eq!(t, Duration::from_secs(83));
         // --duration replaces the runtime.
         let t = check_time(
             &["sync-iops".into()],
             &check(None, Some(Duration::from_secs(5))),
+            &Default::default(),
         )
         .unwrap();
         assert_eq!(t, Duration::from_secs(28));
         // etcd: 22 MiB in 2300-byte synced writes at 2 ms each, plus the layout.
-        let t = check_time(&["etcd".into()], &check(None, None)).unwrap();
+        let t = check_time(&["etcd".into()], &check(None, None), &Default::default()).unwrap();
         assert_eq!(t, Duration::from_secs(21));
-        let t = check_time(&["small-files".into()], &check(None, None)).unwrap();
+        let t = check_time(
+            &["small-files".into()],
+            &check(None, None),
+            &Default::default(),
+        )
+        .unwrap();
         assert_eq!(t, Duration::from_secs(10));
     }
 

@@ -33,7 +33,7 @@ pub(crate) struct Cleaned {
     pub kept: Vec<String>,
 }
 
-/// Deletes the Jobs, claims and pods of the runs `scope` names in the namespace.
+/// Deletes the Jobs, claims, ConfigMaps and pods of the runs `scope` names in the namespace.
 pub(crate) fn cleanup(
     kubeconfig: Option<&std::path::Path>,
     context: Option<&str>,
@@ -57,8 +57,10 @@ pub(crate) fn cleanup(
         };
         let jobs = c.jobs(&sel).await.map_err(KubeError::Cluster)?;
         let claims = c.claims(&sel).await.map_err(KubeError::Cluster)?;
+        let config_maps = c.config_maps(&sel).await.map_err(KubeError::Cluster)?;
         let pods = c.pods(&sel).await.map_err(KubeError::Cluster)?;
-        // Jobs first (their pods go with them), then claims, then any pod left without its Job.
+        // Jobs first (their pods go with them), then claims and the run's files, then any pod
+        // left without its Job.
         let mut found: Vec<(&str, &ObjectMeta)> = Vec::new();
         found.extend(jobs.iter().map(|j| ("job", &j.metadata)));
         found.extend(
@@ -66,6 +68,7 @@ pub(crate) fn cleanup(
                 .iter()
                 .map(|c| ("persistentvolumeclaim", &c.metadata)),
         );
+        found.extend(config_maps.iter().map(|m| ("configmap", &m.metadata)));
         found.extend(pods.iter().map(|p| ("pod", &p.metadata)));
         let keep = young_runs(&found, scope, SystemTime::now());
         for (run, age) in &keep {
@@ -89,6 +92,7 @@ pub(crate) fn cleanup(
             let r = match kind {
                 "job" => c.delete_job(&n).await,
                 "persistentvolumeclaim" => c.delete_claim(&n).await,
+                "configmap" => c.delete_config_map(&n).await,
                 _ => c.delete_pod(&n).await,
             };
             match r {

@@ -6,7 +6,9 @@
 use super::kubeconfig;
 use super::KubeError;
 use k8s_openapi::api::batch::v1::Job;
-use k8s_openapi::api::core::v1::{Event, Node, PersistentVolume, PersistentVolumeClaim, Pod};
+use k8s_openapi::api::core::v1::{
+    ConfigMap, Event, Node, PersistentVolume, PersistentVolumeClaim, Pod,
+};
 use k8s_openapi::api::storage::v1::StorageClass;
 use kube::api::{Api, DeleteParams, ListParams, LogParams, Patch, PatchParams, PostParams};
 use kube::config::KubeConfigOptions;
@@ -261,6 +263,34 @@ impl Cluster {
             .create(&PostParams::default(), claim)
             .await
             .map_err(|e| failed(&format!("creating claim {name}"), e))
+    }
+
+    pub(crate) async fn create_config_map(&self, cm: &ConfigMap) -> Result<ConfigMap, String> {
+        let name = cm.metadata.name.clone().unwrap_or_default();
+        self.ns::<ConfigMap>()
+            .create(&PostParams::default(), cm)
+            .await
+            .map_err(|e| failed(&format!("creating configmap {name}"), e))
+    }
+
+    pub(crate) async fn config_maps(&self, selector: &str) -> Result<Vec<ConfigMap>, String> {
+        Ok(self
+            .ns::<ConfigMap>()
+            .list(&ListParams::default().labels(selector))
+            .await
+            .map_err(|e| failed("listing configmaps", e))?
+            .items)
+    }
+
+    pub(crate) async fn delete_config_map(&self, name: &str) -> Result<(), String> {
+        match self
+            .ns::<ConfigMap>()
+            .delete(name, &DeleteParams::background())
+            .await
+        {
+            Err(e) if !not_found(&e) => Err(failed(&format!("deleting configmap {name}"), e)),
+            _ => Ok(()),
+        }
     }
 
     pub(crate) async fn job(&self, name: &str) -> Result<Option<Job>, String> {

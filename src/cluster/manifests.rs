@@ -201,13 +201,20 @@ pub(crate) fn job(
             seccomp_profile: Some(runtime_default()),
             ..SecurityContext::default()
         }),
-        volume_mounts: (!block).then(|| {
-            vec![VolumeMount {
-                name: "data".into(),
-                mount_path: MOUNT_PATH.into(),
-                ..VolumeMount::default()
-            }]
-        }),
+        volume_mounts: {
+            let mut m: Vec<VolumeMount> = Vec::new();
+            if !block {
+                m.push(VolumeMount {
+                    name: "data".into(),
+                    mount_path: MOUNT_PATH.into(),
+                    ..VolumeMount::default()
+                });
+            }
+            if !req.files.is_empty() {
+                m.push(super::configmap::mount());
+            }
+            (!m.is_empty()).then_some(m)
+        },
         volume_devices: block.then(|| {
             vec![VolumeDevice {
                 name: "data".into(),
@@ -244,7 +251,11 @@ pub(crate) fn job(
             ..PodSecurityContext::default()
         }),
         containers: vec![container],
-        volumes: Some(vec![volume]),
+        volumes: Some(if req.files.is_empty() {
+            vec![volume]
+        } else {
+            vec![volume, super::configmap::volume(run)]
+        }),
         ..PodSpec::default()
     };
     let meta = meta(req, run, target, namespace);

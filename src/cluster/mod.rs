@@ -6,6 +6,7 @@ pub(crate) mod budget;
 pub(crate) mod classes;
 pub(crate) mod cleanup;
 pub(crate) mod client;
+pub(crate) mod configmap;
 pub(crate) mod diagnose;
 pub(crate) mod disruption;
 pub(crate) mod dry_run;

@@ -42,6 +42,11 @@ impl Plan {
     /// Every manifest, as one YAML stream.
     pub(crate) fn yaml(&self, req: &KubeRequest) -> Result<String, String> {
         let mut out = String::new();
+        if !req.files.is_empty() {
+            let cm = super::configmap::config_map(req, &self.run, &self.namespace);
+            out.push_str("# the run's files, mounted read-only at /config in every pod\n---\n");
+            out.push_str(&yaml_serde::to_string(&cm).map_err(|e| e.to_string())?);
+        }
         for t in &self.targets {
             let job = manifests::job(req, &self.run, t, &self.namespace, self.footprint);
             let mut docs = vec![yaml_serde::to_string(&job).map_err(|e| e.to_string())?];
@@ -65,7 +70,8 @@ pub(crate) async fn plan(
     cluster: Option<&Cluster>,
     namespace: String,
 ) -> Result<Plan, KubeError> {
-    let footprint = targets::footprint(&req.profiles, &req.check).map_err(KubeError::Usage)?;
+    let footprint =
+        targets::footprint(&req.profiles, &req.check, &req.files).map_err(KubeError::Usage)?;
     let claim_bytes = targets::claim_bytes(footprint, req.pod.claim_size);
     let mut found = Vec::new();
     let mut skipped = Vec::new();

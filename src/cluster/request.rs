@@ -2,6 +2,7 @@
 //! the targets to find, and how every pod is to be built. The CLI fills it in; nothing here
 //! talks to a cluster.
 
+use super::configmap::PodFiles;
 use crate::input::profiles;
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -44,8 +45,12 @@ pub(crate) const BINARY: &str = "/iogauge";
 /// The whole request.
 #[derive(Debug, Clone)]
 pub(crate) struct KubeRequest {
-    /// Built-in profile names, in order.
+    /// The profiles as the pod's `check` names them, in order: built-in names, or the paths
+    /// in the pod (`/config/<key>`) of the user's profile files.
     pub profiles: Vec<String>,
+    /// The user's files, shipped in the run's ConfigMap and mounted at `/config` (none: no
+    /// ConfigMap).
+    pub files: PodFiles,
     /// What each pod's `iogauge check` gets besides the profiles.
     pub check: CheckArgs,
     /// What to measure.
@@ -184,9 +189,14 @@ pub(crate) fn validate_names(
 }
 
 /// The profiles each pod runs: the built-in ones named, or the default suite (without
-/// small-files on a raw device, which has no files to create). Profile files are refused: the
-/// pod cannot read them.
-pub(crate) fn pod_profiles(given: &[String], mode: VolumeMode) -> Result<Vec<String>, String> {
+/// small-files on a raw device, which has no files to create). A profile file (a path, or a name
+/// ending in .yaml/.yml, as `check` takes them) is read and validated here, as `check` would,
+/// and added to `files`; the pod then names it by its path there.
+pub(crate) fn pod_profiles(
+    given: &[String],
+    mode: VolumeMode,
+    files: &mut PodFiles,
+) -> Result<Vec<String>, String> {
     let block = mode == VolumeMode::Block;
     let names: Vec<String> = if given.is_empty() {
         profiles::DEFAULT_SUITE
@@ -200,17 +210,29 @@ pub(crate) fn pod_profiles(given: &[String], mode: VolumeMode) -> Result<Vec<Str
     if block && names.iter().any(|p| p == "small-files") {
         return Err("small-files needs a filesystem, and --volume-mode Block gives the pod a raw device; leave it out or use --volume-mode Filesystem".into());
     }
+    let mut out = Vec::new();
     for p in &names {
-        if p.contains('/') || p.ends_with(".yaml") || p.ends_with(".yml") {
+        if !profiles::is_path(std::ffi::OsStr::new(p)) {
+            profiles::get(p)?;
+            out.push(p.clone());
+            continue;
+        }
+        let file = std::fs::File::open(p).map_err(|e| format!("cannot read profile '{p}': {e}"))?;
+        let text = crate::input::read_capped(
+            file,
+            profiles::MAX_PROFILE_BYTES,
+            &format!("profile '{p}'"),
+        )?;
+        let profile = profiles::from_text(&text, p)?;
+        if block && profile.small_files(&profiles::Tuning::default()).is_some() {
             return Err(format!(
-                "profile '{p}': kube runs the built-in profiles only (the pod has no access to \
-                 your files); the built-in ones are {}",
-                profiles::names().collect::<Vec<_>>().join(", ")
+                "profile '{p}' creates small files, which needs a filesystem, and --volume-mode \
+                 Block gives the pod a raw device; leave it out or use --volume-mode Filesystem"
             ));
         }
-        profiles::get(p)?;
+        out.push(files.add(p, text)?);
     }
-    Ok(names)
+    Ok(out)
 }
 
 /// Resource requests or limits from (flag, resource, value) triples: Kubernetes quantities, or

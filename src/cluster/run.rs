@@ -97,24 +97,29 @@ pub(crate) fn check(
             budget::at_once(req.parallel),
             plan.run
         ));
-        let estimate = budget::check_time(&req.profiles, &req.check).map_err(KubeError::Usage)?;
+        let estimate = budget::check_time(&req.profiles, &req.check, &req.files).map_err(KubeError::Usage)?;
         let budget = budget::budget(estimate, req.target_timeout);
         for line in budget::lines(&plan.targets, req, estimate, budget) {
             obs.note(&line);
         }
-        Ok(Controller {
+        let files = super::configmap::create(req, &cluster, &plan.run, obs).await?;
+        let doc = Controller {
             req,
             cluster: &cluster,
             plan: &plan,
             stop,
-            obs,
+            obs: &mut *obs,
             created: Created::default(),
             deadline: Instant::now() + req.timeout,
             estimate,
             budget,
         }
         .run()
-        .await)
+        .await;
+        if let Some(name) = files {
+            super::configmap::delete(&cluster, &name, &plan.run, stop, obs).await;
+        }
+        Ok(doc)
     })
 }
 

@@ -2,7 +2,7 @@
 //! node's directory; their names; and how big a fresh claim must be for the profiles' files.
 
 use super::request::{CheckArgs, MOUNT_PATH};
-use crate::input::profiles::{self, Tuning};
+use crate::input::profiles::Tuning;
 use crate::model::SizeSpec;
 use std::path::Path;
 
@@ -139,7 +139,11 @@ fn short_hash(text: &str) -> String {
 
 /// The most bytes any of the profiles writes at once (they run one after another, each removing
 /// its files): the size a volume must hold.
-pub(crate) fn footprint(profile_names: &[String], check: &CheckArgs) -> Result<u64, String> {
+pub(crate) fn footprint(
+    profile_names: &[String],
+    check: &CheckArgs,
+    files: &super::configmap::PodFiles,
+) -> Result<u64, String> {
     let tuning = Tuning {
         scale: check.scale.unwrap_or(1.0),
         duration: check.duration,
@@ -148,7 +152,7 @@ pub(crate) fn footprint(profile_names: &[String], check: &CheckArgs) -> Result<u
     };
     let mut most = 0u64;
     for name in profile_names {
-        let p = profiles::get(name)?;
+        let p = files.profile(name)?;
         let bytes = match p.small_files(&tuning) {
             // Every small file takes at least a 4 KiB block.
             Some(s) => u64::from(s.files) * s.size.max(4096) as u64,
@@ -295,25 +299,30 @@ mod tests {
             .map(|s| s.to_string())
             .collect();
         // sync-iops and gitlab write 1 GiB files: 1.25 GiB rounds up to 2 GiB.
-        let f = footprint(&all, &CheckArgs::default()).unwrap();
+        let f = footprint(&all, &CheckArgs::default(), &Default::default()).unwrap();
         assert_eq!(f, 1 << 30);
         assert_eq!(claim_bytes(f, None), 2 << 30);
         // etcd's 22 MiB still gets the 1 GiB minimum; a size the user gives is kept as given.
-        let etcd = footprint(&["etcd".into()], &CheckArgs::default()).unwrap();
+        let etcd = footprint(&["etcd".into()], &CheckArgs::default(), &Default::default()).unwrap();
         assert_eq!(etcd, 22 << 20);
         assert_eq!(claim_bytes(etcd, None), 1 << 30);
         assert_eq!(claim_bytes(etcd, Some(100 << 20)), 100 << 20);
         // small-files: 1,000 files of at least one 4 KiB block each.
         assert_eq!(
-            footprint(&["small-files".into()], &CheckArgs::default()).unwrap(),
+            footprint(
+                &["small-files".into()],
+                &CheckArgs::default(),
+                &Default::default()
+            )
+            .unwrap(),
             1000 * 4096
         );
         let scaled = CheckArgs {
             scale: Some(0.1),
             ..CheckArgs::default()
         };
-        assert!(footprint(&all, &scaled).unwrap() < 110 << 20);
-        assert!(footprint(&["nope".into()], &scaled).is_err());
+        assert!(footprint(&all, &scaled, &Default::default()).unwrap() < 110 << 20);
+        assert!(footprint(&["nope".into()], &scaled, &Default::default()).is_err());
         // A 2 GiB claim takes files up to 1638 MiB.
         let t = Target::new(TargetKind::StorageClass {
             class: "c".into(),

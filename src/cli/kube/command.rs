@@ -44,13 +44,15 @@ impl KubeCheckArgs {
             self.service_account.as_deref(),
             &self.image_pull_secrets,
         )?;
-        let profiles = pod_profiles(&self.profiles, mode)?;
+        let mut files = PodFiles::default();
+        let profiles = pod_profiles(&self.profiles, mode, &mut files)?;
         let image = self.image.clone().filter(|i| !i.is_empty()).ok_or(
             "no image: build one with scripts/build-image TAG, push it to a registry the cluster \
              can pull from, and pass --image TAG (or set IOGAUGE_IMAGE)",
         )?;
         Ok(KubeRequest {
             profiles,
+            files,
             check: CheckArgs {
                 scale: self.scale,
                 duration: self.duration,

@@ -9,6 +9,7 @@ use super::history::{save, HistoryFlags};
 use super::report::write_report;
 use super::Stop;
 use crate::cluster::cleanup::{cleanup, Scope};
+use crate::cluster::configmap::PodFiles;
 use crate::cluster::dry_run::{dry_run, Printed};
 use crate::cluster::quantity::parse_bytes;
 use crate::cluster::request::{
@@ -68,7 +69,8 @@ removes what a killed run left.
 Exit codes: 0 all passed, 1 a target could not run or interrupted, 2 bad input, 3 a profile
 failed, 4 the worst was a warning.")]
 struct KubeCheckArgs {
-    /// Built-in profiles [default: etcd sync-iops small-files gitlab]
+    /// Built-in profiles, or profile files (./my.yaml: validated here, shipped to the pods in a
+    /// ConfigMap) [default: etcd sync-iops small-files gitlab]
     #[arg(value_name = "PROFILE")]
     profiles: Vec<String>,
 

@@ -51,6 +51,7 @@ mod logs;
 pub use logs::LogShape;
 mod disruption;
 pub use disruption::EVICTION_MESSAGE;
+mod configmaps;
 mod pending;
 
 use serde_json::{json, Map, Value};
@@ -693,6 +694,13 @@ const PVC: Res = Res {
 const POD: Res = Res {
     kind: "Pod",
     plural: "pods",
+    group: "",
+    api_version: "v1",
+    namespaced: true,
+};
+const CONFIGMAP: Res = Res {
+    kind: "ConfigMap",
+    plural: "configmaps",
     group: "",
     api_version: "v1",
     namespaced: true,
@@ -1345,7 +1353,7 @@ fn route(method: &str, path: &str) -> Option<(Res, Option<String>, Option<String
         ["apis", "batch", "v1", "namespaces", ns, "jobs"] => (JOB, Some(*ns), None, None),
         ["apis", "batch", "v1", "namespaces", ns, "jobs", n] => (JOB, Some(*ns), Some(*n), None),
         ["api", "v1", "namespaces", ns, plural, rest @ ..] => {
-            let res = [PVC, POD, EVENT]
+            let res = [PVC, POD, EVENT, CONFIGMAP]
                 .into_iter()
                 .find(|r| r.plural == *plural)?;
             match rest {
@@ -1368,7 +1376,7 @@ fn route(method: &str, path: &str) -> Option<(Res, Option<String>, Option<String
     };
     let allowed = match res.kind {
         "StorageClass" | "Node" | "Event" => matches!(op, Op::List | Op::Get),
-        "Job" | "PersistentVolumeClaim" => {
+        "Job" | "PersistentVolumeClaim" | "ConfigMap" => {
             matches!(op, Op::List | Op::Get | Op::Create | Op::Delete)
         }
         "Pod" => matches!(op, Op::List | Op::Get | Op::Delete | Op::Log),
@@ -2665,6 +2673,10 @@ fn container_command(st: &State, pod: &Value) -> ContainerCmd {
         let dir = pod_dir.join(str_at(m, "/name"));
         if let Err(e) = std::fs::create_dir_all(&dir) {
             spawn_error = Some(format!("{}: {e}", dir.display()));
+        }
+        // A configMap volume holds its keys as files (configmaps.rs).
+        if let Err(e) = configmaps::project(st, pod, str_at(m, "/name"), &dir) {
+            spawn_error = Some(e);
         }
         mounts.push((str_at(m, "/mountPath").to_string(), dir));
     }
