@@ -1,7 +1,9 @@
 //! `iogauge kube preflight`'s pod side, for real on this machine: `iogauge preflight SPEC
 //! --format kube-frames [--directory-map NODE_DIR=MOUNT]` as a pod would run it prints only the
 //! preflight document as frames on stdout, writes no file, exits 0 whenever it printed one (the
-//! controller judges every node's results), and the controller's reader gives it back.
+//! controller judges every node's results), and the controller's reader gives it back. Then
+//! `iogauge kube preflight` against the fake API server (three nodes, one without the spec's
+//! directory), with the pods' commands run for real.
 
 // Tests unwrap: a failure is the test failing.
 #![allow(clippy::unwrap_used)]
@@ -9,7 +11,10 @@
 use crate::common;
 use common::*;
 
+use common::fake_kube::{FakeKube, NodeSeed, Scenario};
 use iogauge::cluster::preflight::parse_preflight_log;
+use iogauge::report::document::{KubeDocument, TargetStatus};
+use serde_json::Value;
 use std::path::Path;
 
 fn spec(dir: &Path, when: &str) -> String {
@@ -146,4 +151,158 @@ fn a_collector_runs_where_its_node_directory_is_mounted() {
         "{}",
         text(&o.stderr)
     );
+}
+
+fn three_nodes(dir: &Path) -> FakeKube {
+    FakeKube::builder(env!("CARGO_BIN_EXE_iogauge"), dir)
+        .node(NodeSeed::new("node-a").label("disk", "ssd"))
+        .node(NodeSeed::new("node-b").label("disk", "ssd"))
+        .node(NodeSeed::new("node-c").label("disk", "ssd"))
+        .scenario(Scenario::Run)
+        .scenario_for("node-b", Scenario::HostPathMissing)
+        .start()
+}
+
+#[test]
+fn kube_preflight_runs_the_spec_on_every_node_and_analyzes_each() {
+    let dir = scratch();
+    let fake = three_nodes(dir.path());
+    std::fs::write(
+        dir.path().join("etcd.yaml"),
+        spec(Path::new("/var/lib/etcd"), "p99 >= 1000s"),
+    )
+    .unwrap();
+    let o = common::cmd(env!("CARGO_BIN_EXE_iogauge"))
+        .args(["kube", "preflight", "etcd.yaml", "--nodes", "disk=ssd"])
+        .args([
+            "--output",
+            "out",
+            "--pending-timeout",
+            "2s",
+            "--timeout",
+            "60s",
+        ])
+        .env("KUBECONFIG", fake.write_kubeconfig(dir.path()))
+        .env("IOGAUGE_IMAGE", "registry.example/iogauge:test")
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let (out, err) = (text(&o.stdout), text(&o.stderr));
+    // A node that could not run: exit 1 (no outcome failed or warned).
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    let reason = "the directory /var/lib/etcd is missing on node node-b (the kubelet: hostPath \
+                  type check failed: /var/lib/etcd is not a directory); create it there, or fix \
+                  --host-path (gave up after 2 s; --pending-timeout sets how long to wait)";
+    assert!(
+        err.contains(&format!("iogauge kube: node node-b: failed: {reason}\n")),
+        "{err}"
+    );
+    assert!(
+        err.contains("iogauge kube: node node-a: done: etcd-perf collected\n"),
+        "{err}"
+    );
+    assert!(
+        err.contains("iogauge kube preflight: results in out\n"),
+        "{err}"
+    );
+    // troubleshoot's output: one outcome per node that has a result.
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "",
+            "   --- PASS Filesystem Performance - Node node-a",
+            "      --- fine",
+            "   --- PASS Filesystem Performance - Node node-c",
+            "      --- fine",
+            "--- PASS   etcd",
+            "PASS"
+        ],
+        "{out}"
+    );
+    // One result file per node that ran, in troubleshoot's layout.
+    let res = dir.path().join("out/host-collectors/filesystemPerformance");
+    let mut nodes: Vec<String> = std::fs::read_dir(&res)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    nodes.sort();
+    assert_eq!(nodes, ["node-a", "node-c"]);
+    let v: Value =
+        serde_json::from_str(&std::fs::read_to_string(res.join("node-a/etcd-perf.json")).unwrap())
+            .unwrap();
+    assert_eq!(v.as_object().unwrap().len(), 20);
+    // The whole run beside them, each node's preflight document in it.
+    let doc: KubeDocument = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("out/kube.iogauge.json")).unwrap(),
+    )
+    .unwrap();
+    let by_node = |n: &str| {
+        doc.targets
+            .iter()
+            .find(|t| t.node.as_deref() == Some(n))
+            .unwrap()
+    };
+    assert_eq!(by_node("node-b").status, TargetStatus::Failed);
+    assert_eq!(by_node("node-b").reason.as_deref(), Some(reason));
+    assert!(by_node("node-c").preflight.is_some());
+    // The pods mounted /var/lib/etcd by hostPath (type Directory) and ran the spec from the
+    // ConfigMap unchanged, moved onto that mount.
+    let job = &fake.created("Job")[0];
+    let pod = &job["spec"]["template"]["spec"];
+    assert_eq!(
+        pod["volumes"][0],
+        serde_json::json!({"name": "host-0", "hostPath": {"path": "/var/lib/etcd", "type": "Directory"}})
+    );
+    let args: Vec<&str> = pod["containers"][0]["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        args,
+        [
+            "preflight",
+            "/config/etcd.yaml",
+            "--format",
+            "kube-frames",
+            "--directory-map=/var/lib/etcd=/host/0"
+        ]
+    );
+    for kind in ["Job", "Pod", "ConfigMap"] {
+        let left: Vec<Value> = fake
+            .objects(kind)
+            .into_iter()
+            .filter(|o| o["metadata"]["labels"]["app.kubernetes.io/managed-by"] == "iogauge")
+            .collect();
+        assert!(left.is_empty(), "{kind} left: {left:?}");
+    }
+    assert_eq!(fake.created("ConfigMap").len(), 1);
+    assert!(fake.unexpected().is_empty(), "{:?}", fake.unexpected());
+}
+
+#[test]
+fn kube_preflight_refuses_a_spec_it_cannot_run_on_nodes_before_anything_exists() {
+    let dir = scratch();
+    std::fs::write(
+        dir.path().join("rel.yaml"),
+        spec(Path::new("etcd"), "p99 >= 1s"),
+    )
+    .unwrap();
+    let o = common::cmd(env!("CARGO_BIN_EXE_iogauge"))
+        .args(["kube", "preflight", "rel.yaml", "--node", "node-a"])
+        // No cluster: nothing may be asked of one.
+        .env("KUBECONFIG", dir.path().join("none"))
+        .env("IOGAUGE_IMAGE", "registry.example/iogauge:test")
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        text(&o.stderr).trim_end(),
+        "iogauge kube preflight: collector 'etcd-perf': directory 'etcd' cannot be a node's \
+         hostPath: expected an absolute path below / without '.' or '..', e.g. /var/lib/etcd"
+    );
+    assert!(o.stdout.is_empty());
 }

@@ -11,6 +11,7 @@ use crate::input::troubleshoot::Preflight;
 use crate::report::document::{CollectorStatus, DocumentKind, PreflightDocument};
 use crate::report::frames::read_frames;
 use crate::report::troubleshoot::{results_dir, FsPerfResults, KEYS};
+use k8s_openapi::api::core::v1::{HostPathVolumeSource, PodSpec, Volume, VolumeMount};
 use serde::Deserialize;
 use std::path::{Component, Path, PathBuf};
 
@@ -59,6 +60,104 @@ pub(crate) fn node_directories(p: &Preflight) -> Result<Vec<String>, String> {
         }
     }
     Ok(dirs)
+}
+
+/// Where node directory `i` is mounted in the pod; `--directory-map` moves the spec's
+/// collectors there, so the spec runs unchanged.
+fn mount_path(i: usize) -> String {
+    format!("/host/{i}")
+}
+
+/// What each node's pod runs for `kube preflight`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct PreflightPod {
+    /// The spec's path in the pod (in the run's ConfigMap).
+    pub spec: String,
+    /// The node directories the collectors write in ([`node_directories`]).
+    pub directories: Vec<String>,
+    /// How long one node's collectors may take: the sum of their timeouts.
+    pub estimate: std::time::Duration,
+}
+
+impl PreflightPod {
+    /// The pod's command line after the binary.
+    pub(crate) fn args(&self) -> Vec<String> {
+        let mut a = vec![
+            "preflight".to_string(),
+            self.spec.clone(),
+            "--format".into(),
+            "kube-frames".into(),
+        ];
+        for (i, d) in self.directories.iter().enumerate() {
+            a.push(format!("--directory-map={d}={}", mount_path(i)));
+        }
+        a
+    }
+}
+
+/// Turns a node target's pod into a preflight pod: the spec's command line, and each node
+/// directory as a hostPath volume (type Directory: a node without it is diagnosed by the
+/// kubelet's type check, never given an empty directory of root's) in place of the one
+/// `--host-path` volume.
+pub(crate) fn into_pod(p: &PreflightPod, pod: &mut PodSpec) {
+    let volumes: Vec<Volume> = p
+        .directories
+        .iter()
+        .enumerate()
+        .map(|(i, d)| Volume {
+            name: format!("host-{i}"),
+            host_path: Some(HostPathVolumeSource {
+                path: d.clone(),
+                type_: Some("Directory".into()),
+            }),
+            ..Volume::default()
+        })
+        .collect();
+    let mounts: Vec<VolumeMount> = (0..p.directories.len())
+        .map(|i| VolumeMount {
+            name: format!("host-{i}"),
+            mount_path: mount_path(i),
+            ..VolumeMount::default()
+        })
+        .collect();
+    let others = pod.volumes.take().unwrap_or_default();
+    pod.volumes = Some(
+        volumes
+            .into_iter()
+            .chain(others.into_iter().filter(|v| v.name != "data"))
+            .collect(),
+    );
+    if let Some(c) = pod.containers.first_mut() {
+        c.args = Some(p.args());
+        let others = c.volume_mounts.take().unwrap_or_default();
+        c.volume_mounts = Some(
+            mounts
+                .into_iter()
+                .chain(others.into_iter().filter(|m| m.name != "data"))
+                .collect(),
+        );
+    }
+}
+
+/// A pod's collectors in a few words: `etcd-perf collected`.
+pub(crate) fn collected(doc: &PreflightDocument) -> String {
+    let words: Vec<String> = doc
+        .collectors
+        .iter()
+        .map(|c| {
+            let how = match c.status {
+                CollectorStatus::Collected => "collected",
+                CollectorStatus::TimedOut => "timed out",
+                _ => "failed",
+            };
+            format!("{} {how}", c.name)
+        })
+        .collect();
+    if words.is_empty() {
+        "no collector ran".into()
+    } else {
+        words.join(", ")
+    }
 }
 
 /// The pod's preflight document, from its frames. Err: what went wrong, capped; whether this

@@ -9,6 +9,7 @@ use super::log::parse_check_log;
 use super::manifests::{self, CONTAINER, RUN_LABEL};
 use super::plan::{plan, Plan};
 use super::poll::Backoff;
+use super::preflight::{collected, parse_preflight_log};
 use super::request::KubeRequest;
 use super::targets::TargetKind;
 use super::KubeError;
@@ -97,7 +98,11 @@ pub(crate) fn check(
             budget::at_once(req.parallel),
             plan.run
         ));
-        let estimate = budget::check_time(&req.profiles, &req.check, &req.files).map_err(KubeError::Usage)?;
+        let estimate = match &req.preflight {
+            Some(p) => p.estimate,
+            None => budget::check_time(&req.profiles, &req.check, &req.files)
+                .map_err(KubeError::Usage)?,
+        };
         let budget = budget::budget(estimate, req.target_timeout);
         for line in budget::lines(&plan.targets, req, estimate, budget) {
             obs.note(&line);
@@ -314,6 +319,15 @@ impl Controller<'_> {
                 .clone()
         });
         let parsed = match self.cluster.log(&name, CONTAINER).await {
+            Ok(log) if self.req.preflight.is_some() => match parse_preflight_log(&log) {
+                Ok(doc) => {
+                    self.say(a.index, &format!("done: {}", collected(&doc)));
+                    o.status = TargetStatus::Completed;
+                    o.preflight = Some(doc);
+                    return;
+                }
+                Err(e) => Err(e),
+            },
             Ok(log) => parse_check_log(&log),
             Err(e) => Err(e),
         };

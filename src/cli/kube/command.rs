@@ -4,7 +4,7 @@
 use super::*;
 use crate::cli::{stdout, with_output, Ended, Error, Kind, Outcome};
 
-struct Notes;
+pub(super) struct Notes;
 
 /// `kube cleanup` without `--run` or `--all`: a run younger than this may still be going.
 const CLEANUP_OLDER_THAN: Duration = Duration::from_secs(3600);
@@ -18,6 +18,7 @@ impl Observer for Notes {
 pub(crate) fn main(a: KubeArgs, stop: &Stop) -> Ended {
     match a.command {
         KubeCommand::Check(c) => check(*c, stop),
+        KubeCommand::Preflight(c) => super::preflight::main(*c, stop),
         KubeCommand::Cleanup(c) => clean(c, stop),
     }
 }
@@ -53,6 +54,7 @@ impl KubeCheckArgs {
         Ok(KubeRequest {
             profiles,
             files,
+            preflight: None,
             check: CheckArgs {
                 scale: self.scale,
                 duration: self.duration,
@@ -95,7 +97,7 @@ impl KubeCheckArgs {
 }
 
 /// A cluster run's error: the arguments (bad input) or the cluster (an error while running).
-fn failed(e: KubeError) -> Error {
+pub(super) fn failed(e: KubeError) -> Error {
     let kind = match e {
         KubeError::Usage(_) => Kind::BadInput,
         KubeError::Cluster(_) => Kind::Run,

@@ -2,6 +2,7 @@
 //! parsers; `command.rs` runs the command.
 
 mod command;
+mod preflight;
 pub(crate) use command::main;
 
 use super::check::{parse_duration, parse_scale};
@@ -39,6 +40,8 @@ pub(crate) struct KubeArgs {
 enum KubeCommand {
     /// Run profiles in a pod on each target and judge them; --dry-run prints the manifests
     Check(Box<KubeCheckArgs>),
+    /// Run a troubleshoot spec's filesystemPerformance collectors on nodes and analyze them
+    Preflight(Box<preflight::KubePreflightArgs>),
     /// Delete the Jobs, claims and pods that earlier runs left behind
     Cleanup(CleanupArgs),
 }

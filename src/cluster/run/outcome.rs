@@ -61,6 +61,7 @@ impl Controller<'_> {
             status: TargetStatus::Skipped,
             reason: None,
             check: None,
+            preflight: None,
         };
         match &t.kind {
             TargetKind::StorageClass {
