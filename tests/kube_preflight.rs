@@ -191,8 +191,8 @@ fn kube_preflight_runs_the_spec_on_every_node_and_analyzes_each() {
     // A node that could not run: exit 1 (no outcome failed or warned).
     assert_eq!(o.status.code(), Some(1), "{err}");
     let reason = "the directory /var/lib/etcd is missing on node node-b (the kubelet: hostPath \
-                  type check failed: /var/lib/etcd is not a directory); create it there, or fix \
-                  --host-path (gave up after 2 s; --pending-timeout sets how long to wait)";
+                  type check failed: /var/lib/etcd is not a directory); create it there, or change \
+                  the collector's directory in the spec (gave up after 2 s; --pending-timeout sets how long to wait)";
     assert!(
         err.contains(&format!("iogauge kube: node node-b: failed: {reason}\n")),
         "{err}"
