@@ -175,6 +175,10 @@ fn render(how: &FioOutput, report: &Report) -> String {
             OutputFormat::Json => render_json_with(report, false, detail(how)),
             OutputFormat::JsonPlus => render_json_with(report, true, detail(how)),
             OutputFormat::Terse => render_terse(report),
+            OutputFormat::KubeFrames => crate::report::frames::render_fio_frames(
+                &render_json_with(report, false, Detail::Lean),
+                &render_normal(report),
+            ),
         });
     }
     out
@@ -221,6 +225,8 @@ fn status_interval(
                 OutputFormat::Json => render_json_with(r, false, detail(&how)),
                 OutputFormat::JsonPlus => render_json_with(r, true, detail(&how)),
                 OutputFormat::Terse => render_terse(r),
+                // The pod's result is the end report only.
+                OutputFormat::KubeFrames => String::new(),
             });
         }
         let _ = emit(&how, &text);

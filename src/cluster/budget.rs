@@ -42,28 +42,33 @@ pub(crate) fn check_time(
             secs += f64::from(s.files) * SMALL_FILE;
             continue;
         }
-        let job = p.job(Path::new(MOUNT_PATH), &tuning)?;
-        let bytes = match job.size {
-            Some(SizeSpec::Bytes(b)) => b as f64,
-            _ => 0.0,
-        };
-        let layout = bytes / SLOW_BYTES_PER_S;
-        let io = match (job.time_based, job.runtime) {
-            (true, Some(r)) => r.as_secs_f64(),
-            (_, runtime) => {
-                let synced = job.fsync > 0 || job.fdatasync > 0;
-                let ops = bytes / job.max_bs().max(1) as f64;
-                let by_size = if synced {
-                    ops * SLOW_SYNC
-                } else {
-                    bytes / SLOW_BYTES_PER_S
-                };
-                runtime.map_or(by_size, |r| by_size.min(r.as_secs_f64()))
-            }
-        };
-        secs += layout + job.ramp_time.as_secs_f64() + io;
+        secs += job_secs(&p.job(Path::new(MOUNT_PATH), &tuning)?);
     }
     Ok(Duration::from_secs_f64(secs.ceil()))
+}
+
+/// One job's estimated seconds: laying out its file, its ramp, and its I/O (a time-based
+/// runtime, or its bytes at a slow disk's pace).
+pub(crate) fn job_secs(job: &crate::model::JobSpec) -> f64 {
+    let bytes = match job.size {
+        Some(SizeSpec::Bytes(b)) => b as f64,
+        _ => 0.0,
+    };
+    let layout = bytes / SLOW_BYTES_PER_S;
+    let io = match (job.time_based, job.runtime) {
+        (true, Some(r)) => r.as_secs_f64(),
+        (_, runtime) => {
+            let synced = job.fsync > 0 || job.fdatasync > 0;
+            let ops = bytes / job.max_bs().max(1) as f64;
+            let by_size = if synced {
+                ops * SLOW_SYNC
+            } else {
+                bytes / SLOW_BYTES_PER_S
+            };
+            runtime.map_or(by_size, |r| by_size.min(r.as_secs_f64()))
+        }
+    };
+    layout + job.ramp_time.as_secs_f64() + io
 }
 
 /// A target's budget: twice the estimate (a disk slower than assumed) plus the start allowance,

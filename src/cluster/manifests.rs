@@ -182,7 +182,14 @@ pub(crate) fn job(
         image: Some(req.pod.image.clone()),
         image_pull_policy: Some(req.pod.image_pull_policy.clone()),
         command: Some(vec![BINARY.into()]),
-        args: Some(check_args(req, target, target.max_file(), footprint)),
+        args: Some(match &req.fio {
+            Some(f) => std::iter::once("fio".to_string())
+                .chain(f.args.iter().cloned())
+                .collect(),
+            None => check_args(req, target, target.max_file(), footprint),
+        }),
+        // kube fio: the job's relative directory and file names land on the volume.
+        working_dir: req.fio.as_ref().map(|_| MOUNT_PATH.to_string()),
         resources: Some(ResourceRequirements {
             requests: quantities(&req.pod.requests),
             limits: quantities(&req.pod.limits),

@@ -10,6 +10,7 @@ pub(crate) mod configmap;
 pub(crate) mod diagnose;
 pub(crate) mod disruption;
 pub(crate) mod dry_run;
+pub(crate) mod fio_request;
 pub(crate) mod fleet;
 pub(crate) mod identity;
 pub(crate) mod kubeconfig;

@@ -70,8 +70,12 @@ pub(crate) async fn plan(
     cluster: Option<&Cluster>,
     namespace: String,
 ) -> Result<Plan, KubeError> {
-    let footprint =
-        targets::footprint(&req.profiles, &req.check, &req.files).map_err(KubeError::Usage)?;
+    let footprint = match &req.fio {
+        Some(f) => f.footprint,
+        None => {
+            targets::footprint(&req.profiles, &req.check, &req.files).map_err(KubeError::Usage)?
+        }
+    };
     let claim_bytes = targets::claim_bytes(footprint, req.pod.claim_size);
     let mut found = Vec::new();
     let mut skipped = Vec::new();

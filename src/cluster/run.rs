@@ -98,9 +98,10 @@ pub(crate) fn check(
             budget::at_once(req.parallel),
             plan.run
         ));
-        let estimate = match &req.preflight {
-            Some(p) => p.estimate,
-            None => budget::check_time(&req.profiles, &req.check, &req.files)
+        let estimate = match (&req.preflight, &req.fio) {
+            (Some(p), _) => p.estimate,
+            (None, Some(f)) => f.estimate,
+            (None, None) => budget::check_time(&req.profiles, &req.check, &req.files)
                 .map_err(KubeError::Usage)?,
         };
         let budget = budget::budget(estimate, req.target_timeout);
@@ -194,7 +195,8 @@ impl Controller<'_> {
             match &o.check {
                 Some(doc) => add(&mut summary, &doc.summary),
                 None => {
-                    let n = self.req.profiles.len();
+                    // A kube fio target (no profiles) counts as one.
+                    let n = self.req.profiles.len().max(1);
                     match o.status {
                         TargetStatus::Interrupted => summary.interrupted += n,
                         TargetStatus::Skipped => summary.skipped += n,
@@ -324,6 +326,16 @@ impl Controller<'_> {
                     self.say(a.index, &format!("done: {}", collected(&doc)));
                     o.status = TargetStatus::Completed;
                     o.preflight = Some(doc);
+                    return;
+                }
+                Err(e) => Err(e),
+            },
+            Ok(log) if self.req.fio.is_some() => match super::fio_request::parse_fio_log(&log) {
+                Ok((doc, text)) => {
+                    let said = super::fio_request::done_line(&doc);
+                    self.say(a.index, &format!("done: {said}"));
+                    o.status = TargetStatus::Completed;
+                    (o.fio, o.fio_text) = (Some(doc), Some(text));
                     return;
                 }
                 Err(e) => Err(e),

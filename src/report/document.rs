@@ -721,6 +721,13 @@ pub struct TargetOutcome {
     /// results (the analyzers are evaluated over every node's). Absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preflight: Option<PreflightDocument>,
+    /// `kube fio`: the fio document the pod printed, as `iogauge fio --output-format=json`
+    /// prints it on a host. Absent for `kube check` and in older documents.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fio: Option<serde_json::Value>,
+    /// `kube fio`: the pod's text output of the same run (`iogauge fio`'s normal output).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fio_text: Option<String>,
 }
 
 /// One target's metric far from the median of its peers.

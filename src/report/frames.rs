@@ -50,6 +50,20 @@ pub(crate) fn render_preflight_frames(doc: &PreflightDocument) -> String {
     frames(&text, &document_id(&text))
 }
 
+/// What marks a `kube fio` pod's result: its fio JSON document and its text output together,
+/// so that the reader knows which document it got and can print the text block as it is.
+pub(crate) const FIO_RESULT: &str = "iogauge_kube_fio";
+
+/// An `iogauge fio` result as frames: `{"iogauge_kube_fio": 1, "fio": <the JSON document>,
+/// "text": <the normal output>}`. A JSON text that does not parse (never: iogauge wrote it)
+/// travels as a string, so that the reader names the problem.
+pub(crate) fn render_fio_frames(json: &str, text: &str) -> String {
+    let fio = serde_json::from_str::<Value>(json).unwrap_or_else(|_| Value::String(json.into()));
+    let v = serde_json::json!({ FIO_RESULT: 1, "fio": fio, "text": text });
+    let t = v.to_string();
+    frames(&t, &document_id(&t))
+}
+
 /// Leaves out the per-interval latency histograms (`iogauge.lat_intervals` of each direction
 /// of each fio report): they are most of a document's size and grow with run time and IOPS
 /// (483 KiB of the default suite's 516 KiB on a virtio disk; MBs on faster disks or longer

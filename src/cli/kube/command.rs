@@ -19,13 +19,49 @@ pub(crate) fn main(a: KubeArgs, stop: &Stop) -> Ended {
     match a.command {
         KubeCommand::Check(c) => check(*c, stop),
         KubeCommand::Preflight(c) => super::preflight::main(*c, stop),
+        KubeCommand::Fio(c) => fio(*c, stop),
         KubeCommand::Cleanup(c) => clean(c, stop),
     }
 }
 
+/// What the pods run, given the volume mode and the run's files: check's profiles and
+/// options, or a fio job.
+type Work = (Vec<String>, CheckArgs, Option<FioJob>);
+
 impl KubeCheckArgs {
     /// The request, or what is wrong with the arguments (exit 2).
     pub(super) fn request(&self) -> Result<KubeRequest, String> {
+        self.run.request(|mode, files| {
+            let c = &self.checks;
+            let check = CheckArgs {
+                scale: c.scale,
+                duration: c.duration,
+                file_size: c.size,
+                strict: c.strict,
+                intervals: c.intervals,
+            };
+            Ok((pod_profiles(&self.profiles, mode, files)?, check, None))
+        })
+    }
+}
+
+impl KubeFioArgs {
+    /// The request, or what is wrong with the arguments or the job (exit 2).
+    pub(super) fn request(&self) -> Result<KubeRequest, String> {
+        self.run.request(|mode, files| {
+            let job = fio_job(&self.job_files, &self.options, mode, files)?;
+            check_claim_size(&job, self.run.claim_size)?;
+            Ok((Vec::new(), CheckArgs::default(), Some(job)))
+        })
+    }
+}
+
+impl KubeRunArgs {
+    /// The request around what the pods run (`work`), or what is wrong (exit 2).
+    fn request(
+        &self,
+        work: impl FnOnce(VolumeMode, &mut PodFiles) -> Result<Work, String>,
+    ) -> Result<KubeRequest, String> {
         let mode = if self.volume_mode == Mode::Block {
             VolumeMode::Block
         } else {
@@ -42,56 +78,64 @@ impl KubeCheckArgs {
         targets.validate(mode)?;
         validate_names(
             self.connection.namespace.as_deref(),
-            self.service_account.as_deref(),
-            &self.image_pull_secrets,
+            self.pod.service_account.as_deref(),
+            &self.pod.image_pull_secrets,
         )?;
         let mut files = PodFiles::default();
-        let profiles = pod_profiles(&self.profiles, mode, &mut files)?;
-        let image = self.image.clone().filter(|i| !i.is_empty()).ok_or(
-            "no image: build one with scripts/build-image TAG, push it to a registry the cluster \
-             can pull from, and pass --image TAG (or set IOGAUGE_IMAGE)",
-        )?;
+        let (profiles, check, fio) = work(mode, &mut files)?;
         Ok(KubeRequest {
             profiles,
             files,
             preflight: None,
-            check: CheckArgs {
-                scale: self.scale,
-                duration: self.duration,
-                file_size: self.size,
-                strict: self.strict,
-                intervals: self.intervals,
-            },
+            check,
+            fio,
             targets,
-            pod: PodOptions {
-                image,
-                image_pull_policy: self.image_pull_policy.clone(),
-                image_pull_secrets: self.image_pull_secrets.clone(),
-                node_selector: self.node_selector.iter().cloned().collect(),
-                tolerations: self.tolerations.clone(),
-                tolerate_control_plane: self.tolerate_control_plane,
-                requests: quantities([
-                    ("cpu-request", "cpu", &self.cpu_request),
-                    ("memory-request", "memory", &self.memory_request),
-                ])?,
-                limits: quantities([
-                    ("cpu-limit", "cpu", &self.cpu_limit),
-                    ("memory-limit", "memory", &self.memory_limit),
-                ])?,
-                service_account: self.service_account.clone(),
-                claim_size: self.claim_size,
-                access_mode: self.access_mode.clone(),
-                volume_mode: mode,
-                labels: BTreeMap::new(),
-                identity: self.identity()?,
-            },
+            pod: self.pod.options(mode, self.claim_size, &self.access_mode)?,
             namespace: self.connection.namespace.clone(),
-            timeout: self.timeout,
-            pending_timeout: self.pending_timeout,
-            target_timeout: self.target_timeout,
-            parallel: self.parallel.map_or(0, usize::from),
+            timeout: self.limits.timeout,
+            pending_timeout: self.limits.pending_timeout,
+            target_timeout: self.limits.target_timeout,
+            parallel: self.limits.parallel.map_or(0, usize::from),
             kubeconfig: self.connection.kubeconfig.clone(),
             context: self.connection.context.clone(),
+        })
+    }
+}
+
+impl PodFlags {
+    /// How every pod is built, from these flags; claims are built with `claim_size` and
+    /// `access_mode`. Err: what is wrong (exit 2).
+    pub(super) fn options(
+        &self,
+        mode: VolumeMode,
+        claim_size: Option<u64>,
+        access_mode: &str,
+    ) -> Result<PodOptions, String> {
+        let image = self.image.clone().filter(|i| !i.is_empty()).ok_or(
+            "no image: build one with scripts/build-image TAG, push it to a registry the cluster \
+             can pull from, and pass --image TAG (or set IOGAUGE_IMAGE)",
+        )?;
+        Ok(PodOptions {
+            image,
+            image_pull_policy: self.image_pull_policy.clone(),
+            image_pull_secrets: self.image_pull_secrets.clone(),
+            node_selector: self.node_selector.iter().cloned().collect(),
+            tolerations: self.tolerations.clone(),
+            tolerate_control_plane: self.tolerate_control_plane,
+            requests: quantities([
+                ("cpu-request", "cpu", &self.cpu_request),
+                ("memory-request", "memory", &self.memory_request),
+            ])?,
+            limits: quantities([
+                ("cpu-limit", "cpu", &self.cpu_limit),
+                ("memory-limit", "memory", &self.memory_limit),
+            ])?,
+            service_account: self.service_account.clone(),
+            claim_size,
+            access_mode: access_mode.to_string(),
+            volume_mode: mode,
+            labels: BTreeMap::new(),
+            identity: self.identity()?,
         })
     }
 }
@@ -106,16 +150,28 @@ pub(super) fn failed(e: KubeError) -> Error {
 }
 
 fn check(a: KubeCheckArgs, stop: &Stop) -> Ended {
-    let at = Invocation::now();
     let req = a
         .request()
         .map_err(|e| Error::whole(Kind::BadInput, format!("iogauge kube check: {e}")))?;
+    execute(&req, &a.run, stop)
+}
+
+fn fio(a: KubeFioArgs, stop: &Stop) -> Ended {
+    let req = a
+        .request()
+        .map_err(|e| Error::whole(Kind::BadInput, format!("iogauge kube fio: {e}")))?;
+    execute(&req, &a.run, stop)
+}
+
+/// Runs the request (or prints its manifests) and prints the result as asked.
+fn execute(req: &KubeRequest, a: &KubeRunArgs, stop: &Stop) -> Ended {
+    let at = Invocation::now();
     if a.dry_run {
         let printed = match a.format {
             Format::Json => Printed::Json,
             Format::Text => Printed::Yaml,
         };
-        return match dry_run(&req, printed) {
+        return match dry_run(req, printed) {
             Ok((plan, text)) => {
                 if printed == Printed::Json {
                     stdout::println(&text);
@@ -135,7 +191,7 @@ fn check(a: KubeCheckArgs, stop: &Stop) -> Ended {
             Err(e) => Err(failed(e)),
         };
     }
-    let doc = run::check(&req, stop, &mut Notes).map_err(failed)?;
+    let doc = run::check(req, stop, &mut Notes).map_err(failed)?;
     if a.format == Format::Json {
         stdout::println(&serde_json::to_string_pretty(&doc).unwrap_or_default());
     } else {
@@ -144,7 +200,10 @@ fn check(a: KubeCheckArgs, stop: &Stop) -> Ended {
     let report = a.report.as_ref().map_or(Ok(()), |path| {
         write_report("iogauge kube", path, &render_kube_html(&doc))
     });
-    save(&a.history, || NewRun::kube(&doc, &at));
+    // The history keeps check results; a kube fio document has no verdicts to compare.
+    if req.fio.is_none() {
+        save(&a.history, || NewRun::kube(&doc, &at));
+    }
     let outcome = overall_of(&doc.summary, req.check.strict);
     if outcome == Outcome::Interrupted {
         eprintln!("iogauge kube: interrupted by {}", stop.reason());

@@ -12,6 +12,7 @@ use super::Stop;
 use crate::cluster::cleanup::{cleanup, Scope};
 use crate::cluster::configmap::PodFiles;
 use crate::cluster::dry_run::{dry_run, Printed};
+use crate::cluster::fio_request::{check_claim_size, fio_job, FioJob};
 use crate::cluster::quantity::parse_bytes;
 use crate::cluster::request::{
     pod_profiles, quantities, validate_names, CheckArgs, KubeRequest, PodOptions, TargetRequest,
@@ -42,6 +43,9 @@ enum KubeCommand {
     Check(Box<KubeCheckArgs>),
     /// Run a troubleshoot spec's filesystemPerformance collectors on nodes and analyze them
     Preflight(Box<preflight::KubePreflightArgs>),
+    /// Run fio job files or options unchanged in a pod on each target; --dry-run prints the
+    /// manifests
+    Fio(Box<KubeFioArgs>),
     /// Delete the Jobs, claims and pods that earlier runs left behind
     Cleanup(CleanupArgs),
 }
@@ -61,7 +65,6 @@ struct Connection {
 }
 
 #[derive(clap::Args, Debug)]
-#[command(group(clap::ArgGroup::new("node_targets").multiple(true)))]
 #[command(after_help = "\
 Targets: a fresh claim per --storage-class (or every class with --all-storage-classes), an
 existing --claim, and/or a pod per node (--nodes SELECTOR or --node NAME) that measures --host-path. Each runs as a
@@ -77,6 +80,67 @@ struct KubeCheckArgs {
     #[arg(value_name = "PROFILE")]
     profiles: Vec<String>,
 
+    #[command(flatten)]
+    checks: CheckFlags,
+
+    #[command(flatten)]
+    run: KubeRunArgs,
+}
+
+#[derive(clap::Args, Debug)]
+#[command(after_help = "\
+Each target's pod runs 'iogauge fio' with the options and job files as given; the job files
+travel in a ConfigMap (mounted read-only at /config) that is deleted with the run. The pod's
+working directory is the volume (/data): a job's directory= and filename= are relative to it,
+and an absolute path is refused, as is a raw device (filename=/dev/...). A fresh claim is sized
+from the jobs (size, or filesize x nrfiles, per numjobs clone, plus room for the filesystem).
+The result holds each target's fio JSON document; --format text prints each target's fio
+output under its name, then a table of the jobs side by side.
+
+Examples:
+  iogauge kube fio seed.fio --storage-class standard
+  iogauge kube fio --storage-class fast -- --name=w --rw=randwrite --bs=4k --size=1g
+
+Exit codes: 0 every target ran, 1 a target could not run or interrupted, 2 bad input.")]
+struct KubeFioArgs {
+    /// fio job files (read and checked here, shipped to the pods in a ConfigMap)
+    #[arg(value_name = "JOBFILE")]
+    job_files: Vec<String>,
+    /// fio options after '--', e.g. -- --name=w --rw=write --size=1g
+    #[arg(last = true, value_name = "FIO OPTION", allow_hyphen_values = true)]
+    options: Vec<String>,
+
+    #[command(flatten)]
+    run: KubeRunArgs,
+}
+
+/// `kube check`'s options for the pod's `iogauge check`.
+#[derive(clap::Args, Debug)]
+struct CheckFlags {
+    /// Run time-based profiles for D in each pod: 10 (seconds), 30s, 2m
+    #[arg(long, value_name = "D", value_parser = parse_duration, help_heading = "Checks")]
+    duration: Option<Duration>,
+    /// Shrink sizes, times and file counts by F (0 < F <= 1); marked as shortened
+    #[arg(long, value_name = "F", value_parser = parse_scale, help_heading = "Checks")]
+    scale: Option<f64>,
+    /// Test file size in fio's grammar, as check's --size, e.g. 512m; it must fit the claim
+    /// (the claim's own size is --claim-size)
+    #[arg(long, alias = "file-size", value_name = "S", value_parser = file_size, help_heading = "Checks")]
+    size: Option<u64>,
+    /// Warnings fail too, and a shortened run is at best a warning
+    #[arg(long, help_heading = "Checks")]
+    strict: bool,
+    /// Also bring back the per-interval latency histograms (the report's latency-over-time
+    /// charts, compare's within-run p99); they grow with run time and IOPS, to MBs that a
+    /// pod's log may not keep
+    #[arg(long, help_heading = "Checks")]
+    intervals: bool,
+}
+
+/// Targets, claims, pods and the run: the same for `kube check` and `kube fio`.
+#[derive(clap::Args, Debug)]
+#[command(group(clap::ArgGroup::new("node_targets").multiple(true)))]
+struct KubeRunArgs {
     /// Measure a fresh claim of this storage class (repeatable)
     #[arg(long = "storage-class", value_name = "NAME", help_heading = "Targets")]
     storage_classes: Vec<String>,
@@ -125,25 +189,37 @@ struct KubeCheckArgs {
     #[arg(long, value_name = "MODE", value_enum, default_value_t = Mode::Filesystem, help_heading = "Claims")]
     volume_mode: Mode,
 
-    /// Run time-based profiles for D in each pod: 10 (seconds), 30s, 2m
-    #[arg(long, value_name = "D", value_parser = parse_duration, help_heading = "Checks")]
-    duration: Option<Duration>,
-    /// Shrink sizes, times and file counts by F (0 < F <= 1); marked as shortened
-    #[arg(long, value_name = "F", value_parser = parse_scale, help_heading = "Checks")]
-    scale: Option<f64>,
-    /// Test file size in fio's grammar, as check's --size, e.g. 512m; it must fit the claim
-    /// (the claim's own size is --claim-size)
-    #[arg(long, alias = "file-size", value_name = "S", value_parser = file_size, help_heading = "Checks")]
-    size: Option<u64>,
-    /// Warnings fail too, and a shortened run is at best a warning
-    #[arg(long, help_heading = "Checks")]
-    strict: bool,
-    /// Also bring back the per-interval latency histograms (the report's latency-over-time
-    /// charts, compare's within-run p99); they grow with run time and IOPS, to MBs that a
-    /// pod's log may not keep
-    #[arg(long, help_heading = "Checks")]
-    intervals: bool,
+    #[command(flatten)]
+    pod: PodFlags,
 
+    #[command(flatten)]
+    limits: RunLimits,
+    /// Print every manifest (YAML, or a JSON List with --format json) and create nothing
+    #[arg(long, help_heading = "Run")]
+    dry_run: bool,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = Format::Text, help_heading = "Run")]
+    format: Format,
+    /// Also write the result as a self-contained HTML page (not with --dry-run)
+    #[arg(
+        long,
+        value_name = "FILE.html",
+        value_parser = super::report::output_file,
+        conflicts_with = "dry_run",
+        help_heading = "Run"
+    )]
+    report: Option<PathBuf>,
+
+    #[command(flatten)]
+    connection: Connection,
+
+    #[command(flatten)]
+    history: HistoryFlags,
+}
+
+/// How every pod is built: the same for `kube check`, `kube fio` and `kube preflight`.
+#[derive(clap::Args, Debug)]
+struct PodFlags {
     /// The image with iogauge at /iogauge (build it with scripts/build-image)
     #[arg(
         long,
@@ -196,7 +272,12 @@ struct KubeCheckArgs {
     /// Also a member of this group, e.g. the group that may write a shared volume (repeatable)
     #[arg(long = "supplemental-group", value_name = "GID", value_parser = id_number, help_heading = "Pods")]
     supplemental_groups: Vec<i64>,
+}
 
+/// How long the run and each target may take, and how many targets run at once: the same for
+/// `kube check`, `kube fio` and `kube preflight`.
+#[derive(clap::Args, Debug)]
+struct RunLimits {
     /// Give up on the whole run after D; also each Job's activeDeadlineSeconds
     #[arg(long, value_name = "D", default_value = "30m", value_parser = parse_duration, help_heading = "Run")]
     timeout: Duration,
@@ -211,27 +292,6 @@ struct KubeCheckArgs {
     /// storage classes and claims one at a time (shared storage would measure itself)]
     #[arg(long, value_name = "N", value_parser = parse_parallel, help_heading = "Run")]
     parallel: Option<u16>,
-    /// Print every manifest (YAML, or a JSON List with --format json) and create nothing
-    #[arg(long, help_heading = "Run")]
-    dry_run: bool,
-    /// Output format
-    #[arg(long, value_enum, default_value_t = Format::Text, help_heading = "Run")]
-    format: Format,
-    /// Also write the result as a self-contained HTML page (not with --dry-run)
-    #[arg(
-        long,
-        value_name = "FILE.html",
-        value_parser = super::report::output_file,
-        conflicts_with = "dry_run",
-        help_heading = "Run"
-    )]
-    report: Option<PathBuf>,
-
-    #[command(flatten)]
-    connection: Connection,
-
-    #[command(flatten)]
-    history: HistoryFlags,
 }
 
 #[derive(clap::Args, Debug)]
@@ -268,7 +328,7 @@ enum SecurityContext {
     Root,
 }
 
-impl KubeCheckArgs {
+impl PodFlags {
     /// The identity flags, checked against each other (exit 2 with the fix).
     fn identity(&self) -> Result<Identity, String> {
         let id = Identity {

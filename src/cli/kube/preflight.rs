@@ -4,24 +4,19 @@
 //! troubleshoot's remote host collectors do, the results laid out per node.
 
 use super::command::{failed, Notes};
-use super::{Connection, Format};
+use super::{Connection, Format, PodFlags, RunLimits};
 use crate::app::preflight::MAX_SPEC_BYTES;
 use crate::cli::{stdout, with_output, Ended, Error, Kind, Outcome, Stop};
 use crate::cluster::configmap::PodFiles;
 use crate::cluster::dry_run::{dry_run, Printed};
 use crate::cluster::preflight::{node_directories, write_node_results, PreflightPod};
-use crate::cluster::request::{
-    quantities, validate_names, CheckArgs, Identity, KubeRequest, PodOptions, TargetRequest,
-    VolumeMode,
-};
+use crate::cluster::request::{validate_names, CheckArgs, KubeRequest, TargetRequest, VolumeMode};
 use crate::cluster::run;
 use crate::input::troubleshoot::{load, Preflight};
 use crate::report::document::{CheckVerdict, KubeDocument, TargetStatus};
 use crate::report::preflight_text::{grouped, render_human};
 use crate::verdict::fsperf::analyze_all;
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 /// Runs a troubleshoot spec's filesystemPerformance collectors on nodes.
 #[derive(clap::Args, Debug)]
@@ -40,32 +35,34 @@ pub(super) struct KubePreflightArgs {
     #[arg(value_name = "SPEC.yaml")]
     spec: PathBuf,
     /// Run on every node matching this label selector
-    #[arg(long, value_name = "SELECTOR", group = "nodes_given")]
+    #[arg(
+        long,
+        value_name = "SELECTOR",
+        group = "nodes_given",
+        help_heading = "Targets"
+    )]
     nodes: Option<String>,
     /// Run on this node (repeatable)
-    #[arg(long = "node", value_name = "NAME", group = "nodes_given")]
+    #[arg(
+        long = "node",
+        value_name = "NAME",
+        group = "nodes_given",
+        help_heading = "Targets"
+    )]
     node_names: Vec<String>,
     /// Where the result files go [default: a new preflight-<unix time> directory]
-    #[arg(short, long, value_name = "DIR")]
+    #[arg(short, long, value_name = "DIR", help_heading = "Run")]
     output: Option<PathBuf>,
-    /// The image with iogauge at /iogauge (build it with scripts/build-image)
-    #[arg(long, env = "IOGAUGE_IMAGE", value_name = "IMAGE")]
-    image: Option<String>,
-    /// The image pull policy
-    #[arg(long, value_name = "POLICY", default_value = "IfNotPresent", value_parser = ["Always", "IfNotPresent", "Never"])]
-    image_pull_policy: String,
-    /// Give up on the whole run after D; also each Job's activeDeadlineSeconds
-    #[arg(long, value_name = "D", default_value = "30m", value_parser = super::parse_duration)]
-    timeout: Duration,
-    /// Give up on a node whose pod stays unschedulable or cannot start for D
-    #[arg(long, value_name = "D", default_value = "60s", value_parser = super::parse_duration)]
-    pending_timeout: Duration,
-    /// Print every manifest and create nothing
-    #[arg(long)]
+    /// Print every manifest (YAML, or a JSON List with --format json) and create nothing
+    #[arg(long, help_heading = "Run")]
     dry_run: bool,
     /// Output format: troubleshoot's outcomes as text, or as JSON
-    #[arg(long, value_enum, default_value_t = Format::Text)]
+    #[arg(long, value_enum, default_value_t = Format::Text, help_heading = "Run")]
     format: Format,
+    #[command(flatten)]
+    pod: PodFlags,
+    #[command(flatten)]
+    limits: RunLimits,
     #[command(flatten)]
     connection: Connection,
 }
@@ -92,7 +89,11 @@ impl KubePreflightArgs {
             ..TargetRequest::default()
         };
         targets.validate(VolumeMode::Filesystem)?;
-        validate_names(self.connection.namespace.as_deref(), None, &[])?;
+        validate_names(
+            self.connection.namespace.as_deref(),
+            self.pod.service_account.as_deref(),
+            &self.pod.image_pull_secrets,
+        )?;
         let mut files = PodFiles::default();
         let spec = files.add(&self.spec.display().to_string(), text)?;
         let estimate = p
@@ -101,10 +102,6 @@ impl KubePreflightArgs {
             .filter(|c| !c.exclude)
             .map(|c| c.timeout)
             .sum();
-        let image = self.image.clone().filter(|i| !i.is_empty()).ok_or(
-            "no image: build one with scripts/build-image TAG, push it to a registry the cluster \
-             can pull from, and pass --image TAG (or set IOGAUGE_IMAGE)",
-        )?;
         Ok(KubeRequest {
             profiles: Vec::new(),
             files,
@@ -115,33 +112,15 @@ impl KubePreflightArgs {
             }),
             check: CheckArgs::default(),
             targets,
-            pod: PodOptions {
-                image,
-                image_pull_policy: self.image_pull_policy.clone(),
-                image_pull_secrets: Vec::new(),
-                node_selector: BTreeMap::new(),
-                tolerations: Vec::new(),
-                tolerate_control_plane: false,
-                requests: quantities([
-                    ("cpu-request", "cpu", "100m"),
-                    ("memory-request", "memory", "64Mi"),
-                ])?,
-                limits: quantities([
-                    ("cpu-limit", "cpu", "none"),
-                    ("memory-limit", "memory", "512Mi"),
-                ])?,
-                service_account: None,
-                claim_size: None,
-                access_mode: "ReadWriteOnce".into(),
-                volume_mode: VolumeMode::Filesystem,
-                labels: BTreeMap::new(),
-                identity: Identity::default(),
-            },
+            pod: self
+                .pod
+                .options(VolumeMode::Filesystem, None, "ReadWriteOnce")?,
+            fio: None,
             namespace: self.connection.namespace.clone(),
-            timeout: self.timeout,
-            pending_timeout: self.pending_timeout,
-            target_timeout: None,
-            parallel: 0,
+            timeout: self.limits.timeout,
+            pending_timeout: self.limits.pending_timeout,
+            target_timeout: self.limits.target_timeout,
+            parallel: self.limits.parallel.map_or(0, usize::from),
             kubeconfig: self.connection.kubeconfig.clone(),
             context: self.connection.context.clone(),
         })

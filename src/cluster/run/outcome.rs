@@ -62,6 +62,8 @@ impl Controller<'_> {
             reason: None,
             check: None,
             preflight: None,
+            fio: None,
+            fio_text: None,
         };
         match &t.kind {
             TargetKind::StorageClass {

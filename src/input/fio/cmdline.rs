@@ -69,6 +69,8 @@ fn parse_formats(v: &str, into: &mut Vec<OutputFormat>) -> Result<(), String> {
             "json" => OutputFormat::Json,
             "json+" => OutputFormat::JsonPlus,
             "terse" => OutputFormat::Terse,
+            // iogauge's own: what an `iogauge kube fio` pod prints (report::frames).
+            "kube-frames" => OutputFormat::KubeFrames,
             _ => {
                 return Err(format!(
                     "--output-format={v}: unknown format '{f}'; expected normal, json, json+ or \

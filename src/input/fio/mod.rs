@@ -67,6 +67,9 @@ pub(crate) enum OutputFormat {
     Json,
     JsonPlus,
     Terse,
+    /// iogauge's own: the JSON document and the text output together, as checksummed frames
+    /// (an `iogauge kube fio` pod's result, read back from its log).
+    KubeFrames,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

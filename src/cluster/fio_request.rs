@@ -1,0 +1,285 @@
+//! `iogauge kube fio`: the user's fio job files and options, checked here as `iogauge fio` would
+//! check them (a bad job is exit 2 before anything is created), the job files shipped in the
+//! run's ConfigMap, and the pod's command line. The pod's working directory is the volume
+//! (`workingDir: /data`), so a job's relative `directory`/`filename` land in it; an absolute one
+//! would land in the pod's read-only root filesystem or outside the volume, and is refused.
+
+use super::configmap::PodFiles;
+use super::request::{VolumeMode, MOUNT_PATH};
+use crate::input::fio::{parse_fio_args, FioCommand};
+use crate::model::{JobSpec, RunSpec, SizeSpec};
+use crate::report::frames::{read_frames, FIO_RESULT};
+use serde_json::Value;
+
+/// What of a pod's log goes into a message at most, in characters.
+const TAIL_CHARS: usize = 500;
+
+/// The most a job file may hold (a ConfigMap holds 1 MiB in all).
+const MAX_JOB_FILE: u64 = 1 << 20;
+
+/// Program flags the pod sets itself: the result goes back through the pod's log.
+const POD_FLAGS: [&str; 5] = [
+    "output",
+    "output-format",
+    "report",
+    "minimal",
+    "status-interval",
+];
+
+/// What each pod runs, and what its claim must hold.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct FioJob {
+    /// The arguments after `iogauge fio`: the options as given, then the job files at their
+    /// paths in the pod, then iogauge's own flags.
+    pub args: Vec<String>,
+    /// The bytes the jobs' files take at most, all at once: what a fresh claim must hold.
+    pub footprint: u64,
+    /// The jobs' names, in order.
+    pub jobs: Vec<String>,
+    /// How long the jobs should take on a slow disk, one after another (budget.rs).
+    pub estimate: std::time::Duration,
+}
+
+/// A `--claim-size` the jobs' files do not fit in (with the filesystem's share, targets.rs
+/// FILE_SHARE): Err with the size needed.
+pub(crate) fn check_claim_size(job: &FioJob, asked: Option<u64>) -> Result<(), String> {
+    let need = (job.footprint as f64 / super::targets::FILE_SHARE).ceil() as u64;
+    match asked {
+        Some(a) if a < need => Err(format!(
+            "--claim-size {}: the jobs' files take {} bytes, which needs a claim of at least \
+             {need} bytes ({} with the filesystem's share); leave --claim-size out to size the \
+             claim from the jobs, or give at least {}",
+            super::quantity::format_bytes(a),
+            job.footprint,
+            super::quantity::format_bytes(need),
+            super::quantity::format_bytes(super::targets::claim_bytes(job.footprint, None))
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Reads and checks the job files and options. `files` receives the job files.
+pub(crate) fn fio_job(
+    job_files: &[String],
+    options: &[String],
+    mode: VolumeMode,
+    files: &mut PodFiles,
+) -> Result<FioJob, String> {
+    if mode == VolumeMode::Block {
+        return Err(
+            "--volume-mode Block: kube fio runs jobs on a filesystem claim; leave \
+                    --volume-mode out"
+                .into(),
+        );
+    }
+    if job_files.is_empty() && options.is_empty() {
+        return Err(
+            "no job: name a job file (kube fio JOBFILE …) or give fio's options after \
+                    '--', e.g. kube fio --storage-class standard -- --name=w --rw=write --size=1g"
+                .into(),
+        );
+    }
+    for o in options {
+        let key = o.trim_start_matches('-').split('=').next().unwrap_or("");
+        if o.starts_with('-') && POD_FLAGS.contains(&key) {
+            return Err(format!(
+                "'{o}': the pod's output is iogauge's to choose (it comes back through the pod's \
+                 log); use kube fio's --format and --report instead"
+            ));
+        }
+    }
+    let mut pod_paths = Vec::new();
+    for f in job_files {
+        let file =
+            std::fs::File::open(f).map_err(|e| format!("cannot read job file '{f}': {e}"))?;
+        let text = crate::input::read_capped(file, MAX_JOB_FILE, &format!("job file '{f}'"))?;
+        pod_paths.push(files.add(f, text)?);
+    }
+    let mut local: Vec<String> = options.to_vec();
+    local.extend(job_files.iter().cloned());
+    let env = |k: &str| std::env::var(k).ok();
+    let spec = match parse_fio_args(&local, &env, &mut std::io::empty()) {
+        Ok(FioCommand::Run(spec, _)) => spec,
+        Ok(_) => {
+            return Err(
+                "the options ask for no run (--version, --help, --cmdhelp or \
+                        --inflate-log); give a job"
+                    .into(),
+            )
+        }
+        Err(e) => return Err(e.to_string()),
+    };
+    check_paths(&spec)?;
+    let mut args: Vec<String> = options.to_vec();
+    args.extend(pod_paths);
+    args.extend(["--output-format=kube-frames", "--eta=never", "--no-history"].map(String::from));
+    Ok(FioJob {
+        args,
+        footprint: footprint(&spec),
+        jobs: spec.jobs.iter().map(|j| j.name.clone()).collect(),
+        estimate: std::time::Duration::from_secs_f64(
+            spec.jobs
+                .iter()
+                .map(super::budget::job_secs)
+                .sum::<f64>()
+                .ceil(),
+        ),
+    })
+}
+
+/// Refuses what would not land on the volume: a raw device, or any absolute path.
+fn check_paths(spec: &RunSpec) -> Result<(), String> {
+    for j in &spec.jobs {
+        for name in j.filename.iter().flat_map(|f| f.split(':')) {
+            if name.starts_with("/dev/") {
+                return Err(format!(
+                    "job '{}': filename={name} is a raw device, and the pod has a filesystem \
+                     claim mounted at {MOUNT_PATH} (--volume-mode Filesystem); use a file name \
+                     relative to the volume, e.g. filename=fio.data",
+                    j.name
+                ));
+            }
+            if name.starts_with('/') {
+                return Err(absolute(&j.name, "filename", name));
+            }
+        }
+        if let Some(d) = j.directory.as_ref().filter(|d| d.is_absolute()) {
+            return Err(absolute(&j.name, "directory", &d.to_string_lossy()));
+        }
+    }
+    Ok(())
+}
+
+fn absolute(job: &str, key: &str, path: &str) -> String {
+    format!(
+        "job '{job}': {key}={path} is an absolute path: in the pod it would land in the \
+         read-only root filesystem or outside the volume; paths in kube fio are relative to \
+         the volume (the pod's working directory, {MOUNT_PATH}), e.g. {key}=fio"
+    )
+}
+
+/// The bytes all jobs' files take together: each job's `size` (or `filesize` × `nrfiles`),
+/// once per `numjobs` clone; a percentage of an existing file takes nothing new.
+fn footprint(spec: &RunSpec) -> u64 {
+    spec.jobs
+        .iter()
+        .map(job_bytes)
+        .fold(0u64, u64::saturating_add)
+}
+
+fn job_bytes(j: &JobSpec) -> u64 {
+    let bytes = |s: &Option<SizeSpec>| match s {
+        Some(SizeSpec::Bytes(b)) => Some(*b),
+        _ => None,
+    };
+    let one = bytes(&j.size)
+        .or_else(|| bytes(&j.filesize).map(|f| f.saturating_mul(u64::from(j.nrfiles.max(1)))));
+    one.unwrap_or(0).saturating_mul(u64::from(j.numjobs.max(1)))
+}
+
+/// The pod's result from its log: the fio document and the text output. Err: what went wrong,
+/// or how the log ends (capped), so that a pod that failed before printing says why.
+pub(crate) fn parse_fio_log(log: &str) -> Result<(Value, String), String> {
+    let text = match read_frames(log) {
+        Ok(Some(t)) => t,
+        Ok(None) if log.contains("unknown format 'kube-frames'") => {
+            return Err(
+                "the image's iogauge is older than this one (its fio does not know \
+                        --output-format=kube-frames); run the image of this iogauge version \
+                        (--image)"
+                    .into(),
+            )
+        }
+        Ok(None) => {
+            let tail: String = {
+                let t = log.trim_end();
+                let start = t
+                    .char_indices()
+                    .rev()
+                    .nth(TAIL_CHARS - 1)
+                    .map_or(0, |(i, _)| i);
+                t[start..].to_string()
+            };
+            return Err(if tail.is_empty() {
+                "the pod's log is empty".into()
+            } else {
+                format!("the pod's log ends: {}", crate::untrusted::term(&tail))
+            });
+        }
+        Err(e) => return Err(format!("the pod's result was damaged in its log: {e}")),
+    };
+    let mut v: Value =
+        serde_json::from_str(&text).map_err(|e| format!("the pod's result does not parse: {e}"))?;
+    if v.get(FIO_RESULT).is_none() {
+        return Err(
+            "the pod's result is not a kube fio result (is --image this iogauge's?)".into(),
+        );
+    }
+    let fio = v.get_mut("fio").map(Value::take).filter(Value::is_object);
+    let out = v.get("text").and_then(Value::as_str).map(str::to_string);
+    match (fio, out) {
+        (Some(f), Some(t)) => Ok((f, t)),
+        _ => Err("the pod's result has no fio document".into()),
+    }
+}
+
+/// "2 job(s): seq-write 894 IOPS, …" for the progress line.
+pub(crate) fn done_line(doc: &Value) -> String {
+    let jobs = doc["jobs"].as_array().map_or(&[][..], Vec::as_slice);
+    let each: Vec<String> = jobs
+        .iter()
+        .map(|j| {
+            let iops = j["read"]["iops"].as_f64().unwrap_or(0.0)
+                + j["write"]["iops"].as_f64().unwrap_or(0.0);
+            format!(
+                "{} {iops:.0} IOPS",
+                crate::untrusted::term(j["jobname"].as_str().unwrap_or("?"))
+            )
+        })
+        .collect();
+    format!("{} job(s): {}", jobs.len(), each.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn job(options: &[&str]) -> Result<FioJob, String> {
+        let o: Vec<String> = options.iter().map(|s| s.to_string()).collect();
+        fio_job(&[], &o, VolumeMode::Filesystem, &mut PodFiles::default())
+    }
+
+    #[test]
+    fn the_claim_need_counts_every_clone_and_file() {
+        let j = job(&["--name=a", "--rw=write", "--size=10g", "--numjobs=2"]).unwrap();
+        assert_eq!(j.footprint, 20 << 30);
+        let j = job(&["--name=a", "--rw=write", "--filesize=1m", "--nrfiles=4"]).unwrap();
+        assert_eq!(j.footprint, 4 << 20);
+        assert_eq!(j.jobs, ["a"]);
+        assert_eq!(
+            j.args[2..],
+            ["--output-format=kube-frames", "--eta=never", "--no-history"]
+        );
+    }
+
+    #[test]
+    fn absolute_paths_and_devices_are_refused_with_the_reason() {
+        let e = job(&["--name=a", "--rw=write", "--size=1m", "--filename=/dev/sdb"]).unwrap_err();
+        assert!(
+            e.starts_with("job 'a': filename=/dev/sdb is a raw device"),
+            "{e}"
+        );
+        let e = job(&["--name=a", "--rw=write", "--size=1m", "--directory=/tmp"]).unwrap_err();
+        assert_eq!(
+            e,
+            "job 'a': directory=/tmp is an absolute path: in the pod it would land in the \
+             read-only root filesystem or outside the volume; paths in kube fio are relative to \
+             the volume (the pod's working directory, /data), e.g. directory=fio"
+        );
+        assert!(job(&["--name=a", "--rw=write", "--size=1m", "--output=x"])
+            .unwrap_err()
+            .starts_with("'--output=x': the pod's output is iogauge's"));
+        assert!(job(&["--name=a", "--rw=wrte"]).is_err());
+    }
+}
