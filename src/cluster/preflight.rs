@@ -201,14 +201,14 @@ pub fn parse_preflight_log(log: &str) -> Result<PreflightDocument, String> {
     PreflightDocument::deserialize(&v).map_err(bad)
 }
 
-/// Writes `node`'s collected results under `out` as troubleshoot lays out a host collector run
-/// on several nodes; returns the files written. A collector that did not collect writes
+/// `node`'s collected results as the files troubleshoot lays out for a host collector run on
+/// several nodes under `out`: (path, content), for the caller to write. A collector that did not collect writes
 /// nothing: the analyzers then see its file as not collected, as troubleshoot's do.
-pub(crate) fn write_node_results(
+pub(crate) fn node_results(
     out: &Path,
     node: &str,
     doc: &PreflightDocument,
-) -> Result<Vec<PathBuf>, String> {
+) -> Result<Vec<(PathBuf, String)>, String> {
     if !is_file_name(node) {
         return Err(format!(
             "node name '{}' cannot be a directory name",
@@ -243,11 +243,7 @@ pub(crate) fn write_node_results(
             p,
             iops: None,
         };
-        std::fs::create_dir_all(&dir)
-            .map_err(|e| format!("cannot create '{}': {e}", dir.display()))?;
-        let path = dir.join(format!("{}.json", c.name));
-        crate::output_file::write_file(&path, r.to_json().as_bytes()).map_err(|e| e.to_string())?;
-        wrote.push(path);
+        wrote.push((dir.join(format!("{}.json", c.name)), r.to_json()));
     }
     Ok(wrote)
 }
@@ -336,18 +332,19 @@ mod tests {
     #[test]
     fn node_results_go_where_troubleshoot_puts_them_and_read_back() {
         let d = tempfile::tempdir().unwrap();
-        let wrote = write_node_results(d.path(), "node-a", &doc(Some(table()))).unwrap();
+        let files = node_results(d.path(), "node-a", &doc(Some(table()))).unwrap();
         let want = d
             .path()
             .join("host-collectors/filesystemPerformance/node-a/etcd-perf.json");
-        assert_eq!(wrote, [want.clone()]);
-        let r = FsPerfResults::from_json(&std::fs::read_to_string(&want).unwrap()).unwrap();
+        assert_eq!(files.len(), 1);
+        assert_eq!(files[0].0, want);
+        let r = FsPerfResults::from_json(&files[0].1).unwrap();
         assert_eq!((r.min, r.max, r.average, r.p[12]), (10, 5000, 900, 1000));
         // Not collected: no file, so the analyzer says so for that node.
-        assert!(write_node_results(d.path(), "node-b", &doc(None))
+        assert!(node_results(d.path(), "node-b", &doc(None))
             .unwrap()
             .is_empty());
-        assert!(write_node_results(d.path(), "..", &doc(Some(table()))).is_err());
+        assert!(node_results(d.path(), "..", &doc(Some(table()))).is_err());
     }
 
     #[test]

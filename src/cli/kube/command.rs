@@ -4,16 +4,8 @@
 use super::*;
 use crate::cli::{stdout, with_output, Ended, Error, Kind, Outcome};
 
-pub(super) struct Notes;
-
 /// `kube cleanup` without `--run` or `--all`: a run younger than this may still be going.
 const CLEANUP_OLDER_THAN: Duration = Duration::from_secs(3600);
-
-impl Observer for Notes {
-    fn note(&mut self, line: &str) {
-        eprintln!("{line}");
-    }
-}
 
 pub(crate) fn main(a: KubeArgs, stop: &Stop) -> Ended {
     match a.command {
@@ -138,15 +130,6 @@ impl PodFlags {
             identity: self.identity()?,
         })
     }
-}
-
-/// A cluster run's error: the arguments (bad input) or the cluster (an error while running).
-pub(super) fn failed(e: KubeError) -> Error {
-    let kind = match e {
-        KubeError::Usage(_) => Kind::BadInput,
-        KubeError::Cluster(_) => Kind::Run,
-    };
-    Error::new(kind, e.to_string())
 }
 
 fn check(a: KubeCheckArgs, stop: &Stop) -> Ended {

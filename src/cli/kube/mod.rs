@@ -9,6 +9,7 @@ use super::check::{parse_duration, parse_scale};
 use super::history::{save, HistoryFlags};
 use super::report::write_report;
 use super::Stop;
+use super::{Error, Kind};
 use crate::cluster::cleanup::{cleanup, Scope};
 use crate::cluster::configmap::PodFiles;
 use crate::cluster::dry_run::{dry_run, Printed};
@@ -29,6 +30,24 @@ use crate::verdict::check::overall_of;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
+
+/// The controller's notes go to stderr as they come (shared by kube check, fio and preflight).
+pub(super) struct Notes;
+
+impl Observer for Notes {
+    fn note(&mut self, line: &str) {
+        eprintln!("{line}");
+    }
+}
+
+/// A cluster run's error: the arguments (bad input) or the cluster (an error while running).
+pub(super) fn failed(e: KubeError) -> Error {
+    let kind = match e {
+        KubeError::Usage(_) => Kind::BadInput,
+        KubeError::Cluster(_) => Kind::Run,
+    };
+    Error::new(kind, e.to_string())
+}
 
 /// Runs the checks in a Kubernetes cluster: per storage class, per claim, per node.
 #[derive(clap::Args, Debug)]

@@ -3,13 +3,12 @@
 //! collector's directory a hostPath), the analyzers evaluated over all nodes' results as
 //! troubleshoot's remote host collectors do, the results laid out per node.
 
-use super::command::{failed, Notes};
-use super::{Connection, Format, PodFlags, RunLimits};
+use super::{failed, Connection, Format, Notes, PodFlags, RunLimits};
 use crate::app::preflight::MAX_SPEC_BYTES;
 use crate::cli::{stdout, with_output, Ended, Error, Kind, Outcome, Stop};
 use crate::cluster::configmap::PodFiles;
 use crate::cluster::dry_run::{dry_run, Printed};
-use crate::cluster::preflight::{node_directories, write_node_results, PreflightPod};
+use crate::cluster::preflight::{node_directories, node_results, PreflightPod};
 use crate::cluster::request::{validate_names, CheckArgs, KubeRequest, TargetRequest, VolumeMode};
 use crate::cluster::run;
 use crate::input::troubleshoot::{load, Preflight};
@@ -198,7 +197,14 @@ fn lay_out(doc: &KubeDocument, out: &Path) -> Result<Vec<(String, String)>, Erro
         let (Some(node), Some(pd)) = (&t.node, &t.preflight) else {
             continue;
         };
-        write_node_results(out, node, pd).map_err(write_err)?;
+        for (path, text) in node_results(out, node, pd).map_err(write_err)? {
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir)
+                    .map_err(|e| write_err(format!("cannot create '{}': {e}", dir.display())))?;
+            }
+            crate::output_file::write_file(&path, text.as_bytes())
+                .map_err(|e| write_err(e.to_string()))?;
+        }
         for c in pd.collectors.iter().filter(|c| c.results.is_none()) {
             let why = c.reason.clone().unwrap_or_else(|| "not collected".into());
             eprintln!(
