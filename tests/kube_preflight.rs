@@ -306,3 +306,78 @@ fn kube_preflight_refuses_a_spec_it_cannot_run_on_nodes_before_anything_exists()
     );
     assert!(o.stdout.is_empty());
 }
+
+/// `--dry-run` needs no cluster for `--node`: the ConfigMap with the spec unchanged, and per
+/// node a Job whose pod mounts each collector directory by hostPath and moves the spec onto it;
+/// valid for the API server (kubernetes-validate --strict), restricted but where a node
+/// directory forces it.
+#[test]
+fn kube_preflight_dry_run_manifests_meet_the_schema() {
+    use crate::kube_manifests::{documents, restricted_violations, validate};
+    let dir = scratch();
+    let two = format!(
+        "{}    - filesystemPerformance:\n        collectorName: wal\n        directory: /var/lib/etcd/wal\n  \
+         hostAnalyzers: []\n",
+        spec(Path::new("/var/lib/etcd"), "p99 >= 1s")
+            .split("  hostAnalyzers:")
+            .next()
+            .unwrap()
+    );
+    std::fs::write(dir.path().join("etcd.yaml"), &two).unwrap();
+    let o = common::cmd(env!("CARGO_BIN_EXE_iogauge"))
+        .args([
+            "kube",
+            "preflight",
+            "etcd.yaml",
+            "--node",
+            "n1",
+            "--node",
+            "n2",
+        ])
+        .args(["--image", "registry.example/iogauge:0.1", "--dry-run"])
+        .env("KUBECONFIG", dir.path().join("none"))
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let (yaml, err) = (text(&o.stdout), text(&o.stderr));
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert_eq!(
+        err.trim_end(),
+        "iogauge kube preflight: dry run: 2 node(s) in namespace default, nothing created"
+    );
+    validate("preflight", &yaml);
+    let docs = documents(&yaml);
+    assert_eq!(docs.len(), 3, "a ConfigMap and two Jobs");
+    assert_eq!(docs[0]["kind"], "ConfigMap");
+    assert_eq!(docs[0]["data"]["etcd.yaml"], two.as_str());
+    let pod = &docs[1]["spec"]["template"]["spec"];
+    assert_eq!(pod["nodeSelector"]["kubernetes.io/hostname"], "n1");
+    // Each distinct directory once (wal is below /var/lib/etcd, but a directory of its own).
+    let paths: Vec<&str> = pod["volumes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|v| v["hostPath"]["path"].as_str())
+        .collect();
+    assert_eq!(paths, ["/var/lib/etcd", "/var/lib/etcd/wal"]);
+    assert_eq!(
+        pod["containers"][0]["args"],
+        serde_json::json!([
+            "preflight",
+            "/config/etcd.yaml",
+            "--format",
+            "kube-frames",
+            "--directory-map=/var/lib/etcd=/host/0",
+            "--directory-map=/var/lib/etcd/wal=/host/1"
+        ])
+    );
+    assert_eq!(
+        restricted_violations(pod),
+        [
+            "volume type hostPath",
+            "volume type hostPath",
+            "runAsNonRoot is not true",
+            "runAsUser 0"
+        ]
+    );
+}

@@ -81,47 +81,53 @@ pub(crate) fn map_directories(
     p: &mut Preflight,
     maps: &[(PathBuf, PathBuf)],
 ) -> Result<Vec<String>, String> {
+    let dirs: Vec<String> = p
+        .collectors
+        .iter()
+        .filter(|c| !c.exclude)
+        .map(|c| c.directory.display().to_string())
+        .collect();
     let mut notes = Vec::new();
-    for (from, to) in maps {
-        let mut used = false;
-        for c in p.collectors.iter_mut().filter(|c| !c.exclude) {
-            let Ok(rest) = c.directory.strip_prefix(from) else {
-                continue;
-            };
-            let moved = if rest.as_os_str().is_empty() {
-                to.clone()
+    let mut used = vec![false; maps.len()];
+    for c in p.collectors.iter_mut().filter(|c| !c.exclude) {
+        // The most specific map wins: /var/lib/etcd/wal may be a mount of its own.
+        let best = maps
+            .iter()
+            .enumerate()
+            .filter(|(_, (from, _))| c.directory.starts_with(from))
+            .max_by_key(|(_, (from, _))| from.components().count());
+        let Some((i, (from, to))) = best else {
+            continue;
+        };
+        let rest = c.directory.strip_prefix(from).unwrap_or(Path::new(""));
+        let moved = if rest.as_os_str().is_empty() {
+            to.clone()
+        } else {
+            to.join(rest)
+        };
+        notes.push(format!(
+            "collector '{}': directory {} is measured in {} (--directory-map)",
+            c.collector_name,
+            c.directory.display(),
+            moved.display()
+        ));
+        c.directory = moved;
+        used[i] = true;
+    }
+    if let Some(i) = used.iter().position(|u| !u) {
+        let (from, to) = &maps[i];
+        return Err(format!(
+            "--directory-map {}={}: no collector's directory is {} or below it; the spec's \
+             directories: {}",
+            from.display(),
+            to.display(),
+            from.display(),
+            if dirs.is_empty() {
+                "none".to_string()
             } else {
-                to.join(rest)
-            };
-            notes.push(format!(
-                "collector '{}': directory {} is measured in {} (--directory-map)",
-                c.collector_name,
-                c.directory.display(),
-                moved.display()
-            ));
-            c.directory = moved;
-            used = true;
-        }
-        if !used {
-            let dirs: Vec<String> = p
-                .collectors
-                .iter()
-                .filter(|c| !c.exclude)
-                .map(|c| c.directory.display().to_string())
-                .collect();
-            return Err(format!(
-                "--directory-map {}={}: no collector's directory is {} or below it; the spec's \
-                 directories: {}",
-                from.display(),
-                to.display(),
-                from.display(),
-                if dirs.is_empty() {
-                    "none".to_string()
-                } else {
-                    dirs.join(", ")
-                }
-            ));
-        }
+                dirs.join(", ")
+            }
+        ));
     }
     Ok(notes)
 }
@@ -405,4 +411,36 @@ fn collect_in(
     write(format!("{name}.json"), r.to_json())?;
     write(format!("{name}.iogauge.json"), render_json(&report, false))?;
     Ok(r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_nested_directory_follows_its_own_map() {
+        let mut p = Preflight::default();
+        let spec = "apiVersion: troubleshoot.sh/v1beta2\nkind: HostPreflight\nmetadata:\n  \
+                    name: t\nspec:\n  hostCollectors:\n    - filesystemPerformance:\n        \
+                    collectorName: a\n        directory: /var/lib/etcd\n    - \
+                    filesystemPerformance:\n        collectorName: b\n        directory: \
+                    /var/lib/etcd/wal\n    - filesystemPerformance:\n        collectorName: c\n        \
+                    directory: /var/lib/etcd/x/y\n";
+        crate::input::troubleshoot::load(spec, "s.yaml", &mut p).unwrap();
+        let maps = [
+            (PathBuf::from("/var/lib/etcd"), PathBuf::from("/host/0")),
+            (PathBuf::from("/var/lib/etcd/wal"), PathBuf::from("/host/1")),
+        ];
+        let notes = map_directories(&mut p, &maps).unwrap();
+        let dirs: Vec<&Path> = p.collectors.iter().map(|c| c.directory.as_path()).collect();
+        assert_eq!(
+            dirs,
+            [
+                Path::new("/host/0"),
+                Path::new("/host/1"),
+                Path::new("/host/0/x/y")
+            ]
+        );
+        assert_eq!(notes.len(), 3);
+    }
 }
