@@ -47,6 +47,11 @@ pub(crate) fn check_time(
     Ok(Duration::from_secs_f64(secs.ceil()))
 }
 
+/// The estimated time of one pod's `kube fio` jobs, one after another.
+pub(crate) fn fio_time(jobs: &[crate::model::JobSpec]) -> Duration {
+    Duration::from_secs_f64(jobs.iter().map(job_secs).sum::<f64>().ceil())
+}
+
 /// One job's estimated seconds: laying out its file, its ramp, and its I/O (a time-based
 /// runtime, or its bytes at a slow disk's pace).
 pub(crate) fn job_secs(job: &crate::model::JobSpec) -> f64 {

@@ -6,8 +6,7 @@
 //! run, `iogauge kube cleanup` finds and removes it by those labels.
 
 use super::client::Cluster;
-use super::manifests::{MANAGED_BY, RUN_LABEL};
-use super::request::KubeRequest;
+use super::labels::{MANAGED_BY, RUN_LABEL};
 use super::KubeError;
 use crate::input::profiles::{self, Profile};
 use crate::observer::Observer;
@@ -114,9 +113,15 @@ pub(crate) fn name(run: &str) -> String {
     format!("iogauge-{run}-files")
 }
 
-/// The run's ConfigMap (immutable: the kubelet then need not watch it).
-pub(crate) fn config_map(req: &KubeRequest, run: &str, namespace: &str) -> ConfigMap {
-    let mut labels = req.pod.labels.clone();
+/// The run's ConfigMap (immutable: the kubelet then need not watch it), with the run's labels
+/// and `extra` ones (`PodOptions::labels`).
+pub(crate) fn config_map(
+    files: &PodFiles,
+    extra: &BTreeMap<String, String>,
+    run: &str,
+    namespace: &str,
+) -> ConfigMap {
+    let mut labels = extra.clone();
     labels.insert(MANAGED_BY.0.into(), MANAGED_BY.1.into());
     labels.insert("app.kubernetes.io/name".into(), "iogauge".into());
     labels.insert(RUN_LABEL.into(), run.into());
@@ -127,7 +132,7 @@ pub(crate) fn config_map(req: &KubeRequest, run: &str, namespace: &str) -> Confi
             labels: Some(labels),
             ..ObjectMeta::default()
         },
-        data: Some(req.files.files.clone()),
+        data: Some(files.files.clone()),
         immutable: Some(true),
         ..ConfigMap::default()
     }
@@ -160,15 +165,16 @@ pub(crate) fn mount() -> VolumeMount {
 /// Creates the run's ConfigMap when it has files, before any Job (whose pods would otherwise
 /// wait in ContainerCreating for it). Ok(None): no files. Err: nothing was created.
 pub(crate) async fn create(
-    req: &KubeRequest,
+    files: &PodFiles,
+    extra: &BTreeMap<String, String>,
     cluster: &Cluster,
     run: &str,
     obs: &mut dyn Observer,
 ) -> Result<Option<String>, KubeError> {
-    if req.files.is_empty() {
+    if files.is_empty() {
         return Ok(None);
     }
-    let cm = config_map(req, run, &cluster.namespace);
+    let cm = config_map(files, extra, run, &cluster.namespace);
     cluster
         .create_config_map(&cm)
         .await
@@ -176,8 +182,8 @@ pub(crate) async fn create(
     let n = name(run);
     obs.note(&format!(
         "iogauge kube: configmap {n} created ({} file(s), {} bytes, at {CONFIG_PATH} in each pod)",
-        req.files.files.len(),
-        req.files.bytes()
+        files.files.len(),
+        files.bytes()
     ));
     Ok(Some(n))
 }

@@ -108,7 +108,8 @@ fn json_list(plan: &Plan, req: &KubeRequest) -> Result<String, KubeError> {
         |v: Result<Value, serde_json::Error>| v.map_err(|e| KubeError::Cluster(e.to_string()));
     let mut items = Vec::new();
     if !req.files.is_empty() {
-        let cm = super::configmap::config_map(req, &plan.run, &plan.namespace);
+        let cm =
+            super::configmap::config_map(&req.files, &req.pod.labels, &plan.run, &plan.namespace);
         items.push(as_value(serde_json::to_value(&cm))?);
     }
     for t in &plan.targets {

@@ -5,7 +5,6 @@
 //! would land in the pod's read-only root filesystem or outside the volume, and is refused.
 
 use super::configmap::PodFiles;
-use super::request::{VolumeMode, MOUNT_PATH};
 use crate::input::fio::{parse_fio_args, FioCommand};
 use crate::model::{JobSpec, RunSpec, SizeSpec};
 use crate::report::frames::{read_frames, FIO_RESULT};
@@ -27,45 +26,30 @@ const POD_FLAGS: [&str; 5] = [
 ];
 
 /// What each pod runs, and what its claim must hold.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub(crate) struct FioJob {
     /// The arguments after `iogauge fio`: the options as given, then the job files at their
     /// paths in the pod, then iogauge's own flags.
     pub args: Vec<String>,
     /// The bytes the jobs' files take at most, all at once: what a fresh claim must hold.
     pub footprint: u64,
-    /// The jobs' names, in order.
-    pub jobs: Vec<String>,
-    /// How long the jobs should take on a slow disk, one after another (budget.rs).
-    pub estimate: std::time::Duration,
+    /// The jobs as checked, for the time estimate (budget.rs fio_time).
+    pub specs: Vec<JobSpec>,
 }
 
-/// A `--claim-size` the jobs' files do not fit in (with the filesystem's share, targets.rs
-/// FILE_SHARE): Err with the size needed.
-pub(crate) fn check_claim_size(job: &FioJob, asked: Option<u64>) -> Result<(), String> {
-    let need = (job.footprint as f64 / super::targets::FILE_SHARE).ceil() as u64;
-    match asked {
-        Some(a) if a < need => Err(format!(
-            "--claim-size {}: the jobs' files take {} bytes, which needs a claim of at least \
-             {need} bytes ({} with the filesystem's share); leave --claim-size out to size the \
-             claim from the jobs, or give at least {}",
-            super::quantity::format_bytes(a),
-            job.footprint,
-            super::quantity::format_bytes(need),
-            super::quantity::format_bytes(super::targets::claim_bytes(job.footprint, None))
-        )),
-        _ => Ok(()),
-    }
-}
+/// Where the pod's volume is mounted, and its working directory (request.rs MOUNT_PATH, which
+/// a test keeps equal).
+const MOUNT_PATH: &str = "/data";
 
-/// Reads and checks the job files and options. `files` receives the job files.
+/// Reads and checks the job files and options. `files` receives the job files. `block`: the
+/// claims would be raw devices (`--volume-mode Block`).
 pub(crate) fn fio_job(
     job_files: &[String],
     options: &[String],
-    mode: VolumeMode,
+    block: bool,
     files: &mut PodFiles,
 ) -> Result<FioJob, String> {
-    if mode == VolumeMode::Block {
+    if block {
         return Err(
             "--volume-mode Block: kube fio runs jobs on a filesystem claim; leave \
                     --volume-mode out"
@@ -116,14 +100,7 @@ pub(crate) fn fio_job(
     Ok(FioJob {
         args,
         footprint: footprint(&spec),
-        jobs: spec.jobs.iter().map(|j| j.name.clone()).collect(),
-        estimate: std::time::Duration::from_secs_f64(
-            spec.jobs
-                .iter()
-                .map(super::budget::job_secs)
-                .sum::<f64>()
-                .ceil(),
-        ),
+        specs: spec.jobs.clone(),
     })
 }
 
@@ -203,7 +180,7 @@ pub(crate) fn parse_fio_log(log: &str) -> Result<(Value, String), String> {
             return Err(if tail.is_empty() {
                 "the pod's log is empty".into()
             } else {
-                format!("the pod's log ends: {}", crate::untrusted::term(&tail))
+                format!("the pod's log ends: {tail}")
             });
         }
         Err(e) => return Err(format!("the pod's result was damaged in its log: {e}")),
@@ -231,10 +208,7 @@ pub(crate) fn done_line(doc: &Value) -> String {
         .map(|j| {
             let iops = j["read"]["iops"].as_f64().unwrap_or(0.0)
                 + j["write"]["iops"].as_f64().unwrap_or(0.0);
-            format!(
-                "{} {iops:.0} IOPS",
-                crate::untrusted::term(j["jobname"].as_str().unwrap_or("?"))
-            )
+            format!("{} {iops:.0} IOPS", j["jobname"].as_str().unwrap_or("?"))
         })
         .collect();
     format!("{} job(s): {}", jobs.len(), each.join(", "))
@@ -247,7 +221,12 @@ mod tests {
 
     fn job(options: &[&str]) -> Result<FioJob, String> {
         let o: Vec<String> = options.iter().map(|s| s.to_string()).collect();
-        fio_job(&[], &o, VolumeMode::Filesystem, &mut PodFiles::default())
+        fio_job(&[], &o, false, &mut PodFiles::default())
+    }
+
+    #[test]
+    fn the_mount_path_is_the_request_s() {
+        assert_eq!(MOUNT_PATH, crate::cluster::request::MOUNT_PATH);
     }
 
     #[test]
@@ -256,9 +235,9 @@ mod tests {
         assert_eq!(j.footprint, 20 << 30);
         let j = job(&["--name=a", "--rw=write", "--filesize=1m", "--nrfiles=4"]).unwrap();
         assert_eq!(j.footprint, 4 << 20);
-        assert_eq!(j.jobs, ["a"]);
+        assert_eq!(j.specs[0].name, "a");
         assert_eq!(
-            j.args[2..],
+            j.args[4..],
             ["--output-format=kube-frames", "--eta=never", "--no-history"]
         );
     }

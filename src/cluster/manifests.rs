@@ -21,10 +21,7 @@ use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
 use std::collections::BTreeMap;
 
-/// On everything iogauge creates; `iogauge kube cleanup` deletes by it.
-pub(crate) const MANAGED_BY: (&str, &str) = ("app.kubernetes.io/managed-by", "iogauge");
-/// The run's id, so that one run's objects can be told from another's.
-pub(crate) const RUN_LABEL: &str = "iogauge.dev/run";
+pub(crate) use super::labels::{MANAGED_BY, RUN_LABEL};
 /// The target's slug within the run.
 pub(crate) const TARGET_LABEL: &str = "iogauge.dev/target";
 /// The container's name in every pod.

@@ -14,6 +14,7 @@ pub(crate) mod fio_request;
 pub(crate) mod fleet;
 pub(crate) mod identity;
 pub(crate) mod kubeconfig;
+pub(crate) mod labels;
 pub mod log;
 pub(crate) mod manifests;
 pub(crate) mod node_names;

@@ -43,7 +43,12 @@ impl Plan {
     pub(crate) fn yaml(&self, req: &KubeRequest) -> Result<String, String> {
         let mut out = String::new();
         if !req.files.is_empty() {
-            let cm = super::configmap::config_map(req, &self.run, &self.namespace);
+            let cm = super::configmap::config_map(
+                &req.files,
+                &req.pod.labels,
+                &self.run,
+                &self.namespace,
+            );
             out.push_str("# the run's files, mounted read-only at /config in every pod\n---\n");
             out.push_str(&yaml_serde::to_string(&cm).map_err(|e| e.to_string())?);
         }

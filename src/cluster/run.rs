@@ -100,7 +100,7 @@ pub(crate) fn check(
         ));
         let estimate = match (&req.preflight, &req.fio) {
             (Some(p), _) => p.estimate,
-            (None, Some(f)) => f.estimate,
+            (None, Some(f)) => budget::fio_time(&f.specs),
             (None, None) => budget::check_time(&req.profiles, &req.check, &req.files)
                 .map_err(KubeError::Usage)?,
         };
@@ -108,7 +108,7 @@ pub(crate) fn check(
         for line in budget::lines(&plan.targets, req, estimate, budget) {
             obs.note(&line);
         }
-        let files = super::configmap::create(req, &cluster, &plan.run, obs).await?;
+        let files = super::configmap::create(&req.files, &req.pod.labels, &cluster, &plan.run, obs).await?;
         let doc = Controller {
             req,
             cluster: &cluster,
@@ -191,7 +191,8 @@ impl Controller<'_> {
         }
         self.remove_all().await;
         let mut summary = Summary::default();
-        for o in &outcomes {
+        // A kube fio target that ran has no verdicts to count.
+        for o in outcomes.iter().filter(|o| o.fio.is_none()) {
             match &o.check {
                 Some(doc) => add(&mut summary, &doc.summary),
                 None => {

@@ -178,6 +178,24 @@ pub(crate) fn claim_bytes(footprint: u64, asked: Option<u64>) -> u64 {
     }
 }
 
+/// A `--claim-size` the jobs' files do not fit in (with the filesystem's share, targets.rs
+/// FILE_SHARE): Err with the size needed.
+pub(crate) fn check_claim_size(footprint: u64, asked: Option<u64>) -> Result<(), String> {
+    let need = (footprint as f64 / FILE_SHARE).ceil() as u64;
+    match asked {
+        Some(a) if a < need => Err(format!(
+            "--claim-size {}: the jobs' files take {} bytes, which needs a claim of at least \
+             {need} bytes ({} with the filesystem's share); leave --claim-size out to size the \
+             claim from the jobs, or give at least {}",
+            super::quantity::format_bytes(a),
+            footprint,
+            super::quantity::format_bytes(need),
+            super::quantity::format_bytes(claim_bytes(footprint, None))
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// A short id for one run, in every object's name and label: six base-36 characters from the
 /// clock and the process id.
 pub(crate) fn run_id() -> String {

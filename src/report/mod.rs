@@ -12,6 +12,7 @@ pub(crate) mod frames;
 pub(crate) mod html;
 pub(crate) mod intervals;
 pub(crate) mod json;
+pub(crate) mod kube_fio_text;
 pub(crate) mod kube_text;
 pub(crate) mod normal;
 pub(crate) mod preflight_text;

@@ -41,8 +41,17 @@ impl KubeFioArgs {
     /// The request, or what is wrong with the arguments or the job (exit 2).
     pub(super) fn request(&self) -> Result<KubeRequest, String> {
         self.run.request(|mode, files| {
-            let job = fio_job(&self.job_files, &self.options, mode, files)?;
-            check_claim_size(&job, self.run.claim_size)?;
+            // iogauge's own caps go first: the pod's fio reads them wherever they stand.
+            let mut options: Vec<String> = Vec::new();
+            if let Some(b) = self.max_size {
+                options.push(format!("--iogauge-max-size={b}"));
+            }
+            if let Some(d) = self.max_runtime {
+                options.push(format!("--iogauge-max-runtime={}ms", d.as_millis()));
+            }
+            options.extend(self.options.iter().cloned());
+            let job = fio_job(&self.job_files, &options, mode == VolumeMode::Block, files)?;
+            check_claim_size(job.footprint, self.run.claim_size)?;
             Ok((Vec::new(), CheckArgs::default(), Some(job)))
         })
     }
@@ -178,7 +187,11 @@ fn execute(req: &KubeRequest, a: &KubeRunArgs, stop: &Stop) -> Ended {
     if a.format == Format::Json {
         stdout::println(&serde_json::to_string_pretty(&doc).unwrap_or_default());
     } else {
-        stdout::print(&render_kube_text(&doc, crate::cli::color()));
+        stdout::print(&if req.fio.is_some() {
+            crate::report::kube_fio_text::render_kube_fio_text(&doc)
+        } else {
+            render_kube_text(&doc, crate::cli::color())
+        });
     }
     let report = a.report.as_ref().map_or(Ok(()), |path| {
         write_report("iogauge kube", path, &render_kube_html(&doc))

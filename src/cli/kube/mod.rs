@@ -13,7 +13,7 @@ use super::{Error, Kind};
 use crate::cluster::cleanup::{cleanup, Scope};
 use crate::cluster::configmap::PodFiles;
 use crate::cluster::dry_run::{dry_run, Printed};
-use crate::cluster::fio_request::{check_claim_size, fio_job, FioJob};
+use crate::cluster::fio_request::{fio_job, FioJob};
 use crate::cluster::quantity::parse_bytes;
 use crate::cluster::request::{
     pod_profiles, quantities, validate_names, CheckArgs, KubeRequest, PodOptions, TargetRequest,
@@ -21,6 +21,7 @@ use crate::cluster::request::{
 };
 use crate::cluster::request::{Identity, SecurityMode};
 use crate::cluster::run::{self, Observer};
+use crate::cluster::targets::check_claim_size;
 use crate::cluster::KubeError;
 use crate::history::{Invocation, NewRun};
 use crate::model::units::parse_flag_size;
@@ -128,6 +129,14 @@ struct KubeFioArgs {
     /// fio options after '--', e.g. -- --name=w --rw=write --size=1g
     #[arg(last = true, value_name = "FIO OPTION", allow_hyphen_values = true)]
     options: Vec<String>,
+    /// Cap every job's size and filesize at S in the pods (iogauge's own --iogauge-max-size,
+    /// the job files unchanged), e.g. 64m; the claim is sized from the capped jobs
+    #[arg(long, value_name = "S", value_parser = parse_flag_size, help_heading = "Jobs")]
+    max_size: Option<u64>,
+    /// Cap every job's runtime and ramp_time at D in the pods (iogauge's own
+    /// --iogauge-max-runtime), e.g. 5s
+    #[arg(long, value_name = "D", value_parser = parse_duration, help_heading = "Jobs")]
+    max_runtime: Option<Duration>,
 
     #[command(flatten)]
     run: KubeRunArgs,

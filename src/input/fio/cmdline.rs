@@ -34,6 +34,10 @@ pub(super) struct CmdLine {
     pub inflate_log: Option<String>,
     /// `--debug=LIST` (see debug.rs).
     pub debug: Option<String>,
+    /// `--iogauge-max-size=S` (iogauge's own): every job's size and filesize at most S.
+    pub max_size: Option<u64>,
+    /// `--iogauge-max-runtime=T` (iogauge's own): every job's runtime and ramp_time at most T.
+    pub max_runtime: Option<std::time::Duration>,
 }
 
 /// fio program flags iogauge does not have.
@@ -174,6 +178,18 @@ pub(super) fn parse(args: &[String]) -> Result<CmdLine, String> {
                     ));
                 }
                 c.status_interval = Some(t);
+            }
+            "iogauge-max-size" => {
+                let v = required("64m")?;
+                let b = crate::model::units::parse_flag_size(&v)
+                    .map_err(|e| format!("--iogauge-max-size={v}: {e}"))?;
+                c.max_size = Some(b);
+            }
+            "iogauge-max-runtime" => {
+                let v = required("5s")?;
+                let t = crate::model::units::parse_time(&v, crate::model::units::TimeUnit::Seconds)
+                    .map_err(|e| format!("--iogauge-max-runtime={v}: {e}"))?;
+                c.max_runtime = Some(t);
             }
             "inflate-log" => c.inflate_log = Some(required("job_bw.1.log.fz")?),
             "allow-overwrite" => {

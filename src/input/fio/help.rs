@@ -31,6 +31,11 @@ pub(super) fn usage() -> String {
            --json-intervals         add iogauge's per-interval data to json/json+ output: IOPS and\n                           \
            bandwidth series and latency histograms per 100 ms (what the\n                           \
            report's over-time charts need; the history keeps them anyway)\n  \
+           --iogauge-max-size=S     cap every job's size and filesize at S (a job file run smaller,\n                           \
+           unchanged; each cap is noted with the results)\n  \
+           --iogauge-max-runtime=T  cap every job's runtime and ramp_time at T\n  \
+           --output-format=kube-frames  the JSON and normal output as checksummed log lines (what\n                           \
+           an 'iogauge kube fio' pod prints)\n  \
            --no-history             do not save this run in the history (or IOGAUGE_NO_HISTORY=1)\n  \
            --history-db=FILE        the history database to save to (default $IOGAUGE_HISTORY, else\n                           \
            $XDG_DATA_HOME/iogauge/history.db); 'iogauge history' lists the runs\n\

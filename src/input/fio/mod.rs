@@ -13,7 +13,7 @@ mod known;
 mod options;
 mod unsupported;
 
-use crate::model::{IoEngine, JobSpec, RunSpec};
+use crate::model::{IoEngine, JobSpec, RunSpec, SizeSpec};
 use std::fmt;
 use std::io::Read;
 use std::path::PathBuf;
@@ -485,6 +485,7 @@ pub(crate) fn parse_fio_args(
                 .into(),
         ));
     }
+    cap_jobs(&mut spec, c.max_size, c.max_runtime);
     let output = FioOutput {
         warnings: PARSE_NOTES
             .with(|n| std::mem::take(&mut *n.borrow_mut()))
@@ -510,6 +511,41 @@ pub(crate) fn parse_fio_args(
     // Between the jobs (wait_for, --readonly); each job's own checks ran as it was built.
     spec.check_between_jobs().map_err(FioError)?;
     Ok(FioCommand::Run(spec, output))
+}
+
+/// A note for the run's output (its JSON's iogauge notes, the text's "iogauge notes").
+fn note(text: String) {
+    PARSE_NOTES.with(|n| n.borrow_mut().push(text));
+}
+
+/// `--iogauge-max-size`/`--iogauge-max-runtime`: iogauge's own caps, which shrink a job file's
+/// run without editing it (as `check --scale` does a profile's); each cap applied is noted.
+fn cap_jobs(spec: &mut RunSpec, max_size: Option<u64>, max_runtime: Option<std::time::Duration>) {
+    for j in &mut spec.jobs {
+        if let Some(cap) = max_size {
+            for (key, s) in [("size", &mut j.size), ("filesize", &mut j.filesize)] {
+                if let Some(SizeSpec::Bytes(b)) = s {
+                    if *b > cap {
+                        note(format!(
+                            "job '{}': {key} {b} capped to {cap} bytes by --iogauge-max-size",
+                            j.name
+                        ));
+                        *b = cap;
+                    }
+                }
+            }
+        }
+        if let Some(cap) = max_runtime {
+            if j.runtime.is_some_and(|r| r > cap) {
+                note(format!(
+                    "job '{}': runtime capped to {cap:?} by --iogauge-max-runtime",
+                    j.name
+                ));
+                j.runtime = Some(cap);
+            }
+            j.ramp_time = j.ramp_time.min(cap);
+        }
+    }
 }
 
 #[cfg(test)]

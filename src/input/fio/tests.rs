@@ -321,3 +321,21 @@ fn what_cannot_work_here_is_refused_with_the_reason() {
          (zonemode=zbd) are not supported; zonemode=strided works on ordinary files"
     );
 }
+
+#[test]
+fn iogauge_caps_shrink_a_job_file_s_size_and_times_and_say_so() {
+    let job = "[global]\ntime_based\nramp_time=2s\nruntime=60s\nsize=10G\n[w]\nrw=write\n";
+    let (s, o) = run_and_output(
+        &["--iogauge-max-size=1m", "--iogauge-max-runtime=1s", "-"],
+        job,
+    )
+    .unwrap();
+    let j = &s.jobs[0];
+    assert_eq!(j.size, Some(SizeSpec::Bytes(1 << 20)));
+    assert_eq!(j.runtime, Some(Duration::from_secs(1)));
+    assert_eq!(j.ramp_time, Duration::from_secs(1));
+    assert!(o.warnings.contains(
+        &"job 'w': size 10737418240 capped to 1048576 bytes by --iogauge-max-size".into()
+    ));
+    assert!(run_spec(&["--iogauge-max-size=lots", "-"], job).is_err());
+}

@@ -26,6 +26,10 @@
 //! Run as root, it also runs each container as its pod's uid, gid and groups, with real
 //! permissions on its volumes (identity.rs).
 //!
+//! ConfigMaps are stored and projected into a pod's `configMap` volume before its container
+//! starts, one file per key (configmaps.rs); a container's `workingDir` under a volume mount is
+//! the process's working directory on the host.
+//!
 //! What it does not model: watches (`watch=true` is answered 404 and recorded as unexpected), RBAC
 //! and authentication (any token is fine; admission.rs scripts RBAC, quota and LimitRange refusals
 //! of a create), admission beyond [`Scenario::Forbidden`], [`Scenario::LimitRangeCpu`] and the
@@ -2714,11 +2718,18 @@ fn container_command(st: &State, pod: &Value) -> ContainerCmd {
                 (st.binary.clone(), args)
             }
         };
+    // The container's workingDir, where a volume is mounted there (else the pod's directory).
+    let cwd = match c["workingDir"].as_str() {
+        Some(w) => PathBuf::from(mounts.iter().fold(w.to_string(), |p, (from, to)| {
+            replace_path(&p, from, &to.to_string_lossy())
+        })),
+        None => pod_dir,
+    };
     ContainerCmd {
         program,
         args,
         env,
-        cwd: pod_dir,
+        cwd,
         spawn_error,
     }
 }
