@@ -145,7 +145,11 @@ pub(super) fn main(a: KubePreflightArgs, stop: &Stop) -> Ended {
             Format::Text => Printed::Yaml,
         };
         let (plan, text) = dry_run(&req, printed).map_err(failed)?;
-        stdout::print(&text);
+        if printed == Printed::Json {
+            stdout::println(&text);
+        } else {
+            stdout::print(&text);
+        }
         eprintln!(
             "iogauge kube preflight: dry run: {} node(s) in namespace {}, nothing created",
             plan.targets.len(),
