@@ -25,6 +25,10 @@ pub(crate) struct PreflightRequest {
     /// Evaluate the analyzers against results already here, collecting nothing.
     pub analyze_only: Option<PathBuf>,
     pub keep_files: bool,
+    /// Whether result files are written and the analyzers evaluated here. An `iogauge kube
+    /// preflight` pod does neither (its root filesystem is read-only, and the controller judges
+    /// every node's results at once): its document carries the results.
+    pub files: bool,
     /// Where the runs' warnings and notes go.
     pub diag: crate::diag::Diag,
 }
@@ -66,6 +70,66 @@ pub(crate) fn load_specs(paths: &[PathBuf]) -> Result<Preflight, String> {
         load(&text, if stdin { "<stdin>" } else { &name }, &mut p)?;
     }
     Ok(p)
+}
+
+/// `--directory-map FROM=TO`: each collector whose directory is FROM or below it measures the
+/// same place under TO instead, so that a spec written for a node runs unchanged where that
+/// node's directory is mounted elsewhere (an `iogauge kube preflight` pod mounts each node
+/// directory by hostPath). Returns a note per collector moved. Err: a map that moves no
+/// collector (a misspelt FROM would otherwise measure the wrong disk in silence).
+pub(crate) fn map_directories(
+    p: &mut Preflight,
+    maps: &[(PathBuf, PathBuf)],
+) -> Result<Vec<String>, String> {
+    let dirs: Vec<String> = p
+        .collectors
+        .iter()
+        .filter(|c| !c.exclude)
+        .map(|c| c.directory.display().to_string())
+        .collect();
+    let mut notes = Vec::new();
+    let mut used = vec![false; maps.len()];
+    for c in p.collectors.iter_mut().filter(|c| !c.exclude) {
+        // The most specific map wins: /var/lib/etcd/wal may be a mount of its own.
+        let best = maps
+            .iter()
+            .enumerate()
+            .filter(|(_, (from, _))| c.directory.starts_with(from))
+            .max_by_key(|(_, (from, _))| from.components().count());
+        let Some((i, (from, to))) = best else {
+            continue;
+        };
+        let rest = c.directory.strip_prefix(from).unwrap_or(Path::new(""));
+        let moved = if rest.as_os_str().is_empty() {
+            to.clone()
+        } else {
+            to.join(rest)
+        };
+        notes.push(format!(
+            "collector '{}': directory {} is measured in {} (--directory-map)",
+            c.collector_name,
+            c.directory.display(),
+            moved.display()
+        ));
+        c.directory = moved;
+        used[i] = true;
+    }
+    if let Some(i) = used.iter().position(|u| !u) {
+        let (from, to) = &maps[i];
+        return Err(format!(
+            "--directory-map {}={}: no collector's directory is {} or below it; the spec's \
+             directories: {}",
+            from.display(),
+            to.display(),
+            from.display(),
+            if dirs.is_empty() {
+                "none".to_string()
+            } else {
+                dirs.join(", ")
+            }
+        ));
+    }
+    Ok(notes)
 }
 
 /// The most one result file may hold for `--analyze-only` (troubleshoot's table is a few
@@ -128,7 +192,9 @@ pub(crate) fn preflight(
             let (res, where_) = collect(c, &out, req, stop, obs);
             let (status, reason, results) = match res {
                 Ok(r) => {
-                    wrote = Some(out.clone());
+                    if req.files {
+                        wrote = Some(out.clone());
+                    }
                     (CollectorStatus::Collected, None, Some(r))
                 }
                 Err(Failure::TimedOut) => {
@@ -173,7 +239,7 @@ pub(crate) fn preflight(
         }
     }
     let analyzed = req.analyze_only.is_some() || p.analyzers.iter().any(|x| !x.exclude);
-    let verdicts = if analyzed && !stop.is_set() {
+    let verdicts = if analyzed && req.files && !stop.is_set() {
         analyze_all(&p.analyzers, &out, &errors)
     } else {
         Vec::new()
@@ -260,7 +326,12 @@ fn collect_in(
     };
     // A result from an earlier run in the same directory must not stand in for this one.
     let dir = results_dir(out);
-    for file in [format!("{name}.json"), format!("{name}.iogauge.json")] {
+    for file in req
+        .files
+        .then(|| [format!("{name}.json"), format!("{name}.iogauge.json")])
+        .into_iter()
+        .flatten()
+    {
         let _ = std::fs::remove_file(dir.join(file));
     }
     // The timeout covers setup, warmup and run: whatever stage it hits, it is a timeout.
@@ -327,6 +398,9 @@ fn collect_in(
             ));
         }
     }
+    if !req.files {
+        return Ok(r);
+    }
     std::fs::create_dir_all(&dir)
         .map_err(|e| Failure::Other(format!("cannot create '{}': {e}", dir.display())))?;
     let write = |file: String, text: String| {
@@ -337,4 +411,36 @@ fn collect_in(
     write(format!("{name}.json"), r.to_json())?;
     write(format!("{name}.iogauge.json"), render_json(&report, false))?;
     Ok(r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_nested_directory_follows_its_own_map() {
+        let mut p = Preflight::default();
+        let spec = "apiVersion: troubleshoot.sh/v1beta2\nkind: HostPreflight\nmetadata:\n  \
+                    name: t\nspec:\n  hostCollectors:\n    - filesystemPerformance:\n        \
+                    collectorName: a\n        directory: /var/lib/etcd\n    - \
+                    filesystemPerformance:\n        collectorName: b\n        directory: \
+                    /var/lib/etcd/wal\n    - filesystemPerformance:\n        collectorName: c\n        \
+                    directory: /var/lib/etcd/x/y\n";
+        crate::input::troubleshoot::load(spec, "s.yaml", &mut p).unwrap();
+        let maps = [
+            (PathBuf::from("/var/lib/etcd"), PathBuf::from("/host/0")),
+            (PathBuf::from("/var/lib/etcd/wal"), PathBuf::from("/host/1")),
+        ];
+        let notes = map_directories(&mut p, &maps).unwrap();
+        let dirs: Vec<&Path> = p.collectors.iter().map(|c| c.directory.as_path()).collect();
+        assert_eq!(
+            dirs,
+            [
+                Path::new("/host/0"),
+                Path::new("/host/1"),
+                Path::new("/host/0/x/y")
+            ]
+        );
+        assert_eq!(notes.len(), 3);
+    }
 }

@@ -5,9 +5,12 @@ use super::history::{save, HistoryFlags};
 use super::report::write_report;
 use super::stdout;
 use super::{with_output, Ended, Error, Kind, Outcome, Stop};
-use crate::app::preflight::{check_results, load_specs, preflight, Observer, PreflightRequest};
+use crate::app::preflight::{
+    check_results, load_specs, map_directories, preflight, Observer, PreflightRequest,
+};
 use crate::history::{Invocation, NewRun};
 use crate::report::document::CheckVerdict;
+use crate::report::frames::render_preflight_frames;
 use crate::report::html::render_preflight_html;
 use crate::report::preflight_text::{grouped, render_human, warning_summary};
 use crate::run::context::hostname;
@@ -31,6 +34,10 @@ pub(crate) struct PreflightArgs {
     /// Output format (text is another name for human, as `iogauge check` calls its text)
     #[arg(long, value_enum, default_value_t = Format::Human)]
     format: Format,
+    /// Run the collectors whose directory is FROM (or below it) in TO instead, e.g. where a
+    /// node's directory is mounted in a container (repeatable; both absolute)
+    #[arg(long, value_name = "FROM=TO", value_parser = directory_map)]
+    directory_map: Vec<(PathBuf, PathBuf)>,
     /// Leave the benchmark files in place
     #[arg(long)]
     keep_files: bool,
@@ -50,6 +57,10 @@ enum Format {
     Human,
     Json,
     Yaml,
+    /// What an `iogauge kube preflight` pod prints: the preflight document as checksummed
+    /// frames (report/frames.rs), read back by the controller from the pod's log.
+    #[value(hide = true)]
+    KubeFrames,
 }
 
 struct Stderr;
@@ -62,9 +73,32 @@ impl Observer for Stderr {
 
 pub(crate) fn main(a: PreflightArgs, stop: &Stop) -> Ended {
     // A spec may be stdin or a FIFO: a signal while reading ends the process.
-    let p = stop
+    let mut p = stop
         .before_anything_exists(|| load_specs(&a.specs))?
         .map_err(Error::bad_input)?;
+    if a.format == Format::KubeFrames {
+        let other = [
+            ("--output", a.output.is_some()),
+            ("--analyze-only", a.analyze_only.is_some()),
+            ("--report", a.report.is_some()),
+        ];
+        if let Some((flag, _)) = other.iter().find(|(_, given)| *given) {
+            return Err(Error::bad_input(format!(
+                "--format kube-frames (what a kube pod prints) writes no files: leave out {flag}"
+            )));
+        }
+    }
+    if !a.directory_map.is_empty() {
+        if a.analyze_only.is_some() {
+            return Err(Error::bad_input(
+                "--directory-map moves where collectors run, and --analyze-only runs none: leave                  one of them out"
+                    .to_string(),
+            ));
+        }
+        for n in map_directories(&mut p, &a.directory_map).map_err(Error::bad_input)? {
+            eprintln!("iogauge preflight: {n}");
+        }
+    }
     if let Some(dir) = &a.analyze_only {
         if let Err(e) = check_results(&p, dir) {
             return Err(Error::bad_input(format!(
@@ -90,9 +124,13 @@ pub(crate) fn main(a: PreflightArgs, stop: &Stop) -> Ended {
         output: a.output.clone(),
         analyze_only: a.analyze_only.clone(),
         keep_files: a.keep_files,
+        files: a.format != Format::KubeFrames,
         diag: super::progress::stderr_diag("iogauge preflight"),
     };
     let r = preflight(&req, &p, stop, &mut Stderr);
+    if a.format == Format::KubeFrames {
+        return pod_output(&r.document, stop);
+    }
     let report = a.report.as_ref().map_or(Ok(()), |path| {
         write_report(
             "iogauge preflight",
@@ -133,6 +171,8 @@ pub(crate) fn main(a: PreflightArgs, stop: &Stop) -> Ended {
         Format::Yaml => {
             stdout::print(&yaml_serde::to_string(&grouped(outcomes)).unwrap_or_default())
         }
+        // Printed above, before the host's own outputs.
+        Format::KubeFrames => {}
     }
     keep();
     if let Some(line) = warning_summary(outcomes) {
@@ -147,6 +187,18 @@ pub(crate) fn main(a: PreflightArgs, stop: &Stop) -> Ended {
         _ => Outcome::Pass,
     };
     with_output(not_run(outcome, r.not_run), report)
+}
+
+/// A kube pod's output: the document as frames and exit 0 whenever it was printed, so that a
+/// finished Job is Complete (the verdicts travel in the document, and the controller evaluates
+/// the analyzers over every node's results); the controller saves the whole run, not each pod.
+fn pod_output(doc: &crate::report::document::PreflightDocument, stop: &Stop) -> Ended {
+    stdout::print(&render_preflight_frames(doc));
+    if stop.is_set() {
+        eprintln!("iogauge preflight: interrupted; removed the files iogauge created");
+        return Ok(Outcome::Interrupted);
+    }
+    Ok(Outcome::Pass)
 }
 
 /// Collectors whose jobs were all refused (and no worse outcome): bad input, as the same job
@@ -171,6 +223,18 @@ fn output_dir(v: &str) -> Result<PathBuf, String> {
         }
     }
     Ok(path)
+}
+
+/// `--directory-map FROM=TO`: two absolute paths.
+fn directory_map(v: &str) -> Result<(PathBuf, PathBuf), String> {
+    let abs = |s: &str| s.starts_with('/') && !s.split('/').any(|c| c == "..");
+    match v.split_once('=') {
+        Some((from, to)) if abs(from) && abs(to) => Ok((PathBuf::from(from), PathBuf::from(to))),
+        _ => Err(format!(
+            "'{v}': expected FROM=TO, two absolute paths without '..', e.g. \
+             /var/lib/etcd=/host/0"
+        )),
+    }
 }
 
 /// `--analyze-only`: results that exist.

@@ -241,7 +241,7 @@ pub(crate) fn job(
         termination_message_policy: Some("FallbackToLogsOnError".into()),
         ..Container::default()
     };
-    let pod = PodSpec {
+    let mut pod = PodSpec {
         restart_policy: Some("Never".into()),
         // The pod never talks to the API server.
         automount_service_account_token: Some(false),
@@ -274,6 +274,9 @@ pub(crate) fn job(
         }),
         ..PodSpec::default()
     };
+    if let Some(p) = &req.preflight {
+        super::preflight::into_pod(p, &mut pod);
+    }
     let meta = meta(req, run, target, namespace);
     Job {
         spec: Some(JobSpec {

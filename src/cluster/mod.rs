@@ -21,6 +21,7 @@ pub(crate) mod node_names;
 mod pending;
 pub(crate) mod plan;
 pub(crate) mod poll;
+pub mod preflight;
 pub(crate) mod quantity;
 pub(crate) mod reclaim;
 pub(crate) mod request;

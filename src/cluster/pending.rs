@@ -74,9 +74,20 @@ pub(super) fn volume(
         .or(mounts.last())?;
     if let Some((_, what)) = msg.split_once("hostPath type check failed: ") {
         let path = what.split(" is not a ").next().unwrap_or(what);
+        // A `kube preflight` pod's directories are the spec's collectors'.
+        let preflight = pod
+            .spec
+            .as_ref()
+            .and_then(|s| s.containers.first()?.args.as_ref()?.first().cloned())
+            .is_some_and(|a| a == "preflight");
+        let fix = if preflight {
+            "change the collector's directory in the spec"
+        } else {
+            "fix --host-path"
+        };
         return Some(format!(
             "the directory {path} is missing on node {node} (the kubelet: hostPath type check \
-             failed: {what}); create it there, or fix --host-path"
+             failed: {what}); create it there, or {fix}"
         ));
     }
     Some(format!(

@@ -77,6 +77,8 @@ pub(crate) struct KubeRequest {
     /// The user's files, shipped in the run's ConfigMap and mounted at `/config` (none: no
     /// ConfigMap).
     pub files: PodFiles,
+    /// `kube preflight`: each node's pod runs this troubleshoot spec instead of `check`.
+    pub preflight: Option<super::preflight::PreflightPod>,
     /// `kube fio`: the job each pod runs instead of `check` (then `profiles` is empty).
     pub fio: Option<super::fio_request::FioJob>,
     /// What each pod's `iogauge check` gets besides the profiles.

@@ -9,6 +9,7 @@ use super::log::parse_check_log;
 use super::manifests::{self, CONTAINER, RUN_LABEL};
 use super::plan::{plan, Plan};
 use super::poll::Backoff;
+use super::preflight::{collected, parse_preflight_log};
 use super::request::KubeRequest;
 use super::targets::TargetKind;
 use super::KubeError;
@@ -99,9 +100,10 @@ pub(crate) fn check(
             budget::at_once(req.parallel),
             plan.run
         ));
-        let estimate = match &req.fio {
-            Some(f) => budget::fio_time(&f.specs),
-            None => budget::check_time(&req.profiles, &req.check, &req.files)
+        let estimate = match (&req.preflight, &req.fio) {
+            (Some(p), _) => p.estimate,
+            (None, Some(f)) => budget::fio_time(&f.specs),
+            (None, None) => budget::check_time(&req.profiles, &req.check, &req.files)
                 .map_err(KubeError::Usage)?,
         };
         let budget = budget::budget(estimate, req.target_timeout);
@@ -325,6 +327,15 @@ impl Controller<'_> {
                 .clone()
         });
         let parsed = match self.cluster.log(&name, CONTAINER).await {
+            Ok(log) if self.req.preflight.is_some() => match parse_preflight_log(&log) {
+                Ok(doc) => {
+                    self.say(a.index, &format!("done: {}", collected(&doc)));
+                    o.status = TargetStatus::Completed;
+                    o.preflight = Some(doc);
+                    return;
+                }
+                Err(e) => Err(e),
+            },
             Ok(log) if self.req.fio.is_some() => match super::fio_request::parse_fio_log(&log) {
                 Ok((doc, text)) => {
                     let said = super::fio_request::done_line(&doc);

@@ -717,6 +717,10 @@ pub struct TargetOutcome {
     pub reason: Option<String>,
     /// The check document the pod printed; its `context` is the pod's view of the volume.
     pub check: Option<CheckDocument>,
+    /// For `kube preflight`, the preflight document the node's pod printed: its collectors'
+    /// results (the analyzers are evaluated over every node's). Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preflight: Option<PreflightDocument>,
     /// `kube fio`: the fio document the pod printed, as `iogauge fio --output-format=json`
     /// prints it on a host. Absent for `kube check` and in older documents.
     #[serde(default, skip_serializing_if = "Option::is_none")]

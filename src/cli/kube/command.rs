@@ -6,20 +6,13 @@ use crate::cli::{stdout, with_output, Ended, Error, Kind, Outcome};
 use crate::cluster::dry_run::default_image_note;
 use crate::cluster::request::default_image;
 
-struct Notes;
-
 /// `kube cleanup` without `--run` or `--all`: a run younger than this may still be going.
 const CLEANUP_OLDER_THAN: Duration = Duration::from_secs(3600);
-
-impl Observer for Notes {
-    fn note(&mut self, line: &str) {
-        eprintln!("{line}");
-    }
-}
 
 pub(crate) fn main(a: KubeArgs, stop: &Stop) -> Ended {
     match a.command {
         KubeCommand::Check(c) => check(*c, stop),
+        KubeCommand::Preflight(c) => super::preflight::main(*c, stop),
         KubeCommand::Fio(c) => fio(*c, stop),
         KubeCommand::Cleanup(c) => clean(c, stop),
         KubeCommand::Image(i) => super::image::main(i),
@@ -89,61 +82,66 @@ impl KubeRunArgs {
         targets.validate(mode)?;
         validate_names(
             self.connection.namespace.as_deref(),
-            self.service_account.as_deref(),
-            &self.image_pull_secrets,
+            self.pod.service_account.as_deref(),
+            &self.pod.image_pull_secrets,
         )?;
         let mut files = PodFiles::default();
         let (profiles, check, fio) = work(mode, &mut files)?;
-        let given = self.image.clone().filter(|i| !i.is_empty());
-        let image_is_default = given.is_none();
-        let image = given.unwrap_or_else(default_image);
         Ok(KubeRequest {
             profiles,
             files,
+            preflight: None,
             check,
             fio,
             targets,
-            pod: PodOptions {
-                image,
-                image_is_default,
-                image_pull_policy: self.image_pull_policy.clone(),
-                image_pull_secrets: self.image_pull_secrets.clone(),
-                node_selector: self.node_selector.iter().cloned().collect(),
-                tolerations: self.tolerations.clone(),
-                tolerate_control_plane: self.tolerate_control_plane,
-                requests: quantities([
-                    ("cpu-request", "cpu", &self.cpu_request),
-                    ("memory-request", "memory", &self.memory_request),
-                ])?,
-                limits: quantities([
-                    ("cpu-limit", "cpu", &self.cpu_limit),
-                    ("memory-limit", "memory", &self.memory_limit),
-                ])?,
-                service_account: self.service_account.clone(),
-                claim_size: self.claim_size,
-                access_mode: self.access_mode.clone(),
-                volume_mode: mode,
-                labels: BTreeMap::new(),
-                identity: self.identity()?,
-            },
+            pod: self.pod.options(mode, self.claim_size, &self.access_mode)?,
             namespace: self.connection.namespace.clone(),
-            timeout: self.timeout,
-            pending_timeout: self.pending_timeout,
-            target_timeout: self.target_timeout,
-            parallel: self.parallel.map_or(0, usize::from),
+            timeout: self.limits.timeout,
+            pending_timeout: self.limits.pending_timeout,
+            target_timeout: self.limits.target_timeout,
+            parallel: self.limits.parallel.map_or(0, usize::from),
             kubeconfig: self.connection.kubeconfig.clone(),
             context: self.connection.context.clone(),
         })
     }
 }
 
-/// A cluster run's error: the arguments (bad input) or the cluster (an error while running).
-fn failed(e: KubeError) -> Error {
-    let kind = match e {
-        KubeError::Usage(_) => Kind::BadInput,
-        KubeError::Cluster(_) => Kind::Run,
-    };
-    Error::new(kind, e.to_string())
+impl PodFlags {
+    /// How every pod is built, from these flags; claims are built with `claim_size` and
+    /// `access_mode`. Err: what is wrong (exit 2).
+    pub(super) fn options(
+        &self,
+        mode: VolumeMode,
+        claim_size: Option<u64>,
+        access_mode: &str,
+    ) -> Result<PodOptions, String> {
+        let given = self.image.clone().filter(|i| !i.is_empty());
+        let image_is_default = given.is_none();
+        let image = given.unwrap_or_else(default_image);
+        Ok(PodOptions {
+            image,
+            image_is_default,
+            image_pull_policy: self.image_pull_policy.clone(),
+            image_pull_secrets: self.image_pull_secrets.clone(),
+            node_selector: self.node_selector.iter().cloned().collect(),
+            tolerations: self.tolerations.clone(),
+            tolerate_control_plane: self.tolerate_control_plane,
+            requests: quantities([
+                ("cpu-request", "cpu", &self.cpu_request),
+                ("memory-request", "memory", &self.memory_request),
+            ])?,
+            limits: quantities([
+                ("cpu-limit", "cpu", &self.cpu_limit),
+                ("memory-limit", "memory", &self.memory_limit),
+            ])?,
+            service_account: self.service_account.clone(),
+            claim_size,
+            access_mode: access_mode.to_string(),
+            volume_mode: mode,
+            labels: BTreeMap::new(),
+            identity: self.identity()?,
+        })
+    }
 }
 
 fn check(a: KubeCheckArgs, stop: &Stop) -> Ended {

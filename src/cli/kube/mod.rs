@@ -3,12 +3,14 @@
 
 mod command;
 mod image;
+mod preflight;
 pub(crate) use command::main;
 
 use super::check::{parse_duration, parse_scale};
 use super::history::{save, HistoryFlags};
 use super::report::write_report;
 use super::Stop;
+use super::{Error, Kind};
 use crate::cluster::cleanup::{cleanup, Scope};
 use crate::cluster::configmap::PodFiles;
 use crate::cluster::dry_run::{dry_run, Printed};
@@ -31,6 +33,24 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
+/// The controller's notes go to stderr as they come (shared by kube check, fio and preflight).
+pub(super) struct Notes;
+
+impl Observer for Notes {
+    fn note(&mut self, line: &str) {
+        eprintln!("{line}");
+    }
+}
+
+/// A cluster run's error: the arguments (bad input) or the cluster (an error while running).
+pub(super) fn failed(e: KubeError) -> Error {
+    let kind = match e {
+        KubeError::Usage(_) => Kind::BadInput,
+        KubeError::Cluster(_) => Kind::Run,
+    };
+    Error::new(kind, e.to_string())
+}
+
 /// Runs the checks in a Kubernetes cluster: per storage class, per claim, per node.
 #[derive(clap::Args, Debug)]
 pub(crate) struct KubeArgs {
@@ -42,6 +62,8 @@ pub(crate) struct KubeArgs {
 enum KubeCommand {
     /// Run profiles in a pod on each target and judge them; --dry-run prints the manifests
     Check(Box<KubeCheckArgs>),
+    /// Run a troubleshoot spec's filesystemPerformance collectors on nodes and analyze them
+    Preflight(Box<preflight::KubePreflightArgs>),
     /// Run fio job files or options unchanged in a pod on each target; --dry-run prints the
     /// manifests
     Fio(Box<KubeFioArgs>),
@@ -198,6 +220,37 @@ struct KubeRunArgs {
     #[arg(long, value_name = "MODE", value_enum, default_value_t = Mode::Filesystem, help_heading = "Claims")]
     volume_mode: Mode,
 
+    #[command(flatten)]
+    pod: PodFlags,
+
+    #[command(flatten)]
+    limits: RunLimits,
+    /// Print every manifest (YAML, or a JSON List with --format json) and create nothing
+    #[arg(long, help_heading = "Run")]
+    dry_run: bool,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = Format::Text, help_heading = "Run")]
+    format: Format,
+    /// Also write the result as a self-contained HTML page (not with --dry-run)
+    #[arg(
+        long,
+        value_name = "FILE.html",
+        value_parser = super::report::output_file,
+        conflicts_with = "dry_run",
+        help_heading = "Run"
+    )]
+    report: Option<PathBuf>,
+
+    #[command(flatten)]
+    connection: Connection,
+
+    #[command(flatten)]
+    history: HistoryFlags,
+}
+
+/// How every pod is built: the same for `kube check`, `kube fio` and `kube preflight`.
+#[derive(clap::Args, Debug)]
+struct PodFlags {
     /// The image with iogauge at /iogauge [default: iogauge:<this version>, made by `iogauge
     /// kube image export` or `push`]
     #[arg(
@@ -251,7 +304,12 @@ struct KubeRunArgs {
     /// Also a member of this group, e.g. the group that may write a shared volume (repeatable)
     #[arg(long = "supplemental-group", value_name = "GID", value_parser = id_number, help_heading = "Pods")]
     supplemental_groups: Vec<i64>,
+}
 
+/// How long the run and each target may take, and how many targets run at once: the same for
+/// `kube check`, `kube fio` and `kube preflight`.
+#[derive(clap::Args, Debug)]
+struct RunLimits {
     /// Give up on the whole run after D; also each Job's activeDeadlineSeconds
     #[arg(long, value_name = "D", default_value = "30m", value_parser = parse_duration, help_heading = "Run")]
     timeout: Duration,
@@ -266,27 +324,6 @@ struct KubeRunArgs {
     /// storage classes and claims one at a time (shared storage would measure itself)]
     #[arg(long, value_name = "N", value_parser = parse_parallel, help_heading = "Run")]
     parallel: Option<u16>,
-    /// Print every manifest (YAML, or a JSON List with --format json) and create nothing
-    #[arg(long, help_heading = "Run")]
-    dry_run: bool,
-    /// Output format
-    #[arg(long, value_enum, default_value_t = Format::Text, help_heading = "Run")]
-    format: Format,
-    /// Also write the result as a self-contained HTML page (not with --dry-run)
-    #[arg(
-        long,
-        value_name = "FILE.html",
-        value_parser = super::report::output_file,
-        conflicts_with = "dry_run",
-        help_heading = "Run"
-    )]
-    report: Option<PathBuf>,
-
-    #[command(flatten)]
-    connection: Connection,
-
-    #[command(flatten)]
-    history: HistoryFlags,
 }
 
 #[derive(clap::Args, Debug)]
@@ -323,7 +360,7 @@ enum SecurityContext {
     Root,
 }
 
-impl KubeRunArgs {
+impl PodFlags {
     /// The identity flags, checked against each other (exit 2 with the fix).
     fn identity(&self) -> Result<Identity, String> {
         let id = Identity {

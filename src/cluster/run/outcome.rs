@@ -52,6 +52,7 @@ impl Controller<'_> {
             status: TargetStatus::Skipped,
             reason: None,
             check: None,
+            preflight: None,
             fio: None,
             fio_text: None,
         };
