@@ -170,7 +170,7 @@ fn execute(req: &KubeRequest, a: &KubeRunArgs, stop: &Stop) -> Ended {
             Ok((plan, text)) => {
                 if printed == Printed::Json {
                     stdout::println(&text);
-                    if let Some(note) = default_image_note(&req) {
+                    if let Some(note) = default_image_note(req) {
                         eprintln!("iogauge kube: dry run: {note}");
                     }
                 } else {
