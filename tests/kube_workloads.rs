@@ -444,3 +444,93 @@ fn the_text_output_has_each_target_s_fio_block_and_the_jobs_side_by_side() {
     );
     assert_nothing_left(&fake);
 }
+
+// --- review fixes: what a job can only mean on this machine, or outside the volume ---
+
+#[test]
+fn paths_out_of_the_volume_and_local_only_options_are_refused_before_anything_exists() {
+    let dir = common::scratch();
+    let fake = cluster(dir.path(), &[]);
+    let job = |extra: &str| -> Vec<String> {
+        ["--name=w", "--rw=write", "--size=1m", extra]
+            .map(String::from)
+            .to_vec()
+    };
+    let rel = "paths in kube fio are relative to the volume (the pod's working directory, /data)";
+    let cases: Vec<(Vec<String>, String)> = vec![
+        (
+            job("--write_bw_log=/dev/shm/bw"),
+            format!(
+                "job 'w': write_bw_log=/dev/shm/bw is an absolute path: in the pod it would land \
+                 in the read-only root filesystem or outside the volume; {rel}, e.g. \
+                 write_bw_log=fio"
+            ),
+        ),
+        (
+            job("--write_iolog=/tmp/io.log"),
+            format!(
+                "job 'w': write_iolog=/tmp/io.log is an absolute path: in the pod it would land \
+                 in the read-only root filesystem or outside the volume; {rel}, e.g. \
+                 write_iolog=fio"
+            ),
+        ),
+        (
+            job("--directory=../.."),
+            format!("job 'w': directory=../.. climbs out of the volume ('..'); {rel}, e.g. directory=fio"),
+        ),
+        (
+            job("--filename=../../tmp/x"),
+            format!(
+                "job 'w': filename=../../tmp/x climbs out of the volume ('..'); {rel}, e.g. \
+                 filename=fio"
+            ),
+        ),
+        (
+            job("--exec_prerun=id"),
+            "the command line: '--exec_prerun=id': exec_prerun is not supported by kube fio (the \
+             pod's image has only iogauge, and paths are the volume's); name the files with \
+             filename= or directory="
+                .into(),
+        ),
+        (
+            job("--size=${SZ}"),
+            "the command line: '--size=${SZ}': ${SZ} is an environment variable, which fio \
+             expands where it runs, and the pod has none of yours; write the value instead"
+                .into(),
+        ),
+    ];
+    for (opts, want) in cases {
+        let mut args: Vec<String> = ["fio", "--storage-class", "standard", "--"]
+            .map(String::from)
+            .to_vec();
+        args.extend(opts);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (code, out, err) = run(&fake, dir.path(), &args);
+        let want = format!("iogauge kube fio: {want}\n");
+        assert_eq!((code, out.as_str(), err.as_str()), (2, "", want.as_str()));
+    }
+    // In a job file: an include travels nowhere, a comment is only a comment.
+    let file = dir.path().join("inc.fio");
+    std::fs::write(
+        &file,
+        "# uses ${NOTHING}\n[w]\nrw=write\nsize=1m\ninclude other.fio\n",
+    )
+    .unwrap();
+    let f = file.to_str().unwrap();
+    let (code, out, err) = run(
+        &fake,
+        dir.path(),
+        &["fio", "--storage-class", "standard", f],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(out.is_empty());
+    assert_eq!(
+        err,
+        format!(
+            "iogauge kube fio: job file '{f}': 'include other.fio': only the job files named on \
+             the command line travel to the pod; name the included file as a job file of its \
+             own, or paste it in\n"
+        )
+    );
+    assert!(fake.requests().is_empty(), "{:?}", fake.requests());
+}

@@ -72,16 +72,23 @@ pub(crate) fn fio_job(
             ));
         }
     }
+    for o in options {
+        not_in_the_pod("the command line", o)?;
+    }
     let mut pod_paths = Vec::new();
     for f in job_files {
         let file =
             std::fs::File::open(f).map_err(|e| format!("cannot read job file '{f}': {e}"))?;
         let text = crate::input::read_capped(file, MAX_JOB_FILE, &format!("job file '{f}'"))?;
+        for line in text.lines() {
+            not_in_the_pod(&format!("job file '{f}'"), line.trim())?;
+        }
         pod_paths.push(files.add(f, text)?);
     }
     let mut local: Vec<String> = options.to_vec();
     local.extend(job_files.iter().cloned());
-    let env = |k: &str| std::env::var(k).ok();
+    // The pod's fio sees none of this machine's environment: checked as it will run there.
+    let env = |_: &str| None;
     let spec = match parse_fio_args(&local, &env, &mut std::io::empty()) {
         Ok(FioCommand::Run(spec, _)) => spec,
         Ok(_) => {
@@ -104,9 +111,76 @@ pub(crate) fn fio_job(
     })
 }
 
-/// Refuses what would not land on the volume: a raw device, or any absolute path.
+/// Refuses what a job can only mean on this machine, before it is parsed here: environment
+/// variables (fio expands `${VAR}` where it runs, and the pod has none of the user's), `include`
+/// (only the job files named travel to the pod), `opendir` (read here, it would walk this
+/// machine's directory) and `exec_prerun`/`exec_postrun` (the image has no programs to run).
+fn not_in_the_pod(whence: &str, text: &str) -> Result<(), String> {
+    if text.starts_with('#') || text.starts_with(';') {
+        return Ok(());
+    }
+    let shown: String = text.chars().take(80).collect();
+    if let Some(i) = text.find("${") {
+        let var: String = text[i..].chars().take_while(|c| *c != '}').collect();
+        return Err(format!(
+            "{whence}: '{shown}': {var}}} is an environment variable, which fio expands where it \
+             runs, and the pod has none of yours; write the value instead"
+        ));
+    }
+    if text.starts_with("include ") {
+        return Err(format!(
+            "{whence}: '{shown}': only the job files named on the command line travel to the \
+             pod; name the included file as a job file of its own, or paste it in"
+        ));
+    }
+    let key = text
+        .trim_start_matches('-')
+        .split('=')
+        .next()
+        .unwrap_or("")
+        .trim();
+    if matches!(key, "opendir" | "exec_prerun" | "exec_postrun") {
+        return Err(format!(
+            "{whence}: '{shown}': {key} is not supported by kube fio (the pod's image has only \
+             iogauge, and paths are the volume's); name the files with filename= or directory="
+        ));
+    }
+    Ok(())
+}
+
+/// A path a job writes or reads, relative to the volume: neither absolute nor climbing out.
+fn inside(job: &str, key: &str, path: &str) -> Result<(), String> {
+    if path.starts_with('/') {
+        return Err(absolute(job, key, path));
+    }
+    if path.split('/').any(|c| c == "..") {
+        return Err(format!(
+            "job '{job}': {key}={path} climbs out of the volume ('..'); paths in kube fio are \
+             relative to the volume (the pod's working directory, {MOUNT_PATH}), e.g. {key}=fio"
+        ));
+    }
+    Ok(())
+}
+
+/// Refuses what would not land on the volume: a raw device, or any path outside it.
 fn check_paths(spec: &RunSpec) -> Result<(), String> {
     for j in &spec.jobs {
+        let logs = &j.logs;
+        for (key, path) in [
+            ("filename_format", j.files.filename_format.as_deref()),
+            ("write_iolog", logs.iolog.as_deref()),
+            ("write_bw_log", logs.bw.as_deref()),
+            ("write_lat_log", logs.lat.as_deref()),
+            ("write_iops_log", logs.iops.as_deref()),
+            ("write_hist_log", logs.hist.as_deref()),
+        ] {
+            if let Some(p) = path {
+                inside(&j.name, key, p)?;
+            }
+        }
+        if let Some(d) = j.directory.as_ref() {
+            inside(&j.name, "directory", &d.to_string_lossy())?;
+        }
         for name in j.filename.iter().flat_map(|f| f.split(':')) {
             if name.starts_with("/dev/") {
                 return Err(format!(
@@ -116,12 +190,7 @@ fn check_paths(spec: &RunSpec) -> Result<(), String> {
                     j.name
                 ));
             }
-            if name.starts_with('/') {
-                return Err(absolute(&j.name, "filename", name));
-            }
-        }
-        if let Some(d) = j.directory.as_ref().filter(|d| d.is_absolute()) {
-            return Err(absolute(&j.name, "directory", &d.to_string_lossy()));
+            inside(&j.name, "filename", name)?;
         }
     }
     Ok(())
@@ -187,6 +256,7 @@ pub(crate) fn parse_fio_log(log: &str) -> Result<(Value, String), String> {
     };
     let mut v: Value =
         serde_json::from_str(&text).map_err(|e| format!("the pod's result does not parse: {e}"))?;
+    super::log::same_version(&v)?;
     if v.get(FIO_RESULT).is_none() {
         return Err(
             "the pod's result is not a kube fio result (is --image this iogauge's?)".into(),

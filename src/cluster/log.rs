@@ -35,11 +35,7 @@ pub fn parse_check_log(log: &str) -> Result<CheckDocument, String> {
     let v: serde_json::Value = serde_json::from_str(&text).map_err(bad)?;
     // First, before the kind and the schema: another version's document is refused whatever it
     // holds, since the image, not the document, is what to fix.
-    if let Some(theirs) = v.get("iogauge").and_then(serde_json::Value::as_str) {
-        if theirs != VERSION {
-            return Err(other_version(theirs));
-        }
-    }
+    same_version(&v)?;
     match DocumentKind::sniff(&v) {
         Some(DocumentKind::Check) => {}
         other => {
@@ -71,6 +67,15 @@ fn other_version(theirs: &str) -> String {
          `iogauge kube image push REGISTRY/REPO:{VERSION}` and pass --image \
          REGISTRY/REPO:{VERSION} (or --image of an iogauge:{VERSION} image the cluster has)"
     )
+}
+
+/// Err when the pod's document says it was written by another iogauge version than this one
+/// (every pod document, check, fio or preflight, carries its writer's in `iogauge`).
+pub(crate) fn same_version(v: &serde_json::Value) -> Result<(), String> {
+    match v.get("iogauge").and_then(serde_json::Value::as_str) {
+        Some(theirs) if theirs != VERSION => Err(other_version(theirs)),
+        _ => Ok(()),
+    }
 }
 
 /// Whether `parse_check_log`'s error is [`other_version`]'s: the pod did print its result.

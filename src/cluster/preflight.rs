@@ -183,6 +183,7 @@ pub fn parse_preflight_log(log: &str) -> Result<PreflightDocument, String> {
         ))
     };
     let v: serde_json::Value = serde_json::from_str(&text).map_err(bad)?;
+    super::log::same_version(&v)?;
     match DocumentKind::sniff(&v) {
         Some(DocumentKind::Preflight) => {}
         other => {

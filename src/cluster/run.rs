@@ -110,7 +110,13 @@ pub(crate) fn check(
         for line in budget::lines(&plan.targets, req, estimate, budget) {
             obs.note(&line);
         }
-        let files = super::configmap::create(&req.files, &req.pod.labels, &cluster, &plan.run, obs).await?;
+        // Stopped while the targets were found: nothing is created.
+        let files = if stop.is_set() {
+            None
+        } else {
+            super::configmap::create(&req.files, &req.pod.labels, &cluster, &plan.run, obs)
+                .await?
+        };
         let doc = Controller {
             req,
             cluster: &cluster,
@@ -418,6 +424,8 @@ impl Controller<'_> {
     /// Deletes whatever is left (after a stop or a timeout). A second signal leaves at once.
     async fn remove_all(&mut self) {
         if self.created.jobs.is_empty() && self.created.claims.is_empty() {
+            // The run's ConfigMap is still to be deleted: only a second signal may leave it.
+            self.stop.rearm();
             return;
         }
         if self.stop.is_set() {

@@ -59,7 +59,13 @@ pub(crate) const FIO_RESULT: &str = "iogauge_kube_fio";
 /// travels as a string, so that the reader names the problem.
 pub(crate) fn render_fio_frames(json: &str, text: &str) -> String {
     let fio = serde_json::from_str::<Value>(json).unwrap_or_else(|_| Value::String(json.into()));
-    let v = serde_json::json!({ FIO_RESULT: 1, "fio": fio, "text": text });
+    // The writer's version, which the controller checks as it does a check document's.
+    let v = serde_json::json!({
+        FIO_RESULT: 1,
+        "iogauge": env!("CARGO_PKG_VERSION"),
+        "fio": fio,
+        "text": text
+    });
     let t = v.to_string();
     frames(&t, &document_id(&t))
 }

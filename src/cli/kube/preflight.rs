@@ -179,8 +179,16 @@ pub(super) fn main(a: KubePreflightArgs, stop: &Stop) -> Ended {
         .targets
         .iter()
         .any(|t| t.status != TargetStatus::Completed);
+    // From the targets, not the stop flag: the controller rearms it to delete what it made.
+    let interrupted = doc
+        .targets
+        .iter()
+        .any(|t| t.status == TargetStatus::Interrupted);
+    if interrupted {
+        eprintln!("iogauge kube: interrupted by {}", stop.reason());
+    }
     let outcome = match outcomes.iter().map(|o| o.verdict).max() {
-        _ if stop.is_set() => Outcome::Interrupted,
+        _ if interrupted => Outcome::Interrupted,
         Some(CheckVerdict::Fail) => Outcome::Fail,
         Some(CheckVerdict::Warn) => Outcome::Warn,
         _ if unfinished || !errors.is_empty() => Outcome::Error,
