@@ -381,3 +381,42 @@ fn kube_preflight_dry_run_manifests_meet_the_schema() {
         ]
     );
 }
+
+// --- review fixes: the results directory ---
+
+/// Results are analyzed from `--output`: one that already holds files is refused before the
+/// cluster is asked anything, since an earlier run's results would pass as this one's.
+#[test]
+fn a_results_directory_with_files_in_it_is_refused_before_anything_is_asked() {
+    let dir = scratch();
+    std::fs::write(
+        dir.path().join("etcd.yaml"),
+        spec(Path::new("/var/lib/etcd"), "p99 >= 1s"),
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.path().join("out/host-collectors")).unwrap();
+    let o = common::cmd(env!("CARGO_BIN_EXE_iogauge"))
+        .args([
+            "kube",
+            "preflight",
+            "etcd.yaml",
+            "--node",
+            "node-a",
+            "--output",
+            "out",
+        ])
+        // No cluster: nothing may be asked of one.
+        .env("KUBECONFIG", dir.path().join("none"))
+        .env("IOGAUGE_IMAGE", "registry.example/iogauge:test")
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert_eq!(
+        text(&o.stderr).trim_end(),
+        "iogauge kube preflight: --output 'out': not empty; the analyzers read every node's \
+         results in it, so an earlier run's would pass as this one's: name a new or empty \
+         directory"
+    );
+    assert!(o.stdout.is_empty());
+}

@@ -157,13 +157,16 @@ pub(super) fn main(a: KubePreflightArgs, stop: &Stop) -> Ended {
         );
         return Ok(Outcome::Pass);
     }
-    let doc = run::check(&req, stop, &mut Notes).map_err(failed)?;
     let out = a.output.clone().unwrap_or_else(|| {
         let secs = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
         PathBuf::from(format!("preflight-{secs}"))
     });
+    // Before the cluster run: results are analyzed from this directory, so an earlier run's
+    // files in it would pass as this run's, and an unusable one would lose every result.
+    empty_output(&out).map_err(bad)?;
+    let doc = run::check(&req, stop, &mut Notes).map_err(failed)?;
     let errors = lay_out(&doc, &out)?;
     eprintln!("iogauge kube preflight: results in {}", out.display());
     let verdicts = analyze_all(&p.analyzers, &out, &errors);
@@ -197,6 +200,28 @@ pub(super) fn main(a: KubePreflightArgs, stop: &Stop) -> Ended {
     with_output(Ok(outcome), Ok(()))
 }
 
+/// Creates the results directory, or takes an existing empty one.
+fn empty_output(out: &Path) -> Result<(), String> {
+    let shown = out.display();
+    match std::fs::read_dir(out) {
+        Ok(mut entries) => {
+            if entries.next().is_some() {
+                return Err(format!(
+                    "--output '{shown}': not empty; the analyzers read every node's results in \
+                     it, so an earlier run's would pass as this one's: name a new or empty \
+                     directory"
+                ));
+            }
+            Ok(())
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => std::fs::create_dir_all(out)
+            .map_err(|e| format!("--output '{shown}': cannot create it: {e}")),
+        Err(e) => Err(format!(
+            "--output '{shown}': cannot use it as a directory: {e}"
+        )),
+    }
+}
+
 /// Writes each node's results (and the whole kube document, `kube.iogauge.json`) under `out`;
 /// returns the collectors that produced nothing on some node, and why, as the analyzers take
 /// them. Every node's failure is also on stderr.
@@ -209,7 +234,15 @@ fn lay_out(doc: &KubeDocument, out: &Path) -> Result<Vec<(String, String)>, Erro
         let (Some(node), Some(pd)) = (&t.node, &t.preflight) else {
             continue;
         };
-        for (path, text) in node_results(out, node, pd).map_err(write_err)? {
+        let files = match node_results(out, node, pd) {
+            Ok(f) => f,
+            Err(e) => {
+                // One node's name that cannot be a file name does not cost the others theirs.
+                eprintln!("iogauge kube preflight: {}", crate::untrusted::term(&e));
+                continue;
+            }
+        };
+        for (path, text) in files {
             if let Some(dir) = path.parent() {
                 std::fs::create_dir_all(dir)
                     .map_err(|e| write_err(format!("cannot create '{}': {e}", dir.display())))?;
@@ -219,10 +252,12 @@ fn lay_out(doc: &KubeDocument, out: &Path) -> Result<Vec<(String, String)>, Erro
         }
         for c in pd.collectors.iter().filter(|c| c.results.is_none()) {
             let why = c.reason.clone().unwrap_or_else(|| "not collected".into());
-            eprintln!(
-                "iogauge kube preflight: node {node}: collector '{}': {why}",
-                c.name
-            );
+            // The pod's words: made safe for a terminal and cut.
+            let said: String = format!("node {node}: collector '{}': {why}", c.name)
+                .chars()
+                .take(600)
+                .collect();
+            eprintln!("iogauge kube preflight: {}", crate::untrusted::term(&said));
             errors.push((c.name.clone(), format!("node {node}: {why}")));
         }
     }
