@@ -37,6 +37,9 @@ pub(crate) struct CheckRequest {
     pub allow_overwrite: bool,
     pub tuning: Tuning,
     pub strict: bool,
+    /// Stop each profile once its verdict is decided (sequential mode); false: `--full`, the
+    /// published recipe.
+    pub sequential: bool,
     pub keep_files: bool,
     /// Lines for the user once the request is known to be good (before the plan lines).
     pub notes: Vec<String>,
@@ -346,6 +349,10 @@ fn plan(
         if let Work::Job(j) = &mut work {
             if let Some(why) = crate::engine::io_uring_or_libaio(&mut j.ioengine) {
                 obs.note(&format!("iogauge check: {}: {why}", p.name));
+            }
+            // After `shortened` was decided: watching the verdict does not change the recipe.
+            if req.sequential && j.numjobs == 1 {
+                j.timing.sequential = crate::verdict::sequential::spec_of(&p).ok();
             }
             // The fio report's "job options" say how to run it again.
             j.options = p

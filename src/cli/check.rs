@@ -67,6 +67,10 @@ pub(crate) struct CheckArgs {
     /// Warnings fail too, and a shortened run is at best a warning
     #[arg(long)]
     strict: bool,
+    /// Run every profile's full, published recipe instead of stopping once its verdict is
+    /// decided at 99.9 % confidence (needed for the rank against published figures)
+    #[arg(long)]
+    full: bool,
     /// Leave the test files in place (named on stderr; 'iogauge cleanup --kept DIR' removes
     /// them later)
     #[arg(long)]
@@ -190,6 +194,7 @@ pub(crate) fn main(a: CheckArgs, stop: &Stop) -> Ended {
         allow_overwrite: a.allow_overwrite,
         tuning: a.tuning(),
         strict: a.strict,
+        sequential: !a.full,
         keep_files: a.keep_files,
         // Said once the device is known to be one.
         notes: if a.profiles.is_empty() && a.device.is_some() {

@@ -108,6 +108,9 @@ pub(crate) fn check_args(
     if req.check.strict {
         a.push("--strict".into());
     }
+    if req.check.full {
+        a.push("--full".into());
+    }
     a
 }
 

@@ -113,6 +113,8 @@ pub(crate) struct CheckArgs {
     pub strict: bool,
     /// The pod's document keeps the per-interval latency histograms (`kube check --intervals`).
     pub intervals: bool,
+    /// The profiles' full, published recipes instead of stopping once decided (`--full`).
+    pub full: bool,
 }
 
 /// The targets, before the cluster is asked about them.

@@ -195,6 +195,7 @@ pub(crate) fn compare(
             ));
         }
     }
+    same_length(a, b)?;
     let load = |runs: &Runs| -> Result<Vec<Vec<Sample>>, String> {
         runs.iter()
             .map(|(src, doc)| samples(doc).map_err(|e| format!("{src}: {e}")))
@@ -324,6 +325,47 @@ pub(crate) fn compare(
         metrics,
         unmatched,
     })
+}
+
+/// Whether a check (or a kube target's check) stopped a profile once its verdict was decided
+/// (`iogauge check` without `--full`).
+fn stopped_early(doc: &Value) -> bool {
+    match doc {
+        Value::Object(m) => {
+            m.get("sequential")
+                .and_then(|s| s.get("stopped_early"))
+                .and_then(Value::as_bool)
+                == Some(true)
+                || m.values().any(stopped_early)
+        }
+        Value::Array(v) => v.iter().any(stopped_early),
+        _ => false,
+    }
+}
+
+/// Runs that stopped early and runs of the full recipe are kept apart: their numbers rest on
+/// different amounts of data, and only the full recipe's compare with published figures.
+fn same_length(a: &Runs, b: &Runs) -> Result<(), String> {
+    let (early, full): (Vec<&str>, Vec<&str>) = {
+        let mut e = Vec::new();
+        let mut f = Vec::new();
+        for (src, doc) in a.iter().chain(b) {
+            if stopped_early(doc) {
+                e.push(src.as_str());
+            } else {
+                f.push(src.as_str());
+            }
+        }
+        (e, f)
+    };
+    if early.is_empty() || full.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "{} stopped once the verdict was decided (sequential check) and {} ran the full recipe:          their numbers rest on different amounts of data; compare runs of one kind (run both          with `iogauge check --full`, or both without)",
+        early.join(", "),
+        full.join(", ")
+    ))
 }
 
 fn keys(s: &[Sample]) -> String {

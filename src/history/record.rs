@@ -38,7 +38,13 @@ fn profile_columns(
     verdicts: &mut Vec<String>,
     kv: &mut Vec<String>,
 ) {
-    verdicts.push(format!("{prefix}{} {}", p.profile, p.verdict.word()));
+    // A verdict reached early rests on less data than the recipe's: the list says so.
+    let early = if p.sequential.as_ref().is_some_and(|s| s.stopped_early) {
+        " (stopped early)"
+    } else {
+        ""
+    };
+    verdicts.push(format!("{prefix}{} {}{early}", p.profile, p.verdict.word()));
     if let Some(m) = p.metrics.first() {
         kv.push(format!("{prefix}{} {}", p.profile, m.value_text));
     }

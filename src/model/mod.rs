@@ -16,6 +16,7 @@ pub mod numa;
 pub(crate) mod prio;
 pub(crate) mod quantity;
 pub(crate) mod reporting;
+pub mod sequential;
 pub mod timing;
 pub(crate) mod units;
 pub mod verify;

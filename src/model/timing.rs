@@ -138,6 +138,8 @@ pub struct TimingSpec {
     /// fio's `max_latency`, per direction, in ns: an I/O whose total latency exceeds it fails
     /// the job with ETIMEDOUT. None: no limit.
     pub max_latency: [Option<u64>; 3],
+    /// `iogauge check`'s sequential mode: stop once the verdict is decided (not a fio option).
+    pub sequential: Option<super::sequential::SequentialSpec>,
 }
 
 impl Default for TimingSpec {
@@ -167,6 +169,7 @@ impl Default for TimingSpec {
             wait_for: None,
             errors: ErrorPolicy::default(),
             max_latency: [None; 3],
+            sequential: None,
         }
     }
 }

@@ -60,6 +60,9 @@ pub(crate) fn render_check_markdown(doc: &CheckDocument) -> String {
     }
     out.push('\n');
     for p in &doc.profiles {
+        if let Some(line) = p.how_reached() {
+            let _ = writeln!(out, "- {}: {}", esc(&p.profile), esc(&line));
+        }
         for w in &p.warnings {
             let _ = writeln!(out, "- {}: warning: {}", esc(&p.profile), esc(w));
         }

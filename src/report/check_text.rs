@@ -70,6 +70,9 @@ fn profile(out: &mut String, o: &ProfileOutcome, color: bool) {
         t(&o.profile),
         t(&o.title)
     );
+    if let Some(line) = o.how_reached() {
+        let _ = writeln!(out, "  {}", t(&line));
+    }
     for m in &o.metrics {
         let label = m
             .verdict_label

@@ -374,6 +374,24 @@ pub struct ProfileOutcome {
     /// The I/O error that ended the run, when one did.
     #[serde(default)]
     pub io_error: Option<IoErrorDetail>,
+    /// How a sequential run reached the verdict; absent when the full recipe ran (`--full`).
+    #[serde(default)]
+    pub sequential: Option<super::sequential::SequentialRun>,
+}
+
+impl ProfileOutcome {
+    /// How a sequential run reached the verdict, in one line (None for a full-recipe run):
+    /// the metrics named as the profile labels them.
+    pub(crate) fn how_reached(&self) -> Option<String> {
+        let s = self.sequential.as_ref()?;
+        let label_of = |key: &str| {
+            self.metrics
+                .iter()
+                .find(|m| m.metric == key)
+                .map_or_else(|| key.to_string(), |m| m.label.clone())
+        };
+        Some(s.line(&label_of))
+    }
 }
 
 /// An I/O error that ended a profile's run.

@@ -16,6 +16,7 @@ pub(crate) mod kube_fio_text;
 pub(crate) mod kube_text;
 pub(crate) mod normal;
 pub(crate) mod preflight_text;
+pub mod sequential;
 pub(crate) mod small_files;
 pub mod steadystate;
 pub(crate) mod terse;
@@ -188,6 +189,8 @@ pub struct JobReport {
     pub units: units::TextUnits,
     /// fio's steady-state result, when the job set `ss_dur`.
     pub steadystate: Option<steadystate::SteadyStateReport>,
+    /// iogauge check's sequential mode: how the run reached its verdict.
+    pub sequential: Option<sequential::SequentialRun>,
     /// With continue_on_error: the I/O errors survived and the first one's errno (fio's
     /// `total_err`, `first_error`).
     pub errors: Option<(u64, i32)>,

@@ -229,6 +229,19 @@ pub(crate) fn format_tm(tm: &Tm) -> String {
     )
 }
 
+/// `1000` as `1,000`.
+pub(crate) fn thousands(n: u64) -> String {
+    let d = n.to_string();
+    let mut out = String::new();
+    for (i, c) in d.chars().enumerate() {
+        if i > 0 && (d.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -193,6 +193,7 @@ fn job_report(f: &Folded, run_start_ns: u64) -> JobReport {
             (total, first)
         }),
         steadystate: f.members.iter().rev().find_map(|m| m.steadystate.clone()),
+        sequential: f.members.iter().find_map(|m| m.sequential.clone()),
         clat_percentiles: job.clat_percentiles,
         lat_percentiles: job.lat_percentiles,
         // latency_target: the depth the search ended at (the last member's, as fio's sum).
@@ -777,6 +778,7 @@ mod tests {
             trace: Trace::default(),
             laid_out: None,
             steadystate: None,
+            sequential: None,
         }
     }
 

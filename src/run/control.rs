@@ -1,12 +1,15 @@
 //! Run control inside one phase, driven by the monitor thread: each worker gets its own stop
 //! flag, set when the run is stopped, when a steady state is reached (fio's steadystate_check,
 //! once a second) or when a job ends under `exitall` / `exitall_on_error` (fio's
-//! fio_terminate_threads with `exit_what`). Only phases that use one of these get a control;
+//! fio_terminate_threads with `exit_what`), or when a sequential check's thresholds are all
+//! decided (`sequential.rs`). Only phases that use one of these get a control;
 //! the others keep the shared stop flag.
 
-use super::shared::{Published, PHASE_DONE, PHASE_MEASURING, PHASE_RAMP};
+use super::sequential::Watch;
+use super::shared::{Published, StatusLat, PHASE_DONE, PHASE_MEASURING, PHASE_RAMP};
 use crate::model::timing::{ExitWhat, SsMetric, SteadyState};
 use crate::model::JobSpec;
+use crate::report::sequential::SequentialRun;
 use crate::report::steadystate::SteadyStateReport;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -18,6 +21,8 @@ pub(crate) struct Member {
     pub background: bool,
     pub exitall_on_error: bool,
     pub exit_what: ExitWhat,
+    /// The worker's 100 ms snapshot of its recorders (for a sequential watch of a percentile).
+    pub status: Option<Arc<StatusLat>>,
 }
 
 /// One steady-state detection: a job instance, or a whole group with group_reporting.
@@ -162,6 +167,8 @@ pub(crate) struct Control<'a> {
     exitall: bool,
     seen_done: Vec<bool>,
     tracks: Vec<Track>,
+    /// Per member, its sequential watch.
+    watches: Vec<Option<Watch>>,
     epoch: u64,
     next_tick: u64,
 }
@@ -169,9 +176,9 @@ pub(crate) struct Control<'a> {
 /// Whether a phase of these jobs needs a control.
 pub(crate) fn needed(jobs: &[&JobSpec], exitall_any: bool) -> bool {
     exitall_any
-        || jobs
-            .iter()
-            .any(|j| j.timing.exitall_on_error || !j.timing.ss_dur.is_zero())
+        || jobs.iter().any(|j| {
+            j.timing.exitall_on_error || !j.timing.ss_dur.is_zero() || j.timing.sequential.is_some()
+        })
 }
 
 /// The stop flags a control sets (one value instead of four arguments).
@@ -236,8 +243,14 @@ impl<'a> Control<'a> {
                 owner: i,
             });
         }
+        let watches = jobs
+            .iter()
+            .zip(&members)
+            .map(|(j, m)| Watch::new(j, m.published.clone(), m.status.clone()))
+            .collect();
         Control {
             seen_done: vec![false; members.len()],
+            watches,
             members,
             own,
             stop,
@@ -252,11 +265,13 @@ impl<'a> Control<'a> {
 
     /// When the monitor must wake up next for this control.
     pub(crate) fn next_wake(&self) -> u64 {
-        if self.tracks.is_empty() {
+        let watches = self.watches.iter().flatten().map(Watch::next_wake);
+        let ss = if self.tracks.is_empty() {
             u64::MAX
         } else {
             self.next_tick
-        }
+        };
+        watches.fold(ss, u64::min)
     }
 
     /// Called by the monitor at every wake-up.
@@ -278,6 +293,11 @@ impl<'a> Control<'a> {
                         self.own[i].store(true, Ordering::Relaxed);
                     }
                 }
+            }
+        }
+        for (w, own) in self.watches.iter_mut().zip(self.own) {
+            if w.as_mut().is_some_and(|w| w.poll(now)) {
+                own.store(true, Ordering::Relaxed);
             }
         }
         for i in 0..self.members.len() {
@@ -303,6 +323,14 @@ impl<'a> Control<'a> {
                 self.end_run.store(true, Ordering::Relaxed);
             }
         }
+    }
+
+    /// Each instance's sequential course.
+    pub(crate) fn sequential(&self) -> Vec<Option<SequentialRun>> {
+        self.watches
+            .iter()
+            .map(|w| w.as_ref().map(Watch::report))
+            .collect()
     }
 
     /// Each instance's steady-state report (on the group's last instance with group_reporting).
@@ -347,6 +375,7 @@ mod tests {
             background: false,
             exitall_on_error: false,
             exit_what: ExitWhat::Group,
+            status: None,
         }]
     }
 

@@ -35,6 +35,7 @@ pub(crate) mod plan;
 mod prepare;
 pub(crate) mod queue_worker;
 pub(crate) mod resolve;
+mod sequential;
 pub(crate) mod shared;
 pub(crate) mod small_files;
 pub(crate) mod source;
@@ -157,6 +158,8 @@ pub(crate) struct InstanceResult {
     pub laid_out: Option<(u32, u64)>,
     /// Steady-state result (fio's `steadystate` block), on the instance that reports it.
     pub steadystate: Option<crate::report::steadystate::SteadyStateReport>,
+    /// A sequential check's course (sequential.rs).
+    pub sequential: Option<crate::report::sequential::SequentialRun>,
 }
 
 /// Run every job of `spec`. Files iogauge created are removed before this returns, whatever

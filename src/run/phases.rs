@@ -67,6 +67,7 @@ pub(super) fn run_phases(
                     trace: Trace::default(),
                     laid_out: None,
                     steadystate: None,
+                    sequential: None,
                 }
             }));
             break;
@@ -123,7 +124,6 @@ fn run_phase(
     let gate = gate::Gate::new(n);
     // steadystate and exitall: each worker gets its own stop flag, set by the monitor.
     let own_stop: Vec<AtomicBool> = (0..n).map(|_| AtomicBool::new(false)).collect();
-    let mut control = start_control(ctx, &prepared, &published, &own_stop, &bg_stop);
     let budget = sample_budget(opts, &prepared);
     // Disk counters cover the threads' run only, as fio's (layout is done by now).
     let phase_jobs: Vec<usize> = prepared.iter().map(|p| p.instance.job).collect();
@@ -132,15 +132,17 @@ fn run_phase(
     if disk_delay.is_zero() {
         disks.open(&phase_jobs);
     }
-    let control_on = control.is_some();
     let waitees = waitees_of(&prepared, &published);
     // --status-interval: the results so far from the published counters and the workers'
     // latency snapshots (status.rs).
-    if opts.status.is_some() {
-        for p in prepared.iter_mut() {
+    // A sequential check's watch reads the same snapshots (sequential.rs).
+    for p in prepared.iter_mut() {
+        if opts.status.is_some() || p.input.job.timing.sequential.is_some() {
             p.input.status_lat = Some(Arc::new(StatusLat::new()));
         }
     }
+    let mut control = start_control(ctx, &prepared, &published, &own_stop, &bg_stop);
+    let control_on = control.is_some();
     let status_lats: Vec<_> = prepared
         .iter()
         .map(|p| p.input.status_lat.clone())
@@ -230,10 +232,10 @@ fn run_phase(
         }
     });
     let results = results?;
-    let ss = control
-        .map(|c| c.reports())
-        .unwrap_or_else(|| vec![None; n]);
-    Ok(instance_results(prepared, results, traces, ss))
+    let (ss, seq) = control
+        .map(|c| (c.reports(), c.sequential()))
+        .unwrap_or_else(|| (vec![None; n], vec![None; n]));
+    Ok(instance_results(prepared, results, traces, ss, seq))
 }
 
 /// exec_postrun of the phase's instances whose exec_prerun succeeded, once their threads ended.
@@ -245,25 +247,30 @@ fn exec_postrun(prepared: &[Prepared], diag: &crate::diag::Diag) {
     }
 }
 
-/// Each instance's result with its monitor trace and steady-state report, for `assemble`.
+/// Each instance's result with its monitor trace, steady-state report and sequential course,
+/// for `assemble`.
 fn instance_results(
     prepared: Vec<Prepared>,
     results: Vec<WorkerResult>,
     traces: Vec<Trace>,
     steadystate: Vec<Option<crate::report::steadystate::SteadyStateReport>>,
+    sequential: Vec<Option<crate::report::sequential::SequentialRun>>,
 ) -> Vec<InstanceResult> {
     prepared
         .into_iter()
         .zip(results)
         .zip(traces)
-        .zip(steadystate)
-        .map(|(((p, result), trace), steadystate)| InstanceResult {
-            instance: p.instance,
-            result,
-            trace,
-            laid_out: p.laid_out,
-            steadystate,
-        })
+        .zip(steadystate.into_iter().zip(sequential))
+        .map(
+            |(((p, result), trace), (steadystate, sequential))| InstanceResult {
+                instance: p.instance,
+                result,
+                trace,
+                laid_out: p.laid_out,
+                steadystate,
+                sequential,
+            },
+        )
         .collect()
 }
 
@@ -353,6 +360,7 @@ fn start_control<'c>(
                 background: p.input.job.background,
                 exitall_on_error: p.input.job.timing.exitall_on_error,
                 exit_what: p.input.job.timing.exit_what,
+                status: p.input.status_lat.clone(),
             })
             .collect();
         let flags = control::StopFlags {

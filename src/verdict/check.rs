@@ -55,6 +55,7 @@ fn empty(p: &Profile, verdict: CheckVerdict, reason: String) -> ProfileOutcome {
         report: None,
         partial: false,
         io_error: None,
+        sequential: None,
     }
 }
 
@@ -91,6 +92,11 @@ pub(crate) fn evaluate(
     let trust = trust::assess(job, measured, &how.place);
     let mut out = empty(p, CheckVerdict::Pass, String::new());
     out.reason = None;
+    out.sequential = match measured {
+        Measured::Fio(r) => r.jobs.first().and_then(|j| j.sequential.clone()),
+        Measured::SmallFiles(_) => None,
+    };
+    let stopped_early = out.sequential.as_ref().is_some_and(|s| s.stopped_early);
     for m in &p.metrics {
         let scaled = per_file_threshold(p, m, tuning);
         let m = scaled.as_ref().unwrap_or(m);
@@ -125,8 +131,9 @@ pub(crate) fn evaluate(
                     value: r.value,
                 })
                 .collect(),
-            // A rank of RAM against disks means nothing.
-            rank: if trust.not_disk.is_none() {
+            // A rank of RAM against disks means nothing; published figures come from the full
+            // recipe, so a run that stopped early is not ranked among them.
+            rank: if trust.not_disk.is_none() && !stopped_early {
                 rank_line(p, m, v)
             } else {
                 None

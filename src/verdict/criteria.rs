@@ -310,7 +310,10 @@ impl Profile {
     /// A metric's label with `{files}` replaced by the number of files actually used.
     pub(crate) fn label(&self, label: &str, t: &Tuning) -> String {
         match self.small_files(t) {
-            Some(s) if label.contains("{files}") => label.replace("{files}", &thousands(s.files)),
+            Some(s) if label.contains("{files}") => label.replace(
+                "{files}",
+                &crate::report::units::thousands(u64::from(s.files)),
+            ),
             _ => label.to_string(),
         }
     }
@@ -340,19 +343,6 @@ impl Profile {
         }
         out
     }
-}
-
-/// `1000` as `1,000`.
-fn thousands(n: u32) -> String {
-    let d = n.to_string();
-    let mut out = String::new();
-    for (i, c) in d.chars().enumerate() {
-        if i > 0 && (d.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// A comparison in a troubleshoot analyzer's `when`.

@@ -6,4 +6,5 @@ pub(crate) mod criteria;
 pub(crate) mod fsperf;
 pub(crate) mod godur;
 pub(crate) mod profile;
+pub(crate) mod sequential;
 pub(crate) mod trust;

@@ -54,7 +54,10 @@ pub(crate) fn assess(job: Option<&JobSpec>, measured: &Measured, place: &Place) 
             continue;
         }
         let s = &dir.iops_samples;
-        if s.samples < 3 {
+        // A run that stopped once its verdict was decided has few samples on purpose: its
+        // stopping rule weighed the variation.
+        let decided = j.sequential.as_ref().is_some_and(|q| q.stopped_early);
+        if s.samples < 3 && !decided {
             // A size-bound recipe cannot be run longer with --duration, only made larger.
             let how = if job.time_based {
                 "run longer with --duration".to_string()

@@ -34,6 +34,7 @@ impl KubeCheckArgs {
                 file_size: c.size,
                 strict: c.strict,
                 intervals: c.intervals,
+                full: c.full,
             };
             Ok((pod_profiles(&self.profiles, mode, files)?, check, None))
         })

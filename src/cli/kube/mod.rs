@@ -166,6 +166,10 @@ struct CheckFlags {
     /// pod's log may not keep
     #[arg(long, help_heading = "Checks")]
     intervals: bool,
+    /// Run every profile's full, published recipe instead of stopping once its verdict is
+    /// decided at 99.9 % confidence
+    #[arg(long, help_heading = "Checks")]
+    full: bool,
 }
 
 /// Targets, claims, pods and the run: the same for `kube check` and `kube fio`.

@@ -274,6 +274,13 @@ pub(crate) fn profile_section(p: &ProfileOutcome, h: u8) -> String {
     if let Some(r) = &p.reason {
         let _ = writeln!(s, "<p>{}</p>", esc(r));
     }
+    if let Some(line) = p.how_reached() {
+        let _ = writeln!(
+            s,
+            "<p class=\"muted\">How it was reached: {}</p>",
+            esc(&line)
+        );
+    }
     if !p.info.is_empty() {
         let rows: Vec<Vec<String>> = p
             .info

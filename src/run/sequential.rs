@@ -1,0 +1,578 @@
+//! The sequential watch (issue 27), run by the phase's control on the monitor thread: every
+//! 100 ms of a measuring job it counts what the thresholds need (the sync-latency histogram's
+//! exceedances from the worker's 100 ms snapshot, the I/Os of each 100 ms slice from the
+//! published counters), asks `stats::sequential`'s rules, and stops the job once every
+//! threshold is decided. Nothing here runs per I/O.
+
+use super::shared::{Published, StatusLat, PHASE_DONE, PHASE_MEASURING};
+use crate::model::sequential::{SequentialSpec, WatchedMetric};
+use crate::model::{JobSpec, SizeSpec};
+use crate::report::sequential::{SequentialRun, Side as ReportSide, ThresholdDecision};
+use crate::stats::histogram::{bucket_index, bucket_low, bucket_width};
+use crate::stats::sequential::{
+    quantile_lower_rank, quantile_upper_rank, QuantileRule, RateRule, Risk, Side,
+};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+/// One slice of a rate, and the interval between looks.
+const SLICE_NS: u64 = 100_000_000;
+/// Nothing is decided before a second of measurement (after any ramp): the first writes of a
+/// run can land in a cache that a longer run fills.
+const FLOOR_NS: u64 = 1_000_000_000;
+/// A size-bound job is not judged before this share of its recipe either.
+const FLOOR_SHARE: u64 = 50;
+/// Counted looks at progress growing by this factor.
+const GROWTH: f64 = 1.5;
+
+/// One threshold's rule.
+enum Rule {
+    Quantile { q: f64, rule: QuantileRule },
+    Rate { dir: usize, rule: RateRule },
+}
+
+struct Threshold {
+    /// A percentile's counts at each look (n, above the low edge, above the high edge), for
+    /// the check that the recent half agrees.
+    seen: Vec<(u64, u64, u64)>,
+    key: String,
+    value: f64,
+    rule: Rule,
+    side: Side,
+    bound: Option<f64>,
+}
+
+/// The watch over one job instance.
+pub(crate) struct Watch {
+    spec: SequentialSpec,
+    published: Arc<Published>,
+    status: Option<Arc<StatusLat>>,
+    time_based: bool,
+    /// The full recipe in progress units: ms (time-bound) or bytes (size-bound).
+    full: u64,
+    /// Its I/Os, for a size-bound job.
+    full_ios: Option<u64>,
+    thresholds: Vec<Threshold>,
+    /// The risk each counted look spends on one threshold (for the stated bounds).
+    alpha_look: f64,
+    /// Per direction, the I/Os of each 100 ms slice since measurement started.
+    slices: [Vec<u64>; 3],
+    last_ios: [u64; 3],
+    /// The next slice's end (0: measurement has not started).
+    next_slice: u64,
+    meas_start: u64,
+    decided_at: Option<(u64, u64)>,
+    done: bool,
+    ended: (u64, u64),
+}
+
+impl Watch {
+    /// The watch for `job`, None when it has nothing to watch.
+    pub(crate) fn new(
+        job: &JobSpec,
+        published: Arc<Published>,
+        status: Option<Arc<StatusLat>>,
+    ) -> Option<Watch> {
+        let spec = job.timing.sequential.clone()?;
+        let time_based = job.time_based && job.runtime.is_some();
+        let bytes = match job.size {
+            Some(SizeSpec::Bytes(b)) => b.saturating_mul(u64::from(job.loops.max(1))),
+            _ => 0,
+        };
+        let (full, floor, full_ios) = if time_based {
+            let ms = job.runtime.map_or(0, |r| r.as_millis() as u64);
+            (ms, FLOOR_NS / 1_000_000, None)
+        } else {
+            (
+                bytes,
+                bytes / FLOOR_SHARE,
+                Some(bytes / job.unit_bs().max(1)),
+            )
+        };
+        if full == 0 {
+            return None;
+        }
+        let alpha = (1.0 - spec.confidence) / spec.thresholds().max(1) as f64;
+        let risk = Risk {
+            alpha,
+            margin: spec.margin,
+            full,
+            floor: floor.max(1).min(full),
+            growth: GROWTH,
+        };
+        let mut thresholds = Vec::new();
+        for w in &spec.watch {
+            for &t in &w.thresholds {
+                let rule = match w.metric {
+                    WatchedMetric::SyncQuantile(q) => Rule::Quantile {
+                        q,
+                        rule: QuantileRule::new(q, t, risk),
+                    },
+                    WatchedMetric::Iops(dir) => Rule::Rate {
+                        dir: dir.min(2),
+                        rule: RateRule::new(t, SLICE_NS as f64 / 1e9, risk),
+                    },
+                };
+                thresholds.push(Threshold {
+                    seen: Vec::with_capacity(match w.metric {
+                        WatchedMetric::SyncQuantile(_) => MAX_SEEN,
+                        WatchedMetric::Iops(_) => 0,
+                    }),
+                    key: w.key.clone(),
+                    value: t,
+                    rule,
+                    side: Side::Undecided,
+                    bound: None,
+                });
+            }
+        }
+        let cap = (full_secs(time_based, full) * 1e9 / SLICE_NS as f64) as usize + 16;
+        Some(Watch {
+            spec,
+            published,
+            status,
+            time_based,
+            full,
+            full_ios,
+            thresholds,
+            alpha_look: risk.alpha_per_look(),
+            slices: std::array::from_fn(|_| Vec::with_capacity(cap.min(1 << 16))),
+            last_ios: [0; 3],
+            next_slice: 0,
+            meas_start: 0,
+            decided_at: None,
+            done: false,
+            ended: (0, 0),
+        })
+    }
+
+    /// When the monitor must wake next for this watch.
+    pub(crate) fn next_wake(&self) -> u64 {
+        if self.done || self.decided_at.is_some() || self.next_slice == 0 {
+            u64::MAX
+        } else {
+            self.next_slice
+        }
+    }
+
+    /// Called at every monitor wake-up; true once every threshold is decided (the job's own
+    /// stop flag is then set by the control).
+    pub(crate) fn poll(&mut self, now: u64) -> bool {
+        if self.done || self.decided_at.is_some() {
+            return false;
+        }
+        let p = self.published.clone();
+        let phase = p.phase.load(Ordering::Acquire);
+        if phase == PHASE_DONE {
+            self.done = true;
+            self.ended = (self.ios(), p.end_ns.load(Ordering::Relaxed));
+            return false;
+        }
+        if phase != PHASE_MEASURING {
+            return false;
+        }
+        if self.next_slice == 0 {
+            // Counters restart when measurement starts (after ramp_time): slices count from here.
+            self.meas_start = p.meas_start_ns.load(Ordering::Relaxed);
+            self.next_slice = self.meas_start + SLICE_NS;
+            return false;
+        }
+        if now < self.next_slice {
+            return false;
+        }
+        self.slice(now);
+        // Before the floor the counts are only remembered (for the recent-half check).
+        let judge = now.saturating_sub(self.meas_start) >= FLOOR_NS;
+        let progress = if self.time_based {
+            (now - self.meas_start) / 1_000_000
+        } else {
+            (0..3).map(|d| p.bytes[d].load(Ordering::Relaxed)).sum()
+        };
+        self.look(progress, judge);
+        if judge && self.thresholds.iter().all(|t| t.side != Side::Undecided) {
+            self.decided_at = Some((self.ios(), now));
+            return true;
+        }
+        false
+    }
+
+    /// Closes the slices that ended by `now`: a late wake-up spreads its I/Os evenly.
+    fn slice(&mut self, now: u64) {
+        let n = 1 + (now - self.next_slice) / SLICE_NS;
+        for d in 0..3 {
+            let ios = self.published.ios[d].load(Ordering::Relaxed);
+            let delta = ios.saturating_sub(self.last_ios[d]);
+            self.last_ios[d] = ios;
+            for k in 0..n {
+                self.slices[d].push(delta / n + u64::from(k < delta % n));
+            }
+        }
+        self.next_slice += n * SLICE_NS;
+    }
+
+    fn look(&mut self, progress: u64, judge: bool) {
+        let alpha_look = self.alpha_look;
+        let snap = self.status.as_ref().map(|s| s.read().0);
+        let hist = snap.as_ref().map(|s| &s.recs[3]);
+        for t in self.thresholds.iter_mut() {
+            match &mut t.rule {
+                Rule::Quantile { q, rule } => {
+                    let Some(rec) = hist else { continue };
+                    let counts = rec.histogram().counts();
+                    let n = rec.count();
+                    let (low, high) = rule.edges();
+                    let above_low = above(counts, bucket_index(low as u64));
+                    let above_high = above(counts, bucket_index(high as u64) + 1);
+                    let now = (n, above_low, above_high);
+                    if !judge {
+                        if t.seen.len() < t.seen.capacity() {
+                            t.seen.push(now);
+                        }
+                        continue;
+                    }
+                    let side = rule.look(progress, n, above_low, above_high);
+                    t.side = if steady(&t.seen, now, 1.0 - *q, side) {
+                        side
+                    } else {
+                        Side::Undecided
+                    };
+                    if t.seen.len() < t.seen.capacity() {
+                        t.seen.push(now);
+                    }
+                    if t.side != Side::Undecided && t.bound.is_none() {
+                        t.bound = quantile_bound(counts, n, *q, alpha_look, t.side);
+                    }
+                }
+                Rule::Rate { .. } if !judge => {}
+                Rule::Rate { dir, rule } => {
+                    t.side = rule.look(progress, &self.slices[*dir]);
+                    if t.side != Side::Undecided && t.bound.is_none() {
+                        t.bound = rule.interval().map(|(lo, hi)| match t.side {
+                            Side::Below => hi,
+                            _ => lo,
+                        });
+                    }
+                }
+            }
+        }
+    }
+
+    /// I/Os completed so far, every direction (with fdatasync=1 as many syncs as writes).
+    fn ios(&self) -> u64 {
+        let p = &self.published;
+        (0..3).map(|d| p.ios[d].load(Ordering::Relaxed)).sum()
+    }
+
+    /// The run's course, for the job's report.
+    pub(crate) fn report(&self) -> SequentialRun {
+        let (ios, end) = match (self.decided_at, self.done) {
+            (Some(at), _) => at,
+            (None, true) => self.ended,
+            (None, false) => (self.ios(), self.published.end_ns.load(Ordering::Relaxed)),
+        };
+        // A job that ended before the watch saw it measure: its start is published all the same.
+        let start = match self.meas_start {
+            0 => self.published.meas_start_ns.load(Ordering::Relaxed),
+            s => s,
+        };
+        let seconds = if start > 0 && end > start {
+            (end - start) as f64 / 1e9
+        } else {
+            0.0
+        };
+        SequentialRun {
+            stopped_early: self.decided_at.is_some(),
+            confidence: self.spec.confidence,
+            margin: self.spec.margin,
+            ios,
+            seconds,
+            full_ios: self.full_ios,
+            full_seconds: self
+                .time_based
+                .then(|| full_secs(self.time_based, self.full)),
+            decisions: self
+                .thresholds
+                .iter()
+                .map(|t| ThresholdDecision {
+                    metric: t.key.clone(),
+                    threshold: t.value,
+                    side: match t.side {
+                        Side::Undecided => ReportSide::Undecided,
+                        Side::Below => ReportSide::Below,
+                        Side::Above => ReportSide::Above,
+                    },
+                    bound: t.bound,
+                    looks: match &t.rule {
+                        Rule::Quantile { rule, .. } => rule.looks(),
+                        Rule::Rate { rule, .. } => rule.looks(),
+                    },
+                })
+                .collect(),
+        }
+    }
+}
+
+fn full_secs(time_based: bool, full: u64) -> f64 {
+    if time_based {
+        full as f64 / 1e3
+    } else {
+        0.0
+    }
+}
+
+/// Looks remembered for the recent-half check (a look per 100 ms: over 10 minutes).
+const MAX_SEEN: usize = 8192;
+
+/// A percentile's decision stands only if the more recent half of the samples agrees with it
+/// on its own (its share above the edge on the same side of `tail`, the share the percentile
+/// leaves above it): a disk that slowed down midway is not judged by its fast start.
+fn steady(seen: &[(u64, u64, u64)], now: (u64, u64, u64), tail: f64, side: Side) -> bool {
+    let half = now.0 / 2;
+    let Some(&(n0, low0, high0)) = seen.iter().rev().find(|s| s.0 <= half) else {
+        return side == Side::Undecided;
+    };
+    let n = now.0.saturating_sub(n0).max(1) as f64;
+    match side {
+        Side::Below => (now.1.saturating_sub(low0)) as f64 / n <= tail,
+        Side::Above => (now.2.saturating_sub(high0)) as f64 / n >= tail,
+        Side::Undecided => true,
+    }
+}
+
+/// Samples in buckets `from..`.
+fn above(counts: &[u64], from: usize) -> u64 {
+    counts.get(from..).map_or(0, |c| c.iter().sum())
+}
+
+/// The order-statistic bound that decided a percentile: an upper bound (the top of the bucket
+/// holding the rank) when below, a lower bound (the bucket's bottom) when above.
+fn quantile_bound(counts: &[u64], n: u64, q: f64, alpha: f64, side: Side) -> Option<f64> {
+    let (rank, upper) = match side {
+        Side::Below => (quantile_upper_rank(n, q, alpha)?, true),
+        Side::Above => (quantile_lower_rank(n, q, alpha)?, false),
+        Side::Undecided => return None,
+    };
+    let mut seen = 0u64;
+    for (i, &c) in counts.iter().enumerate() {
+        seen += c;
+        if seen >= rank {
+            let v = if upper {
+                bucket_low(i) + bucket_width(i) - 1
+            } else {
+                bucket_low(i)
+            };
+            return Some(v as f64);
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::sequential::Watched;
+    use crate::run::shared::WorkerState;
+    use crate::stats::histogram::Histogram;
+    use crate::stats::{CpuTimes, LatRecorder};
+    use std::time::Duration;
+
+    const S: u64 = 1_000_000_000;
+
+    fn job(metric: WatchedMetric, thresholds: Vec<f64>, time_based: bool) -> JobSpec {
+        let mut j = JobSpec {
+            time_based,
+            runtime: time_based.then_some(Duration::from_secs(60)),
+            size: Some(SizeSpec::Bytes(10_000 * 4096)),
+            ..JobSpec::default()
+        };
+        j.timing.sequential = Some(SequentialSpec {
+            watch: vec![Watched {
+                key: "k".into(),
+                metric,
+                thresholds,
+            }],
+            confidence: 0.999,
+            margin: 0.1,
+        });
+        j
+    }
+
+    fn measuring(start: u64) -> Arc<Published> {
+        let p = Arc::new(Published::default());
+        p.meas_start_ns.store(start, Ordering::Relaxed);
+        p.phase.store(PHASE_MEASURING, Ordering::Relaxed);
+        p
+    }
+
+    /// Feeds writes at `rate(t)` per second, polling every 100 ms; the second it decided at.
+    fn feed_rate(
+        w: &mut Watch,
+        p: &Published,
+        rate: impl Fn(u64) -> u64,
+        secs: u64,
+    ) -> Option<f64> {
+        let mut ios = 0;
+        w.poll(S);
+        for k in 1..=secs * 10 {
+            let t = S + k * SLICE_NS;
+            ios += rate(k) / 10;
+            p.ios[1].store(ios, Ordering::Relaxed);
+            p.bytes[1].store(ios * 4096, Ordering::Relaxed);
+            if w.poll(t) {
+                return Some((k as f64) / 10.0);
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn a_clear_rate_is_decided_after_the_floor_and_a_close_one_runs_on() {
+        let j = job(WatchedMetric::Iops(1), vec![1000.0, 750.0], true);
+        let p = measuring(S);
+        let mut w = Watch::new(&j, p.clone(), None).unwrap();
+        // 5,000 IOPS with a wobble: above both thresholds, once a second has been measured.
+        let at = feed_rate(&mut w, &p, |k| 5000 + (k % 3) * 100, 60).unwrap();
+        assert!((1.0..=5.0).contains(&at), "{at}");
+        let r = w.report();
+        assert!(r.stopped_early);
+        assert_eq!(r.full_seconds, Some(60.0));
+        for d in &r.decisions {
+            assert_eq!(d.side, ReportSide::Above);
+            let b = d.bound.unwrap();
+            assert!(b >= d.threshold * 1.1 && b <= 5200.0, "{b}");
+        }
+        // 1,020 IOPS: inside the margin of 1,000, so the run goes on to the end.
+        let p = measuring(S);
+        let mut w = Watch::new(&j, p.clone(), None).unwrap();
+        assert_eq!(feed_rate(&mut w, &p, |k| 1000 + (k % 5) * 10, 60), None);
+        p.phase.store(PHASE_DONE, Ordering::Relaxed);
+        p.end_ns.store(61 * S, Ordering::Relaxed);
+        assert!(!w.poll(61 * S));
+        let r = w.report();
+        assert!(!r.stopped_early);
+        assert_eq!(r.decisions[0].side, ReportSide::Undecided);
+        assert_eq!(r.seconds, 60.0);
+    }
+
+    #[test]
+    fn a_slow_rate_is_decided_below_and_nothing_before_measurement() {
+        let j = job(WatchedMetric::Iops(1), vec![1000.0], true);
+        let p = Arc::new(Published::default());
+        let mut w = Watch::new(&j, p.clone(), None).unwrap();
+        // Still ramping: no slices, no decision.
+        assert!(!w.poll(5 * S));
+        assert_eq!(w.next_wake(), u64::MAX);
+        p.meas_start_ns.store(5 * S, Ordering::Relaxed);
+        p.phase.store(PHASE_MEASURING, Ordering::Relaxed);
+        assert!(feed_rate(&mut w, &p, |_| 300, 60).is_some());
+        let r = w.report();
+        assert_eq!(r.decisions[0].side, ReportSide::Below);
+        assert!(r.decisions[0].bound.unwrap() <= 900.0);
+    }
+
+    /// Publishes `sync` as the worker's 100 ms snapshot.
+    fn publish(status: &StatusLat, sync: &LatRecorder) {
+        let empty = LatRecorder::new(0);
+        let cpu = CpuTimes::default();
+        let state = WorkerState {
+            cpu_start: &cpu,
+            depth: None,
+        };
+        status.publish(&[&empty, &empty, &empty, sync], false, false, state);
+    }
+
+    #[test]
+    fn a_percentile_is_decided_from_the_snapshot_and_its_recent_half() {
+        let j = job(WatchedMetric::SyncQuantile(0.99), vec![10e6], false);
+        let p = measuring(S);
+        let status = Arc::new(StatusLat::new());
+        let mut w = Watch::new(&j, p.clone(), Some(status.clone())).unwrap();
+        let mut sync = LatRecorder::new(0);
+        w.poll(S);
+        let mut decided = None;
+        // 1,000 syncs a second of 0.3 ms, one in 500 at 20 ms: p99 far below 10 ms.
+        for k in 1..=300u64 {
+            for i in 0..100u64 {
+                let n = k * 100 + i;
+                sync.record(if n % 500 == 0 { 20_000_000 } else { 300_000 });
+            }
+            publish(&status, &sync);
+            p.ios[1].store(k * 100, Ordering::Relaxed);
+            p.bytes[1].store(k * 100 * 4096, Ordering::Relaxed);
+            if w.poll(S + k * SLICE_NS) {
+                decided = Some(k * 100);
+                break;
+            }
+        }
+        let n = decided.expect("decided");
+        // Not before the floor (a second) nor the recent-half check; well before the recipe.
+        assert!((1_000..=6_000).contains(&n), "{n}");
+        let r = w.report();
+        assert_eq!(r.ios, n);
+        assert_eq!(r.full_ios, Some(10_000));
+        assert_eq!(r.decisions[0].side, ReportSide::Below);
+        let b = r.decisions[0].bound.unwrap();
+        assert!((300_000.0..9e6).contains(&b), "{b}");
+    }
+
+    #[test]
+    fn a_disk_that_slows_down_midway_is_not_passed_on_its_fast_start() {
+        let j = job(WatchedMetric::SyncQuantile(0.99), vec![10e6], false);
+        let p = measuring(S);
+        let status = Arc::new(StatusLat::new());
+        let mut w = Watch::new(&j, p.clone(), Some(status.clone())).unwrap();
+        let mut sync = LatRecorder::new(0);
+        w.poll(S);
+        // 0.3 ms for the first 0.8 s (800 syncs, before the floor), then every 20th sync
+        // takes 30 ms.
+        for k in 1..=80u64 {
+            for i in 0..100u64 {
+                let n = k * 100 + i;
+                let slow = n >= 800 && n % 20 == 0;
+                sync.record(if slow { 30_000_000 } else { 300_000 });
+            }
+            publish(&status, &sync);
+            p.ios[1].store(k * 100, Ordering::Relaxed);
+            p.bytes[1].store(k * 100 * 4096, Ordering::Relaxed);
+            w.poll(S + k * SLICE_NS);
+        }
+        // Five in a hundred above 10 ms from the start of the slowdown: never PASS.
+        let d = &w.report().decisions[0];
+        assert_ne!(d.side, ReportSide::Below);
+    }
+
+    #[test]
+    fn a_decision_stands_only_if_the_recent_half_agrees() {
+        // 1,000 samples at the first look, 2,000 now.
+        let seen = [(1000, 0, 0)];
+        // The recent 1,000 had 5 above the low edge (0.5 % <= 1 %): below stands.
+        assert!(steady(&seen, (2000, 5, 0), 0.01, Side::Below));
+        // They had 30 above it (3 %): the disk slowed down, no decision.
+        assert!(!steady(&seen, (2000, 30, 20), 0.01, Side::Below));
+        // Above needs the recent share above the high edge to reach 1 %.
+        assert!(steady(&seen, (2000, 40, 30), 0.01, Side::Above));
+        assert!(!steady(&seen, (2000, 40, 5), 0.01, Side::Above));
+        // Without an earlier look at half the samples, nothing is decided.
+        assert!(!steady(&[], (2000, 0, 0), 0.01, Side::Below));
+        assert!(steady(&[], (2000, 0, 0), 0.01, Side::Undecided));
+    }
+
+    #[test]
+    fn bounds_come_from_the_bucket_holding_the_rank() {
+        let mut h = Histogram::new();
+        for v in 1..=1000u64 {
+            h.record(v * 1000);
+        }
+        let counts = h.counts();
+        let up = quantile_bound(counts, 1000, 0.5, 0.05, Side::Below).unwrap();
+        let down = quantile_bound(counts, 1000, 0.5, 0.05, Side::Above).unwrap();
+        // The median is 500 µs; its 95 % bounds lie around it, the upper above the lower.
+        assert!(down < 500_000.0 && up > 500_000.0, "{down} {up}");
+        assert!(down > 400_000.0 && up < 600_000.0, "{down} {up}");
+        assert_eq!(
+            quantile_bound(counts, 1000, 0.5, 0.05, Side::Undecided),
+            None
+        );
+        assert_eq!(above(counts, bucket_index(999_000) + 1), 1);
+    }
+}
