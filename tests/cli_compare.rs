@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used)]
 
 use crate::common;
+use common::throttle::Throttle;
 use common::*;
 
 use iogauge::report::comparison::{ChangeVerdict, CompareDocument};
@@ -17,23 +18,23 @@ fn iogauge(args: &[&str]) -> Output {
         .unwrap()
 }
 
-/// `check sync-iops` for 3 s in `dir`, its JSON saved to `out`; `throttle` runs it in a blkio
-/// cgroup limited to that many write IOPS on the disk.
+/// `check sync-iops` for 3 s in `dir` (the whole 3 s: compare keeps runs that stopped early
+/// apart from full ones, and wants the intervals), its JSON saved to `out`; `throttle` runs it
+/// in a blkio group.
 /// The calling test is serial from here on: it compares runs of this disk, which other tests'
 /// I/O would slow.
-fn sync_iops(dir: &Path, out: &Path, throttle: Option<&Path>) {
+fn sync_iops(dir: &Path, out: &Path, throttle: Option<&Throttle>) {
     serial();
     let check = format!(
-        "{} check sync-iops --dir {} --duration 3s --scale 0.05 --format json > {}",
+        "{} check sync-iops --full --dir {} --duration 3s --scale 0.05 --format json > {}",
         env!("CARGO_BIN_EXE_iogauge"),
         dir.display(),
         out.display()
     );
-    let script = match throttle {
-        Some(g) => format!("echo $$ > {}/cgroup.procs && {check}", g.display()),
-        None => check,
+    let o = match throttle {
+        Some(t) => t.sh(&check),
+        None => cmd("sh").arg("-c").arg(&check).output().unwrap(),
     };
-    let o = cmd("sh").arg("-c").arg(&script).output().unwrap();
     assert!(
         [0, 3, 4].contains(&o.status.code().unwrap()),
         "{}",
@@ -41,64 +42,17 @@ fn sync_iops(dir: &Path, out: &Path, throttle: Option<&Path>) {
     );
 }
 
-/// A blkio cgroup limiting the disk under `dir` to `iops` writes per second; removed on drop.
-struct Throttle(PathBuf);
-
-impl Throttle {
-    fn new(dir: &Path, iops: u32) -> Option<Throttle> {
-        let cg = Path::new("/sys/fs/cgroup/blkio");
-        // SAFETY: geteuid has no preconditions.
-        if !cg.is_dir() || unsafe { libc::geteuid() } != 0 {
-            assert!(
-                std::env::var("CI").as_deref() != Ok("true"),
-                "CI must run the throttled compare: needs root and /sys/fs/cgroup/blkio"
-            );
-            eprintln!("skipping: needs root and cgroup v1 blkio");
-            return None;
-        }
-        use std::os::unix::fs::MetadataExt;
-        let dev = std::fs::metadata(dir).unwrap().dev();
-        let sys = std::fs::canonicalize(format!(
-            "/sys/dev/block/{}:{}",
-            libc::major(dev),
-            libc::minor(dev)
-        ))
-        .unwrap();
-        let disk = if sys.join("partition").exists() {
-            sys.parent().unwrap().to_path_buf()
-        } else {
-            sys
-        };
-        let majmin = std::fs::read_to_string(disk.join("dev")).unwrap();
-        let group = cg.join(format!("iogauge-compare-{}", std::process::id()));
-        std::fs::create_dir(&group).unwrap();
-        let t = Throttle(group);
-        std::fs::write(
-            t.0.join("blkio.throttle.write_iops_device"),
-            format!("{} {iops}", majmin.trim()),
-        )
-        .unwrap();
-        Some(t)
-    }
-}
-
-impl Drop for Throttle {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir(&self.0);
-    }
-}
-
 #[test]
 fn a_throttled_disk_is_worse_with_an_interval_that_excludes_no_change() {
     let d = scratch();
     let work = d.path().join("work");
     std::fs::create_dir(&work).unwrap();
-    let Some(t) = Throttle::new(&work, 100) else {
+    let Some(t) = Throttle::new(&work, "write_iops_device", 100) else {
         return;
     };
     let (a, b) = (d.path().join("a.json"), d.path().join("b.json"));
     sync_iops(&work, &a, None);
-    sync_iops(&work, &b, Some(&t.0));
+    sync_iops(&work, &b, Some(&t));
     let o = iogauge(&[
         "compare",
         a.to_str().unwrap(),

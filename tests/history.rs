@@ -136,9 +136,15 @@ fn a_check_is_saved_listed_and_shown_as_it_was_printed() {
     assert_eq!(r[1]["kind"], "check");
     assert_eq!(r[1]["target"], dir.to_str().unwrap());
     assert_eq!(r[1]["profiles"], serde_json::json!(["etcd"]));
+    // A verdict reached early is marked so.
+    let early = if p.sequential.as_ref().is_some_and(|s| s.stopped_early) {
+        " (stopped early)"
+    } else {
+        ""
+    };
     assert_eq!(
         r[1]["verdicts"][0],
-        format!("etcd {}", verdict_word(&json_run))
+        format!("etcd {}{early}", verdict_word(&json_run))
     );
     assert_eq!(r[1]["key_values"][0], format!("etcd {value}"));
 

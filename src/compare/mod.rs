@@ -362,7 +362,9 @@ fn same_length(a: &Runs, b: &Runs) -> Result<(), String> {
         return Ok(());
     }
     Err(format!(
-        "{} stopped once the verdict was decided (sequential check) and {} ran the full recipe:          their numbers rest on different amounts of data; compare runs of one kind (run both          with `iogauge check --full`, or both without)",
+        "{} stopped once the verdict was decided (sequential check) and {} ran the full recipe: \
+         their numbers rest on different amounts of data; compare runs of one kind (run both \
+         with `iogauge check --full`, or both without)",
         early.join(", "),
         full.join(", ")
     ))
@@ -587,6 +589,33 @@ mod tests {
             .as_deref()
             .unwrap()
             .starts_with("too few runs to detect a difference: with 3 and 3 runs"));
+    }
+
+    #[test]
+    fn runs_that_stopped_early_are_not_compared_with_full_ones() {
+        let early = json!({"profiles": [{"sequential": {"stopped_early": true}}]});
+        let ran_on = json!({"profiles": [{"sequential": {"stopped_early": false}}]});
+        let full = json!({"profiles": [{"sequential": null}]});
+        // In a kube document the check sits inside a target.
+        let kube = json!({"targets": [{"document": early.clone()}]});
+        let runs = |v: &[(&str, &Value)]| -> Vec<(String, Value)> {
+            v.iter()
+                .map(|(s, d)| (s.to_string(), (*d).clone()))
+                .collect()
+        };
+        assert_eq!(
+            same_length(&runs(&[("a.json", &early)]), &runs(&[("b.json", &full)])),
+            Err(
+                "a.json stopped once the verdict was decided (sequential check) and b.json ran \
+                 the full recipe: their numbers rest on different amounts of data; compare runs \
+                 of one kind (run both with `iogauge check --full`, or both without)"
+                    .into()
+            )
+        );
+        assert!(same_length(&runs(&[("k", &kube)]), &runs(&[("f", &full)])).is_err());
+        // A sequential run that went the whole way is a full-length run.
+        assert!(same_length(&runs(&[("a", &ran_on)]), &runs(&[("b", &full)])).is_ok());
+        assert!(same_length(&runs(&[("a", &early)]), &runs(&[("b", &kube)])).is_ok());
     }
 
     #[test]

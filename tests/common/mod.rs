@@ -4,6 +4,7 @@
 pub mod fake_kube;
 pub mod loopfs;
 pub mod strace;
+pub mod throttle;
 
 use iogauge::report::LatSummary;
 use std::cell::RefCell;
