@@ -3,9 +3,9 @@
 //! (`report::frames`): runtimes split longer lines, the kubelet rotates the log and serves only
 //! the current file, and the check's stderr (plan lines, notes) falls between stdout's lines.
 
+use super::pod_document::{document, Words};
 use crate::report::document::{CheckDocument, DocumentKind};
-use crate::report::frames::{lost_text, read_frames, FramesError};
-use serde::Deserialize;
+use crate::report::frames::{lost_text, FramesError};
 
 /// What of a pod's log goes into a message at most, in characters: a cut line must never put
 /// tens of KB into a reason, a terminal or a report.
@@ -17,41 +17,24 @@ pub(crate) const TAIL_CHARS: usize = 500;
 /// error. What the document is, and whether this iogauge reads its version, is
 /// [`DocumentKind`]'s decision, as for every reader.
 pub fn parse_check_log(log: &str) -> Result<CheckDocument, String> {
-    let text = match read_frames(log) {
-        Ok(Some(text)) => text,
-        Ok(None) => log
-            .lines()
+    let no_frames = |log: &str| {
+        log.lines()
             .rev()
             .find(|l| l.starts_with("{\"schema_version\""))
-            .ok_or_else(|| no_result(log))?
-            .to_string(),
-        Err(e) => return Err(lost(&e)),
+            .map(str::to_string)
+            .ok_or_else(|| no_result(log))
     };
     let bad = |e: serde_json::Error| {
         cap(&format!(
             "the pod's result does not parse as a check document: {e}"
         ))
     };
-    let v: serde_json::Value = serde_json::from_str(&text).map_err(bad)?;
-    // First, before the kind and the schema: another version's document is refused whatever it
-    // holds, since the image, not the document, is what to fix.
-    same_version(&v)?;
-    match DocumentKind::sniff(&v) {
-        Some(DocumentKind::Check) => {}
-        other => {
-            return Err(format!(
-                "the pod's result is not a check document but {}",
-                other.map_or("a document iogauge does not know", DocumentKind::what)
-            ))
-        }
-    }
-    if let Some(p) = DocumentKind::Check.problem(&v) {
-        return Err(cap(&format!(
-            "the pod's result is a check document, but {p}; run the image of this iogauge \
-             version (--image)"
-        )));
-    }
-    CheckDocument::deserialize(&v).map_err(bad)
+    let words = Words {
+        no_frames: &no_frames,
+        damaged: &lost,
+        bad: &bad,
+    };
+    document(log, DocumentKind::Check, "check", &words)
 }
 
 /// This CLI's version; the pod's document must carry exactly it.
@@ -188,7 +171,7 @@ pub(crate) fn tail(log: &str, n: usize) -> String {
 }
 
 /// `text` at most [`TAIL_CHARS`] characters (a parse error quotes what it read).
-fn cap(text: &str) -> String {
+pub(crate) fn cap(text: &str) -> String {
     if text.chars().count() <= TAIL_CHARS {
         return text.to_string();
     }
