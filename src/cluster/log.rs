@@ -3,13 +3,10 @@
 //! (`report::frames`): runtimes split longer lines, the kubelet rotates the log and serves only
 //! the current file, and the check's stderr (plan lines, notes) falls between stdout's lines.
 
-use super::pod_document::{document, Words};
+use super::pod_document::{cap, document, Words};
+pub(crate) use super::pod_document::{is_other_version, TAIL_CHARS};
 use crate::report::document::{CheckDocument, DocumentKind};
 use crate::report::frames::{lost_text, FramesError};
-
-/// What of a pod's log goes into a message at most, in characters: a cut line must never put
-/// tens of KB into a reason, a terminal or a report.
-pub(crate) const TAIL_CHARS: usize = 500;
 
 /// The pod's document, from its frames; or, from an image that prints the whole document as
 /// one line (`--format json-line`), that line. Err: what went wrong, or what the log ends with
@@ -35,35 +32,6 @@ pub fn parse_check_log(log: &str) -> Result<CheckDocument, String> {
         bad: &bad,
     };
     document(log, DocumentKind::Check, "check", &words)
-}
-
-/// This CLI's version; the pod's document must carry exactly it.
-const VERSION: &str = env!("CARGO_PKG_VERSION");
-
-/// The pod ran another iogauge than this one. Any difference, a patch level too, fails the
-/// target: profiles and their verdicts change between releases, and a result must be the one
-/// this version describes.
-fn other_version(theirs: &str) -> String {
-    let theirs = cap(theirs);
-    format!(
-        "the pod ran iogauge {theirs} but this is iogauge {VERSION}: update the image with \
-         `iogauge kube image push REGISTRY/REPO:{VERSION}` and pass --image \
-         REGISTRY/REPO:{VERSION} (or --image of an iogauge:{VERSION} image the cluster has)"
-    )
-}
-
-/// Err when the pod's document says it was written by another iogauge version than this one
-/// (every pod document, check, fio or preflight, carries its writer's in `iogauge`).
-pub(crate) fn same_version(v: &serde_json::Value) -> Result<(), String> {
-    match v.get("iogauge").and_then(serde_json::Value::as_str) {
-        Some(theirs) if theirs != VERSION => Err(other_version(theirs)),
-        _ => Ok(()),
-    }
-}
-
-/// Whether `parse_check_log`'s error is [`other_version`]'s: the pod did print its result.
-pub(crate) fn is_other_version(e: &str) -> bool {
-    e.starts_with("the pod ran iogauge ") && e.contains(" but this is iogauge ")
 }
 
 /// A log without any document: an image too old for the pod's command line is named as such,
@@ -170,19 +138,11 @@ pub(crate) fn tail(log: &str, n: usize) -> String {
     format!("(the last {TAIL_CHARS} of {chars} characters) …{end}")
 }
 
-/// `text` at most [`TAIL_CHARS`] characters (a parse error quotes what it read).
-pub(crate) fn cap(text: &str) -> String {
-    if text.chars().count() <= TAIL_CHARS {
-        return text.to_string();
-    }
-    let head: String = text.chars().take(TAIL_CHARS).collect();
-    format!("{head}…")
-}
-
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+    use crate::cluster::pod_document::VERSION;
 
     /// A check document with `n` bytes of padding in a note-like field (`dir`).
     fn doc(pad: usize) -> CheckDocument {

@@ -14,18 +14,7 @@ use crate::report::troubleshoot::{results_dir, FsPerfResults, KEYS};
 use k8s_openapi::api::core::v1::{HostPathVolumeSource, PodSpec, Volume, VolumeMount};
 use std::path::{Component, Path, PathBuf};
 
-use super::log::TAIL_CHARS;
-use super::pod_document::{document, Words};
-
-/// At most [`TAIL_CHARS`] characters of `text`: a pod's log must never put tens of KB into a
-/// reason or a terminal.
-fn cap(text: &str) -> String {
-    if text.chars().count() <= TAIL_CHARS {
-        return text.to_string();
-    }
-    let head: String = text.chars().take(TAIL_CHARS).collect();
-    format!("{head}…")
-}
+use super::pod_document::{cap, document, Words, TAIL_CHARS};
 
 /// The node directories the spec's collectors (those not excluded) write in, each once, in
 /// the spec's order. Err: the fix for a directory that cannot be a hostPath (exit 2, before
