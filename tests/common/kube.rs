@@ -63,6 +63,17 @@ pub fn run(fake: &FakeKube, dir: &Path, args: &[&str]) -> (i32, String, String) 
     )
 }
 
+/// `iogauge kube ARGS --format json` run to its end: (exit code, document, stderr).
+pub fn run_json(fake: &FakeKube, dir: &Path, args: &[&str]) -> (i32, KubeDocument, String) {
+    let out: Output = command(fake, dir, args)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (super::text(&out.stdout), super::text(&out.stderr));
+    let doc = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}\n{stderr}"));
+    (out.status.code().unwrap_or(-1), doc, stderr)
+}
+
 /// The kube document on stdout.
 pub fn document(stdout: &str) -> KubeDocument {
     serde_json::from_str(stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
