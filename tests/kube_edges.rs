@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used)]
 
 use crate::common;
-use common::kube::{assert_nothing_left, document, IMAGE};
+use common::kube::{assert_nothing_left, document, two_classes, IMAGE};
 
 use common::fake_kube::{
     BindingMode, FakeKube, NodeSeed, Refusal, Refuse, Scenario, StorageClassSeed,
@@ -17,20 +17,7 @@ use std::process::Output;
 use std::time::Duration;
 
 fn builder(dir: &Path) -> common::fake_kube::Builder {
-    FakeKube::builder(env!("CARGO_BIN_EXE_iogauge"), dir)
-        .storage_class(StorageClassSeed::new(
-            "fast",
-            "ebs.csi.aws.com",
-            BindingMode::Immediate,
-        ))
-        .storage_class(
-            StorageClassSeed::new(
-                "standard",
-                "rancher.io/local-path",
-                BindingMode::WaitForFirstConsumer,
-            )
-            .default_class(),
-        )
+    two_classes(dir)
         .node(NodeSeed::new("worker-1"))
         .node(NodeSeed::new("worker-2"))
 }

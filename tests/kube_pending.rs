@@ -7,29 +7,16 @@
 #![allow(clippy::unwrap_used)]
 
 use crate::common;
-use common::kube::{assert_nothing_left, run_json};
+use common::kube::{assert_nothing_left, run_json, two_classes};
 
-use common::fake_kube::{BindingMode, FakeKube, NodeSeed, Scenario, StorageClassSeed};
+use common::fake_kube::{FakeKube, NodeSeed, Scenario};
 use iogauge::report::document::{KubeDocument, TargetOutcome, TargetStatus};
 use std::path::Path;
 
 const GAVE_UP: &str = " (gave up after 2 s; --pending-timeout sets how long to wait)";
 
 fn cluster(dir: &Path, default: Scenario, scenarios: &[(&str, Scenario)]) -> FakeKube {
-    let mut b = FakeKube::builder(env!("CARGO_BIN_EXE_iogauge"), dir)
-        .storage_class(StorageClassSeed::new(
-            "fast",
-            "ebs.csi.aws.com",
-            BindingMode::Immediate,
-        ))
-        .storage_class(
-            StorageClassSeed::new(
-                "standard",
-                "rancher.io/local-path",
-                BindingMode::WaitForFirstConsumer,
-            )
-            .default_class(),
-        )
+    let mut b = two_classes(dir)
         .node(NodeSeed::new("worker-1").label("disk", "ssd"))
         .node(NodeSeed::new("worker-2").label("disk", "ssd"))
         .scenario(default);

@@ -4,7 +4,9 @@
 //! request one deploy/rbac.yaml allows).
 #![allow(clippy::unwrap_used)]
 
-use super::fake_kube::{BindingMode, FakeKube, NodeSeed, Request, Scenario, StorageClassSeed};
+use super::fake_kube::{
+    BindingMode, Builder, FakeKube, NodeSeed, Request, Scenario, StorageClassSeed,
+};
 use iogauge::report::document::KubeDocument;
 use serde_json::Value;
 use std::path::Path;
@@ -14,10 +16,10 @@ use std::time::Duration;
 /// The image the kube tests name (IOGAUGE_IMAGE): the fake runs this build's binary whatever it is.
 pub const IMAGE: &str = "registry.example/iogauge:test";
 
-/// Classes `fast` (Immediate) and `standard` (WaitForFirstConsumer, the default) on a tainted
-/// control plane `cp-1` and `worker-1`, each target in its scenario (the rest: Run).
-pub fn cluster(dir: &Path, scenarios: &[(&str, Scenario)]) -> FakeKube {
-    let mut b = FakeKube::builder(env!("CARGO_BIN_EXE_iogauge"), dir)
+/// A fake with classes `fast` (EBS, Immediate) and `standard` (local-path, WaitForFirstConsumer,
+/// the default), still to be given nodes and scenarios.
+pub fn two_classes(dir: &Path) -> Builder {
+    FakeKube::builder(env!("CARGO_BIN_EXE_iogauge"), dir)
         .storage_class(StorageClassSeed::new(
             "fast",
             "ebs.csi.aws.com",
@@ -31,6 +33,12 @@ pub fn cluster(dir: &Path, scenarios: &[(&str, Scenario)]) -> FakeKube {
             )
             .default_class(),
         )
+}
+
+/// Classes `fast` (Immediate) and `standard` (WaitForFirstConsumer, the default) on a tainted
+/// control plane `cp-1` and `worker-1`, each target in its scenario (the rest: Run).
+pub fn cluster(dir: &Path, scenarios: &[(&str, Scenario)]) -> FakeKube {
+    let mut b = two_classes(dir)
         .node(
             NodeSeed::new("cp-1")
                 .label("node-role.kubernetes.io/control-plane", "")
@@ -163,6 +171,8 @@ pub fn assert_rbac_allows(requests: &[Request]) {
             ("GET", false) => "list",
             ("POST", _) => "create",
             ("DELETE", _) => "delete",
+            // A merge patch of a Retain volume, to be deleted with its claim (reclaim.rs).
+            ("PATCH", true) => "patch",
             (m, _) => panic!("unexpected method {m}"),
         };
         assert!(
