@@ -69,12 +69,12 @@ fn interrupt(child: std::process::Child) -> (i32, String, String) {
 #[test]
 fn a_first_ctrl_c_deletes_the_run_s_configmap() {
     let dir = common::scratch();
-    // The ConfigMap's create is answered 2 s late: Ctrl-C comes once it exists and before any
+    // The ConfigMap's create is answered 4 s late: Ctrl-C comes once it exists and before any
     // Job does, when the controller has nothing else of the run's to delete.
     let fake = FakeKube::builder(env!("CARGO_BIN_EXE_iogauge"), dir.path())
         .storage_class(StorageClassSeed::new("fast", "p", BindingMode::Immediate))
         .storage_class(StorageClassSeed::new("slow", "p", BindingMode::Immediate))
-        .answer_delay("POST", "configmaps", Duration::from_secs(2))
+        .answer_delay("POST", "configmaps", Duration::from_secs(4))
         .start();
     let profile = dir.path().join("my-wal.yaml");
     std::fs::write(
