@@ -5,15 +5,13 @@
 #![allow(clippy::unwrap_used)]
 
 use crate::common;
+use common::kube::{assert_nothing_left, run_json};
 
 use common::fake_kube::{
     BindingMode, FakeKube, NodeSeed, Scenario, StorageClassSeed, EVICTION_MESSAGE,
 };
 use iogauge::report::document::{KubeDocument, TargetStatus};
-use serde_json::Value;
 use std::path::Path;
-
-const IMAGE: &str = "registry.example/iogauge:test";
 
 fn cluster(dir: &Path, scenarios: &[(&str, Scenario)], nodes: &[&str]) -> FakeKube {
     let mut b = FakeKube::builder(env!("CARGO_BIN_EXE_iogauge"), dir)
@@ -36,38 +34,14 @@ fn cluster(dir: &Path, scenarios: &[(&str, Scenario)], nodes: &[&str]) -> FakeKu
     b.start()
 }
 
-fn run(fake: &FakeKube, dir: &Path, args: &[&str]) -> (i32, KubeDocument, String) {
-    let out = common::cmd(env!("CARGO_BIN_EXE_iogauge"))
-        .arg("kube")
-        .arg("check")
-        .args(args)
-        .args(["--format", "json"])
-        .env("KUBECONFIG", fake.write_kubeconfig(dir))
-        .env("IOGAUGE_IMAGE", IMAGE)
-        .output()
-        .unwrap();
-    let stdout = common::text(&out.stdout);
-    let stderr = common::text(&out.stderr);
-    let doc = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}\n{stderr}"));
-    (out.status.code().unwrap_or(-1), doc, stderr)
-}
-
-/// Nothing iogauge created is left: no Job, claim or pod with its label.
-fn assert_nothing_left(fake: &FakeKube) {
-    for kind in ["Job", "PersistentVolumeClaim", "Pod", "ConfigMap"] {
-        let left: Vec<Value> = fake
-            .objects(kind)
-            .into_iter()
-            .filter(|o| o["metadata"]["labels"]["app.kubernetes.io/managed-by"] == "iogauge")
-            .collect();
-        assert!(left.is_empty(), "{kind} left: {left:?}");
-    }
-    assert!(fake.unexpected().is_empty(), "{:?}", fake.unexpected());
-}
-
 /// The eviction message as the controller quotes it (trimmed).
 fn evicted() -> String {
     format!("evicted from node node-1 ({})", EVICTION_MESSAGE.trim_end())
+}
+
+/// `iogauge kube check ARGS --format json`: (exit code, document, stderr).
+fn run(fake: &FakeKube, dir: &Path, args: &[&str]) -> (i32, KubeDocument, String) {
+    run_json(fake, dir, &[&["check"], args].concat())
 }
 
 #[test]

@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used)]
 
 use crate::common;
+use common::kube::{assert_nothing_left, document, two_classes, IMAGE};
 
 use common::fake_kube::{
     BindingMode, FakeKube, NodeSeed, Refusal, Refuse, Scenario, StorageClassSeed,
@@ -15,23 +16,8 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::time::Duration;
 
-const IMAGE: &str = "registry.example/iogauge:test";
-
 fn builder(dir: &Path) -> common::fake_kube::Builder {
-    FakeKube::builder(env!("CARGO_BIN_EXE_iogauge"), dir)
-        .storage_class(StorageClassSeed::new(
-            "fast",
-            "ebs.csi.aws.com",
-            BindingMode::Immediate,
-        ))
-        .storage_class(
-            StorageClassSeed::new(
-                "standard",
-                "rancher.io/local-path",
-                BindingMode::WaitForFirstConsumer,
-            )
-            .default_class(),
-        )
+    two_classes(dir)
         .node(NodeSeed::new("worker-1"))
         .node(NodeSeed::new("worker-2"))
 }
@@ -58,22 +44,6 @@ fn kube(kubeconfig: Option<&Path>, dir: &Path, args: &[&str]) -> (i32, String, S
 
 fn run(fake: &FakeKube, dir: &Path, args: &[&str]) -> (i32, String, String) {
     kube(Some(&fake.write_kubeconfig(dir)), dir, args)
-}
-
-fn document(stdout: &str) -> KubeDocument {
-    serde_json::from_str(stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
-}
-
-fn assert_nothing_left(fake: &FakeKube) {
-    for kind in ["Job", "PersistentVolumeClaim", "Pod", "ConfigMap"] {
-        let left: Vec<Value> = fake
-            .objects(kind)
-            .into_iter()
-            .filter(|o| o["metadata"]["labels"]["app.kubernetes.io/managed-by"] == "iogauge")
-            .collect();
-        assert!(left.is_empty(), "{kind} left: {left:?}");
-    }
-    assert!(fake.unexpected().is_empty(), "{:?}", fake.unexpected());
 }
 
 /// The Job created for storage class `class` (its claim has the same name).

@@ -7,135 +7,26 @@
 #![allow(clippy::unwrap_used)]
 
 use crate::common;
+use common::kube::{assert_rbac_allows, deletes, document, run};
 
-use common::fake_kube::{BindingMode, FakeKube, NodeSeed, Request, Scenario, StorageClassSeed};
-use iogauge::report::document::{KubeDocument, TargetStatus};
+use common::fake_kube::{BindingMode, FakeKube, NodeSeed, Scenario, StorageClassSeed};
+use iogauge::report::document::TargetStatus;
 use serde_json::Value;
-use std::path::Path;
-
-const IMAGE: &str = "registry.example/iogauge:test";
 
 /// A node with the topology labels a cloud's node controller sets.
+/// Nothing iogauge created is left (no Job, claim or pod with its label), no request went
+/// unanswered, and deploy/rbac.yaml allows every request made.
+fn assert_nothing_left(fake: &FakeKube) {
+    common::kube::assert_nothing_left(fake);
+    assert_rbac_allows(&fake.requests());
+}
+
 fn node(name: &str, zone: &str, instance_type: &str) -> NodeSeed {
     NodeSeed::new(name)
         .label("fleet", "yes")
         .label("topology.kubernetes.io/zone", zone)
         .label("topology.kubernetes.io/region", "eu-west-1")
         .label("node.kubernetes.io/instance-type", instance_type)
-}
-
-fn run(fake: &FakeKube, dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = common::cmd(env!("CARGO_BIN_EXE_iogauge"))
-        .arg("kube")
-        .args(args)
-        .env("KUBECONFIG", fake.write_kubeconfig(dir))
-        .env("IOGAUGE_IMAGE", IMAGE)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        common::text(&out.stdout),
-        common::text(&out.stderr),
-    )
-}
-
-fn document(stdout: &str) -> KubeDocument {
-    serde_json::from_str(stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
-}
-
-/// Nothing iogauge created is left (no Job, claim or pod with its label), no request went
-/// unanswered, and deploy/rbac.yaml allows every request made.
-fn assert_nothing_left(fake: &FakeKube) {
-    for kind in ["Job", "PersistentVolumeClaim", "Pod", "ConfigMap"] {
-        let left: Vec<Value> = fake
-            .objects(kind)
-            .into_iter()
-            .filter(|o| o["metadata"]["labels"]["app.kubernetes.io/managed-by"] == "iogauge")
-            .collect();
-        assert!(left.is_empty(), "{kind} left: {left:?}");
-    }
-    assert!(fake.unexpected().is_empty(), "{:?}", fake.unexpected());
-    assert_rbac_allows(&fake.requests());
-}
-
-/// deploy/rbac.yaml's rules as (apiGroup, resource, verb).
-fn granted() -> Vec<(String, String, String)> {
-    let text =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/rbac.yaml"))
-            .unwrap();
-    let mut out = Vec::new();
-    for doc in text.split("\n---\n") {
-        let v: Value = yaml_serde::from_str(doc).unwrap_or(Value::Null);
-        if !matches!(v["kind"].as_str(), Some("Role" | "ClusterRole")) {
-            continue;
-        }
-        for rule in v["rules"].as_array().unwrap() {
-            for g in rule["apiGroups"].as_array().unwrap() {
-                for r in rule["resources"].as_array().unwrap() {
-                    for verb in rule["verbs"].as_array().unwrap() {
-                        out.push((
-                            g.as_str().unwrap().to_string(),
-                            r.as_str().unwrap().to_string(),
-                            verb.as_str().unwrap().to_string(),
-                        ));
-                    }
-                }
-            }
-        }
-    }
-    out
-}
-
-fn assert_rbac_allows(requests: &[Request]) {
-    let rules = granted();
-    for r in requests {
-        if r.path == "/version" {
-            continue;
-        }
-        let parts: Vec<&str> = r.path.trim_start_matches('/').split('/').collect();
-        let (group, rest) = match parts.as_slice() {
-            ["api", "v1", rest @ ..] => ("", rest),
-            ["apis", g, _, rest @ ..] => (*g, rest),
-            _ => panic!("unexpected path {}", r.path),
-        };
-        let rest = match rest {
-            ["namespaces", _, rest @ ..] => rest,
-            rest => rest,
-        };
-        let (resource, named) = match rest {
-            [res] => (res.to_string(), false),
-            [res, _] => (res.to_string(), true),
-            [res, _, sub] => (format!("{res}/{sub}"), true),
-            _ => panic!("unexpected path {}", r.path),
-        };
-        let verb = match (r.method.as_str(), named) {
-            ("GET", true) => "get",
-            ("GET", false) => "list",
-            ("POST", _) => "create",
-            ("DELETE", _) => "delete",
-            ("PATCH", true) => "patch",
-            (m, _) => panic!("unexpected method {m}"),
-        };
-        assert!(
-            rules.contains(&(group.into(), resource.clone(), verb.into())),
-            "deploy/rbac.yaml does not allow {verb} {group}/{resource} ({} {})",
-            r.method,
-            r.path
-        );
-    }
-}
-
-/// The DELETE requests sent, as `resource/name`.
-fn deletes(fake: &FakeKube) -> Vec<String> {
-    fake.requests()
-        .iter()
-        .filter(|r| r.method == "DELETE")
-        .map(|r| {
-            let mut p = r.path.rsplit('/');
-            let name = p.next().unwrap();
-            format!("{}/{name}", p.next().unwrap())
-        })
-        .collect()
 }
 
 #[test]

@@ -7,157 +7,14 @@
 
 use crate::common;
 
-use common::fake_kube::{BindingMode, FakeKube, NodeSeed, Request, Scenario, StorageClassSeed};
-use iogauge::report::document::{CheckVerdict, KubeDocument, TargetStatus};
-use serde_json::Value;
+use common::fake_kube::{BindingMode, FakeKube, Scenario, StorageClassSeed};
+use common::kube::{
+    assert_nothing_left, assert_rbac_allows, cluster, deletes, document, run, spawn, wait_running,
+    IMAGE,
+};
+use iogauge::report::document::{CheckVerdict, TargetStatus};
 use std::path::Path;
-use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
-
-const IMAGE: &str = "registry.example/iogauge:test";
-
-pub(crate) fn cluster(dir: &Path, scenarios: &[(&str, Scenario)]) -> FakeKube {
-    let mut b = FakeKube::builder(env!("CARGO_BIN_EXE_iogauge"), dir)
-        .storage_class(StorageClassSeed::new(
-            "fast",
-            "ebs.csi.aws.com",
-            BindingMode::Immediate,
-        ))
-        .storage_class(
-            StorageClassSeed::new(
-                "standard",
-                "rancher.io/local-path",
-                BindingMode::WaitForFirstConsumer,
-            )
-            .default_class(),
-        )
-        .node(
-            NodeSeed::new("cp-1")
-                .label("node-role.kubernetes.io/control-plane", "")
-                .taint("node-role.kubernetes.io/control-plane", "", "NoSchedule"),
-        )
-        .node(NodeSeed::new("worker-1"));
-    for (target, s) in scenarios {
-        b = b.scenario_for(target, s.clone());
-    }
-    b.start()
-}
-
-fn command(fake: &FakeKube, dir: &Path, args: &[&str]) -> Command {
-    let mut c = common::cmd(env!("CARGO_BIN_EXE_iogauge"));
-    c.arg("kube")
-        .args(args)
-        .env("KUBECONFIG", fake.write_kubeconfig(dir))
-        .env("IOGAUGE_IMAGE", IMAGE);
-    c
-}
-
-pub(crate) fn run(fake: &FakeKube, dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out: Output = command(fake, dir, args).output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        common::text(&out.stdout),
-        common::text(&out.stderr),
-    )
-}
-
-pub(crate) fn document(stdout: &str) -> KubeDocument {
-    serde_json::from_str(stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
-}
-
-/// The DELETE requests sent, as `kind/name` from their paths.
-fn deletes(fake: &FakeKube) -> Vec<String> {
-    fake.requests()
-        .iter()
-        .filter(|r| r.method == "DELETE")
-        .map(|r| {
-            let mut p = r.path.rsplit('/');
-            let name = p.next().unwrap();
-            format!("{}/{name}", p.next().unwrap())
-        })
-        .collect()
-}
-
-/// Nothing iogauge created is left: no Job, claim or pod with its label.
-pub(crate) fn assert_nothing_left(fake: &FakeKube) {
-    for kind in ["Job", "PersistentVolumeClaim", "Pod", "ConfigMap"] {
-        let left: Vec<Value> = fake
-            .objects(kind)
-            .into_iter()
-            .filter(|o| o["metadata"]["labels"]["app.kubernetes.io/managed-by"] == "iogauge")
-            .collect();
-        assert!(left.is_empty(), "{kind} left: {left:?}");
-    }
-    assert!(fake.unexpected().is_empty(), "{:?}", fake.unexpected());
-}
-
-/// deploy/rbac.yaml's rules as (apiGroup, resource, verb).
-fn granted() -> Vec<(String, String, String)> {
-    let text =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/rbac.yaml"))
-            .unwrap();
-    let mut out = Vec::new();
-    for doc in text.split("\n---\n") {
-        let v: Value = yaml_serde::from_str(doc).unwrap_or(Value::Null);
-        if !matches!(v["kind"].as_str(), Some("Role" | "ClusterRole")) {
-            continue;
-        }
-        for rule in v["rules"].as_array().unwrap() {
-            for g in rule["apiGroups"].as_array().unwrap() {
-                for r in rule["resources"].as_array().unwrap() {
-                    for verb in rule["verbs"].as_array().unwrap() {
-                        out.push((
-                            g.as_str().unwrap().to_string(),
-                            r.as_str().unwrap().to_string(),
-                            verb.as_str().unwrap().to_string(),
-                        ));
-                    }
-                }
-            }
-        }
-    }
-    out
-}
-
-/// Every request iogauge made is one deploy/rbac.yaml allows.
-pub(crate) fn assert_rbac_allows(requests: &[Request]) {
-    let rules = granted();
-    for r in requests {
-        // GET /version (connect's probe) is granted to everyone (system:public-info-viewer).
-        if r.path == "/version" {
-            continue;
-        }
-        let parts: Vec<&str> = r.path.trim_start_matches('/').split('/').collect();
-        let (group, rest) = match parts.as_slice() {
-            ["api", "v1", rest @ ..] => ("", rest),
-            ["apis", g, _, rest @ ..] => (*g, rest),
-            _ => panic!("unexpected path {}", r.path),
-        };
-        let rest = match rest {
-            ["namespaces", _, rest @ ..] => rest,
-            rest => rest,
-        };
-        let (resource, named) = match rest {
-            [res] => (res.to_string(), false),
-            [res, _] => (res.to_string(), true),
-            [res, _, sub] => (format!("{res}/{sub}"), true),
-            _ => panic!("unexpected path {}", r.path),
-        };
-        let verb = match (r.method.as_str(), named) {
-            ("GET", true) => "get",
-            ("GET", false) => "list",
-            ("POST", _) => "create",
-            ("DELETE", _) => "delete",
-            (m, _) => panic!("unexpected method {m}"),
-        };
-        assert!(
-            rules.contains(&(group.into(), resource.clone(), verb.into())),
-            "deploy/rbac.yaml does not allow {verb} {group}/{resource} ({} {})",
-            r.method,
-            r.path
-        );
-    }
-}
 
 #[test]
 fn a_normal_run_measures_each_class_and_deletes_everything() {
@@ -582,25 +439,6 @@ fn parallel_targets_run_at_once() {
         .all(|t| t.status == TargetStatus::TimedOut));
     assert_eq!(fake.created("Job").len(), 2);
     assert_nothing_left(&fake);
-}
-
-pub(crate) fn wait_running(fake: &FakeKube) {
-    assert!(
-        fake.wait_until(Duration::from_secs(20), |f| f
-            .history()
-            .iter()
-            .any(|l| l.starts_with("started Pod/"))),
-        "{:#?}",
-        fake.history()
-    );
-}
-
-pub(crate) fn spawn(fake: &FakeKube, dir: &Path, args: &[&str]) -> Child {
-    command(fake, dir, args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
 }
 
 #[test]

@@ -8,13 +8,13 @@
 
 use crate::common;
 use crate::kube_manifests::{case, jobs, restricted_violations, validate};
+use common::kube::{assert_nothing_left, run_json, IMAGE};
 
 use common::fake_kube::{BindingMode, FakeKube, NodeSeed, Scenario, StorageClassSeed};
 use iogauge::report::document::{KubeDocument, TargetStatus};
 use serde_json::Value;
 use std::path::Path;
 
-const IMAGE: &str = "registry.example/iogauge:test";
 /// The export's owner: not the pod's default uid 65532, not root.
 const OWNER: u32 = 1000;
 
@@ -59,31 +59,7 @@ fn cluster(dir: &Path, scenarios: &[(&str, Scenario)]) -> FakeKube {
 }
 
 fn run(fake: &FakeKube, dir: &Path, args: &[&str]) -> (i32, KubeDocument, String) {
-    let out = common::cmd(env!("CARGO_BIN_EXE_iogauge"))
-        .arg("kube")
-        .args(args)
-        .args(["--format", "json", "--pending-timeout", "20s"])
-        .env("KUBECONFIG", fake.write_kubeconfig(dir))
-        .env("IOGAUGE_IMAGE", IMAGE)
-        .output()
-        .unwrap();
-    let stdout = common::text(&out.stdout);
-    let stderr = common::text(&out.stderr);
-    let doc = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}\n{stderr}"));
-    (out.status.code().unwrap_or(-1), doc, stderr)
-}
-
-/// Nothing iogauge created is left: no Job, claim or pod with its label.
-fn assert_nothing_left(fake: &FakeKube) {
-    for kind in ["Job", "PersistentVolumeClaim", "Pod", "ConfigMap"] {
-        let left: Vec<Value> = fake
-            .objects(kind)
-            .into_iter()
-            .filter(|o| o["metadata"]["labels"]["app.kubernetes.io/managed-by"] == "iogauge")
-            .collect();
-        assert!(left.is_empty(), "{kind} left: {left:?}");
-    }
-    assert!(fake.unexpected().is_empty(), "{:?}", fake.unexpected());
+    run_json(fake, dir, &[args, &["--pending-timeout", "20s"]].concat())
 }
 
 /// The reason a target gets when its pod's check may not write its volume: the pod's own line

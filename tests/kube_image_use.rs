@@ -7,6 +7,7 @@
 #![allow(clippy::unwrap_used)]
 
 use crate::common;
+use common::kube::assert_nothing_left;
 
 use common::fake_kube::{BindingMode, FakeKube, NodeSeed, Scenario, StorageClassSeed};
 use iogauge::report::document::{KubeDocument, TargetOutcome, TargetStatus};
@@ -57,18 +58,6 @@ fn run(fake: &FakeKube, dir: &Path, extra: &[&str]) -> (i32, KubeDocument, Strin
     let stderr = common::text(&out.stderr);
     let doc = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}\n{stderr}"));
     (out.status.code().unwrap_or(-1), doc, stderr)
-}
-
-fn assert_nothing_left(fake: &FakeKube) {
-    for kind in ["Job", "PersistentVolumeClaim", "Pod"] {
-        let left: Vec<Value> = fake
-            .objects(kind)
-            .into_iter()
-            .filter(|o| o["metadata"]["labels"]["app.kubernetes.io/managed-by"] == "iogauge")
-            .collect();
-        assert!(left.is_empty(), "{kind} left: {left:?}");
-    }
-    assert!(fake.unexpected().is_empty(), "{:?}", fake.unexpected());
 }
 
 /// The target failed with `reason`, said in one line on stderr.

@@ -7,30 +7,16 @@
 #![allow(clippy::unwrap_used)]
 
 use crate::common;
+use common::kube::{assert_nothing_left, run_json, two_classes};
 
-use common::fake_kube::{BindingMode, FakeKube, NodeSeed, Scenario, StorageClassSeed};
+use common::fake_kube::{FakeKube, NodeSeed, Scenario};
 use iogauge::report::document::{KubeDocument, TargetOutcome, TargetStatus};
-use serde_json::Value;
 use std::path::Path;
 
-const IMAGE: &str = "registry.example/iogauge:test";
 const GAVE_UP: &str = " (gave up after 2 s; --pending-timeout sets how long to wait)";
 
 fn cluster(dir: &Path, default: Scenario, scenarios: &[(&str, Scenario)]) -> FakeKube {
-    let mut b = FakeKube::builder(env!("CARGO_BIN_EXE_iogauge"), dir)
-        .storage_class(StorageClassSeed::new(
-            "fast",
-            "ebs.csi.aws.com",
-            BindingMode::Immediate,
-        ))
-        .storage_class(
-            StorageClassSeed::new(
-                "standard",
-                "rancher.io/local-path",
-                BindingMode::WaitForFirstConsumer,
-            )
-            .default_class(),
-        )
+    let mut b = two_classes(dir)
         .node(NodeSeed::new("worker-1").label("disk", "ssd"))
         .node(NodeSeed::new("worker-2").label("disk", "ssd"))
         .scenario(default);
@@ -43,42 +29,21 @@ fn cluster(dir: &Path, default: Scenario, scenarios: &[(&str, Scenario)]) -> Fak
 /// Runs `iogauge kube check etcd` on `targets`, one at a time, giving up after 2 s: (exit code,
 /// document, stderr).
 fn run(fake: &FakeKube, dir: &Path, targets: &[&str]) -> (i32, KubeDocument, String) {
-    let out = common::cmd(env!("CARGO_BIN_EXE_iogauge"))
-        .args(["kube", "check", "etcd"])
-        .args(targets)
-        .args([
-            "--parallel",
-            "1",
-            "--pending-timeout",
-            "2s",
-            "--scale",
-            "0.02",
-        ])
-        // Bounds a regression that waits for ever to a minute instead of --timeout's 30.
-        .args(["--timeout", "60s", "--format", "json"])
-        .env("KUBECONFIG", fake.write_kubeconfig(dir))
-        .env("IOGAUGE_IMAGE", IMAGE)
-        .output()
-        .unwrap();
-    let stdout = common::text(&out.stdout);
-    let doc = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"));
-    (
-        out.status.code().unwrap_or(-1),
-        doc,
-        common::text(&out.stderr),
+    let flags = [
+        "--parallel",
+        "1",
+        "--pending-timeout",
+        "2s",
+        "--scale",
+        "0.02",
+    ];
+    // Bounds a regression that waits for ever to a minute instead of --timeout's 30.
+    let timeout = ["--timeout", "60s"];
+    run_json(
+        fake,
+        dir,
+        &[&["check", "etcd"], targets, &flags, &timeout].concat(),
     )
-}
-
-fn assert_nothing_left(fake: &FakeKube) {
-    for kind in ["Job", "PersistentVolumeClaim", "Pod", "ConfigMap"] {
-        let left: Vec<Value> = fake
-            .objects(kind)
-            .into_iter()
-            .filter(|o| o["metadata"]["labels"]["app.kubernetes.io/managed-by"] == "iogauge")
-            .collect();
-        assert!(left.is_empty(), "{kind} left: {left:?}");
-    }
-    assert!(fake.unexpected().is_empty(), "{:?}", fake.unexpected());
 }
 
 /// The first target failed with `reason` (said so on stderr), the second ran to its end.

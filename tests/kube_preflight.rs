@@ -17,7 +17,7 @@ use iogauge::report::document::{KubeDocument, TargetStatus};
 use serde_json::Value;
 use std::path::Path;
 
-fn spec(dir: &Path, when: &str) -> String {
+pub(crate) fn spec(dir: &Path, when: &str) -> String {
     format!(
         "apiVersion: troubleshoot.sh/v1beta2\nkind: HostPreflight\nmetadata:\n  name: etcd\nspec:\n  \
          hostCollectors:\n    - filesystemPerformance:\n        collectorName: etcd-perf\n        \

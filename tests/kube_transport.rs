@@ -5,13 +5,11 @@
 #![allow(clippy::unwrap_used)]
 
 use crate::common;
+use common::kube::{assert_nothing_left, run_json};
 
 use common::fake_kube::{BindingMode, FakeKube, LogShape, Scenario, StorageClassSeed};
 use iogauge::report::document::{CheckVerdict, KubeDocument, TargetStatus};
-use serde_json::Value;
 use std::path::Path;
-
-const IMAGE: &str = "registry.example/iogauge:test";
 
 /// A cluster with one class per (name, scenario), all Immediate.
 fn cluster(dir: &Path, classes: &[(&str, Scenario)]) -> FakeKube {
@@ -31,34 +29,6 @@ fn cluster_with(binary: &str, dir: &Path, classes: &[(&str, Scenario)]) -> FakeK
             .scenario_for(class, s.clone());
     }
     b.start()
-}
-
-fn run(fake: &FakeKube, dir: &Path, args: &[&str]) -> (i32, KubeDocument, String) {
-    let out = common::cmd(env!("CARGO_BIN_EXE_iogauge"))
-        .arg("kube")
-        .arg("check")
-        .args(args)
-        .args(["--format", "json"])
-        .env("KUBECONFIG", fake.write_kubeconfig(dir))
-        .env("IOGAUGE_IMAGE", IMAGE)
-        .output()
-        .unwrap();
-    let (stdout, stderr) = (common::text(&out.stdout), common::text(&out.stderr));
-    let doc = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}\n{stderr}"));
-    (out.status.code().unwrap_or(-1), doc, stderr)
-}
-
-/// Nothing iogauge created is left: no Job, claim or pod with its label.
-fn assert_nothing_left(fake: &FakeKube) {
-    for kind in ["Job", "PersistentVolumeClaim", "Pod", "ConfigMap"] {
-        let left: Vec<Value> = fake
-            .objects(kind)
-            .into_iter()
-            .filter(|o| o["metadata"]["labels"]["app.kubernetes.io/managed-by"] == "iogauge")
-            .collect();
-        assert!(left.is_empty(), "{kind} left: {left:?}");
-    }
-    assert!(fake.unexpected().is_empty(), "{:?}", fake.unexpected());
 }
 
 /// A frame line's fields, read here on their own (not with the reader under test):
@@ -105,6 +75,11 @@ fn ranges(seqs: &[u32]) -> String {
 
 fn kib(bytes: u64) -> String {
     format!("{:.0} KiB", bytes as f64 / 1024.0)
+}
+
+/// `iogauge kube check ARGS --format json`: (exit code, document, stderr).
+fn run(fake: &FakeKube, dir: &Path, args: &[&str]) -> (i32, KubeDocument, String) {
+    run_json(fake, dir, &[&["check"], args].concat())
 }
 
 #[test]

@@ -4,10 +4,10 @@
 #![allow(clippy::unwrap_used)]
 
 use crate::common;
-use crate::kube_flow::{
+use common::fake_kube::Scenario;
+use common::kube::{
     assert_nothing_left, assert_rbac_allows, cluster, document, run, spawn, wait_running,
 };
-use common::fake_kube::Scenario;
 use iogauge::report::document::TargetStatus;
 use std::path::Path;
 use std::time::Instant;

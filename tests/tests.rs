@@ -67,6 +67,7 @@ mod kube_image_use;
 mod kube_manifests;
 mod kube_pending;
 mod kube_preflight;
+mod kube_stops;
 mod kube_transport;
 mod kube_workloads;
 mod newcomer_check;

@@ -47,10 +47,7 @@ pub(crate) fn cleanup(
     scope: &Scope,
     stop: &Stop,
 ) -> Result<Cleaned, KubeError> {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| KubeError::Cluster(format!("cannot start the async runtime: {e}")))?;
+    let rt = super::run::runtime()?;
     rt.block_on(async {
         let c = Cluster::connect(kubeconfig, context, namespace).await?;
         let sel = manifests::selector(match scope {

@@ -22,10 +22,7 @@ pub(crate) enum Printed {
 
 /// The plan and its manifests, asking the cluster only to find the targets when it must.
 pub(crate) fn dry_run(req: &KubeRequest, printed: Printed) -> Result<(Plan, String), KubeError> {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| KubeError::Cluster(format!("cannot start the async runtime: {e}")))?;
+    let rt = super::run::runtime()?;
     rt.block_on(async {
         let cluster = match needs_cluster(req) {
             Some(flags) => Some(connect(req, &flags).await?),

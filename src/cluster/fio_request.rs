@@ -5,9 +5,10 @@
 //! would land in the pod's read-only root filesystem or outside the volume, and is refused.
 
 use super::configmap::PodFiles;
+use super::pod_document::{value, Words};
 use crate::input::fio::{parse_fio_args, FioCommand};
 use crate::model::{JobSpec, RunSpec, SizeSpec};
-use crate::report::frames::{read_frames, FIO_RESULT};
+use crate::report::frames::{FramesError, FIO_RESULT};
 use serde_json::Value;
 
 /// What of a pod's log goes into a message at most, in characters.
@@ -226,37 +227,38 @@ fn job_bytes(j: &JobSpec) -> u64 {
 /// The pod's result from its log: the fio document and the text output. Err: what went wrong,
 /// or how the log ends (capped), so that a pod that failed before printing says why.
 pub(crate) fn parse_fio_log(log: &str) -> Result<(Value, String), String> {
-    let text = match read_frames(log) {
-        Ok(Some(t)) => t,
-        Ok(None) if log.contains("unknown format 'kube-frames'") => {
+    let no_frames = |log: &str| -> Result<String, String> {
+        if log.contains("unknown format 'kube-frames'") {
             return Err(
                 "the image's iogauge is older than this one (its fio does not know \
                         --output-format=kube-frames); run the image of this iogauge version \
                         (--image)"
                     .into(),
-            )
+            );
         }
-        Ok(None) => {
-            let tail: String = {
-                let t = log.trim_end();
-                let start = t
-                    .char_indices()
-                    .rev()
-                    .nth(TAIL_CHARS - 1)
-                    .map_or(0, |(i, _)| i);
-                t[start..].to_string()
-            };
-            return Err(if tail.is_empty() {
-                "the pod's log is empty".into()
-            } else {
-                format!("the pod's log ends: {tail}")
-            });
-        }
-        Err(e) => return Err(format!("the pod's result was damaged in its log: {e}")),
+        let tail: String = {
+            let t = log.trim_end();
+            let start = t
+                .char_indices()
+                .rev()
+                .nth(TAIL_CHARS - 1)
+                .map_or(0, |(i, _)| i);
+            t[start..].to_string()
+        };
+        Err(if tail.is_empty() {
+            "the pod's log is empty".into()
+        } else {
+            format!("the pod's log ends: {tail}")
+        })
     };
-    let mut v: Value =
-        serde_json::from_str(&text).map_err(|e| format!("the pod's result does not parse: {e}"))?;
-    super::log::same_version(&v)?;
+    let damaged = |e: &FramesError| format!("the pod's result was damaged in its log: {e}");
+    let bad = |e: serde_json::Error| format!("the pod's result does not parse: {e}");
+    let words = Words {
+        no_frames: &no_frames,
+        damaged: &damaged,
+        bad: &bad,
+    };
+    let mut v = value(log, &words)?;
     if v.get(FIO_RESULT).is_none() {
         return Err(
             "the pod's result is not a kube fio result (is --image this iogauge's?)".into(),

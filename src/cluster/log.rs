@@ -3,13 +3,10 @@
 //! (`report::frames`): runtimes split longer lines, the kubelet rotates the log and serves only
 //! the current file, and the check's stderr (plan lines, notes) falls between stdout's lines.
 
+use super::pod_document::{cap, document, Words};
+pub(crate) use super::pod_document::{is_other_version, TAIL_CHARS};
 use crate::report::document::{CheckDocument, DocumentKind};
-use crate::report::frames::{lost_text, read_frames, FramesError};
-use serde::Deserialize;
-
-/// What of a pod's log goes into a message at most, in characters: a cut line must never put
-/// tens of KB into a reason, a terminal or a report.
-pub(crate) const TAIL_CHARS: usize = 500;
+use crate::report::frames::{lost_text, FramesError};
 
 /// The pod's document, from its frames; or, from an image that prints the whole document as
 /// one line (`--format json-line`), that line. Err: what went wrong, or what the log ends with
@@ -17,70 +14,24 @@ pub(crate) const TAIL_CHARS: usize = 500;
 /// error. What the document is, and whether this iogauge reads its version, is
 /// [`DocumentKind`]'s decision, as for every reader.
 pub fn parse_check_log(log: &str) -> Result<CheckDocument, String> {
-    let text = match read_frames(log) {
-        Ok(Some(text)) => text,
-        Ok(None) => log
-            .lines()
+    let no_frames = |log: &str| {
+        log.lines()
             .rev()
             .find(|l| l.starts_with("{\"schema_version\""))
-            .ok_or_else(|| no_result(log))?
-            .to_string(),
-        Err(e) => return Err(lost(&e)),
+            .map(str::to_string)
+            .ok_or_else(|| no_result(log))
     };
     let bad = |e: serde_json::Error| {
         cap(&format!(
             "the pod's result does not parse as a check document: {e}"
         ))
     };
-    let v: serde_json::Value = serde_json::from_str(&text).map_err(bad)?;
-    // First, before the kind and the schema: another version's document is refused whatever it
-    // holds, since the image, not the document, is what to fix.
-    same_version(&v)?;
-    match DocumentKind::sniff(&v) {
-        Some(DocumentKind::Check) => {}
-        other => {
-            return Err(format!(
-                "the pod's result is not a check document but {}",
-                other.map_or("a document iogauge does not know", DocumentKind::what)
-            ))
-        }
-    }
-    if let Some(p) = DocumentKind::Check.problem(&v) {
-        return Err(cap(&format!(
-            "the pod's result is a check document, but {p}; run the image of this iogauge \
-             version (--image)"
-        )));
-    }
-    CheckDocument::deserialize(&v).map_err(bad)
-}
-
-/// This CLI's version; the pod's document must carry exactly it.
-const VERSION: &str = env!("CARGO_PKG_VERSION");
-
-/// The pod ran another iogauge than this one. Any difference, a patch level too, fails the
-/// target: profiles and their verdicts change between releases, and a result must be the one
-/// this version describes.
-fn other_version(theirs: &str) -> String {
-    let theirs = cap(theirs);
-    format!(
-        "the pod ran iogauge {theirs} but this is iogauge {VERSION}: update the image with \
-         `iogauge kube image push REGISTRY/REPO:{VERSION}` and pass --image \
-         REGISTRY/REPO:{VERSION} (or --image of an iogauge:{VERSION} image the cluster has)"
-    )
-}
-
-/// Err when the pod's document says it was written by another iogauge version than this one
-/// (every pod document, check, fio or preflight, carries its writer's in `iogauge`).
-pub(crate) fn same_version(v: &serde_json::Value) -> Result<(), String> {
-    match v.get("iogauge").and_then(serde_json::Value::as_str) {
-        Some(theirs) if theirs != VERSION => Err(other_version(theirs)),
-        _ => Ok(()),
-    }
-}
-
-/// Whether `parse_check_log`'s error is [`other_version`]'s: the pod did print its result.
-pub(crate) fn is_other_version(e: &str) -> bool {
-    e.starts_with("the pod ran iogauge ") && e.contains(" but this is iogauge ")
+    let words = Words {
+        no_frames: &no_frames,
+        damaged: &lost,
+        bad: &bad,
+    };
+    document(log, DocumentKind::Check, "check", &words)
 }
 
 /// A log without any document: an image too old for the pod's command line is named as such,
@@ -187,19 +138,11 @@ pub(crate) fn tail(log: &str, n: usize) -> String {
     format!("(the last {TAIL_CHARS} of {chars} characters) …{end}")
 }
 
-/// `text` at most [`TAIL_CHARS`] characters (a parse error quotes what it read).
-fn cap(text: &str) -> String {
-    if text.chars().count() <= TAIL_CHARS {
-        return text.to_string();
-    }
-    let head: String = text.chars().take(TAIL_CHARS).collect();
-    format!("{head}…")
-}
-
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+    use crate::cluster::pod_document::VERSION;
 
     /// A check document with `n` bytes of padding in a note-like field (`dir`).
     fn doc(pad: usize) -> CheckDocument {

@@ -20,6 +20,7 @@ pub(crate) mod manifests;
 pub(crate) mod node_names;
 mod pending;
 pub(crate) mod plan;
+pub(crate) mod pod_document;
 pub(crate) mod poll;
 pub mod preflight;
 pub(crate) mod quantity;

@@ -9,23 +9,12 @@
 
 use crate::input::troubleshoot::Preflight;
 use crate::report::document::{CollectorStatus, DocumentKind, PreflightDocument};
-use crate::report::frames::read_frames;
+use crate::report::frames::FramesError;
 use crate::report::troubleshoot::{results_dir, FsPerfResults, KEYS};
 use k8s_openapi::api::core::v1::{HostPathVolumeSource, PodSpec, Volume, VolumeMount};
-use serde::Deserialize;
 use std::path::{Component, Path, PathBuf};
 
-use super::log::TAIL_CHARS;
-
-/// At most [`TAIL_CHARS`] characters of `text`: a pod's log must never put tens of KB into a
-/// reason or a terminal.
-fn cap(text: &str) -> String {
-    if text.chars().count() <= TAIL_CHARS {
-        return text.to_string();
-    }
-    let head: String = text.chars().take(TAIL_CHARS).collect();
-    format!("{head}…")
-}
+use super::pod_document::{cap, document, Words, TAIL_CHARS};
 
 /// The node directories the spec's collectors (those not excluded) write in, each once, in
 /// the spec's order. Err: the fix for a directory that cannot be a hostPath (exit 2, before
@@ -163,43 +152,28 @@ pub(crate) fn collected(doc: &PreflightDocument) -> String {
 /// The pod's preflight document, from its frames. Err: what went wrong, capped; whether this
 /// iogauge reads the document's version is [`DocumentKind`]'s decision, as for every reader.
 pub fn parse_preflight_log(log: &str) -> Result<PreflightDocument, String> {
-    let text = match read_frames(log) {
-        Ok(Some(text)) => text,
-        Ok(None) => {
-            let tail: String = log.lines().rev().take(3).collect::<Vec<_>>().join(" | ");
-            return Err(cap(&format!(
-                "no result in the pod's log; it ends with: {tail}"
-            )));
-        }
-        Err(e) => {
-            return Err(cap(&format!(
-                "the pod's result in its log is incomplete: {e}; run the node again"
-            )))
-        }
+    let no_frames = |log: &str| {
+        let tail: String = log.lines().rev().take(3).collect::<Vec<_>>().join(" | ");
+        Err(cap(&format!(
+            "no result in the pod's log; it ends with: {tail}"
+        )))
+    };
+    let damaged = |e: &FramesError| {
+        cap(&format!(
+            "the pod's result in its log is incomplete: {e}; run the node again"
+        ))
     };
     let bad = |e: serde_json::Error| {
         cap(&format!(
             "the pod's result does not parse as a preflight document: {e}"
         ))
     };
-    let v: serde_json::Value = serde_json::from_str(&text).map_err(bad)?;
-    super::log::same_version(&v)?;
-    match DocumentKind::sniff(&v) {
-        Some(DocumentKind::Preflight) => {}
-        other => {
-            return Err(format!(
-                "the pod's result is not a preflight document but {}",
-                other.map_or("a document iogauge does not know", DocumentKind::what)
-            ))
-        }
-    }
-    if let Some(p) = DocumentKind::Preflight.problem(&v) {
-        return Err(cap(&format!(
-            "the pod's result is a preflight document, but {p}; run the image of this iogauge \
-             version (--image)"
-        )));
-    }
-    PreflightDocument::deserialize(&v).map_err(bad)
+    let words = Words {
+        no_frames: &no_frames,
+        damaged: &damaged,
+        bad: &bad,
+    };
+    document(log, DocumentKind::Preflight, "preflight", &words)
 }
 
 /// `node`'s collected results as the files troubleshoot lays out for a host collector run on

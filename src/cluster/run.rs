@@ -25,7 +25,9 @@ mod outcome;
 /// What the caller shows while a run goes on (the CLI: lines on stderr).
 pub(crate) use crate::observer::Observer;
 
-fn runtime() -> Result<tokio::runtime::Runtime, KubeError> {
+/// The one-thread tokio runtime every cluster command (run, dry run, cleanup) runs on: its calls
+/// are few and one at a time, so one thread serves them.
+pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, KubeError> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

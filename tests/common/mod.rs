@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod fake_kube;
+pub mod kube;
 pub mod loopfs;
 pub mod strace;
 pub mod throttle;

@@ -232,6 +232,8 @@ pub struct Builder {
     scenario: Scenario,
     scenarios: BTreeMap<String, Scenario>,
     delete_delay: Duration,
+    /// (method, resource) whose answers come late, and how late (see [`Builder::answer_delay`]).
+    answer_delays: Vec<(String, String, Duration)>,
     refusals: Vec<Refuse>,
     /// Objects the cluster has from the start besides classes and nodes (see [`volumes`]).
     seed_objects: Vec<Value>,
@@ -257,6 +259,14 @@ impl Builder {
     /// can interrupt a client in the middle of its deletions.
     pub fn delete_delay(mut self, d: Duration) -> Self {
         self.delete_delay = d;
+        self
+    }
+
+    /// Requests `method` on the collection `resource` (e.g. "POST", "configmaps") are done at once
+    /// but answered this much later (a slow API server), so that a test can interrupt a client
+    /// between a create and its answer.
+    pub fn answer_delay(mut self, method: &str, resource: &str, d: Duration) -> Self {
+        self.answer_delays.push((method.into(), resource.into(), d));
         self
     }
 
@@ -313,6 +323,7 @@ impl Builder {
             default_scenario: self.scenario,
             scenarios: self.scenarios,
             delete_delay: self.delete_delay,
+            answer_delays: self.answer_delays,
             refusals: self.refusals,
             owners: self.owners,
             objects: Vec::new(),
@@ -462,6 +473,7 @@ impl FakeKube {
             scenario: Scenario::Run,
             scenarios: BTreeMap::new(),
             delete_delay: Duration::ZERO,
+            answer_delays: Vec::new(),
             refusals: Vec::new(),
             seed_objects: Vec::new(),
             owners: BTreeMap::new(),
@@ -641,6 +653,7 @@ struct State {
     default_scenario: Scenario,
     scenarios: BTreeMap<String, Scenario>,
     delete_delay: Duration,
+    answer_delays: Vec<(String, String, Duration)>,
     refusals: Vec<Refuse>,
     owners: BTreeMap<String, u32>,
     objects: Vec<Value>,
@@ -1284,6 +1297,7 @@ fn serve_conn(stream: TcpStream, shared: Arc<Shared>) {
         let close = conn_hdr.contains("close")
             || (version == "HTTP/1.0" && !conn_hdr.contains("keep-alive"));
         let resp = handle(&shared, &method, &target, &body);
+        answer_late(&shared, &method, &target);
         let reason = match resp.code {
             200 => "OK",
             201 => "Created",
@@ -1400,6 +1414,23 @@ fn route(method: &str, path: &str) -> Option<(Res, Option<String>, Option<String
         _ => false,
     };
     allowed.then(|| (res, ns.map(String::from), name.map(String::from), op))
+}
+
+/// Waits as [`Builder::answer_delay`] says for this request, once it is done.
+fn answer_late(shared: &Arc<Shared>, method: &str, target: &str) {
+    let path = target
+        .split('?')
+        .next()
+        .unwrap_or(target)
+        .trim_end_matches('/');
+    let delay = lock(&shared.state)
+        .answer_delays
+        .iter()
+        .find(|(m, r, _)| m == method && path.ends_with(&format!("/{r}")))
+        .map(|(_, _, d)| *d);
+    if let Some(d) = delay {
+        std::thread::sleep(d);
+    }
 }
 
 fn handle(shared: &Arc<Shared>, method: &str, target: &str, body: &[u8]) -> Resp {
