@@ -25,6 +25,7 @@ pub(crate) mod log_time;
 pub(crate) mod logs;
 pub(crate) mod periodic;
 pub(crate) mod prio;
+pub(crate) mod sequential;
 pub(crate) mod sink;
 pub(crate) mod summary;
 

@@ -1,0 +1,45 @@
+//! Sequential verdicts (issue 27): decide, while a profile runs, on which side of a threshold a
+//! metric's true value lies, at a stated risk, so the run can stop early. Pure math: the monitor
+//! thread feeds counts every 100 ms; nothing here reads clocks or allocates per call (except
+//! where a function says so).
+//!
+//! **Looks.** A rule may be asked as often as the caller likes, but it *counts* a look (and
+//! spends alpha on it) only at the floor, then each time progress has grown by `growth`, and
+//! once at the full length: at most [`Risk::max_looks`] looks. Each counted look spends
+//! `alpha / max_looks` (Bonferroni), which bounds the chance of any wrong decision by `alpha`
+//! whatever the dependence between looks. Decisions are sticky.
+//!
+//! **Indifference margin.** A rule decides Below only if its bound lies below
+//! `threshold·(1-margin)`, Above only if above `threshold·(1+margin)`: a true value within the
+//! margin can never be decided (except with probability <= alpha) and runs the full recipe.
+//!
+//! **Percentiles** ([`QuantileRule`]): the q-quantile is <= x exactly when P(X > x) <= 1-q, and
+//! the number of samples above x is Binomial(n, P(X > x)) for *any* distribution of
+//! independent samples. So exact binomial (Clopper-Pearson) tests on two exceedance counts
+//! decide without assuming a shape: heavy tails only change the counts, not the validity.
+//! Histogram buckets straddling an edge are counted against the decision they could favour.
+//!
+//! **Rates** ([`RateRule`]): per-slice counts (100 ms) are autocorrelated, so they are grouped
+//! into b = 10..30 batches of consecutive slices; batch means of long enough batches are close
+//! to independent and normal (a central limit over each batch), so a Student-t interval with
+//! b-1 degrees of freedom applies. This assumes a stationary rate with correlations that die
+//! out within a batch; two guards check it: the batch means' lag-1 autocorrelation must be
+//! <= 0.5, and the latest half of the batches must agree with the decision (no trend).
+//!
+//! One file per concept: `risk` (Side, Risk, look counting), `tails` (binomial, beta, t),
+//! `quantile` (percentile rule and order-statistic ranks), `rate` (batch means).
+
+// The monitor thread starts calling these with the run's issue-27 wiring; until then only the
+// tests do.
+#![allow(dead_code, unused_imports)]
+
+mod quantile;
+mod rate;
+mod risk;
+pub(crate) mod tails;
+#[cfg(test)]
+mod test_rng;
+
+pub(crate) use quantile::{quantile_lower_rank, quantile_upper_rank, QuantileRule};
+pub(crate) use rate::RateRule;
+pub(crate) use risk::{Risk, Side};
