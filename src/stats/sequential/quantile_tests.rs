@@ -190,7 +190,8 @@ fn nothing_counts_before_the_floor() {
 #[test]
 fn a_look_at_n_of_ten_to_the_eight_is_cheap() {
     // Two tails near the decision boundary at n = 10^8; well under a millisecond each even in
-    // a debug build (measured ~0.1 ms in debug).
+    // a debug build (measured 94 us in debug; quantile_upper_rank(10^8, 0.99, 0.001) 29 us,
+    // clopper_pearson_upper at n = 10^8 22 us).
     let risk = Risk {
         alpha: 0.001,
         margin: 0.1,
@@ -226,7 +227,8 @@ fn ranks_at_the_edges() {
 #[test]
 fn ranks_cover_the_true_quantile_monte_carlo() {
     // 2,000 samples of 1,000 uniforms (the true 0.99-quantile is 0.99; ranks are
-    // distribution-free). Measured: upper covers 96.2 %, lower 96.0 % (exact: >= 95 %).
+    // distribution-free). Ranks 996 and 985; measured coverage: upper 96.6 %, lower 95.5 %
+    // (exact: 97.1 % and 95.2 %).
     let (n, q, alpha, reps) = (1_000u64, 0.99, 0.05, 2_000);
     let upper = quantile_upper_rank(n, q, alpha).unwrap() as usize;
     let lower = quantile_lower_rank(n, q, alpha).unwrap() as usize;

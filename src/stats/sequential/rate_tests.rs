@@ -161,7 +161,7 @@ fn few_slices_and_the_floor_keep_it_undecided() {
 fn oldest_extra_slices_are_dropped() {
     // 105 slices: 10 batches of 10, the 5 oldest dropped. Their huge counts must not show.
     let mut slices = vec![1_000_000u64; 5];
-    slices.extend(std::iter::repeat(300).take(100));
+    slices.extend(std::iter::repeat_n(300, 100));
     let mut rule = RateRule::new(THRESHOLD, SLICE, risk());
     assert_eq!(rule.look(3_000, &slices), Side::Below);
     assert_eq!(rule.interval(), Some((3_000.0, 3_000.0)));
