@@ -55,8 +55,8 @@ impl RateRule {
     /// `slices`: counts per slice since measurement start, oldest first. Same look counting
     /// and stickiness as the percentile rule. Undecided when fewer than 10 slices, when the
     /// batch means are autocorrelated (lag 1 > 0.5) or shorter than the slices' correlation
-    /// time, or when the recent half of the batches
-    /// disagrees with the interval (a trend); the look is counted all the same.
+    /// time, or when the recent half of the batches disagrees with the interval (a trend); the
+    /// look is counted all the same.
     pub(crate) fn look(&mut self, progress: u64, slices: &[u64]) -> Side {
         if self.side != Side::Undecided || !self.clock.count(progress) {
             return self.side;
@@ -127,7 +127,7 @@ impl RateRule {
     }
 
     /// The last counted look's interval for the mean rate (per second), for the stated result;
-    /// None when that look had under 10 slices or autocorrelated batch means.
+    /// None when that look had under 10 slices or batches too short to be independent.
     pub(crate) fn interval(&self) -> Option<(f64, f64)> {
         self.interval
     }
