@@ -13,6 +13,11 @@ const MIN_BATCHES: usize = 10;
 const MAX_BATCHES: usize = 30;
 /// Batch means whose lag-1 autocorrelation exceeds this are too short to be independent.
 const MAX_LAG1: f64 = 0.5;
+/// Ten batches estimate their own lag-1 correlation poorly (sd ~0.3), so batches must also
+/// span the slices' correlation time as the slices themselves show it (many more points):
+/// tau = (1 + r)/(1 - r) slices for a lag-1 correlation r (the AR(1) value of the sum of all
+/// autocorrelations), and a batch at least that long.
+const MIN_BATCH_OVER_TAU: f64 = 1.0;
 
 /// A rate against one threshold, from counts in equal time slices (batch means, Student t).
 #[derive(Debug, Clone)]
@@ -30,6 +35,8 @@ struct Batches {
     mean: f64,
     half_width: f64,
     lag1: f64,
+    /// Batch length in slices over the slices' estimated correlation time.
+    len_over_tau: f64,
     recent_mean: f64,
 }
 
@@ -47,8 +54,9 @@ impl RateRule {
 
     /// `slices`: counts per slice since measurement start, oldest first. Same look counting
     /// and stickiness as the percentile rule. Undecided when fewer than 10 slices, when the
-    /// batch means are autocorrelated (lag 1 > 0.5), or when the recent half of the batches
-    /// disagrees with the interval (a trend); the look is counted all the same.
+    /// batch means are autocorrelated (lag 1 > 0.5) or shorter than the slices' correlation
+    /// time, or when the recent half of the batches disagrees with the interval (a trend); the
+    /// look is counted all the same.
     pub(crate) fn look(&mut self, progress: u64, slices: &[u64]) -> Side {
         if self.side != Side::Undecided || !self.clock.count(progress) {
             return self.side;
@@ -57,7 +65,7 @@ impl RateRule {
         let Some(b) = self.batches(slices) else {
             return self.side;
         };
-        if b.lag1 > MAX_LAG1 {
+        if b.lag1 > MAX_LAG1 || b.len_over_tau < MIN_BATCH_OVER_TAU {
             return self.side;
         }
         let (lo, hi) = (b.mean - b.half_width, b.mean + b.half_width);
@@ -99,16 +107,27 @@ impl RateRule {
         let t = t_quantile(1.0 - 0.5 * self.clock.alpha_per_look(), nf - 1.0);
         let recent = &means[n - n / 2..];
         let recent_mean = recent.iter().sum::<f64>() / recent.len() as f64;
+        // Batches shorter than the correlation time understate the variance of the mean; an
+        // AR(1) fitted to the slices says by how much, and the standard error grows to match.
+        let phi = slice_lag1(used);
+        let inflation = (kept_tau(phi, used.len() as f64) / kept_tau(phi, len as f64)).max(1.0);
+        let len_over_tau = len as f64 * (1.0 - phi) / (1.0 + phi);
         Some(Batches {
             mean,
-            half_width: t * se,
+            half_width: t * se * inflation.sqrt(),
             lag1,
+            len_over_tau,
             recent_mean,
         })
     }
 
+    /// The two values the interval is compared with: (threshold·(1-margin), threshold·(1+margin)).
+    pub(crate) fn edges(&self) -> (f64, f64) {
+        (self.low, self.high)
+    }
+
     /// The last counted look's interval for the mean rate (per second), for the stated result;
-    /// None when that look had under 10 slices or autocorrelated batch means.
+    /// None when that look had under 10 slices or batches too short to be independent.
     pub(crate) fn interval(&self) -> Option<(f64, f64)> {
         self.interval
     }
@@ -117,11 +136,30 @@ impl RateRule {
     pub(crate) fn looks(&self) -> u32 {
         self.clock.looks()
     }
+}
 
-    /// The two values the interval is compared with: (threshold·(1-margin), threshold·(1+margin)).
-    pub(crate) fn edges(&self) -> (f64, f64) {
-        (self.low, self.high)
+/// The slices' lag-1 correlation, clamped to [0, 0.99] (0 when the counts never vary). One
+/// pass over the slices, not the samples.
+fn slice_lag1(slices: &[u64]) -> f64 {
+    let n = slices.len() as f64;
+    let mean = slices.iter().map(|&c| c as f64).sum::<f64>() / n;
+    let ss: f64 = slices.iter().map(|&c| (c as f64 - mean).powi(2)).sum();
+    let cross: f64 = slices
+        .windows(2)
+        .map(|w| (w[0] as f64 - mean) * (w[1] as f64 - mean))
+        .sum();
+    if ss > 0.0 {
+        (cross / ss).clamp(0.0, 0.99)
+    } else {
+        0.0
     }
+}
+
+/// m·Var(mean of m slices)/Var(slice) for an AR(1) with coefficient `phi`: what a batch of m
+/// slices keeps of the correlation time (1+phi)/(1-phi) (Priestley 1981, eq. 5.3.24).
+fn kept_tau(phi: f64, m: f64) -> f64 {
+    let tau = (1.0 + phi) / (1.0 - phi);
+    tau - 2.0 * phi * (1.0 - phi.powf(m)) / (m * (1.0 - phi).powi(2))
 }
 
 #[cfg(test)]
