@@ -257,7 +257,7 @@ fn run_helper(name: &str, registry: &str, source: &str) -> Result<Option<Registr
             Err(e) => return Err(format!("cannot wait for {program}: {e}")),
         }
     };
-    // A grandchild that keeps the pipe open would block the readers: they stop at the cap.
+    // The readers end at the pipes' end or at the cap, whichever comes first.
     let out = out.join().unwrap_or_default();
     let err = err.join().unwrap_or_default();
     parse_helper_answer(&out, &err, status, source, registry, &program, server)

@@ -51,42 +51,49 @@ pub enum PushError {
     Interrupted(bool),
 }
 
-/// Pushes `image` as `target` (REGISTRY/REPO:TAG) over HTTPS, or plain HTTP with `insecure`;
-/// returns REGISTRY/REPO@sha256:… of its manifest. `stop` (set by SIGINT/SIGTERM) ends it
-/// at once, whatever the registry is doing.
+/// Where to push, and the credentials for it: found before the image is built, so that a
+/// wrong target or a broken credential helper is said at once.
+pub struct Target {
+    reference: Reference,
+    creds: Credentials,
+}
+
+/// `target` (REGISTRY/REPO:TAG) as a reference, and the credentials for its registry.
+pub fn target(target: &str) -> Result<Target, PushError> {
+    let reference: Reference = target.parse().map_err(|e| {
+        PushError::Input(format!(
+            "'{}' is not an image reference ({e}); expected REGISTRY/REPO:TAG, e.g. \
+             registry.example.com/team/iogauge:0.1.0",
+            capped(target)
+        ))
+    })?;
+    if reference.digest().is_some() {
+        return Err(PushError::Input(format!(
+            "'{target}' names a digest; push to a tag (REGISTRY/REPO:TAG): the digest is the \
+             image's own, printed once it is pushed"
+        )));
+    }
+    let creds = credentials::lookup(reference.resolve_registry()).map_err(PushError::Input)?;
+    Ok(Target { reference, creds })
+}
+
+/// Pushes `image` to `target` over HTTPS, or plain HTTP with `insecure`; returns
+/// REGISTRY/REPO@sha256:… of its manifest. `stop` (set by SIGINT/SIGTERM) ends it at once,
+/// whatever the registry is doing.
 pub fn push(
     image: &Image,
-    target: &str,
+    target: &Target,
     insecure: bool,
     stop: &AtomicBool,
 ) -> Result<String, PushError> {
-    let (reference, creds) = reference_and_auth(target).map_err(PushError::Input)?;
-    send(image, &reference, &creds, insecure, stop)?;
+    let reference = &target.reference;
+    send(image, reference, &target.creds, insecure, stop)?;
     Ok(format!(
         "{}/{}@{}",
         reference.registry(),
         reference.repository(),
         image.manifest.digest
     ))
-}
-
-/// The target as a reference, and the credentials for its registry.
-fn reference_and_auth(target: &str) -> Result<(Reference, Credentials), String> {
-    let reference: Reference = target.parse().map_err(|e| {
-        format!(
-            "'{}' is not an image reference ({e}); expected REGISTRY/REPO:TAG, e.g. \
-             registry.example.com/team/iogauge:0.1.0",
-            capped(target)
-        )
-    })?;
-    if reference.digest().is_some() {
-        return Err(format!(
-            "'{target}' names a digest; push to a tag (REGISTRY/REPO:TAG): the digest is the \
-             image's own, printed once it is pushed"
-        ));
-    }
-    let creds = credentials::lookup(reference.resolve_registry())?;
-    Ok((reference, creds))
 }
 
 /// Whether the registry said no to the credentials (or to their absence).
@@ -99,6 +106,9 @@ fn refused(e: &OciDistributionError) -> bool {
             .iter()
             .any(|x| matches!(x.code, OciErrorCode::Unauthorized | OciErrorCode::Denied)),
         OciDistributionError::ServerError { code, .. } => matches!(code, 401 | 403),
+        OciDistributionError::RequestError(e) => {
+            matches!(e.status().map(|s| s.as_u16()), Some(401 | 403))
+        }
         _ => false,
     }
 }

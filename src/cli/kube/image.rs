@@ -121,6 +121,26 @@ fn export(a: ExportArgs) -> Ended {
 }
 
 fn push(a: PushArgs, stop: &Stop) -> Ended {
+    let said = |e| match e {
+        PushError::Input(e) | PushError::Refused(e) => fail(Kind::BadInput, "push", e),
+        PushError::Registry(e) => fail(Kind::Run, "push", e),
+        PushError::Interrupted(tagging) => fail(
+            Kind::Interrupted,
+            "push",
+            format!(
+                "interrupted by {} {}; blobs already uploaded may be left, and the \
+                 registry's garbage collection removes them",
+                stop.reason(),
+                if tagging {
+                    "while the manifest was being sent, so the tag may or may not exist"
+                } else {
+                    "before the manifest was sent: nothing is tagged"
+                }
+            ),
+        ),
+    };
+    // The target and its credentials first: said at once, not after the image is built.
+    let target = image::push::target(&a.target).map_err(said)?;
     let (image, _) = this_image("push")?;
     eprintln!(
         "iogauge kube image push: pushing {} ({:.1} MiB) to {}",
@@ -128,25 +148,7 @@ fn push(a: PushArgs, stop: &Stop) -> Ended {
         image.layer.bytes.len() as f64 / (1024.0 * 1024.0),
         crate::untrusted::term(&a.target)
     );
-    let pinned =
-        image::push::push(&image, &a.target, a.insecure, stop.flag()).map_err(|e| match e {
-            PushError::Input(e) | PushError::Refused(e) => fail(Kind::BadInput, "push", e),
-            PushError::Registry(e) => fail(Kind::Run, "push", e),
-            PushError::Interrupted(tagging) => fail(
-                Kind::Interrupted,
-                "push",
-                format!(
-                    "interrupted by {} {}; blobs already uploaded may be left, and the \
-                     registry's garbage collection removes them",
-                    stop.reason(),
-                    if tagging {
-                        "while the manifest was being sent, so the tag may or may not exist"
-                    } else {
-                        "before the manifest was sent: nothing is tagged"
-                    }
-                ),
-            ),
-        })?;
+    let pinned = image::push::push(&image, &target, a.insecure, stop.flag()).map_err(said)?;
     stdout::println(&pinned);
     Ok(Outcome::Pass)
 }
