@@ -193,6 +193,9 @@ fn push_with_basic_auth_from_the_docker_config_and_its_helpers() {
         text(&o.stderr)
     );
 
+    // Said before the image is built.
+    assert!(!text(&o.stderr).contains("pushing"), "{}", text(&o.stderr));
+
     // A helper that is not installed.
     config(conf.path(), serde_json::json!({"credsStore": "iogmissing"}));
     let o = push(bin, &target, conf.path(), bins.path());

@@ -360,6 +360,34 @@ mod tests {
     }
 
     #[test]
+    fn helper_answers_are_read_and_bounded() {
+        use std::os::unix::process::ExitStatusExt;
+        let (ok, failed) = (
+            std::process::ExitStatus::from_raw(0),
+            std::process::ExitStatus::from_raw(256),
+        );
+        let answer = |out: &[u8], err: &[u8], status| {
+            parse_helper_answer(out, err, status, "docker-credential-x", "r.io", "p", "r.io")
+        };
+        assert!(matches!(
+            answer(br#"{"ServerURL":"r.io","Username":"u","Secret":"s"}"#, b"", ok),
+            Ok(Some(RegistryAuth::Basic(u, s))) if u == "u" && s == "s"
+        ));
+        assert!(answer(br#"{"Username":"<token>","Secret":"t"}"#, b"", ok)
+            .unwrap_err()
+            .contains("identity token"));
+        assert!(matches!(
+            answer(b"", b"credentials not found in native keychain", failed),
+            Ok(None)
+        ));
+        assert!(answer(b"not json", b"", ok)
+            .unwrap_err()
+            .contains("answered 'not json' for r.io; expected JSON"));
+        let big = vec![b' '; HELPER_OUTPUT_CAP as usize + 1];
+        assert!(answer(&big, b"", ok).unwrap_err().contains("more than"));
+    }
+
+    #[test]
     fn helpers_come_first_as_in_docker() {
         let c = r#"{"auths": {"a.io": {"auth": "dXNlcjpzZWNyZXQ="}, "b.io": {"auth": "dXNlcjpzZWNyZXQ="}},
                     "credsStore": "pass", "credHelpers": {"a.io": "ecr-login"}}"#;
