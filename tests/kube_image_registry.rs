@@ -43,13 +43,13 @@ fn have(tool: &str, version_arg: &str) -> bool {
     ok
 }
 
-fn have_all() -> bool {
+pub(crate) fn have_all() -> bool {
     have("docker-registry", "--version") && have("skopeo", "--version") && have_docker()
 }
 
 /// The static iogauge of this checkout: the one .ci/run built for IOGAUGE_TEST_IMAGE, or,
 /// without that variable, the one scripts/build-image (re)builds for tests/kube_image.rs.
-fn static_binary() -> &'static str {
+pub(crate) fn static_binary() -> &'static str {
     // Builds the image (and so target/static) unless IOGAUGE_TEST_IMAGE names one.
     image();
     assert!(
@@ -59,7 +59,7 @@ fn static_binary() -> &'static str {
     STATIC
 }
 
-fn run(bin: &str, args: &[&str], cwd: &Path) -> Output {
+pub(crate) fn run(bin: &str, args: &[&str], cwd: &Path) -> Output {
     common::cmd(bin)
         .args(args)
         .current_dir(cwd)
@@ -67,7 +67,7 @@ fn run(bin: &str, args: &[&str], cwd: &Path) -> Output {
         .expect("spawn iogauge")
 }
 
-fn skopeo(args: &[&str]) -> Output {
+pub(crate) fn skopeo(args: &[&str]) -> Output {
     let o = common::cmd("skopeo")
         .args(args)
         .output()
@@ -77,15 +77,19 @@ fn skopeo(args: &[&str]) -> Output {
 }
 
 /// A docker-registry on 127.0.0.1, storing in a temporary directory; stopped when dropped.
-struct Registry {
+pub(crate) struct Registry {
     child: Child,
-    port: u16,
+    pub(crate) port: u16,
     _dir: tempfile::TempDir,
 }
 
 impl Registry {
     fn start() -> Registry {
-        let dir = scratch();
+        Registry::start_with(scratch(), "")
+    }
+
+    /// A registry whose config ends with `extra` (e.g. an `auth:` section), storing in `dir`.
+    pub(crate) fn start_with(dir: tempfile::TempDir, extra: &str) -> Registry {
         let port = TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
@@ -96,7 +100,7 @@ impl Registry {
             &config,
             format!(
                 "version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: {}\n\
-                 http:\n  addr: 127.0.0.1:{port}\n",
+                 http:\n  addr: 127.0.0.1:{port}\n{extra}",
                 dir.path().join("data").display()
             ),
         )
@@ -124,7 +128,7 @@ impl Registry {
         r
     }
 
-    fn name(&self, repo_tag: &str) -> String {
+    pub(crate) fn name(&self, repo_tag: &str) -> String {
         format!("127.0.0.1:{}/{repo_tag}", self.port)
     }
 }
@@ -172,7 +176,7 @@ fn runs_as_a_pod(image: &str, name: &str) {
 }
 
 /// The manifest digest an OCI archive's index.json names.
-fn archive_digest(archive: &Path) -> String {
+pub(crate) fn archive_digest(archive: &Path) -> String {
     let out = scratch();
     let o = common::cmd("tar")
         .args([

@@ -62,6 +62,7 @@ mod kube_fleet;
 mod kube_flow;
 mod kube_identity;
 mod kube_image;
+mod kube_image_auth;
 mod kube_image_registry;
 mod kube_image_use;
 mod kube_manifests;

@@ -10,6 +10,7 @@
 
 pub mod archive;
 pub mod config;
+pub mod credentials;
 pub mod elf;
 pub mod layer;
 pub mod manifest;

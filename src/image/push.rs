@@ -2,18 +2,19 @@
 //! distribution API (oci-client), with the credentials `docker login` saved, and the digest the
 //! registry now serves it under, to pin in `--image`.
 
+use super::credentials::{self, Credentials};
 use super::{Blob, Image};
-use base64::Engine;
 use oci_client::client::{ClientConfig, ClientProtocol};
-use oci_client::secrets::RegistryAuth;
+use oci_client::errors::{OciDistributionError, OciErrorCode};
 use oci_client::{Client, Reference, RegistryOperation};
-use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 /// The longest registry message quoted in an error: a registry may answer with a whole page.
 const CAP: usize = 500;
 
 /// A message from outside, made safe for a terminal and capped.
-fn capped(s: &str) -> String {
+pub(super) fn capped(s: &str) -> String {
     let s = crate::untrusted::term(s.trim());
     match s.char_indices().nth(CAP) {
         None => s.into_owned(),
@@ -36,101 +37,57 @@ fn chain(e: &(dyn std::error::Error + 'static)) -> String {
     capped(&s)
 }
 
-/// Where `docker login` keeps credentials: $DOCKER_CONFIG/config.json, else
-/// ~/.docker/config.json.
-pub fn docker_config_path() -> Option<PathBuf> {
-    if let Some(d) = std::env::var_os("DOCKER_CONFIG").filter(|d| !d.is_empty()) {
-        return Some(PathBuf::from(d).join("config.json"));
-    }
-    std::env::var_os("HOME")
-        .filter(|h| !h.is_empty())
-        .map(|h| PathBuf::from(h).join(".docker/config.json"))
-}
-
-/// The credentials for `registry` in a Docker config file's text: its `auths` entry (keyed by
-/// the host, or by a URL of it; Docker Hub's is https://index.docker.io/v1/), as `auth`
-/// (base64 of user:password) or `username` and `password`; a bearer-token registry exchanges
-/// them for a token in the client. Anonymous when it has no entry. Credential helpers
-/// (credsStore, credHelpers) are not run.
-pub fn auth_from_docker_config(text: &str, registry: &str) -> Result<RegistryAuth, String> {
-    let v: serde_json::Value =
-        serde_json::from_str(text).map_err(|e| format!("it is not JSON: {e}"))?;
-    let hub = matches!(
-        registry,
-        "docker.io" | "index.docker.io" | "registry-1.docker.io"
-    );
-    let host_of = |k: &str| {
-        let k = k
-            .trim_start_matches("https://")
-            .trim_start_matches("http://");
-        k.split('/').next().unwrap_or(k).to_string()
-    };
-    let Some(auths) = v.get("auths").and_then(|a| a.as_object()) else {
-        return Ok(RegistryAuth::Anonymous);
-    };
-    let entry = auths.iter().find(|(k, _)| {
-        let h = host_of(k);
-        h == registry || (hub && matches!(h.as_str(), "docker.io" | "index.docker.io"))
-    });
-    let Some((key, e)) = entry else {
-        return Ok(RegistryAuth::Anonymous);
-    };
-    let field = |f: &str| e.get(f).and_then(|x| x.as_str()).filter(|x| !x.is_empty());
-    if let (Some(u), Some(p)) = (field("username"), field("password")) {
-        return Ok(RegistryAuth::Basic(u.to_string(), p.to_string()));
-    }
-    if let Some(a) = field("auth") {
-        let bad = || format!("auths.\"{key}\".auth is not base64 of user:password");
-        let raw = base64::engine::general_purpose::STANDARD
-            .decode(a.trim())
-            .map_err(|_| bad())?;
-        let s = String::from_utf8(raw).map_err(|_| bad())?;
-        let (u, p) = s.split_once(':').ok_or_else(bad)?;
-        return Ok(RegistryAuth::Basic(u.to_string(), p.to_string()));
-    }
-    // An OAuth refresh token (docker login through a browser or a helper): it would have to be
-    // exchanged at the registry's token service, which the client does not do.
-    if field("identitytoken").is_some() {
-        return Err(format!(
-            "auths.\"{key}\" holds only an identitytoken, which iogauge cannot use; log in \
-             with a user name and a password or access token: docker login -u USER {registry}"
-        ));
-    }
-    Ok(RegistryAuth::Anonymous)
-}
-
-/// The credentials for `registry` from the Docker config file, if there is one.
-fn auth_for(registry: &str) -> Result<RegistryAuth, String> {
-    let Some(path) = docker_config_path() else {
-        return Ok(RegistryAuth::Anonymous);
-    };
-    match std::fs::read_to_string(&path) {
-        Ok(text) => auth_from_docker_config(&text, registry).map_err(|e| {
-            format!(
-                "cannot read the registry credentials in {}: {e}; fix it, or log in again \
-                 with docker login {registry}",
-                path.display()
-            )
-        }),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(RegistryAuth::Anonymous),
-        Err(e) => Err(format!("cannot read {}: {e}", path.display())),
-    }
-}
-
 /// Why a push did not happen.
 #[derive(Debug)]
 pub enum PushError {
     /// The target or the credentials file is wrong (exit 2).
     Input(String),
-    /// The registry could not be reached or refused (exit 1).
+    /// The registry could not be reached or failed (exit 1).
     Registry(String),
+    /// The registry refused the credentials (exit 2: the user's to fix).
+    Refused(String),
+    /// `stop` was set (SIGINT/SIGTERM); true when the manifest was on its way already (the
+    /// tag may then exist), false when nothing is tagged.
+    Interrupted(bool),
 }
 
-/// Pushes `image` as `target` (REGISTRY/REPO:TAG) over HTTPS, or plain HTTP with `insecure`;
-/// returns REGISTRY/REPO@sha256:… of its manifest.
-pub fn push(image: &Image, target: &str, insecure: bool) -> Result<String, PushError> {
-    let (reference, auth) = reference_and_auth(target).map_err(PushError::Input)?;
-    send(image, &reference, &auth, insecure).map_err(PushError::Registry)?;
+/// Where to push, and the credentials for it: found before the image is built, so that a
+/// wrong target or a broken credential helper is said at once.
+pub struct Target {
+    reference: Reference,
+    creds: Credentials,
+}
+
+/// `target` (REGISTRY/REPO:TAG) as a reference, and the credentials for its registry.
+pub fn target(target: &str) -> Result<Target, PushError> {
+    let reference: Reference = target.parse().map_err(|e| {
+        PushError::Input(format!(
+            "'{}' is not an image reference ({e}); expected REGISTRY/REPO:TAG, e.g. \
+             registry.example.com/team/iogauge:0.1.0",
+            capped(target)
+        ))
+    })?;
+    if reference.digest().is_some() {
+        return Err(PushError::Input(format!(
+            "'{target}' names a digest; push to a tag (REGISTRY/REPO:TAG): the digest is the \
+             image's own, printed once it is pushed"
+        )));
+    }
+    let creds = credentials::lookup(reference.resolve_registry()).map_err(PushError::Input)?;
+    Ok(Target { reference, creds })
+}
+
+/// Pushes `image` to `target` over HTTPS, or plain HTTP with `insecure`; returns
+/// REGISTRY/REPO@sha256:… of its manifest. `stop` (set by SIGINT/SIGTERM) ends it at once,
+/// whatever the registry is doing.
+pub fn push(
+    image: &Image,
+    target: &Target,
+    insecure: bool,
+    stop: &AtomicBool,
+) -> Result<String, PushError> {
+    let reference = &target.reference;
+    send(image, reference, &target.creds, insecure, stop)?;
     Ok(format!(
         "{}/{}@{}",
         reference.registry(),
@@ -139,32 +96,57 @@ pub fn push(image: &Image, target: &str, insecure: bool) -> Result<String, PushE
     ))
 }
 
-/// The target as a reference, and the credentials for its registry.
-fn reference_and_auth(target: &str) -> Result<(Reference, RegistryAuth), String> {
-    let reference: Reference = target.parse().map_err(|e| {
-        format!(
-            "'{}' is not an image reference ({e}); expected REGISTRY/REPO:TAG, e.g. \
-             registry.example.com/team/iogauge:0.1.0",
-            capped(target)
-        )
-    })?;
-    if reference.digest().is_some() {
-        return Err(format!(
-            "'{target}' names a digest; push to a tag (REGISTRY/REPO:TAG): the digest is the \
-             image's own, printed once it is pushed"
-        ));
+/// Whether the registry said no to the credentials (or to their absence).
+fn refused(e: &OciDistributionError) -> bool {
+    match e {
+        OciDistributionError::UnauthorizedError { .. }
+        | OciDistributionError::AuthenticationFailure(_) => true,
+        OciDistributionError::RegistryError { envelope, .. } => envelope
+            .errors
+            .iter()
+            .any(|x| matches!(x.code, OciErrorCode::Unauthorized | OciErrorCode::Denied)),
+        OciDistributionError::ServerError { code, .. } => matches!(code, 401 | 403),
+        OciDistributionError::RequestError(e) => {
+            matches!(e.status().map(|s| s.as_u16()), Some(401 | 403))
+        }
+        _ => false,
     }
-    let auth = auth_for(reference.resolve_registry())?;
-    Ok((reference, auth))
 }
 
-/// The blobs, then the manifest.
+/// The line for refused credentials: the registry, where they came from, and the fix.
+fn refusal(registry: &str, creds: &Credentials, e: &OciDistributionError) -> String {
+    let why = chain(e);
+    match &creds.source {
+        Some(source) => format!(
+            "the registry {registry} refused the credentials from {source} ({why}); log in \
+             again with docker login {registry}, or fix that entry"
+        ),
+        None => format!(
+            "the registry {registry} asks for credentials and there are none for it in \
+             {} ({why}); log in with docker login {registry}",
+            credentials::docker_config_path()
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|| "$DOCKER_CONFIG/config.json or ~/.docker/config.json".into())
+        ),
+    }
+}
+
+/// Resolves when `stop` is set (a signal only sets the flag; checked every 50 ms).
+async fn stopped(stop: &AtomicBool) {
+    while !stop.load(Ordering::Relaxed) {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// The blobs, then the manifest; raced against `stop`, so that a registry that never answers
+/// can still be left with Ctrl-C (the manifest, the only thing that tags, goes last).
 fn send(
     image: &Image,
     reference: &Reference,
-    auth: &RegistryAuth,
+    creds: &Credentials,
     insecure: bool,
-) -> Result<(), String> {
+    stop: &AtomicBool,
+) -> Result<(), PushError> {
     // reqwest is built without a crypto provider of its own: ring's, as kube's client uses.
     let _ = rustls::crypto::ring::default_provider().install_default();
     let client = Client::new(ClientConfig {
@@ -173,25 +155,29 @@ fn send(
         } else {
             ClientProtocol::Https
         },
-        connect_timeout: Some(std::time::Duration::from_secs(30)),
+        connect_timeout: Some(Duration::from_secs(30)),
         ..Default::default()
     });
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| format!("cannot start the network runtime: {e}"))?;
+        .map_err(|e| PushError::Registry(format!("cannot start the network runtime: {e}")))?;
     let registry = reference.registry().to_string();
-    let said = |what: &str, e: oci_client::errors::OciDistributionError| {
+    let said = |what: &str, e: OciDistributionError| {
+        if refused(&e) {
+            return PushError::Refused(refusal(&registry, creds, &e));
+        }
         let hint = if insecure {
             ""
         } else {
             " (for a registry that speaks plain HTTP, add --insecure)"
         };
-        format!("{what} {registry} failed: {}{hint}", chain(&e))
+        PushError::Registry(format!("{what} {registry} failed: {}{hint}", chain(&e)))
     };
-    rt.block_on(async {
+    let tagging = std::cell::Cell::new(false);
+    let work = async {
         client
-            .auth(reference, auth, RegistryOperation::Push)
+            .auth(reference, &creds.auth, RegistryOperation::Push)
             .await
             .map_err(|e| said("logging in to", e))?;
         for b in [&image.layer, &image.config] {
@@ -199,12 +185,22 @@ fn send(
                 .await
                 .map_err(|e| said("uploading a blob to", e))?;
         }
+        if stop.load(Ordering::Relaxed) {
+            return Err(PushError::Interrupted(false));
+        }
+        tagging.set(true);
         let content_type = http::HeaderValue::from_static(super::manifest::MEDIA_TYPE);
         client
             .push_manifest_raw(reference, image.manifest.bytes.clone(), content_type)
             .await
             .map_err(|e| said("uploading the manifest to", e))?;
-        Ok::<(), String>(())
+        Ok::<(), PushError>(())
+    };
+    rt.block_on(async {
+        tokio::select! {
+            r = work => r,
+            _ = stopped(stop) => Err(PushError::Interrupted(tagging.get())),
+        }
     })
 }
 
@@ -214,7 +210,7 @@ async fn push_blob(
     client: &Client,
     reference: &Reference,
     b: &Blob,
-) -> Result<(), oci_client::errors::OciDistributionError> {
+) -> Result<(), OciDistributionError> {
     if client
         .blob_exists(reference, &b.digest)
         .await
@@ -231,34 +227,6 @@ async fn push_blob(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn docker_config_credentials_are_found_by_host() {
-        // "user:secret" in base64.
-        let c = r#"{"auths": {"https://reg.example.com:5000/v1/": {"auth": "dXNlcjpzZWNyZXQ="},
-                    "https://index.docker.io/v1/": {"username": "hub", "password": "pw"},
-                    "tok.example.com": {"identitytoken": "t0k"}}}"#;
-        assert!(matches!(
-            auth_from_docker_config(c, "reg.example.com:5000").unwrap(),
-            RegistryAuth::Basic(u, p) if u == "user" && p == "secret"
-        ));
-        assert!(matches!(
-            auth_from_docker_config(c, "index.docker.io").unwrap(),
-            RegistryAuth::Basic(u, _) if u == "hub"
-        ));
-        assert!(auth_from_docker_config(c, "tok.example.com")
-            .unwrap_err()
-            .contains("only an identitytoken"));
-        assert!(matches!(
-            auth_from_docker_config(c, "other.example.com").unwrap(),
-            RegistryAuth::Anonymous
-        ));
-        let bad = r#"{"auths": {"r.io": {"auth": "bm8tY29sb24="}}}"#;
-        assert!(auth_from_docker_config(bad, "r.io")
-            .unwrap_err()
-            .contains("not base64 of user:password"));
-        assert!(auth_from_docker_config("{", "r.io").is_err());
-    }
 
     #[test]
     fn registry_messages_are_capped() {

@@ -15,7 +15,7 @@ pub(crate) fn main(a: KubeArgs, stop: &Stop) -> Ended {
         KubeCommand::Preflight(c) => super::preflight::main(*c, stop),
         KubeCommand::Fio(c) => fio(*c, stop),
         KubeCommand::Cleanup(c) => clean(c, stop),
-        KubeCommand::Image(i) => super::image::main(i),
+        KubeCommand::Image(i) => super::image::main(i, stop),
     }
 }
 

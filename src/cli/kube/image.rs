@@ -1,7 +1,7 @@
 //! `iogauge kube image export|push`: the pod's image made from this very binary (src/image),
 //! written as an OCI archive or pushed to a registry, without Docker.
 
-use crate::cli::{stdout, Ended, Error, Kind, Outcome};
+use crate::cli::{stdout, Ended, Error, Kind, Outcome, Stop};
 use crate::image::push::PushError;
 use crate::image::{self, elf, manifest, Image, Meta};
 use std::path::PathBuf;
@@ -52,10 +52,10 @@ struct PushArgs {
     insecure: bool,
 }
 
-pub(crate) fn main(a: ImageArgs) -> Ended {
+pub(crate) fn main(a: ImageArgs, stop: &Stop) -> Ended {
     match a.command {
         ImageCommand::Export(e) => export(e),
-        ImageCommand::Push(p) => push(p),
+        ImageCommand::Push(p) => push(p, stop),
     }
 }
 
@@ -120,7 +120,27 @@ fn export(a: ExportArgs) -> Ended {
     Ok(Outcome::Pass)
 }
 
-fn push(a: PushArgs) -> Ended {
+fn push(a: PushArgs, stop: &Stop) -> Ended {
+    let said = |e| match e {
+        PushError::Input(e) | PushError::Refused(e) => fail(Kind::BadInput, "push", e),
+        PushError::Registry(e) => fail(Kind::Run, "push", e),
+        PushError::Interrupted(tagging) => fail(
+            Kind::Interrupted,
+            "push",
+            format!(
+                "interrupted by {} {}; blobs already uploaded may be left, and the \
+                 registry's garbage collection removes them",
+                stop.reason(),
+                if tagging {
+                    "while the manifest was being sent, so the tag may or may not exist"
+                } else {
+                    "before the manifest was sent: nothing is tagged"
+                }
+            ),
+        ),
+    };
+    // The target and its credentials first: said at once, not after the image is built.
+    let target = image::push::target(&a.target).map_err(said)?;
     let (image, _) = this_image("push")?;
     eprintln!(
         "iogauge kube image push: pushing {} ({:.1} MiB) to {}",
@@ -128,10 +148,7 @@ fn push(a: PushArgs) -> Ended {
         image.layer.bytes.len() as f64 / (1024.0 * 1024.0),
         crate::untrusted::term(&a.target)
     );
-    let pinned = image::push::push(&image, &a.target, a.insecure).map_err(|e| match e {
-        PushError::Input(e) => fail(Kind::BadInput, "push", e),
-        PushError::Registry(e) => fail(Kind::Run, "push", e),
-    })?;
+    let pinned = image::push::push(&image, &target, a.insecure, stop.flag()).map_err(said)?;
     stdout::println(&pinned);
     Ok(Outcome::Pass)
 }
