@@ -8,7 +8,7 @@ use common::throttle::Throttle;
 use common::*;
 
 use iogauge::report::comparison::{ChangeVerdict, CompareDocument};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Output;
 
 fn iogauge(args: &[&str]) -> Output {

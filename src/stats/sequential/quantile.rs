@@ -58,11 +58,6 @@ impl QuantileRule {
     pub(crate) fn looks(&self) -> u32 {
         self.clock.looks()
     }
-
-    /// The risk this rule was built with.
-    pub(crate) fn risk(&self) -> &Risk {
-        self.clock.risk()
-    }
 }
 
 /// Smallest x in [lo, hi] where `pred` holds, for a `pred` false then true, known true at hi.

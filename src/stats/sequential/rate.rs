@@ -121,11 +121,6 @@ impl RateRule {
         })
     }
 
-    /// The two values the interval is compared with: (threshold·(1-margin), threshold·(1+margin)).
-    pub(crate) fn edges(&self) -> (f64, f64) {
-        (self.low, self.high)
-    }
-
     /// The last counted look's interval for the mean rate (per second), for the stated result;
     /// None when that look had under 10 slices or batches too short to be independent.
     pub(crate) fn interval(&self) -> Option<(f64, f64)> {

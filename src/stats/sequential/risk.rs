@@ -111,10 +111,6 @@ impl LookClock {
     pub(super) fn alpha_per_look(&self) -> f64 {
         self.risk.alpha / f64::from(self.max_looks)
     }
-
-    pub(super) fn risk(&self) -> &Risk {
-        &self.risk
-    }
 }
 
 #[cfg(test)]

@@ -208,6 +208,7 @@ pub(crate) fn binom_sf(k: u64, n: u64, p: f64) -> f64 {
 }
 
 /// A normal-approximation start for a bound on p from k of n (z > 0 upward, < 0 downward).
+#[cfg(test)]
 fn cp_guess(k: u64, n: u64, z: f64) -> f64 {
     let (k, n) = (k as f64, n as f64);
     let p = (k + 0.5) / (n + 1.0);
@@ -216,6 +217,7 @@ fn cp_guess(k: u64, n: u64, z: f64) -> f64 {
 
 /// Clopper-Pearson upper bound: the p_U with P(Binomial(n, p_U) <= k) = alpha, so the true
 /// p is <= p_U with probability >= 1 - alpha (exact, one-sided). 1 when k >= n.
+#[cfg(test)]
 pub(crate) fn clopper_pearson_upper(k: u64, n: u64, alpha: f64) -> f64 {
     if k >= n {
         return 1.0;
@@ -230,6 +232,7 @@ pub(crate) fn clopper_pearson_upper(k: u64, n: u64, alpha: f64) -> f64 {
 }
 
 /// Clopper-Pearson lower bound: the p_L with P(Binomial(n, p_L) >= k) = alpha. 0 when k = 0.
+#[cfg(test)]
 pub(crate) fn clopper_pearson_lower(k: u64, n: u64, alpha: f64) -> f64 {
     if k == 0 || n == 0 {
         return 0.0;
@@ -240,6 +243,7 @@ pub(crate) fn clopper_pearson_lower(k: u64, n: u64, alpha: f64) -> f64 {
 }
 
 /// P(T > t) for Student's t with `df` degrees of freedom.
+#[cfg(test)]
 pub(crate) fn t_sf(t: f64, df: f64) -> f64 {
     let tail = 0.5 * beta_inc(0.5 * df, 0.5, df / (df + t * t));
     if t >= 0.0 {
