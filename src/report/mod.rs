@@ -8,6 +8,7 @@ pub(crate) mod check_text;
 pub(crate) mod compare_text;
 pub mod comparison;
 pub mod document;
+mod kube_document;
 pub(crate) mod frames;
 pub(crate) mod html;
 pub(crate) mod intervals;
