@@ -665,7 +665,6 @@ pub struct AnalyzerOutcome {
     pub strict: bool,
 }
 
-
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
