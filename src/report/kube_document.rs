@@ -2,13 +2,16 @@
 //! document its pod printed. Re-exported by `report::document`, where the other documents are.
 
 use super::document::{known_schema_version, CheckDocument, PreflightDocument, Summary};
+// For the doc links only.
+#[cfg(doc)]
+use super::document::SCHEMA_VERSION;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// `iogauge kube check`'s result: the check document of every target's pod.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct KubeDocument {
-    /// Layout version of this document ([`SCHEMA_VERSION`](super::document::SCHEMA_VERSION)).
+    /// Layout version of this document ([`SCHEMA_VERSION`]).
     #[serde(deserialize_with = "known_schema_version")]
     pub schema_version: u32,
     /// The iogauge version that ran the controller.
