@@ -208,6 +208,39 @@ pub(crate) fn render_kube_html(doc: &KubeDocument) -> String {
 mod tests {
     use super::*;
 
+    /// A kube fio page: each target's fio jobs under its heading, one level down, the jobs
+    /// side by side, and why a target did not run; no profile table.
+    #[test]
+    fn a_kube_fio_page_shows_each_target_s_fio_document() {
+        let doc: KubeDocument = serde_json::from_value(serde_json::json!({
+            "schema_version": 1, "iogauge": "x", "run_id": "r", "cluster": "c", "namespace": "n",
+            "profiles": [], "summary": {"passed": 0, "warned": 0, "failed": 0, "errors": 1,
+                "interrupted": 0, "skipped": 0},
+            "targets": [
+                {"target": "storage class fast", "kind": "storage_class", "job": "j1",
+                 "node": "w1", "status": "completed", "reason": null, "check": null,
+                 "fio": {"fio version": "iogauge-0.1.0", "jobs": [{"jobname": "seq",
+                    "write": {"total_ios": 4321, "iops": 894.2, "bw": 3580}}]}},
+                {"target": "storage class slow", "kind": "storage_class", "job": "j2",
+                 "status": "failed", "reason": "the pod could not <start>", "check": null}
+            ]
+        }))
+        .unwrap_or_else(|e| panic!("{e}"));
+        let html = render_kube_html(&doc);
+        for want in [
+            "<h1>iogauge kube fio</h1>",
+            "<h2>Jobs side by side</h2>",
+            "<h2 id=\"target-j1\">storage class fast</h2>",
+            "<h3>Job seq</h3>",
+            "<td class=\"num\">4321</td>",
+            "<h4>Run it again</h4>",
+            "the pod could not &lt;start&gt;",
+        ] {
+            assert!(html.contains(want), "{want}\n{html}");
+        }
+        assert!(!html.contains("Targets by profile"), "{html}");
+    }
+
     #[test]
     fn the_page_shows_zones_capacity_warnings_and_outliers() {
         let html = render_kube_html(&crate::report::kube_text::tests::fleet_doc());
