@@ -12,7 +12,6 @@ pub(crate) mod frames;
 pub(crate) mod html;
 pub(crate) mod intervals;
 pub(crate) mod json;
-mod kube_document;
 pub(crate) mod kube_fio_text;
 pub(crate) mod kube_text;
 pub(crate) mod normal;

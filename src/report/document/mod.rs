@@ -8,7 +8,8 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 // The kube documents live in their own file; they are read and written as this module's.
-pub use super::kube_document::{KubeDocument, Outlier, TargetOutcome, TargetStatus, TargetType};
+mod kube;
+pub use kube::{KubeDocument, Outlier, TargetOutcome, TargetStatus, TargetType};
 
 /// Raised when a field changes meaning or goes away (adding a field does not raise it).
 pub const SCHEMA_VERSION: u32 = 1;

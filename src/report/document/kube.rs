@@ -1,10 +1,10 @@
 //! `iogauge kube check|fio|preflight`'s result document: every target's outcome with the
-//! document its pod printed. Re-exported by `report::document`, where the other documents are.
+//! document its pod printed. Re-exported by `report::document` (its parent), where the other documents are.
 
-use super::document::{known_schema_version, CheckDocument, PreflightDocument, Summary};
+use super::{known_schema_version, CheckDocument, PreflightDocument, Summary};
 // For the doc links only.
 #[cfg(doc)]
-use super::document::SCHEMA_VERSION;
+use super::SCHEMA_VERSION;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
