@@ -68,6 +68,7 @@ mod kube_image_use;
 mod kube_manifests;
 mod kube_pending;
 mod kube_preflight;
+mod kube_results;
 mod kube_stops;
 mod kube_transport;
 mod kube_workloads;

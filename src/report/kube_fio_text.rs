@@ -54,8 +54,9 @@ fn status_word(s: TargetStatus) -> &'static str {
     }
 }
 
-/// The headline numbers of every job of every target, aligned in columns.
-fn table(targets: &[TargetOutcome]) -> String {
+/// The headline numbers of every job of every target, aligned in columns (also on the HTML
+/// page, so that both show the same comparison).
+pub(crate) fn table(targets: &[TargetOutcome]) -> String {
     let mut rows: Vec<[String; 5]> = vec![[
         "TARGET".into(),
         "JOB".into(),

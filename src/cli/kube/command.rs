@@ -5,6 +5,7 @@ use super::*;
 use crate::cli::{stdout, with_output, Ended, Error, Kind, Outcome};
 use crate::cluster::dry_run::default_image_note;
 use crate::cluster::request::default_image;
+use crate::report::document::KubeDocument;
 
 /// `kube cleanup` without `--run` or `--all`: a run younger than this may still be going.
 const CLEANUP_OLDER_THAN: Duration = Duration::from_secs(3600);
@@ -149,18 +150,19 @@ fn check(a: KubeCheckArgs, stop: &Stop) -> Ended {
     let req = a
         .request()
         .map_err(|e| Error::whole(Kind::BadInput, format!("iogauge kube check: {e}")))?;
-    execute(&req, &a.run, stop)
+    execute(&req, &a.run, &[], stop)
 }
 
 fn fio(a: KubeFioArgs, stop: &Stop) -> Ended {
     let req = a
         .request()
         .map_err(|e| Error::whole(Kind::BadInput, format!("iogauge kube fio: {e}")))?;
-    execute(&req, &a.run, stop)
+    execute(&req, &a.run, &a.job_files, stop)
 }
 
-/// Runs the request (or prints its manifests) and prints the result as asked.
-fn execute(req: &KubeRequest, a: &KubeRunArgs, stop: &Stop) -> Ended {
+/// Runs the request (or prints its manifests) and prints the result as asked; `job_files` are
+/// `kube fio`'s, as given.
+fn execute(req: &KubeRequest, a: &KubeRunArgs, job_files: &[String], stop: &Stop) -> Ended {
     let at = Invocation::now();
     if a.dry_run {
         let printed = match a.format {
@@ -207,15 +209,36 @@ fn execute(req: &KubeRequest, a: &KubeRunArgs, stop: &Stop) -> Ended {
     let report = a.report.as_ref().map_or(Ok(()), |path| {
         write_report("iogauge kube", path, &render_kube_html(&doc))
     });
-    // The history keeps check results; a kube fio document has no verdicts to compare.
     if req.fio.is_none() {
         save(&a.history, || NewRun::kube(&doc, &at));
+    } else {
+        save_fio_targets(&doc, &a.history, job_files, &at);
     }
     let outcome = overall_of(&doc.summary, req.check.strict);
     if outcome == Outcome::Interrupted {
         eprintln!("iogauge kube: interrupted by {}", stop.reason());
     }
     with_output(Ok(outcome), report)
+}
+
+/// `kube fio`: each target's fio document as a run of its own, as `iogauge fio` saves one, so
+/// that `iogauge compare` compares a target of two runs. The host is the target's node (the
+/// pod's hostname is the pod's name, new each run), and the target says which volume.
+fn save_fio_targets(
+    doc: &KubeDocument,
+    flags: &HistoryFlags,
+    job_files: &[String],
+    at: &Invocation,
+) {
+    for t in &doc.targets {
+        let Some(fio) = &t.fio else { continue };
+        save(flags, || {
+            let mut run = NewRun::fio(fio.clone(), job_files, at);
+            run.host = t.node.clone().unwrap_or_else(|| doc.cluster.clone());
+            run.target = t.target.clone();
+            Ok(run)
+        });
+    }
 }
 
 fn clean(a: CleanupArgs, stop: &Stop) -> Ended {

@@ -2,10 +2,12 @@
 //! each profile's section as on a check page.
 
 use super::check::{check_date, context_facts, overall, profile_section, LEGEND};
+use super::fio::{fio_date, fio_sections};
 use super::page::{badge, esc, facts, page, table, td, td_html, verdict_box};
 use crate::report::document::{
     CheckVerdict, KubeDocument, TargetOutcome, TargetStatus, TargetType,
 };
+use crate::report::kube_fio_text::table as side_by_side;
 use std::fmt::Write;
 
 /// A table cell: the profile's verdict and first value, or the target's status.
@@ -72,6 +74,11 @@ fn target(t: &TargetOutcome) -> String {
     for w in &t.warnings {
         let _ = writeln!(s, "<p>{} {}</p>", badge(CheckVerdict::Warn), esc(w));
     }
+    if let Some(fio) = &t.fio {
+        // What `iogauge fio --report` shows for a host, the jobs one level down.
+        s.push_str(&fio_sections(fio, 3));
+        return s;
+    }
     match &t.check {
         None => {
             let _ = writeln!(
@@ -90,24 +97,69 @@ fn target(t: &TargetOutcome) -> String {
     s
 }
 
+/// A `kube fio` page's overview: each target's status, then the jobs side by side, as
+/// `--format text` prints them.
+fn fio_overview(doc: &KubeDocument) -> String {
+    let rows: Vec<Vec<String>> = doc
+        .targets
+        .iter()
+        .map(|t| {
+            vec![
+                td_html(&format!(
+                    "<a href=\"#target-{}\">{}</a>",
+                    esc(&t.job),
+                    esc(&t.target)
+                )),
+                td(t.node.as_deref().unwrap_or("-")),
+                td(status(t.status)),
+                td(t.reason.as_deref().unwrap_or("")),
+            ]
+        })
+        .collect();
+    let mut s = String::from("<h2>Targets</h2>\n");
+    s.push_str(&table(&["target", "node", "status", "reason"], &rows));
+    let _ = writeln!(
+        s,
+        "<h2>Jobs side by side</h2>\n<pre>{}</pre>",
+        esc(&side_by_side(&doc.targets))
+    );
+    s
+}
+
 /// The page of a Kubernetes document.
 pub(crate) fn render_kube_html(doc: &KubeDocument) -> String {
     let v = overall(&doc.summary);
-    let mut body = String::from("<h1>iogauge kube check</h1>\n");
+    // A `kube fio` document runs a job, not profiles.
+    let fio = doc.profiles.is_empty();
+    let command = if fio { "fio" } else { "check" };
+    let mut body = format!("<h1>iogauge kube {command}</h1>\n");
     body.push_str(&verdict_box(v, &esc(&doc.summary.line())));
     let date = doc
         .targets
         .iter()
-        .find_map(|t| t.check.as_ref().and_then(check_date))
+        .find_map(|t| match (&t.check, &t.fio) {
+            (Some(c), _) => check_date(c),
+            (None, Some(f)) => fio_date(f),
+            (None, None) => None,
+        })
         .unwrap_or_default();
-    body.push_str(&facts(&[
+    let mut about = vec![
         ("Cluster", doc.cluster.clone()),
         ("Namespace", doc.namespace.clone()),
         ("Run id", doc.run_id.clone()),
-        ("Profiles", doc.profiles.join(", ")),
-        ("iogauge", doc.iogauge.clone()),
-        ("Date", date),
-    ]));
+    ];
+    if !fio {
+        about.push(("Profiles", doc.profiles.join(", ")));
+    }
+    about.extend([("iogauge", doc.iogauge.clone()), ("Date", date)]);
+    body.push_str(&facts(&about));
+    if fio {
+        body.push_str(&fio_overview(doc));
+        for t in &doc.targets {
+            body.push_str(&target(t));
+        }
+        return page(&format!("iogauge kube fio — {}", doc.cluster), &body);
+    }
     body.push_str(LEGEND);
     body.push_str("<h2>Targets by profile</h2>\n");
     let zones = doc.targets.iter().any(|t| t.zone.is_some());
@@ -155,6 +207,39 @@ pub(crate) fn render_kube_html(doc: &KubeDocument) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A kube fio page: each target's fio jobs under its heading, one level down, the jobs
+    /// side by side, and why a target did not run; no profile table.
+    #[test]
+    fn a_kube_fio_page_shows_each_target_s_fio_document() {
+        let doc: KubeDocument = serde_json::from_value(serde_json::json!({
+            "schema_version": 1, "iogauge": "x", "run_id": "r", "cluster": "c", "namespace": "n",
+            "profiles": [], "summary": {"passed": 0, "warned": 0, "failed": 0, "errors": 1,
+                "interrupted": 0, "skipped": 0},
+            "targets": [
+                {"target": "storage class fast", "kind": "storage_class", "job": "j1",
+                 "node": "w1", "status": "completed", "reason": null, "check": null,
+                 "fio": {"fio version": "iogauge-0.1.0", "jobs": [{"jobname": "seq",
+                    "write": {"total_ios": 4321, "iops": 894.2, "bw": 3580}}]}},
+                {"target": "storage class slow", "kind": "storage_class", "job": "j2",
+                 "status": "failed", "reason": "the pod could not <start>", "check": null}
+            ]
+        }))
+        .unwrap_or_else(|e| panic!("{e}"));
+        let html = render_kube_html(&doc);
+        for want in [
+            "<h1>iogauge kube fio</h1>",
+            "<h2>Jobs side by side</h2>",
+            "<h2 id=\"target-j1\">storage class fast</h2>",
+            "<h3>Job seq</h3>",
+            "<td class=\"num\">4321</td>",
+            "<h4>Run it again</h4>",
+            "the pod could not &lt;start&gt;",
+        ] {
+            assert!(html.contains(want), "{want}\n{html}");
+        }
+        assert!(!html.contains("Targets by profile"), "{html}");
+    }
 
     #[test]
     fn the_page_shows_zones_capacity_warnings_and_outliers() {

@@ -144,8 +144,17 @@ fn options(global: Option<&Value>, job: &Value) -> Vec<String> {
 /// The page of a fio JSON document.
 pub(crate) fn render_fio_html(v: &Value) -> String {
     let version = v.get("fio version").and_then(Value::as_str).unwrap_or("");
+    let body = format!("<h1>fio run</h1>\n{}", fio_sections(v, 2));
+    page(&format!("fio run — {version}"), &body)
+}
+
+/// What a fio page shows below its title (facts, notes, each job with its numbers and
+/// charts), with the jobs' headings at `level` (2 on its own page, deeper inside another one,
+/// such as a `kube fio` page's target).
+pub(crate) fn fio_sections(v: &Value, level: usize) -> String {
+    let version = v.get("fio version").and_then(Value::as_str).unwrap_or("");
+    let sub = level + 1;
     let mut body = String::new();
-    let _ = writeln!(body, "<h1>fio run</h1>");
     let ctx = v.get("iogauge").and_then(|i| i.get("context"));
     let s = |o: Option<&Value>, k: &str| {
         o.and_then(|o| o.get(k))
@@ -197,7 +206,7 @@ pub(crate) fn render_fio_html(v: &Value) -> String {
     }
     for (i, job) in jobs.into_iter().flatten().enumerate() {
         let name = job.get("jobname").and_then(Value::as_str).unwrap_or("job");
-        let _ = writeln!(body, "<h2>Job {}</h2>", esc(name));
+        let _ = writeln!(body, "<h{level}>Job {}</h{level}>", esc(name));
         let err = f(job, "error");
         if err != 0.0 {
             let _ = writeln!(body, "<p><strong>error {}</strong></p>", sig3(err));
@@ -209,12 +218,12 @@ pub(crate) fn render_fio_html(v: &Value) -> String {
         body.push_str(&job_charts(job, &Judged::default()));
         let _ = writeln!(
             body,
-            "<h3>Run it again</h3>\n<p class=\"muted\">The job as fio options, for fio or \
-             <code>iogauge fio</code>:</p>"
+            "<h{sub}>Run it again</h{sub}>\n<p class=\"muted\">The job as fio options, for \
+             fio or <code>iogauge fio</code>:</p>"
         );
         body.push_str(&command_block("fio", &options(global, job)));
     }
-    page(&format!("fio run — {version}"), &body)
+    body
 }
 
 #[cfg(test)]
