@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used)]
 
 use crate::common;
-use crate::kube_flow::{assert_nothing_left, cluster, document};
+use common::kube::{assert_nothing_left, cluster, document};
 use serde_json::Value;
 use std::path::Path;
 use std::process::Command;

@@ -7,7 +7,7 @@ use crate::cli::{stdout, Ended, Error, Kind, Outcome};
 /// Lists saved runs; `show`, `rm` and `prune` act on them.
 #[derive(clap::Args, Debug)]
 #[command(after_help = "\
-Every check, preflight, fio and kube check run is saved (--no-history or IOGAUGE_NO_HISTORY=1 on
+Every check, preflight, fio, kube check and kube fio (one entry per target) run is saved (--no-history or IOGAUGE_NO_HISTORY=1 on
 those commands skips it). The database is --history-db FILE, else $IOGAUGE_HISTORY, else
 $XDG_DATA_HOME/iogauge/history.db (~/.local/share/iogauge/history.db).")]
 pub(crate) struct HistoryArgs {
