@@ -64,6 +64,17 @@ pub(crate) fn shorten(s: &str) -> String {
     }
 }
 
+/// A message from outside (a registry, a helper program) made safe for a terminal, trimmed and
+/// cut at 500 characters, with its full length said.
+pub(crate) fn capped(s: &str) -> String {
+    const CAP: usize = 500;
+    let s = term(s.trim());
+    match s.char_indices().nth(CAP) {
+        None => s.into_owned(),
+        Some((i, _)) => format!("{}… ({} bytes)", &s[..i], s.len()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

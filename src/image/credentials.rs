@@ -272,7 +272,7 @@ fn parse_helper_answer(
     program: &str,
     server: &str,
 ) -> Result<Option<RegistryAuth>, String> {
-    let said = |b: &[u8]| super::push::capped(&String::from_utf8_lossy(b));
+    let said = |b: &[u8]| crate::untrusted::capped(&String::from_utf8_lossy(b));
     if !status.success() {
         let text = if err.trim_ascii().is_empty() {
             out

@@ -10,17 +10,8 @@ use oci_client::{Client, Reference, RegistryOperation};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-/// The longest registry message quoted in an error: a registry may answer with a whole page.
-const CAP: usize = 500;
-
-/// A message from outside, made safe for a terminal and capped.
-pub(super) fn capped(s: &str) -> String {
-    let s = crate::untrusted::term(s.trim());
-    match s.char_indices().nth(CAP) {
-        None => s.into_owned(),
-        Some((i, _)) => format!("{}… ({} bytes)", &s[..i], s.len()),
-    }
-}
+// A registry may answer with a whole page: what is quoted is made safe and cut.
+use crate::untrusted::capped;
 
 /// An error with its causes (reqwest says "error sending request", its sources say why).
 fn chain(e: &(dyn std::error::Error + 'static)) -> String {
