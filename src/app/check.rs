@@ -351,7 +351,7 @@ fn plan(
                 obs.note(&format!("iogauge check: {}: {why}", p.name));
             }
             // After `shortened` was decided: watching the verdict does not change the recipe.
-            if req.sequential && j.numjobs == 1 {
+            if req.sequential && watchable(j) {
                 j.timing.sequential = crate::verdict::sequential::spec_of(&p).ok();
             }
             // The fio report's "job options" say how to run it again.
@@ -380,6 +380,19 @@ fn plan(
         }
     }
     Ok(plan)
+}
+
+/// Whether a profile's job can be watched for an early verdict: one instance, measured from
+/// one start (latency_target restarts it), its recipe's length known from its size (io_size and
+/// loops change that) and no other rule that ends it (steadystate), no read-back (verify). A
+/// profile of other options runs its full recipe.
+fn watchable(j: &JobSpec) -> bool {
+    j.numjobs == 1
+        && j.latency.target_ns == 0
+        && !j.verify.enabled()
+        && j.timing.ss_dur.is_zero()
+        && j.blocks.io_size.is_none()
+        && j.loops <= 1
 }
 
 /// The line saying that `flag` does not change some profiles' runs, each with why.

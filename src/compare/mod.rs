@@ -327,47 +327,60 @@ pub(crate) fn compare(
     })
 }
 
-/// Whether a check (or a kube target's check) stopped a profile once its verdict was decided
-/// (`iogauge check` without `--full`).
-fn stopped_early(doc: &Value) -> bool {
-    match doc {
-        Value::Object(m) => {
-            m.get("sequential")
-                .and_then(|s| s.get("stopped_early"))
-                .and_then(Value::as_bool)
-                == Some(true)
-                || m.values().any(stopped_early)
-        }
-        Value::Array(v) => v.iter().any(stopped_early),
-        _ => false,
+/// Each profile of a check document (or of each target of a kube document), and whether it
+/// stopped once its verdict was decided (`iogauge check` without `--full`).
+fn profile_lengths(doc: &Value) -> Vec<(String, bool)> {
+    let of = |prefix: &str, check: &Value| -> Vec<(String, bool)> {
+        check["profiles"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|p| {
+                let early = p["sequential"]["stopped_early"].as_bool() == Some(true);
+                Some((format!("{prefix}{}", p["profile"].as_str()?), early))
+            })
+            .collect()
+    };
+    match doc["targets"].as_array() {
+        Some(targets) => targets
+            .iter()
+            .flat_map(|t| {
+                of(
+                    &format!("{}: ", t["target"].as_str().unwrap_or("?")),
+                    &t["check"],
+                )
+            })
+            .collect(),
+        None => of("", doc),
     }
 }
 
-/// Runs that stopped early and runs of the full recipe are kept apart: their numbers rest on
-/// different amounts of data, and only the full recipe's compare with published figures.
+/// A profile that stopped early and the same profile run at full length are kept apart: their
+/// numbers rest on different amounts of data, and only the full recipe's compare with published
+/// figures.
 fn same_length(a: &Runs, b: &Runs) -> Result<(), String> {
-    let (early, full): (Vec<&str>, Vec<&str>) = {
-        let mut e = Vec::new();
-        let mut f = Vec::new();
-        for (src, doc) in a.iter().chain(b) {
-            if stopped_early(doc) {
-                e.push(src.as_str());
-            } else {
-                f.push(src.as_str());
+    let all: Vec<(&str, Vec<(String, bool)>)> = a
+        .iter()
+        .chain(b)
+        .map(|(src, doc)| (src.as_str(), profile_lengths(doc)))
+        .collect();
+    for (i, (src, profiles)) in all.iter().enumerate() {
+        for (key, early) in profiles {
+            let other = all[i + 1..]
+                .iter()
+                .find_map(|(o, ps)| ps.iter().find(|(k, e)| k == key && e != early).map(|_| *o));
+            if let Some(other) = other {
+                let (e, f) = if *early { (*src, other) } else { (other, *src) };
+                return Err(format!(
+                    "{key}: {e} stopped once its verdict was decided (sequential check) and {f} \
+                     ran the full recipe: their numbers rest on different amounts of data; \
+                     compare runs of one kind (run both with `iogauge check --full`, or both \
+                     without)"
+                ));
             }
         }
-        (e, f)
-    };
-    if early.is_empty() || full.is_empty() {
-        return Ok(());
     }
-    Err(format!(
-        "{} stopped once the verdict was decided (sequential check) and {} ran the full recipe: \
-         their numbers rest on different amounts of data; compare runs of one kind (run both \
-         with `iogauge check --full`, or both without)",
-        early.join(", "),
-        full.join(", ")
-    ))
+    Ok(())
 }
 
 fn keys(s: &[Sample]) -> String {
@@ -593,29 +606,44 @@ mod tests {
 
     #[test]
     fn runs_that_stopped_early_are_not_compared_with_full_ones() {
-        let early = json!({"profiles": [{"sequential": {"stopped_early": true}}]});
-        let ran_on = json!({"profiles": [{"sequential": {"stopped_early": false}}]});
-        let full = json!({"profiles": [{"sequential": null}]});
-        // In a kube document the check sits inside a target.
-        let kube = json!({"targets": [{"document": early.clone()}]});
+        let check = |etcd: Value, sync: Value| {
+            json!({"profiles": [
+                {"profile": "etcd", "sequential": etcd},
+                {"profile": "sync-iops", "sequential": sync}
+            ]})
+        };
+        let early = json!({"stopped_early": true});
+        let ran_on = json!({"stopped_early": false});
+        let a = check(early.clone(), early.clone());
+        let b = check(Value::Null, early.clone());
         let runs = |v: &[(&str, &Value)]| -> Vec<(String, Value)> {
             v.iter()
                 .map(|(s, d)| (s.to_string(), (*d).clone()))
                 .collect()
         };
+        // etcd stopped early in A and ran whole in B: refused, though sync-iops matches.
         assert_eq!(
-            same_length(&runs(&[("a.json", &early)]), &runs(&[("b.json", &full)])),
+            same_length(&runs(&[("a.json", &a)]), &runs(&[("b.json", &b)])),
             Err(
-                "a.json stopped once the verdict was decided (sequential check) and b.json ran \
-                 the full recipe: their numbers rest on different amounts of data; compare runs \
-                 of one kind (run both with `iogauge check --full`, or both without)"
+                "etcd: a.json stopped once its verdict was decided (sequential check) and b.json \
+                 ran the full recipe: their numbers rest on different amounts of data; compare \
+                 runs of one kind (run both with `iogauge check --full`, or both without)"
                     .into()
             )
         );
-        assert!(same_length(&runs(&[("k", &kube)]), &runs(&[("f", &full)])).is_err());
         // A sequential run that went the whole way is a full-length run.
-        assert!(same_length(&runs(&[("a", &ran_on)]), &runs(&[("b", &full)])).is_ok());
-        assert!(same_length(&runs(&[("a", &early)]), &runs(&[("b", &kube)])).is_ok());
+        let c = check(ran_on.clone(), early.clone());
+        assert!(same_length(&runs(&[("b", &b)]), &runs(&[("c", &c)])).is_ok());
+        // In a kube document each target's profiles count on their own.
+        let kube =
+            |doc: &Value| json!({"targets": [{"target": "storage class fast", "check": doc}]});
+        let (ka, kb) = (kube(&a), kube(&b));
+        let err = same_length(&runs(&[("ka", &ka)]), &runs(&[("kb", &kb)])).unwrap_err();
+        assert!(
+            err.starts_with("storage class fast: etcd: ka stopped once"),
+            "{err}"
+        );
+        assert!(same_length(&runs(&[("ka", &ka)]), &runs(&[("a", &a)])).is_ok());
     }
 
     #[test]

@@ -201,6 +201,15 @@ pub fn lookup(registry: &str) -> Result<Credentials, String> {
 /// `docker-credential-NAME get`, the registry on stdin: its answer, or None when it has no
 /// credentials for it. Bounded in time and size; errors name the helper, the registry and the fix.
 fn run_helper(name: &str, registry: &str, source: &str) -> Result<Option<RegistryAuth>, String> {
+    // A name with a '/' would run a path instead of a program found in PATH.
+    let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-');
+    if name.is_empty() || !name.chars().all(plain) {
+        return Err(format!(
+            "the credential helper name '{}' ({source}) is not a program name (letters, digits, \
+             '.', '_' and '-' only): fix that entry of the config file",
+            crate::untrusted::capped(name)
+        ));
+    }
     let program = format!("docker-credential-{name}");
     // Docker Hub's credentials are stored under its v1 URL.
     let server = if is_hub(registry) {
@@ -226,14 +235,18 @@ fn run_helper(name: &str, registry: &str, source: &str) -> Result<Option<Registr
         // A helper that exits without reading is judged by its exit status below.
         let _ = stdin.write_all(server.as_bytes());
     }
+    // Each pipe is read on its own thread, which hands back what it read; a grandchild that
+    // keeps a pipe open cannot hold the push beyond the helper's time.
     let read = |r: Option<Box<dyn Read + Send>>| {
+        let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
             let mut buf = Vec::new();
             if let Some(r) = r {
                 let _ = r.take(HELPER_OUTPUT_CAP + 1).read_to_end(&mut buf);
             }
-            buf
-        })
+            let _ = tx.send(buf);
+        });
+        rx
     };
     let out = read(child.stdout.take().map(|o| Box::new(o) as _));
     let err = read(child.stderr.take().map(|o| Box::new(o) as _));
@@ -257,9 +270,11 @@ fn run_helper(name: &str, registry: &str, source: &str) -> Result<Option<Registr
             Err(e) => return Err(format!("cannot wait for {program}: {e}")),
         }
     };
-    // The readers end at the pipes' end or at the cap, whichever comes first.
-    let out = out.join().unwrap_or_default();
-    let err = err.join().unwrap_or_default();
+    // The readers end at the pipes' end or at the cap, whichever comes first, within the time
+    // the helper had left.
+    let left = |t0: Instant| HELPER_TIMEOUT.saturating_sub(t0.elapsed()) + Duration::from_secs(1);
+    let out = out.recv_timeout(left(t0)).unwrap_or_default();
+    let err = err.recv_timeout(left(t0)).unwrap_or_default();
     parse_helper_answer(&out, &err, status, source, registry, &program, server)
 }
 
@@ -274,19 +289,21 @@ fn parse_helper_answer(
 ) -> Result<Option<RegistryAuth>, String> {
     let said = |b: &[u8]| crate::untrusted::capped(&String::from_utf8_lossy(b));
     if !status.success() {
-        let text = if err.trim_ascii().is_empty() {
-            out
-        } else {
-            err
-        };
-        // docker-credential-helpers' own words for "nothing stored for this registry".
-        if String::from_utf8_lossy(text).contains("credentials not found") {
+        // docker-credential-helpers' own words for "nothing stored for this registry" (on
+        // stdout or stderr).
+        let text = [out, err].concat();
+        if String::from_utf8_lossy(&text).contains("credentials not found") {
             return Ok(None);
         }
+        // Only stderr is quoted: stdout is where a helper writes secrets.
+        let words = if err.trim_ascii().is_empty() {
+            "no message on stderr".to_string()
+        } else {
+            said(err)
+        };
         return Err(format!(
-            "the credential helper {source} failed for {registry} ({status}): {}; check it \
-             (echo {server} | {program} get), or log in again with docker login {registry}",
-            said(text)
+            "the credential helper {source} failed for {registry} ({status}): {words}; check it \
+             (echo {server} | {program} get), or log in again with docker login {registry}"
         ));
     }
     if out.len() as u64 > HELPER_OUTPUT_CAP {
@@ -295,11 +312,12 @@ fn parse_helper_answer(
              {registry}; expected {{\"Username\": …, \"Secret\": …}}"
         ));
     }
-    let v: serde_json::Value = serde_json::from_slice(out).map_err(|_| {
+    // The answer is never quoted: it may hold the secret.
+    let v: serde_json::Value = serde_json::from_slice(out).map_err(|e| {
         format!(
-            "the credential helper {source} answered '{}' for {registry}; expected JSON \
-             {{\"Username\": …, \"Secret\": …}}",
-            said(out)
+            "the credential helper {source} answered {} bytes for {registry} that are not the \
+             JSON expected ({e}); expected {{\"Username\": …, \"Secret\": …}}",
+            out.len()
         )
     })?;
     let field = |f: &str| v.get(f).and_then(|x| x.as_str()).unwrap_or("").to_string();
@@ -380,11 +398,33 @@ mod tests {
             answer(b"", b"credentials not found in native keychain", failed),
             Ok(None)
         ));
-        assert!(answer(b"not json", b"", ok)
+        // An answer that is not JSON is never quoted: it may hold the secret.
+        let e = answer(br#"{"Username":"u","Secret":"s3cr3t"} debug"#, b"", ok).unwrap_err();
+        assert!(
+            e.contains("answered 40 bytes for r.io that are not the JSON expected"),
+            "{e}"
+        );
+        assert!(!e.contains("s3cr3t"), "{e}");
+        // A failing helper's stdout is not quoted either; its stderr is.
+        let e = answer(b"Secret s3cr3t", b"", failed).unwrap_err();
+        assert!(e.contains("(exit status: 1): no message on stderr;"), "{e}");
+        assert!(!e.contains("s3cr3t"), "{e}");
+        assert!(answer(b"", b"keychain locked", failed)
             .unwrap_err()
-            .contains("answered 'not json' for r.io; expected JSON"));
+            .contains("(exit status: 1): keychain locked;"));
         let big = vec![b' '; HELPER_OUTPUT_CAP as usize + 1];
         assert!(answer(&big, b"", ok).unwrap_err().contains("more than"));
+    }
+
+    #[test]
+    fn a_helper_name_is_a_program_name_not_a_path() {
+        let e = run_helper("x/../../tmp/evil", "r.io", "credsStore in F").unwrap_err();
+        assert_eq!(
+            e,
+            "the credential helper name 'x/../../tmp/evil' (credsStore in F) is not a program \
+             name (letters, digits, '.', '_' and '-' only): fix that entry of the config file"
+        );
+        assert!(run_helper("", "r.io", "credsStore in F").is_err());
     }
 
     #[test]

@@ -37,14 +37,16 @@ impl QuantileRule {
     /// straddling the edge counted as above) and `above_high` SURELY exceed the high edge.
     /// Counting more exceedances than are real can only delay Below, fewer only delay Above.
     ///
-    /// Below when the (1 - alpha_per_look) Clopper-Pearson upper bound on P(X > low) is below
-    /// 1-q, i.e. P(Binomial(n, 1-q) <= above_low) < alpha_per_look; Above symmetrically with the
-    /// lower bound on P(X > high). One or two binomial tails per counted look; nothing else.
+    /// Below when the (1 - alpha_per_look/2) Clopper-Pearson upper bound on P(X > low) is below
+    /// 1-q, i.e. P(Binomial(n, 1-q) <= above_low) < alpha_per_look/2; Above symmetrically with
+    /// the lower bound on P(X > high). One or two binomial tails per counted look; nothing else.
     pub(crate) fn look(&mut self, progress: u64, n: u64, above_low: u64, above_high: u64) -> Side {
         if self.side != Side::Undecided || !self.clock.count(progress) || n == 0 {
             return self.side;
         }
-        let alpha = self.clock.alpha_per_look();
+        // Inside the margin both decisions are wrong: each side gets half the look's risk, as
+        // the rate rule's two tails do.
+        let alpha = self.clock.alpha_per_look() / 2.0;
         let p0 = 1.0 - self.q;
         if binom_cdf(above_low.min(n), n, p0) < alpha {
             self.side = Side::Below;
@@ -57,6 +59,12 @@ impl QuantileRule {
     /// Looks counted so far.
     pub(crate) fn looks(&self) -> u32 {
         self.clock.looks()
+    }
+
+    /// Takes back the decision of the look just made (the caller's own check vetoed it): only
+    /// a later counted look, with its own share of the risk, can decide again.
+    pub(crate) fn undecide(&mut self) {
+        self.side = Side::Undecided;
     }
 }
 
