@@ -502,30 +502,46 @@ mod tests {
         status.publish(&[&empty, &empty, &empty, sync], false, false, state);
     }
 
+    /// Feeds 100 syncs per 100 ms slice, each `ns(i)` long (i counts from 100), up to `slices`
+    /// slices, polling after each; the syncs done when the watch decided.
+    fn feed_syncs(
+        w: &mut Watch,
+        p: &Published,
+        status: &StatusLat,
+        slices: u64,
+        ns: impl Fn(u64) -> u64,
+    ) -> Option<u64> {
+        let mut sync = LatRecorder::new(0);
+        w.poll(S);
+        for k in 1..=slices {
+            for i in 0..100u64 {
+                sync.record(ns(k * 100 + i));
+            }
+            publish(status, &sync);
+            p.ios[1].store(k * 100, Ordering::Relaxed);
+            p.bytes[1].store(k * 100 * 4096, Ordering::Relaxed);
+            if w.poll(S + k * SLICE_NS) {
+                return Some(k * 100);
+            }
+        }
+        None
+    }
+
     #[test]
-    fn a_percentile_is_decided_from_the_snapshot_and_its_recent_half() {
+    fn a_percentile_is_decided_from_the_snapshot_and_its_recent_third() {
         let j = job(WatchedMetric::SyncQuantile(0.99), vec![10e6], false);
         let p = measuring(S);
         let status = Arc::new(StatusLat::new());
         let mut w = Watch::new(&j, p.clone(), Some(status.clone())).unwrap();
-        let mut sync = LatRecorder::new(0);
-        w.poll(S);
-        let mut decided = None;
         // 1,000 syncs a second of 0.3 ms, one in 500 at 20 ms: p99 far below 10 ms.
-        for k in 1..=300u64 {
-            for i in 0..100u64 {
-                let n = k * 100 + i;
-                sync.record(if n % 500 == 0 { 20_000_000 } else { 300_000 });
+        let n = feed_syncs(&mut w, &p, &status, 300, |n| {
+            if n % 500 == 0 {
+                20_000_000
+            } else {
+                300_000
             }
-            publish(&status, &sync);
-            p.ios[1].store(k * 100, Ordering::Relaxed);
-            p.bytes[1].store(k * 100 * 4096, Ordering::Relaxed);
-            if w.poll(S + k * SLICE_NS) {
-                decided = Some(k * 100);
-                break;
-            }
-        }
-        let n = decided.expect("decided");
+        })
+        .expect("decided");
         // Not before the floor (a second) nor the recent-third check; well before the recipe.
         assert!((1_000..=6_000).contains(&n), "{n}");
         let r = w.report();
@@ -545,21 +561,15 @@ mod tests {
         let p = measuring(S);
         let status = Arc::new(StatusLat::new());
         let mut w = Watch::new(&j, p.clone(), Some(status.clone())).unwrap();
-        let mut sync = LatRecorder::new(0);
-        w.poll(S);
         // 0.3 ms for the first 0.8 s (800 syncs, before the floor), then every 20th sync
         // takes 30 ms.
-        for k in 1..=80u64 {
-            for i in 0..100u64 {
-                let n = k * 100 + i;
-                let slow = n >= 800 && n % 20 == 0;
-                sync.record(if slow { 30_000_000 } else { 300_000 });
+        feed_syncs(&mut w, &p, &status, 80, |n| {
+            if n >= 800 && n % 20 == 0 {
+                30_000_000
+            } else {
+                300_000
             }
-            publish(&status, &sync);
-            p.ios[1].store(k * 100, Ordering::Relaxed);
-            p.bytes[1].store(k * 100 * 4096, Ordering::Relaxed);
-            w.poll(S + k * SLICE_NS);
-        }
+        });
         // Five in a hundred above 10 ms from the start of the slowdown: never PASS.
         let d = &w.report().decisions[0];
         assert_ne!(d.side, ReportSide::Below);
