@@ -182,13 +182,14 @@ def build_runs(row_set, work, pc_file):
               "--bs=4k"] + PAGE_CACHE + timed, read_iops, "IOPS"),
         ]:
             runs.append(run(name, args, [(name, metric, better, unit)]))
-        # `iogauge check etcd` runs the same recipe; compare it with fio's run of the recipe.
+        # `iogauge check etcd --full` runs the same recipe to its end (a sequential check stops
+        # once decided); compare it with fio's run of the recipe.
         name = "iogauge check etcd vs fio's etcd recipe: p99 sync latency"
         runs.append(run(name,
                         ["--rw=write", "--ioengine=sync", "--fdatasync=1",
                          f"--directory={etcd_dir}", "--size=22m", "--bs=2300", "--name=mytest"],
                         [(name, p99_sync, "lower", "ns")],
-                        iogauge=["check", "etcd", "--dir", etcd_dir, "--format", "json"]))
+                        iogauge=["check", "etcd", "--full", "--dir", etcd_dir, "--format", "json"]))
     if row_set in ("sync", "fresh", "all"):
         # What a first read of just-written data costs, layout included in the recipe: each tool
         # lays out its own file (fio's layout: fallocate, bs-sized writes, fsync, cache drop),
