@@ -406,10 +406,12 @@ fn a_device_smaller_than_the_profile_caps_it_and_marks_it_shortened() {
     }
     let lo = Loop::new("16M");
     let cwd = scratch();
-    // etcd at full scale: the recipe's 22 MiB does not fit, so only the device caps it.
+    // etcd at full scale: the recipe's 22 MiB does not fit, so only the device caps it. The
+    // whole recipe (--full), so that every capped byte is written.
     let o = check(
         &[
             "etcd",
+            "--full",
             "--device",
             &lo.dev,
             "--allow-overwrite",
