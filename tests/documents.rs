@@ -8,7 +8,9 @@
 use crate::common;
 use common::*;
 
-use iogauge::report::document::{CheckDocument, KubeDocument, PreflightDocument, SCHEMA_VERSION};
+use iogauge::report::document::{
+    CanaryDocument, CheckDocument, KubeDocument, PreflightDocument, SCHEMA_VERSION,
+};
 use serde_json::Value;
 use std::path::Path;
 
@@ -27,6 +29,7 @@ fn committed_schemas_match_the_types() {
         ("check", schemars::schema_for!(CheckDocument)),
         ("preflight", schemars::schema_for!(PreflightDocument)),
         ("kube", schemars::schema_for!(KubeDocument)),
+        ("canary", schemars::schema_for!(CanaryDocument)),
         (
             "compare",
             schemars::schema_for!(iogauge::report::comparison::CompareDocument),

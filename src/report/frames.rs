@@ -17,7 +17,7 @@
 //! to and including the payload (without its own field), so a damaged number is caught too.
 //! Payloads are cut at UTF-8 character boundaries; JSON text has no line breaks.
 
-use super::document::{CheckDocument, PreflightDocument};
+use super::document::{CanaryDocument, CheckDocument, PreflightDocument};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -46,6 +46,13 @@ pub(crate) fn render_check_frames(doc: &CheckDocument, intervals: bool) -> Strin
 
 /// A preflight document as frames (what an `iogauge kube preflight` pod prints).
 pub(crate) fn render_preflight_frames(doc: &PreflightDocument) -> String {
+    let text = serde_json::to_value(doc).unwrap_or_default().to_string();
+    frames(&text, &document_id(&text))
+}
+
+/// A canary document as frames (what an `iogauge kube canary` pod prints after every probe;
+/// its log then holds one document per probe, and the reader wants the latest).
+pub(crate) fn render_canary_frames(doc: &CanaryDocument) -> String {
     let text = serde_json::to_value(doc).unwrap_or_default().to_string();
     frames(&text, &document_id(&text))
 }

@@ -10,6 +10,11 @@ use std::collections::BTreeMap;
 // The kube documents live in their own file; they are read and written as this module's.
 mod kube;
 pub use kube::{KubeDocument, Outlier, TargetOutcome, TargetStatus, TargetType};
+mod canary;
+pub use canary::{
+    CanaryBudget, CanaryDocument, CanaryErrorCount, CanaryHistogram, CanaryMetric, CanaryProfile,
+    CanaryVerdict, CANARY_KIND,
+};
 
 /// Raised when a field changes meaning or goes away (adding a field does not raise it).
 pub const SCHEMA_VERSION: u32 = 1;
