@@ -36,7 +36,7 @@ fn cap(s: &str) -> String {
 }
 
 /// An API call's failure in words, with the fix for the common ones.
-fn failed(what: &str, e: kube::Error) -> String {
+pub(crate) fn failed(what: &str, e: kube::Error) -> String {
     match e {
         kube::Error::Api(s) if s.code == 403 => refused(what, &s.message),
         kube::Error::Api(s) => format!("{what}: {} ({})", cap(&s.message), s.code),
@@ -140,7 +140,7 @@ fn unreachable_cause(e: &(dyn std::error::Error + 'static)) -> String {
     }
 }
 
-fn not_found(e: &kube::Error) -> bool {
+pub(crate) fn not_found(e: &kube::Error) -> bool {
     matches!(e, kube::Error::Api(s) if s.code == 404)
 }
 
@@ -206,6 +206,11 @@ impl Cluster {
             namespace,
             url,
         })
+    }
+
+    /// The client itself, for calls this layer does not wrap (kube canary's, in its own file).
+    pub(crate) fn client(&self) -> Client {
+        self.client.clone()
     }
 
     fn ns<K>(&self) -> Api<K>

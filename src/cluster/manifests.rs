@@ -3,9 +3,10 @@
 //! (so that the Job's deletion, or its `ttlSecondsAfterFinished`, takes the claim with it even
 //! when iogauge itself was killed). Pure functions: `--dry-run` prints exactly these.
 
+use super::identity::PodIds;
 use super::request::{
-    node_arch, KubeRequest, Toleration, VolumeMode, BINARY, CONTROL_PLANE_TAINTS, DEVICE_PATH,
-    MOUNT_PATH,
+    node_arch, KubeRequest, PodOptions, Toleration, VolumeMode, BINARY, CONTROL_PLANE_TAINTS,
+    DEVICE_PATH, MOUNT_PATH,
 };
 use super::targets::{Target, TargetKind};
 use k8s_openapi::api::batch::v1::{
@@ -141,29 +142,8 @@ pub(crate) fn job(
     footprint: u64,
 ) -> Job {
     let name = object_name(run, target);
-    let mut node_selector = req.pod.node_selector.clone();
-    // The image holds a Linux binary of this build's architecture: on another node it could not
-    // start (exec format error), so the scheduler says so instead. A --node-selector of the
-    // same keys (an image built for another architecture) wins.
-    for (key, value) in [
-        ("kubernetes.io/os", "linux"),
-        ("kubernetes.io/arch", node_arch()),
-    ] {
-        node_selector
-            .entry(key.into())
-            .or_insert_with(|| value.into());
-    }
-    let mut tolerations: Vec<K8sToleration> = req.pod.tolerations.iter().map(toleration).collect();
-    if req.pod.tolerate_control_plane {
-        for key in CONTROL_PLANE_TAINTS {
-            tolerations.push(K8sToleration {
-                key: Some(key.into()),
-                operator: Some("Exists".into()),
-                effect: Some("NoSchedule".into()),
-                ..K8sToleration::default()
-            });
-        }
-    }
+    let mut node_selector = node_selector(&req.pod);
+    let tolerations = tolerations(&req.pod);
     // Who the pod runs as: by default uid 65532 with fsGroup on a fresh claim, uid 0 on a node
     // directory or a raw device (root's); see identity.rs for the modes.
     let block = is_block(req, target);
@@ -202,24 +182,8 @@ pub(crate) fn job(
         }),
         // kube fio: the job's relative directory and file names land on the volume.
         working_dir: req.fio.as_ref().map(|_| MOUNT_PATH.to_string()),
-        resources: Some(ResourceRequirements {
-            requests: quantities(&req.pod.requests),
-            limits: quantities(&req.pod.limits),
-            ..ResourceRequirements::default()
-        }),
-        security_context: Some(SecurityContext {
-            allow_privilege_escalation: Some(false),
-            read_only_root_filesystem: Some(true),
-            run_as_non_root: Some(ids.non_root),
-            run_as_user: ids.uid,
-            run_as_group: ids.gid,
-            capabilities: Some(Capabilities {
-                drop: Some(vec!["ALL".into()]),
-                ..Capabilities::default()
-            }),
-            seccomp_profile: Some(runtime_default()),
-            ..SecurityContext::default()
-        }),
+        resources: Some(resources(&req.pod)),
+        security_context: Some(container_security(&ids)),
         volume_mounts: {
             let mut m: Vec<VolumeMount> = Vec::new();
             if !block {
@@ -251,24 +215,9 @@ pub(crate) fn job(
         enable_service_links: Some(false),
         service_account_name: req.pod.service_account.clone(),
         node_selector: Some(node_selector),
-        tolerations: (!tolerations.is_empty()).then_some(tolerations),
-        image_pull_secrets: (!req.pod.image_pull_secrets.is_empty()).then(|| {
-            req.pod
-                .image_pull_secrets
-                .iter()
-                .map(|s| LocalObjectReference { name: s.clone() })
-                .collect()
-        }),
-        security_context: Some(PodSecurityContext {
-            run_as_non_root: Some(ids.non_root),
-            run_as_user: ids.uid,
-            run_as_group: ids.gid,
-            fs_group: ids.fs_group,
-            fs_group_change_policy: ids.fs_group.map(|_| "OnRootMismatch".into()),
-            supplemental_groups: (!ids.supplemental.is_empty()).then(|| ids.supplemental.clone()),
-            seccomp_profile: Some(runtime_default()),
-            ..PodSecurityContext::default()
-        }),
+        tolerations,
+        image_pull_secrets: pull_secrets(&req.pod),
+        security_context: Some(pod_security(&ids)),
         containers: vec![container],
         volumes: Some(if req.files.is_empty() {
             vec![volume]
@@ -303,6 +252,89 @@ pub(crate) fn job(
         }),
         metadata: meta,
         ..Job::default()
+    }
+}
+
+/// The nodeSelector every pod starts from: `--node-selector`, then the binary's OS and
+/// architecture. The image holds a Linux binary of this build's architecture: on another node it
+/// could not start (exec format error), so the scheduler says so instead. A `--node-selector` of
+/// the same keys (an image built for another architecture) wins.
+pub(crate) fn node_selector(pod: &PodOptions) -> BTreeMap<String, String> {
+    let mut node_selector = pod.node_selector.clone();
+    for (key, value) in [
+        ("kubernetes.io/os", "linux"),
+        ("kubernetes.io/arch", node_arch()),
+    ] {
+        node_selector
+            .entry(key.into())
+            .or_insert_with(|| value.into());
+    }
+    node_selector
+}
+
+/// `--toleration` and `--tolerate-control-plane` as the pod's tolerations (None: none).
+pub(crate) fn tolerations(pod: &PodOptions) -> Option<Vec<K8sToleration>> {
+    let mut tolerations: Vec<K8sToleration> = pod.tolerations.iter().map(toleration).collect();
+    if pod.tolerate_control_plane {
+        for key in CONTROL_PLANE_TAINTS {
+            tolerations.push(K8sToleration {
+                key: Some(key.into()),
+                operator: Some("Exists".into()),
+                effect: Some("NoSchedule".into()),
+                ..K8sToleration::default()
+            });
+        }
+    }
+    (!tolerations.is_empty()).then_some(tolerations)
+}
+
+/// The container's requests and limits.
+pub(crate) fn resources(pod: &PodOptions) -> ResourceRequirements {
+    ResourceRequirements {
+        requests: quantities(&pod.requests),
+        limits: quantities(&pod.limits),
+        ..ResourceRequirements::default()
+    }
+}
+
+/// `--image-pull-secret` as the pod's imagePullSecrets (None: none).
+pub(crate) fn pull_secrets(pod: &PodOptions) -> Option<Vec<LocalObjectReference>> {
+    (!pod.image_pull_secrets.is_empty()).then(|| {
+        pod.image_pull_secrets
+            .iter()
+            .map(|s| LocalObjectReference { name: s.clone() })
+            .collect()
+    })
+}
+
+/// The container's restrictions: every mode keeps these, whoever it runs as.
+pub(crate) fn container_security(ids: &PodIds) -> SecurityContext {
+    SecurityContext {
+        allow_privilege_escalation: Some(false),
+        read_only_root_filesystem: Some(true),
+        run_as_non_root: Some(ids.non_root),
+        run_as_user: ids.uid,
+        run_as_group: ids.gid,
+        capabilities: Some(Capabilities {
+            drop: Some(vec!["ALL".into()]),
+            ..Capabilities::default()
+        }),
+        seccomp_profile: Some(runtime_default()),
+        ..SecurityContext::default()
+    }
+}
+
+/// The pod's identity and seccomp profile.
+pub(crate) fn pod_security(ids: &PodIds) -> PodSecurityContext {
+    PodSecurityContext {
+        run_as_non_root: Some(ids.non_root),
+        run_as_user: ids.uid,
+        run_as_group: ids.gid,
+        fs_group: ids.fs_group,
+        fs_group_change_policy: ids.fs_group.map(|_| "OnRootMismatch".into()),
+        supplemental_groups: (!ids.supplemental.is_empty()).then(|| ids.supplemental.clone()),
+        seccomp_profile: Some(runtime_default()),
+        ..PodSecurityContext::default()
     }
 }
 

@@ -3,6 +3,7 @@
 //! async code in iogauge lives here, on a tokio runtime this module owns.
 
 pub(crate) mod budget;
+pub(crate) mod canary;
 pub(crate) mod classes;
 pub(crate) mod cleanup;
 pub(crate) mod client;

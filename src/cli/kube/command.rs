@@ -17,6 +17,7 @@ pub(crate) fn main(a: KubeArgs, stop: &Stop) -> Ended {
         KubeCommand::Fio(c) => fio(*c, stop),
         KubeCommand::Cleanup(c) => clean(c, stop),
         KubeCommand::Image(i) => super::image::main(i, stop),
+        KubeCommand::Canary(c) => super::canary::main(c, stop),
     }
 }
 

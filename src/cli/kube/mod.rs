@@ -1,6 +1,7 @@
 //! `iogauge kube check|cleanup` (also `kubectl iogauge …`): the arguments and their value
 //! parsers; `command.rs` runs the command.
 
+mod canary;
 mod cleanup_flags;
 mod command;
 mod image;
@@ -77,6 +78,8 @@ enum KubeCommand {
     Cleanup(CleanupArgs),
     /// Make the pod's image from this binary: export an OCI archive, or push to a registry
     Image(image::ImageArgs),
+    /// Install, remove or read `iogauge canary` running for good on nodes and storage classes
+    Canary(canary::CanaryArgs),
 }
 
 /// Which cluster and namespace.

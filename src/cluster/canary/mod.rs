@@ -1,0 +1,216 @@
+//! `iogauge kube canary install|uninstall|status`: `iogauge canary` running for good in a
+//! cluster. A DaemonSet measures a directory on every node a selector picks, a StatefulSet per
+//! storage class measures a claim of that class, a headless Service lets Prometheus scrape them,
+//! and with the prometheus-operator's CRDs a ServiceMonitor and a PrometheusRule tell it to. Every
+//! object carries the canary's labels, so that `uninstall` and `status` find exactly what
+//! `install` made.
+
+pub(crate) mod api;
+pub(crate) mod manifests;
+pub(crate) mod selector;
+pub(crate) mod status;
+pub(crate) mod text;
+
+use super::client::Cluster;
+use super::request::PodOptions;
+use super::KubeError;
+
+/// The `app.kubernetes.io/name` of every canary object (a check's objects say `iogauge`).
+pub(crate) const APP: &str = "iogauge-canary";
+/// The canary's name (`--name`) on every object it made.
+pub(crate) const CANARY_LABEL: &str = "iogauge.dev/canary";
+/// Which of the canary's targets a pod measures: `nodes`, or a storage class's slug.
+pub(crate) use super::manifests::TARGET_LABEL;
+/// What a pod measures, in words ("node selector …", "storage class fast"), on the pod template.
+pub(crate) const TARGET_ANNOTATION: &str = "iogauge.dev/target";
+/// The canary's port, as `iogauge canary --listen` serves it and the Service names it.
+pub(crate) const PORT: i32 = 9465;
+/// The port's name, which the Service and the ServiceMonitor refer to.
+pub(crate) const PORT_NAME: &str = "metrics";
+/// The longest `--name`: the StatefulSet's name (`iogauge-canary-NAME-CLASS`) must leave room
+/// for the controller's revision hash within Kubernetes' 63 characters.
+pub(crate) const NAME_MAX: usize = 12;
+
+/// Whether to make the prometheus-operator's objects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Operator {
+    /// When the cluster serves `monitoring.coreos.com/v1` (a dry run without a cluster: not).
+    Auto,
+    /// Always (a cluster without the CRDs refuses them).
+    Always,
+    /// Never: a Service only, for a Prometheus configured by hand.
+    Never,
+}
+
+/// What `kube canary install` was asked to do.
+#[derive(Debug, Clone)]
+pub(crate) struct CanaryRequest {
+    /// `--name`: which canary (several may live in one namespace).
+    pub name: String,
+    /// The built-in profiles each pod's canary runs.
+    pub profiles: Vec<String>,
+    /// `--every`, `--window`, `--max-busy`, as the pod's canary takes them.
+    pub every: String,
+    pub window: String,
+    pub max_busy: String,
+    /// `--nodes`: a label selector; with `host_path` one DaemonSet over those nodes.
+    pub nodes: Option<String>,
+    pub host_path: Option<String>,
+    /// `--storage-class`: one StatefulSet per class, each pod with a claim of `claim_size`.
+    pub storage_classes: Vec<String>,
+    pub claim_size: u64,
+    /// How every pod is built (the same flags as `kube check`).
+    pub pod: PodOptions,
+    pub operator: Operator,
+    /// Extra labels on the ServiceMonitor and PrometheusRule, for a Prometheus that selects
+    /// them by label (e.g. `release=kube-prometheus-stack`).
+    pub monitor_labels: Vec<(String, String)>,
+}
+
+/// The labels every object of canary `name` carries, and the selector that finds them.
+pub(crate) fn labels(name: &str) -> std::collections::BTreeMap<String, String> {
+    std::collections::BTreeMap::from([
+        ("app.kubernetes.io/name".to_string(), APP.to_string()),
+        (
+            super::labels::MANAGED_BY.0.to_string(),
+            super::labels::MANAGED_BY.1.to_string(),
+        ),
+        (CANARY_LABEL.to_string(), name.to_string()),
+    ])
+}
+
+/// The label selector for every object of canary `name`.
+pub(crate) fn selector(name: &str) -> String {
+    labels(name)
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// `--name`: a DNS label short enough for every object name made from it.
+pub(crate) fn check_name(name: &str) -> Result<(), String> {
+    let ok = |c: u8| c.is_ascii_lowercase() || c.is_ascii_digit();
+    let b = name.as_bytes();
+    let valid = !b.is_empty()
+        && b.len() <= NAME_MAX
+        && ok(b[0])
+        && ok(b[b.len() - 1])
+        && b.iter().all(|&c| ok(c) || c == b'-');
+    if valid {
+        Ok(())
+    } else {
+        Err(format!(
+            "--name '{name}': expected 1 to {NAME_MAX} lowercase letters, digits and '-', \
+             starting and ending with a letter or digit, e.g. etcd"
+        ))
+    }
+}
+
+/// Which cluster and namespace (`--kubeconfig`, `--context`, `--namespace`).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Conn {
+    pub kubeconfig: Option<std::path::PathBuf>,
+    pub context: Option<String>,
+    pub namespace: Option<String>,
+}
+
+async fn connect(conn: &Conn) -> Result<Cluster, KubeError> {
+    Cluster::connect(
+        conn.kubeconfig.as_deref(),
+        conn.context.as_deref(),
+        conn.namespace.as_deref(),
+    )
+    .await
+}
+
+/// The namespace a dry run names without asking the server: `--namespace`, else the
+/// kubeconfig context's, else `default`, as kubectl would.
+pub(crate) fn offline_namespace(conn: &Conn) -> Result<String, KubeError> {
+    if let Some(ns) = &conn.namespace {
+        return Ok(ns.clone());
+    }
+    if super::kubeconfig::nothing_configured(conn.kubeconfig.as_deref()) {
+        return Ok("default".into());
+    }
+    Ok(
+        super::kubeconfig::load(conn.kubeconfig.as_deref(), conn.context.as_deref())?
+            .and_then(|l| l.namespace)
+            .unwrap_or_else(|| "default".into()),
+    )
+}
+
+/// `install`: applies the canary's objects.
+pub(crate) fn install(req: &CanaryRequest, conn: &Conn) -> Result<api::Done, KubeError> {
+    super::run::runtime()?.block_on(async {
+        let c = connect(conn).await?;
+        let mut done = api::install(&c, req).await?;
+        done.notes.push(format!("canary {} in namespace {}", req.name, c.namespace));
+        Ok(done)
+    })
+}
+
+/// `uninstall`: deletes what carries the canary's labels.
+pub(crate) fn uninstall(name: &str, delete_claims: bool, conn: &Conn) -> Result<api::Done, KubeError> {
+    super::run::runtime()?.block_on(async {
+        let c = connect(conn).await?;
+        api::uninstall(&c, name, delete_claims).await
+    })
+}
+
+/// `status`: every canary pod's latest document, and the namespace asked.
+pub(crate) fn status(name: &str, conn: &Conn) -> Result<(Vec<status::Row>, String), KubeError> {
+    super::run::runtime()?.block_on(async {
+        let c = connect(conn).await?;
+        Ok((status::status(&c, name).await?, c.namespace.clone()))
+    })
+}
+
+/// The profiles each pod runs: built-in ones (default etcd); small-files is no canary's, and a
+/// profile file would need a ConfigMap the canary does not make yet.
+pub(crate) fn profiles(given: &[String]) -> Result<Vec<String>, String> {
+    if given.is_empty() {
+        return Ok(vec!["etcd".into()]);
+    }
+    for p in given {
+        if crate::input::profiles::is_path(std::ffi::OsStr::new(p)) {
+            return Err(format!(
+                "'{p}': kube canary runs built-in profiles only (etcd, etcd-large, sync-iops, \
+                 gitlab); a profile file cannot travel to its pods yet"
+            ));
+        }
+        if p == "small-files" {
+            return Err("small-files is no canary profile (it cannot run in a low-duty form); \
+                        use etcd, etcd-large, sync-iops or gitlab"
+                .into());
+        }
+        crate::input::profiles::get(p)?;
+    }
+    Ok(given.to_vec())
+}
+
+/// Now in unix seconds, for the ages `status` prints.
+pub(crate) fn now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_short_dns_labels_and_the_selector_finds_the_labels() {
+        assert!(check_name("default").is_ok());
+        assert!(check_name("a-1").is_ok());
+        for bad in ["", "Default", "-a", "a-", "thirteen-long", "a_b"] {
+            assert!(check_name(bad).is_err(), "{bad}");
+        }
+        assert_eq!(
+            selector("x"),
+            "app.kubernetes.io/managed-by=iogauge,app.kubernetes.io/name=iogauge-canary,\
+             iogauge.dev/canary=x"
+        );
+    }
+}

@@ -1,0 +1,206 @@
+//! `kube canary status`: each canary pod's latest document, read from the end of its log (the
+//! pod prints one after every probe, as frames), or why there is none yet (the pod's state, by
+//! diagnose.rs); and the rows that say it per target.
+
+use super::{selector, TARGET_ANNOTATION};
+use crate::cluster::client::{failed, Cluster};
+use crate::cluster::diagnose::{diagnose, Diagnosis, Observed};
+use crate::cluster::log::tail;
+use crate::cluster::manifests::CONTAINER;
+use crate::cluster::pod_document::{value, Words};
+use crate::cluster::KubeError;
+use crate::report::document::{CanaryDocument, CanaryVerdict, CANARY_KIND};
+use k8s_openapi::api::core::v1::Pod;
+use kube::api::{Api, LogParams};
+use serde::Serialize;
+
+/// How much of a pod's log is read: its last lines, at most this many bytes. A document is a
+/// few frames and the canary prints one per probe, so the latest is always within them.
+pub(crate) const TAIL_LINES: i64 = 400;
+pub(crate) const LIMIT_BYTES: i64 = 4 << 20;
+
+/// One canary pod: what it measures and its latest document, or why there is none.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Row {
+    /// "nodes matching …, in DIR" or "storage class C".
+    pub target: String,
+    pub pod: String,
+    pub node: Option<String>,
+    pub ready: bool,
+    pub document: Option<CanaryDocument>,
+    /// Why there is no document (or why the pod is not ready).
+    pub problem: Option<String>,
+}
+
+/// The worst of the rows: what the exit code says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Worst {
+    Pass,
+    /// A profile warns or is undecided yet.
+    Warn,
+    /// A target has no document (or its probes all failed).
+    Missing,
+    Fail,
+}
+
+/// The worst verdict over every row.
+pub(crate) fn worst(rows: &[Row]) -> Worst {
+    let mut w = Worst::Pass;
+    for r in rows {
+        let this = match &r.document {
+            None => Worst::Missing,
+            Some(d) => d
+                .profiles
+                .iter()
+                .map(|p| match p.verdict {
+                    CanaryVerdict::Pass => Worst::Pass,
+                    CanaryVerdict::Warn | CanaryVerdict::Undecided => Worst::Warn,
+                    CanaryVerdict::Error => Worst::Missing,
+                    CanaryVerdict::Fail => Worst::Fail,
+                })
+                .max()
+                .unwrap_or(Worst::Missing),
+        };
+        w = w.max(this);
+    }
+    w
+}
+
+/// The latest canary document in a pod's log: its frames, this iogauge's version, kind
+/// `canary` and a schema this iogauge reads.
+pub(crate) fn read_document(log: &str) -> Result<CanaryDocument, String> {
+    let words = Words {
+        no_frames: &|log| {
+            Err(format!(
+                "no canary document in the pod's log yet (the first probe has not ended?); it \
+                 ends with: {}",
+                tail(log, 3)
+            ))
+        },
+        damaged: &|e| format!("the canary's latest document in the pod's log is damaged: {e}"),
+        bad: &|e| format!("the pod's canary document does not parse: {e}"),
+    };
+    let v = value(log, &words)?;
+    match v.get("kind").and_then(serde_json::Value::as_str) {
+        Some(CANARY_KIND) => {}
+        other => {
+            return Err(format!(
+                "the pod's result is not a canary document but kind {}",
+                other.unwrap_or("(none)")
+            ))
+        }
+    }
+    serde_json::from_value(v).map_err(|e| format!("the pod's canary document does not parse: {e}"))
+}
+
+fn ready(p: &Pod) -> bool {
+    p.status
+        .as_ref()
+        .and_then(|s| s.conditions.as_ref())
+        .is_some_and(|c| c.iter().any(|c| c.type_ == "Ready" && c.status == "True"))
+}
+
+fn started(p: &Pod) -> bool {
+    p.status
+        .as_ref()
+        .and_then(|s| s.container_statuses.as_ref())
+        .is_some_and(|cs| {
+            cs.iter().any(|c| {
+                c.state.as_ref().is_some_and(|s| s.running.is_some() || s.terminated.is_some())
+                    || c.last_state.as_ref().is_some_and(|s| s.terminated.is_some())
+            })
+        })
+}
+
+/// Why a pod that has not started has not: the pod's and its claim's state and events.
+async fn why_not_started(c: &Cluster, p: &Pod, name: &str) -> Result<String, KubeError> {
+    let uid = p.metadata.uid.clone().unwrap_or_default();
+    let pod_events = c.events_of(&format!("pod {name}"), &uid).await.map_err(KubeError::Cluster)?;
+    let claim_name = p
+        .spec
+        .as_ref()
+        .and_then(|s| s.volumes.as_ref())
+        .and_then(|v| v.iter().find_map(|v| v.persistent_volume_claim.as_ref()))
+        .map(|c| c.claim_name.clone());
+    let claim = match &claim_name {
+        Some(n) => c.claim(n).await.map_err(KubeError::Cluster)?,
+        None => None,
+    };
+    let claim_events = match claim.as_ref().and_then(|c| c.metadata.uid.clone()) {
+        Some(u) => c.events_of("claim", &u).await.map_err(KubeError::Cluster)?,
+        None => Vec::new(),
+    };
+    let image = p
+        .spec
+        .as_ref()
+        .and_then(|s| s.containers.first())
+        .and_then(|c| c.image.clone())
+        .unwrap_or_default();
+    let d = diagnose(&Observed {
+        job: None,
+        job_events: &[],
+        pod: Some(p),
+        pod_events: &pod_events,
+        claim: claim.as_ref(),
+        claim_events: &claim_events,
+        image: &image,
+        image_is_default: image == crate::cluster::request::default_image(),
+        node_arches: None,
+        pod_seen: false,
+    });
+    Ok(match d {
+        Diagnosis::Waiting(s) | Diagnosis::Stuck(s) | Diagnosis::Fatal(s) => s,
+    })
+}
+
+/// Every pod of canary `name`, each with its latest document or why there is none.
+pub(crate) async fn status(c: &Cluster, name: &str) -> Result<Vec<Row>, KubeError> {
+    let pods = c.pods(&selector(name)).await.map_err(KubeError::Cluster)?;
+    let api: Api<Pod> = Api::namespaced(c.client(), &c.namespace);
+    let mut rows = Vec::new();
+    for p in &pods {
+        let pod = p.metadata.name.clone().unwrap_or_default();
+        let node = p.spec.as_ref().and_then(|s| s.node_name.clone());
+        let target = p
+            .metadata
+            .annotations
+            .as_ref()
+            .and_then(|a| a.get(TARGET_ANNOTATION).cloned())
+            .unwrap_or_else(|| "(unknown target)".into());
+        let mut row = Row {
+            target,
+            pod: pod.clone(),
+            node,
+            ready: ready(p),
+            document: None,
+            problem: None,
+        };
+        if !started(p) {
+            row.problem = Some(why_not_started(c, p, &pod).await?);
+            rows.push(row);
+            continue;
+        }
+        let params = LogParams {
+            container: Some(CONTAINER.into()),
+            tail_lines: Some(TAIL_LINES),
+            limit_bytes: Some(LIMIT_BYTES),
+            ..LogParams::default()
+        };
+        let log = api
+            .logs(&pod, &params)
+            .await
+            .map_err(|e| KubeError::Cluster(failed(&format!("reading the log of pod {pod}"), e)))?;
+        match read_document(&log) {
+            Ok(d) => row.document = Some(d),
+            Err(e) => row.problem = Some(e),
+        }
+        if row.document.is_some() && !row.ready {
+            row.problem = Some("not ready: its /healthz fails (no probe cycle ended for 3 \
+                                intervals)"
+                .into());
+        }
+        rows.push(row);
+    }
+    rows.sort_by(|a, b| (&a.target, &a.node).cmp(&(&b.target, &b.node)));
+    Ok(rows)
+}
