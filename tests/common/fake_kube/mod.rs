@@ -55,6 +55,7 @@ mod logs;
 pub use logs::LogShape;
 mod disruption;
 pub use disruption::EVICTION_MESSAGE;
+mod canary;
 mod configmaps;
 mod pending;
 
@@ -238,6 +239,8 @@ pub struct Builder {
     /// Objects the cluster has from the start besides classes and nodes (see [`volumes`]).
     seed_objects: Vec<Value>,
     owners: BTreeMap<String, u32>,
+    /// kube canary's (canary.rs).
+    canary: canary::CanaryState,
 }
 
 impl Builder {
@@ -326,6 +329,7 @@ impl Builder {
             answer_delays: self.answer_delays,
             refusals: self.refusals,
             owners: self.owners,
+            canary: self.canary,
             objects: Vec::new(),
             created: Vec::new(),
             deleted: Vec::new(),
@@ -477,6 +481,7 @@ impl FakeKube {
             refusals: Vec::new(),
             seed_objects: Vec::new(),
             owners: BTreeMap::new(),
+            canary: Default::default(),
         }
     }
 
@@ -656,6 +661,7 @@ struct State {
     answer_delays: Vec<(String, String, Duration)>,
     refusals: Vec<Refuse>,
     owners: BTreeMap<String, u32>,
+    canary: canary::CanaryState,
     objects: Vec<Value>,
     created: Vec<Value>,
     deleted: Vec<(String, String)>,
@@ -1468,6 +1474,14 @@ fn handle(shared: &Arc<Shared>, method: &str, target: &str, body: &[u8]) -> Resp
     let q = parse_query(query);
     // The code under test polls; a watch is as unexpected as an unknown path.
     let watch = q.get("watch").is_some_and(|w| w == "true" || w == "1");
+    if let Some(r) = canary::discovery(&st, method, &path) {
+        return r;
+    }
+    if !watch {
+        if let Some(r) = canary::handle(&mut st, method, &path, json_body.clone(), &q) {
+            return r;
+        }
+    }
     let Some((res, ns, name, op)) = route(method, &path).filter(|_| !watch) else {
         st.unexpected.push(req);
         return no_such_path();
@@ -2033,6 +2047,7 @@ fn parse_field_selector(s: &str) -> Result<Vec<FieldReq>, String> {
 
 fn tick(shared: &Arc<Shared>, st: &mut State) {
     job_controller(st);
+    canary::controller(st);
     pv_controller(st);
     disruption::tick(st);
     let pods: Vec<(String, Stage)> = st
