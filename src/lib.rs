@@ -3,6 +3,7 @@
 //! command's whole pipeline and `cli` parses, prints and exits.
 
 pub(crate) mod app;
+pub(crate) mod canary;
 pub mod cli;
 pub mod cluster;
 pub(crate) mod compare;

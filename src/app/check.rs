@@ -55,6 +55,9 @@ pub(crate) struct Checked {
     /// I/O refused under --dir, small-files on a device), the error `iogauge fio` gives the same
     /// job; None when every profile ran.
     pub not_run: Option<Kind>,
+    /// Each profile's run report, in `doc.profiles`' order: None for the small-files test and
+    /// for a profile that did not run to its end (the canary adds these to its window).
+    pub reports: Vec<Option<Report>>,
 }
 
 /// What the caller shows while the check runs (the CLI: lines and a progress bar on stderr):
@@ -132,16 +135,19 @@ pub(crate) fn check(
         obs.note(&plan_line(&pl.profile, &pl.work, &req.dir, req.device));
     }
     let mut outcomes = Vec::with_capacity(planned.len());
+    let mut reports = Vec::with_capacity(planned.len());
     let mut not_run = None;
     for pl in &planned {
         outcomes.push(if stop.is_set() {
+            reports.push(None);
             not_measured(
                 &pl.profile,
                 CheckVerdict::Skipped,
                 "not run: the check was interrupted before it started".into(),
             )
         } else {
-            let (outcome, kind) = run_one(req, pl, &token, &place, stop, obs);
+            let (outcome, kind, report) = run_one(req, pl, &token, &place, stop, obs);
+            reports.push(report);
             // A failure while running outranks bad input: it is not the user's to fix.
             if kind.is_some() && not_run != Some(Kind::Run) {
                 not_run = kind;
@@ -167,7 +173,11 @@ pub(crate) fn check(
         summary: Summary::of(&outcomes),
         profiles: outcomes,
     };
-    Ok(Checked { doc, not_run })
+    Ok(Checked {
+        doc,
+        not_run,
+        reports,
+    })
 }
 
 /// The directory checked and what it is on; a killed run's leftovers there are pointed out.
@@ -456,7 +466,7 @@ fn run_job(
 }
 
 /// Runs one planned profile and judges it; with the kind of error that kept it from running,
-/// if one did (its verdict is then ERROR).
+/// if one did (its verdict is then ERROR), and the report of a fio job that ran to its end.
 fn run_one(
     req: &CheckRequest,
     pl: &Planned,
@@ -464,7 +474,7 @@ fn run_one(
     place: &Place,
     stop: &Stop,
     obs: &mut dyn Observer,
-) -> (ProfileOutcome, Option<Kind>) {
+) -> (ProfileOutcome, Option<Kind>, Option<Report>) {
     let p = &pl.profile;
     let measured = match &pl.work {
         // With --device the job writes over the device itself, which the user allowed (check
@@ -492,6 +502,7 @@ fn run_one(
             return (
                 not_measured(p, CheckVerdict::Error, why.clone()),
                 Some(Kind::BadInput),
+                None,
             )
         }
     };
@@ -499,6 +510,7 @@ fn run_one(
         Err(e) if !stop.is_set() => Some(Kind::of_run(e)),
         _ => None,
     };
+    let mut report = None;
     let outcome = match measured {
         _ if stop.is_set() => not_measured(
             p,
@@ -518,7 +530,11 @@ fn run_one(
                 Work::Job(j) => Some(&**j),
                 Work::SmallFiles(_) | Work::Unavailable(_) => None,
             };
-            evaluate(p, &req.tuning, job, &m, &how)
+            let outcome = evaluate(p, &req.tuning, job, &m, &how);
+            if let Measured::Fio(r) = m {
+                report = Some(r);
+            }
+            outcome
         }
         // An I/O error ended the run: the error names file and operation; what was done until
         // then is kept, marked partial, and not judged.
@@ -551,7 +567,7 @@ fn run_one(
             not_measured(p, CheckVerdict::Error, why)
         }
     };
-    (outcome, kind)
+    (outcome, kind, report)
 }
 
 #[cfg(test)]

@@ -207,7 +207,7 @@ pub(crate) fn main(a: CheckArgs, stop: &Stop) -> Ended {
         },
         diag: terminal.diag("iogauge check"),
     };
-    let Checked { doc, not_run } = check(&req, stop, &mut terminal)?;
+    let Checked { doc, not_run, .. } = check(&req, stop, &mut terminal)?;
     match a.format {
         Format::Json => stdout::println(&serde_json::to_string_pretty(&doc).unwrap_or_default()),
         Format::JsonLine => stdout::println(&serde_json::to_string(&doc).unwrap_or_default()),

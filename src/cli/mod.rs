@@ -1,6 +1,7 @@
 //! Command-line definition (clap) and dispatch, and the exit codes. Only this module writes to
 //! stdout.
 
+pub(crate) mod canary;
 pub(crate) mod check;
 pub(crate) mod cleanup;
 pub(crate) mod compare;
@@ -98,6 +99,8 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
         args: Vec<OsString>,
     },
+    /// Watch a disk all the time: small probes, verdicts over a window, Prometheus metrics
+    Canary(canary::CanaryArgs),
     /// Run troubleshoot.sh filesystemPerformance collectors and analyzers, no fio needed
     Preflight(preflight::PreflightArgs),
     /// Run the checks across a Kubernetes cluster: per storage class, claim and node
@@ -165,6 +168,7 @@ pub fn main() -> i32 {
             ("iogauge fio", end)
         }
         Command::Preflight(a) => ("iogauge preflight", preflight::main(a, &stop)),
+        Command::Canary(a) => ("iogauge canary", canary::main(a, &stop)),
         Command::Kube(a) => ("iogauge kube", kube::main(a, &stop)),
         Command::Compare(a) => ("iogauge compare", compare::main(a)),
         Command::Report(a) => ("iogauge report", report::main(a)),

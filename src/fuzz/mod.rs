@@ -314,7 +314,7 @@ fn show(run: &SavedRun) {
     let _ = serde_json::to_string_pretty(&run.document);
     let _ = crate::history::listing::table(std::slice::from_ref(run));
     match run.kind {
-        RunKind::Check => {
+        RunKind::Check | RunKind::Canary => {
             if let Ok(d) = serde_json::from_value::<CheckDocument>(run.document.clone()) {
                 let _ = render_check_text(&d, false);
             }

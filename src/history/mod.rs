@@ -27,14 +27,17 @@ pub(crate) enum RunKind {
     Preflight,
     Fio,
     Kube,
+    /// A canary's probe: its document is a check document.
+    Canary,
 }
 
 impl RunKind {
-    pub(crate) const ALL: [RunKind; 4] = [
+    pub(crate) const ALL: [RunKind; 5] = [
         RunKind::Check,
         RunKind::Preflight,
         RunKind::Fio,
         RunKind::Kube,
+        RunKind::Canary,
     ];
 
     /// The stored word: `check`, `preflight`, `fio`, `kube`.
@@ -44,6 +47,7 @@ impl RunKind {
             RunKind::Preflight => "preflight",
             RunKind::Fio => "fio",
             RunKind::Kube => "kube",
+            RunKind::Canary => "canary",
         }
     }
 }
@@ -60,7 +64,7 @@ impl std::str::FromStr for RunKind {
         RunKind::ALL
             .into_iter()
             .find(|k| k.as_str() == s)
-            .ok_or_else(|| format!("'{s}': expected check, preflight, fio or kube"))
+            .ok_or_else(|| format!("'{s}': expected check, preflight, fio, kube or canary"))
     }
 }
 
@@ -218,6 +222,17 @@ impl History {
     /// Removes runs that started more than `older_than` ago (any age when it is zero), except
     /// the newest `keep_last`. Removing every run needs `every`: without it nothing is removed
     /// and the answer says how many runs there are.
+    /// Removes the runs of `kind` that started more than `older_than` ago (the canary's own
+    /// pruning: other commands' runs are the user's to prune).
+    pub(crate) fn prune_kind(&self, kind: RunKind, older_than: Duration) -> Result<usize, String> {
+        let cutoff = rfc3339(
+            std::time::SystemTime::now()
+                .checked_sub(older_than)
+                .unwrap_or(std::time::UNIX_EPOCH),
+        );
+        store::prune_kind(&self.conn, kind.as_str(), &cutoff).map_err(|e| self.err(e))
+    }
+
     pub(crate) fn prune(
         &self,
         older_than: Duration,

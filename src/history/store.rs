@@ -602,7 +602,7 @@ fn parse(r: &Row, id: i64, with_document: bool) -> Result<SavedRun, String> {
     let kind = text(0)?;
     let kind = kind.parse::<RunKind>().map_err(|_| {
         format!(
-            "its kind '{}' is not check, preflight, fio or kube",
+            "its kind '{}' is not check, preflight, fio, kube or canary",
             kind.escape_debug()
         )
     })?;
@@ -684,6 +684,16 @@ pub(super) fn remove(conn: &Connection, ids: &[i64]) -> Result<usize, String> {
         c.execute(
             "DELETE FROM runs WHERE id IN (SELECT value FROM json_each(?1))",
             [&ids],
+        )
+    })
+    .map_err(words)
+}
+
+pub(super) fn prune_kind(conn: &Connection, kind: &str, cutoff: &str) -> Result<usize, String> {
+    write(conn, |c| {
+        c.execute(
+            "DELETE FROM runs WHERE kind = ?1 AND started < ?2",
+            params![kind, cutoff],
         )
     })
     .map_err(words)

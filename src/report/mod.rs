@@ -15,6 +15,7 @@ pub(crate) mod json;
 pub(crate) mod kube_fio_text;
 pub(crate) mod kube_text;
 pub(crate) mod normal;
+pub(crate) mod openmetrics;
 pub(crate) mod preflight_text;
 pub mod sequential;
 pub(crate) mod small_files;

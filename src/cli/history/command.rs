@@ -202,7 +202,7 @@ fn show(h: Option<&History>, path: &Path, id: i64, format: Format) -> Ended {
     let color = crate::cli::color();
     let doc = run.document.clone();
     let text = match run.kind {
-        RunKind::Check => serde_json::from_value::<CheckDocument>(doc)
+        RunKind::Check | RunKind::Canary => serde_json::from_value::<CheckDocument>(doc)
             .map(|d| render_check_text(&d, color))
             .map_err(|e| e.to_string()),
         RunKind::Kube => serde_json::from_value::<KubeDocument>(doc)

@@ -30,7 +30,7 @@ pub(crate) struct HistoryFlags {
 }
 
 impl HistoryFlags {
-    fn disabled(&self) -> bool {
+    pub(crate) fn disabled(&self) -> bool {
         // Any value but empty or 0 disables: CI and test suites set IOGAUGE_NO_HISTORY=1.
         self.no_history
             || std::env::var_os("IOGAUGE_NO_HISTORY").is_some_and(|v| !v.is_empty() && v != "0")

@@ -1,0 +1,221 @@
+//! `iogauge canary [PROFILE…]`: arguments, the HTTP endpoint and textfile, the frames a kube
+//! pod prints, the history after every cycle, and the exit code (0 once a signal ends it).
+
+use super::history::HistoryFlags;
+use super::{Ended, Error, Kind, Outcome, Stop};
+use crate::canary::serve::{self, Latest, Shared};
+use crate::canary::{run, CanaryRequest, Observer};
+use crate::diag::Diag;
+use crate::history::{History, Invocation, NewRun, RunKind};
+use crate::report::document::{CanaryDocument, CheckDocument};
+use crate::report::frames::render_canary_frames;
+use crate::report::openmetrics::{render_openmetrics, Flavour};
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Watches a disk all the time: small probes on a schedule, a verdict over a rolling window,
+/// Prometheus metrics
+#[derive(clap::Args, Debug)]
+#[command(after_help = "\
+Profiles: etcd (default), etcd-large, sync-iops, gitlab, or a profile file judged on sync_p99,
+write_iops or read_iops. Runs until SIGTERM or Ctrl-C, which remove its files and end it with
+exit 0. Probe failures (a full disk, a removed directory) are metrics and one line on stderr;
+it keeps trying. docs/CANARY.md has the metrics, the alerts and the systemd unit.
+
+Exit codes: 0 ended by a signal, 1 could not start (e.g. --listen address in use), 2 bad input.")]
+pub(crate) struct CanaryArgs {
+    /// Profiles to watch [default: etcd]
+    #[arg(value_name = "PROFILE|FILE")]
+    profiles: Vec<OsString>,
+    /// Where the probes write: a directory on the disk you mean
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    dir: PathBuf,
+    /// Probe this block device instead (an unmounted one; needs --allow-overwrite)
+    #[arg(long, value_name = "PATH", conflicts_with = "dir")]
+    device: Option<PathBuf>,
+    /// With --device: the probes may write over the device's data
+    #[arg(long, requires = "device")]
+    allow_overwrite: bool,
+    /// How often to probe: 10 (seconds), 30s, 5m, 1h
+    #[arg(long, value_name = "D", default_value = "5m", value_parser = super::check::parse_duration)]
+    every: Duration,
+    /// How far back verdicts look
+    #[arg(long, value_name = "D", default_value = "1h", value_parser = super::check::parse_duration)]
+    window: Duration,
+    /// Serve /metrics and /healthz on ADDR (host:port), or 'none'
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:9465")]
+    listen: String,
+    /// Also write DIR/iogauge_canary.prom after every cycle (node_exporter's textfile collector)
+    #[arg(long, value_name = "DIR")]
+    textfile: Option<PathBuf>,
+    /// Most of the disk's time the probes may take: 1% or 0.01
+    #[arg(long, value_name = "SHARE", default_value = "1%", value_parser = parse_share)]
+    max_busy: f64,
+    /// The `node` label [default: the host name]
+    #[arg(long, value_name = "NAME")]
+    node: Option<String>,
+    /// How to print each cycle on stdout: nothing (the default), or kube-frames for a kube pod
+    #[arg(long, value_enum, default_value_t = Format::None)]
+    format: Format,
+    /// Remove the canary's own history entries older than this after every cycle
+    #[arg(long, value_name = "D", default_value = "7d", value_parser = crate::history::parse_age)]
+    keep: Duration,
+    #[command(flatten)]
+    history: HistoryFlags,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq)]
+enum Format {
+    /// Nothing on stdout: the metrics are the output.
+    None,
+    /// The canary document as report::frames lines after every cycle (what a kube pod prints).
+    KubeFrames,
+}
+
+fn parse_share(v: &str) -> Result<f64, String> {
+    let (num, scale) = match v.strip_suffix('%') {
+        Some(n) => (n, 0.01),
+        None => (v, 1.0),
+    };
+    num.trim()
+        .parse::<f64>()
+        .ok()
+        .map(|n| n * scale)
+        .filter(|s| *s > 0.0 && *s <= 1.0)
+        .ok_or_else(|| "expected a share above 0 and at most 100 %, e.g. 1% or 0.01".into())
+}
+
+fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default()
+}
+
+/// Publishes each cycle: the served document, the textfile, frames, the history.
+struct Publisher {
+    latest: Option<Shared>,
+    textfile: Option<PathBuf>,
+    frames: bool,
+    history: Option<History>,
+    keep: Duration,
+    at: Invocation,
+    /// A textfile or history failure is said once, not every cycle.
+    said: Vec<String>,
+}
+
+impl Publisher {
+    fn once(&mut self, line: String) {
+        if !self.said.contains(&line) {
+            eprintln!("{line}");
+            self.said.push(line);
+        }
+    }
+}
+
+impl crate::observer::Observer for Publisher {
+    fn note(&mut self, line: &str) {
+        eprintln!("{line}");
+    }
+}
+
+impl Observer for Publisher {
+    fn cycle(&mut self, doc: &CanaryDocument, probes: &[CheckDocument]) {
+        if let Some(l) = &self.latest {
+            let mut l = l.lock().unwrap_or_else(|e| e.into_inner());
+            l.doc = Some(doc.clone());
+            l.at = Instant::now();
+            l.interval = Duration::from_secs_f64(doc.interval_s);
+        }
+        if let Some(dir) = &self.textfile {
+            let text = render_openmetrics(doc, Flavour::Text);
+            if let Err(e) = crate::output_file::write_file(&dir.join("iogauge_canary.prom"), text.as_bytes()) {
+                self.once(format!("iogauge canary: --textfile: {e}; the metrics are still served"));
+            }
+        }
+        if self.frames {
+            super::stdout::print(&render_canary_frames(doc));
+        }
+        if let Some(h) = &self.history {
+            let mut failed = None;
+            for p in probes {
+                if let Err(e) = NewRun::check(p, &self.at).and_then(|mut r| {
+                    r.kind = RunKind::Canary;
+                    h.save(&r)
+                }) {
+                    failed = Some(e);
+                }
+            }
+            if let Err(e) = h.prune_kind(RunKind::Canary, self.keep) {
+                failed = Some(e);
+            }
+            if let Some(e) = failed {
+                self.once(format!("iogauge canary: history not saved: {e} (--no-history to skip saving)"));
+            }
+        }
+    }
+}
+
+pub(crate) fn main(a: CanaryArgs, stop: &Stop) -> Ended {
+    let req = CanaryRequest {
+        profiles: if a.profiles.is_empty() {
+            vec![OsString::from("etcd")]
+        } else {
+            a.profiles.clone()
+        },
+        dir: a.device.clone().unwrap_or_else(|| a.dir.clone()),
+        device: a.device.is_some(),
+        allow_overwrite: a.allow_overwrite,
+        every: a.every,
+        window: a.window,
+        max_busy: a.max_busy,
+        node: a.node.clone().unwrap_or_else(host_name),
+        diag: Diag::new("iogauge canary", |l| eprintln!("{l}")),
+    };
+    if let Some(dir) = &a.textfile {
+        crate::workload::fs::check_dir(dir, "--textfile").map_err(|e| Error::new(Kind::BadInput, e))?;
+    }
+    let latest = match a.listen.as_str() {
+        "none" => None,
+        addr => {
+            let shared: Shared = Arc::new(Mutex::new(Latest {
+                doc: None,
+                at: Instant::now(),
+                interval: a.every,
+            }));
+            let bound = serve::start(addr, shared.clone()).map_err(|e| Error::new(Kind::Run, e))?;
+            eprintln!("iogauge canary: serving http://{bound}/metrics and /healthz");
+            Some(shared)
+        }
+    };
+    let history = if a.history.disabled() {
+        None
+    } else {
+        match History::open(a.history.history_db.as_deref()) {
+            Ok(h) => Some(h),
+            Err(e) => {
+                eprintln!(
+                    "iogauge canary: history not saved: {}; the metrics are complete (--no-history to skip saving)",
+                    String::from(e)
+                );
+                None
+            }
+        }
+    };
+    let mut publisher = Publisher {
+        latest,
+        textfile: a.textfile.clone(),
+        frames: a.format == Format::KubeFrames,
+        history,
+        keep: a.keep,
+        at: Invocation::now(),
+        said: Vec::new(),
+    };
+    run(&req, stop, &mut publisher)?;
+    eprintln!(
+        "iogauge canary: stopped by {}; its files were removed",
+        stop.reason()
+    );
+    Ok(Outcome::Pass)
+}
