@@ -82,7 +82,7 @@ impl Builder {
 
 /// The resource a canary path names: (namespace, plural, rest) within apps/v1, v1 services and
 /// monitoring.coreos.com/v1 (only with the CRDs).
-pub(super) fn route<'a>(st_operator: bool, segs: &[&'a str]) -> Option<(Res, &'a str, &'a [&'a str])> {
+pub(super) fn route<'a>(st_operator: bool, segs: &'a [&'a str]) -> Option<(Res, &'a str, &'a [&'a str])> {
     let (res, ns, rest) = match segs {
         ["apis", "apps", "v1", "namespaces", ns, plural, rest @ ..] => (
             [DAEMONSET, STATEFULSET].into_iter().find(|r| r.plural == *plural)?,

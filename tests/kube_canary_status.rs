@@ -1,0 +1,138 @@
+//! `iogauge kube canary status` over pods whose logs are real: this build's `iogauge canary
+//! --format kube-frames` run for a few seconds on a scratch directory and stopped with SIGTERM,
+//! its output served by the fake API server as the pod's log. One canary passes (a profile whose
+//! threshold no disk misses), one fails (one every disk misses), and one has a pod without a
+//! document yet and a pod the scheduler cannot place.
+#![allow(clippy::unwrap_used)]
+
+use crate::common;
+use common::fake_kube::{BindingMode, FakeKube, NodeSeed, Scenario, StorageClassSeed};
+use common::kube::run;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::time::Duration;
+
+/// A sync-latency profile whose p99 must stay below `pass`.
+fn profile(dir: &Path, name: &str, pass: &str) -> PathBuf {
+    let p = dir.join(format!("{name}.yaml"));
+    std::fs::write(
+        &p,
+        format!(
+            "name: {name}\ntitle: {name} sync latency\nworkload:\n  - rw=write\n  - ioengine=sync\n  \
+             - fdatasync=1\n  - bs=4k\n  - size=16m\nscale: [size]\nmetrics:\n  - key: sync_p99\n    \
+             label: p99 fdatasync latency\n    better: lower\n    pass: {pass}\n    source: a test\n"
+        ),
+    )
+    .unwrap();
+    p
+}
+
+fn start_canary(dir: &Path, profile: &Path, node: &str) -> Child {
+    let data = dir.join(format!("data-{node}"));
+    std::fs::create_dir_all(&data).unwrap();
+    common::cmd(env!("CARGO_BIN_EXE_iogauge"))
+        .arg("canary")
+        .arg(profile)
+        .arg("--dir")
+        .arg(&data)
+        .args(["--every", "1s", "--window", "10m", "--format", "kube-frames"])
+        .args(["--no-history", "--listen", "none", "--node", node])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// SIGTERM, then what the pod's log would hold: stdout, then stderr's lines.
+fn log_of(c: Child) -> Vec<u8> {
+    let pid = c.id().to_string();
+    assert!(common::cmd("kill").args(["-TERM", &pid]).status().unwrap().success());
+    let out = c.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", common::text(&out.stderr));
+    let mut log = out.stdout;
+    log.extend_from_slice(&out.stderr);
+    log
+}
+
+fn status(fake: &FakeKube, dir: &Path, name: &str, json: bool) -> (i32, String, String) {
+    let mut args = vec!["canary", "status", "--name", name];
+    if json {
+        args.extend(["--format", "json"]);
+    }
+    run(fake, dir, &args)
+}
+
+fn install(fake: &FakeKube, dir: &Path, args: &[&str], pods: usize) {
+    let (code, _, err) = run(fake, dir, &[&["canary", "install"], args].concat());
+    assert_eq!(code, 0, "{err}");
+    let name = args[args.iter().position(|a| *a == "--name").unwrap() + 1].to_string();
+    assert!(fake.wait_until(Duration::from_secs(10), |f| {
+        f.objects("Pod")
+            .iter()
+            .filter(|p| p["metadata"]["labels"]["iogauge.dev/canary"] == name.as_str())
+            .count()
+            == pods
+    }));
+}
+
+#[test]
+fn status_reads_each_targets_latest_document_and_exits_with_the_worst() {
+    common::serial();
+    let dir = common::scratch();
+    let d = dir.path();
+    // Both canaries at once: a few probes each, the whole in about four seconds.
+    let lax = start_canary(d, &profile(d, "lax", "10s"), "cp-1");
+    let strict = start_canary(d, &profile(d, "strict", "1ns"), "pvc-node");
+    std::thread::sleep(Duration::from_secs(4));
+    let (lax, strict) = (log_of(lax), log_of(strict));
+    assert!(String::from_utf8_lossy(&lax).matches("iogauge-frame 1 ").count() >= 2);
+
+    let fake = FakeKube::builder(env!("CARGO_BIN_EXE_iogauge"), d)
+        .storage_class(StorageClassSeed::new("standard", "rancher.io/local-path", BindingMode::Immediate))
+        .node(NodeSeed::new("cp-1").label("node-role.kubernetes.io/control-plane", ""))
+        .node(NodeSeed::new("worker-1"))
+        .node(NodeSeed::new("worker-2"))
+        .scenario_for(
+            "worker-2",
+            Scenario::Unschedulable("0/3 nodes are available: 1 Insufficient memory.".into()),
+        )
+        .canary_log("cp-1", lax)
+        .canary_log("standard", strict)
+        .start();
+    let nodes = ["--host-path", "/var/lib/etcd", "--nodes"];
+    install(&fake, d, &[&nodes[..], &["node-role.kubernetes.io/control-plane", "--name", "a"]].concat(), 1);
+    install(&fake, d, &["--storage-class", "standard", "--name", "b"], 1);
+    install(&fake, d, &[&nodes[..], &["kubernetes.io/os=linux", "--name", "c"]].concat(), 3);
+
+    let (code, out, err) = status(&fake, d, "a", false);
+    assert_eq!(code, 0, "{out}{err}");
+    let row = out.lines().nth(1).unwrap();
+    assert!(row.starts_with("nodes matching node-role.kubernetes.io/control-plane, in /var/lib/etcd  cp-1"), "{out}");
+    assert!(row.contains("lax PASS") && row.contains("sync_p99 ") && row.contains("(pass ≤ 10000.00 ms)"), "{out}");
+    assert!(row.contains("s ago") && row.contains(" of 1.00%"), "{out}");
+
+    let (code, out, _) = status(&fake, d, "a", true);
+    assert_eq!(code, 0);
+    let rows: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(rows[0]["node"], "cp-1");
+    assert_eq!(rows[0]["document"]["kind"], "canary");
+    assert_eq!(rows[0]["document"]["profiles"][0]["verdict"], "pass");
+    assert!(rows[0]["document"]["profiles"][0]["probes"].as_u64().unwrap() >= 2);
+
+    let (code, out, err) = status(&fake, d, "b", false);
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(out.contains("storage class standard") && out.contains("strict FAIL"), "{out}");
+
+    let (code, out, err) = status(&fake, d, "c", false);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("lax PASS"), "{out}");
+    assert!(out.contains("(worker-1, pod iogauge-canary-c-nodes-"), "{out}");
+    assert!(out.contains("no canary document in the pod's log yet"), "{out}");
+    assert!(out.contains("0/3 nodes are available: 1 Insufficient memory."), "{out}");
+
+    let (code, _, err) = status(&fake, d, "none", false);
+    assert_eq!(code, 1);
+    assert!(err.contains("no pod of canary none in namespace"), "{err}");
+    assert!(fake.unexpected().is_empty(), "{:?}", fake.unexpected());
+}
