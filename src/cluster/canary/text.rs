@@ -10,6 +10,7 @@ use crate::report::document::{CanaryDocument, CanaryMetric};
 fn amount(unit: &str, v: f64) -> String {
     match unit {
         "seconds" if v < 0.0001 => format!("{:.0} µs", v * 1e6),
+        "seconds" if v >= 1.0 => format!("{v:.2} s"),
         "seconds" => format!("{:.2} ms", v * 1e3),
         "iops" => format!("{v:.0} IOPS"),
         _ => format!("{v} {unit}"),
@@ -133,6 +134,7 @@ mod tests {
     fn amounts_and_ages_read_as_people_say_them() {
         assert_eq!(amount("seconds", 0.00041), "0.41 ms");
         assert_eq!(amount("seconds", 0.00004), "40 µs");
+        assert_eq!(amount("seconds", 10.0), "10.00 s");
         assert_eq!(amount("iops", 812.4), "812 IOPS");
         assert_eq!(age(12.0), "12s ago");
         assert_eq!(age(600.0), "10m ago");
