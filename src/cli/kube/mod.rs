@@ -2,6 +2,7 @@
 //! parsers; `command.rs` runs the command.
 
 mod canary;
+mod canary_flags;
 mod cleanup_flags;
 mod command;
 mod image;
@@ -79,7 +80,7 @@ enum KubeCommand {
     /// Make the pod's image from this binary: export an OCI archive, or push to a registry
     Image(image::ImageArgs),
     /// Install, remove or read `iogauge canary` running for good on nodes and storage classes
-    Canary(canary::CanaryArgs),
+    Canary(canary_flags::CanaryArgs),
 }
 
 /// Which cluster and namespace.
