@@ -8,8 +8,7 @@ use super::{selector, CanaryRequest, Operator};
 use crate::cluster::client::{failed, not_found, Cluster};
 use crate::cluster::KubeError;
 use kube::api::{
-    Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, ListParams, Patch,
-    PatchParams,
+    Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, ListParams, Patch, PatchParams,
 };
 use serde_json::Value;
 
@@ -36,7 +35,11 @@ fn resource(api_version: &str, kind: &str, plural: &str) -> ApiResource {
 }
 
 fn api(c: &Cluster, api_version: &str, kind: &str, plural: &str) -> Api<DynamicObject> {
-    Api::namespaced_with(c.client(), &c.namespace, &resource(api_version, kind, plural))
+    Api::namespaced_with(
+        c.client(),
+        &c.namespace,
+        &resource(api_version, kind, plural),
+    )
 }
 
 /// Whether the cluster serves the prometheus-operator's ServiceMonitors and PrometheusRules.
@@ -71,7 +74,11 @@ async fn check_targets(c: &Cluster, req: &CanaryRequest) -> Result<(), KubeError
         }
     }
     for class in &req.storage_classes {
-        if c.storage_class(class).await.map_err(KubeError::Cluster)?.is_none() {
+        if c.storage_class(class)
+            .await
+            .map_err(KubeError::Cluster)?
+            .is_none()
+        {
             let known: Vec<String> = c
                 .storage_classes()
                 .await
@@ -81,7 +88,11 @@ async fn check_targets(c: &Cluster, req: &CanaryRequest) -> Result<(), KubeError
                 .collect();
             return Err(KubeError::Usage(format!(
                 "--storage-class {class}: no such storage class; the cluster has: {}",
-                if known.is_empty() { "none".into() } else { known.join(", ") }
+                if known.is_empty() {
+                    "none".into()
+                } else {
+                    known.join(", ")
+                }
             )));
         }
     }
@@ -105,7 +116,9 @@ pub(crate) async fn install(c: &Cluster, req: &CanaryRequest) -> Result<Done, Ku
     let mut done = Done::default();
     if !operator {
         done.notes.push(match req.operator {
-            Operator::Never => "no ServiceMonitor or PrometheusRule (--prometheus-operator never)".into(),
+            Operator::Never => {
+                "no ServiceMonitor or PrometheusRule (--prometheus-operator never)".into()
+            }
             _ => format!(
                 "the cluster does not serve {OPERATOR_API} (the prometheus-operator's CRDs): no \
                  ServiceMonitor or PrometheusRule; Prometheus finds the pods by the Service or \
@@ -115,7 +128,8 @@ pub(crate) async fn install(c: &Cluster, req: &CanaryRequest) -> Result<Done, Ku
     }
     let objs = objects(req, &c.namespace, operator).map_err(KubeError::Cluster)?;
     for o in &objs {
-        done.lines.push(apply(c, o).await.map_err(KubeError::Cluster)?);
+        done.lines
+            .push(apply(c, o).await.map_err(KubeError::Cluster)?);
     }
     let keep: Vec<String> = CanaryTarget::all(req)
         .iter()
@@ -128,8 +142,13 @@ pub(crate) async fn install(c: &Cluster, req: &CanaryRequest) -> Result<Done, Ku
         let monitor = op && objs.iter().any(|o| o["kind"] == kind);
         for name in names(c, av, kind, plural, &req.name).await? {
             if !keep.contains(&name) && !monitor {
-                delete(c, av, kind, plural, &name).await.map_err(KubeError::Cluster)?;
-                done.lines.push(format!("{} {name} deleted (no longer asked for)", kind.to_lowercase()));
+                delete(c, av, kind, plural, &name)
+                    .await
+                    .map_err(KubeError::Cluster)?;
+                done.lines.push(format!(
+                    "{} {name} deleted (no longer asked for)",
+                    kind.to_lowercase()
+                ));
             }
         }
     }
@@ -140,10 +159,7 @@ pub(crate) async fn install(c: &Cluster, req: &CanaryRequest) -> Result<Done, Ku
 async fn apply(c: &Cluster, obj: &Value) -> Result<String, String> {
     let s = |p: &str| obj.pointer(p).and_then(Value::as_str).unwrap_or_default();
     let (av, kind, name) = (s("/apiVersion"), s("/kind"), s("/metadata/name"));
-    let plural = KINDS
-        .iter()
-        .find(|k| k.1 == kind)
-        .map_or("", |k| k.2);
+    let plural = KINDS.iter().find(|k| k.1 == kind).map_or("", |k| k.2);
     let plural = match kind {
         "PersistentVolumeClaim" => "persistentvolumeclaims",
         _ => plural,
@@ -155,10 +171,17 @@ async fn apply(c: &Cluster, obj: &Value) -> Result<String, String> {
         .await
         .map_err(|e| failed(&format!("reading {what}"), e))?
         .is_some();
-    a.patch(name, &PatchParams::apply(MANAGER).force(), &Patch::Apply(obj))
-        .await
-        .map_err(|e| failed(&format!("applying {what}"), e))?;
-    Ok(format!("{what} {}", if existed { "updated" } else { "created" }))
+    a.patch(
+        name,
+        &PatchParams::apply(MANAGER).force(),
+        &Patch::Apply(obj),
+    )
+    .await
+    .map_err(|e| failed(&format!("applying {what}"), e))?;
+    Ok(format!(
+        "{what} {}",
+        if existed { "updated" } else { "created" }
+    ))
 }
 
 /// The names of the canary's objects of one kind.
@@ -173,7 +196,11 @@ async fn names(
         .list(&ListParams::default().labels(&selector(canary)))
         .await
         .map_err(|e| KubeError::Cluster(failed(&format!("listing {plural}"), e)))?;
-    Ok(list.items.into_iter().filter_map(|o| o.metadata.name).collect())
+    Ok(list
+        .items
+        .into_iter()
+        .filter_map(|o| o.metadata.name)
+        .collect())
 }
 
 async fn delete(c: &Cluster, av: &str, kind: &str, plural: &str, name: &str) -> Result<(), String> {
@@ -181,9 +208,10 @@ async fn delete(c: &Cluster, av: &str, kind: &str, plural: &str, name: &str) -> 
         .delete(name, &DeleteParams::background())
         .await
     {
-        Err(e) if !not_found(&e) => {
-            Err(failed(&format!("deleting {}/{name}", kind.to_lowercase()), e))
-        }
+        Err(e) if !not_found(&e) => Err(failed(
+            &format!("deleting {}/{name}", kind.to_lowercase()),
+            e,
+        )),
         _ => Ok(()),
     }
 }
@@ -202,8 +230,11 @@ pub(crate) async fn uninstall(
             continue;
         }
         for n in names(c, av, kind, plural, name).await? {
-            delete(c, av, kind, plural, &n).await.map_err(KubeError::Cluster)?;
-            done.lines.push(format!("deleted {}/{n}", kind.to_lowercase()));
+            delete(c, av, kind, plural, &n)
+                .await
+                .map_err(KubeError::Cluster)?;
+            done.lines
+                .push(format!("deleted {}/{n}", kind.to_lowercase()));
         }
     }
     let claims = c
@@ -214,7 +245,8 @@ pub(crate) async fn uninstall(
     if delete_claims {
         for n in &claim_names {
             c.delete_claim(n).await.map_err(KubeError::Cluster)?;
-            done.lines.push(format!("deleted persistentvolumeclaim/{n}"));
+            done.lines
+                .push(format!("deleted persistentvolumeclaim/{n}"));
         }
     } else if !claim_names.is_empty() {
         done.notes.push(format!(

@@ -60,7 +60,9 @@ impl CanaryTarget {
             CanaryTarget::Class { class } => {
                 let s = Target::new(self.kind(class)).slug;
                 // The readable tail is cut first; the hash at the end keeps names apart.
-                s[s.len().saturating_sub(24)..].trim_start_matches('-').into()
+                s[s.len().saturating_sub(24)..]
+                    .trim_start_matches('-')
+                    .into()
             }
         }
     }
@@ -398,3 +400,7 @@ pub(crate) fn yaml(objects: &[Value]) -> Result<String, String> {
     }
     Ok(out)
 }
+
+#[cfg(test)]
+#[path = "manifests_tests.rs"]
+mod tests;

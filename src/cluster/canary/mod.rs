@@ -145,13 +145,18 @@ pub(crate) fn install(req: &CanaryRequest, conn: &Conn) -> Result<api::Done, Kub
     super::run::runtime()?.block_on(async {
         let c = connect(conn).await?;
         let mut done = api::install(&c, req).await?;
-        done.notes.push(format!("canary {} in namespace {}", req.name, c.namespace));
+        done.notes
+            .push(format!("canary {} in namespace {}", req.name, c.namespace));
         Ok(done)
     })
 }
 
 /// `uninstall`: deletes what carries the canary's labels.
-pub(crate) fn uninstall(name: &str, delete_claims: bool, conn: &Conn) -> Result<api::Done, KubeError> {
+pub(crate) fn uninstall(
+    name: &str,
+    delete_claims: bool,
+    conn: &Conn,
+) -> Result<api::Done, KubeError> {
     super::run::runtime()?.block_on(async {
         let c = connect(conn).await?;
         api::uninstall(&c, name, delete_claims).await
@@ -180,9 +185,11 @@ pub(crate) fn profiles(given: &[String]) -> Result<Vec<String>, String> {
             ));
         }
         if p == "small-files" {
-            return Err("small-files is no canary profile (it cannot run in a low-duty form); \
+            return Err(
+                "small-files is no canary profile (it cannot run in a low-duty form); \
                         use etcd, etcd-large, sync-iops or gitlab"
-                .into());
+                    .into(),
+            );
         }
         crate::input::profiles::get(p)?;
     }

@@ -69,7 +69,10 @@ fn term(t: &str) -> Option<NodeSelectorRequirement> {
 pub(crate) fn node_term(selector: &str) -> Result<NodeSelectorTerm, String> {
     let parts = terms(selector);
     if parts.is_empty() {
-        return Err("--nodes '': expected a label selector, e.g. node-role.kubernetes.io/control-plane".into());
+        return Err(
+            "--nodes '': expected a label selector, e.g. node-role.kubernetes.io/control-plane"
+                .into(),
+        );
     }
     let mut exprs = Vec::new();
     for p in &parts {

@@ -106,8 +106,12 @@ fn started(p: &Pod) -> bool {
         .and_then(|s| s.container_statuses.as_ref())
         .is_some_and(|cs| {
             cs.iter().any(|c| {
-                c.state.as_ref().is_some_and(|s| s.running.is_some() || s.terminated.is_some())
-                    || c.last_state.as_ref().is_some_and(|s| s.terminated.is_some())
+                c.state
+                    .as_ref()
+                    .is_some_and(|s| s.running.is_some() || s.terminated.is_some())
+                    || c.last_state
+                        .as_ref()
+                        .is_some_and(|s| s.terminated.is_some())
             })
         })
 }
@@ -115,7 +119,10 @@ fn started(p: &Pod) -> bool {
 /// Why a pod that has not started has not: the pod's and its claim's state and events.
 async fn why_not_started(c: &Cluster, p: &Pod, name: &str) -> Result<String, KubeError> {
     let uid = p.metadata.uid.clone().unwrap_or_default();
-    let pod_events = c.events_of(&format!("pod {name}"), &uid).await.map_err(KubeError::Cluster)?;
+    let pod_events = c
+        .events_of(&format!("pod {name}"), &uid)
+        .await
+        .map_err(KubeError::Cluster)?;
     let claim_name = p
         .spec
         .as_ref()
@@ -195,12 +202,18 @@ pub(crate) async fn status(c: &Cluster, name: &str) -> Result<Vec<Row>, KubeErro
             Err(e) => row.problem = Some(e),
         }
         if row.document.is_some() && !row.ready {
-            row.problem = Some("not ready: its /healthz fails (no probe cycle ended for 3 \
+            row.problem = Some(
+                "not ready: its /healthz fails (no probe cycle ended for 3 \
                                 intervals)"
-                .into());
+                    .into(),
+            );
         }
         rows.push(row);
     }
     rows.sort_by(|a, b| (&a.target, &a.node).cmp(&(&b.target, &b.node)));
     Ok(rows)
 }
+
+#[cfg(test)]
+#[path = "status_tests.rs"]
+mod tests;
