@@ -26,6 +26,10 @@
 //! Run as root, it also runs each container as its pod's uid, gid and groups, with real
 //! permissions on its volumes (identity.rs).
 //!
+//! DaemonSets, StatefulSets, Services and the prometheus-operator's kinds (with its discovery
+//! document) are kube canary's, with the simplest DaemonSet and StatefulSet controllers
+//! (canary.rs).
+//!
 //! ConfigMaps are stored and projected into a pod's `configMap` volume before its container
 //! starts, one file per key (configmaps.rs); a container's `workingDir` under a volume mount is
 //! the process's working directory on the host.
@@ -39,9 +43,9 @@
 //! and requests, real scheduling and preemption (node selectors, required node affinity and taints
 //! are honoured, nothing else; scripted preemption, eviction and drain are in disruption.rs),
 //! pagination (`limit`/`continue` are ignored), log follow/timestamps/since, PATCH (but a merge
-//! patch of a PersistentVolume), PUT and server-side apply, DELETE of collections, finalizers and
-//! graceful termination (deleted objects vanish at once, except disruption.rs's preempted and
-//! drained pods), several containers or init containers (only the first container runs, with no
+//! patch of a PersistentVolume, and server-side apply of kube canary's kinds in canary.rs), PUT,
+//! DELETE of collections, finalizers and graceful termination (deleted objects vanish at once,
+//! except disruption.rs's preempted and drained pods), several containers or init containers (only the first container runs, with no
 //! image or entrypoint: the test's binary), `restartPolicy: OnFailure` in-place restarts (a failed
 //! pod is replaced, as with `Never`, up to `backoffLimit`, without the real back-off delay),
 //! `ttlSecondsAfterFinished`, completions/parallelism above 1, and resourceVersion conflicts.
