@@ -46,9 +46,9 @@
 //! patch of a PersistentVolume, and server-side apply of kube canary's kinds in canary.rs), PUT,
 //! DELETE of collections, finalizers and graceful termination (deleted objects vanish at once,
 //! except disruption.rs's preempted and drained pods), several containers or init containers
-//! (only the first container runs, with no image or entrypoint: the test's binary), `restartPolicy: OnFailure` in-place restarts (a failed
-//! pod is replaced, as with `Never`, up to `backoffLimit`, without the real back-off delay),
-//! `ttlSecondsAfterFinished`, completions/parallelism above 1, and resourceVersion conflicts.
+//! (only the first container runs, with no image or entrypoint: the test's binary),
+//! `restartPolicy: OnFailure` in-place restarts (a failed pod is replaced, as with `Never`, up to
+//! `backoffLimit`, without the real back-off delay), `ttlSecondsAfterFinished`, completions/parallelism above 1, and resourceVersion conflicts.
 
 mod admission;
 pub use admission::{Refusal, Refuse};
