@@ -13,6 +13,9 @@ use std::path::{Path, PathBuf};
 use std::process::Child;
 use std::time::Duration;
 
+const FORBIDDEN: &str = "violates PodSecurity \"restricted:latest\": hostPath volumes (volume \"data\"), \
+     runAsNonRoot != true (pod or container \"iogauge\" must set securityContext.runAsNonRoot=true)";
+
 /// A sync-latency profile whose p99 must stay below `pass`.
 fn profile(dir: &Path, name: &str, pass: &str) -> PathBuf {
     let p = dir.join(format!("{name}.yaml"));
@@ -38,7 +41,10 @@ struct Canary {
 fn start_canary(dir: &Path, profile: &Path, node: &str) -> Canary {
     let data = dir.join(format!("data-{node}"));
     std::fs::create_dir_all(&data).unwrap();
-    let (out, err) = (dir.join(format!("{node}.out")), dir.join(format!("{node}.err")));
+    let (out, err) = (
+        dir.join(format!("{node}.out")),
+        dir.join(format!("{node}.err")),
+    );
     // No load budget: the probes keep their size, so that the window decides in seconds.
     let child = common::cmd(env!("CARGO_BIN_EXE_iogauge"))
         .arg("canary")
@@ -46,7 +52,15 @@ fn start_canary(dir: &Path, profile: &Path, node: &str) -> Canary {
         .arg("--dir")
         .arg(&data)
         .args(["--every", "1s", "--window", "10m", "--max-busy", "100%"])
-        .args(["--format", "kube-frames", "--no-history", "--listen", "none", "--node", node])
+        .args([
+            "--format",
+            "kube-frames",
+            "--no-history",
+            "--listen",
+            "none",
+            "--node",
+            node,
+        ])
         .stdout(std::fs::File::create(&out).unwrap())
         .stderr(std::fs::File::create(&err).unwrap())
         .spawn()
@@ -61,11 +75,16 @@ fn log_of(mut c: Canary, verdict: &str) -> Vec<u8> {
     let t = std::time::Instant::now();
     let docs = |c: &Canary| {
         let out = std::fs::read_to_string(&c.out).unwrap_or_default();
-        out.lines().filter(|l| l.starts_with("iogauge-frame 1 ")).count()
+        out.lines()
+            .filter(|l| l.starts_with("iogauge-frame 1 "))
+            .count()
     };
     let mut after = None;
     loop {
-        assert!(t.elapsed() < Duration::from_secs(60), "no {verdict} in 60 s");
+        assert!(
+            t.elapsed() < Duration::from_secs(60),
+            "no {verdict} in 60 s"
+        );
         let err = std::fs::read_to_string(&c.err).unwrap_or_default();
         match after {
             None if err.contains(verdict) => after = Some(docs(&c)),
@@ -75,7 +94,11 @@ fn log_of(mut c: Canary, verdict: &str) -> Vec<u8> {
         std::thread::sleep(Duration::from_millis(100));
     }
     let pid = c.child.id().to_string();
-    assert!(common::cmd("kill").args(["-TERM", &pid]).status().unwrap().success());
+    assert!(common::cmd("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap()
+        .success());
     let status = c.child.wait().unwrap();
     let err = std::fs::read(&c.err).unwrap();
     assert_eq!(status.code(), Some(0), "{}", String::from_utf8_lossy(&err));
@@ -114,13 +137,24 @@ fn status_reads_each_targets_latest_document_and_exits_with_the_worst() {
     let lax = start_canary(d, &profile(d, "lax", "10s"), "cp-1");
     let strict = start_canary(d, &profile(d, "strict", "1ns"), "pvc-node");
     let (lax, strict) = (log_of(lax, "lax: PASS"), log_of(strict, "strict: FAIL"));
-    assert!(String::from_utf8_lossy(&lax).matches("iogauge-frame 1 ").count() >= 2);
+    assert!(
+        String::from_utf8_lossy(&lax)
+            .matches("iogauge-frame 1 ")
+            .count()
+            >= 2
+    );
 
     let fake = FakeKube::builder(env!("CARGO_BIN_EXE_iogauge"), d)
-        .storage_class(StorageClassSeed::new("standard", "rancher.io/local-path", BindingMode::Immediate))
+        .storage_class(StorageClassSeed::new(
+            "standard",
+            "rancher.io/local-path",
+            BindingMode::Immediate,
+        ))
         .node(NodeSeed::new("cp-1").label("node-role.kubernetes.io/control-plane", ""))
         .node(NodeSeed::new("worker-1"))
         .node(NodeSeed::new("worker-2"))
+        .node(NodeSeed::new("worker-3").label("restricted", "yes"))
+        .scenario_for("worker-3", Scenario::Forbidden(FORBIDDEN.into()))
         .scenario_for(
             "worker-2",
             Scenario::Unschedulable("0/3 nodes are available: 1 Insufficient memory.".into()),
@@ -129,15 +163,43 @@ fn status_reads_each_targets_latest_document_and_exits_with_the_worst() {
         .canary_log("standard", strict)
         .start();
     let nodes = ["--host-path", "/var/lib/etcd", "--nodes"];
-    install(&fake, d, &[&nodes[..], &["node-role.kubernetes.io/control-plane", "--name", "a"]].concat(), 1);
+    install(
+        &fake,
+        d,
+        &[
+            &nodes[..],
+            &["node-role.kubernetes.io/control-plane", "--name", "a"],
+        ]
+        .concat(),
+        1,
+    );
     install(&fake, d, &["--storage-class", "standard", "--name", "b"], 1);
-    install(&fake, d, &[&nodes[..], &["kubernetes.io/os=linux", "--name", "c"]].concat(), 3);
+    install(
+        &fake,
+        d,
+        &[&nodes[..], &["kubernetes.io/os=linux", "--name", "c"]].concat(),
+        3,
+    );
+    install(
+        &fake,
+        d,
+        &[&nodes[..], &["restricted=yes", "--name", "d"]].concat(),
+        0,
+    );
 
     let (code, out, err) = status(&fake, d, "a", false);
     assert_eq!(code, 0, "{out}{err}");
     let row = out.lines().nth(1).unwrap();
-    assert!(row.starts_with("nodes matching node-role.kubernetes.io/control-plane, in /var/lib/etcd  cp-1"), "{out}");
-    assert!(row.contains("lax PASS") && row.contains("sync_p99 ") && row.contains("(pass ≤ 10.00 s)"), "{out}");
+    assert!(
+        row.starts_with(
+            "nodes matching node-role.kubernetes.io/control-plane, in /var/lib/etcd  cp-1"
+        ),
+        "{out}"
+    );
+    assert!(
+        row.contains("lax PASS") && row.contains("sync_p99 ") && row.contains("(pass ≤ 10.00 s)"),
+        "{out}"
+    );
     assert!(row.contains("s ago") && row.contains(" of 100%"), "{out}");
 
     let (code, out, _) = status(&fake, d, "a", true);
@@ -146,18 +208,49 @@ fn status_reads_each_targets_latest_document_and_exits_with_the_worst() {
     assert_eq!(rows[0]["node"], "cp-1");
     assert_eq!(rows[0]["document"]["kind"], "canary");
     assert_eq!(rows[0]["document"]["profiles"][0]["verdict"], "pass");
-    assert!(rows[0]["document"]["profiles"][0]["probes"].as_u64().unwrap() >= 2);
+    assert!(
+        rows[0]["document"]["profiles"][0]["probes"]
+            .as_u64()
+            .unwrap()
+            >= 2
+    );
 
     let (code, out, err) = status(&fake, d, "b", false);
     assert_eq!(code, 3, "{out}{err}");
-    assert!(out.contains("storage class standard") && out.contains("strict FAIL"), "{out}");
+    assert!(
+        out.contains("storage class standard") && out.contains("strict FAIL"),
+        "{out}"
+    );
 
     let (code, out, err) = status(&fake, d, "c", false);
     assert_eq!(code, 1, "{out}{err}");
     assert!(out.contains("lax PASS"), "{out}");
-    assert!(out.contains("(worker-1, pod iogauge-canary-c-nodes-"), "{out}");
-    assert!(out.contains("no canary document in the pod's log yet"), "{out}");
-    assert!(out.contains("0/3 nodes are available: 1 Insufficient memory."), "{out}");
+    assert!(
+        out.contains("(worker-1, pod iogauge-canary-c-nodes-"),
+        "{out}"
+    );
+    assert!(
+        out.contains("no canary document in the pod's log yet"),
+        "{out}"
+    );
+    assert!(
+        out.contains("0/3 nodes are available: 1 Insufficient memory."),
+        "{out}"
+    );
+
+    // Admission refused the DaemonSet's pods: the controller's event says why.
+    let (code, out, err) = status(&fake, d, "d", false);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("NO DOCUMENT") && out.contains("pod none (daemonset iogauge-canary-d-nodes)"),
+        "{out}{err}"
+    );
+    assert!(
+        out.contains(
+            "Pod Security admission (restricted:latest) refused the pod: hostPath volumes"
+        ),
+        "{out}"
+    );
 
     let (code, _, err) = status(&fake, d, "none", false);
     assert_eq!(code, 1);

@@ -10,8 +10,9 @@ use crate::cluster::manifests::CONTAINER;
 use crate::cluster::pod_document::{value, Words};
 use crate::cluster::KubeError;
 use crate::report::document::{CanaryDocument, CanaryVerdict, CANARY_KIND};
+use k8s_openapi::api::apps::v1::{DaemonSet, StatefulSet};
 use k8s_openapi::api::core::v1::Pod;
-use kube::api::{Api, LogParams};
+use kube::api::{Api, ListParams, LogParams};
 use serde::Serialize;
 
 /// How much of a pod's log is read: its last lines, at most this many bytes. A document is a
@@ -210,7 +211,94 @@ pub(crate) async fn status(c: &Cluster, name: &str) -> Result<Vec<Row>, KubeErro
         }
         rows.push(row);
     }
+    rows.extend(without_pods(c, name, &pods).await?);
     rows.sort_by(|a, b| (&a.target, &a.node).cmp(&(&b.target, &b.node)));
+    Ok(rows)
+}
+
+/// A row for each DaemonSet or StatefulSet of the canary that has no pod, saying why: the
+/// controller's FailedCreate (admission refused the pod: Pod Security, a webhook, a quota), or
+/// that none was made.
+async fn without_pods(c: &Cluster, name: &str, pods: &[Pod]) -> Result<Vec<Row>, KubeError> {
+    let lp = ListParams::default().labels(&selector(name));
+    let list = |e| KubeError::Cluster(failed("listing the canary's workloads", e));
+    let ds = Api::<DaemonSet>::namespaced(c.client(), &c.namespace)
+        .list(&lp)
+        .await
+        .map_err(list)?;
+    let sts = Api::<StatefulSet>::namespaced(c.client(), &c.namespace)
+        .list(&lp)
+        .await
+        .map_err(list)?;
+    let sets = ds
+        .items
+        .into_iter()
+        .map(|d| ("DaemonSet", d.metadata, d.spec.map(|s| s.template)))
+        .chain(
+            sts.items
+                .into_iter()
+                .map(|s| ("StatefulSet", s.metadata, s.spec.map(|s| s.template))),
+        );
+    let mut rows = Vec::new();
+    for (kind, meta, template) in sets {
+        let uid = meta.uid.clone().unwrap_or_default();
+        let owned = |p: &Pod| {
+            p.metadata
+                .owner_references
+                .iter()
+                .flatten()
+                .any(|o| o.uid == uid)
+        };
+        if pods.iter().any(owned) {
+            continue;
+        }
+        let set = meta.name.clone().unwrap_or_default();
+        let events = c
+            .events_of(&format!("{kind} {set}"), &uid)
+            .await
+            .map_err(KubeError::Cluster)?;
+        let refused = events
+            .iter()
+            .rev()
+            .find(|e| e.reason.as_deref() == Some("FailedCreate"))
+            .map(|_| {
+                let d = diagnose(&Observed {
+                    job: None,
+                    job_events: &events,
+                    pod: None,
+                    pod_events: &[],
+                    claim: None,
+                    claim_events: &[],
+                    image: "",
+                    image_is_default: false,
+                    node_arches: None,
+                    pod_seen: false,
+                });
+                match d {
+                    Diagnosis::Waiting(s) | Diagnosis::Stuck(s) | Diagnosis::Fatal(s) => s,
+                }
+            });
+        let target = template
+            .and_then(|t| t.metadata?.annotations?.get(TARGET_ANNOTATION).cloned())
+            .unwrap_or_else(|| "(unknown target)".into());
+        rows.push(Row {
+            target,
+            pod: format!("none ({} {set})", kind.to_lowercase()),
+            node: None,
+            ready: false,
+            document: None,
+            problem: Some(refused.unwrap_or_else(|| {
+                match kind {
+                    "DaemonSet" => {
+                        "no pod: no node matches the selector and tolerates the pod, or \
+                                the DaemonSet has not made it yet"
+                            .into()
+                    }
+                    _ => "no pod: the StatefulSet has not made it yet".into(),
+                }
+            })),
+        });
+    }
     Ok(rows)
 }
 

@@ -82,10 +82,15 @@ impl Builder {
 
 /// The resource a canary path names: (namespace, plural, rest) within apps/v1, v1 services and
 /// monitoring.coreos.com/v1 (only with the CRDs).
-pub(super) fn route<'a>(st_operator: bool, segs: &'a [&'a str]) -> Option<(Res, &'a str, &'a [&'a str])> {
+pub(super) fn route<'a>(
+    st_operator: bool,
+    segs: &'a [&'a str],
+) -> Option<(Res, &'a str, &'a [&'a str])> {
     let (res, ns, rest) = match segs {
         ["apis", "apps", "v1", "namespaces", ns, plural, rest @ ..] => (
-            [DAEMONSET, STATEFULSET].into_iter().find(|r| r.plural == *plural)?,
+            [DAEMONSET, STATEFULSET]
+                .into_iter()
+                .find(|r| r.plural == *plural)?,
             *ns,
             rest,
         ),
@@ -108,7 +113,16 @@ pub(super) fn discovery(st: &State, method: &str, path: &str) -> Option<Resp> {
     if !st.canary.operator {
         return Some(no_such_path());
     }
-    let verbs = json!(["delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"]);
+    let verbs = json!([
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "create",
+        "update",
+        "watch"
+    ]);
     let resources: Vec<Value> = MONITORS
         .iter()
         .map(|r| {
@@ -141,7 +155,12 @@ pub(super) fn apply(
         );
     }
     let Some(obj) = body.filter(Value::is_object) else {
-        return status(400, "BadRequest", "error decoding patch: empty body", Value::Null);
+        return status(
+            400,
+            "BadRequest",
+            "error decoding patch: empty body",
+            Value::Null,
+        );
     };
     if name_of(&obj) != name {
         return status(
@@ -170,10 +189,12 @@ pub(super) fn apply(
         }
     }
     let Some(idx) = st.find(res.kind, Some(ns), name) else {
-        st.history.push(format!("applied {}/{name} (new)", res.kind));
+        st.history
+            .push(format!("applied {}/{name} (new)", res.kind));
         return create(st, res, ns, Some(obj), &HashMap::new());
     };
-    st.history.push(format!("applied {}/{name} (update)", res.kind));
+    st.history
+        .push(format!("applied {}/{name} (update)", res.kind));
     st.update(idx, |o| {
         for k in ["labels", "annotations"] {
             o["metadata"][k] = obj["metadata"][k].clone();
@@ -256,7 +277,24 @@ pub(super) fn controller(st: &mut State) {
                 let exists = st.objects.iter().any(|o| {
                     o["kind"] == "Pod" && owned_by(o, &uid) && str_at(o, "/spec/nodeName") == node
                 });
-                if !exists {
+                if exists {
+                    continue;
+                }
+                // Admission refuses the pod (Pod Security, a webhook): the controller's event.
+                if let Some(Scenario::Forbidden(msg)) = st.scenarios.get(&node).cloned() {
+                    let Some(i) = st.find(
+                        "DaemonSet",
+                        Some(str_at(&set, "/metadata/namespace")),
+                        name_of(&set),
+                    ) else {
+                        continue;
+                    };
+                    let pod = format!("{}-{node}", name_of(&set));
+                    let m = format!("Error creating: pods \"{pod}\" is forbidden: {msg}");
+                    st.event(i, "Warning", "FailedCreate", &m, "daemonset-controller");
+                    continue;
+                }
+                {
                     let mut spec = template.clone();
                     spec["nodeName"] = json!(node);
                     let name = format!("{}-{}", name_of(&set), st.suffix());
@@ -276,10 +314,17 @@ fn stateful_pod(st: &mut State, set: &Value, mut spec: Value) {
     let pod = format!("{}-0", name_of(set));
     let mut class = String::new();
     let mut volumes = spec["volumes"].as_array().cloned().unwrap_or_default();
-    for t in set["spec"]["volumeClaimTemplates"].as_array().into_iter().flatten() {
+    for t in set["spec"]["volumeClaimTemplates"]
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
         let claim = format!("{}-{pod}", name_of(t));
         class = str_at(t, "/spec/storageClassName").to_string();
-        if st.find("PersistentVolumeClaim", Some(&ns), &claim).is_none() {
+        if st
+            .find("PersistentVolumeClaim", Some(&ns), &claim)
+            .is_none()
+        {
             let mut labels = t["metadata"]["labels"].clone();
             if let (Some(l), Some(sel)) = (
                 labels.as_object_mut(),
