@@ -65,7 +65,10 @@ fn labelled(fake: &FakeKube, name: &str) -> Vec<String> {
     ] {
         for o in fake.objects(kind) {
             if o["metadata"]["labels"][LABEL] == name {
-                out.push(format!("{kind}/{}", o["metadata"]["name"].as_str().unwrap()));
+                out.push(format!(
+                    "{kind}/{}",
+                    o["metadata"]["name"].as_str().unwrap()
+                ));
             }
         }
     }
@@ -95,24 +98,55 @@ fn install_makes_every_object_labelled_a_second_updates_and_uninstall_removes_th
     }
     let ds = only(&fake, "DaemonSet");
     let sts = only(&fake, "StatefulSet");
-    for o in [&ds, &sts, &only(&fake, "Service"), &only(&fake, "ServiceMonitor"), &only(&fake, "PrometheusRule")] {
+    for o in [
+        &ds,
+        &sts,
+        &only(&fake, "Service"),
+        &only(&fake, "ServiceMonitor"),
+        &only(&fake, "PrometheusRule"),
+    ] {
         let l = &o["metadata"]["labels"];
         assert_eq!(l["app.kubernetes.io/name"], "iogauge-canary", "{o}");
         assert_eq!(l["app.kubernetes.io/managed-by"], "iogauge", "{o}");
         assert_eq!(l[LABEL], "default", "{o}");
     }
     let c = &ds["spec"]["template"]["spec"]["containers"][0];
-    let args: Vec<&str> = c["args"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
+    let args: Vec<&str> = c["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
     assert_eq!(
         args,
         [
-            "canary", "etcd", "--dir", "/data", "--listen", "0.0.0.0:9465", "--node",
-            "$(NODE_NAME)", "--every", "1m", "--window", "1h", "--max-busy", "1%", "--format",
-            "kube-frames", "--no-history"
+            "canary",
+            "etcd",
+            "--dir",
+            "/data",
+            "--listen",
+            "0.0.0.0:9465",
+            "--node",
+            "$(NODE_NAME)",
+            "--every",
+            "1m",
+            "--window",
+            "1h",
+            "--max-busy",
+            "1%",
+            "--format",
+            "kube-frames",
+            "--no-history"
         ]
     );
-    assert_eq!(c["env"][0]["valueFrom"]["fieldRef"]["fieldPath"], "spec.nodeName");
-    assert_eq!(c["ports"][0], serde_json::json!({"name": "metrics", "containerPort": 9465, "protocol": "TCP"}));
+    assert_eq!(
+        c["env"][0]["valueFrom"]["fieldRef"]["fieldPath"],
+        "spec.nodeName"
+    );
+    assert_eq!(
+        c["ports"][0],
+        serde_json::json!({"name": "metrics", "containerPort": 9465, "protocol": "TCP"})
+    );
     assert_eq!(c["readinessProbe"]["httpGet"]["path"], "/healthz");
     assert_eq!(c["livenessProbe"]["httpGet"]["port"], "metrics");
     // The DaemonSet's pods go only to the control-plane node; the StatefulSet's claim is made.
@@ -133,7 +167,10 @@ fn install_makes_every_object_labelled_a_second_updates_and_uninstall_removes_th
     *again.last_mut().unwrap() = "2m";
     let (code, out, err) = run(&fake, dir.path(), &again);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("daemonset/iogauge-canary-default-nodes updated"), "{out}");
+    assert!(
+        out.contains("daemonset/iogauge-canary-default-nodes updated"),
+        "{out}"
+    );
     assert!(!out.contains("created"), "{out}");
     let ds = only(&fake, "DaemonSet");
     assert_eq!(ds["metadata"]["uid"], uid);
@@ -141,22 +178,58 @@ fn install_makes_every_object_labelled_a_second_updates_and_uninstall_removes_th
     assert!(ds.to_string().contains("\"2m\""));
     assert!(fake.unexpected().is_empty(), "{:?}", fake.unexpected());
 
+    // Without the class: its StatefulSet goes (its claim stays, as a StatefulSet's does).
+    let (code, out, err) = run(&fake, dir.path(), &INSTALL[..7]);
+    assert_eq!(code, 0, "{err}");
+    let sts_name = sts["metadata"]["name"].as_str().unwrap();
+    assert!(
+        out.contains(&format!(
+            "statefulset/{sts_name} deleted (no longer asked for)"
+        )),
+        "{out}"
+    );
+    assert!(fake.objects("StatefulSet").is_empty());
+
     // Uninstall: everything but the claim; then the claim with --delete-claims; then nothing.
     let (code, out, err) = run(&fake, dir.path(), &["canary", "uninstall"]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("deleted daemonset/iogauge-canary-default-nodes"), "{out}");
-    assert!(out.contains("deleted prometheusrule/iogauge-canary-default"), "{out}");
+    assert!(
+        out.contains("deleted daemonset/iogauge-canary-default-nodes"),
+        "{out}"
+    );
+    assert!(
+        out.contains("deleted prometheusrule/iogauge-canary-default"),
+        "{out}"
+    );
     let claim = format!("data-{}-0", sts["metadata"]["name"].as_str().unwrap());
-    assert_eq!(labelled(&fake, "default"), [format!("PersistentVolumeClaim/{claim}")]);
-    assert!(err.contains(&format!("kept 1 claim(s) of the canary's StatefulSets: {claim}")), "{err}");
-    assert!(err.contains("iogauge kube canary uninstall --name default --delete-claims"), "{err}");
-    let (code, out, err) = run(&fake, dir.path(), &["canary", "uninstall", "--delete-claims"]);
+    assert_eq!(
+        labelled(&fake, "default"),
+        [format!("PersistentVolumeClaim/{claim}")]
+    );
+    assert!(
+        err.contains(&format!(
+            "kept 1 claim(s) of the canary's StatefulSets: {claim}"
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains("iogauge kube canary uninstall --name default --delete-claims"),
+        "{err}"
+    );
+    let (code, out, err) = run(
+        &fake,
+        dir.path(),
+        &["canary", "uninstall", "--delete-claims"],
+    );
     assert_eq!(code, 0, "{err}");
     assert_eq!(out.trim(), format!("deleted persistentvolumeclaim/{claim}"));
     assert!(labelled(&fake, "default").is_empty());
     let (code, out, err) = run(&fake, dir.path(), &["canary", "uninstall"]);
     assert_eq!((code, out.as_str()), (0, ""), "{err}");
-    assert!(err.contains("nothing labelled iogauge.dev/canary=default in namespace"), "{err}");
+    assert!(
+        err.contains("nothing labelled iogauge.dev/canary=default in namespace"),
+        "{err}"
+    );
     assert!(fake.unexpected().is_empty(), "{:?}", fake.unexpected());
 }
 
@@ -164,20 +237,61 @@ fn install_makes_every_object_labelled_a_second_updates_and_uninstall_removes_th
 fn without_the_operators_crds_auto_makes_no_monitors_and_says_so() {
     let dir = common::scratch();
     let fake = cluster(dir.path(), false).start();
-    let args = ["canary", "install", "--storage-class", "standard", "--name", "b"];
+    let args = [
+        "canary",
+        "install",
+        "--storage-class",
+        "standard",
+        "--name",
+        "b",
+    ];
     let (code, out, err) = run(&fake, dir.path(), &args);
     assert_eq!(code, 0, "{err}");
-    assert!(err.contains("the cluster does not serve monitoring.coreos.com/v1"), "{err}");
-    assert_eq!(labelled(&fake, "b").iter().filter(|o| !o.starts_with("P")).count(), 2, "{out}");
+    assert!(
+        err.contains("the cluster does not serve monitoring.coreos.com/v1"),
+        "{err}"
+    );
+    assert_eq!(
+        labelled(&fake, "b")
+            .iter()
+            .filter(|o| !o.starts_with("P"))
+            .count(),
+        2,
+        "{out}"
+    );
     assert!(fake.objects("ServiceMonitor").is_empty() && fake.objects("PrometheusRule").is_empty());
-    let (code, _, err) = run(&fake, dir.path(), &[&args[..], &["--prometheus-operator", "always"]].concat());
+    let (code, _, err) = run(
+        &fake,
+        dir.path(),
+        &[&args[..], &["--prometheus-operator", "always"]].concat(),
+    );
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("--prometheus-operator always: the cluster does not serve"), "{err}");
+    assert!(
+        err.contains("--prometheus-operator always: the cluster does not serve"),
+        "{err}"
+    );
     // Bad input is said before anything is asked.
-    let (code, _, err) = run(&fake, dir.path(), &["canary", "install", "--storage-class", "nope"]);
+    let (code, _, err) = run(
+        &fake,
+        dir.path(),
+        &["canary", "install", "--storage-class", "nope"],
+    );
     assert_eq!(code, 2);
-    assert!(err.contains("--storage-class nope: no such storage class; the cluster has: standard"), "{err}");
-    let (code, _, err) = run(&fake, dir.path(), &["canary", "install", "small-files", "--storage-class", "standard"]);
+    assert!(
+        err.contains("--storage-class nope: no such storage class; the cluster has: standard"),
+        "{err}"
+    );
+    let (code, _, err) = run(
+        &fake,
+        dir.path(),
+        &[
+            "canary",
+            "install",
+            "small-files",
+            "--storage-class",
+            "standard",
+        ],
+    );
     assert_eq!(code, 2);
     assert!(err.contains("small-files is no canary profile"), "{err}");
     assert!(fake.unexpected().is_empty(), "{:?}", fake.unexpected());

@@ -146,7 +146,7 @@ pub(crate) async fn install(c: &Cluster, req: &CanaryRequest) -> Result<Done, Ku
                     .await
                     .map_err(KubeError::Cluster)?;
                 done.lines.push(format!(
-                    "{} {name} deleted (no longer asked for)",
+                    "{}/{name} deleted (no longer asked for)",
                     kind.to_lowercase()
                 ));
             }
