@@ -8,7 +8,7 @@
 
 use crate::common;
 use common::fake_kube::{BindingMode, FakeKube, NodeSeed, StorageClassSeed};
-use common::kube::run;
+use common::kube::{assert_rbac_allows, run};
 use serde_json::Value;
 use std::path::Path;
 use std::time::Duration;
@@ -231,6 +231,7 @@ fn install_makes_every_object_labelled_a_second_updates_and_uninstall_removes_th
         "{err}"
     );
     assert!(fake.unexpected().is_empty(), "{:?}", fake.unexpected());
+    assert_rbac_allows(&fake.requests());
 }
 
 #[test]
@@ -295,4 +296,5 @@ fn without_the_operators_crds_auto_makes_no_monitors_and_says_so() {
     assert_eq!(code, 2);
     assert!(err.contains("small-files is no canary profile"), "{err}");
     assert!(fake.unexpected().is_empty(), "{:?}", fake.unexpected());
+    assert_rbac_allows(&fake.requests());
 }

@@ -50,7 +50,14 @@ fn the_dry_run_meets_the_schema_and_pod_security() {
     let kinds: Vec<&str> = docs.iter().map(|d| d["kind"].as_str().unwrap()).collect();
     assert_eq!(
         kinds,
-        ["Service", "DaemonSet", "StatefulSet", "StatefulSet", "ServiceMonitor", "PrometheusRule"]
+        [
+            "Service",
+            "DaemonSet",
+            "StatefulSet",
+            "StatefulSet",
+            "ServiceMonitor",
+            "PrometheusRule"
+        ]
     );
     // kubernetes-validate knows Kubernetes' own kinds; the operator's are checked below.
     let core: Vec<String> = yaml
@@ -61,14 +68,22 @@ fn the_dry_run_meets_the_schema_and_pod_security() {
     validate("canary", &core.concat());
     for d in &docs {
         assert_eq!(d["metadata"]["namespace"], "monitoring", "{d}");
-        assert_eq!(d["metadata"]["labels"]["iogauge.dev/canary"], "default", "{d}");
+        assert_eq!(
+            d["metadata"]["labels"]["iogauge.dev/canary"], "default",
+            "{d}"
+        );
     }
     let pod = |i: usize| docs[i]["spec"]["template"]["spec"].clone();
     assert_eq!(
         restricted_violations(&pod(1)),
-        ["volume type hostPath", "runAsNonRoot is not true", "runAsUser 0"]
+        [
+            "volume type hostPath",
+            "runAsNonRoot is not true",
+            "runAsUser 0"
+        ]
     );
-    let affinity = &pod(1)["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"];
+    let affinity =
+        &pod(1)["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"];
     assert_eq!(
         affinity["nodeSelectorTerms"][0]["matchExpressions"],
         serde_json::json!([
@@ -77,7 +92,11 @@ fn the_dry_run_meets_the_schema_and_pod_security() {
         ])
     );
     for i in [2, 3] {
-        assert!(restricted_violations(&pod(i)).is_empty(), "{:?}", restricted_violations(&pod(i)));
+        assert!(
+            restricted_violations(&pod(i)).is_empty(),
+            "{:?}",
+            restricted_violations(&pod(i))
+        );
         assert_eq!(pod(i)["securityContext"]["fsGroup"], 65532);
         let claim = &docs[i]["spec"]["volumeClaimTemplates"][0];
         assert_eq!(claim["spec"]["resources"]["requests"]["storage"], "1Gi");
@@ -86,7 +105,10 @@ fn the_dry_run_meets_the_schema_and_pod_security() {
         // The controller's revision hash label (NAME-<10>) must fit 63 characters.
         assert!(name.len() <= 52, "{name}");
     }
-    assert_eq!(docs[4]["metadata"]["labels"]["release"], "kube-prometheus-stack");
+    assert_eq!(
+        docs[4]["metadata"]["labels"]["release"],
+        "kube-prometheus-stack"
+    );
     operator_schema(&docs[4]);
     operator_schema(&docs[5]);
     let alerts: Vec<&str> = docs[5]["spec"]["groups"]
@@ -162,6 +184,9 @@ fn operator_schema(doc: &Value) {
         }),
     };
     let v = jsonschema::validator_for(&schema).unwrap();
-    let errors: Vec<String> = v.iter_errors(doc).map(|e| format!("{}: {e}", e.instance_path())).collect();
+    let errors: Vec<String> = v
+        .iter_errors(doc)
+        .map(|e| format!("{}: {e}", e.instance_path()))
+        .collect();
     assert!(errors.is_empty(), "{}: {errors:?}", doc["kind"]);
 }

@@ -7,7 +7,7 @@
 
 use crate::common;
 use common::fake_kube::{BindingMode, FakeKube, NodeSeed, Scenario, StorageClassSeed};
-use common::kube::run;
+use common::kube::{assert_rbac_allows, run};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Child;
@@ -256,4 +256,5 @@ fn status_reads_each_targets_latest_document_and_exits_with_the_worst() {
     assert_eq!(code, 1);
     assert!(err.contains("no pod of canary none in namespace"), "{err}");
     assert!(fake.unexpected().is_empty(), "{:?}", fake.unexpected());
+    assert_rbac_allows(&fake.requests());
 }

@@ -55,6 +55,9 @@ mod history;
 mod html_report;
 mod interrupts;
 mod intervals;
+mod kube_canary;
+mod kube_canary_manifests;
+mod kube_canary_status;
 mod kube_disruption;
 mod kube_e2e;
 mod kube_edges;
@@ -83,9 +86,6 @@ mod security_history;
 mod security_input;
 mod security_output;
 mod sigkill;
-mod kube_canary;
-mod kube_canary_manifests;
-mod kube_canary_status;
 
 /// With `autotests = false` cargo compiles only what Cargo.toml names: a file of tests/ that is
 /// neither a module here nor a [[test]] of its own would silently never run.
