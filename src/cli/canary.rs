@@ -56,7 +56,8 @@ pub(crate) struct CanaryArgs {
     /// The `node` label [default: the host name]
     #[arg(long, value_name = "NAME")]
     node: Option<String>,
-    /// How to print each cycle on stdout: nothing (the default), or kube-frames for a kube pod
+    /// What to print on stdout after every cycle: nothing (the default), or the canary's
+    /// document as one JSON line (docs/schema/canary.schema.json)
     #[arg(long, value_enum, default_value_t = Format::None)]
     format: Format,
     /// Remove the canary's own history entries older than this after every cycle
@@ -70,7 +71,11 @@ pub(crate) struct CanaryArgs {
 enum Format {
     /// Nothing on stdout: the metrics are the output.
     None,
-    /// The canary document as report::frames lines after every cycle (what a kube pod prints).
+    /// The document as one JSON line per cycle (JSON Lines).
+    Json,
+    /// The document as report::frames lines per cycle: what a kube pod prints. Hidden: a
+    /// transport between iogauge's own pod and controller.
+    #[value(hide = true)]
     KubeFrames,
 }
 
@@ -97,7 +102,7 @@ fn host_name() -> String {
 struct Publisher {
     latest: Option<Shared>,
     textfile: Option<PathBuf>,
-    frames: bool,
+    format: Format,
     history: Option<History>,
     keep: Duration,
     at: Invocation,
@@ -134,8 +139,10 @@ impl Observer for Publisher {
                 self.once(format!("iogauge canary: --textfile: {e}; the metrics are still served"));
             }
         }
-        if self.frames {
-            super::stdout::print(&render_canary_frames(doc));
+        match self.format {
+            Format::None => {}
+            Format::Json => super::stdout::println(&serde_json::to_string(doc).unwrap_or_default()),
+            Format::KubeFrames => super::stdout::print(&render_canary_frames(doc)),
         }
         if let Some(h) = &self.history {
             let mut failed = None;
@@ -206,7 +213,7 @@ pub(crate) fn main(a: CanaryArgs, stop: &Stop) -> Ended {
     let mut publisher = Publisher {
         latest,
         textfile: a.textfile.clone(),
-        frames: a.format == Format::KubeFrames,
+        format: a.format,
         history,
         keep: a.keep,
         at: Invocation::now(),
