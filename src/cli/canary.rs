@@ -4,7 +4,7 @@
 use super::history::HistoryFlags;
 use super::{Ended, Error, Kind, Outcome, Stop};
 use crate::canary::serve::{self, Latest, Shared};
-use crate::canary::{run, CanaryRequest, Observer};
+use crate::canary::{prepare, run, CanaryRequest, Observer};
 use crate::diag::Diag;
 use crate::history::{History, Invocation, NewRun, RunKind};
 use crate::report::document::{CanaryDocument, CheckDocument};
@@ -180,6 +180,7 @@ pub(crate) fn main(a: CanaryArgs, stop: &Stop) -> Ended {
         node: a.node.clone().unwrap_or_else(host_name),
         diag: Diag::new("iogauge canary", |l| eprintln!("{l}")),
     };
+    let ready = prepare(&req)?;
     if let Some(dir) = &a.textfile {
         crate::workload::fs::check_dir(dir, "--textfile").map_err(|e| Error::new(Kind::BadInput, e))?;
     }
@@ -219,7 +220,7 @@ pub(crate) fn main(a: CanaryArgs, stop: &Stop) -> Ended {
         at: Invocation::now(),
         said: Vec::new(),
     };
-    run(&req, stop, &mut publisher)?;
+    run(&req, ready, stop, &mut publisher);
     eprintln!(
         "iogauge canary: stopped by {}; its files were removed",
         stop.reason()

@@ -110,16 +110,26 @@ impl Drop for Canary {
     }
 }
 
-/// GET `path` from `addr` with an optional Accept header: (status line, head, body).
+/// GET `path` from `addr` with an optional Accept header: (status line, head, body); all
+/// empty when nothing answers there (yet).
 pub fn http_get(addr: &str, path: &str, accept: Option<&str>) -> (String, String, String) {
-    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    let Ok(mut s) = std::net::TcpStream::connect(addr) else {
+        return Default::default();
+    };
     s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
     let accept = accept.map(|a| format!("Accept: {a}\r\n")).unwrap_or_default();
-    write!(s, "GET {path} HTTP/1.1\r\nHost: {addr}\r\n{accept}\r\n").unwrap();
+    let sent = write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n{accept}\r\n"
+    );
     let mut text = String::new();
-    s.read_to_string(&mut text).unwrap();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap();
-    let status = head.lines().next().unwrap().to_string();
+    if sent.is_err() || s.read_to_string(&mut text).is_err() {
+        return Default::default();
+    }
+    let Some((head, body)) = text.split_once("\r\n\r\n") else {
+        return Default::default();
+    };
+    let status = head.lines().next().unwrap_or_default().to_string();
     (status, head.to_string(), body.to_string())
 }
 
