@@ -6,7 +6,7 @@
 #![allow(clippy::unwrap_used)]
 
 use crate::common;
-use crate::common::canary_names::unknown_names;
+use crate::common::canary_names::{exposition_problems, unknown_names};
 
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
@@ -263,6 +263,44 @@ fn the_name_checker_catches_misspellings() {
         unknown_names("iogauge_canary_busy_ratio{profile=\"etcd\"}", &mut seen),
         ["label profile of iogauge_canary_busy_ratio"]
     );
+}
+
+/// The exposition checker the canary's own tests use: a text that follows the contract passes,
+/// each kind of departure is named.
+#[test]
+fn the_exposition_checker_names_each_departure() {
+    let t = r#"profile="etcd",directory="/d",device="",node="n1""#;
+    let ok = format!(
+        "# HELP iogauge_verdict The profile's verdict.\n# TYPE iogauge_verdict gauge\n\
+         iogauge_verdict{{{t},verdict=\"pass\"}} 1\n\
+         # TYPE iogauge_latency_seconds histogram\n\
+         iogauge_latency_seconds_bucket{{{t},kind=\"sync\",le=\"0.01\"}} 3\n\
+         iogauge_latency_seconds_sum{{kind=\"sync\",{t}}} 0.02\n\
+         iogauge_latency_seconds_count{{{t},kind=\"sync\"}} 3\n\
+         # TYPE iogauge_probes counter\n\
+         iogauge_probes_total{{{t}}} 4\n\
+         iogauge_probes_created{{{t}}} 1.7e9\n\
+         iogauge_canary_busy_ratio{{directory=\"/d\",device=\"vda\",node=\"a,b=\\\"c\\\"\"}} 0.01\n# EOF\n"
+    );
+    assert_eq!(exposition_problems(&ok), Vec::<String>::new());
+    let bad = format!(
+        "# TYPE iogauge_verdict counter\n\
+         iogauge_verdict{{{t}}} 1\n\
+         iogauge_canary_busy_ratio{{{t}}} 0.01\n\
+         iogauge_window_p99{{{t}}} 1\n\
+         iogauge_latency_seconds_bucket{{{t},kind=\"sync\"}} 3\n"
+    );
+    let problems = exposition_problems(&bad);
+    assert_eq!(problems.len(), 5, "{problems:#?}");
+    for (p, want) in problems.iter().zip([
+        "iogauge_verdict: TYPE counter",
+        "iogauge_verdict: labels",
+        "iogauge_canary_busy_ratio: labels",
+        "iogauge_window_p99: not a contract series",
+        "iogauge_latency_seconds_bucket: labels",
+    ]) {
+        assert!(p.starts_with(want), "{p}");
+    }
 }
 
 fn dashboard() -> Value {

@@ -38,73 +38,24 @@ const fn m(
 
 /// Every family, in the contract's order. `iogauge_canary_info` is not per profile: the
 /// contract names only its `version`; it is read here as one series per canary (TARGET_LABELS).
+#[rustfmt::skip]
 pub const CANARY_METRICS: &[CanaryMetric] = &[
-    m("iogauge_canary_info", "gauge", TARGET_LABELS, &["version"]),
-    m(
-        "iogauge_latency_seconds",
-        "histogram",
-        PROFILE_LABELS,
-        &["kind"],
-    ),
-    m(
-        "iogauge_window_latency_seconds",
-        "gauge",
-        PROFILE_LABELS,
-        &["metric"],
-    ),
-    m("iogauge_window_iops", "gauge", PROFILE_LABELS, &["metric"]),
-    m(
-        "iogauge_latency_threshold_seconds",
-        "gauge",
-        PROFILE_LABELS,
-        &["metric", "level"],
-    ),
-    m(
-        "iogauge_iops_threshold",
-        "gauge",
-        PROFILE_LABELS,
-        &["metric", "level"],
-    ),
-    m(
-        "iogauge_window_samples",
-        "gauge",
-        PROFILE_LABELS,
-        &["metric"],
-    ),
-    m("iogauge_verdict", "gauge", PROFILE_LABELS, &["verdict"]),
-    m("iogauge_probes_total", "counter", PROFILE_LABELS, &[]),
-    m(
-        "iogauge_probe_errors_total",
-        "counter",
-        PROFILE_LABELS,
-        &["reason"],
-    ),
-    m(
-        "iogauge_last_success_timestamp_seconds",
-        "gauge",
-        PROFILE_LABELS,
-        &[],
-    ),
-    m(
-        "iogauge_probe_duration_seconds",
-        "gauge",
-        PROFILE_LABELS,
-        &[],
-    ),
-    m("iogauge_canary_busy_ratio", "gauge", TARGET_LABELS, &[]),
-    m(
-        "iogauge_canary_busy_budget_ratio",
-        "gauge",
-        TARGET_LABELS,
-        &[],
-    ),
-    m(
-        "iogauge_canary_interval_seconds",
-        "gauge",
-        TARGET_LABELS,
-        &[],
-    ),
-    m("iogauge_canary_probe_scale", "gauge", TARGET_LABELS, &[]),
+    m("iogauge_canary_info",                    "gauge",     TARGET_LABELS,  &["version"]),
+    m("iogauge_latency_seconds",                "histogram", PROFILE_LABELS, &["kind"]),
+    m("iogauge_window_latency_seconds",         "gauge",     PROFILE_LABELS, &["metric"]),
+    m("iogauge_window_iops",                    "gauge",     PROFILE_LABELS, &["metric"]),
+    m("iogauge_latency_threshold_seconds",      "gauge",     PROFILE_LABELS, &["metric", "level"]),
+    m("iogauge_iops_threshold",                 "gauge",     PROFILE_LABELS, &["metric", "level"]),
+    m("iogauge_window_samples",                 "gauge",     PROFILE_LABELS, &["metric"]),
+    m("iogauge_verdict",                        "gauge",     PROFILE_LABELS, &["verdict"]),
+    m("iogauge_probes_total",                   "counter",   PROFILE_LABELS, &[]),
+    m("iogauge_probe_errors_total",             "counter",   PROFILE_LABELS, &["reason"]),
+    m("iogauge_last_success_timestamp_seconds", "gauge",     PROFILE_LABELS, &[]),
+    m("iogauge_probe_duration_seconds",         "gauge",     PROFILE_LABELS, &[]),
+    m("iogauge_canary_busy_ratio",              "gauge",     TARGET_LABELS,  &[]),
+    m("iogauge_canary_busy_budget_ratio",       "gauge",     TARGET_LABELS,  &[]),
+    m("iogauge_canary_interval_seconds",        "gauge",     TARGET_LABELS,  &[]),
+    m("iogauge_canary_probe_scale",             "gauge",     TARGET_LABELS,  &[]),
 ];
 
 /// The family a sample name belongs to: the name itself, or a histogram's `_bucket`, `_sum`
@@ -126,6 +77,93 @@ pub fn labels(f: &CanaryMetric) -> Vec<&'static str> {
         all.push("le");
     }
     all
+}
+
+/// What in a Prometheus text exposition (format 0.0.4, or OpenMetrics) differs from the
+/// contract, in words: an unknown family or sample name, a `# TYPE` other than the contract's,
+/// a sample whose label names are not exactly its family's (a bucket adds `le`; OpenMetrics
+/// counters may add `_created` samples).
+pub fn exposition_problems(text: &str) -> Vec<String> {
+    let mut bad = Vec::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        if let Some(t) = line.strip_prefix("# TYPE ") {
+            let (name, kind) = t.split_once(' ').unwrap_or((t, ""));
+            // OpenMetrics names a counter's family without `_total`.
+            let f = family(name).or_else(|| family(&format!("{name}_total")));
+            match f {
+                Some(f) if f.kind == kind => {}
+                Some(f) => bad.push(format!("{name}: TYPE {kind}, the contract says {}", f.kind)),
+                None => bad.push(format!("{name}: not a contract family")),
+            }
+            continue;
+        }
+        if line.starts_with('#') {
+            continue;
+        }
+        let end = line.find(['{', ' ']).unwrap_or(line.len());
+        let name = &line[..end];
+        let (f, bucket) = match family(name) {
+            Some(f) => (f, name.ends_with("_bucket")),
+            None => match name
+                .strip_suffix("_created")
+                .and_then(|n| family(&format!("{n}_total")))
+            {
+                Some(f) if f.kind == "counter" => (f, false),
+                _ => {
+                    bad.push(format!("{name}: not a contract series"));
+                    continue;
+                }
+            },
+        };
+        let mut want: BTreeSet<&str> = f.base.iter().chain(f.extra).copied().collect();
+        if bucket {
+            want.insert("le");
+        }
+        let got = label_names(&line[end..]);
+        if got.iter().map(String::as_str).collect::<BTreeSet<_>>() != want {
+            bad.push(format!(
+                "{name}: labels {got:?}, the contract says {want:?}"
+            ));
+        }
+    }
+    bad
+}
+
+/// The label names of `{a="x",b="y\"z"} 1`, in order ([] without braces).
+fn label_names(rest: &str) -> Vec<String> {
+    let Some(body) = rest.strip_prefix('{') else {
+        return Vec::new();
+    };
+    let mut names = Vec::new();
+    let mut chars = body.chars();
+    let mut name = String::new();
+    while let Some(c) = chars.next() {
+        match c {
+            '}' => break,
+            '=' => {
+                names.push(
+                    std::mem::take(&mut name)
+                        .trim()
+                        .trim_start_matches(',')
+                        .trim()
+                        .to_string(),
+                );
+                // The quoted value, with its escapes.
+                chars.next();
+                while let Some(v) = chars.next() {
+                    match v {
+                        '\\' => {
+                            chars.next();
+                        }
+                        '"' => break,
+                        _ => {}
+                    }
+                }
+            }
+            c => name.push(c),
+        }
+    }
+    names
 }
 
 /// The metric and label names of a PromQL expression that are not the contract's, in words;
