@@ -456,6 +456,7 @@ fn systemd_unit_is_hardened_and_verifies() {
         .iter()
         .filter_map(|l| l.strip_prefix("ReadWritePaths="))
         .flat_map(|l| l.split_whitespace())
+        .map(|p| p.trim_start_matches('-'))
         .collect();
     for flag in ["--dir", "--textfile"] {
         assert!(
