@@ -17,6 +17,7 @@ mod common;
 mod architecture;
 mod bad_input;
 mod broken_pipe;
+mod canary_rules;
 mod check_sequential;
 mod cli_check;
 mod cli_compare;

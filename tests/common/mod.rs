@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod canary;
+pub mod canary_names;
 pub mod fake_kube;
 pub mod kube;
 pub mod loopfs;
