@@ -83,6 +83,7 @@ mod security_history;
 mod security_input;
 mod security_output;
 mod sigkill;
+mod preflight_sequential;
 
 /// With `autotests = false` cargo compiles only what Cargo.toml names: a file of tests/ that is
 /// neither a module here nor a [[test]] of its own would silently never run.

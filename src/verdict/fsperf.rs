@@ -70,7 +70,12 @@ pub(crate) fn analyze_all(
                     None => an.check_name.clone(),
                 };
                 match read_result(&path).and_then(|t| FsPerfResults::from_json(&t)) {
-                    Ok(r) => v.push((title, Some(r))),
+                    Ok(mut r) => {
+                        if r.iops.is_none() {
+                            r.iops = iops_beside(&path, &an.collector_name);
+                        }
+                        v.push((title, Some(r)))
+                    }
                     Err(e) => verdicts.push(failed(an, &title, format!("{}: {e}", path.display()))),
                 }
             }
@@ -190,6 +195,19 @@ pub(crate) fn analyze(
         }
     }
     Ok(None)
+}
+
+/// troubleshoot's table has no rate: iogauge's full report beside it (`<collectorName>
+/// .iogauge.json`, fio's layout) has the measuring job's write IOPS, for `iops` conditions.
+/// None for troubleshoot's own results, which have no such file.
+fn iops_beside(table: &Path, collector: &str) -> Option<f64> {
+    let text = read_result(&table.with_file_name(format!("{collector}.iogauge.json"))).ok()?;
+    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+    let job = v["jobs"]
+        .as_array()?
+        .iter()
+        .find(|j| j["jobname"] == "fsperf")?;
+    job["write"]["iops"].as_f64()
 }
 
 /// A result file read with a cap (a real one is a few KiB), without following a symlink or
