@@ -106,7 +106,10 @@ fn a_clear_collector_stops_early_and_writes_the_shorter_runs_results() {
             .clone()
     };
     let p99 = decided("fdatasync_p99");
-    assert_eq!((&p99["side"], p99["threshold"].as_f64()), (&"below".into(), Some(1e9)));
+    assert_eq!(
+        (&p99["side"], p99["threshold"].as_f64()),
+        (&"below".into(), Some(1e9))
+    );
     let p99_bound = p99["bound"].as_f64().unwrap();
     assert!(p99_bound < 0.9e9, "{p99}");
     assert_eq!(s["decisions"].as_array().unwrap().len(), 1);
@@ -123,12 +126,21 @@ fn a_clear_collector_stops_early_and_writes_the_shorter_runs_results() {
         "{done} writes, {s}"
     );
     assert_eq!(job["sync"]["total_ios"], done);
-    assert_eq!(job["sync"]["lat_ns"]["percentile"]["99.000000"], table["P99"]);
+    assert_eq!(
+        job["sync"]["lat_ns"]["percentile"]["99.000000"],
+        table["P99"]
+    );
     let notes = full["iogauge"]["notes"].to_string();
-    assert!(notes.contains("disk: --sequential: decided after "), "{notes}");
+    assert!(
+        notes.contains("disk: --sequential: decided after "),
+        "{notes}"
+    );
     // The analyzer's outcome agrees with the stated bound: the shorter run's p99 lies below
     // the bound's side of 1 s, so "ok".
-    assert!(table["P99"].as_u64().unwrap() as f64 <= p99_bound.max(1.0) * 1.5, "{table}");
+    assert!(
+        table["P99"].as_u64().unwrap() as f64 <= p99_bound.max(1.0) * 1.5,
+        "{table}"
+    );
     assert!(table["P99"].as_u64().unwrap() < 1_000_000_000);
     assert_eq!(doc["outcomes"][0]["verdict"], "pass");
     assert!(!d.path().join("bench").exists());
@@ -141,7 +153,8 @@ fn a_collector_judged_by_its_average_runs_whole_and_says_why() {
     let d = scratch();
     // 1 MiB of 4 KiB writes: 256 fdatasyncs, whole. `iops` is read from the full report beside
     // troubleshoot's table (which has no rate).
-    let outcomes = "          - fail: {when: \"iops < 1\", message: \"{{ .IOPS }} IOPS\"}\n          \
+    let outcomes =
+        "          - fail: {when: \"iops < 1\", message: \"{{ .IOPS }} IOPS\"}\n          \
                     - pass: {when: \"p99 < 1s\", message: \"fast, {{ .IOPS }} IOPS\"}\n          \
                     - warn: {when: \"average >= 1s\", message: slow}\n";
     std::fs::write(
@@ -186,12 +199,12 @@ fn a_collector_judged_by_its_average_runs_whole_and_says_why() {
 #[test]
 fn sequential_with_analyze_only_is_refused() {
     let d = scratch();
-    std::fs::write(d.path().join("s.yaml"), spec(d.path(), "1Mi", "          - pass: {}\n"))
-        .unwrap();
-    let o = preflight(
-        &["--sequential", "--analyze-only", ".", "s.yaml"],
-        d.path(),
-    );
+    std::fs::write(
+        d.path().join("s.yaml"),
+        spec(d.path(), "1Mi", "          - pass: {}\n"),
+    )
+    .unwrap();
+    let o = preflight(&["--sequential", "--analyze-only", ".", "s.yaml"], d.path());
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stderr).contains(
         "--sequential decides when collectors stop, and --analyze-only runs none: leave one of \

@@ -75,6 +75,7 @@ mod kube_workloads;
 mod newcomer_check;
 mod newcomer_compare;
 mod newcomer_fio;
+mod preflight_sequential;
 mod readme_examples;
 mod report_consistency;
 mod security_documents;
@@ -83,7 +84,6 @@ mod security_history;
 mod security_input;
 mod security_output;
 mod sigkill;
-mod preflight_sequential;
 
 /// With `autotests = false` cargo compiles only what Cargo.toml names: a file of tests/ that is
 /// neither a module here nor a [[test]] of its own would silently never run.

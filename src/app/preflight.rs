@@ -486,33 +486,5 @@ fn collect_in(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_nested_directory_follows_its_own_map() {
-        let mut p = Preflight::default();
-        let spec = "apiVersion: troubleshoot.sh/v1beta2\nkind: HostPreflight\nmetadata:\n  \
-                    name: t\nspec:\n  hostCollectors:\n    - filesystemPerformance:\n        \
-                    collectorName: a\n        directory: /var/lib/etcd\n    - \
-                    filesystemPerformance:\n        collectorName: b\n        directory: \
-                    /var/lib/etcd/wal\n    - filesystemPerformance:\n        collectorName: c\n        \
-                    directory: /var/lib/etcd/x/y\n";
-        crate::input::troubleshoot::load(spec, "s.yaml", &mut p).unwrap();
-        let maps = [
-            (PathBuf::from("/var/lib/etcd"), PathBuf::from("/host/0")),
-            (PathBuf::from("/var/lib/etcd/wal"), PathBuf::from("/host/1")),
-        ];
-        let notes = map_directories(&mut p, &maps).unwrap();
-        let dirs: Vec<&Path> = p.collectors.iter().map(|c| c.directory.as_path()).collect();
-        assert_eq!(
-            dirs,
-            [
-                Path::new("/host/0"),
-                Path::new("/host/1"),
-                Path::new("/host/0/x/y")
-            ]
-        );
-        assert_eq!(notes.len(), 3);
-    }
-}
+#[path = "preflight_tests.rs"]
+mod tests;
