@@ -76,6 +76,7 @@ mod kube_workloads;
 mod newcomer_check;
 mod newcomer_compare;
 mod newcomer_fio;
+mod preflight_sequential;
 mod readme_examples;
 mod report_consistency;
 mod security_documents;
