@@ -68,13 +68,21 @@ fn serves_metrics_json_and_a_textfile_and_ends_cleanly_on_sigterm() {
     assert_eq!(status, "HTTP/1.1 200 OK");
     assert!(head.contains("Content-Type: text/plain; version=0.0.4"));
     let docs_after = c.docs.lock().unwrap().clone();
+    // Every family and label is the contract's, the one the alert rules and dashboard use.
+    assert_eq!(
+        common::canary_names::exposition_problems(&body),
+        Vec::<String>::new()
+    );
     let doc = &docs[1];
     assert_eq!(doc["kind"], "canary");
     assert_eq!(doc["node"], "node-a");
     assert_eq!(doc["dir"], probes.to_str().unwrap());
     let etcd = profile(doc, "etcd");
     let m = &etcd["metrics"][0];
-    assert_eq!((m["key"].as_str(), m["unit"].as_str()), (Some("sync_p99"), Some("seconds")));
+    assert_eq!(
+        (m["key"].as_str(), m["unit"].as_str()),
+        (Some("sync_p99"), Some("seconds"))
+    );
     assert_eq!(m["pass"], 0.01);
     // The served document is one of the cycles': its probe count and window value match one.
     let labels = [("profile", "etcd"), ("node", "node-a")];
@@ -83,10 +91,21 @@ fn serves_metrics_json_and_a_textfile_and_ends_cleanly_on_sigterm() {
         .iter()
         .find(|d| profile(d, "etcd")["probes"].as_f64() == Some(served))
         .unwrap_or_else(|| panic!("no cycle had {served} probes"));
-    let p99 = sample(&body, "iogauge_window_latency_seconds", &[("metric", "sync_p99")]).unwrap();
-    assert_eq!(Some(p99), profile(cycle, "etcd")["metrics"][0]["value"].as_f64());
+    let p99 = sample(
+        &body,
+        "iogauge_window_latency_seconds",
+        &[("metric", "sync_p99")],
+    )
+    .unwrap();
+    assert_eq!(
+        Some(p99),
+        profile(cycle, "etcd")["metrics"][0]["value"].as_f64()
+    );
     let v = verdict(cycle, "etcd");
-    assert_eq!(sample(&body, "iogauge_verdict", &[("verdict", v.as_str())]), Some(1.0));
+    assert_eq!(
+        sample(&body, "iogauge_verdict", &[("verdict", v.as_str())]),
+        Some(1.0)
+    );
     let ones: f64 = ["pass", "warn", "fail", "undecided", "error"]
         .iter()
         .map(|w| sample(&body, "iogauge_verdict", &[("verdict", w)]).unwrap())
@@ -95,18 +114,47 @@ fn serves_metrics_json_and_a_textfile_and_ends_cleanly_on_sigterm() {
     // The histogram is cumulative, holds the 10 ms threshold, and its +Inf bucket is its count.
     let kind = [("profile", "etcd"), ("kind", "sync")];
     let count = sample(&body, "iogauge_latency_seconds_count", &kind).unwrap();
-    let inf = sample(&body, "iogauge_latency_seconds_bucket", &[("kind", "sync"), ("le", "+Inf")]);
+    let inf = sample(
+        &body,
+        "iogauge_latency_seconds_bucket",
+        &[("kind", "sync"), ("le", "+Inf")],
+    );
     assert_eq!(inf, Some(count));
-    assert!(sample(&body, "iogauge_latency_seconds_bucket", &[("kind", "sync"), ("le", "0.01")]).unwrap() <= count);
-    assert!(count >= 2.0 * 400.0, "two probes of about 490 syncs each: {count}");
+    assert!(
+        sample(
+            &body,
+            "iogauge_latency_seconds_bucket",
+            &[("kind", "sync"), ("le", "0.01")]
+        )
+        .unwrap()
+            <= count
+    );
+    assert!(
+        count >= 2.0 * 400.0,
+        "two probes of about 490 syncs each: {count}"
+    );
     assert!(body.contains("iogauge_canary_busy_budget_ratio{directory="));
-    assert_eq!(sample(&body, "iogauge_canary_busy_budget_ratio", &[]), Some(0.01));
+    assert_eq!(
+        sample(&body, "iogauge_canary_busy_budget_ratio", &[]),
+        Some(0.01)
+    );
     // OpenMetrics when asked for, with its end marker and counter family names.
-    let (_, head, om) = http_get(&addr, "/metrics", Some("application/openmetrics-text;version=1.0.0"));
+    let (_, head, om) = http_get(
+        &addr,
+        "/metrics",
+        Some("application/openmetrics-text;version=1.0.0"),
+    );
     assert!(head.contains("application/openmetrics-text; version=1.0.0"));
     assert!(om.ends_with("# EOF\n") && om.contains("# TYPE iogauge_probes counter\n"));
+    assert_eq!(
+        common::canary_names::exposition_problems(&om),
+        Vec::<String>::new()
+    );
     let (status, _, health) = http_get(&addr, "/healthz", None);
-    assert_eq!((status.as_str(), health.as_str()), ("HTTP/1.1 200 OK", "ok\n"));
+    assert_eq!(
+        (status.as_str(), health.as_str()),
+        ("HTTP/1.1 200 OK", "ok\n")
+    );
     assert_eq!(http_get(&addr, "/nope", None).0, "HTTP/1.1 404 Not Found");
     // The textfile: the same exposition, written whole.
     let prom = textfile.join("iogauge_canary.prom");
@@ -114,12 +162,23 @@ fn serves_metrics_json_and_a_textfile_and_ends_cleanly_on_sigterm() {
     assert!(text.starts_with("# HELP iogauge_canary_info"));
     assert!(text.contains("iogauge_verdict{profile=\"etcd\""));
     if have("promtool") {
-        let o = common::cmd("promtool").args(["check", "metrics"]).stdin(std::fs::File::open(&prom).unwrap()).output().unwrap();
-        assert!(o.status.success(), "promtool check metrics: {}{}", common::text(&o.stdout), common::text(&o.stderr));
+        let o = common::cmd("promtool")
+            .args(["check", "metrics"])
+            .stdin(std::fs::File::open(&prom).unwrap())
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "promtool check metrics: {}{}",
+            common::text(&o.stdout),
+            common::text(&o.stderr)
+        );
     }
     let status = c.stop(libc::SIGTERM);
     assert_eq!(status.code(), Some(0), "{}", c.stderr_text());
-    assert!(c.stderr_text().contains("iogauge canary: stopped by SIGTERM; its files were removed"));
+    assert!(c
+        .stderr_text()
+        .contains("iogauge canary: stopped by SIGTERM; its files were removed"));
     common::assert_empty(&probes);
     assert_eq!(common::files_in(&textfile), vec!["iogauge_canary.prom"]);
 }
@@ -127,7 +186,10 @@ fn serves_metrics_json_and_a_textfile_and_ends_cleanly_on_sigterm() {
 #[test]
 fn profiles_it_cannot_judge_and_a_busy_address_are_refused() {
     let d = common::scratch();
-    let o = common::iogauge(&["canary", "small-files", "--dir", d.path().to_str().unwrap()], d.path());
+    let o = common::iogauge(
+        &["canary", "small-files", "--dir", d.path().to_str().unwrap()],
+        d.path(),
+    );
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(
         common::text(&o.stderr),
@@ -137,15 +199,38 @@ fn profiles_it_cannot_judge_and_a_busy_address_are_refused() {
     );
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = taken.local_addr().unwrap().to_string();
-    let o = common::iogauge(&["canary", "--dir", d.path().to_str().unwrap(), "--listen", &addr], d.path());
+    let o = common::iogauge(
+        &[
+            "canary",
+            "--dir",
+            d.path().to_str().unwrap(),
+            "--listen",
+            &addr,
+        ],
+        d.path(),
+    );
     assert_eq!(o.status.code(), Some(1));
     let err = common::text(&o.stderr);
     assert!(
-        err.starts_with(&format!("iogauge canary: --listen {addr}: cannot listen there (")),
+        err.starts_with(&format!(
+            "iogauge canary: --listen {addr}: cannot listen there ("
+        )),
         "{err}"
     );
-    assert!(err.ends_with("choose another address or port, or --listen none\n"), "{err}");
-    let o = common::iogauge(&["canary", "--dir", "/nonexistent/iogauge", "--listen", "none"], d.path());
+    assert!(
+        err.ends_with("choose another address or port, or --listen none\n"),
+        "{err}"
+    );
+    let o = common::iogauge(
+        &[
+            "canary",
+            "--dir",
+            "/nonexistent/iogauge",
+            "--listen",
+            "none",
+        ],
+        d.path(),
+    );
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(
         common::text(&o.stderr),
@@ -174,17 +259,34 @@ fn a_full_disk_and_a_removed_directory_are_counted_and_it_keeps_probing() {
     let dir = fs.mnt.join("canary");
     std::fs::create_dir(&dir).unwrap();
     let mut c = Canary::start(&[
-        "--dir", dir.to_str().unwrap(), "--every", "1s", "--window", "1m", "--listen", "none",
+        "--dir",
+        dir.to_str().unwrap(),
+        "--every",
+        "1s",
+        "--window",
+        "1m",
+        "--listen",
+        "none",
         "--no-history",
     ]);
-    c.wait_docs(Duration::from_secs(60), |d| d.iter().any(|d| profile(d, "etcd")["last_success"].is_number()));
+    c.wait_docs(Duration::from_secs(60), |d| {
+        d.iter()
+            .any(|d| profile(d, "etcd")["last_success"].is_number())
+    });
     fs.fill("filler");
-    let docs = c.wait_docs(Duration::from_secs(60), |d| d.last().is_some_and(|d| errors(d, "no_space") > 0));
+    let docs = c.wait_docs(Duration::from_secs(60), |d| {
+        d.last().is_some_and(|d| errors(d, "no_space") > 0)
+    });
     let last = docs.last().unwrap();
-    assert!(profile(last, "etcd")["last_error"].as_str().unwrap().contains("free space"));
+    assert!(profile(last, "etcd")["last_error"]
+        .as_str()
+        .unwrap()
+        .contains("free space"));
     std::fs::remove_file(fs.mnt.join("filler")).unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
-    c.wait_docs(Duration::from_secs(60), |d| d.last().is_some_and(|d| errors(d, "missing_directory") > 0));
+    c.wait_docs(Duration::from_secs(60), |d| {
+        d.last().is_some_and(|d| errors(d, "missing_directory") > 0)
+    });
     std::fs::create_dir(&dir).unwrap();
     let before = c.docs.lock().unwrap().len();
     let docs = c.wait_docs(Duration::from_secs(60), |d| {
@@ -197,9 +299,16 @@ fn a_full_disk_and_a_removed_directory_are_counted_and_it_keeps_probing() {
     let status = c.stop(libc::SIGTERM);
     assert_eq!(status.code(), Some(0));
     let err = c.stderr_text();
-    let lines: Vec<&str> = err.lines().filter(|l| l.contains("probe failed (no_space)")).collect();
+    let lines: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("probe failed (no_space)"))
+        .collect();
     assert_eq!(lines.len(), 1, "one line per change, not per probe:\n{err}");
-    assert!(lines[0].starts_with("iogauge canary: etcd: probe failed (no_space): not enough free space in"), "{err}");
+    assert!(
+        lines[0]
+            .starts_with("iogauge canary: etcd: probe failed (no_space): not enough free space in"),
+        "{err}"
+    );
     assert!(lines[0].ends_with("; trying again every 1s"), "{err}");
     assert!(
         err.contains(&format!(
@@ -210,20 +319,36 @@ fn a_full_disk_and_a_removed_directory_are_counted_and_it_keeps_probing() {
         "{err}"
     );
     // Once after the directory came back (and once more if a probe ran between the two faults).
-    assert!(err.contains("iogauge canary: etcd: probes succeed again"), "{err}");
+    assert!(
+        err.contains("iogauge canary: etcd: probes succeed again"),
+        "{err}"
+    );
     common::assert_empty(&dir);
 }
 
 /// A free TCP port on 127.0.0.1.
 fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 /// The first value of an instant query, once Prometheus has one.
 fn query(prom: &str, q: &str, limit: Duration) -> Option<f64> {
     let end = Instant::now() + limit;
     while Instant::now() < end {
-        let path = format!("/api/v1/query?query={}", q.replace('{', "%7B").replace('}', "%7D").replace('"', "%22").replace('=', "%3D"));
+        let encoded: String = q
+            .bytes()
+            .map(|b| match b {
+                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'_' | b'.' | b'-' => {
+                    (b as char).to_string()
+                }
+                b => format!("%{b:02X}"),
+            })
+            .collect();
+        let path = format!("/api/v1/query?query={encoded}");
         let (status, _, body) = http_get(prom, &path, None);
         // Prometheus answers 503 until its storage is ready; an empty status: not listening yet.
         if status.contains("200") {
@@ -231,7 +356,6 @@ fn query(prom: &str, q: &str, limit: Duration) -> Option<f64> {
             if let Some(r) = v["data"]["result"].as_array().and_then(|a| a.first()) {
                 return r["value"][1].as_str().and_then(|s| s.parse().ok());
             }
-            eprintln!("{q}: {body}");
         }
         std::thread::sleep(Duration::from_millis(300));
     }
@@ -248,8 +372,17 @@ fn a_real_prometheus_scrapes_the_canary() {
     let probes = d.path().join("probes");
     std::fs::create_dir(&probes).unwrap();
     let mut c = Canary::start(&[
-        "--dir", probes.to_str().unwrap(), "--every", "1s", "--window", "1m", "--listen",
-        "127.0.0.1:0", "--node", "node-p", "--no-history",
+        "--dir",
+        probes.to_str().unwrap(),
+        "--every",
+        "1s",
+        "--window",
+        "1m",
+        "--listen",
+        "127.0.0.1:0",
+        "--node",
+        "node-p",
+        "--no-history",
     ]);
     let target = c.addr();
     let config = d.path().join("prometheus.yml");
@@ -261,15 +394,26 @@ fn a_real_prometheus_scrapes_the_canary() {
     let prom = format!("127.0.0.1:{}", free_port());
     let mut p = common::cmd("prometheus")
         .arg(format!("--config.file={}", config.display()))
-        .arg(format!("--storage.tsdb.path={}", d.path().join("tsdb").display()))
+        .arg(format!(
+            "--storage.tsdb.path={}",
+            d.path().join("tsdb").display()
+        ))
         .arg(format!("--web.listen-address={prom}"))
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
     let up = query(&prom, "up{job=\"iogauge-canary\"}", Duration::from_secs(60));
-    let probes_seen = query(&prom, "max_over_time(iogauge_probes_total{profile=\"etcd\",node=\"node-p\"}[1m]) >= 2", Duration::from_secs(60));
-    let p99 = query(&prom, "iogauge_window_latency_seconds{profile=\"etcd\",metric=\"sync_p99\"}", Duration::from_secs(10));
+    let probes_seen = query(
+        &prom,
+        "max_over_time(iogauge_probes_total{profile=\"etcd\",node=\"node-p\"}[1m]) >= 2",
+        Duration::from_secs(60),
+    );
+    let p99 = query(
+        &prom,
+        "iogauge_window_latency_seconds{profile=\"etcd\",metric=\"sync_p99\"}",
+        Duration::from_secs(10),
+    );
     let _ = p.kill();
     let _ = p.wait();
     c.stop(libc::SIGTERM);
@@ -278,9 +422,12 @@ fn a_real_prometheus_scrapes_the_canary() {
     let p99 = p99.expect("Prometheus stored the window p99");
     let docs = c.docs.lock().unwrap().clone();
     // Prometheus's values are the canary's own, as its documents had them.
-    assert!(docs.iter().any(|d| profile(d, "etcd")["probes"].as_f64() == Some(probes_seen)));
+    assert!(docs
+        .iter()
+        .any(|d| profile(d, "etcd")["probes"].as_f64() == Some(probes_seen)));
     assert!(
-        docs.iter().any(|d| profile(d, "etcd")["metrics"][0]["value"].as_f64() == Some(p99)),
+        docs.iter()
+            .any(|d| profile(d, "etcd")["metrics"][0]["value"].as_f64() == Some(p99)),
         "{p99} is no cycle's p99"
     );
     common::assert_empty(&probes);
@@ -308,14 +455,21 @@ fn a_throttled_disk_fails_within_a_window_and_passes_again_once_lifted() {
         probes.display()
     ));
     let mut c = Canary::watch(child);
-    let v = |d: &[Value]| d.last().map(|d| verdict(d, "etcd-small")).unwrap_or_default();
+    let v = |d: &[Value]| {
+        d.last()
+            .map(|d| verdict(d, "etcd-small"))
+            .unwrap_or_default()
+    };
     c.wait_docs(Duration::from_secs(90), |d| v(d) == "pass");
     t.set("write_iops_device", 100);
     let slowed = Instant::now();
     let docs = c.wait_docs(Duration::from_secs(60), |d| v(d) == "fail");
     let took = slowed.elapsed();
     let last = profile(docs.last().unwrap(), "etcd-small");
-    assert!(last["metrics"][0]["bound"].as_f64().unwrap() > 0.011, "{last}");
+    assert!(
+        last["metrics"][0]["bound"].as_f64().unwrap() > 0.011,
+        "{last}"
+    );
     t.set("write_iops_device", 0);
     let lifted = Instant::now();
     c.wait_docs(Duration::from_secs(90), |d| v(d) == "pass");

@@ -17,6 +17,7 @@ mod common;
 mod architecture;
 mod bad_input;
 mod broken_pipe;
+mod canary;
 mod canary_rules;
 mod check_sequential;
 mod cli_check;
@@ -85,7 +86,6 @@ mod security_history;
 mod security_input;
 mod security_output;
 mod sigkill;
-mod canary;
 
 /// With `autotests = false` cargo compiles only what Cargo.toml names: a file of tests/ that is
 /// neither a module here nor a [[test]] of its own would silently never run.

@@ -87,7 +87,12 @@ fn watched(req: &CanaryRequest) -> Result<Vec<Watched>, Error> {
             .metrics
             .iter()
             .filter(|m| m.key == MetricKey::SyncP99)
-            .flat_map(|m| [m.pass.value().ok(), m.warn.as_ref().and_then(|w| w.value().ok())])
+            .flat_map(|m| {
+                [
+                    m.pass.value().ok(),
+                    m.warn.as_ref().and_then(|w| w.value().ok()),
+                ]
+            })
             .flatten()
             .map(|ns| ns * 1e-9)
             .collect();
@@ -140,7 +145,15 @@ pub(crate) fn run(req: &CanaryRequest, ready: Ready, stop: &Stop, obs: &mut dyn 
         }
         let now = SystemTime::now();
         budget.record(now, busy);
-        let doc = document(req, &mut profiles, &budget, disk.as_ref(), started, now, obs);
+        let doc = document(
+            req,
+            &mut profiles,
+            &budget,
+            disk.as_ref(),
+            started,
+            now,
+            obs,
+        );
         obs.cycle(&doc, &docs);
         wait(stop, budget.interval.saturating_sub(cycle_start.elapsed()));
     }

@@ -57,7 +57,11 @@ fn enough_fast_syncs_pass_with_an_upper_bound_below_the_threshold() {
     // 1,500 syncs, 3 of them slow: P(Binomial(1500, 1 %) <= 3) = 0.0002, below the 0.0005 a
     // side may spend (with 6 slow it is 0.008: undecided, rightly).
     for i in 0..3 {
-        w.push(syncs(i * 300, 500, 1_000_000, 1, 50_000_000), HOUR, at(i * 300));
+        w.push(
+            syncs(i * 300, 500, 1_000_000, 1, 50_000_000),
+            HOUR,
+            at(i * 300),
+        );
     }
     let (v, m) = w.judge(&etcd);
     assert_eq!(v, CanaryVerdict::Pass);

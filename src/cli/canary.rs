@@ -135,8 +135,12 @@ impl Observer for Publisher {
         }
         if let Some(dir) = &self.textfile {
             let text = render_openmetrics(doc, Flavour::Text);
-            if let Err(e) = crate::output_file::write_file(&dir.join("iogauge_canary.prom"), text.as_bytes()) {
-                self.once(format!("iogauge canary: --textfile: {e}; the metrics are still served"));
+            if let Err(e) =
+                crate::output_file::write_file(&dir.join("iogauge_canary.prom"), text.as_bytes())
+            {
+                self.once(format!(
+                    "iogauge canary: --textfile: {e}; the metrics are still served"
+                ));
             }
         }
         match self.format {
@@ -158,7 +162,9 @@ impl Observer for Publisher {
                 failed = Some(e);
             }
             if let Some(e) = failed {
-                self.once(format!("iogauge canary: history not saved: {e} (--no-history to skip saving)"));
+                self.once(format!(
+                    "iogauge canary: history not saved: {e} (--no-history to skip saving)"
+                ));
             }
         }
     }
@@ -182,7 +188,8 @@ pub(crate) fn main(a: CanaryArgs, stop: &Stop) -> Ended {
     };
     let ready = prepare(&req)?;
     if let Some(dir) = &a.textfile {
-        crate::workload::fs::check_dir(dir, "--textfile").map_err(|e| Error::new(Kind::BadInput, e))?;
+        crate::workload::fs::check_dir(dir, "--textfile")
+            .map_err(|e| Error::new(Kind::BadInput, e))?;
     }
     let latest = match a.listen.as_str() {
         "none" => None,

@@ -89,7 +89,11 @@ fn every_series_with_escaped_labels() {
     // No warn threshold, no IOPS metric: no such series, but their families are declared once.
     assert!(!t.contains("level=\"warn\""));
     assert!(!t.contains("\niogauge_window_iops{"));
-    for fam in ["iogauge_window_iops", "iogauge_verdict", "iogauge_probes_total"] {
+    for fam in [
+        "iogauge_window_iops",
+        "iogauge_verdict",
+        "iogauge_probes_total",
+    ] {
         assert_eq!(t.matches(&format!("# TYPE {fam} ")).count(), 1, "{fam}");
     }
     assert!(!t.contains("# EOF"));

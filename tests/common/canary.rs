@@ -117,7 +117,9 @@ pub fn http_get(addr: &str, path: &str, accept: Option<&str>) -> (String, String
         return Default::default();
     };
     s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    let accept = accept.map(|a| format!("Accept: {a}\r\n")).unwrap_or_default();
+    let accept = accept
+        .map(|a| format!("Accept: {a}\r\n"))
+        .unwrap_or_default();
     let sent = write!(
         s,
         "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n{accept}\r\n"

@@ -56,7 +56,10 @@ impl Throttle {
 
     /// `sh -c SCRIPT` in the group, started and left running (stdout and stderr piped).
     pub fn spawn(&self, script: &str) -> std::process::Child {
-        let script = format!("echo $$ > {}/cgroup.procs && exec {script}", self.0.display());
+        let script = format!(
+            "echo $$ > {}/cgroup.procs && exec {script}",
+            self.0.display()
+        );
         super::cmd("sh")
             .arg("-c")
             .arg(&script)
