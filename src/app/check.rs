@@ -396,7 +396,7 @@ fn plan(
 /// one start (latency_target restarts it), its recipe's length known from its size (io_size and
 /// loops change that) and no other rule that ends it (steadystate), no read-back (verify). A
 /// profile of other options runs its full recipe.
-fn watchable(j: &JobSpec) -> bool {
+pub(crate) fn watchable(j: &JobSpec) -> bool {
     j.numjobs == 1
         && j.latency.target_ns == 0
         && !j.verify.enabled()

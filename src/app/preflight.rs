@@ -1,16 +1,20 @@
 //! `iogauge preflight` from specs to outcomes: run each `filesystemPerformance` collector under
 //! its timeout (a run-level deadline), write troubleshoot's result files and iogauge's full
-//! report, evaluate the analyzers, and gather everything into a `PreflightDocument`.
+//! report, evaluate the analyzers, and gather everything into a `PreflightDocument`. With
+//! `--sequential`, a collector whose analyzers compare only percentiles and iops stops once
+//! every condition's value is decided (issue 27).
 
 use crate::app::error::Kind;
 use crate::input::read_capped;
 use crate::input::troubleshoot::collector::SyncPolicy;
 use crate::input::troubleshoot::{load, FsPerfCollector, Preflight};
+use crate::model::sequential::SequentialSpec;
 use crate::model::RunSpec;
 use crate::report::document::{
     CollectorOutcome, CollectorStatus, Context, PreflightDocument, SCHEMA_VERSION,
 };
 use crate::report::json::render_json;
+use crate::report::sequential::SequentialRun;
 use crate::report::troubleshoot::{results_dir, FsPerfResults, Measure};
 use crate::run::stop::Stop;
 use crate::run::{context, run, RunError, RunOptions};
@@ -31,6 +35,8 @@ pub(crate) struct PreflightRequest {
     pub files: bool,
     /// Where the runs' warnings and notes go.
     pub diag: crate::diag::Diag,
+    /// `--sequential`: stop each collector once its analyzers' conditions are decided.
+    pub sequential: bool,
 }
 
 /// Everything the command line needs to print and to choose the exit code.
@@ -45,6 +51,8 @@ pub(crate) struct PreflightResult {
     pub wrote: Option<PathBuf>,
     /// Whether any analyzer is to be evaluated (a spec with collectors only has none).
     pub analyzed: bool,
+    /// With `--sequential`, per outcome of the document: how the result it judged was reached.
+    pub reached: Vec<Option<String>>,
 }
 
 /// What the caller shows while collectors run.
@@ -189,12 +197,22 @@ pub(crate) fn preflight(
                 c.collector_name,
                 c.directory.display()
             ));
-            let (res, where_) = collect(c, &out, req, stop, obs);
+            let watch = req.sequential.then(|| watch_of(c, p));
+            if let Some(Err(why)) = &watch {
+                obs.note(&format!(
+                    "iogauge preflight: collector '{}' runs whole: {why}",
+                    c.collector_name
+                ));
+            }
+            let (res, where_) =
+                collect(c, watch.clone().and_then(Result::ok), &out, req, stop, obs);
+            let mut sequential = None;
             let (status, reason, results) = match res {
-                Ok(r) => {
+                Ok((r, seq)) => {
                     if req.files {
                         wrote = Some(out.clone());
                     }
+                    sequential = seq;
                     (CollectorStatus::Collected, None, Some(r))
                 }
                 Err(Failure::TimedOut) => {
@@ -235,6 +253,8 @@ pub(crate) fn preflight(
                         .map(|(k, v)| (k.to_string(), v))
                         .collect()
                 }),
+                sequential,
+                ran_whole: watch.and_then(Result::err),
             });
         }
     }
@@ -251,6 +271,13 @@ pub(crate) fn preflight(
         collectors,
         outcomes: verdicts.iter().map(Verdict::outcome).collect(),
     };
+    let reached = verdicts
+        .iter()
+        .map(|v| {
+            let c = document.collectors.iter().find(|c| c.name == v.collector)?;
+            c.how_reached()
+        })
+        .collect();
     if let Some(dir) = &wrote {
         // The typed document beside troubleshoot's files; a failure to write it is only noted.
         let path = dir.join("preflight.iogauge.json");
@@ -266,7 +293,38 @@ pub(crate) fn preflight(
         not_run,
         wrote,
         analyzed,
+        reached,
     }
+}
+
+/// `--sequential`: what collector `c`'s measuring job watches, from the `when` of every
+/// analyzer that reads it; Err says why it runs whole instead.
+fn watch_of(c: &FsPerfCollector, p: &Preflight) -> Result<SequentialSpec, String> {
+    if c.background.is_some() {
+        return Err("it runs background IOPS jobs, whose load is part of what it measures".into());
+    }
+    if !crate::app::check::watchable(&c.job()) {
+        return Err("its job has options a sequential run cannot watch".into());
+    }
+    let readers: Vec<_> = p
+        .analyzers
+        .iter()
+        .filter(|a| !a.exclude && a.collector_name == c.collector_name)
+        .collect();
+    if readers.is_empty() {
+        return Err("no analyzer reads it (its result files are the output)".into());
+    }
+    let sync = match c.sync {
+        SyncPolicy::Fsync => Some("fsync"),
+        SyncPolicy::Fdatasync => Some("fdatasync"),
+        SyncPolicy::None => None,
+    };
+    crate::verdict::sequential::spec_of_conditions(
+        readers
+            .iter()
+            .flat_map(|a| a.outcomes.iter().map(|o| &o.when)),
+        sync,
+    )
 }
 
 enum Failure {
@@ -288,11 +346,12 @@ fn missing_ancestors(dir: &Path) -> Vec<PathBuf> {
 /// (read while its directory exists).
 fn collect(
     c: &FsPerfCollector,
+    watch: Option<SequentialSpec>,
     out: &Path,
     req: &PreflightRequest,
     stop: &Stop,
     obs: &mut dyn Observer,
-) -> (Result<FsPerfResults, Failure>, Context) {
+) -> (Result<Collected, Failure>, Context) {
     // Directories made for the test go again afterwards (if empty), whatever happens.
     let made = missing_ancestors(&c.directory);
     if !made.is_empty() {
@@ -304,23 +363,30 @@ fn collect(
         let _ = std::fs::set_permissions(&c.directory, std::fs::Permissions::from_mode(0o700));
     }
     let where_ = context::describe(Some(&c.directory));
-    let res = collect_in(c, out, req, stop, obs);
+    let res = collect_in(c, watch, out, req, stop, obs);
     for d in &made {
         let _ = std::fs::remove_dir(d);
     }
     (res, where_)
 }
 
+/// A collector's result, and with `--sequential` how its run reached it.
+type Collected = (FsPerfResults, Option<SequentialRun>);
+
 fn collect_in(
     c: &FsPerfCollector,
+    watch: Option<SequentialSpec>,
     out: &Path,
     req: &PreflightRequest,
     stop: &Stop,
     obs: &mut dyn Observer,
-) -> Result<FsPerfResults, Failure> {
+) -> Result<Collected, Failure> {
     let name = &c.collector_name;
+    let mut jobs = c.jobs();
+    // The measuring job is the first; background jobs are never watched (see `watch_of`).
+    jobs[0].timing.sequential = watch;
     let spec = RunSpec {
-        jobs: c.jobs(),
+        jobs,
         keep_files: req.keep_files,
         ..RunSpec::default()
     };
@@ -376,6 +442,12 @@ fn collect_in(
              troubleshoot's original collector timed it"
         ),
     });
+    let sequential = report.jobs.first().and_then(|j| j.sequential.clone());
+    if let Some(s) = &sequential {
+        // The result files then hold the numbers of a shorter run: the full report says so.
+        let how = s.line(&crate::report::document::metric_label);
+        report.notes.push(format!("{name}: --sequential: {how}"));
+    }
     if c.sync == SyncPolicy::None {
         obs.note(&format!(
             "iogauge preflight: note: collector '{name}' sets neither sync nor datasync: its \
@@ -399,7 +471,7 @@ fn collect_in(
         }
     }
     if !req.files {
-        return Ok(r);
+        return Ok((r, sequential));
     }
     std::fs::create_dir_all(&dir)
         .map_err(|e| Failure::Other(format!("cannot create '{}': {e}", dir.display())))?;
@@ -410,37 +482,9 @@ fn collect_in(
     };
     write(format!("{name}.json"), r.to_json())?;
     write(format!("{name}.iogauge.json"), render_json(&report, false))?;
-    Ok(r)
+    Ok((r, sequential))
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_nested_directory_follows_its_own_map() {
-        let mut p = Preflight::default();
-        let spec = "apiVersion: troubleshoot.sh/v1beta2\nkind: HostPreflight\nmetadata:\n  \
-                    name: t\nspec:\n  hostCollectors:\n    - filesystemPerformance:\n        \
-                    collectorName: a\n        directory: /var/lib/etcd\n    - \
-                    filesystemPerformance:\n        collectorName: b\n        directory: \
-                    /var/lib/etcd/wal\n    - filesystemPerformance:\n        collectorName: c\n        \
-                    directory: /var/lib/etcd/x/y\n";
-        crate::input::troubleshoot::load(spec, "s.yaml", &mut p).unwrap();
-        let maps = [
-            (PathBuf::from("/var/lib/etcd"), PathBuf::from("/host/0")),
-            (PathBuf::from("/var/lib/etcd/wal"), PathBuf::from("/host/1")),
-        ];
-        let notes = map_directories(&mut p, &maps).unwrap();
-        let dirs: Vec<&Path> = p.collectors.iter().map(|c| c.directory.as_path()).collect();
-        assert_eq!(
-            dirs,
-            [
-                Path::new("/host/0"),
-                Path::new("/host/1"),
-                Path::new("/host/0/x/y")
-            ]
-        );
-        assert_eq!(notes.len(), 3);
-    }
-}
+#[path = "preflight_tests.rs"]
+mod tests;

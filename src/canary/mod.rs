@@ -87,7 +87,12 @@ fn watched(req: &CanaryRequest) -> Result<Vec<Watched>, Error> {
             .metrics
             .iter()
             .filter(|m| m.key == MetricKey::SyncP99)
-            .flat_map(|m| [m.pass.value().ok(), m.warn.as_ref().and_then(|w| w.value().ok())])
+            .flat_map(|m| {
+                [
+                    m.pass.value().ok(),
+                    m.warn.as_ref().and_then(|w| w.value().ok()),
+                ]
+            })
             .flatten()
             .map(|ns| ns * 1e-9)
             .collect();
@@ -110,13 +115,25 @@ fn unix(t: SystemTime) -> f64 {
         .as_secs_f64()
 }
 
-/// Runs until `stop` is set: a cycle of probes, the document, then a wait for the interval.
-/// Err only for a request that cannot start (bad input); probe failures are the document's.
-pub(crate) fn run(req: &CanaryRequest, stop: &Stop, obs: &mut dyn Observer) -> Result<(), Error> {
-    let mut profiles = watched(req)?;
+/// A request checked and ready to run.
+pub(crate) struct Ready {
+    profiles: Vec<Watched>,
+}
+
+/// Checks the request before anything else starts (the caller's listener too): its profiles
+/// can be judged by a canary, and the directory exists. Err: bad input.
+pub(crate) fn prepare(req: &CanaryRequest) -> Result<Ready, Error> {
+    let profiles = watched(req)?;
     if !req.device {
         crate::workload::fs::check_dir(&req.dir, "--dir").map_err(Error::bad_input)?;
     }
+    Ok(Ready { profiles })
+}
+
+/// Runs until `stop` is set: a cycle of probes, the document, then a wait for the interval.
+/// Probe failures are the document's, never an end.
+pub(crate) fn run(req: &CanaryRequest, ready: Ready, stop: &Stop, obs: &mut dyn Observer) {
+    let mut profiles = ready.profiles;
     let disk = crate::stats::disk::resolve(&req.dir).ok().flatten();
     let started = SystemTime::now();
     let mut budget = Budget::new(req.max_busy, req.every, req.window, started);
@@ -128,11 +145,18 @@ pub(crate) fn run(req: &CanaryRequest, stop: &Stop, obs: &mut dyn Observer) -> R
         }
         let now = SystemTime::now();
         budget.record(now, busy);
-        let doc = document(req, &mut profiles, &budget, disk.as_ref(), started, now, obs);
+        let doc = document(
+            req,
+            &mut profiles,
+            &budget,
+            disk.as_ref(),
+            started,
+            now,
+            obs,
+        );
         obs.cycle(&doc, &docs);
         wait(stop, budget.interval.saturating_sub(cycle_start.elapsed()));
     }
-    Ok(())
 }
 
 /// Every profile's probe once; the disk's busy time during them.

@@ -135,7 +135,10 @@ pub(crate) fn probe(req: &CanaryRequest, profile: &OsString, scale: f64, stop: &
         }
         Err(e) => {
             let why = e.line("iogauge canary").unwrap_or_default();
-            let why = why.strip_prefix("iogauge canary: ").unwrap_or(&why).to_string();
+            let why = why
+                .strip_prefix("iogauge canary: ")
+                .unwrap_or(&why)
+                .to_string();
             Probe {
                 probed: Probed::Failed(classify(None, &why, req), why),
                 wall,

@@ -81,14 +81,29 @@ fn serve(mut conn: TcpStream, latest: &Shared) {
     let _ = conn.set_read_timeout(Some(IO_TIMEOUT));
     let _ = conn.set_write_timeout(Some(IO_TIMEOUT));
     let Some(head) = read_head(&mut conn) else {
-        let _ = answer(&mut conn, false, "400 Bad Request", TEXT_TYPE, "bad request\n");
+        let _ = answer(
+            &mut conn,
+            false,
+            "400 Bad Request",
+            TEXT_TYPE,
+            "bad request\n",
+        );
         return;
     };
     let mut words = head.lines().next().unwrap_or_default().split_whitespace();
-    let (method, target) = (words.next().unwrap_or_default(), words.next().unwrap_or_default());
+    let (method, target) = (
+        words.next().unwrap_or_default(),
+        words.next().unwrap_or_default(),
+    );
     let head_only = method == "HEAD";
     if method != "GET" && !head_only {
-        let _ = answer(&mut conn, false, "405 Method Not Allowed", TEXT_TYPE, "GET or HEAD only\n");
+        let _ = answer(
+            &mut conn,
+            false,
+            "405 Method Not Allowed",
+            TEXT_TYPE,
+            "GET or HEAD only\n",
+        );
         return;
     }
     let path = target.split('?').next().unwrap_or_default();
@@ -103,7 +118,11 @@ fn serve(mut conn: TcpStream, latest: &Shared) {
             TEXT_TYPE,
             "iogauge canary: /metrics (Prometheus), /healthz\n".to_string(),
         ),
-        _ => ("404 Not Found", TEXT_TYPE, "not found: try /metrics or /healthz\n".into()),
+        _ => (
+            "404 Not Found",
+            TEXT_TYPE,
+            "not found: try /metrics or /healthz\n".into(),
+        ),
     };
     let _ = answer(&mut conn, head_only, status, kind, &body);
 }
@@ -114,7 +133,11 @@ fn metrics(latest: &Shared, openmetrics: bool) -> (&'static str, &'static str, S
     } else {
         Flavour::Text
     };
-    let kind = if openmetrics { OPENMETRICS_TYPE } else { TEXT_TYPE };
+    let kind = if openmetrics {
+        OPENMETRICS_TYPE
+    } else {
+        TEXT_TYPE
+    };
     // A poisoned lock only means a publisher panicked mid-update: the document is still whole.
     let l = latest.lock().unwrap_or_else(|e| e.into_inner());
     match &l.doc {
@@ -124,7 +147,11 @@ fn metrics(latest: &Shared, openmetrics: bool) -> (&'static str, &'static str, S
         None => (
             "200 OK",
             kind,
-            if openmetrics { "# EOF\n".into() } else { String::new() },
+            if openmetrics {
+                "# EOF\n".into()
+            } else {
+                String::new()
+            },
         ),
     }
 }

@@ -10,8 +10,8 @@ use std::collections::BTreeMap;
 /// Bucket bounds of `iogauge_latency_seconds` besides the profiles' thresholds: from 50 µs
 /// (a fast NVMe's sync) to 10 s (a stalled network volume).
 const EDGES_S: [f64; 16] = [
-    0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
-    1.0, 2.5, 10.0,
+    0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0,
+    2.5, 10.0,
 ];
 
 /// The bucket bounds for a profile: [`EDGES_S`] and its latency thresholds, so that an alert or
@@ -165,7 +165,11 @@ mod tests {
             (ten, 2),
         ];
         t.succeeded(&sample(bins), 1.0, 0.5);
-        t.succeeded(&sample(vec![(bucket_value(bucket_index(1_000_000)), 1)]), 2.0, 0.5);
+        t.succeeded(
+            &sample(vec![(bucket_value(bucket_index(1_000_000)), 1)]),
+            2.0,
+            0.5,
+        );
         let h = &t.histograms(&edges(&[0.01]))[0];
         assert_eq!(h.kind, "sync");
         assert_eq!(h.count, 11);

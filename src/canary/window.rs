@@ -54,7 +54,11 @@ impl Window {
     /// Every judged metric of `p` over the window, and the profile's verdict: `error` without a
     /// probe, else the worst metric (fail, then undecided, then warn).
     pub(crate) fn judge(&self, p: &Profile) -> (CanaryVerdict, Vec<CanaryMetric>) {
-        let thresholds: usize = p.metrics.iter().map(|m| 1 + usize::from(m.warn.is_some())).sum();
+        let thresholds: usize = p
+            .metrics
+            .iter()
+            .map(|m| 1 + usize::from(m.warn.is_some()))
+            .sum();
         // The risk of any wrong decision, split over every threshold of the profile.
         let alpha = (1.0 - CONFIDENCE) / thresholds.max(1) as f64;
         let metrics: Vec<CanaryMetric> = p
@@ -133,7 +137,9 @@ impl Window {
         let (verdict, decided) = decide(side, pass, warn, better);
         let bound = decided.and_then(|s| match s {
             Side::Below => quantile_upper_rank(n, q, alpha / 2.0).map(|r| top_at_rank(&counts, r)),
-            Side::Above => quantile_lower_rank(n, q, alpha / 2.0).map(|r| bottom_at_rank(&counts, r)),
+            Side::Above => {
+                quantile_lower_rank(n, q, alpha / 2.0).map(|r| bottom_at_rank(&counts, r))
+            }
             Side::Undecided => None,
         });
         Judged {
@@ -235,7 +241,8 @@ pub(crate) fn worst(v: impl Iterator<Item = CanaryVerdict>) -> CanaryVerdict {
         CanaryVerdict::Error => 3,
         CanaryVerdict::Fail => 4,
     };
-    v.max_by_key(|v| rank(*v)).unwrap_or(CanaryVerdict::Undecided)
+    v.max_by_key(|v| rank(*v))
+        .unwrap_or(CanaryVerdict::Undecided)
 }
 
 /// Mean ± t·s/√n of `x` at two-sided `alpha`; None with fewer than [`MIN_RATE_PROBES`].

@@ -4,7 +4,7 @@
 use super::history::HistoryFlags;
 use super::{Ended, Error, Kind, Outcome, Stop};
 use crate::canary::serve::{self, Latest, Shared};
-use crate::canary::{run, CanaryRequest, Observer};
+use crate::canary::{prepare, run, CanaryRequest, Observer};
 use crate::diag::Diag;
 use crate::history::{History, Invocation, NewRun, RunKind};
 use crate::report::document::{CanaryDocument, CheckDocument};
@@ -56,7 +56,8 @@ pub(crate) struct CanaryArgs {
     /// The `node` label [default: the host name]
     #[arg(long, value_name = "NAME")]
     node: Option<String>,
-    /// How to print each cycle on stdout: nothing (the default), or kube-frames for a kube pod
+    /// What to print on stdout after every cycle: nothing (the default), or the canary's
+    /// document as one JSON line (docs/schema/canary.schema.json)
     #[arg(long, value_enum, default_value_t = Format::None)]
     format: Format,
     /// Remove the canary's own history entries older than this after every cycle
@@ -70,7 +71,11 @@ pub(crate) struct CanaryArgs {
 enum Format {
     /// Nothing on stdout: the metrics are the output.
     None,
-    /// The canary document as report::frames lines after every cycle (what a kube pod prints).
+    /// The document as one JSON line per cycle (JSON Lines).
+    Json,
+    /// The document as report::frames lines per cycle: what a kube pod prints. Hidden: a
+    /// transport between iogauge's own pod and controller.
+    #[value(hide = true)]
     KubeFrames,
 }
 
@@ -97,7 +102,7 @@ fn host_name() -> String {
 struct Publisher {
     latest: Option<Shared>,
     textfile: Option<PathBuf>,
-    frames: bool,
+    format: Format,
     history: Option<History>,
     keep: Duration,
     at: Invocation,
@@ -130,12 +135,18 @@ impl Observer for Publisher {
         }
         if let Some(dir) = &self.textfile {
             let text = render_openmetrics(doc, Flavour::Text);
-            if let Err(e) = crate::output_file::write_file(&dir.join("iogauge_canary.prom"), text.as_bytes()) {
-                self.once(format!("iogauge canary: --textfile: {e}; the metrics are still served"));
+            if let Err(e) =
+                crate::output_file::write_file(&dir.join("iogauge_canary.prom"), text.as_bytes())
+            {
+                self.once(format!(
+                    "iogauge canary: --textfile: {e}; the metrics are still served"
+                ));
             }
         }
-        if self.frames {
-            super::stdout::print(&render_canary_frames(doc));
+        match self.format {
+            Format::None => {}
+            Format::Json => super::stdout::println(&serde_json::to_string(doc).unwrap_or_default()),
+            Format::KubeFrames => super::stdout::print(&render_canary_frames(doc)),
         }
         if let Some(h) = &self.history {
             let mut failed = None;
@@ -151,7 +162,9 @@ impl Observer for Publisher {
                 failed = Some(e);
             }
             if let Some(e) = failed {
-                self.once(format!("iogauge canary: history not saved: {e} (--no-history to skip saving)"));
+                self.once(format!(
+                    "iogauge canary: history not saved: {e} (--no-history to skip saving)"
+                ));
             }
         }
     }
@@ -173,8 +186,10 @@ pub(crate) fn main(a: CanaryArgs, stop: &Stop) -> Ended {
         node: a.node.clone().unwrap_or_else(host_name),
         diag: Diag::new("iogauge canary", |l| eprintln!("{l}")),
     };
+    let ready = prepare(&req)?;
     if let Some(dir) = &a.textfile {
-        crate::workload::fs::check_dir(dir, "--textfile").map_err(|e| Error::new(Kind::BadInput, e))?;
+        crate::workload::fs::check_dir(dir, "--textfile")
+            .map_err(|e| Error::new(Kind::BadInput, e))?;
     }
     let latest = match a.listen.as_str() {
         "none" => None,
@@ -206,13 +221,13 @@ pub(crate) fn main(a: CanaryArgs, stop: &Stop) -> Ended {
     let mut publisher = Publisher {
         latest,
         textfile: a.textfile.clone(),
-        frames: a.format == Format::KubeFrames,
+        format: a.format,
         history,
         keep: a.keep,
         at: Invocation::now(),
         said: Vec::new(),
     };
-    run(&req, stop, &mut publisher)?;
+    run(&req, ready, stop, &mut publisher);
     eprintln!(
         "iogauge canary: stopped by {}; its files were removed",
         stop.reason()

@@ -290,6 +290,8 @@ mod tests {
                 reason: None,
                 context: Context::default(),
                 results,
+                sequential: None,
+                ran_whole: None,
             }],
             outcomes: Vec::new(),
         }

@@ -30,6 +30,9 @@ pub struct Watched {
 pub enum WatchedMetric {
     /// A percentile (0.99) of the fsync/fdatasync latency.
     SyncQuantile(f64),
+    /// A percentile of the write completion latency (`clat`; a synchronous engine's whole
+    /// write): what a troubleshoot collector without sync or datasync measures.
+    WriteQuantile(f64),
     /// The mean I/O rate of a direction (0 read, 1 write, 2 trim).
     Iops(usize),
 }

@@ -9,7 +9,8 @@ use std::fmt::Write as _;
 
 /// The content type of each flavour, for the HTTP answer.
 pub(crate) const TEXT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
-pub(crate) const OPENMETRICS_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+pub(crate) const OPENMETRICS_TYPE: &str =
+    "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
 /// Which exposition.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,18 +75,23 @@ pub(crate) fn render_openmetrics(doc: &CanaryDocument, flavour: Flavour) -> Stri
         ("device", device.as_str()),
         ("node", doc.node.as_str()),
     ];
-    let with = |p: &CanaryProfile, extra: &[(&'static str, String)]| -> Vec<(&'static str, String)> {
-        let mut l = vec![("profile", p.profile.clone())];
-        l.extend(base.iter().map(|(k, v)| (*k, v.to_string())));
-        l.extend(extra.iter().cloned());
-        l
-    };
+    let with =
+        |p: &CanaryProfile, extra: &[(&'static str, String)]| -> Vec<(&'static str, String)> {
+            let mut l = vec![("profile", p.profile.clone())];
+            l.extend(base.iter().map(|(k, v)| (*k, v.to_string())));
+            l.extend(extra.iter().cloned());
+            l
+        };
     let put = |o: &mut Out, name: &str, l: Vec<(&'static str, String)>, v: f64| {
         let r: Vec<(&str, &str)> = l.iter().map(|(k, v)| (*k, v.as_str())).collect();
         o.sample(name, &r, v);
     };
 
-    o.family("iogauge_canary_info", "gauge", "The canary is up; its iogauge version.");
+    o.family(
+        "iogauge_canary_info",
+        "gauge",
+        "The canary is up; its iogauge version.",
+    );
     let mut info = vec![("version", doc.iogauge.clone())];
     info.extend(base.iter().map(|(k, v)| (*k, v.to_string())));
     put(&mut o, "iogauge_canary_info", info, 1.0);
@@ -107,13 +113,26 @@ pub(crate) fn render_openmetrics(doc: &CanaryDocument, flavour: Flavour) -> Stri
             l.push(("le", "+Inf".into()));
             put(&mut o, "iogauge_latency_seconds_bucket", l, h.count as f64);
             put(&mut o, "iogauge_latency_seconds_sum", with(p, &kind), h.sum);
-            put(&mut o, "iogauge_latency_seconds_count", with(p, &kind), h.count as f64);
+            put(
+                &mut o,
+                "iogauge_latency_seconds_count",
+                with(p, &kind),
+                h.count as f64,
+            );
         }
     }
 
     let metric_families = [
-        ("iogauge_window_latency_seconds", "seconds", "The judged latency metric over the window."),
-        ("iogauge_window_iops", "iops", "The judged rate over the window (I/Os over measured seconds)."),
+        (
+            "iogauge_window_latency_seconds",
+            "seconds",
+            "The judged latency metric over the window.",
+        ),
+        (
+            "iogauge_window_iops",
+            "iops",
+            "The judged rate over the window (I/Os over measured seconds).",
+        ),
     ];
     for (name, unit, help) in metric_families {
         o.family(name, "gauge", help);
@@ -126,8 +145,16 @@ pub(crate) fn render_openmetrics(doc: &CanaryDocument, flavour: Flavour) -> Stri
         }
     }
     let thresholds = [
-        ("iogauge_latency_threshold_seconds", "seconds", "The profile's latency threshold."),
-        ("iogauge_iops_threshold", "iops", "The profile's rate threshold."),
+        (
+            "iogauge_latency_threshold_seconds",
+            "seconds",
+            "The profile's latency threshold.",
+        ),
+        (
+            "iogauge_iops_threshold",
+            "iops",
+            "The profile's rate threshold.",
+        ),
     ];
     for (name, unit, help) in thresholds {
         o.family(name, "gauge", help);
@@ -143,10 +170,19 @@ pub(crate) fn render_openmetrics(doc: &CanaryDocument, flavour: Flavour) -> Stri
             }
         }
     }
-    o.family("iogauge_window_samples", "gauge", "Samples behind the window value (latencies, or I/Os).");
+    o.family(
+        "iogauge_window_samples",
+        "gauge",
+        "Samples behind the window value (latencies, or I/Os).",
+    );
     for p in &doc.profiles {
         for m in &p.metrics {
-            put(&mut o, "iogauge_window_samples", with(p, &[("metric", m.key.clone())]), m.samples as f64);
+            put(
+                &mut o,
+                "iogauge_window_samples",
+                with(p, &[("metric", m.key.clone())]),
+                m.samples as f64,
+            );
         }
     }
     o.family(
@@ -157,17 +193,40 @@ pub(crate) fn render_openmetrics(doc: &CanaryDocument, flavour: Flavour) -> Stri
     for p in &doc.profiles {
         for v in CanaryVerdict::ALL {
             let one = if p.verdict == v { 1.0 } else { 0.0 };
-            put(&mut o, "iogauge_verdict", with(p, &[("verdict", v.word().to_string())]), one);
+            put(
+                &mut o,
+                "iogauge_verdict",
+                with(p, &[("verdict", v.word().to_string())]),
+                one,
+            );
         }
     }
-    o.family("iogauge_probes_total", "counter", "Probes run since the canary started.");
+    o.family(
+        "iogauge_probes_total",
+        "counter",
+        "Probes run since the canary started.",
+    );
     for p in &doc.profiles {
-        put(&mut o, "iogauge_probes_total", with(p, &[]), p.probes as f64);
+        put(
+            &mut o,
+            "iogauge_probes_total",
+            with(p, &[]),
+            p.probes as f64,
+        );
     }
-    o.family("iogauge_probe_errors_total", "counter", "Probes that failed, by reason.");
+    o.family(
+        "iogauge_probe_errors_total",
+        "counter",
+        "Probes that failed, by reason.",
+    );
     for p in &doc.profiles {
         for e in &p.errors {
-            put(&mut o, "iogauge_probe_errors_total", with(p, &[("reason", e.reason.clone())]), e.count as f64);
+            put(
+                &mut o,
+                "iogauge_probe_errors_total",
+                with(p, &[("reason", e.reason.clone())]),
+                e.count as f64,
+            );
         }
     }
     o.family(
@@ -177,10 +236,19 @@ pub(crate) fn render_openmetrics(doc: &CanaryDocument, flavour: Flavour) -> Stri
     );
     for p in &doc.profiles {
         if let Some(t) = p.last_success {
-            put(&mut o, "iogauge_last_success_timestamp_seconds", with(p, &[]), t);
+            put(
+                &mut o,
+                "iogauge_last_success_timestamp_seconds",
+                with(p, &[]),
+                t,
+            );
         }
     }
-    o.family("iogauge_probe_duration_seconds", "gauge", "The last probe's wall time.");
+    o.family(
+        "iogauge_probe_duration_seconds",
+        "gauge",
+        "The last probe's wall time.",
+    );
     for p in &doc.profiles {
         if let Some(d) = p.last_duration_s {
             put(&mut o, "iogauge_probe_duration_seconds", with(p, &[]), d);
@@ -194,7 +262,8 @@ pub(crate) fn render_openmetrics(doc: &CanaryDocument, flavour: Flavour) -> Stri
     ];
     for (name, v, help) in canary {
         o.family(name, "gauge", help);
-        let l: Vec<(&'static str, String)> = base.iter().map(|(k, v)| (*k, v.to_string())).collect();
+        let l: Vec<(&'static str, String)> =
+            base.iter().map(|(k, v)| (*k, v.to_string())).collect();
         put(&mut o, name, l, v);
     }
     if flavour == Flavour::OpenMetrics {

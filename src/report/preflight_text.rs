@@ -8,9 +8,20 @@ use std::fmt::Write;
 
 /// troubleshoot's `human` format; `name` is the spec's `metadata.name`.
 pub(crate) fn render_human(name: &str, outcomes: &[AnalyzerOutcome]) -> String {
+    render_human_reached(name, outcomes, &[])
+}
+
+/// [`render_human`] with `--sequential`: `reached[i]` says how the result that `outcomes[i]`
+/// judged was reached (`CollectorOutcome::how_reached`), in a `--- Sequential:` line under it
+/// as troubleshoot puts `--- Strict: true`.
+pub(crate) fn render_human_reached(
+    name: &str,
+    outcomes: &[AnalyzerOutcome],
+    reached: &[Option<String>],
+) -> String {
     let mut out = String::from("\n");
     // Writing into a String cannot fail.
-    for o in outcomes {
+    for (i, o) in outcomes.iter().enumerate() {
         let label = match o.verdict {
             CheckVerdict::Pass => "PASS",
             CheckVerdict::Warn => "WARN:",
@@ -21,6 +32,9 @@ pub(crate) fn render_human(name: &str, outcomes: &[AnalyzerOutcome]) -> String {
         let _ = writeln!(out, "      --- {}", term(&o.message));
         if o.strict {
             let _ = writeln!(out, "      --- Strict: true");
+        }
+        if let Some(Some(how)) = reached.get(i) {
+            let _ = writeln!(out, "      --- Sequential: {how}");
         }
     }
     if outcomes.iter().any(|o| o.verdict == CheckVerdict::Fail) {
@@ -139,5 +153,19 @@ mod warning_tests {
         );
         // troubleshoot's own text is unchanged.
         assert!(render_human("n", &[outcome(Warn)]).ends_with("--- PASS   n\nPASS\n"));
+    }
+
+    #[test]
+    fn how_a_sequential_result_was_reached_is_under_its_outcome() {
+        let how = Some("decided after 1,412 I/Os".to_string());
+        assert_eq!(
+            render_human_reached(
+                "n",
+                &[outcome(CheckVerdict::Pass), outcome(CheckVerdict::Pass)],
+                &[None, how]
+            ),
+            "\n   --- PASS t\n      --- m\n   --- PASS t\n      --- m\n      --- Sequential: \
+             decided after 1,412 I/Os\n--- PASS   n\nPASS\n"
+        );
     }
 }

@@ -1,12 +1,12 @@
 //! The sequential watch (issue 27), run by the phase's control on the monitor thread: every
-//! 100 ms of a measuring job it counts what the thresholds need (the sync-latency histogram's
-//! exceedances from the worker's 100 ms snapshot, the I/Os of each 100 ms slice from the
-//! published counters), asks `stats::sequential`'s rules, and stops the job once every
-//! threshold is decided. Nothing here runs per I/O.
+//! 100 ms of a measuring job it counts what the thresholds need (the sync- or write-latency
+//! histogram's exceedances from the worker's 100 ms snapshot, the I/Os of each 100 ms slice
+//! from the published counters), asks `stats::sequential`'s rules, and stops the job once
+//! every threshold is decided. Nothing here runs per I/O.
 
 use super::shared::{Published, StatusLat, PHASE_DONE, PHASE_MEASURING};
 use crate::model::sequential::{SequentialSpec, WatchedMetric};
-use crate::model::{JobSpec, SizeSpec};
+use crate::model::{JobSpec, SizeSpec, DDIR_WRITE};
 use crate::report::sequential::{SequentialRun, Side as ReportSide, ThresholdDecision};
 use crate::stats::histogram::{bucket_index, bucket_low, bucket_width};
 use crate::stats::sequential::{
@@ -32,8 +32,16 @@ const GROWTH: f64 = 1.5;
 
 /// One threshold's rule.
 enum Rule {
-    Quantile { q: f64, rule: QuantileRule },
-    Rate { dir: usize, rule: RateRule },
+    /// `rec`: the snapshot's recorder (1 write, 3 sync).
+    Quantile {
+        q: f64,
+        rec: usize,
+        rule: QuantileRule,
+    },
+    Rate {
+        dir: usize,
+        rule: RateRule,
+    },
 }
 
 struct Threshold {
@@ -119,6 +127,12 @@ impl Watch {
                 let rule = match w.metric {
                     WatchedMetric::SyncQuantile(q) => Rule::Quantile {
                         q,
+                        rec: 3,
+                        rule: QuantileRule::new(q, t, risk),
+                    },
+                    WatchedMetric::WriteQuantile(q) => Rule::Quantile {
+                        q,
+                        rec: DDIR_WRITE,
                         rule: QuantileRule::new(q, t, risk),
                     },
                     WatchedMetric::Iops(dir) => Rule::Rate {
@@ -128,7 +142,9 @@ impl Watch {
                 };
                 thresholds.push(Threshold {
                     seen: Vec::with_capacity(match w.metric {
-                        WatchedMetric::SyncQuantile(_) => MAX_SEEN,
+                        WatchedMetric::SyncQuantile(_) | WatchedMetric::WriteQuantile(_) => {
+                            MAX_SEEN
+                        }
                         WatchedMetric::Iops(_) => 0,
                     }),
                     key: w.key.clone(),
@@ -231,11 +247,12 @@ impl Watch {
     fn look(&mut self, progress: u64, measured_ns: u64, judge: bool) {
         let alpha_look = self.alpha_look;
         let snap = self.status.as_ref().map(|s| s.read().0);
-        let hist = snap.as_ref().map(|s| &s.recs[3]);
         for t in self.thresholds.iter_mut() {
             match &mut t.rule {
-                Rule::Quantile { q, rule } => {
-                    let Some(rec) = hist else { continue };
+                Rule::Quantile { q, rec, rule } => {
+                    let Some(rec) = snap.as_ref().map(|s| &s.recs[*rec]) else {
+                        continue;
+                    };
                     let counts = rec.histogram().counts();
                     let n = rec.count();
                     let (low, high) = rule.edges();

@@ -214,3 +214,36 @@ fn bounds_come_from_the_bucket_holding_the_rank() {
     );
     assert_eq!(above(counts, bucket_index(999_000) + 1), 1);
 }
+
+/// A collector without sync or datasync is judged by its write latency: the watch reads the
+/// write recorder, not the (here slow) sync one.
+#[test]
+fn a_write_percentile_is_read_from_the_write_recorder() {
+    let j = job(WatchedMetric::WriteQuantile(0.99), vec![10e6], false);
+    let p = measuring(S);
+    let status = Arc::new(StatusLat::new());
+    let mut w = Watch::new(&j, p.clone(), Some(status.clone())).unwrap();
+    let (mut write, mut sync) = (LatRecorder::new(0), LatRecorder::new(0));
+    let (empty, cpu) = (LatRecorder::new(0), CpuTimes::default());
+    w.poll(S);
+    let mut decided = None;
+    for k in 1..=300u64 {
+        for _ in 0..100 {
+            write.record(200_000);
+            sync.record(30_000_000);
+        }
+        let state = WorkerState {
+            cpu_start: &cpu,
+            depth: None,
+        };
+        status.publish(&[&empty, &write, &empty, &sync], false, false, state);
+        p.ios[1].store(k * 100, Ordering::Relaxed);
+        p.bytes[1].store(k * 100 * 4096, Ordering::Relaxed);
+        if w.poll(S + k * SLICE_NS) {
+            decided = Some(k * 100);
+            break;
+        }
+    }
+    assert!(decided.is_some_and(|n| n < 10_000), "{decided:?}");
+    assert_eq!(w.report().decisions[0].side, ReportSide::Below);
+}

@@ -12,6 +12,8 @@ use std::path::Path;
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Verdict {
     pub title: String,
+    /// The collector whose result it judged (`collectorName`).
+    pub collector: String,
     pub kind: OutcomeKind,
     pub message: String,
     pub uri: Option<String>,
@@ -36,13 +38,14 @@ impl Verdict {
 }
 
 /// An analyzer that could not decide fails, as in troubleshoot ("Analyzer Failed: …").
-fn failed(title: &str, why: String, strict: bool) -> Verdict {
+fn failed(an: &FsPerfAnalyzer, title: &str, why: String) -> Verdict {
     Verdict {
         title: title.to_string(),
+        collector: an.collector_name.clone(),
         kind: OutcomeKind::Fail,
         message: why,
         uri: None,
-        strict,
+        strict: an.strict,
     }
 }
 
@@ -67,12 +70,13 @@ pub(crate) fn analyze_all(
                     None => an.check_name.clone(),
                 };
                 match read_result(&path).and_then(|t| FsPerfResults::from_json(&t)) {
-                    Ok(r) => v.push((title, Some(r))),
-                    Err(e) => verdicts.push(failed(
-                        &title,
-                        format!("{}: {e}", path.display()),
-                        an.strict,
-                    )),
+                    Ok(mut r) => {
+                        if r.iops.is_none() {
+                            r.iops = iops_beside(&path, &an.collector_name);
+                        }
+                        v.push((title, Some(r)))
+                    }
+                    Err(e) => verdicts.push(failed(an, &title, format!("{}: {e}", path.display()))),
                 }
             }
             v
@@ -82,14 +86,14 @@ pub(crate) fn analyze_all(
         for (title, r) in runs {
             if let (None, false) = (&r, not_collected_first) {
                 if let Some((_, why)) = errors.iter().find(|(n, _)| *n == an.collector_name) {
-                    verdicts.push(failed(&title, why.clone(), an.strict));
+                    verdicts.push(failed(an, &title, why.clone()));
                     continue;
                 }
             }
             match analyze(an, r.as_ref(), &title) {
                 Ok(Some(v)) => verdicts.push(v),
                 Ok(None) => {}
-                Err(e) => verdicts.push(failed(&title, format!("Analyzer Failed: {e}"), an.strict)),
+                Err(e) => verdicts.push(failed(an, &title, format!("Analyzer Failed: {e}"))),
             }
         }
     }
@@ -182,6 +186,7 @@ pub(crate) fn analyze(
         if holds {
             return Ok(Some(Verdict {
                 title: title.to_string(),
+                collector: a.collector_name.clone(),
                 kind: o.kind,
                 message: render(&o.message, r),
                 uri: o.uri.clone(),
@@ -190,6 +195,19 @@ pub(crate) fn analyze(
         }
     }
     Ok(None)
+}
+
+/// troubleshoot's table has no rate: iogauge's full report beside it (`<collectorName>
+/// .iogauge.json`, fio's layout) has the measuring job's write IOPS, for `iops` conditions.
+/// None for troubleshoot's own results, which have no such file.
+fn iops_beside(table: &Path, collector: &str) -> Option<f64> {
+    let text = read_result(&table.with_file_name(format!("{collector}.iogauge.json"))).ok()?;
+    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+    let job = v["jobs"]
+        .as_array()?
+        .iter()
+        .find(|j| j["jobname"] == "fsperf")?;
+    job["write"]["iops"].as_f64()
 }
 
 /// A result file read with a cap (a real one is a few KiB), without following a symlink or

@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests (the modules of tests/tests.rs use some of them).
 #![allow(dead_code)]
 
+pub mod canary;
+pub mod canary_names;
 pub mod fake_kube;
 pub mod kube;
 pub mod loopfs;

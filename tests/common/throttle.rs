@@ -3,8 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-/// The group, removed on drop (its processes have ended by then).
-pub struct Throttle(PathBuf);
+/// The group (and the disk's major:minor), removed on drop (its processes have ended by then).
+pub struct Throttle(PathBuf, String);
 
 impl Throttle {
     /// A group limiting the whole disk under `dir` to `iops` per second through `knob`
@@ -40,13 +40,33 @@ impl Throttle {
         let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let group = cg.join(format!("iogauge-test-{}-{n}", std::process::id()));
         std::fs::create_dir(&group).unwrap();
-        let t = Throttle(group);
+        let t = Throttle(group, majmin.trim().to_string());
+        t.set(knob, iops);
+        Some(t)
+    }
+
+    /// Sets the group's limit through `knob`; 0 lifts it.
+    pub fn set(&self, knob: &str, iops: u32) {
         std::fs::write(
-            t.0.join(format!("blkio.throttle.{knob}")),
-            format!("{} {iops}", majmin.trim()),
+            self.0.join(format!("blkio.throttle.{knob}")),
+            format!("{} {iops}", self.1),
         )
         .unwrap();
-        Some(t)
+    }
+
+    /// `sh -c SCRIPT` in the group, started and left running (stdout and stderr piped).
+    pub fn spawn(&self, script: &str) -> std::process::Child {
+        let script = format!(
+            "echo $$ > {}/cgroup.procs && exec {script}",
+            self.0.display()
+        );
+        super::cmd("sh")
+            .arg("-c")
+            .arg(&script)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
     }
 
     /// `sh -c SCRIPT` with the shell moved into the group first (what it execs stays there).

@@ -613,63 +613,10 @@ impl Summary {
     }
 }
 
-/// `iogauge preflight`'s result, written beside troubleshoot's files.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct PreflightDocument {
-    /// Layout version of this document ([`SCHEMA_VERSION`]).
-    #[serde(deserialize_with = "known_schema_version")]
-    pub schema_version: u32,
-    /// The iogauge version.
-    pub iogauge: String,
-    /// The spec's `metadata.name`.
-    pub name: String,
-    /// One entry per collector that was run (or skipped by `exclude`).
-    pub collectors: Vec<CollectorOutcome>,
-    /// The analyzers' outcomes, in the order troubleshoot prints them.
-    pub outcomes: Vec<AnalyzerOutcome>,
-}
-
-/// What became of one `filesystemPerformance` collector.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct CollectorOutcome {
-    /// `collectorName`.
-    pub name: String,
-    /// collected, timed_out or failed.
-    pub status: CollectorStatus,
-    /// Why it did not collect.
-    pub reason: Option<String>,
-    /// Where it was measured (its `directory`).
-    pub context: Context,
-    /// troubleshoot's result table (ns), as written to `<collectorName>.json`.
-    pub results: Option<BTreeMap<String, u64>>,
-}
-
-/// How a troubleshoot collector ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum CollectorStatus {
-    /// It ran and produced its results.
-    Collected,
-    /// It did not finish within its timeout.
-    TimedOut,
-    /// It could not run or failed while running.
-    Failed,
-}
-
-/// One analyzer outcome, as troubleshoot prints it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct AnalyzerOutcome {
-    /// The check's title (`checkName`, with ` - Node <name>` for per-node results).
-    pub title: String,
-    /// pass, warn or fail.
-    pub verdict: CheckVerdict,
-    /// The outcome's message with its placeholders filled in.
-    pub message: String,
-    /// The outcome's link, if any.
-    pub uri: Option<String>,
-    /// The analyzer is `strict`.
-    pub strict: bool,
-}
+// The preflight documents live in their own file, read and written as this module's.
+mod preflight;
+pub(crate) use preflight::metric_label;
+pub use preflight::{AnalyzerOutcome, CollectorOutcome, CollectorStatus, PreflightDocument};
 
 #[cfg(test)]
 mod tests {

@@ -1,7 +1,11 @@
-//! `iogauge preflight SPEC.yaml…`: arguments, `app::preflight`, troubleshoot's outputs, and
-//! troubleshoot's exit codes.
+//! `iogauge preflight SPEC.yaml…`: `app::preflight`, troubleshoot's outputs, and
+//! troubleshoot's exit codes; the arguments are in `args.rs`.
 
-use super::history::{save, HistoryFlags};
+mod args;
+use args::Format;
+pub(crate) use args::PreflightArgs;
+
+use super::history::save;
 use super::report::write_report;
 use super::stdout;
 use super::{with_output, Ended, Error, Kind, Outcome, Stop};
@@ -12,56 +16,8 @@ use crate::history::{Invocation, NewRun};
 use crate::report::document::CheckVerdict;
 use crate::report::frames::render_preflight_frames;
 use crate::report::html::render_preflight_html;
-use crate::report::preflight_text::{grouped, render_human, warning_summary};
+use crate::report::preflight_text::{grouped, render_human_reached, warning_summary};
 use crate::run::context::hostname;
-use std::path::PathBuf;
-
-/// Runs troubleshoot.sh filesystemPerformance collectors and analyzers without fio.
-#[derive(clap::Args, Debug)]
-#[command(after_help = "\
-Exit codes: 0 all passed, 1 error, 2 spec problem, 3 an outcome failed, 4 the worst was a warning.")]
-pub(crate) struct PreflightArgs {
-    /// troubleshoot specs (HostPreflight, Preflight, SupportBundle); '-' reads one from stdin
-    #[arg(value_name = "SPEC.yaml", required = true)]
-    specs: Vec<PathBuf>,
-    /// Where result files go [default: a new preflight-<unix time> directory]
-    #[arg(short, long, value_name = "DIR", value_parser = output_dir)]
-    output: Option<PathBuf>,
-    /// Evaluate the analyzers against results already in DIR (iogauge's or troubleshoot's),
-    /// collecting nothing
-    #[arg(long, value_name = "DIR", value_parser = results_dir)]
-    analyze_only: Option<PathBuf>,
-    /// Output format (text is another name for human, as `iogauge check` calls its text)
-    #[arg(long, value_enum, default_value_t = Format::Human)]
-    format: Format,
-    /// Run the collectors whose directory is FROM (or below it) in TO instead, e.g. where a
-    /// node's directory is mounted in a container (repeatable; both absolute)
-    #[arg(long, value_name = "FROM=TO", value_parser = directory_map)]
-    directory_map: Vec<(PathBuf, PathBuf)>,
-    /// Leave the benchmark files in place
-    #[arg(long)]
-    keep_files: bool,
-    /// Also write the result as a self-contained HTML page
-    #[arg(long, value_name = "FILE.html", value_parser = super::report::output_file)]
-    report: Option<PathBuf>,
-    /// Accepted for troubleshoot compatibility; iogauge is never interactive
-    #[arg(long, hide = true, num_args = 0..=1, default_missing_value = "true")]
-    interactive: Option<bool>,
-    #[command(flatten)]
-    history: HistoryFlags,
-}
-
-#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq)]
-enum Format {
-    #[value(alias = "text")]
-    Human,
-    Json,
-    Yaml,
-    /// What an `iogauge kube preflight` pod prints: the preflight document as checksummed
-    /// frames (report/frames.rs), read back by the controller from the pod's log.
-    #[value(hide = true)]
-    KubeFrames,
-}
 
 struct Stderr;
 
@@ -91,13 +47,21 @@ pub(crate) fn main(a: PreflightArgs, stop: &Stop) -> Ended {
     if !a.directory_map.is_empty() {
         if a.analyze_only.is_some() {
             return Err(Error::bad_input(
-                "--directory-map moves where collectors run, and --analyze-only runs none: leave                  one of them out"
+                "--directory-map moves where collectors run, and --analyze-only runs none: leave \
+                 one of them out"
                     .to_string(),
             ));
         }
         for n in map_directories(&mut p, &a.directory_map).map_err(Error::bad_input)? {
             eprintln!("iogauge preflight: {n}");
         }
+    }
+    if a.sequential && a.analyze_only.is_some() {
+        return Err(Error::bad_input(
+            "--sequential decides when collectors stop, and --analyze-only runs none: leave one \
+             of them out"
+                .to_string(),
+        ));
     }
     if let Some(dir) = &a.analyze_only {
         if let Err(e) = check_results(&p, dir) {
@@ -126,6 +90,7 @@ pub(crate) fn main(a: PreflightArgs, stop: &Stop) -> Ended {
         keep_files: a.keep_files,
         files: a.format != Format::KubeFrames,
         diag: super::progress::stderr_diag("iogauge preflight"),
+        sequential: a.sequential,
     };
     let r = preflight(&req, &p, stop, &mut Stderr);
     if a.format == Format::KubeFrames {
@@ -164,7 +129,11 @@ pub(crate) fn main(a: PreflightArgs, stop: &Stop) -> Ended {
     }
     let outcomes = &r.document.outcomes;
     match a.format {
-        Format::Human => stdout::print(&render_human(&r.document.name, outcomes)),
+        Format::Human => stdout::print(&render_human_reached(
+            &r.document.name,
+            outcomes,
+            &r.reached,
+        )),
         Format::Json => {
             stdout::println(&serde_json::to_string_pretty(&grouped(outcomes)).unwrap_or_default())
         }
@@ -208,45 +177,6 @@ fn not_run(outcome: Outcome, why: Option<Kind>) -> Ended {
         (Outcome::Error, Some(Kind::BadInput)) => Err(Error::said(Kind::BadInput)),
         (outcome, _) => Ok(outcome),
     }
-}
-
-/// `--output`: made by the run (troubleshoot's layout inside), so only a name that can never be a
-/// directory is refused, before anything is measured.
-fn output_dir(v: &str) -> Result<PathBuf, String> {
-    let path = PathBuf::from(v);
-    if v.is_empty() {
-        return Err("expected a directory name, e.g. preflight-results".into());
-    }
-    if let Some(a) = path.ancestors().find(|a| a.exists()) {
-        if !a.is_dir() {
-            return Err(format!("'{}' is a file, not a directory", a.display()));
-        }
-    }
-    Ok(path)
-}
-
-/// `--directory-map FROM=TO`: two absolute paths.
-fn directory_map(v: &str) -> Result<(PathBuf, PathBuf), String> {
-    let abs = |s: &str| s.starts_with('/') && !s.split('/').any(|c| c == "..");
-    match v.split_once('=') {
-        Some((from, to)) if abs(from) && abs(to) => Ok((PathBuf::from(from), PathBuf::from(to))),
-        _ => Err(format!(
-            "'{v}': expected FROM=TO, two absolute paths without '..', e.g. \
-             /var/lib/etcd=/host/0"
-        )),
-    }
-}
-
-/// `--analyze-only`: results that exist.
-fn results_dir(v: &str) -> Result<PathBuf, String> {
-    let path = PathBuf::from(v);
-    if !path.is_dir() {
-        return Err(format!(
-            "no directory '{v}'; give the directory a preflight or troubleshoot run wrote its \
-             results to"
-        ));
-    }
-    Ok(path)
 }
 
 #[cfg(test)]
