@@ -135,3 +135,22 @@ pub(super) fn duration(d: Duration) -> String {
         s => format!("{s}s"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_and_budgets_reach_the_pod_as_the_canary_reads_them() {
+        let d = |s| duration(Duration::from_secs(s));
+        assert_eq!(
+            (d(3600), d(300), d(90), d(0)),
+            ("1h".into(), "5m".into(), "90s".into(), "1s".into())
+        );
+        assert_eq!(max_busy("1%"), Ok("1%".into()));
+        assert_eq!(max_busy(" 0.01 "), Ok("0.01".into()));
+        for bad in ["0", "0%", "101%", "1.5", "x"] {
+            assert!(max_busy(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -126,6 +126,16 @@ pub(crate) async fn install(c: &Cluster, req: &CanaryRequest) -> Result<Done, Ku
             ),
         });
     }
+    if req.nodes.is_some() {
+        done.notes.push(format!(
+            "the DaemonSet's pods mount {} from the node (hostPath) as uid 0 unless \
+             --run-as-user says otherwise: namespace {} must allow it \
+             (pod-security.kubernetes.io/enforce=privileged); `iogauge kube canary status` says \
+             when admission refuses them",
+            req.host_path.as_deref().unwrap_or_default(),
+            c.namespace
+        ));
+    }
     let objs = objects(req, &c.namespace, operator).map_err(KubeError::Cluster)?;
     for o in &objs {
         done.lines
