@@ -170,10 +170,6 @@ async fn apply(c: &Cluster, obj: &Value) -> Result<String, String> {
     let s = |p: &str| obj.pointer(p).and_then(Value::as_str).unwrap_or_default();
     let (av, kind, name) = (s("/apiVersion"), s("/kind"), s("/metadata/name"));
     let plural = KINDS.iter().find(|k| k.1 == kind).map_or("", |k| k.2);
-    let plural = match kind {
-        "PersistentVolumeClaim" => "persistentvolumeclaims",
-        _ => plural,
-    };
     let a = api(c, av, kind, plural);
     let what = format!("{}/{name}", kind.to_lowercase());
     let existed = a
