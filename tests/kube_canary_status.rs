@@ -258,3 +258,85 @@ fn status_reads_each_targets_latest_document_and_exits_with_the_worst() {
     assert!(fake.unexpected().is_empty(), "{:?}", fake.unexpected());
     assert_rbac_allows(&fake.requests());
 }
+
+/// `GET path` on 127.0.0.1:port: (status line, body).
+fn http_get(port: u16, path: &str) -> (String, String) {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    write!(s, "GET {path} HTTP/1.0\r\nHost: x\r\n\r\n").unwrap();
+    let mut text = String::new();
+    s.read_to_string(&mut text).unwrap();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    (
+        head.lines().next().unwrap_or("").to_string(),
+        body.to_string(),
+    )
+}
+
+/// The DaemonSet's pod runs its container for real: the manifest's command line, with the
+/// kubelet's $(NODE_NAME) from the Downward API, is this build's `iogauge canary`; status reads
+/// its document from its log, and its /healthz and /metrics answer.
+#[test]
+fn the_pods_command_line_runs_the_canary_and_status_reads_it_live() {
+    common::serial();
+    let dir = common::scratch();
+    let d = dir.path();
+    let fake = FakeKube::builder(env!("CARGO_BIN_EXE_iogauge"), d)
+        .node(NodeSeed::new("cp-1").label("node-role.kubernetes.io/control-plane", ""))
+        .node(NodeSeed::new("worker-1"))
+        .canary_run()
+        .start();
+    let args = [
+        "--nodes",
+        "node-role.kubernetes.io/control-plane",
+        "--host-path",
+        "/var/lib/etcd",
+        "--every",
+        "1s",
+        "--max-busy",
+        "100%",
+        "--name",
+        "live",
+    ];
+    install(&fake, d, &args, 1);
+    let t = std::time::Instant::now();
+    let rows = loop {
+        let (code, out, err) = status(&fake, d, "live", true);
+        let rows: Value = serde_json::from_str(&out).unwrap_or(Value::Null);
+        if !rows[0]["document"].is_null() {
+            assert_ne!(code, 1, "{out}{err}");
+            break rows;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(60),
+            "no document in 60 s: {out}{err}"
+        );
+        std::thread::sleep(Duration::from_millis(300));
+    };
+    let doc = &rows[0]["document"];
+    assert_eq!(rows[0]["node"], "cp-1");
+    // --node $(NODE_NAME): the Downward API's spec.nodeName, expanded by the kubelet.
+    assert_eq!(doc["node"], "cp-1");
+    assert_eq!(doc["every_s"], 1.0);
+    assert_eq!(doc["window_s"], 3600.0);
+    assert_eq!(doc["budget"]["max_busy"], 1.0);
+    assert_eq!(doc["profiles"][0]["profile"], "etcd");
+    let pod = rows[0]["pod"].as_str().unwrap();
+    let port = fake.canary_port(pod).unwrap();
+    assert_eq!(
+        http_get(port, "/healthz"),
+        ("HTTP/1.1 200 OK".into(), "ok\n".into())
+    );
+    let (_, metrics) = http_get(port, "/metrics");
+    assert!(
+        metrics.contains("iogauge_canary_info{") && metrics.contains("node=\"cp-1\""),
+        "{metrics}"
+    );
+    // Uninstall stops it: the pod goes with its DaemonSet, its process with the pod.
+    let (code, _, err) = run(&fake, d, &["canary", "uninstall", "--name", "live"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(fake.objects("Pod").is_empty());
+    assert!(fake.unexpected().is_empty(), "{:?}", fake.unexpected());
+    assert_rbac_allows(&fake.requests());
+}

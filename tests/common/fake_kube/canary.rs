@@ -64,6 +64,10 @@ pub(super) struct CanaryState {
     pub operator: bool,
     /// Logs served for canary pods, by target (node name, or storage class of the pod's claim).
     pub logs: BTreeMap<String, Vec<u8>>,
+    /// Canary pods without a log of their own run their container for real.
+    pub run: bool,
+    /// The host port each running pod's `--listen` was given, by pod name.
+    pub ports: Mutex<BTreeMap<String, u16>>,
 }
 
 impl Builder {
@@ -73,11 +77,55 @@ impl Builder {
         self
     }
 
+    /// Canary pods without a [`Builder::canary_log`] run their container for real, as a Job's
+    /// pod does in [`Scenario::Run`]; [`FakeKube::canary_port`] says where each listens.
+    pub fn canary_run(mut self) -> Self {
+        self.canary.run = true;
+        self
+    }
+
     /// Canary pods on node `target`, or with a claim of class `target`, serve `log` as theirs.
     pub fn canary_log(mut self, target: &str, log: Vec<u8>) -> Self {
         self.canary.logs.insert(target.into(), log);
         self
     }
+}
+
+impl FakeKube {
+    /// The port on 127.0.0.1 where a running canary pod serves `--listen` (its metrics).
+    pub fn canary_port(&self, pod: &str) -> Option<u16> {
+        let st = lock(&self.shared.state);
+        let ports = lock(&st.canary.ports);
+        ports.get(pod).copied()
+    }
+}
+
+/// A container's arguments as the kubelet passes them: `$(VAR)` replaced by the container's
+/// environment (the Downward API's values included). And, since the fake has no network
+/// namespaces, a `--listen ADDR` (a pod's own port) becomes a free port on 127.0.0.1.
+pub(super) fn kubelet_args(
+    st: &State,
+    pod: &str,
+    env: &[(String, String)],
+    args: Vec<String>,
+) -> Vec<String> {
+    let mut out: Vec<String> = args
+        .into_iter()
+        .map(|a| {
+            env.iter()
+                .fold(a, |a, (k, v)| a.replace(&format!("$({k})"), v))
+        })
+        .collect();
+    if let Some(i) = out.iter().position(|a| a == "--listen") {
+        if let Some(addr) = out.get_mut(i + 1).filter(|a| *a != "none") {
+            let port = TcpListener::bind("127.0.0.1:0")
+                .and_then(|l| l.local_addr())
+                .map_or(0, |a| a.port());
+            *addr = format!("127.0.0.1:{port}");
+            lock(&st.canary.ports).insert(pod.to_string(), port);
+        }
+    }
+    out
 }
 
 /// The resource a canary path names: (namespace, plural, rest) within apps/v1, v1 services and
@@ -228,6 +276,18 @@ fn make_pod(st: &mut State, owner_obj: &Value, name: &str, spec: Value, target: 
     let scenario = st.scenarios.get(target).cloned();
     if let Some(Scenario::Unschedulable(msg)) = scenario {
         return unschedulable(st, idx, &msg);
+    }
+    let uid = uid_of(&st.objects[idx]).to_string();
+    if st.canary.run && !st.canary.logs.contains_key(target) {
+        // The kubelet (tick, start) runs it as it runs a Job's pod.
+        let rt = PodRt {
+            stage: Stage::Scheduled,
+            log: Arc::new(Mutex::new(Vec::new())),
+            kill: Arc::new(AtomicBool::new(false)),
+            term: Arc::new(AtomicBool::new(false)),
+        };
+        st.pods.insert(uid, rt);
+        return;
     }
     let now = now_rfc3339();
     let p = st.objects[idx].clone();

@@ -2797,6 +2797,8 @@ fn container_command(st: &State, pod: &Value) -> ContainerCmd {
         };
         env.push((str_at(e, "/name").to_string(), value));
     }
+    // The kubelet's $(VAR) expansion, and a port of the pod's own (canary.rs).
+    let args = canary::kubelet_args(st, name, &env, args);
     let scenario = st.pod_scenario(str_at(pod, "/metadata/namespace"), name, &pod["spec"]);
     let binary = match &scenario {
         Scenario::Entrypoint(p) => PathBuf::from(p),
