@@ -28,7 +28,8 @@
 //!
 //! DaemonSets, StatefulSets, Services and the prometheus-operator's kinds (with its discovery
 //! document) are kube canary's, with the simplest DaemonSet and StatefulSet controllers
-//! (canary.rs).
+//! (canary.rs); a container's `$(VAR)` arguments are expanded from its environment, as the
+//! kubelet does.
 //!
 //! ConfigMaps are stored and projected into a pod's `configMap` volume before its container
 //! starts, one file per key (configmaps.rs); a container's `workingDir` under a volume mount is
