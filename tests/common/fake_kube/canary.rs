@@ -4,10 +4,12 @@
 //! server answers), server-side apply (PATCH with `fieldManager`) creating or updating them, and
 //! the two controllers in their simplest form: a DaemonSet gets one pod per node that fits its
 //! template (node_fits), a StatefulSet one pod `<name>-0` with the claim `data-<name>-0` from its
-//! template. The pods do not run: a pod whose target (node, or claim's class) has a log from
-//! [`Builder::canary_log`] is Running and Ready with that log; a target scripted
-//! [`Scenario::Unschedulable`] stays Pending with the scheduler's message; any other is Running
-//! and Ready with an empty log (no probe ended yet).
+//! template. A pod whose target (node, or claim's class) has a log from [`Builder::canary_log`]
+//! is Running and Ready with that log; a target scripted [`Scenario::Unschedulable`] stays
+//! Pending with the scheduler's message, one scripted [`Scenario::Forbidden`] gets no pod but
+//! the DaemonSet's FailedCreate event; with [`Builder::canary_run`] any other runs its container
+//! for real (as a Job's pod does), else it is Running and Ready with an empty log (no probe
+//! ended yet).
 
 use super::*;
 
