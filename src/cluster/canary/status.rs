@@ -117,6 +117,15 @@ fn started(p: &Pod) -> bool {
         })
 }
 
+/// A container waiting to start again after it ended (CrashLoopBackOff): the waiting reason
+/// and the last run's exit code.
+fn restarting(p: &Pod) -> Option<(String, i32)> {
+    let cs = p.status.as_ref()?.container_statuses.as_ref()?.first()?;
+    let waiting = cs.state.as_ref()?.waiting.as_ref()?;
+    let last = cs.last_state.as_ref()?.terminated.as_ref()?;
+    Some((waiting.reason.clone().unwrap_or_default(), last.exit_code))
+}
+
 /// Why a pod that has not started has not: the pod's and its claim's state and events.
 async fn why_not_started(c: &Cluster, p: &Pod, name: &str) -> Result<String, KubeError> {
     let uid = p.metadata.uid.clone().unwrap_or_default();
@@ -188,16 +197,32 @@ pub(crate) async fn status(c: &Cluster, name: &str) -> Result<Vec<Row>, KubeErro
             rows.push(row);
             continue;
         }
+        let previous = restarting(p);
         let params = LogParams {
             container: Some(CONTAINER.into()),
             tail_lines: Some(TAIL_LINES),
             limit_bytes: Some(LIMIT_BYTES),
+            previous: previous.is_some(),
             ..LogParams::default()
         };
-        let log = api
-            .logs(&pod, &params)
-            .await
-            .map_err(|e| KubeError::Cluster(failed(&format!("reading the log of pod {pod}"), e)))?;
+        // One pod's log that cannot be read is that pod's row, not the command's failure.
+        let log = match api.logs(&pod, &params).await {
+            Ok(l) => l,
+            Err(e) => {
+                row.problem = Some(failed(&format!("reading the log of pod {pod}"), e));
+                rows.push(row);
+                continue;
+            }
+        };
+        if let Some((reason, code)) = previous {
+            row.problem = Some(format!(
+                "the canary ended (exit code {code}) and is restarting ({reason}); its last \
+                 run's log ends with: {}",
+                tail(&log, 3)
+            ));
+            rows.push(row);
+            continue;
+        }
         match read_document(&log) {
             Ok(d) => row.document = Some(d),
             Err(e) => row.problem = Some(e),

@@ -123,3 +123,31 @@ fn the_worst_row_decides_fail_over_missing_over_warn() {
         Worst::Fail
     );
 }
+
+#[test]
+fn a_crash_looping_container_is_told_from_one_that_runs() {
+    let pod = |state: serde_json::Value, last: serde_json::Value| -> Pod {
+        serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "p"},
+            "status": {"containerStatuses": [{"name": "iogauge", "image": "i", "imageID": "",
+                "ready": false, "restartCount": 3, "state": state, "lastState": last}]}
+        }))
+        .unwrap()
+    };
+    let crashed = pod(
+        serde_json::json!({"waiting": {"reason": "CrashLoopBackOff"}}),
+        serde_json::json!({"terminated": {"exitCode": 1, "reason": "Error"}}),
+    );
+    assert_eq!(restarting(&crashed), Some(("CrashLoopBackOff".into(), 1)));
+    assert!(started(&crashed));
+    let running = pod(
+        serde_json::json!({"running": {"startedAt": "2026-01-01T00:00:00Z"}}),
+        serde_json::json!({}),
+    );
+    assert_eq!(restarting(&running), None);
+    let creating = pod(
+        serde_json::json!({"waiting": {"reason": "ContainerCreating"}}),
+        serde_json::json!({}),
+    );
+    assert_eq!((restarting(&creating), started(&creating)), (None, false));
+}
