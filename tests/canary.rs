@@ -267,6 +267,9 @@ fn a_full_disk_and_a_removed_directory_are_counted_and_it_keeps_probing() {
         "1m",
         "--listen",
         "none",
+        // The whole disk's time for the probes: a stretched interval would only slow the test.
+        "--max-busy",
+        "100%",
         "--no-history",
     ]);
     c.wait_docs(Duration::from_secs(60), |d| {
@@ -288,6 +291,28 @@ fn a_full_disk_and_a_removed_directory_are_counted_and_it_keeps_probing() {
         d.last().is_some_and(|d| errors(d, "missing_directory") > 0)
     });
     std::fs::create_dir(&dir).unwrap();
+    let before = c.docs.lock().unwrap().len();
+    c.wait_docs(Duration::from_secs(60), |d| {
+        d.len() > before && profile(d.last().unwrap(), "etcd")["last_error"].is_null()
+    });
+    // A read-only remount: the kernel refuses it while a probe holds a file open for writing,
+    // so it is tried until it lands between two probes.
+    let mnt = fs.mnt.to_str().unwrap();
+    let end = Instant::now() + Duration::from_secs(30);
+    while !common::cmd("mount")
+        .args(["-o", "remount,ro", mnt])
+        .output()
+        .unwrap()
+        .status
+        .success()
+    {
+        assert!(Instant::now() < end, "the filesystem never went read-only");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    c.wait_docs(Duration::from_secs(60), |d| {
+        d.last().is_some_and(|d| errors(d, "read_only") > 0)
+    });
+    common::loopfs::sh("mount", &["-o", "remount,rw", mnt]);
     let before = c.docs.lock().unwrap().len();
     let docs = c.wait_docs(Duration::from_secs(60), |d| {
         d.len() > before && profile(d.last().unwrap(), "etcd")["last_error"].is_null()

@@ -44,6 +44,14 @@ pub(crate) enum FailReason {
 }
 
 impl FailReason {
+    pub(crate) const ALL: [FailReason; 5] = [
+        FailReason::NoSpace,
+        FailReason::ReadOnly,
+        FailReason::MissingDirectory,
+        FailReason::IoError,
+        FailReason::Other,
+    ];
+
     pub(crate) fn word(self) -> &'static str {
         match self {
             FailReason::NoSpace => "no_space",
