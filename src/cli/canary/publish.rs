@@ -1,0 +1,86 @@
+//! What `iogauge canary` does with each cycle's document: the served copy, the textfile, stdout
+//! (JSON lines or kube frames), and the history with its pruning.
+
+use super::Format;
+use crate::canary::serve::Shared;
+use crate::canary::Observer;
+use crate::history::{History, Invocation, NewRun, RunKind};
+use crate::report::document::{CanaryDocument, CheckDocument};
+use crate::report::frames::render_canary_frames;
+use crate::report::openmetrics::{render_openmetrics, Flavour};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// Publishes each cycle: the served document, the textfile, frames, the history.
+pub(super) struct Publisher {
+    pub latest: Option<Shared>,
+    pub textfile: Option<PathBuf>,
+    pub format: Format,
+    pub history: Option<History>,
+    pub keep: Duration,
+    pub at: Invocation,
+    /// A textfile or history failure is said once, not every cycle.
+    pub said: Vec<String>,
+}
+
+impl Publisher {
+    fn once(&mut self, line: String) {
+        if !self.said.contains(&line) {
+            eprintln!("{line}");
+            self.said.push(line);
+        }
+    }
+}
+
+impl crate::observer::Observer for Publisher {
+    fn note(&mut self, line: &str) {
+        eprintln!("{line}");
+    }
+}
+
+impl Observer for Publisher {
+    fn cycle(&mut self, doc: &CanaryDocument, probes: &[CheckDocument]) {
+        if let Some(l) = &self.latest {
+            let mut l = l.lock().unwrap_or_else(|e| e.into_inner());
+            l.doc = Some(doc.clone());
+            l.at = Instant::now();
+            l.interval = Duration::from_secs_f64(doc.interval_s);
+        }
+        if let Some(dir) = &self.textfile {
+            let text = render_openmetrics(doc, Flavour::Text);
+            if let Err(e) =
+                crate::output_file::write_file(&dir.join("iogauge_canary.prom"), text.as_bytes())
+            {
+                self.once(format!(
+                    "iogauge canary: --textfile: {e}; the metrics are still served"
+                ));
+            }
+        }
+        match self.format {
+            Format::None => {}
+            Format::Json => {
+                crate::cli::stdout::println(&serde_json::to_string(doc).unwrap_or_default())
+            }
+            Format::KubeFrames => crate::cli::stdout::print(&render_canary_frames(doc)),
+        }
+        if let Some(h) = &self.history {
+            let mut failed = None;
+            for p in probes {
+                if let Err(e) = NewRun::check(p, &self.at).and_then(|mut r| {
+                    r.kind = RunKind::Canary;
+                    h.save(&r)
+                }) {
+                    failed = Some(e);
+                }
+            }
+            if let Err(e) = h.prune_kind(RunKind::Canary, self.keep) {
+                failed = Some(e);
+            }
+            if let Some(e) = failed {
+                self.once(format!(
+                    "iogauge canary: history not saved: {e} (--no-history to skip saving)"
+                ));
+            }
+        }
+    }
+}
