@@ -4,9 +4,9 @@
 use super::Format;
 use crate::canary::serve::Shared;
 use crate::canary::Observer;
-use crate::history::{History, Invocation, NewRun, RunKind};
+use crate::history::{rfc3339, History, Invocation, NewRun, RunKind};
 use crate::report::document::{CanaryDocument, CheckDocument};
-use crate::report::frames::render_canary_frames;
+use crate::report::frames::{compact, render_canary_frames};
 use crate::report::openmetrics::{render_openmetrics, Flavour};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -68,6 +68,11 @@ impl Observer for Publisher {
             for p in probes {
                 if let Err(e) = NewRun::check(p, &self.at).and_then(|mut r| {
                     r.kind = RunKind::Canary;
+                    // Each probe is a run of its own: `--keep` prunes by this time.
+                    r.started = rfc3339(std::time::SystemTime::now());
+                    // Without the per-interval histograms, as a kube pod sends them: a probe
+                    // every few minutes for a week must not make a database of gigabytes.
+                    compact(&mut r.document);
                     h.save(&r)
                 }) {
                     failed = Some(e);
