@@ -79,6 +79,9 @@ pub(super) enum Format {
     KubeFrames,
 }
 
+/// The smallest budget taken: below it the interval would stretch past any window.
+const MIN_SHARE: f64 = 1e-4;
+
 fn parse_share(v: &str) -> Result<f64, String> {
     let (num, scale) = match v.strip_suffix('%') {
         Some(n) => (n, 0.01),
@@ -88,8 +91,8 @@ fn parse_share(v: &str) -> Result<f64, String> {
         .parse::<f64>()
         .ok()
         .map(|n| n * scale)
-        .filter(|s| *s > 0.0 && *s <= 1.0)
-        .ok_or_else(|| "expected a share above 0 and at most 100 %, e.g. 1% or 0.01".into())
+        .filter(|s| (MIN_SHARE..=1.0).contains(s))
+        .ok_or_else(|| "expected a share from 0.01% to 100%, e.g. 1% or 0.01".into())
 }
 
 fn host_name() -> String {
@@ -154,8 +157,10 @@ pub(crate) fn main(a: CanaryArgs, stop: &Stop) -> Ended {
         keep: a.keep,
         at: Invocation::now(),
         said: Vec::new(),
+        textfile_id: None,
     };
     run(&req, ready, stop, &mut publisher);
+    publisher.finish();
     eprintln!(
         "iogauge canary: stopped by {}; its files were removed",
         stop.reason()

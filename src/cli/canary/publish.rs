@@ -8,6 +8,8 @@ use crate::history::{rfc3339, History, Invocation, NewRun, RunKind};
 use crate::report::document::{CanaryDocument, CheckDocument};
 use crate::report::frames::{compact, render_canary_frames};
 use crate::report::openmetrics::{render_openmetrics, Flavour};
+use crate::workload::identity::{self, FileId};
+use std::os::fd::AsFd;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -21,13 +23,37 @@ pub(super) struct Publisher {
     pub at: Invocation,
     /// A textfile or history failure is said once, not every cycle.
     pub said: Vec<String>,
+    /// The textfile as written last, so that only that very file is removed at the end.
+    pub textfile_id: Option<FileId>,
 }
+
+/// The textfile's name in `--textfile DIR`.
+const TEXTFILE: &str = "iogauge_canary.prom";
 
 impl Publisher {
     fn once(&mut self, line: String) {
         if !self.said.contains(&line) {
             eprintln!("{line}");
             self.said.push(line);
+        }
+    }
+}
+
+impl Publisher {
+    /// At the end: the textfile goes, so that node_exporter stops serving a stopped canary's
+    /// series; only if it is still the file written last (a name proves nothing).
+    pub(super) fn finish(&mut self) {
+        let (Some(dir), Some(made)) = (&self.textfile, &self.textfile_id) else {
+            return;
+        };
+        let removed = identity::open_dir(dir)
+            .map_err(identity::Remove::Io)
+            .and_then(|d| identity::remove_verified(d.as_fd(), TEXTFILE.as_ref(), made));
+        if let Err(e) = removed {
+            eprintln!(
+                "iogauge canary: --textfile: {} not removed: {e}",
+                dir.join(TEXTFILE).display()
+            );
         }
     }
 }
@@ -48,12 +74,17 @@ impl Observer for Publisher {
         }
         if let Some(dir) = &self.textfile {
             let text = render_openmetrics(doc, Flavour::Text);
-            if let Err(e) =
-                crate::output_file::write_file(&dir.join("iogauge_canary.prom"), text.as_bytes())
-            {
-                self.once(format!(
+            match crate::output_file::write_file(&dir.join(TEXTFILE), text.as_bytes()) {
+                Ok(()) => {
+                    self.textfile_id = identity::open_dir(dir)
+                        .ok()
+                        .and_then(|d| identity::seen_at(d.as_fd(), TEXTFILE.as_ref()).ok())
+                        .flatten()
+                        .map(|s| s.id);
+                }
+                Err(e) => self.once(format!(
                     "iogauge canary: --textfile: {e}; the metrics are still served"
-                ));
+                )),
             }
         }
         match self.format {
