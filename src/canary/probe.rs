@@ -224,14 +224,23 @@ mod tests {
         assert_eq!(c(Some(libc::ENOSPC), "", &req), FailReason::NoSpace);
         assert_eq!(c(Some(libc::EDQUOT), "", &req), FailReason::NoSpace);
         assert_eq!(c(Some(libc::EROFS), "", &req), FailReason::ReadOnly);
-        assert_eq!(c(Some(libc::ENOENT), "", &req), FailReason::MissingDirectory);
+        assert_eq!(
+            c(Some(libc::ENOENT), "", &req),
+            FailReason::MissingDirectory
+        );
         assert_eq!(c(Some(libc::EIO), "", &req), FailReason::IoError);
         assert_eq!(c(Some(libc::EACCES), "", &req), FailReason::Other);
         let free = "not enough free space in '/d': the test file needs 1 MiB";
         assert_eq!(c(None, free, &req), FailReason::NoSpace);
-        assert_eq!(c(None, "open: Read-only file system", &req), FailReason::ReadOnly);
+        assert_eq!(
+            c(None, "open: Read-only file system", &req),
+            FailReason::ReadOnly
+        );
         assert_eq!(c(None, "something else", &req), FailReason::Other);
         req.dir = d.path().join("gone");
-        assert_eq!(c(None, "something else", &req), FailReason::MissingDirectory);
+        assert_eq!(
+            c(None, "something else", &req),
+            FailReason::MissingDirectory
+        );
     }
 }

@@ -122,7 +122,13 @@ fn read_head(conn: &mut TcpStream) -> Option<String> {
 fn refuse(mut conn: TcpStream) {
     let _ = conn.set_write_timeout(Some(IO_TIMEOUT));
     let _ = read_head(&mut conn);
-    let _ = answer(&mut conn, false, "503 Service Unavailable", TEXT_TYPE, "busy: try again\n");
+    let _ = answer(
+        &mut conn,
+        false,
+        "503 Service Unavailable",
+        TEXT_TYPE,
+        "busy: try again\n",
+    );
 }
 
 fn serve(mut conn: TcpStream, latest: &Shared) {
