@@ -8,20 +8,12 @@ use serde_json::Value;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-/// A tool from Debian's `prometheus` package, which CI installs; skipped here without it.
+/// A tool from Debian's `prometheus` package, which CI installs.
 fn have(tool: &str) -> bool {
-    let ok = common::cmd("sh")
-        .args(["-c", &format!("command -v {tool}")])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI must run the canary's {tool} tests: .ci/run installs Debian's prometheus"
-        );
-        eprintln!("skipping: {tool} is not installed (apt-get install prometheus)");
-    }
-    ok
+    common::have_tool(
+        tool,
+        "apt-get install -y --no-install-recommends prometheus",
+    )
 }
 
 fn profile(doc: &Value, name: &str) -> Value {

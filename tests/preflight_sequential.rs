@@ -10,16 +10,8 @@ use common::*;
 
 use serde_json::Value;
 use std::path::Path;
-use std::process::Output;
 
-fn preflight(args: &[&str], cwd: &Path) -> Output {
-    common::cmd(env!("CARGO_BIN_EXE_iogauge"))
-        .arg("preflight")
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .expect("spawn iogauge")
-}
+use common::preflight;
 
 /// One collector in `dir` (4 KiB writes, fdatasync after each) and one analyzer.
 fn spec(dir: &Path, file_size: &str, outcomes: &str) -> String {
