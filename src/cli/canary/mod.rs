@@ -161,9 +161,12 @@ pub(crate) fn main(a: CanaryArgs, stop: &Stop) -> Ended {
     };
     run(&req, ready, stop, &mut publisher);
     publisher.finish();
-    eprintln!(
-        "iogauge canary: stopped by {}; its files were removed",
-        stop.reason()
-    );
+    // On a device there are no files: the probes wrote over its first bytes.
+    let files = if req.device {
+        ""
+    } else {
+        "; its files were removed"
+    };
+    eprintln!("iogauge canary: stopped by {}{files}", stop.reason());
     Ok(Outcome::Pass)
 }
