@@ -8,20 +8,12 @@ use serde_json::Value;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-/// A tool from Debian's `prometheus` package, which CI installs; skipped here without it.
+/// A tool from Debian's `prometheus` package, which CI installs.
 fn have(tool: &str) -> bool {
-    let ok = common::cmd("sh")
-        .args(["-c", &format!("command -v {tool}")])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI must run the canary's {tool} tests: .ci/run installs Debian's prometheus"
-        );
-        eprintln!("skipping: {tool} is not installed (apt-get install prometheus)");
-    }
-    ok
+    common::have_tool(
+        tool,
+        "apt-get install -y --no-install-recommends prometheus",
+    )
 }
 
 fn profile(doc: &Value, name: &str) -> Value {
@@ -180,7 +172,8 @@ fn serves_metrics_json_and_a_textfile_and_ends_cleanly_on_sigterm() {
         .stderr_text()
         .contains("iogauge canary: stopped by SIGTERM; its files were removed"));
     common::assert_empty(&probes);
-    assert_eq!(common::files_in(&textfile), vec!["iogauge_canary.prom"]);
+    // The textfile goes too: node_exporter must not serve a stopped canary's series.
+    common::assert_empty(&textfile);
 }
 
 #[test]
@@ -196,6 +189,29 @@ fn profiles_it_cannot_judge_and_a_busy_address_are_refused() {
         "iogauge canary: small-files: cannot be a canary profile: it judges small_files_total, which \
          only the whole run measures; choose etcd, etcd-large, sync-iops, gitlab or a profile judged \
          on sync_p99, write_iops or read_iops\n"
+    );
+    let dir = d.path().to_str().unwrap();
+    for (args, said) in [
+        (
+            vec!["etcd", "etcd"],
+            "profile 'etcd' is named twice; each profile is watched once (its series would repeat)",
+        ),
+        (
+            vec!["--every", "5m", "--window", "10m"],
+            "--window 10m: shorter than three intervals of --every 5m; a verdict needs at least 3 \
+             probes in its window: raise --window or lower --every",
+        ),
+    ] {
+        let o = common::iogauge(&[&["canary", "--dir", dir][..], &args].concat(), d.path());
+        assert_eq!(o.status.code(), Some(2));
+        assert_eq!(common::text(&o.stderr), format!("iogauge canary: {said}\n"));
+    }
+    let o = common::iogauge(&["canary", "--dir", dir, "--max-busy", "0.001%"], d.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        common::text(&o.stderr).contains("expected a share from 0.01% to 100%, e.g. 1% or 0.01"),
+        "{}",
+        common::text(&o.stderr)
     );
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = taken.local_addr().unwrap().to_string();
@@ -267,6 +283,9 @@ fn a_full_disk_and_a_removed_directory_are_counted_and_it_keeps_probing() {
         "1m",
         "--listen",
         "none",
+        // The whole disk's time for the probes: a stretched interval would only slow the test.
+        "--max-busy",
+        "100%",
         "--no-history",
     ]);
     c.wait_docs(Duration::from_secs(60), |d| {
@@ -288,6 +307,28 @@ fn a_full_disk_and_a_removed_directory_are_counted_and_it_keeps_probing() {
         d.last().is_some_and(|d| errors(d, "missing_directory") > 0)
     });
     std::fs::create_dir(&dir).unwrap();
+    let before = c.docs.lock().unwrap().len();
+    c.wait_docs(Duration::from_secs(60), |d| {
+        d.len() > before && profile(d.last().unwrap(), "etcd")["last_error"].is_null()
+    });
+    // A read-only remount: the kernel refuses it while a probe holds a file open for writing,
+    // so it is tried until it lands between two probes.
+    let mnt = fs.mnt.to_str().unwrap();
+    let end = Instant::now() + Duration::from_secs(30);
+    while !common::cmd("mount")
+        .args(["-o", "remount,ro", mnt])
+        .output()
+        .unwrap()
+        .status
+        .success()
+    {
+        assert!(Instant::now() < end, "the filesystem never went read-only");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    c.wait_docs(Duration::from_secs(60), |d| {
+        d.last().is_some_and(|d| errors(d, "read_only") > 0)
+    });
+    common::loopfs::sh("mount", &["-o", "remount,rw", mnt]);
     let before = c.docs.lock().unwrap().len();
     let docs = c.wait_docs(Duration::from_secs(60), |d| {
         d.len() > before && profile(d.last().unwrap(), "etcd")["last_error"].is_null()
@@ -478,4 +519,47 @@ fn a_throttled_disk_fails_within_a_window_and_passes_again_once_lifted() {
     eprintln!("FAIL {took:?} after throttling, PASS {back:?} after lifting");
     common::assert_empty(&probes);
     let _ = Path::new("");
+}
+
+#[test]
+fn a_trickling_client_is_cut_off_and_a_full_server_says_busy() {
+    let d = common::scratch();
+    let mut c = Canary::start(&[
+        "--dir",
+        d.path().to_str().unwrap(),
+        "--every",
+        "1s",
+        "--window",
+        "1m",
+        "--listen",
+        "127.0.0.1:0",
+        "--no-history",
+    ]);
+    let addr = c.addr();
+    // Sixteen clients that send a byte a second hold every place: the next one hears 503.
+    let mut slow: Vec<std::net::TcpStream> = (0..16)
+        .map(|_| std::net::TcpStream::connect(&addr).unwrap())
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(
+        http_get(&addr, "/healthz", None).0,
+        "HTTP/1.1 503 Service Unavailable"
+    );
+    let start = Instant::now();
+    for _ in 0..7 {
+        for s in &mut slow {
+            use std::io::Write;
+            let _ = s.write_all(b"G");
+        }
+        std::thread::sleep(Duration::from_secs(1));
+    }
+    // Each had 5 s for its whole request however it trickled: cut off, places free again.
+    let (status, _, body) = http_get(&addr, "/healthz", None);
+    assert_eq!(
+        (status.as_str(), body.as_str()),
+        ("HTTP/1.1 200 OK", "ok\n")
+    );
+    assert!(start.elapsed() < Duration::from_secs(10));
+    assert_eq!(c.stop(libc::SIGTERM).code(), Some(0));
+    common::assert_empty(d.path());
 }

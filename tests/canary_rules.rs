@@ -30,22 +30,12 @@ fn yaml(rel: &str) -> Value {
     yaml_serde::from_str(&read(rel)).unwrap_or_else(|e| panic!("{rel} is not YAML: {e}"))
 }
 
-/// Whether promtool is installed. With CI=true a missing one fails the test.
+/// Whether promtool is installed (see `common::have_tool`).
 fn have_promtool() -> bool {
-    let ok = common::cmd("promtool")
-        .arg("--version")
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false);
-    if !ok {
-        if std::env::var("CI").as_deref() == Ok("true") {
-            panic!(
-                "promtool is not installed, and CI=true requires it: apt-get install -y prometheus"
-            );
-        }
-        eprintln!("skipping the promtool checks: promtool is not installed (apt-get install -y prometheus)");
-    }
-    ok
+    common::have_tool(
+        "promtool",
+        "apt-get install -y --no-install-recommends prometheus",
+    )
 }
 
 /// `promtool ARGS` in `cwd`: its stdout and stderr, asserted successful.

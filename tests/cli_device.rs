@@ -530,3 +530,43 @@ fn partitions_a_mounted_one_refuses_its_disk_and_a_partition_is_described_by_its
     assert!(lo.bytes() == before, "the image changed");
     assert_empty(cwd.path());
 }
+
+#[test]
+fn the_canary_probes_a_device_and_labels_it() {
+    if !can_loop() {
+        return;
+    }
+    let l = Loop::new("64M");
+    let mut c = common::canary::Canary::start(&[
+        "--device",
+        &l.dev,
+        "--allow-overwrite",
+        "--every",
+        "1s",
+        "--window",
+        "1m",
+        "--listen",
+        "none",
+        "--no-history",
+    ]);
+    let docs = c.wait_docs(std::time::Duration::from_secs(60), |d| !d.is_empty());
+    assert_eq!(c.stop(libc::SIGTERM).code(), Some(0));
+    let d = &docs[0];
+    assert_eq!(
+        (d["dir"].as_str(), d["device"].as_str()),
+        (Some(l.dev.as_str()), Some(l.name()))
+    );
+    assert_eq!(d["budget"]["measured_by"], "device");
+    let p = &d["profiles"][0];
+    assert!(p["last_success"].is_number(), "{p}");
+    // Its fdatasyncs went to the device: etcd's 2300-byte blocks, about 500 of them.
+    assert!(p["metrics"][0]["samples"].as_u64().unwrap() >= 400, "{p}");
+    assert!(
+        l.bytes().iter().any(|b| *b != 0),
+        "nothing was written to the device"
+    );
+    assert_eq!(
+        c.stderr_text().lines().last(),
+        Some("iogauge canary: stopped by SIGTERM")
+    );
+}

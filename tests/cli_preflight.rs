@@ -9,16 +9,8 @@ use crate::common;
 use common::*;
 
 use std::path::Path;
-use std::process::Output;
 
-fn preflight(args: &[&str], cwd: &Path) -> Output {
-    common::cmd(env!("CARGO_BIN_EXE_iogauge"))
-        .arg("preflight")
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .expect("spawn iogauge")
-}
+use common::preflight;
 
 /// A HostPreflight with one collector writing in `dir` and one analyzer with `outcomes`.
 fn spec(dir: &Path, extra: &str, outcomes: &str) -> String {

@@ -31,22 +31,9 @@ fn keep_dir() -> PathBuf {
     d
 }
 
-/// Whether Chromium can run; with CI=true a missing one fails the test instead of skipping.
+/// Whether Chromium can run (see `common::have_tool`).
 fn have_chromium() -> bool {
-    let ok = Command::new("chromium")
-        .arg("--version")
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false);
-    if !ok {
-        if std::env::var("CI").as_deref() == Ok("true") {
-            panic!("chromium is not installed, and CI=true requires the browser test: apt-get install -y chromium");
-        }
-        eprintln!(
-            "skipping the browser part: chromium is not installed (apt-get install -y chromium)"
-        );
-    }
-    ok
+    common::have_tool("chromium", "apt-get install -y chromium")
 }
 
 /// Chromium, headless and offline: every host name resolves to nothing, no background fetches.

@@ -10,16 +10,8 @@ use common::*;
 
 use serde_json::Value;
 use std::path::Path;
-use std::process::Output;
 
-fn preflight(args: &[&str], cwd: &Path) -> Output {
-    common::cmd(env!("CARGO_BIN_EXE_iogauge"))
-        .arg("preflight")
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .expect("spawn iogauge")
-}
+use common::preflight;
 
 /// One collector in `dir` (4 KiB writes, fdatasync after each) and one analyzer.
 fn spec(dir: &Path, file_size: &str, outcomes: &str) -> String {
@@ -73,7 +65,21 @@ fn a_clear_collector_stops_early_and_writes_the_shorter_runs_results() {
     )
     .unwrap();
     let t0 = std::time::Instant::now();
-    let o = preflight(&["--sequential", "--output", "out", "s.yaml"], d.path());
+    // Saved to a history of its own, and drawn as a page, to see both mark the early stop.
+    let o = common::cmd(env!("CARGO_BIN_EXE_iogauge"))
+        .env_remove("IOGAUGE_NO_HISTORY")
+        .args([
+            "preflight",
+            "--sequential",
+            "--output",
+            "out",
+            "--report",
+            "page.html",
+        ])
+        .args(["--history-db", "hist.db", "s.yaml"])
+        .current_dir(d.path())
+        .output()
+        .unwrap();
     let took = t0.elapsed().as_secs_f64();
     let (out, err) = (text(&o.stdout), text(&o.stderr));
     assert_eq!(o.status.code(), Some(0), "{out}{err}");
@@ -144,6 +150,22 @@ fn a_clear_collector_stops_early_and_writes_the_shorter_runs_results() {
     assert!(table["P99"].as_u64().unwrap() < 1_000_000_000);
     assert_eq!(doc["outcomes"][0]["verdict"], "pass");
     assert!(!d.path().join("bench").exists());
+    let page = std::fs::read_to_string(d.path().join("page.html")).unwrap();
+    assert!(
+        page.contains("<p class=\"muted\">decided after "),
+        "the page says how"
+    );
+    let h = common::cmd(env!("CARGO_BIN_EXE_iogauge"))
+        .args(["history", "--history-db", "hist.db", "--format", "json"])
+        .current_dir(d.path())
+        .output()
+        .unwrap();
+    let rows: Value = serde_json::from_slice(&h.stdout).unwrap();
+    let kv = rows[0]["key_values"][0].as_str().unwrap();
+    assert!(
+        kv.starts_with("disk p99 ") && kv.ends_with(" ms (stopped early)"),
+        "{kv}"
+    );
     eprintln!("preflight --sequential, clear case: {took:.1} s, {done} of 65,536 writes");
 }
 

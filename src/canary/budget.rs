@@ -9,9 +9,10 @@
 use std::collections::VecDeque;
 use std::time::{Duration, SystemTime};
 
-/// The probe never shrinks below this share of its normal size: fewer syncs per probe would
-/// leave an hour's window too few for its percentile.
-pub(crate) const MIN_SCALE: f64 = 0.1;
+/// The probe never shrinks below this share of its normal size (etcd: about 250 fdatasyncs):
+/// an hour's window of smaller probes would hold too few for a p99 decided at 99.9 % (over
+/// 750 with none slow); past it the interval stretches instead.
+pub(crate) const MIN_SCALE: f64 = 0.5;
 
 /// The canary's budget and what it used.
 #[derive(Debug)]
@@ -69,16 +70,20 @@ impl Budget {
         }
         // What the next probe will likely take at its new scale, spread over the interval.
         let expected = used * self.scale / ran_at;
-        self.interval = self.every.max(Duration::from_secs_f64(expected / self.max));
+        // Never longer than the window: a window without a probe judges nothing.
+        let needed = Duration::try_from_secs_f64(expected / self.max).unwrap_or(self.window);
+        self.interval = self.every.max(needed.min(self.window));
     }
 
-    /// Busy time over wall time since the window's start (or the canary's, if later).
+    /// Busy time over wall time since the window's start (or the canary's, if later), and at
+    /// least one interval: the first probe alone is not a 100 % share.
     pub(crate) fn share(&self, now: SystemTime) -> f64 {
         let busy: f64 = self.cycles.iter().map(|(_, b)| b.as_secs_f64()).sum();
         let since = now
             .duration_since(self.started)
             .unwrap_or_default()
             .min(self.window)
+            .max(self.interval)
             .as_secs_f64();
         if since > 0.0 {
             busy / since
@@ -102,26 +107,42 @@ mod tests {
         let mut b = Budget::new(0.01, s(300.0), s(3600.0), t0);
         b.record(t0 + s(300.0), s(1.0));
         assert_eq!((b.scale, b.interval), (1.0, s(300.0)));
-        // 1 s busy in 300 s of wall time.
+        // 1 s busy in 300 s of wall time; the first probe alone counts over one interval.
         assert!((b.share(t0 + s(300.0)) - 1.0 / 300.0).abs() < 1e-9);
+        assert!((b.share(t0 + s(1.0)) - 1.0 / 300.0).abs() < 1e-9);
     }
 
     #[test]
     fn over_budget_the_probe_shrinks_then_the_interval_stretches() {
         let t0 = SystemTime::UNIX_EPOCH + s(1e6);
-        // 1 % of 100 s is 1 s; a probe took 2 s of disk time.
+        // 1 % of 100 s is 1 s; a probe took 4 s of disk time: 0.225 is below the smallest
+        // probe, which at 2 s of disk time needs 200 s.
         let mut b = Budget::new(0.01, s(100.0), s(3600.0), t0);
-        b.record(t0 + s(100.0), s(2.0));
-        assert!((b.scale - 0.45).abs() < 1e-9, "{}", b.scale);
-        // At 0.45 the probe should take 0.9 s: within budget at --every.
-        assert_eq!(b.interval, s(100.0));
-        // A disk so slow that even the smallest probe is over: the interval stretches.
-        b.record(t0 + s(200.0), s(50.0));
+        b.record(t0 + s(100.0), s(4.0));
         assert_eq!(b.scale, MIN_SCALE);
-        assert!(b.interval > s(100.0), "{:?}", b.interval);
-        // The next probe is expected to use 50 s·0.1/0.45 of disk time: 1 % of the interval.
-        let expected = 50.0 * MIN_SCALE / 0.45;
-        assert!((b.interval.as_secs_f64() - expected / 0.01).abs() < 1e-6);
+        assert!(
+            (b.interval.as_secs_f64() - 200.0).abs() < 1e-6,
+            "{:?}",
+            b.interval
+        );
+        // A probe a little over: it shrinks, and --every stays.
+        let mut b = Budget::new(0.01, s(100.0), s(3600.0), t0);
+        b.record(t0 + s(100.0), s(1.2));
+        assert!((b.scale - 0.75).abs() < 1e-9, "{}", b.scale);
+        assert_eq!(b.interval, s(100.0));
+        // A disk so slow that the smallest probe needs longer than the window: the window.
+        b.record(t0 + s(200.0), s(500.0));
+        assert_eq!(b.scale, MIN_SCALE);
+        assert_eq!(b.interval, s(3600.0));
+    }
+
+    #[test]
+    fn the_smallest_budget_never_overflows() {
+        let t0 = SystemTime::UNIX_EPOCH + s(1e6);
+        let mut b = Budget::new(1e-4, s(1.0), s(60.0), t0);
+        b.record(t0 + s(1.0), s(1e9));
+        assert_eq!(b.interval, s(60.0));
+        assert!(b.share(t0 + s(1.0)).is_finite());
     }
 
     #[test]
@@ -131,7 +152,7 @@ mod tests {
         b.record(t0 + s(100.0), s(10.0));
         assert_eq!(b.scale, MIN_SCALE);
         b.record(t0 + s(200.0), s(0.1));
-        assert!((b.scale - 0.15).abs() < 1e-9);
+        assert!((b.scale - 0.75).abs() < 1e-9);
         assert_eq!(b.interval, s(100.0));
     }
 

@@ -67,15 +67,31 @@ struct Watched {
     edges: Vec<f64>,
     /// The verdict said last (a line goes out when it changes).
     said: Option<CanaryVerdict>,
-    /// The failure said last (a line goes out when it changes, and when probes recover).
-    failing: Option<String>,
+    /// The failure said last: a line goes out when its reason changes (its message names a
+    /// new file and offset every probe), and when probes recover.
+    failing: Option<probe::FailReason>,
 }
 
 /// Resolves the profiles; Err (bad input) for one a canary cannot judge.
 fn watched(req: &CanaryRequest) -> Result<Vec<Watched>, Error> {
-    let mut out = Vec::new();
+    if req.window < req.every.saturating_mul(3) {
+        return Err(Error::bad_input(format!(
+            "--window {}: shorter than three intervals of --every {}; a verdict needs at least \
+             3 probes in its window: raise --window or lower --every",
+            span(req.window),
+            span(req.every)
+        )));
+    }
+    let mut out: Vec<Watched> = Vec::new();
     for name in &req.profiles {
         let p = profiles::resolve(name).map_err(Error::bad_input)?;
+        if out.iter().any(|w| w.profile.name == p.name) {
+            return Err(Error::bad_input(format!(
+                "profile '{}' is named twice; each profile is watched once (its series would \
+                 repeat)",
+                p.name
+            )));
+        }
         if let Err(why) = crate::verdict::sequential::spec_of(&p) {
             return Err(Error::bad_input(format!(
                 "{}: cannot be a canary profile: {why}; choose etcd, etcd-large, sync-iops, \
@@ -193,15 +209,15 @@ fn cycle(
             }
             Probed::Failed(reason, why) => {
                 w.totals.failed(reason, &why, wall_s);
-                if w.failing.as_deref() != Some(why.as_str()) {
+                if w.failing != Some(reason) {
                     obs.note(&format!(
                         "iogauge canary: {}: probe failed ({}): {}; trying again every {}",
                         w.profile.name,
                         reason.word(),
                         crate::untrusted::term(&why),
-                        span(req.every)
+                        span(budget.interval)
                     ));
-                    w.failing = Some(why);
+                    w.failing = Some(reason);
                 }
             }
         }

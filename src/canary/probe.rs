@@ -44,6 +44,14 @@ pub(crate) enum FailReason {
 }
 
 impl FailReason {
+    pub(crate) const ALL: [FailReason; 5] = [
+        FailReason::NoSpace,
+        FailReason::ReadOnly,
+        FailReason::MissingDirectory,
+        FailReason::IoError,
+        FailReason::Other,
+    ];
+
     pub(crate) fn word(self) -> &'static str {
         match self {
             FailReason::NoSpace => "no_space",
@@ -174,7 +182,9 @@ fn classify(errno: Option<i32>, why: &str, req: &CanaryRequest) -> FailReason {
     match errno {
         Some(libc::ENOSPC) | Some(libc::EDQUOT) => return FailReason::NoSpace,
         Some(libc::EROFS) => return FailReason::ReadOnly,
-        Some(_) => return FailReason::IoError,
+        Some(libc::ENOENT) => return FailReason::MissingDirectory,
+        Some(libc::EIO) => return FailReason::IoError,
+        Some(_) => return FailReason::Other,
         None => {}
     }
     let lower = why.to_ascii_lowercase();
@@ -188,5 +198,49 @@ fn classify(errno: Option<i32>, why: &str, req: &CanaryRequest) -> FailReason {
         FailReason::IoError
     } else {
         FailReason::Other
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn failures_are_labelled_by_errno_then_by_what_the_directory_says() {
+        let d = tempfile::tempdir().unwrap();
+        let mut req = CanaryRequest {
+            profiles: Vec::new(),
+            dir: d.path().to_path_buf(),
+            device: false,
+            allow_overwrite: false,
+            every: Duration::from_secs(1),
+            window: Duration::from_secs(3),
+            max_busy: 0.01,
+            node: String::new(),
+            diag: crate::diag::Diag::default(),
+        };
+        let c = |errno, why: &str, req: &CanaryRequest| classify(errno, why, req);
+        assert_eq!(c(Some(libc::ENOSPC), "", &req), FailReason::NoSpace);
+        assert_eq!(c(Some(libc::EDQUOT), "", &req), FailReason::NoSpace);
+        assert_eq!(c(Some(libc::EROFS), "", &req), FailReason::ReadOnly);
+        assert_eq!(
+            c(Some(libc::ENOENT), "", &req),
+            FailReason::MissingDirectory
+        );
+        assert_eq!(c(Some(libc::EIO), "", &req), FailReason::IoError);
+        assert_eq!(c(Some(libc::EACCES), "", &req), FailReason::Other);
+        let free = "not enough free space in '/d': the test file needs 1 MiB";
+        assert_eq!(c(None, free, &req), FailReason::NoSpace);
+        assert_eq!(
+            c(None, "open: Read-only file system", &req),
+            FailReason::ReadOnly
+        );
+        assert_eq!(c(None, "something else", &req), FailReason::Other);
+        req.dir = d.path().join("gone");
+        assert_eq!(
+            c(None, "something else", &req),
+            FailReason::MissingDirectory
+        );
     }
 }

@@ -1,7 +1,8 @@
 //! `--listen`: `/metrics` (the latest document as a Prometheus exposition) and `/healthz` over
 //! plain HTTP/1.1, one short-lived thread per connection. Scrapers are the only clients, so
-//! the server is small and bounded: requests up to 8 KiB, 5 s to send one, at most 16 at once,
-//! GET and HEAD only, every answer closes its connection.
+//! the server is small and bounded: requests up to 8 KiB, 5 s to send one whole (a client that
+//! trickles bytes is cut off at that deadline), at most 16 at once (more get 503 at once), GET
+//! and HEAD only, every answer closes its connection.
 
 use crate::report::document::CanaryDocument;
 use crate::report::openmetrics::{render_openmetrics, Flavour, OPENMETRICS_TYPE, TEXT_TYPE};
@@ -39,35 +40,75 @@ pub(crate) fn start(addr: &str, latest: Shared) -> Result<std::net::SocketAddr, 
         .local_addr()
         .map_err(|e| format!("--listen {addr}: {e}"))?;
     let busy = Arc::new(AtomicUsize::new(0));
+    let refusing = Arc::new(AtomicUsize::new(0));
     std::thread::Builder::new()
         .name("canary-http".into())
         .spawn(move || {
-            for conn in listener.incoming().flatten() {
-                if busy.fetch_add(1, Ordering::AcqRel) >= MAX_CONNECTIONS {
-                    busy.fetch_sub(1, Ordering::AcqRel);
+            for conn in listener.incoming() {
+                let Ok(conn) = conn else {
+                    // Out of descriptors (EMFILE) fails every accept until one closes: wait
+                    // rather than spin.
+                    std::thread::sleep(Duration::from_millis(100));
                     continue;
-                }
-                let (latest, held) = (latest.clone(), busy.clone());
-                let spawned = std::thread::Builder::new()
+                };
+                // Over the cap, a few more connections are answered 503 (after their request,
+                // so that the answer is not lost to a reset); past those they are closed.
+                let (slot, full) = match Slot::take(&busy, MAX_CONNECTIONS) {
+                    Some(slot) => (slot, false),
+                    None => match Slot::take(&refusing, MAX_CONNECTIONS) {
+                        Some(slot) => (slot, true),
+                        None => continue,
+                    },
+                };
+                let latest = latest.clone();
+                // A failed spawn drops the slot with the closure.
+                let _ = std::thread::Builder::new()
                     .name("canary-conn".into())
                     .spawn(move || {
-                        serve(conn, &latest);
-                        held.fetch_sub(1, Ordering::AcqRel);
+                        let _slot = slot;
+                        if full {
+                            refuse(conn);
+                        } else {
+                            serve(conn, &latest);
+                        }
                     });
-                if spawned.is_err() {
-                    busy.fetch_sub(1, Ordering::AcqRel);
-                }
             }
         })
         .map_err(|e| format!("--listen {addr}: cannot start its thread: {e}"))?;
     Ok(local)
 }
 
-/// Reads the request head (up to its blank line), within the limits.
+/// One of the [`MAX_CONNECTIONS`] places, given back when dropped (also by a panic).
+struct Slot(Arc<AtomicUsize>);
+
+impl Slot {
+    fn take(busy: &Arc<AtomicUsize>, max: usize) -> Option<Slot> {
+        if busy.fetch_add(1, Ordering::AcqRel) >= max {
+            busy.fetch_sub(1, Ordering::AcqRel);
+            return None;
+        }
+        Some(Slot(busy.clone()))
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// Reads the request head (up to its blank line), within the limits: [`IO_TIMEOUT`] for the
+/// whole head, however slowly its bytes come.
 fn read_head(conn: &mut TcpStream) -> Option<String> {
+    let deadline = Instant::now() + IO_TIMEOUT;
     let mut buf = Vec::with_capacity(1024);
     let mut chunk = [0u8; 1024];
     while !buf.windows(4).any(|w| w == b"\r\n\r\n") && !buf.windows(2).any(|w| w == b"\n\n") {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return None;
+        }
+        conn.set_read_timeout(Some(left)).ok()?;
         let n = conn.read(&mut chunk).ok()?;
         if n == 0 || buf.len() + n > MAX_REQUEST {
             return None;
@@ -75,6 +116,19 @@ fn read_head(conn: &mut TcpStream) -> Option<String> {
         buf.extend_from_slice(&chunk[..n]);
     }
     String::from_utf8(buf).ok()
+}
+
+/// 503 to a connection over the cap, once its request is read (or its time is up).
+fn refuse(mut conn: TcpStream) {
+    let _ = conn.set_write_timeout(Some(IO_TIMEOUT));
+    let _ = read_head(&mut conn);
+    let _ = answer(
+        &mut conn,
+        false,
+        "503 Service Unavailable",
+        TEXT_TYPE,
+        "busy: try again\n",
+    );
 }
 
 fn serve(mut conn: TcpStream, latest: &Shared) {
@@ -160,7 +214,7 @@ fn metrics(latest: &Shared, openmetrics: bool) -> (&'static str, &'static str, S
 fn health(latest: &Shared) -> (&'static str, &'static str, String) {
     let l = latest.lock().unwrap_or_else(|e| e.into_inner());
     let age = l.at.elapsed();
-    if age < l.interval * 3 {
+    if age < l.interval.saturating_mul(3) {
         ("200 OK", TEXT_TYPE, "ok\n".into())
     } else {
         (

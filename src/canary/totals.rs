@@ -111,12 +111,14 @@ impl Totals {
         self.last_duration_s = Some(wall_s);
     }
 
+    /// Every reason, 0 included: a counter that appears only at its first increase hides
+    /// that increase from `increase()` (and so from the probe-errors alert).
     pub(crate) fn error_counts(&self) -> Vec<CanaryErrorCount> {
-        self.errors
+        FailReason::ALL
             .iter()
-            .map(|(r, c)| CanaryErrorCount {
+            .map(|r| CanaryErrorCount {
                 reason: r.word().to_string(),
-                count: *c,
+                count: self.errors.get(r).copied().unwrap_or(0),
             })
             .collect()
     }
@@ -191,8 +193,10 @@ mod tests {
         t.failed(FailReason::NoSpace, "full", 0.1);
         t.failed(FailReason::ReadOnly, "ro", 0.1);
         let c = t.error_counts();
-        assert_eq!(c.len(), 2);
+        assert_eq!(c.len(), 5);
         assert_eq!((c[0].reason.as_str(), c[0].count), ("no_space", 2));
+        assert_eq!((c[1].reason.as_str(), c[1].count), ("read_only", 1));
+        assert_eq!((c[4].reason.as_str(), c[4].count), ("other", 0));
         assert_eq!(t.last_error.as_deref(), Some("ro"));
         assert!(t.histograms(&edges(&[])).is_empty());
     }

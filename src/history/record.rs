@@ -93,7 +93,13 @@ impl NewRun {
             .iter()
             .filter_map(|c| {
                 let p99 = c.results.as_ref()?.get("P99")?;
-                Some(format!("{} p99 {:.2} ms", c.name, *p99 as f64 / 1e6))
+                // As for check: a result reached early rests on less data than the recipe's.
+                let early = if c.sequential.as_ref().is_some_and(|s| s.stopped_early) {
+                    " (stopped early)"
+                } else {
+                    ""
+                };
+                Some(format!("{} p99 {:.2} ms{early}", c.name, *p99 as f64 / 1e6))
             })
             .collect();
         Ok(NewRun {

@@ -155,3 +155,24 @@ fn threads_saving_at_once_all_land() {
         .unwrap();
     assert_eq!(ok, "ok");
 }
+
+#[test]
+fn the_canary_prunes_only_its_own_old_runs() {
+    let (_d, h) = db();
+    let now = std::time::SystemTime::now();
+    let ago = |s: u64| rfc3339(now - Duration::from_secs(s));
+    let old_check = h.save(&run(RunKind::Check, &ago(7200), 1)).unwrap();
+    let old_probe = h.save(&run(RunKind::Canary, &ago(7200), 2)).unwrap();
+    let recent_probe = h.save(&run(RunKind::Canary, &ago(60), 3)).unwrap();
+    // A canary that has run for two hours with --keep 1h: its recent probes stay, the old one
+    // goes, and another command's run of the same age is the user's to prune.
+    assert_eq!(
+        h.prune_kind(RunKind::Canary, Duration::from_secs(3600))
+            .unwrap(),
+        1
+    );
+    assert_eq!(
+        h.existing(&[old_check, old_probe, recent_probe]).unwrap(),
+        vec![old_check, recent_probe]
+    );
+}

@@ -218,23 +218,39 @@ pub fn assert_lat_sane(s: &LatSummary) {
     assert!(!s.percentiles.is_empty(), "no percentiles");
 }
 
-/// Whether fio is installed for a cross-check. With CI=true a missing fio fails the test
-/// instead of skipping it. The calling test is [`serial`] from here on: the cross-checks
-/// compare what two tools measured on the same disk.
-pub fn have_fio() -> bool {
-    serial();
-    let ok = cmd("fio")
+/// Whether `program --version` runs. Without it the calling test skips (said on stderr), but
+/// with CI=true it fails instead: CI installs every tool (`.ci/run`), so it cannot pass by
+/// skipping. `install` says how to get it (`apt-get install -y fio`).
+pub fn have_tool(program: &str, install: &str) -> bool {
+    let ok = cmd(program)
         .arg("--version")
         .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false);
+        .is_ok_and(|o| o.status.success());
     if !ok {
-        if std::env::var("CI").as_deref() == Ok("true") {
-            panic!("fio is not installed, and CI=true requires the cross-check: apt-get install -y fio");
-        }
-        eprintln!("skipping the fio cross-check: fio is not installed (apt-get install -y fio)");
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "{program} is not installed, and CI=true requires the tests that use it: {install}"
+        );
+        eprintln!("skipping: {program} is not installed ({install})");
     }
     ok
+}
+
+/// Whether fio is installed for a cross-check (see [`have_tool`]). The calling test is
+/// [`serial`] from here on: the cross-checks compare what two tools measured on the same disk.
+pub fn have_fio() -> bool {
+    serial();
+    have_tool("fio", "apt-get install -y fio")
+}
+
+/// `iogauge preflight ARGS…` in `cwd`, run to its end.
+pub fn preflight(args: &[&str], cwd: &Path) -> Output {
+    cmd(IOGAUGE)
+        .arg("preflight")
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("spawn iogauge")
 }
 
 /// `program` (fio, or iogauge with `pre` = ["fio"]) with `args` and JSON output, in `cwd`;

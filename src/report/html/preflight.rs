@@ -98,6 +98,9 @@ pub(crate) fn render_preflight_html(doc: &PreflightDocument) -> String {
             c.context.directory.as_deref().unwrap_or(""),
             false,
         )));
+        if let Some(how) = c.how_reached() {
+            let _ = writeln!(body, "<p class=\"muted\">{}</p>", esc(&how));
+        }
         let Some(r) = &c.results else { continue };
         // Min, the percentiles in order, Max, then the rest (troubleshoot's keys sort as text).
         let mut ordered: Vec<(&String, &u64)> = r.iter().collect();

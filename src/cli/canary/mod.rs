@@ -1,15 +1,15 @@
 //! `iogauge canary [PROFILE…]`: arguments, the HTTP endpoint and textfile, the frames a kube
 //! pod prints, the history after every cycle, and the exit code (0 once a signal ends it).
 
+mod publish;
+
 use super::history::HistoryFlags;
 use super::{Ended, Error, Kind, Outcome, Stop};
 use crate::canary::serve::{self, Latest, Shared};
-use crate::canary::{prepare, run, CanaryRequest, Observer};
+use crate::canary::{prepare, run, CanaryRequest};
 use crate::diag::Diag;
-use crate::history::{History, Invocation, NewRun, RunKind};
-use crate::report::document::{CanaryDocument, CheckDocument};
-use crate::report::frames::render_canary_frames;
-use crate::report::openmetrics::{render_openmetrics, Flavour};
+use crate::history::{History, Invocation};
+use publish::Publisher;
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -68,7 +68,7 @@ pub(crate) struct CanaryArgs {
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq)]
-enum Format {
+pub(super) enum Format {
     /// Nothing on stdout: the metrics are the output.
     None,
     /// The document as one JSON line per cycle (JSON Lines).
@@ -79,6 +79,9 @@ enum Format {
     KubeFrames,
 }
 
+/// The smallest budget taken: below it the interval would stretch past any window.
+const MIN_SHARE: f64 = 1e-4;
+
 fn parse_share(v: &str) -> Result<f64, String> {
     let (num, scale) = match v.strip_suffix('%') {
         Some(n) => (n, 0.01),
@@ -88,86 +91,14 @@ fn parse_share(v: &str) -> Result<f64, String> {
         .parse::<f64>()
         .ok()
         .map(|n| n * scale)
-        .filter(|s| *s > 0.0 && *s <= 1.0)
-        .ok_or_else(|| "expected a share above 0 and at most 100 %, e.g. 1% or 0.01".into())
+        .filter(|s| (MIN_SHARE..=1.0).contains(s))
+        .ok_or_else(|| "expected a share from 0.01% to 100%, e.g. 1% or 0.01".into())
 }
 
 fn host_name() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
         .map(|s| s.trim().to_string())
         .unwrap_or_default()
-}
-
-/// Publishes each cycle: the served document, the textfile, frames, the history.
-struct Publisher {
-    latest: Option<Shared>,
-    textfile: Option<PathBuf>,
-    format: Format,
-    history: Option<History>,
-    keep: Duration,
-    at: Invocation,
-    /// A textfile or history failure is said once, not every cycle.
-    said: Vec<String>,
-}
-
-impl Publisher {
-    fn once(&mut self, line: String) {
-        if !self.said.contains(&line) {
-            eprintln!("{line}");
-            self.said.push(line);
-        }
-    }
-}
-
-impl crate::observer::Observer for Publisher {
-    fn note(&mut self, line: &str) {
-        eprintln!("{line}");
-    }
-}
-
-impl Observer for Publisher {
-    fn cycle(&mut self, doc: &CanaryDocument, probes: &[CheckDocument]) {
-        if let Some(l) = &self.latest {
-            let mut l = l.lock().unwrap_or_else(|e| e.into_inner());
-            l.doc = Some(doc.clone());
-            l.at = Instant::now();
-            l.interval = Duration::from_secs_f64(doc.interval_s);
-        }
-        if let Some(dir) = &self.textfile {
-            let text = render_openmetrics(doc, Flavour::Text);
-            if let Err(e) =
-                crate::output_file::write_file(&dir.join("iogauge_canary.prom"), text.as_bytes())
-            {
-                self.once(format!(
-                    "iogauge canary: --textfile: {e}; the metrics are still served"
-                ));
-            }
-        }
-        match self.format {
-            Format::None => {}
-            Format::Json => super::stdout::println(&serde_json::to_string(doc).unwrap_or_default()),
-            Format::KubeFrames => super::stdout::print(&render_canary_frames(doc)),
-        }
-        if let Some(h) = &self.history {
-            let mut failed = None;
-            for p in probes {
-                if let Err(e) = NewRun::check(p, &self.at).and_then(|mut r| {
-                    r.kind = RunKind::Canary;
-                    h.save(&r)
-                }) {
-                    failed = Some(e);
-                }
-            }
-            if let Err(e) = h.prune_kind(RunKind::Canary, self.keep) {
-                failed = Some(e);
-            }
-            if let Some(e) = failed {
-                self.once(format!(
-                    "iogauge canary: history not saved: {e} (--no-history to skip saving)"
-                ));
-            }
-        }
-    }
 }
 
 pub(crate) fn main(a: CanaryArgs, stop: &Stop) -> Ended {
@@ -226,11 +157,16 @@ pub(crate) fn main(a: CanaryArgs, stop: &Stop) -> Ended {
         keep: a.keep,
         at: Invocation::now(),
         said: Vec::new(),
+        textfile_id: None,
     };
     run(&req, ready, stop, &mut publisher);
-    eprintln!(
-        "iogauge canary: stopped by {}; its files were removed",
-        stop.reason()
-    );
+    publisher.finish();
+    // On a device there are no files: the probes wrote over its first bytes.
+    let files = if req.device {
+        ""
+    } else {
+        "; its files were removed"
+    };
+    eprintln!("iogauge canary: stopped by {}{files}", stop.reason());
     Ok(Outcome::Pass)
 }
