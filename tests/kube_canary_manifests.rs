@@ -91,6 +91,12 @@ fn the_dry_run_meets_the_schema_and_pod_security() {
             {"key": "spot", "operator": "DoesNotExist"}
         ])
     );
+    // Small by default: the canary idles between probes.
+    assert_eq!(
+        pod(1)["containers"][0]["resources"],
+        serde_json::json!({"requests": {"cpu": "10m", "memory": "64Mi"},
+            "limits": {"memory": "256Mi"}})
+    );
     for i in [2, 3] {
         assert!(
             restricted_violations(&pod(i)).is_empty(),
