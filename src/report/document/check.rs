@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 /// `iogauge check`'s result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CheckDocument {
-    /// Layout version of this document ([`SCHEMA_VERSION`]).
+    /// Layout version of this document ([`super::SCHEMA_VERSION`]).
     #[serde(deserialize_with = "known_schema_version")]
     pub schema_version: u32,
     /// The iogauge version (also in `context`; kept at the top for older readers).
