@@ -3,7 +3,7 @@
 //! read them back). The stored document is the command's own typed document (report/), so a run
 //! is shown later exactly as its command printed it.
 //!
-//! `path.rs` (where the database lives), `store.rs` (SQLite: schema, versions, queries),
+//! `path.rs` (where the database lives), `store/` (SQLite: schema, versions, queries),
 //! `record.rs` (a run's summary columns from its document), `time.rs` (RFC 3339 UTC stamps).
 
 pub(crate) mod listing;

@@ -2,26 +2,86 @@
 //! image-index.md), with the name the image is known by in the annotations.
 
 use super::Blob;
-use serde_json::json;
+use serde::Serialize;
 
 /// The manifest's media type.
 pub const MEDIA_TYPE: &str = "application/vnd.oci.image.manifest.v1+json";
 /// The index's media type.
 pub const INDEX_MEDIA_TYPE: &str = "application/vnd.oci.image.index.v1+json";
 
-fn descriptor(b: &Blob) -> serde_json::Value {
-    json!({"mediaType": b.media_type, "digest": b.digest, "size": b.bytes.len()})
+/// A content descriptor (descriptor.md); the fields in this order, which the digests of the
+/// manifest and the index depend on.
+#[derive(Serialize)]
+struct Descriptor<'a> {
+    #[serde(rename = "mediaType")]
+    media_type: &'static str,
+    digest: &'a str,
+    size: usize,
+    /// Only in the index's entry.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    platform: Option<Platform<'a>>,
+    /// Only in the index's entry.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    annotations: Option<Annotations<'a>>,
+}
+
+/// image-index.md's `platform`.
+#[derive(Serialize)]
+struct Platform<'a> {
+    architecture: &'a str,
+    os: &'static str,
+}
+
+/// The names the image is known by (see [`index`]).
+#[derive(Serialize)]
+struct Annotations<'a> {
+    #[serde(rename = "io.containerd.image.name")]
+    containerd_name: String,
+    #[serde(rename = "org.opencontainers.image.ref.name")]
+    ref_name: &'a str,
+}
+
+/// manifest.md's image manifest.
+#[derive(Serialize)]
+struct Manifest<'a> {
+    #[serde(rename = "schemaVersion")]
+    schema_version: u32,
+    #[serde(rename = "mediaType")]
+    media_type: &'static str,
+    config: Descriptor<'a>,
+    layers: [Descriptor<'a>; 1],
+}
+
+/// image-index.md's image index.
+#[derive(Serialize)]
+struct Index<'a> {
+    #[serde(rename = "schemaVersion")]
+    schema_version: u32,
+    #[serde(rename = "mediaType")]
+    media_type: &'static str,
+    manifests: [Descriptor<'a>; 1],
+}
+
+fn descriptor(b: &Blob) -> Descriptor<'_> {
+    Descriptor {
+        media_type: b.media_type,
+        digest: &b.digest,
+        size: b.bytes.len(),
+        platform: None,
+        annotations: None,
+    }
 }
 
 /// The manifest of a one-layer image.
 pub fn manifest(config: &Blob, layer: &Blob) -> String {
-    json!({
-        "schemaVersion": 2,
-        "mediaType": MEDIA_TYPE,
-        "config": descriptor(config),
-        "layers": [descriptor(layer)],
-    })
-    .to_string()
+    let m = Manifest {
+        schema_version: 2,
+        media_type: MEDIA_TYPE,
+        config: descriptor(config),
+        layers: [descriptor(layer)],
+    };
+    // Strings and numbers only: serializing them cannot fail.
+    serde_json::to_string(&m).unwrap_or_default()
 }
 
 /// index.json for an OCI layout holding `manifest` as `name` (e.g. iogauge:0.1.0):
@@ -29,18 +89,24 @@ pub fn manifest(config: &Blob, layer: &Blob) -> String {
 /// `io.containerd.image.name` the full name, which `ctr images import` (and so
 /// `kind load image-archive`) gives the image.
 pub fn index(manifest: &Blob, architecture: &str, name: &str) -> String {
-    let mut d = descriptor(manifest);
-    d["platform"] = json!({"architecture": architecture, "os": "linux"});
-    d["annotations"] = json!({
-        "io.containerd.image.name": full_name(name),
-        "org.opencontainers.image.ref.name": tag_of(name),
-    });
-    json!({
-        "schemaVersion": 2,
-        "mediaType": INDEX_MEDIA_TYPE,
-        "manifests": [d],
-    })
-    .to_string()
+    let entry = Descriptor {
+        platform: Some(Platform {
+            architecture,
+            os: "linux",
+        }),
+        annotations: Some(Annotations {
+            containerd_name: full_name(name),
+            ref_name: tag_of(name),
+        }),
+        ..descriptor(manifest)
+    };
+    let i = Index {
+        schema_version: 2,
+        media_type: INDEX_MEDIA_TYPE,
+        manifests: [entry],
+    };
+    // Strings and numbers only: serializing them cannot fail.
+    serde_json::to_string(&i).unwrap_or_default()
 }
 
 /// The tag of an image name (`latest` when it has none).
@@ -154,5 +220,37 @@ mod tests {
             "docker.io/library/iogauge:0.1.0"
         );
         assert_eq!(v["manifests"][0]["size"], 2);
+    }
+
+    /// The bytes written are the ones iogauge has always written (key order included): an
+    /// image's digests depend on them, so a rebuild of the same binary is the same image.
+    #[test]
+    fn the_json_is_the_same_bytes_as_ever() {
+        let meta = super::super::Meta {
+            version: "1.2.3".into(),
+            revision: "abc".into(),
+            source: "https://example.com/iogauge \"q\"".into(),
+            architecture: "arm64".into(),
+        };
+        let c = super::super::config::config(&meta, "sha256:00");
+        assert_eq!(
+            c,
+            r#"{"architecture":"arm64","os":"linux","config":{"User":"65532:65532","Entrypoint":["/iogauge"],"Labels":{"org.opencontainers.image.title":"iogauge","org.opencontainers.image.description":"Storage benchmark with verdicts: runs 'iogauge check' profiles (etcd, sync IOPS, GitLab, small files) on the volume mounted at /data","org.opencontainers.image.licenses":"Apache-2.0","org.opencontainers.image.source":"https://example.com/iogauge \"q\"","org.opencontainers.image.revision":"abc","org.opencontainers.image.version":"1.2.3"}},"rootfs":{"type":"layers","diff_ids":["sha256:00"]}}"#
+        );
+        let config = Blob::new(super::super::config::MEDIA_TYPE, c.into_bytes());
+        let layer = Blob::new(
+            "application/vnd.oci.image.layer.v1.tar+gzip",
+            b"layer".to_vec(),
+        );
+        let m = manifest(&config, &layer);
+        assert_eq!(
+            m,
+            r#"{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{"mediaType":"application/vnd.oci.image.config.v1+json","digest":"sha256:820dbaf345871ccb9dd6520c4ae40fe38d12d1aa06dd4d84ce35f02cb809b2a2","size":579},"layers":[{"mediaType":"application/vnd.oci.image.layer.v1.tar+gzip","digest":"sha256:dac1d7cfa95021764849fd102524e141488c5e3a90f861dbb5a12d9ac8584f85","size":5}]}"#
+        );
+        let m = Blob::new(MEDIA_TYPE, m.into_bytes());
+        assert_eq!(
+            index(&m, "arm64", "reg.example.com:5000/team/iogauge:v1"),
+            r#"{"schemaVersion":2,"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[{"mediaType":"application/vnd.oci.image.manifest.v1+json","digest":"sha256:924d189af5fee2f337dd5d953a770cd1f1052c36823b393b441f0e6631f9fa66","size":399,"platform":{"architecture":"arm64","os":"linux"},"annotations":{"io.containerd.image.name":"reg.example.com:5000/team/iogauge:v1","org.opencontainers.image.ref.name":"v1"}}]}"#
+        );
     }
 }

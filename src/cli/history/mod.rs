@@ -1,21 +1,16 @@
 //! The saving that `check`, `preflight`, `fio` and `kube check` do after printing their result
-//! (`--no-history`, `--history-db FILE`); `command.rs` is `iogauge history [show|rm|prune]`.
+//! (`--no-history`, `--history-db FILE`); `command.rs` is `iogauge history [show|rm|prune]`
+//! (its arguments in `args.rs`, `show` in `show.rs`).
 
+mod args;
 mod command;
-pub(crate) use command::{main, HistoryArgs};
+mod show;
+pub(crate) use args::HistoryArgs;
+pub(crate) use command::main;
 
-use crate::history::listing::{table, Row};
-use crate::history::{
-    location, missing_dir, not_regular, parse_age, History, ListFilter, NewRun, OpenError, Pruned,
-    RunKind,
-};
-use crate::report::check_text::render_check_text;
-use crate::report::document::{CheckDocument, KubeDocument, PreflightDocument};
-use crate::report::kube_text::render_kube_text;
-use crate::report::preflight_text::render_human;
-use crate::untrusted::term;
+use crate::cli::Error;
+use crate::history::{missing_dir, not_regular, History, NewRun};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 /// Where a run is saved, or that it is not.
 #[derive(clap::Args, Debug, Clone, Default)]
@@ -103,4 +98,12 @@ pub(crate) fn save(flags: &HistoryFlags, run: impl FnOnce() -> Result<NewRun, St
             "iogauge: history not saved: {e}; the result above is complete (--no-history to skip saving)"
         );
     }
+}
+
+/// An id that is not in the history: bad input, with where the ids are listed.
+fn unknown(id: i64, path: &Path) -> Error {
+    Error::bad_input(format!(
+        "no run with id {id} in {}; 'iogauge history' lists them",
+        path.display()
+    ))
 }
