@@ -563,3 +563,43 @@ fn a_trickling_client_is_cut_off_and_a_full_server_says_busy() {
     assert_eq!(c.stop(libc::SIGTERM).code(), Some(0));
     common::assert_empty(d.path());
 }
+
+#[test]
+fn a_profile_file_is_read_once() {
+    let d = common::scratch();
+    let file = d.path().join("etcd-small.yaml");
+    std::fs::write(&file, SMALL_ETCD).unwrap();
+    let probes = d.path().join("probes");
+    std::fs::create_dir(&probes).unwrap();
+    let mut c = Canary::start(&[
+        file.to_str().unwrap(),
+        "--dir",
+        probes.to_str().unwrap(),
+        "--every",
+        "1s",
+        "--window",
+        "1m",
+        "--max-busy",
+        "100%",
+        "--listen",
+        "none",
+        "--no-history",
+    ]);
+    c.wait_docs(Duration::from_secs(60), |d| !d.is_empty());
+    // Removed (or edited) afterwards: the probes run what was read at the start.
+    std::fs::remove_file(&file).unwrap();
+    let docs = c.wait_docs(Duration::from_secs(60), |d| d.len() >= 3);
+    assert_eq!(c.stop(libc::SIGTERM).code(), Some(0));
+    let p = profile(docs.last().unwrap(), "etcd-small");
+    assert!(p["last_error"].is_null(), "{p}");
+    assert!(
+        p["errors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|e| e["count"] == 0),
+        "{p}"
+    );
+    assert!(p["probes"].as_u64().unwrap() >= 3);
+    common::assert_empty(&probes);
+}

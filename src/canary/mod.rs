@@ -60,7 +60,7 @@ pub(crate) trait Observer: crate::observer::Observer {
 
 /// A profile being watched.
 struct Watched {
-    name: OsString,
+    /// Read once: a profile file edited or removed later changes nothing.
     profile: Profile,
     window: Window,
     totals: Totals,
@@ -113,7 +113,6 @@ fn watched(req: &CanaryRequest) -> Result<Vec<Watched>, Error> {
             .map(|ns| ns * 1e-9)
             .collect();
         out.push(Watched {
-            name: name.clone(),
             edges: totals::edges(&thresholds),
             profile: p,
             window: Window::default(),
@@ -188,7 +187,7 @@ fn cycle(
     let mut docs = Vec::new();
     for w in profiles.iter_mut() {
         let before = disk.and_then(|d| d.snapshot().ok());
-        let p = probe(req, &w.name, budget.scale, stop);
+        let p = probe(req, &w.profile, budget.scale, stop);
         let after = disk.and_then(|d| d.snapshot().ok());
         busy += match (before, after) {
             (Some(b), Some(a)) => Duration::from_millis(a.stat.delta(&b.stat).io_ticks),

@@ -3,14 +3,13 @@
 //! and the cumulative series need, or to why it failed in one of a few words.
 
 use super::CanaryRequest;
-use crate::app::check::{check, CheckRequest, Checked, Observer};
-use crate::input::profiles::Tuning;
+use crate::app::check::{check, CheckRequest, Checked, Observer, ProfileSource};
+use crate::input::profiles::{Profile, Tuning};
 use crate::model::{DDIR_READ, DDIR_WRITE};
 use crate::report::document::{CheckDocument, CheckVerdict};
 use crate::report::Report;
 use crate::run::monitor::ProgressSink;
 use crate::run::stop::Stop;
-use std::ffi::OsString;
 use std::time::{Duration, Instant, SystemTime};
 
 /// The canary's normal probe as a share of the published recipe: etcd writes 1.1 MiB (about
@@ -96,10 +95,10 @@ impl Observer for Quiet {
 }
 
 /// Runs `profile` once at `scale` (of [`BASE_SCALE`]).
-pub(crate) fn probe(req: &CanaryRequest, profile: &OsString, scale: f64, stop: &Stop) -> Probe {
+pub(crate) fn probe(req: &CanaryRequest, profile: &Profile, scale: f64, stop: &Stop) -> Probe {
     let started = Instant::now();
     let creq = CheckRequest {
-        profiles: vec![profile.clone()],
+        profiles: vec![ProfileSource::Resolved(Box::new(profile.clone()))],
         dir: req.dir.clone(),
         device: req.device,
         allow_overwrite: req.allow_overwrite,

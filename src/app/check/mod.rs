@@ -9,7 +9,7 @@ use plan::{plan, plan_line, Planned, Work};
 
 use crate::app::error::{Error, Kind};
 use crate::diag::Diag;
-use crate::input::profiles::{self, Tuning};
+use crate::input::profiles::{self, Profile, Tuning};
 use crate::model::{JobSpec, RunSpec};
 use crate::report::document::{
     CheckDocument, CheckVerdict, IoErrorDetail, ProfileOutcome, Summary, SCHEMA_VERSION,
@@ -29,11 +29,19 @@ use crate::workload::{cleanup, fs};
 use std::ffi::OsString;
 use std::path::PathBuf;
 
+/// A profile to run: named (a built-in name or a file, resolved when the check plans), or
+/// resolved already (the canary reads its profiles once, not at every probe).
+#[derive(Debug, Clone)]
+pub(crate) enum ProfileSource {
+    Named(OsString),
+    Resolved(Box<Profile>),
+}
+
 /// What to check, and how.
 #[derive(Debug, Clone)]
 pub(crate) struct CheckRequest {
     /// Built-in profile names or profile files, in order.
-    pub profiles: Vec<OsString>,
+    pub profiles: Vec<ProfileSource>,
     /// The directory to write the test files in, or with `device` the block device to write over.
     pub dir: PathBuf,
     /// `dir` is a block device (`--device`).

@@ -2,7 +2,7 @@
 //! asked, or the small-files test) before anything touches the disk, and the line said before
 //! each runs.
 
-use super::{CheckRequest, Observer};
+use super::{CheckRequest, Observer, ProfileSource};
 use crate::app::error::Error;
 use crate::input::profiles::{self, Profile, SmallFiles, Tuning};
 use crate::model::{JobSpec, SizeSpec};
@@ -92,14 +92,16 @@ pub(super) fn plan(
     let mut plan = Vec::new();
     // Profiles an option given does not change, with why, said in one line each.
     let (mut no_duration, mut no_size) = (Vec::new(), Vec::new());
-    for name in &req.profiles {
-        // A profile file may be a FIFO that blocks: a signal while reading it ends the process.
-        let p = if profiles::is_path(name) {
-            stop.before_anything_exists(|| profiles::resolve(name))?
-        } else {
-            profiles::resolve(name)
-        }
-        .map_err(Error::bad_input)?;
+    for source in &req.profiles {
+        let p = match source {
+            ProfileSource::Resolved(p) => (**p).clone(),
+            // A profile file may be a FIFO that blocks: a signal while reading it ends the
+            // process.
+            ProfileSource::Named(name) if profiles::is_path(name) => stop
+                .before_anything_exists(|| profiles::resolve(name))?
+                .map_err(Error::bad_input)?,
+            ProfileSource::Named(name) => profiles::resolve(name).map_err(Error::bad_input)?,
+        };
         let mut work = match (p.small_files(&req.tuning), dev) {
             (Some(_), Some(_)) => Work::Unavailable(NEEDS_FILESYSTEM.to_string()),
             (Some(s), None) => Work::SmallFiles(s),

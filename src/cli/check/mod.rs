@@ -11,7 +11,7 @@ use super::progress::Terminal;
 use super::report::write_report;
 use super::stdout;
 use super::{with_output, Ended, Error, Kind, Outcome, Stop};
-use crate::app::check::{check, list_profiles, CheckRequest, Checked};
+use crate::app::check::{check, list_profiles, CheckRequest, Checked, ProfileSource};
 use crate::history::{Invocation, NewRun};
 use crate::report::check_csv::render_check_csv;
 use crate::report::check_markdown::render_check_markdown;
@@ -29,7 +29,7 @@ pub(crate) fn main(a: CheckArgs, stop: &Stop) -> Ended {
     let mut terminal = Terminal::default();
     let at = Invocation::now();
     let req = CheckRequest {
-        profiles: a.profiles(),
+        profiles: a.profiles().into_iter().map(ProfileSource::Named).collect(),
         dir: a.device.clone().unwrap_or_else(|| a.dir.clone()),
         device: a.device.is_some(),
         allow_overwrite: a.allow_overwrite,
