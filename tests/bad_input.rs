@@ -2062,7 +2062,7 @@ static CASES: &[Case] = &[
         args: &["history", "--kind", "nosuch"],
         files: &[],
         stdin: None,
-        err: "error: invalid value 'nosuch' for '--kind <KIND>': 'nosuch': expected check, preflight, fio or kube",
+        err: "error: invalid value 'nosuch' for '--kind <KIND>': 'nosuch': expected check, preflight, fio, kube or canary",
     },
     Case {
         args: &["history", "--format", "xml"],

@@ -145,6 +145,8 @@ impl SavedRun {
 pub(crate) struct ListFilter {
     /// Only runs of this kind.
     pub kind: Option<RunKind>,
+    /// No runs of this kind (the canary's probes, which would crowd out every other run).
+    pub without: Option<RunKind>,
     /// At most this many (the newest).
     pub limit: Option<usize>,
 }

@@ -45,6 +45,7 @@ fn save_get_list_remove_prune() {
     assert_eq!(
         ids(ListFilter {
             kind: Some(RunKind::Check),
+            without: None,
             limit: Some(1)
         }),
         vec![c]

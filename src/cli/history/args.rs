@@ -16,7 +16,8 @@ pub(crate) struct HistoryArgs {
     /// Show at most N runs, the newest
     #[arg(long, value_name = "N", default_value_t = 50, value_parser = parse_count)]
     pub(super) limit: usize,
-    /// Only runs of this command
+    /// Only runs of this command (check, preflight, fio, kube, canary); without it, every
+    /// command's runs but the canary's probes
     #[arg(long, value_name = "KIND", value_parser = parse_kind)]
     pub(super) kind: Option<RunKind>,
     /// Output format (json: one object per run, without documents)

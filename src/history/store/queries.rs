@@ -182,12 +182,12 @@ pub(in crate::history) fn list(
     let limit = f.limit.map_or(-1, |l| i64::try_from(l).unwrap_or(i64::MAX));
     retry(|| {
         let mut st = conn.prepare(&format!(
-            "{} WHERE (?1 IS NULL OR kind = ?1) ORDER BY started DESC, id DESC LIMIT ?2",
+            "{} WHERE (?1 IS NULL OR kind = ?1) AND (?3 IS NULL OR kind != ?3) \
+             ORDER BY started DESC, id DESC LIMIT ?2",
             select(false)
         ))?;
-        let rows = st.query_map(params![f.kind.map(RunKind::as_str), limit], |r| {
-            row(r, false)
-        })?;
+        let kinds = (f.kind.map(RunKind::as_str), f.without.map(RunKind::as_str));
+        let rows = st.query_map(params![kinds.0, limit, kinds.1], |r| row(r, false))?;
         let (mut runs, mut bad) = (Vec::new(), Vec::new());
         for r in rows {
             match r? {
