@@ -8,11 +8,12 @@ mod command;
 mod image;
 mod pod_flags;
 mod preflight;
+mod request;
 mod run_flags;
 use cleanup_flags::CleanupArgs;
 pub(crate) use command::main;
 use pod_flags::{PodFlags, RunLimits};
-use run_flags::{parse_parallel, KubeCheckArgs, KubeFioArgs, KubeRunArgs, Mode};
+use run_flags::{KubeCheckArgs, KubeFioArgs, KubeRunArgs, Mode};
 
 use super::check::{parse_duration, parse_scale};
 use super::history::{save, HistoryFlags};

@@ -113,3 +113,11 @@ pub(super) fn id_number(v: &str) -> Result<i64, String> {
         .filter(|n| (0..=i64::from(i32::MAX)).contains(n))
         .ok_or_else(|| format!("'{v}': expected a numeric id from 0 to 2147483647, e.g. 1000"))
 }
+
+/// `--parallel`: at least one target at a time.
+fn parse_parallel(v: &str) -> Result<u16, String> {
+    v.parse::<u16>()
+        .ok()
+        .filter(|&n| n >= 1)
+        .ok_or_else(|| format!("'{v}': expected how many targets run at once, 1 to 65535, e.g. 2"))
+}

@@ -191,11 +191,3 @@ pub(super) fn file_size(v: &str) -> Result<u64, String> {
     }
     parse_flag_size(v)
 }
-
-/// `--parallel`: at least one target at a time.
-pub(super) fn parse_parallel(v: &str) -> Result<u16, String> {
-    v.parse::<u16>()
-        .ok()
-        .filter(|&n| n >= 1)
-        .ok_or_else(|| format!("'{v}': expected how many targets run at once, 1 to 65535, e.g. 2"))
-}
