@@ -2,7 +2,7 @@
 //! good on nodes and storage classes; cluster/canary/ builds and applies its objects.
 
 use super::canary_flags::{
-    duration, CanaryArgs, CanaryCommand, InstallArgs, OperatorFlag, StatusArgs,
+    check_times, duration, CanaryArgs, CanaryCommand, InstallArgs, OperatorFlag, StatusArgs,
 };
 use super::{failed, Connection, Format};
 use crate::cli::{stdout, Ended, Error, Kind, Outcome, Stop};
@@ -48,6 +48,7 @@ fn request(a: &InstallArgs) -> Result<CanaryRequest, String> {
     if let Some(sel) = &a.nodes {
         canary::selector::node_term(sel)?;
     }
+    check_times(a.every, a.window)?;
     let profiles = canary::profiles(&a.profiles)?;
     Ok(CanaryRequest {
         name: a.name.clone(),

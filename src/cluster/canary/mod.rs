@@ -18,7 +18,7 @@ use super::KubeError;
 /// The `app.kubernetes.io/name` of every canary object (a check's objects say `iogauge`).
 pub(crate) const APP: &str = "iogauge-canary";
 /// The canary's name (`--name`) on every object it made.
-pub(crate) const CANARY_LABEL: &str = "iogauge.dev/canary";
+pub(crate) use super::labels::CANARY_LABEL;
 /// Which of the canary's targets a pod measures: `nodes`, or a storage class's slug.
 pub(crate) use super::manifests::TARGET_LABEL;
 /// What a pod measures, in words ("node selector …", "storage class fast"), on the pod template.
@@ -171,12 +171,14 @@ pub(crate) fn status(name: &str, conn: &Conn) -> Result<(Vec<status::Row>, Strin
     })
 }
 
-/// The profiles each pod runs: built-in ones (default etcd); small-files is no canary's, and a
-/// profile file would need a ConfigMap the canary does not make yet.
+/// The profiles each pod runs: built-in ones (default etcd), checked as the pod's canary checks
+/// them (each once, each judged by a sequential test); a profile file would need a ConfigMap
+/// the canary does not make yet.
 pub(crate) fn profiles(given: &[String]) -> Result<Vec<String>, String> {
     if given.is_empty() {
         return Ok(vec!["etcd".into()]);
     }
+    let mut resolved = Vec::new();
     for p in given {
         if crate::input::profiles::is_path(std::ffi::OsStr::new(p)) {
             return Err(format!(
@@ -184,15 +186,9 @@ pub(crate) fn profiles(given: &[String]) -> Result<Vec<String>, String> {
                  gitlab); a profile file cannot travel to its pods yet"
             ));
         }
-        if p == "small-files" {
-            return Err(
-                "small-files is no canary profile (it cannot run in a low-duty form); \
-                        use etcd, etcd-large, sync-iops or gitlab"
-                    .into(),
-            );
-        }
-        crate::input::profiles::get(p)?;
+        resolved.push(crate::input::profiles::get(p)?);
     }
+    crate::input::profiles::canary_checks(&resolved)?;
     Ok(given.to_vec())
 }
 
