@@ -285,7 +285,10 @@ fn without_the_operators_crds_auto_makes_no_monitors_and_says_so() {
     // What the pod's canary would refuse, install refuses in its words, before applying.
     let applies = fake.requests().len();
     for (extra, words) in [
-        (&["small-files"][..], "small-files: cannot be a canary profile: "),
+        (
+            &["small-files"][..],
+            "small-files: cannot be a canary profile: ",
+        ),
         (
             &["etcd", "gitlab", "etcd"][..],
             "profile 'etcd' is named twice; each profile is watched once",
@@ -303,12 +306,20 @@ fn without_the_operators_crds_auto_makes_no_monitors_and_says_so() {
             "'0.005%': expected a share from 0.01% to 100%, e.g. 1% or 0.01",
         ),
     ] {
-        let args = [&["canary", "install", "--storage-class", "standard"][..], extra].concat();
+        let args = [
+            &["canary", "install", "--storage-class", "standard"][..],
+            extra,
+        ]
+        .concat();
         let (code, _, err) = run(&fake, dir.path(), &args);
         assert_eq!(code, 2, "{extra:?}: {err}");
         assert!(err.contains(words), "{extra:?}: {err}");
     }
-    assert_eq!(fake.requests().len(), applies, "bad input asked the cluster");
+    assert_eq!(
+        fake.requests().len(),
+        applies,
+        "bad input asked the cluster"
+    );
     assert!(fake.unexpected().is_empty(), "{:?}", fake.unexpected());
     assert_rbac_allows(&fake.requests());
 }
@@ -339,7 +350,9 @@ fn cleanup_leaves_a_canary_alone_and_uninstall_still_removes_it() {
         &["canary", "uninstall", "--delete-claims"],
     );
     assert_eq!(code, 0, "{err}");
-    assert!(fake.wait_until(Duration::from_secs(10), |f| labelled(f, "default")
-        .is_empty()));
+    assert!(
+        fake.wait_until(Duration::from_secs(10), |f| labelled(f, "default")
+            .is_empty())
+    );
     assert!(fake.unexpected().is_empty(), "{:?}", fake.unexpected());
 }

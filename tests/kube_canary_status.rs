@@ -292,9 +292,19 @@ fn stale_and_hostile_documents(d: &Path, lax: &[u8]) {
         .node(NodeSeed::new("raw-1").label("e", "yes"))
         .canary_log("fresh-1", current(lax))
         .canary_log("old-1", canary_frames(&old))
-        .canary_log("raw-1", b"iogauge canary: probing\n\x1b[31mred\x1b[0m\n".to_vec())
+        .canary_log(
+            "raw-1",
+            b"iogauge canary: probing\n\x1b[31mred\x1b[0m\n".to_vec(),
+        )
         .start();
-    let args = ["--host-path", "/var/lib/etcd", "--nodes", "e=yes", "--name", "e"];
+    let args = [
+        "--host-path",
+        "/var/lib/etcd",
+        "--nodes",
+        "e=yes",
+        "--name",
+        "e",
+    ];
     install(&fake, d, &args, 3);
     let (code, out, err) = status(&fake, d, "e", false);
     assert_eq!(code, 1, "{out}{err}");

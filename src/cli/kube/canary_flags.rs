@@ -181,8 +181,13 @@ mod tests {
         let e = check_times(s(300), s(899)).err().unwrap_or_default();
         assert!(e.starts_with("--window 899s: shorter than three intervals of --every 5m"));
         // 0.4 s would reach the pod as 1s: refused, not rounded.
-        let e = check_times(Duration::from_millis(400), s(1)).err().unwrap_or_default();
-        assert_eq!(e, "--every 0.4s: expected whole seconds, e.g. 30s, 5m or 1h");
+        let e = check_times(Duration::from_millis(400), s(1))
+            .err()
+            .unwrap_or_default();
+        assert_eq!(
+            e,
+            "--every 0.4s: expected whole seconds, e.g. 30s, 5m or 1h"
+        );
         assert!(check_times(s(1), Duration::from_millis(3500)).is_err());
     }
 }

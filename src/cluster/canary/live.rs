@@ -127,7 +127,10 @@ mod tests {
     #[test]
     fn a_changed_claim_size_or_access_mode_is_told_from_the_same_template() {
         let live = sts("1Gi", "ReadWriteOnce");
-        assert_eq!(claim_change(&live, &sts("1073741824", "ReadWriteOnce")), None);
+        assert_eq!(
+            claim_change(&live, &sts("1073741824", "ReadWriteOnce")),
+            None
+        );
         assert_eq!(
             claim_change(&live, &sts("2Gi", "ReadWriteOnce")).as_deref(),
             Some("1Gi ReadWriteOnce of class fast")

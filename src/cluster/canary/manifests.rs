@@ -153,7 +153,9 @@ fn probe(period: i32, failures: i32) -> Probe {
 
 /// The liveness probe's failures (a minute apart) before a restart: the window's minutes.
 pub(crate) fn liveness_failures(window_s: u64) -> i32 {
-    i32::try_from(window_s.div_ceil(60)).unwrap_or(i32::MAX).max(10)
+    i32::try_from(window_s.div_ceil(60))
+        .unwrap_or(i32::MAX)
+        .max(10)
 }
 
 fn container(req: &CanaryRequest, ids: &crate::cluster::identity::PodIds) -> Container {

@@ -81,5 +81,11 @@ fn liveness_waits_out_a_cycle_as_long_as_the_window() {
     let ds = objs.iter().find(|o| o["kind"] == "DaemonSet").unwrap();
     let live = &ds["spec"]["template"]["spec"]["containers"][0]["livenessProbe"];
     // 60 failures a minute apart: an hour of 503s, the window's length, before a restart.
-    assert_eq!((live["periodSeconds"].as_i64(), live["failureThreshold"].as_i64()), (Some(60), Some(60)));
+    assert_eq!(
+        (
+            live["periodSeconds"].as_i64(),
+            live["failureThreshold"].as_i64()
+        ),
+        (Some(60), Some(60))
+    );
 }

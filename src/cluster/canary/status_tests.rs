@@ -135,7 +135,10 @@ fn a_document_of_a_pod_not_ready_or_older_than_3_intervals_counts_as_none() {
         "{old}"
     );
     let unready = not_current(&d, false, 1001.0).unwrap_or_default();
-    assert!(unready.starts_with("not ready: its /healthz fails"), "{unready}");
+    assert!(
+        unready.starts_with("not ready: its /healthz fails"),
+        "{unready}"
+    );
     let mut stale = row(Some(d));
     stale.current = false;
     assert_eq!(worst(&[stale]), Worst::Missing);

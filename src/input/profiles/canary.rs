@@ -41,6 +41,9 @@ mod tests {
         let Err(e) = canary_checks(&[etcd, small]) else {
             panic!("small-files passed")
         };
-        assert!(e.starts_with("small-files: cannot be a canary profile: "), "{e}");
+        assert!(
+            e.starts_with("small-files: cannot be a canary profile: "),
+            "{e}"
+        );
     }
 }
