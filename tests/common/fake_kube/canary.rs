@@ -72,9 +72,6 @@ pub(super) struct CanaryState {
     pub ports: Mutex<BTreeMap<String, u16>>,
     /// The operator's CRDs without PodMonitor (an older or trimmed install): not served.
     pub no_pod_monitor: bool,
-    /// Discovery of monitoring.coreos.com/v1 answers 503, as an API server does while the
-    /// group's discovery is unavailable.
-    pub discovery_fails: bool,
 }
 
 impl Builder {
@@ -88,13 +85,6 @@ impl Builder {
     pub fn prometheus_operator_without_pod_monitors(mut self) -> Self {
         self.canary.operator = true;
         self.canary.no_pod_monitor = true;
-        self
-    }
-
-    /// Discovery of the operator's API fails (503) while its objects are served.
-    pub fn prometheus_operator_discovery_fails(mut self) -> Self {
-        self.canary.operator = true;
-        self.canary.discovery_fails = true;
         self
     }
 
@@ -192,14 +182,6 @@ pub(super) fn discovery(st: &State, method: &str, path: &str) -> Option<Resp> {
     }
     if !st.canary.operator {
         return Some(no_such_path());
-    }
-    if st.canary.discovery_fails {
-        return Some(status(
-            503,
-            "ServiceUnavailable",
-            "the server is currently unable to handle the request",
-            Value::Null,
-        ));
     }
     let verbs = json!([
         "delete",
