@@ -145,7 +145,7 @@ pub(crate) async fn install(c: &Cluster, req: &CanaryRequest) -> Result<Done, Ku
     // Everything is checked before anything is applied, so that a refusal changes nothing.
     let mut existed = Vec::new();
     for o in &objs {
-        existed.push(super::live::check(c, o, req).await?);
+        existed.push(super::live::check(&api_of(c, o), &c.namespace, o, req).await?);
     }
     for (o, existed) in objs.iter().zip(existed) {
         done.lines

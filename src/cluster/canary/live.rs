@@ -2,21 +2,22 @@
 //! name that this canary did not make is not taken over (uninstall would delete it later), and
 //! a StatefulSet's claim template, which the API server refuses to change, is not changed.
 
-use super::api::api_of;
 use super::{CanaryRequest, CANARY_LABEL};
 use crate::cluster::client::failed;
 use crate::cluster::labels::MANAGED_BY;
 use crate::cluster::quantity::{format_bytes, parse_bytes};
 use crate::cluster::KubeError;
+use kube::api::{Api, DynamicObject};
 use serde_json::Value;
 
-/// Whether `obj` exists already (then it is updated); Err (bad input) when it may not be.
+/// Whether `obj` (`what`, through its kind's API `a`) exists already in namespace `ns` (then it
+/// is updated); Err (bad input) when it may not be.
 pub(super) async fn check(
-    c: &crate::cluster::client::Cluster,
+    (a, what): &(Api<DynamicObject>, String),
+    ns: &str,
     obj: &Value,
     req: &CanaryRequest,
 ) -> Result<bool, KubeError> {
-    let (a, what) = api_of(c, obj);
     let name = obj["metadata"]["name"].as_str().unwrap_or_default();
     let Some(live) = a
         .get_opt(name)
@@ -33,7 +34,7 @@ pub(super) async fn check(
             "{what} exists in namespace {} and is not canary {}'s (it lacks the labels {}={} \
              and {CANARY_LABEL}={}): install does not take it over (uninstall would delete it); \
              remove or rename it, or install with another --name",
-            c.namespace, req.name, MANAGED_BY.0, MANAGED_BY.1, req.name
+            ns, req.name, MANAGED_BY.0, MANAGED_BY.1, req.name
         )));
     }
     if let Some(had) = claim_change(&live.data, obj) {
