@@ -282,19 +282,77 @@ fn without_the_operators_crds_auto_makes_no_monitors_and_says_so() {
         err.contains("--storage-class nope: no such storage class; the cluster has: standard"),
         "{err}"
     );
+    // What the pod's canary would refuse, install refuses in its words, before applying.
+    let applies = fake.requests().len();
+    for (extra, words) in [
+        (
+            &["small-files"][..],
+            "small-files: cannot be a canary profile: ",
+        ),
+        (
+            &["etcd", "gitlab", "etcd"][..],
+            "profile 'etcd' is named twice; each profile is watched once",
+        ),
+        (
+            &["--every", "5m", "--window", "14m"][..],
+            "--window 14m: shorter than three intervals of --every 5m; a verdict needs at least 3",
+        ),
+        (
+            &["--every", "1500ms"][..],
+            "--every 1.5s: expected whole seconds, e.g. 30s, 5m or 1h",
+        ),
+        (
+            &["--max-busy", "0.005%"][..],
+            "'0.005%': expected a share from 0.01% to 100%, e.g. 1% or 0.01",
+        ),
+    ] {
+        let args = [
+            &["canary", "install", "--storage-class", "standard"][..],
+            extra,
+        ]
+        .concat();
+        let (code, _, err) = run(&fake, dir.path(), &args);
+        assert_eq!(code, 2, "{extra:?}: {err}");
+        assert!(err.contains(words), "{extra:?}: {err}");
+    }
+    assert_eq!(
+        fake.requests().len(),
+        applies,
+        "bad input asked the cluster"
+    );
+    assert!(fake.unexpected().is_empty(), "{:?}", fake.unexpected());
+    assert_rbac_allows(&fake.requests());
+}
+
+#[test]
+fn cleanup_leaves_a_canary_alone_and_uninstall_still_removes_it() {
+    let dir = common::scratch();
+    let fake = cluster(dir.path(), false).start();
     let (code, _, err) = run(
         &fake,
         dir.path(),
-        &[
-            "canary",
-            "install",
-            "small-files",
-            "--storage-class",
-            "standard",
-        ],
+        &["canary", "install", "--storage-class", "standard"],
     );
-    assert_eq!(code, 2);
-    assert!(err.contains("small-files is no canary profile"), "{err}");
+    assert_eq!(code, 0, "{err}");
+    assert!(fake.wait_until(Duration::from_secs(10), |f| {
+        f.objects("Pod").len() == 1 && f.objects("PersistentVolumeClaim").len() == 1
+    }));
+    let before = labelled(&fake, "default");
+    assert_eq!(before.len(), 4, "{before:?}");
+    // Canary objects carry managed-by=iogauge but no run: even --all leaves them.
+    let (code, out, err) = run(&fake, dir.path(), &["cleanup", "--all"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(labelled(&fake, "default"), before, "{out}{err}");
+    assert!(!out.contains("deleted"), "{out}");
+    let (code, _, err) = run(
+        &fake,
+        dir.path(),
+        &["canary", "uninstall", "--delete-claims"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        fake.wait_until(Duration::from_secs(10), |f| labelled(f, "default")
+            .is_empty())
+    );
     assert!(fake.unexpected().is_empty(), "{:?}", fake.unexpected());
-    assert_rbac_allows(&fake.requests());
 }

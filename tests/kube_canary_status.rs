@@ -6,9 +6,11 @@
 #![allow(clippy::unwrap_used)]
 
 use crate::common;
-use common::fake_kube::{BindingMode, FakeKube, NodeSeed, Scenario, StorageClassSeed};
+use common::fake_kube::{
+    canary_document, canary_frames, BindingMode, FakeKube, NodeSeed, Scenario, StorageClassSeed,
+};
 use common::kube::{assert_rbac_allows, run};
-use serde_json::Value;
+use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::Child;
 use std::time::Duration;
@@ -107,6 +109,24 @@ fn log_of(mut c: Canary, verdict: &str) -> Vec<u8> {
     log
 }
 
+fn unix_now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64()
+}
+
+/// The log with its latest document once more, dated now and as a canary probing every 5 min
+/// says it: the real run's (every 1 s) would be older than 3 intervals, so not current, by the
+/// time status reads it.
+fn current(log: &[u8]) -> Vec<u8> {
+    let mut d = canary_document(log);
+    assert_eq!(d["kind"], "canary");
+    d["at"] = json!(unix_now());
+    d["interval_s"] = json!(300.0);
+    [log, &canary_frames(&d)].concat()
+}
+
 fn status(fake: &FakeKube, dir: &Path, name: &str, json: bool) -> (i32, String, String) {
     let mut args = vec!["canary", "status", "--name", name];
     if json {
@@ -159,8 +179,8 @@ fn status_reads_each_targets_latest_document_and_exits_with_the_worst() {
             "worker-2",
             Scenario::Unschedulable("0/3 nodes are available: 1 Insufficient memory.".into()),
         )
-        .canary_log("cp-1", lax)
-        .canary_log("standard", strict)
+        .canary_log("cp-1", current(&lax))
+        .canary_log("standard", current(&strict))
         .start();
     let nodes = ["--host-path", "/var/lib/etcd", "--nodes"];
     install(
@@ -257,6 +277,57 @@ fn status_reads_each_targets_latest_document_and_exits_with_the_worst() {
     assert!(err.contains("no pod of canary none in namespace"), "{err}");
     assert!(fake.unexpected().is_empty(), "{:?}", fake.unexpected());
     assert_rbac_allows(&fake.requests());
+    stale_and_hostile_documents(d, &lax);
+}
+
+/// A document older than 3 of its intervals counts as none (exit 1, STALE, a note saying
+/// why), and what pods print reaches the terminal escaped, never obeyed.
+fn stale_and_hostile_documents(d: &Path, lax: &[u8]) {
+    let mut old = canary_document(lax);
+    old["at"] = json!(unix_now() - 3600.0);
+    old["profiles"][0]["profile"] = json!("lax\u{1b}]0;owned\u{7}");
+    let fake = FakeKube::builder(env!("CARGO_BIN_EXE_iogauge"), d)
+        .node(NodeSeed::new("fresh-1").label("e", "yes"))
+        .node(NodeSeed::new("old-1").label("e", "yes"))
+        .node(NodeSeed::new("raw-1").label("e", "yes"))
+        .canary_log("fresh-1", current(lax))
+        .canary_log("old-1", canary_frames(&old))
+        .canary_log(
+            "raw-1",
+            b"iogauge canary: probing\n\x1b[31mred\x1b[0m\n".to_vec(),
+        )
+        .start();
+    let args = [
+        "--host-path",
+        "/var/lib/etcd",
+        "--nodes",
+        "e=yes",
+        "--name",
+        "e",
+    ];
+    install(&fake, d, &args, 3);
+    let (code, out, err) = status(&fake, d, "e", false);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(!out.contains('\x1b') && !out.contains('\x07'), "{out}");
+    let row = |node: &str| out.lines().find(|l| l.contains(node)).unwrap().to_string();
+    assert!(row("fresh-1").contains("  lax PASS"), "{out}");
+    assert!(
+        row("old-1").contains("STALE lax\\x1b]0;owned\\x07 PASS"),
+        "{out}"
+    );
+    assert!(
+        out.contains(", pod iogauge-canary-e-nodes-")
+            && out.contains("): its latest document is 36")
+            && out.contains("s old, older than 3 intervals of "),
+        "{out}"
+    );
+    assert!(out.contains("it ends with: "), "{out}");
+    assert!(out.contains("\\x1b[31mred\\x1b[0m"), "{out}");
+    let (_, out, _) = status(&fake, d, "e", true);
+    let rows: Vec<Value> = serde_json::from_str(&out).unwrap();
+    let current: Vec<bool> = rows.iter().map(|r| r["current"] == true).collect();
+    assert_eq!(current.iter().filter(|c| **c).count(), 1, "{out}");
+    assert!(fake.unexpected().is_empty(), "{:?}", fake.unexpected());
 }
 
 /// `GET path` on 127.0.0.1:port: (status line, body).

@@ -58,6 +58,7 @@ mod html_report;
 mod interrupts;
 mod intervals;
 mod kube_canary;
+mod kube_canary_install;
 mod kube_canary_manifests;
 mod kube_canary_status;
 mod kube_disruption;

@@ -82,23 +82,16 @@ fn watched(req: &CanaryRequest) -> Result<Vec<Watched>, Error> {
             span(req.every)
         )));
     }
+    let resolved = req
+        .profiles
+        .iter()
+        .map(|name| profiles::resolve(name))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(Error::bad_input)?;
+    // Shared with `kube canary install`, which refuses the same before applying anything.
+    profiles::canary_checks(&resolved).map_err(Error::bad_input)?;
     let mut out: Vec<Watched> = Vec::new();
-    for name in &req.profiles {
-        let p = profiles::resolve(name).map_err(Error::bad_input)?;
-        if out.iter().any(|w| w.profile.name == p.name) {
-            return Err(Error::bad_input(format!(
-                "profile '{}' is named twice; each profile is watched once (its series would \
-                 repeat)",
-                p.name
-            )));
-        }
-        if let Err(why) = crate::verdict::sequential::spec_of(&p) {
-            return Err(Error::bad_input(format!(
-                "{}: cannot be a canary profile: {why}; choose etcd, etcd-large, sync-iops, \
-                 gitlab or a profile judged on sync_p99, write_iops or read_iops",
-                p.name
-            )));
-        }
+    for p in resolved {
         let thresholds: Vec<f64> = p
             .metrics
             .iter()

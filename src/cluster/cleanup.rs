@@ -1,13 +1,16 @@
 //! `iogauge kube cleanup`: deletes what runs left behind (a run killed before it could delete,
 //! or one that left on a second Ctrl-C), found by the labels every created object carries.
-//! Claims named with `--claim` were never labelled, so they are never touched. A run that may
+//! Claims named with `--claim` were never labelled, so they are never touched; nor is anything of
+//! `kube canary` (labelled `iogauge.dev/canary`, and no run's): a canary is removed by its
+//! uninstall only. A run that may
 //! still be going (a colleague's, in the same namespace) is left alone unless named or `--all`.
 //! A claim of a Retain class has its volume set to go with it first, as the controller does
 //! ([`super::reclaim`]); a volume it was bound to but that was made beforehand stays, and is
 //! named.
 
 use super::client::Cluster;
-use super::manifests::{self, RUN_LABEL};
+use super::labels::{CANARY_LABEL, MANAGED_BY};
+use super::manifests::RUN_LABEL;
 use super::reclaim::{reclaim, Reclaim};
 use super::KubeError;
 use crate::run::stop::Stop;
@@ -50,10 +53,7 @@ pub(crate) fn cleanup(
     let rt = super::run::runtime()?;
     rt.block_on(async {
         let c = Cluster::connect(kubeconfig, context, namespace).await?;
-        let sel = manifests::selector(match scope {
-            Scope::Run(r) => Some(r.as_str()),
-            _ => None,
-        });
+        let sel = selector(scope);
         let mut out = Cleaned {
             namespace: c.namespace.clone(),
             ..Cleaned::default()
@@ -77,10 +77,12 @@ pub(crate) fn cleanup(
         for (run, age) in &keep {
             out.kept.push(kept_line(run, *age, scope));
         }
-        // Objects already being deleted (a claim waits for its pod to go) are left to finish.
+        // Objects already being deleted (a claim waits for its pod to go) are left to finish; a
+        // canary's are never ours to delete, whatever the server's selector matched.
         let work: Vec<(&str, String)> = found
             .iter()
             .filter(|(_, m)| m.deletion_timestamp.is_none())
+            .filter(|(_, m)| !canary_object(m))
             .filter(|(_, m)| !keep.contains_key(&run_of(m)))
             .map(|(k, m)| (*k, m.name.clone().unwrap_or_default()))
             .collect();
@@ -133,6 +135,22 @@ fn volume_line(claim: &str, r: Reclaim) -> Option<String> {
              pv shows it)"
         )),
     }
+}
+
+/// The objects of runs: iogauge's, with a run id, and none of `kube canary`'s (whose pods and
+/// claims carry `managed-by=iogauge` too, and must outlive any cleanup).
+fn selector(scope: &Scope) -> String {
+    let run = match scope {
+        Scope::Run(r) => format!("{RUN_LABEL}={r}"),
+        _ => RUN_LABEL.to_string(),
+    };
+    format!("{}={},{run},!{CANARY_LABEL}", MANAGED_BY.0, MANAGED_BY.1)
+}
+
+fn canary_object(m: &ObjectMeta) -> bool {
+    m.labels
+        .as_ref()
+        .is_some_and(|l| l.contains_key(CANARY_LABEL))
 }
 
 fn run_of(m: &ObjectMeta) -> String {
@@ -219,6 +237,22 @@ mod tests {
         assert_eq!(young.keys().collect::<Vec<_>>(), ["new"]);
         assert!(young_runs(&found, &Scope::All, now).is_empty());
         assert!(young_runs(&found, &Scope::Run("new".into()), now).is_empty());
+    }
+
+    #[test]
+    fn cleanup_selects_runs_and_never_a_canarys_objects() {
+        assert_eq!(
+            selector(&Scope::All),
+            "app.kubernetes.io/managed-by=iogauge,iogauge.dev/run,!iogauge.dev/canary"
+        );
+        assert_eq!(
+            selector(&Scope::Run("k3".into())),
+            "app.kubernetes.io/managed-by=iogauge,iogauge.dev/run=k3,!iogauge.dev/canary"
+        );
+        let mut m = meta("", SystemTime::now());
+        assert!(!canary_object(&m));
+        m.labels = Some([(CANARY_LABEL.to_string(), "default".to_string())].into());
+        assert!(canary_object(&m));
     }
 
     #[test]

@@ -52,6 +52,11 @@ pub(crate) fn retained_by(pv: &PersistentVolume, claim: &PersistentVolumeClaim) 
 /// Deleting the Released PersistentVolume instead would leave the disk behind, with nothing
 /// left in the cluster to find it by.
 pub(crate) async fn reclaim(cluster: &Cluster, claim: &PersistentVolumeClaim) -> Reclaim {
+    // A canary's claim keeps its volume as its class says: never ours to change.
+    let canary = claim.metadata.labels.as_ref();
+    if canary.is_some_and(|l| l.contains_key(super::labels::CANARY_LABEL)) {
+        return Reclaim::NotRetained;
+    }
     let Some(volume) = claim.spec.as_ref().and_then(|s| s.volume_name.clone()) else {
         return Reclaim::NotRetained;
     };

@@ -82,7 +82,8 @@ pub(super) enum Format {
 /// The smallest budget taken: below it the interval would stretch past any window.
 const MIN_SHARE: f64 = 1e-4;
 
-fn parse_share(v: &str) -> Result<f64, String> {
+/// `--max-busy`; `kube canary install` checks its own with it.
+pub(crate) fn parse_share(v: &str) -> Result<f64, String> {
     let (num, scale) = match v.strip_suffix('%') {
         Some(n) => (n, 0.01),
         None => (v, 1.0),

@@ -2,7 +2,7 @@
 //! good on nodes and storage classes; cluster/canary/ builds and applies its objects.
 
 use super::canary_flags::{
-    duration, CanaryArgs, CanaryCommand, InstallArgs, OperatorFlag, StatusArgs,
+    check_times, duration, CanaryArgs, CanaryCommand, InstallArgs, OperatorFlag, StatusArgs,
 };
 use super::{failed, Connection, Format};
 use crate::cli::{stdout, Ended, Error, Kind, Outcome, Stop};
@@ -23,11 +23,7 @@ pub(super) fn main(a: CanaryArgs, _stop: &Stop) -> Ended {
         CanaryCommand::Uninstall(u) => {
             let done = canary::uninstall(&u.name, u.delete_claims, &conn(&u.connection))
                 .map_err(failed)?;
-            done.lines.iter().for_each(|l| stdout::println(l));
-            done.notes
-                .iter()
-                .for_each(|n| eprintln!("iogauge kube canary: {n}"));
-            Ok(Outcome::Pass)
+            said(&done)
         }
         CanaryCommand::Status(s) => status(s),
     }
@@ -48,12 +44,17 @@ fn request(a: &InstallArgs) -> Result<CanaryRequest, String> {
     if let Some(sel) = &a.nodes {
         canary::selector::node_term(sel)?;
     }
+    check_times(a.every, a.window)?;
+    for (k, v) in &a.monitor_labels {
+        canary::check_monitor_label(k, v)?;
+    }
     let profiles = canary::profiles(&a.profiles)?;
     Ok(CanaryRequest {
         name: a.name.clone(),
         profiles,
         every: duration(a.every),
         window: duration(a.window),
+        window_s: a.window.as_secs(),
         max_busy: a.max_busy.clone(),
         nodes: a.nodes.clone(),
         host_path: a.host_path.clone(),
@@ -91,11 +92,20 @@ fn install(a: InstallArgs) -> Ended {
         return Ok(Outcome::Pass);
     }
     let done = canary::install(&req, &conn(&a.connection)).map_err(failed)?;
+    said(&done)
+}
+
+/// What install or uninstall did on stdout, its notes on stderr; Err for what it could not do.
+fn said(done: &canary::api::Done) -> Ended {
     done.lines.iter().for_each(|l| stdout::println(l));
     done.notes
         .iter()
         .for_each(|n| eprintln!("iogauge kube canary: {n}"));
-    Ok(Outcome::Pass)
+    if done.failed.is_empty() {
+        Ok(Outcome::Pass)
+    } else {
+        Err(Error::new(Kind::Run, done.failed.join("; ")))
+    }
 }
 
 fn status(a: StatusArgs) -> Ended {
@@ -106,7 +116,9 @@ fn status(a: StatusArgs) -> Ended {
     }
     match a.format {
         Format::Json => stdout::println(&serde_json::to_string_pretty(&rows).unwrap_or_default()),
-        Format::Text => stdout::print(&canary::text::render(&rows, crate::cluster::canary::now())),
+        Format::Text => stdout::print(&canary::text::render(&rows, canary::now(), &|s| {
+            crate::untrusted::term(s).into_owned()
+        })),
     }
     Ok(match canary::status::worst(&rows) {
         Worst::Pass => Outcome::Pass,

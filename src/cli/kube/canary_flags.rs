@@ -116,19 +116,34 @@ pub(super) struct StatusArgs {
     pub(super) connection: Connection,
 }
 
-/// `--max-busy`: "1%" or "0.01", above 0 and at most all of the time; passed on as given.
+/// `--max-busy`: "1%" or "0.01", within the bounds the pod's canary takes; passed on as given.
 fn max_busy(v: &str) -> Result<String, String> {
-    let t = v.trim();
-    let ratio = match t.strip_suffix('%') {
-        Some(p) => p.trim().parse::<f64>().map(|p| p / 100.0),
-        None => t.parse::<f64>(),
-    };
-    match ratio {
-        Ok(r) if r > 0.0 && r <= 1.0 => Ok(t.to_string()),
-        _ => Err(format!(
-            "'{v}': expected a share of the device's time, e.g. 1% or 0.01"
-        )),
+    crate::cli::canary::parse_share(v.trim())
+        .map(|_| v.trim().to_string())
+        .map_err(|e| format!("'{v}': {e}"))
+}
+
+/// `--every` and `--window` reach the pod in whole seconds: a fraction would be rounded (and
+/// `--window` checked against a rounded `--every`), so it is refused; and the window must hold
+/// the 3 probes a verdict needs, as the pod's canary says.
+pub(super) fn check_times(every: Duration, window: Duration) -> Result<(), String> {
+    for (flag, d) in [("--every", every), ("--window", window)] {
+        if d.subsec_nanos() != 0 || d.is_zero() {
+            return Err(format!(
+                "{flag} {}s: expected whole seconds, e.g. 30s, 5m or 1h",
+                d.as_secs_f64()
+            ));
+        }
     }
+    if window < every.saturating_mul(3) {
+        return Err(format!(
+            "--window {}: shorter than three intervals of --every {}; a verdict needs at least \
+             3 probes in its window: raise --window or lower --every",
+            crate::canary::span(window),
+            crate::canary::span(every)
+        ));
+    }
+    Ok(())
 }
 
 /// A duration as `iogauge canary` reads it: 1h, 5m or 30s.
@@ -153,8 +168,26 @@ mod tests {
         );
         assert_eq!(max_busy("1%"), Ok("1%".into()));
         assert_eq!(max_busy(" 0.01 "), Ok("0.01".into()));
-        for bad in ["0", "0%", "101%", "1.5", "x"] {
+        for bad in ["0", "0%", "101%", "1.5", "x", "0.005%", "0.00001"] {
             assert!(max_busy(bad).is_err(), "{bad}");
         }
+        assert_eq!(max_busy("0.01%"), Ok("0.01%".into()));
+    }
+
+    #[test]
+    fn times_are_whole_seconds_and_the_window_holds_three_probes() {
+        let s = Duration::from_secs;
+        assert_eq!(check_times(s(300), s(900)), Ok(()));
+        let e = check_times(s(300), s(899)).err().unwrap_or_default();
+        assert!(e.starts_with("--window 899s: shorter than three intervals of --every 5m"));
+        // 0.4 s would reach the pod as 1s: refused, not rounded.
+        let e = check_times(Duration::from_millis(400), s(1))
+            .err()
+            .unwrap_or_default();
+        assert_eq!(
+            e,
+            "--every 0.4s: expected whole seconds, e.g. 30s, 5m or 1h"
+        );
+        assert!(check_times(s(1), Duration::from_millis(3500)).is_err());
     }
 }

@@ -60,6 +60,8 @@ pub(crate) struct Done {
     pub lines: Vec<String>,
     /// Notes for stderr: the operator's objects left out, claims kept.
     pub notes: Vec<String>,
+    /// What could not be done (the command fails once the rest is done).
+    pub failed: Vec<String>,
 }
 
 /// Checks the targets against the cluster: a selector no node matches and an unknown class are
@@ -103,10 +105,13 @@ async fn check_targets(c: &Cluster, req: &CanaryRequest) -> Result<(), KubeError
 /// and monitors that this request no longer has (a class dropped from the command line).
 pub(crate) async fn install(c: &Cluster, req: &CanaryRequest) -> Result<Done, KubeError> {
     check_targets(c, req).await?;
-    let operator = match req.operator {
-        Operator::Never => false,
-        _ => operator_served(c).await.map_err(KubeError::Cluster)?,
+    // Asked with `never` too: monitors an earlier install made are then removed below.
+    let served = match operator_served(c).await {
+        Ok(s) => s,
+        Err(_) if req.operator == Operator::Never => false,
+        Err(e) => return Err(KubeError::Cluster(e)),
     };
+    let operator = served && req.operator != Operator::Never;
     if req.operator == Operator::Always && !operator {
         return Err(KubeError::Usage(format!(
             "--prometheus-operator always: the cluster does not serve {OPERATOR_API} (the \
@@ -137,16 +142,22 @@ pub(crate) async fn install(c: &Cluster, req: &CanaryRequest) -> Result<Done, Ku
         ));
     }
     let objs = objects(req, &c.namespace, operator).map_err(KubeError::Cluster)?;
+    // Everything is checked before anything is applied, so that a refusal changes nothing.
+    let mut existed = Vec::new();
     for o in &objs {
+        existed.push(super::live::check(&api_of(c, o), &c.namespace, o, req).await?);
+    }
+    for (o, existed) in objs.iter().zip(existed) {
         done.lines
-            .push(apply(c, o).await.map_err(KubeError::Cluster)?);
+            .push(apply(c, o, existed).await.map_err(KubeError::Cluster)?);
     }
     let keep: Vec<String> = CanaryTarget::all(req)
         .iter()
         .map(|t| t.object_name(&req.name))
         .collect();
     for (av, kind, plural, op) in KINDS {
-        if (op && !operator) || matches!(kind, "Service" | "ConfigMap") {
+        // Whether the kinds are served, not the mode: `never` after `auto` removes monitors.
+        if (op && !served) || matches!(kind, "Service" | "ConfigMap") {
             continue;
         }
         let monitor = op && objs.iter().any(|o| o["kind"] == kind);
@@ -165,18 +176,24 @@ pub(crate) async fn install(c: &Cluster, req: &CanaryRequest) -> Result<Done, Ku
     Ok(done)
 }
 
-/// Server-side apply of one object: created, or updated to exactly this.
-async fn apply(c: &Cluster, obj: &Value) -> Result<String, String> {
+/// The API of `obj`'s kind, and "kind/name".
+pub(super) fn api_of(c: &Cluster, obj: &Value) -> (Api<DynamicObject>, String) {
     let s = |p: &str| obj.pointer(p).and_then(Value::as_str).unwrap_or_default();
     let (av, kind, name) = (s("/apiVersion"), s("/kind"), s("/metadata/name"));
     let plural = KINDS.iter().find(|k| k.1 == kind).map_or("", |k| k.2);
-    let a = api(c, av, kind, plural);
-    let what = format!("{}/{name}", kind.to_lowercase());
-    let existed = a
-        .get_opt(name)
-        .await
-        .map_err(|e| failed(&format!("reading {what}"), e))?
-        .is_some();
+    (
+        api(c, av, kind, plural),
+        format!("{}/{name}", kind.to_lowercase()),
+    )
+}
+
+/// Server-side apply of one object: created, or updated to exactly this.
+async fn apply(c: &Cluster, obj: &Value, existed: bool) -> Result<String, String> {
+    let name = obj
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let (a, what) = api_of(c, obj);
     a.patch(
         name,
         &PatchParams::apply(MANAGER).force(),
@@ -198,10 +215,15 @@ async fn names(
     plural: &str,
     canary: &str,
 ) -> Result<Vec<String>, KubeError> {
-    let list = api(c, av, kind, plural)
+    let list = match api(c, av, kind, plural)
         .list(&ListParams::default().labels(&selector(canary)))
         .await
-        .map_err(|e| KubeError::Cluster(failed(&format!("listing {plural}"), e)))?;
+    {
+        Ok(l) => l,
+        // The kind is not served (the operator's CRDs without PodMonitor): none of it exists.
+        Err(e) if not_found(&e) => return Ok(Vec::new()),
+        Err(e) => return Err(KubeError::Cluster(failed(&format!("listing {plural}"), e))),
+    };
     Ok(list
         .items
         .into_iter()
@@ -229,8 +251,19 @@ pub(crate) async fn uninstall(
     name: &str,
     delete_claims: bool,
 ) -> Result<Done, KubeError> {
-    let operator = operator_served(c).await.map_err(KubeError::Cluster)?;
     let mut done = Done::default();
+    // Discovery failing leaves the monitors (said, and the command fails at its end), not the
+    // workloads: removing those is safe whatever the operator's API says.
+    let operator = match operator_served(c).await {
+        Ok(o) => o,
+        Err(e) => {
+            done.failed.push(format!(
+                "{e}; the canary's ServiceMonitor, PodMonitor and PrometheusRule (if any) were \
+                 not removed: run uninstall again once the API answers"
+            ));
+            false
+        }
+    };
     for (av, kind, plural, op) in KINDS {
         if op && !operator {
             continue;

@@ -151,6 +151,13 @@ fn probe(period: i32, failures: i32) -> Probe {
     }
 }
 
+/// The liveness probe's failures (a minute apart) before a restart: the window's minutes.
+pub(crate) fn liveness_failures(window_s: u64) -> i32 {
+    i32::try_from(window_s.div_ceil(60))
+        .unwrap_or(i32::MAX)
+        .max(10)
+}
+
 fn container(req: &CanaryRequest, ids: &crate::cluster::identity::PodIds) -> Container {
     Container {
         name: CONTAINER.into(),
@@ -176,10 +183,12 @@ fn container(req: &CanaryRequest, ids: &crate::cluster::identity::PodIds) -> Con
             ..ContainerPort::default()
         }]),
         // Ready while the canary's last cycle is recent (its /healthz); a canary that stopped
-        // probing for long is restarted, but only after several minutes of 503s, so that a slow
-        // disk shows as metrics and alerts rather than as restarts.
+        // probing for long is restarted, but only after a window's worth of 503s (at least 10
+        // min): a cycle as long as the window on a slow disk (the first one, which may start
+        // late, included) is not killed, and the slow disk shows as metrics and alerts rather
+        // than as restarts.
         readiness_probe: Some(probe(30, 1)),
-        liveness_probe: Some(probe(60, 10)),
+        liveness_probe: Some(probe(60, liveness_failures(req.window_s))),
         resources: Some(resources(&req.pod)),
         security_context: Some(container_security(ids)),
         volume_mounts: Some(vec![VolumeMount {

@@ -11,6 +11,7 @@ fn req() -> CanaryRequest {
         profiles: vec!["etcd".into(), "sync-iops".into()],
         every: "5m".into(),
         window: "1h".into(),
+        window_s: 3600,
         max_busy: "0.5%".into(),
         nodes: Some("disk=ssd".into()),
         host_path: Some("/var/lib/etcd".into()),
@@ -68,4 +69,23 @@ fn every_object_is_labelled_named_within_limits_and_runs_the_canary() {
     assert_eq!(objects(&r, "ns", false).unwrap().len(), 4);
     let yaml = yaml(&objs).unwrap();
     assert_eq!(yaml.matches("---\n").count(), 6);
+}
+
+#[test]
+fn liveness_waits_out_a_cycle_as_long_as_the_window() {
+    assert_eq!(liveness_failures(3600), 60);
+    assert_eq!(liveness_failures(3601), 61);
+    assert_eq!(liveness_failures(60), 10);
+    assert_eq!(liveness_failures(u64::MAX), i32::MAX);
+    let objs = objects(&req(), "ns", false).unwrap();
+    let ds = objs.iter().find(|o| o["kind"] == "DaemonSet").unwrap();
+    let live = &ds["spec"]["template"]["spec"]["containers"][0]["livenessProbe"];
+    // 60 failures a minute apart: an hour of 503s, the window's length, before a restart.
+    assert_eq!(
+        (
+            live["periodSeconds"].as_i64(),
+            live["failureThreshold"].as_i64()
+        ),
+        (Some(60), Some(60))
+    );
 }

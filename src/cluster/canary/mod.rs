@@ -6,6 +6,7 @@
 //! `install` made.
 
 pub(crate) mod api;
+mod live;
 pub(crate) mod manifests;
 pub(crate) mod selector;
 pub(crate) mod status;
@@ -18,7 +19,7 @@ use super::KubeError;
 /// The `app.kubernetes.io/name` of every canary object (a check's objects say `iogauge`).
 pub(crate) const APP: &str = "iogauge-canary";
 /// The canary's name (`--name`) on every object it made.
-pub(crate) const CANARY_LABEL: &str = "iogauge.dev/canary";
+pub(crate) use super::labels::CANARY_LABEL;
 /// Which of the canary's targets a pod measures: `nodes`, or a storage class's slug.
 pub(crate) use super::manifests::TARGET_LABEL;
 /// What a pod measures, in words ("node selector …", "storage class fast"), on the pod template.
@@ -52,6 +53,8 @@ pub(crate) struct CanaryRequest {
     /// `--every`, `--window`, `--max-busy`, as the pod's canary takes them.
     pub every: String,
     pub window: String,
+    /// `--window` in seconds, which the liveness probe waits out.
+    pub window_s: u64,
     pub max_busy: String,
     /// `--nodes`: a label selector; with `host_path` one DaemonSet over those nodes.
     pub nodes: Option<String>,
@@ -105,6 +108,58 @@ pub(crate) fn check_name(name: &str) -> Result<(), String> {
              starting and ending with a letter or digit, e.g. etcd"
         ))
     }
+}
+
+/// A label name or value's part as Kubernetes takes it: at most 63 letters, digits, '-', '_'
+/// and '.', starting and ending with a letter or digit (a value may also be empty).
+fn label_name(s: &str) -> bool {
+    let b = s.as_bytes();
+    let end = |c: &u8| c.is_ascii_alphanumeric();
+    b.len() <= 63
+        && b.first().is_some_and(end)
+        && b.last().is_some_and(end)
+        && b.iter()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
+}
+
+/// `--monitor-label KEY=VALUE`: a label Kubernetes takes (`[prefix/]name`, the prefix a DNS
+/// subdomain), and none of the canary's own, which uninstall and status find it by.
+pub(crate) fn check_monitor_label(key: &str, value: &str) -> Result<(), String> {
+    if labels("x").contains_key(key) {
+        return Err(format!(
+            "--monitor-label {key}={value}: {key} is the canary's own label (uninstall and status \
+             find its objects by it); choose another key, e.g. release"
+        ));
+    }
+    let (prefix, name) = match key.rsplit_once('/') {
+        Some((p, n)) => (Some(p), n),
+        None => (None, key),
+    };
+    let prefix_ok = prefix.is_none_or(|p| {
+        p.len() <= 253
+            && p.split('.').all(|l| {
+                let b = l.as_bytes();
+                !b.is_empty()
+                    && b.iter()
+                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+                    && b[0] != b'-'
+                    && b[b.len() - 1] != b'-'
+            })
+    });
+    if !prefix_ok || !label_name(name) {
+        return Err(format!(
+            "--monitor-label '{key}': expected a label key, [prefix/]name with a name of at most \
+             63 letters, digits, '-', '_' or '.', e.g. release or example.com/team"
+        ));
+    }
+    if !value.is_empty() && !label_name(value) {
+        return Err(format!(
+            "--monitor-label {key}='{value}': expected a label value, at most 63 letters, \
+             digits, '-', '_' or '.' starting and ending with a letter or digit, e.g. \
+             kube-prometheus-stack"
+        ));
+    }
+    Ok(())
 }
 
 /// Which cluster and namespace (`--kubeconfig`, `--context`, `--namespace`).
@@ -171,12 +226,14 @@ pub(crate) fn status(name: &str, conn: &Conn) -> Result<(Vec<status::Row>, Strin
     })
 }
 
-/// The profiles each pod runs: built-in ones (default etcd); small-files is no canary's, and a
-/// profile file would need a ConfigMap the canary does not make yet.
+/// The profiles each pod runs: built-in ones (default etcd), checked as the pod's canary checks
+/// them (each once, each judged by a sequential test); a profile file would need a ConfigMap
+/// the canary does not make yet.
 pub(crate) fn profiles(given: &[String]) -> Result<Vec<String>, String> {
     if given.is_empty() {
         return Ok(vec!["etcd".into()]);
     }
+    let mut resolved = Vec::new();
     for p in given {
         if crate::input::profiles::is_path(std::ffi::OsStr::new(p)) {
             return Err(format!(
@@ -184,15 +241,9 @@ pub(crate) fn profiles(given: &[String]) -> Result<Vec<String>, String> {
                  gitlab); a profile file cannot travel to its pods yet"
             ));
         }
-        if p == "small-files" {
-            return Err(
-                "small-files is no canary profile (it cannot run in a low-duty form); \
-                        use etcd, etcd-large, sync-iops or gitlab"
-                    .into(),
-            );
-        }
-        crate::input::profiles::get(p)?;
+        resolved.push(crate::input::profiles::get(p)?);
     }
+    crate::input::profiles::canary_checks(&resolved)?;
     Ok(given.to_vec())
 }
 
@@ -206,6 +257,33 @@ pub(crate) fn now() -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn monitor_labels_are_labels_and_never_the_canarys_own() {
+        for (k, v) in [
+            ("release", "kube-prometheus-stack"),
+            ("example.com/team", "a_b.c"),
+            ("x", ""),
+        ] {
+            assert_eq!(check_monitor_label(k, v), Ok(()), "{k}={v}");
+        }
+        for k in [
+            "app.kubernetes.io/name",
+            "app.kubernetes.io/managed-by",
+            "iogauge.dev/canary",
+        ] {
+            let e = check_monitor_label(k, "x").err().unwrap_or_default();
+            assert!(e.contains("is the canary's own label"), "{k}: {e}");
+        }
+        for k in ["-a", "a b", "Ex.com/x", "/x", "x/", &"a".repeat(64)] {
+            let e = check_monitor_label(k, "v").err().unwrap_or_default();
+            assert!(e.contains("expected a label key"), "{k}: {e}");
+        }
+        for v in ["-v", "a b", "x\u{1b}", &"v".repeat(64)] {
+            let e = check_monitor_label("k", v).err().unwrap_or_default();
+            assert!(e.contains("expected a label value"), "{v}: {e}");
+        }
+    }
 
     #[test]
     fn names_are_short_dns_labels_and_the_selector_finds_the_labels() {

@@ -29,7 +29,10 @@ pub(crate) struct Row {
     pub node: Option<String>,
     pub ready: bool,
     pub document: Option<CanaryDocument>,
-    /// Why there is no document (or why the pod is not ready).
+    /// Whether `document` says how the target is now: its pod is ready and the document no
+    /// older than 3 of its intervals. One that is not is shown, but counts as none (exit 1).
+    pub current: bool,
+    /// Why there is no current document.
     pub problem: Option<String>,
 }
 
@@ -50,6 +53,7 @@ pub(crate) fn worst(rows: &[Row]) -> Worst {
     for r in rows {
         let this = match &r.document {
             None => Worst::Missing,
+            Some(_) if !r.current => Worst::Missing,
             Some(d) => d
                 .profiles
                 .iter()
@@ -87,11 +91,33 @@ pub(crate) fn read_document(log: &str) -> Result<CanaryDocument, String> {
         other => {
             return Err(format!(
                 "the pod's result is not a canary document but kind {}",
-                other.unwrap_or("(none)")
+                crate::cluster::pod_document::cap(other.unwrap_or("(none)"))
             ))
         }
     }
     serde_json::from_value(v).map_err(|e| format!("the pod's canary document does not parse: {e}"))
+}
+
+/// Why a pod's latest document does not say how its target is now (None: it does). `/healthz`
+/// fails after 3 intervals without a cycle; a document older than that (the log's last, from a
+/// canary stuck since) says the same when readiness has not caught up yet.
+pub(crate) fn not_current(d: &CanaryDocument, ready: bool, now: f64) -> Option<String> {
+    let age = now - d.at;
+    if !ready {
+        Some(
+            "not ready: its /healthz fails (no probe cycle ended for 3 intervals); its latest \
+             document counts as none"
+                .into(),
+        )
+    } else if age > 3.0 * d.interval_s {
+        Some(format!(
+            "its latest document is {:.0}s old, older than 3 intervals of {:.0}s: no probe cycle \
+             ended since; it counts as none",
+            age, d.interval_s
+        ))
+    } else {
+        None
+    }
 }
 
 fn ready(p: &Pod) -> bool {
@@ -190,6 +216,7 @@ pub(crate) async fn status(c: &Cluster, name: &str) -> Result<Vec<Row>, KubeErro
             node,
             ready: ready(p),
             document: None,
+            current: false,
             problem: None,
         };
         if !started(p) {
@@ -224,15 +251,12 @@ pub(crate) async fn status(c: &Cluster, name: &str) -> Result<Vec<Row>, KubeErro
             continue;
         }
         match read_document(&log) {
-            Ok(d) => row.document = Some(d),
+            Ok(d) => {
+                row.problem = not_current(&d, row.ready, super::now());
+                row.current = row.problem.is_none();
+                row.document = Some(d);
+            }
             Err(e) => row.problem = Some(e),
-        }
-        if row.document.is_some() && !row.ready {
-            row.problem = Some(
-                "not ready: its /healthz fails (no probe cycle ended for 3 \
-                                intervals)"
-                    .into(),
-            );
         }
         rows.push(row);
     }
@@ -312,6 +336,7 @@ async fn without_pods(c: &Cluster, name: &str, pods: &[Pod]) -> Result<Vec<Row>,
             node: None,
             ready: false,
             document: None,
+            current: false,
             problem: Some(refused.unwrap_or_else(|| {
                 match kind {
                     "DaemonSet" => {

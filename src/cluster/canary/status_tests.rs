@@ -58,6 +58,7 @@ fn row(d: Option<CanaryDocument>) -> Row {
         pod: "p".into(),
         node: None,
         ready: true,
+        current: d.is_some(),
         document: d,
         problem: None,
     }
@@ -122,6 +123,25 @@ fn the_worst_row_decides_fail_over_missing_over_warn() {
         worst(&[row(None), row(d(CanaryVerdict::Fail))]),
         Worst::Fail
     );
+}
+
+#[test]
+fn a_document_of_a_pod_not_ready_or_older_than_3_intervals_counts_as_none() {
+    let d = doc(CanaryVerdict::Pass, 1000.0);
+    assert_eq!(not_current(&d, true, 1000.0 + 900.0), None);
+    let old = not_current(&d, true, 1000.0 + 901.0).unwrap_or_default();
+    assert!(
+        old.starts_with("its latest document is 901s old, older than 3 intervals of 300s"),
+        "{old}"
+    );
+    let unready = not_current(&d, false, 1001.0).unwrap_or_default();
+    assert!(
+        unready.starts_with("not ready: its /healthz fails"),
+        "{unready}"
+    );
+    let mut stale = row(Some(d));
+    stale.current = false;
+    assert_eq!(worst(&[stale]), Worst::Missing);
 }
 
 #[test]

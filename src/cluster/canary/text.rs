@@ -1,10 +1,16 @@
 //! `kube canary status` as a table: one row per canary pod (a node of the DaemonSet, or a
 //! storage class's StatefulSet pod) with each profile's verdict over the window, the judged
 //! value against its pass threshold, the last success's age and the load against its budget.
-//! Pure.
+//! Pure. Every string from outside (the pod's document and log, the cluster's names and
+//! events) goes through the caller's `clean` (cli/ gives `untrusted::term`, which cluster/ may
+//! not use) and is capped, so that a pod cannot drive the reader's terminal.
 
 use super::status::Row;
+use crate::cluster::pod_document::cap;
 use crate::report::document::{CanaryDocument, CanaryMetric};
+
+/// What makes an outside string safe to print.
+pub(crate) type Clean<'a> = &'a dyn Fn(&str) -> String;
 
 /// A metric's value in its unit: latencies in ms (µs below 0.1 ms), rates in IOPS.
 fn amount(unit: &str, v: f64) -> String {
@@ -18,12 +24,17 @@ fn amount(unit: &str, v: f64) -> String {
 }
 
 /// "sync_p99 0.41 ms (pass ≤ 10.00 ms)".
-fn metric(m: &CanaryMetric) -> String {
+fn metric(m: &CanaryMetric, clean: Clean) -> String {
     let op = if m.better == "higher" { "≥" } else { "≤" };
     let value = m
         .value
         .map_or("no samples".to_string(), |v| amount(&m.unit, v));
-    format!("{} {value} (pass {op} {})", m.key, amount(&m.unit, m.pass))
+    format!(
+        "{} {} (pass {op} {})",
+        clean(&cap(&m.key)),
+        clean(&cap(&value)),
+        clean(&cap(&amount(&m.unit, m.pass)))
+    )
 }
 
 /// "12s ago", "3m ago", "2h ago".
@@ -46,17 +57,20 @@ fn percent(r: f64) -> String {
 }
 
 /// The cells of a row with a document: verdicts, values, last success, busy.
-fn cells(d: &CanaryDocument, now: f64) -> [String; 4] {
+fn cells(d: &CanaryDocument, now: f64, clean: Clean) -> [String; 4] {
     let verdicts = d
         .profiles
         .iter()
-        .map(|p| format!("{} {}", p.profile, p.verdict.word().to_uppercase()))
+        .map(|p| {
+            let name = clean(&cap(&p.profile));
+            format!("{name} {}", p.verdict.word().to_uppercase())
+        })
         .collect::<Vec<_>>()
         .join(", ");
     let values = d
         .profiles
         .iter()
-        .flat_map(|p| p.metrics.iter().map(metric))
+        .flat_map(|p| p.metrics.iter().map(|m| metric(m, clean)))
         .collect::<Vec<_>>()
         .join(", ");
     let last = d
@@ -74,7 +88,7 @@ fn cells(d: &CanaryDocument, now: f64) -> [String; 4] {
 }
 
 /// The table; `now` in unix seconds, for the ages.
-pub(crate) fn render(rows: &[Row], now: f64) -> String {
+pub(crate) fn render(rows: &[Row], now: f64, clean: Clean) -> String {
     let header = [
         "TARGET",
         "NODE",
@@ -92,14 +106,21 @@ pub(crate) fn render(rows: &[Row], now: f64) -> String {
             .clone()
             .or_else(|| r.document.as_ref().map(|d| d.node.clone()))
             .unwrap_or_else(|| "-".into());
+        let node = clean(&cap(&node));
         let [v, w, l, b] = match &r.document {
-            Some(d) => cells(d, now),
+            Some(d) if !r.current => {
+                let [v, w, l, b] = cells(d, now, clean);
+                [format!("STALE {v}"), w, l, b]
+            }
+            Some(d) => cells(d, now, clean),
             None => ["NO DOCUMENT".into(), "-".into(), "-".into(), "-".into()],
         };
+        let target = clean(&cap(&r.target));
         if let Some(p) = &r.problem {
-            notes.push(format!("{} ({}, pod {}): {p}", r.target, node, r.pod));
+            let (pod, p) = (clean(&cap(&r.pod)), clean(&cap(p)));
+            notes.push(format!("{target} ({node}, pod {pod}): {p}"));
         }
-        table.push([r.target.clone(), node, v, w, l, b]);
+        table.push([target, node, v, w, l, b]);
     }
     let mut widths = [0usize; 6];
     for row in &table {
@@ -141,5 +162,24 @@ mod tests {
         assert_eq!(age(7300.0), "2h ago");
         assert_eq!(percent(0.0012), "0.12%");
         assert_eq!(percent(0.01), "1.00%");
+    }
+
+    #[test]
+    fn outside_strings_go_through_clean_and_are_capped() {
+        let row = Row {
+            target: "storage class \x1b]0;x\x07".into(),
+            pod: "p".into(),
+            node: Some("n".repeat(600)),
+            ready: false,
+            document: None,
+            current: false,
+            problem: Some("log ends with \x1b[2J".into()),
+        };
+        let out = render(&[row], 0.0, &|s| s.replace('\x1b', "<ESC>"));
+        assert!(!out.contains('\x1b'), "{out}");
+        assert!(out.contains("storage class <ESC>]0;x"), "{out}");
+        assert!(out.contains("log ends with <ESC>[2J"), "{out}");
+        assert!(out.contains(&format!("{}…", "n".repeat(500))), "{out}");
+        assert!(!out.contains(&"n".repeat(501)), "{out}");
     }
 }

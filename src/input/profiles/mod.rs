@@ -2,6 +2,9 @@
 //! criteria with their sources, reference results), compiled in and validated by tests.
 
 mod allowed;
+mod canary;
+
+pub(crate) use canary::canary_checks;
 
 use crate::input::fio::{apply_option, canonical_option};
 use crate::model::{JobSpec, SizeSpec};

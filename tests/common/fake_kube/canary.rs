@@ -70,12 +70,21 @@ pub(super) struct CanaryState {
     pub run: bool,
     /// The host port each running pod's `--listen` was given, by pod name.
     pub ports: Mutex<BTreeMap<String, u16>>,
+    /// The operator's CRDs without PodMonitor (an older or trimmed install): not served.
+    pub no_pod_monitor: bool,
 }
 
 impl Builder {
     /// The cluster has the prometheus-operator's CRDs (monitoring.coreos.com/v1).
     pub fn prometheus_operator(mut self) -> Self {
         self.canary.operator = true;
+        self
+    }
+
+    /// The prometheus-operator's CRDs, but not PodMonitor's.
+    pub fn prometheus_operator_without_pod_monitors(mut self) -> Self {
+        self.canary.operator = true;
+        self.canary.no_pod_monitor = true;
         self
     }
 
@@ -94,6 +103,13 @@ impl Builder {
 }
 
 impl FakeKube {
+    /// `obj` made by someone else (as `kubectl create` would), in the fake's namespace.
+    pub fn put(&self, mut obj: Value) {
+        let mut st = lock(&self.shared.state);
+        obj["metadata"]["namespace"] = json!(st.ns.clone());
+        st.insert(obj);
+    }
+
     /// The port on 127.0.0.1 where a running canary pod serves `--listen` (its metrics).
     pub fn canary_port(&self, pod: &str) -> Option<u16> {
         let st = lock(&self.shared.state);
@@ -133,9 +149,10 @@ pub(super) fn kubelet_args(
 /// The resource a canary path names: (namespace, plural, rest) within apps/v1, v1 services and
 /// monitoring.coreos.com/v1 (only with the CRDs).
 pub(super) fn route<'a>(
-    st_operator: bool,
+    st: &CanaryState,
     segs: &'a [&'a str],
 ) -> Option<(Res, &'a str, &'a [&'a str])> {
+    let st_operator = st.operator;
     let (res, ns, rest) = match segs {
         ["apis", "apps", "v1", "namespaces", ns, plural, rest @ ..] => (
             [DAEMONSET, STATEFULSET]
@@ -146,7 +163,10 @@ pub(super) fn route<'a>(
         ),
         ["api", "v1", "namespaces", ns, "services", rest @ ..] => (SERVICE, *ns, rest),
         ["apis", MONITORING, "v1", "namespaces", ns, plural, rest @ ..] if st_operator => (
-            MONITORS.into_iter().find(|r| r.plural == *plural)?,
+            MONITORS
+                .into_iter()
+                .filter(|r| !(st.no_pod_monitor && r.kind == "PodMonitor"))
+                .find(|r| r.plural == *plural)?,
             *ns,
             rest,
         ),
@@ -175,6 +195,7 @@ pub(super) fn discovery(st: &State, method: &str, path: &str) -> Option<Resp> {
     ]);
     let resources: Vec<Value> = MONITORS
         .iter()
+        .filter(|r| !(st.canary.no_pod_monitor && r.kind == "PodMonitor"))
         .map(|r| {
             json!({"name": r.plural, "singularName": r.kind.to_lowercase(), "namespaced": true,
                 "kind": r.kind, "verbs": verbs, "categories": ["prometheus-operator"]})
@@ -243,6 +264,38 @@ pub(super) fn apply(
             .push(format!("applied {}/{name} (new)", res.kind));
         return create(st, res, ns, Some(obj), &HashMap::new());
     };
+    if res.kind == "StatefulSet" {
+        // apps/v1 validation (ValidateStatefulSetUpdate): only these fields may change.
+        let fixed = |v: &Value| {
+            let mut v = v.clone();
+            if let Some(m) = v.as_object_mut() {
+                for k in [
+                    "replicas",
+                    "ordinals",
+                    "template",
+                    "updateStrategy",
+                    "persistentVolumeClaimRetentionPolicy",
+                    "minReadySeconds",
+                ] {
+                    m.remove(k);
+                }
+            }
+            v
+        };
+        if fixed(&st.objects[idx]["spec"]) != fixed(&obj["spec"]) {
+            return invalid(
+                res,
+                name,
+                &[(
+                    "spec",
+                    "Forbidden",
+                    "updates to statefulset spec for fields other than 'replicas', 'ordinals', \
+                     'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and \
+                     'minReadySeconds' are forbidden",
+                )],
+            );
+        }
+    }
     st.history
         .push(format!("applied {}/{name} (update)", res.kind));
     st.update(idx, |o| {
@@ -419,7 +472,7 @@ pub(super) fn handle(
     q: &HashMap<String, String>,
 ) -> Option<Resp> {
     let segs: Vec<&str> = path.trim_matches('/').split('/').collect();
-    let (res, ns, rest) = route(st.canary.operator, &segs)?;
+    let (res, ns, rest) = route(&st.canary, &segs)?;
     let ns = ns.to_string();
     Some(match (method, rest) {
         ("GET", []) => list(st, &res, Some(&ns), q),
@@ -432,4 +485,68 @@ pub(super) fn handle(
         ("DELETE", [name]) => delete_req(st, &res, &ns, name, body, q),
         _ => return None,
     })
+}
+
+/// CRC-32C, as src/report/frames.rs checksums frames.
+fn crc32c(data: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &b in data {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = (crc >> 1) ^ (0x82F6_3B78 & (crc & 1).wrapping_neg());
+        }
+    }
+    !crc
+}
+
+/// The latest document in a canary pod's log (`--format kube-frames`), as JSON: the frames of
+/// the last frame id, joined (checksums not verified: the log is this build's own).
+pub fn canary_document(log: &[u8]) -> Value {
+    let text = String::from_utf8_lossy(log);
+    let frames: Vec<Vec<&str>> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("iogauge-frame 1 "))
+        .map(|l| l.splitn(6, ' ').collect())
+        .collect();
+    let last = frames.last().map_or("", |f| f[0]);
+    let json: String = frames
+        .iter()
+        .filter(|f| f[0] == last)
+        .map(|f| f.get(5).copied().unwrap_or_default())
+        .collect();
+    serde_json::from_str(&json).unwrap_or(Value::Null)
+}
+
+/// `doc` framed as a canary pod prints it (src/report/frames.rs's layout, fresh checksums), for
+/// a log of a document a test shapes: an old one, one with an escape sequence.
+pub fn canary_frames(doc: &Value) -> Vec<u8> {
+    const PAYLOAD: usize = 8192;
+    // ASCII only (serde_json escapes nothing else, so non-ASCII is escaped by hand).
+    let raw: String = doc
+        .to_string()
+        .chars()
+        .map(|c| {
+            if c.is_ascii() {
+                c.to_string()
+            } else {
+                let mut b = [0u16; 2];
+                c.encode_utf16(&mut b)
+                    .iter()
+                    .map(|u| format!("\\u{u:04x}"))
+                    .collect()
+            }
+        })
+        .collect();
+    let raw = raw.as_bytes();
+    let total = raw.len().div_ceil(PAYLOAD);
+    let doc_crc = crc32c(raw);
+    let mut out = Vec::new();
+    for (i, p) in raw.chunks(PAYLOAD).enumerate() {
+        let covered = format!("0000beef {}/{total} {} {doc_crc:08x} ", i + 1, raw.len());
+        let crc = crc32c(&[covered.as_bytes(), p].concat());
+        out.extend_from_slice(format!("iogauge-frame 1 {covered}{crc:08x} ").as_bytes());
+        out.extend_from_slice(p);
+        out.push(b'\n');
+    }
+    out
 }

@@ -61,6 +61,7 @@ pub use logs::LogShape;
 mod disruption;
 pub use disruption::EVICTION_MESSAGE;
 mod canary;
+pub use canary::{canary_document, canary_frames};
 mod configmaps;
 mod pending;
 
