@@ -2,6 +2,9 @@
 //! small-files result each ran) and their summary.
 
 use super::{fio_document_problem, known_schema_version, Context};
+// For the doc links only.
+#[cfg(doc)]
+use super::SCHEMA_VERSION;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -9,7 +12,7 @@ use std::collections::BTreeMap;
 /// `iogauge check`'s result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CheckDocument {
-    /// Layout version of this document ([`super::SCHEMA_VERSION`]).
+    /// Layout version of this document ([`SCHEMA_VERSION`]).
     #[serde(deserialize_with = "known_schema_version")]
     pub schema_version: u32,
     /// The iogauge version (also in `context`; kept at the top for older readers).
